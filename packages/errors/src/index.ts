@@ -1,0 +1,352 @@
+/**
+ * The one error taxonomy of the system. Every failure a caller can see has a stable code from
+ * this catalogue; the HTTP status, the gRPC status and `retryable` are derived from it, never
+ * chosen at the throw site. Codes and statuses follow shared/spec/decisions.md ("Errors").
+ */
+
+/** gRPC status numbers (grpc.status), kept here so this package has no runtime dependency. */
+export const GrpcStatus = {
+  OK: 0,
+  CANCELLED: 1,
+  UNKNOWN: 2,
+  INVALID_ARGUMENT: 3,
+  DEADLINE_EXCEEDED: 4,
+  NOT_FOUND: 5,
+  ALREADY_EXISTS: 6,
+  PERMISSION_DENIED: 7,
+  RESOURCE_EXHAUSTED: 8,
+  FAILED_PRECONDITION: 9,
+  ABORTED: 10,
+  UNIMPLEMENTED: 12,
+  INTERNAL: 13,
+  UNAVAILABLE: 14,
+  UNAUTHENTICATED: 16,
+} as const;
+
+interface CatalogEntry {
+  readonly status: number;
+  readonly grpc: number;
+  readonly retryable: boolean;
+  /** One line for the error reference page (/docs/errors). */
+  readonly summary: string;
+}
+
+export const ERROR_CATALOG = {
+  INVALID_REQUEST: {
+    status: 400,
+    grpc: GrpcStatus.INVALID_ARGUMENT,
+    retryable: false,
+    summary: 'Malformed JSON, a parameter of the wrong type, out of range, unknown, or not allowed.',
+  },
+  INVALID_URL: {
+    status: 400,
+    grpc: GrpcStatus.INVALID_ARGUMENT,
+    retryable: false,
+    summary: 'The URL is not an accepted video or playlist URL.',
+  },
+  INVALID_INCLUDE: {
+    status: 400,
+    grpc: GrpcStatus.INVALID_ARGUMENT,
+    retryable: false,
+    summary: 'An `include` name is not one of the nine opt-in metadata fields; the message lists them.',
+  },
+  NOT_ENOUGH_COMMENTS: {
+    status: 400,
+    grpc: GrpcStatus.FAILED_PRECONDITION,
+    retryable: false,
+    summary: 'Comment analysis needs at least 10 comments on the video.',
+  },
+  UNAUTHORIZED: {
+    status: 401,
+    grpc: GrpcStatus.UNAUTHENTICATED,
+    retryable: false,
+    summary: 'The X-API-Key header is missing, or the key is wrong, regenerated or revoked.',
+  },
+  INSUFFICIENT_CREDITS: {
+    status: 402,
+    grpc: GrpcStatus.FAILED_PRECONDITION,
+    retryable: false,
+    summary: 'The credit balance is below what the request may cost; the message names both amounts.',
+  },
+  TIER_REQUIRED: {
+    status: 403,
+    grpc: GrpcStatus.PERMISSION_DENIED,
+    retryable: false,
+    summary: 'The operation needs a higher tier; the message names it.',
+  },
+  NOT_FOUND: {
+    status: 404,
+    grpc: GrpcStatus.NOT_FOUND,
+    retryable: false,
+    summary: 'No such route or resource.',
+  },
+  VIDEO_NOT_FOUND: {
+    status: 404,
+    grpc: GrpcStatus.NOT_FOUND,
+    retryable: false,
+    summary: 'No video exists with this id.',
+  },
+  VIDEO_UNAVAILABLE: {
+    status: 404,
+    grpc: GrpcStatus.FAILED_PRECONDITION,
+    retryable: false,
+    summary:
+      'The video exists but cannot be read: `error.reason` is private, members_only, paid, geo_blocked, age_restricted, upcoming_live or unplayable.',
+  },
+  NO_SUBTITLES: {
+    status: 404,
+    grpc: GrpcStatus.NOT_FOUND,
+    retryable: false,
+    summary: 'The video has no subtitles at all.',
+  },
+  LANGUAGE_NOT_AVAILABLE: {
+    status: 404,
+    grpc: GrpcStatus.NOT_FOUND,
+    retryable: false,
+    summary: 'Subtitles exist but not in the requested language; the message lists the available ones.',
+  },
+  PLAYLIST_NOT_FOUND: {
+    status: 404,
+    grpc: GrpcStatus.NOT_FOUND,
+    retryable: false,
+    summary: 'No such playlist, or it is private.',
+  },
+  COMMENTS_DISABLED: {
+    status: 404,
+    grpc: GrpcStatus.FAILED_PRECONDITION,
+    retryable: false,
+    summary: 'Comment analysis on a video whose comments are turned off.',
+  },
+  METHOD_NOT_ALLOWED: {
+    status: 405,
+    grpc: GrpcStatus.UNIMPLEMENTED,
+    retryable: false,
+    summary: 'The route exists but not with this HTTP method; the Allow header lists the methods.',
+  },
+  CONFLICT: {
+    status: 409,
+    grpc: GrpcStatus.ABORTED,
+    retryable: true,
+    summary: 'A request with the same Idempotency-Key is still in progress.',
+  },
+  PAYLOAD_TOO_LARGE: {
+    status: 413,
+    grpc: GrpcStatus.INVALID_ARGUMENT,
+    retryable: false,
+    summary: 'The request body is larger than 64 KB.',
+  },
+  UNSUPPORTED_MEDIA_TYPE: {
+    status: 415,
+    grpc: GrpcStatus.INVALID_ARGUMENT,
+    retryable: false,
+    summary: 'The request body must be application/json.',
+  },
+  RATE_LIMITED: {
+    status: 429,
+    grpc: GrpcStatus.RESOURCE_EXHAUSTED,
+    retryable: true,
+    summary: 'The daily request limit of the key, or the per-IP limit of an open route, is reached. See Retry-After.',
+  },
+  INTERNAL_ERROR: {
+    status: 500,
+    grpc: GrpcStatus.INTERNAL,
+    retryable: true,
+    summary: 'Something unexpected failed on our side. Report the request_id.',
+  },
+  UPSTREAM_ERROR: {
+    status: 502,
+    grpc: GrpcStatus.INTERNAL,
+    retryable: true,
+    summary: 'The video platform answered something we could not parse.',
+  },
+  SERVICE_UNAVAILABLE: {
+    status: 503,
+    grpc: GrpcStatus.UNAVAILABLE,
+    retryable: true,
+    summary: 'One of our internal services is not reachable right now.',
+  },
+  UPSTREAM_BLOCKED: {
+    status: 503,
+    grpc: GrpcStatus.UNAVAILABLE,
+    retryable: true,
+    summary: 'The video platform refused us (bot check, captcha, HTTP 429, PO token). Retry later.',
+  },
+  UPSTREAM_TIMEOUT: {
+    status: 504,
+    grpc: GrpcStatus.DEADLINE_EXCEEDED,
+    retryable: true,
+    summary: 'The video platform did not answer in time.',
+  },
+  TIMEOUT: {
+    status: 504,
+    grpc: GrpcStatus.DEADLINE_EXCEEDED,
+    retryable: true,
+    summary: 'A batch or playlist item was not finished before the request deadline.',
+  },
+} as const satisfies Record<string, CatalogEntry>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOG;
+
+export const ERROR_CODES = Object.keys(ERROR_CATALOG) as ErrorCode[];
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && Object.hasOwn(ERROR_CATALOG, value);
+}
+
+export type UnavailableReason =
+  | 'private'
+  | 'members_only'
+  | 'paid'
+  | 'geo_blocked'
+  | 'age_restricted'
+  | 'upcoming_live'
+  | 'removed'
+  | 'unplayable';
+
+export type BlockedReason = 'bot_check' | 'captcha' | 'http_429' | 'po_token' | 'empty_caption_body' | 'rate_limited';
+
+export interface AppErrorOptions {
+  /** Machine-readable refinement, e.g. the VIDEO_UNAVAILABLE reason. Public. */
+  reason?: string;
+  /** Extra public fields (never secrets, never internals). */
+  details?: Record<string, unknown>;
+  cause?: unknown;
+  /** Override for Retry-After (seconds) on 429/503. */
+  retryAfterSeconds?: number;
+}
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly reason: string | undefined;
+  readonly details: Record<string, unknown> | undefined;
+  readonly retryAfterSeconds: number | undefined;
+
+  constructor(code: ErrorCode, message: string, options: AppErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'AppError';
+    this.code = code;
+    this.reason = options.reason;
+    this.details = options.details;
+    this.retryAfterSeconds = options.retryAfterSeconds;
+  }
+
+  get status(): number {
+    return ERROR_CATALOG[this.code].status;
+  }
+
+  get retryable(): boolean {
+    return ERROR_CATALOG[this.code].retryable;
+  }
+
+  get grpcStatus(): number {
+    return ERROR_CATALOG[this.code].grpc;
+  }
+
+  /** True for errors whose message is safe to show a caller (everything but 500). */
+  get isPublic(): boolean {
+    return this.code !== 'INTERNAL_ERROR';
+  }
+}
+
+export function isAppError(value: unknown): value is AppError {
+  return value instanceof AppError;
+}
+
+/** `/docs/errors#<code in lower case with hyphens>`, the anchor the docs page provides. */
+export function docsUrl(code: ErrorCode): string {
+  return `/docs/errors#${code.toLowerCase().replaceAll('_', '-')}`;
+}
+
+export interface PublicErrorBody {
+  error: {
+    code: ErrorCode;
+    message: string;
+    docs_url: string;
+    request_id: string;
+    retryable: boolean;
+    reason?: string;
+    [extra: string]: unknown;
+  };
+}
+
+const INTERNAL_MESSAGE = 'An internal error occurred. Please report the request_id to support.';
+
+/**
+ * The documented error body. Unknown errors become INTERNAL_ERROR with a fixed message, so that
+ * internals (stack traces, hostnames, driver messages) never reach a caller.
+ */
+export function toPublicErrorBody(err: unknown, requestId: string): PublicErrorBody {
+  const app = isAppError(err) ? err : new AppError('INTERNAL_ERROR', INTERNAL_MESSAGE);
+  const message = app.isPublic ? app.message : INTERNAL_MESSAGE;
+  return {
+    error: {
+      ...(app.details ?? {}),
+      code: app.code,
+      message,
+      docs_url: docsUrl(app.code),
+      request_id: requestId,
+      retryable: app.retryable,
+      ...(app.reason === undefined ? {} : { reason: app.reason }),
+    },
+  };
+}
+
+/** Factories: call sites name the situation, the catalogue decides status and retryability. */
+export const Errors = {
+  invalidRequest: (message: string, details?: Record<string, unknown>) =>
+    new AppError('INVALID_REQUEST', message, details ? { details } : {}),
+  invalidUrl: (message = 'The URL is not an accepted video URL.') => new AppError('INVALID_URL', message),
+  invalidInclude: (bad: readonly string[], valid: readonly string[]) =>
+    new AppError(
+      'INVALID_INCLUDE',
+      `Unknown include field${bad.length > 1 ? 's' : ''}: ${bad.join(', ')}. Valid fields: ${valid.join(', ')}.`,
+      { details: { valid_fields: [...valid] } },
+    ),
+  unauthorized: () => new AppError('UNAUTHORIZED', 'The API key is missing or invalid.'),
+  tierRequired: (required: string, current: string) =>
+    new AppError('TIER_REQUIRED', `This operation requires the ${required} tier or higher; your tier is ${current}.`, {
+      details: { required_tier: required },
+    }),
+  insufficientCredits: (required: number, available: number) =>
+    new AppError(
+      'INSUFFICIENT_CREDITS',
+      `Insufficient credits: this request needs up to ${required} credits and ${available} are available.`,
+      { details: { required, available } },
+    ),
+  rateLimited: (message: string, retryAfterSeconds: number) =>
+    new AppError('RATE_LIMITED', message, { retryAfterSeconds }),
+  videoNotFound: (videoId: string) =>
+    new AppError('VIDEO_NOT_FOUND', `Video ${videoId} was not found or is unavailable.`),
+  videoUnavailable: (videoId: string, reason: UnavailableReason, upstreamMessage?: string) =>
+    new AppError(
+      'VIDEO_UNAVAILABLE',
+      `Video ${videoId} is unavailable (${reason})${upstreamMessage ? `: ${upstreamMessage}` : '.'}`,
+      { reason },
+    ),
+  noSubtitles: (videoId: string) => new AppError('NO_SUBTITLES', `Video ${videoId} has no subtitles.`),
+  languageNotAvailable: (videoId: string, language: string, available: readonly string[]) =>
+    new AppError(
+      'LANGUAGE_NOT_AVAILABLE',
+      `Subtitles for video ${videoId} are not available in '${language}'. Available: ${available.join(', ') || 'none'}.`,
+      { details: { available_languages: [...available] } },
+    ),
+  playlistNotFound: (playlistId: string) =>
+    new AppError('PLAYLIST_NOT_FOUND', `Playlist ${playlistId} was not found or is private.`),
+  commentsDisabled: (videoId: string) =>
+    new AppError('COMMENTS_DISABLED', `Comments are turned off for video ${videoId}.`),
+  notEnoughComments: (videoId: string, available: number) =>
+    new AppError(
+      'NOT_ENOUGH_COMMENTS',
+      `Video ${videoId} has ${available} comments; analysis needs at least 10.`,
+      { details: { available_comments: available } },
+    ),
+  upstreamError: (message: string, cause?: unknown) => new AppError('UPSTREAM_ERROR', message, { cause }),
+  upstreamBlocked: (reason: BlockedReason, message: string, cause?: unknown) =>
+    new AppError('UPSTREAM_BLOCKED', message, { reason, cause }),
+  upstreamTimeout: (message = 'The video platform did not answer in time.', cause?: unknown) =>
+    new AppError('UPSTREAM_TIMEOUT', message, { cause }),
+  serviceUnavailable: (service: string, cause?: unknown) =>
+    new AppError('SERVICE_UNAVAILABLE', `The ${service} service is not reachable right now.`, { cause }),
+  internal: (cause?: unknown) => new AppError('INTERNAL_ERROR', INTERNAL_MESSAGE, { cause }),
+  timeout: (message = 'Not finished before the request deadline.') => new AppError('TIMEOUT', message),
+} as const;

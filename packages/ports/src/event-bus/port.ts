@@ -1,0 +1,69 @@
+/**
+ * Event bus port: topics of keyed binary messages, consumer groups, at-least-once delivery.
+ * Adapters: Kafka (kafka.ts, the only importer of kafkajs) and in-process (in-process.ts).
+ *
+ * Semantics both adapters guarantee (and contract.ts checks):
+ * - Messages with the same key keep their order (same partition).
+ * - Within one consumer group each message is handled by one member at a time; after the
+ *   handler resolves, the offset is committed and the group never sees that message again.
+ *   Different groups each receive every message.
+ * - A handler that throws `RetriableError` is retried (redelivered) without limit, with backoff.
+ * - A handler that throws anything else is retried up to `maxAttempts`; then the message goes to
+ *   `<topic>.dlq` with headers `x-error-message`, `x-original-topic`, `x-original-partition`,
+ *   `x-original-offset`, and is committed (a poison message never blocks its partition).
+ * - A member that stops (or crashes) before committing leaves the message for redelivery.
+ */
+export interface BusMessage {
+  key: string | null;
+  value: Uint8Array;
+  headers?: Record<string, string>;
+}
+
+export interface DeliveredMessage {
+  topic: string;
+  partition: number;
+  offset: string;
+  key: string | null;
+  value: Uint8Array;
+  headers: Record<string, string>;
+  /** 1 on first delivery to this member; grows with retries. */
+  attempt: number;
+}
+
+export type MessageHandler = (message: DeliveredMessage) => Promise<void>;
+
+export interface SubscribeOptions {
+  groupId: string;
+  topics: readonly string[];
+  handler: MessageHandler;
+  /** Where a brand-new group starts. Default false (only messages published after joining). */
+  fromBeginning?: boolean;
+  /** Non-retriable failures before a message is dead-lettered. Default 3. */
+  maxAttempts?: number;
+}
+
+export interface Subscription {
+  /** Leaves the group after the in-flight message finishes (its offset is committed). */
+  stop(): Promise<void>;
+}
+
+export interface EventBus {
+  /** Resolves once the bus has accepted the messages durably (Kafka: acks=all). */
+  publish(topic: string, messages: readonly BusMessage[]): Promise<void>;
+  subscribe(options: SubscribeOptions): Promise<Subscription>;
+  /** Creates topics (and their `.dlq` twins) if missing. Idempotent. */
+  ensureTopics(topics: readonly string[]): Promise<void>;
+  /** True when the bus can currently accept publishes (readiness). */
+  isHealthy(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/** Thrown by a handler to say "not now, try again": never dead-lettered. */
+export class RetriableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'RetriableError';
+  }
+}
+
+export const dlqTopic = (topic: string): string => `${topic}.dlq`;

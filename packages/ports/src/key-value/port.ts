@@ -1,0 +1,36 @@
+/**
+ * Key-value port for counters, caches and fan-out notifications.
+ * Adapters: Redis (redis.ts, the only importer of ioredis) and in-memory (in-memory.ts).
+ * Every operation is atomic across all processes sharing the store (Redis: Lua scripts).
+ */
+export interface KeyValueStore {
+  get(key: string): Promise<string | null>;
+  /** `ttlMs` absent: no expiry. */
+  set(key: string, value: string, options?: { ttlMs?: number }): Promise<void>;
+  /** SET NX: true when this call stored the value. */
+  setIfAbsent(key: string, value: string, options?: { ttlMs?: number }): Promise<boolean>;
+  delete(key: string): Promise<void>;
+  /** Remaining time to live in ms; null when the key is missing or has no expiry. */
+  ttlMs(key: string): Promise<number | null>;
+  /**
+   * Adds `by` (may be negative) and returns the new value. `expireAtMs` (epoch ms) sets the key's
+   * absolute expiry when given.
+   */
+  increment(key: string, by: number, options?: { expireAtMs?: number }): Promise<number>;
+  /**
+   * Adds `by` only if the result stays <= `limit`; otherwise leaves the value alone.
+   * Returns whether it was applied and the value after the call. Used for exact rate limits.
+   */
+  incrementWithin(
+    key: string,
+    by: number,
+    limit: number,
+    options?: { expireAtMs?: number },
+  ): Promise<{ applied: boolean; value: number }>;
+  /** Broadcast to every subscriber of `channel` in every process. Fire-and-forget semantics. */
+  publish(channel: string, message: string): Promise<void>;
+  /** Resolves once the subscription is active; the returned function unsubscribes. */
+  subscribe(channel: string, handler: (message: string) => void): Promise<() => Promise<void>>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
