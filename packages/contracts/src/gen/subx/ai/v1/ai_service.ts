@@ -156,6 +156,8 @@ export interface SummarizeResponse {
   cached: boolean;
   /** Which engine answered: the model name, or "local-extractive" for the offline fallback. */
   model: string;
+  /** RFC 3339 time this summary was generated; identifies the cache entry a user pays for once. */
+  generatedAt: string;
 }
 
 export interface AnalyzeCommentsRequest {
@@ -177,7 +179,9 @@ export interface AnalyzeCommentsResponse {
   sampleSize: number;
   totalComments: bigint;
   cached: boolean;
+  /** Which engine answered: the model name, or "local-lexicon" for the offline fallback. */
   model: string;
+  generatedAt: string;
 }
 
 function createBaseSummarizeRequest(): SummarizeRequest {
@@ -396,6 +400,7 @@ function createBaseSummarizeResponse(): SummarizeResponse {
     videoChannel: "",
     cached: false,
     model: "",
+    generatedAt: "",
   };
 }
 
@@ -424,6 +429,9 @@ export const SummarizeResponse: MessageFns<SummarizeResponse> = {
     }
     if (message.model !== "") {
       writer.uint32(66).string(message.model);
+    }
+    if (message.generatedAt !== "") {
+      writer.uint32(74).string(message.generatedAt);
     }
     return writer;
   },
@@ -505,6 +513,14 @@ export const SummarizeResponse: MessageFns<SummarizeResponse> = {
             message.model = reader.string();
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.generatedAt = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -545,6 +561,11 @@ export const SummarizeResponse: MessageFns<SummarizeResponse> = {
         : "",
       cached: isSet(object.cached) ? globalThis.Boolean(object.cached) : false,
       model: isSet(object.model) ? globalThis.String(object.model) : "",
+      generatedAt: isSet(object.generatedAt)
+        ? globalThis.String(object.generatedAt)
+        : isSet(object.generated_at)
+        ? globalThis.String(object.generated_at)
+        : "",
     };
   },
 
@@ -574,6 +595,9 @@ export const SummarizeResponse: MessageFns<SummarizeResponse> = {
     if (message.model !== "") {
       obj.model = message.model;
     }
+    if (message.generatedAt !== "") {
+      obj.generatedAt = message.generatedAt;
+    }
     return obj;
   },
 
@@ -590,6 +614,7 @@ export const SummarizeResponse: MessageFns<SummarizeResponse> = {
     message.videoChannel = object.videoChannel ?? "";
     message.cached = object.cached ?? false;
     message.model = object.model ?? "";
+    message.generatedAt = object.generatedAt ?? "";
     return message;
   },
 };
@@ -782,6 +807,7 @@ function createBaseAnalyzeCommentsResponse(): AnalyzeCommentsResponse {
     totalComments: 0n,
     cached: false,
     model: "",
+    generatedAt: "",
   };
 }
 
@@ -813,6 +839,9 @@ export const AnalyzeCommentsResponse: MessageFns<AnalyzeCommentsResponse> = {
     }
     if (message.model !== "") {
       writer.uint32(66).string(message.model);
+    }
+    if (message.generatedAt !== "") {
+      writer.uint32(74).string(message.generatedAt);
     }
     return writer;
   },
@@ -894,6 +923,14 @@ export const AnalyzeCommentsResponse: MessageFns<AnalyzeCommentsResponse> = {
             message.model = reader.string();
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.generatedAt = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -932,6 +969,11 @@ export const AnalyzeCommentsResponse: MessageFns<AnalyzeCommentsResponse> = {
         : 0n,
       cached: isSet(object.cached) ? globalThis.Boolean(object.cached) : false,
       model: isSet(object.model) ? globalThis.String(object.model) : "",
+      generatedAt: isSet(object.generatedAt)
+        ? globalThis.String(object.generatedAt)
+        : isSet(object.generated_at)
+        ? globalThis.String(object.generated_at)
+        : "",
     };
   },
 
@@ -961,6 +1003,9 @@ export const AnalyzeCommentsResponse: MessageFns<AnalyzeCommentsResponse> = {
     if (message.model !== "") {
       obj.model = message.model;
     }
+    if (message.generatedAt !== "") {
+      obj.generatedAt = message.generatedAt;
+    }
     return obj;
   },
 
@@ -979,6 +1024,7 @@ export const AnalyzeCommentsResponse: MessageFns<AnalyzeCommentsResponse> = {
       : 0n;
     message.cached = object.cached ?? false;
     message.model = object.model ?? "";
+    message.generatedAt = object.generatedAt ?? "";
     return message;
   },
 };

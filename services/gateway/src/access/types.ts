@@ -1,0 +1,95 @@
+/**
+ * What the HTTP routes need from access control (issue: accounts, keys, tiers, rate limits,
+ * credits). Routes depend on these interfaces only; `access/` implements them on the ports.
+ *
+ * Order of checks on an authenticated operation (decisions.md):
+ * 401 UNAUTHORIZED → 403 TIER_REQUIRED → 429 RATE_LIMITED → 400 validation → 402 INSUFFICIENT_CREDITS → work.
+ */
+export const TIERS = ['free', 'pro', 'business', 'enterprise'] as const;
+export type Tier = (typeof TIERS)[number];
+
+export const OPERATIONS = ['extract', 'batch', 'playlist', 'summarize', 'comments', 'comments_analyze'] as const;
+export type Operation = (typeof OPERATIONS)[number];
+
+export interface Account {
+  id: string;
+  tier: Tier;
+}
+
+export interface RateLimitState {
+  /** null for unlimited tiers (then no X-RateLimit-* headers are sent). */
+  limit: number | null;
+  remaining: number | null;
+  /** Next 00:00 UTC, epoch ms. */
+  resetAtMs: number;
+}
+
+export interface Admission {
+  account: Account;
+  rateLimit: RateLimitState;
+  /** Un-counts this request (it ended in a 5xx). Idempotent. */
+  refund(): Promise<void>;
+}
+
+export interface AccessControl {
+  /**
+   * Authenticates the key, checks the tier the operation needs, and counts the request against
+   * the daily limit — in that order. Throws AppError UNAUTHORIZED / TIER_REQUIRED / RATE_LIMITED;
+   * a RATE_LIMITED or TIER_REQUIRED error carries `details.rate_limit` (RateLimitState) so the
+   * route can still send the X-RateLimit-* headers.
+   */
+  admit(input: { apiKey: string | undefined; operation: Operation }): Promise<Admission>;
+}
+
+export interface UsageReport {
+  /** Batch/playlist: items that succeeded and were attempted; otherwise 1/1. */
+  successfulItems?: number;
+  attemptedItems?: number;
+  attributes?: Record<string, string>;
+}
+
+export interface Reservation {
+  readonly reserved: number;
+  /**
+   * Charges `credits` (0 <= credits <= reserved), returns the rest to the balance and, when
+   * credits > 0, records exactly one credit-usage event (outbox → billing.credit-usage.v1).
+   * Idempotent: a second commit or a release after commit does nothing.
+   */
+  commit(credits: number, usage?: UsageReport): Promise<void>;
+  /** Returns the whole reservation to the balance (the work failed). Idempotent. */
+  release(): Promise<void>;
+}
+
+export interface CreditLedger {
+  /**
+   * Atomically takes `amount` from the balance (the balance never goes below zero under any
+   * concurrency). Throws AppError INSUFFICIENT_CREDITS naming required and available.
+   * `amount` may be 0 (a no-op reservation whose commit charges nothing).
+   */
+  reserve(input: { accountId: string; operation: Operation; amount: number; requestId: string }): Promise<Reservation>;
+}
+
+/** A stored HTTP response for Idempotency-Key replay. */
+export interface StoredResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export type IdempotencyClaim =
+  | { kind: 'new' }
+  | { kind: 'replay'; response: StoredResponse }
+  /** Same key still being processed by another request: 409 CONFLICT. */
+  | { kind: 'in_progress' };
+
+export interface IdempotencyStore {
+  /**
+   * Claims (account, key) for this request, or returns the response of the earlier request
+   * with the same key (kept 24 h). `fingerprint` (method + path + body hash) must match the
+   * earlier request, else INVALID_REQUEST.
+   */
+  claim(accountId: string, key: string, fingerprint: string): Promise<IdempotencyClaim>;
+  complete(accountId: string, key: string, response: StoredResponse): Promise<void>;
+  /** The request failed without charging: the key may be used again. */
+  abandon(accountId: string, key: string): Promise<void>;
+}
