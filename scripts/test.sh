@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The one test command (README: `npm test`): static checks, contract freshness, then every test.
+# Integration tests use REDIS_URL / KAFKA_BROKERS / MONGO_URL when set (CI sets them through
+# `scripts/engines.sh up`), testcontainers when Docker is available, and are otherwise skipped
+# with a loud notice — except under CI=true, where a missing engine fails the run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+
+step "typecheck"
+npx --no-install turbo run typecheck --output-logs=errors-only
+step "lint"
+npx --no-install eslint . --max-warnings 0
+step "format"
+npx --no-install prettier --check . --log-level warn
+step "proto: lint + generated code fresh"
+bash scripts/proto-check.sh
+step "tests (unit + integration)"
+npx --no-install vitest run --reporter=default
