@@ -8,7 +8,14 @@
 export const TIERS = ['free', 'pro', 'business', 'enterprise'] as const;
 export type Tier = (typeof TIERS)[number];
 
-export const OPERATIONS = ['extract', 'batch', 'playlist', 'summarize', 'comments', 'comments_analyze'] as const;
+export const OPERATIONS = [
+  'extract',
+  'batch',
+  'playlist',
+  'summarize',
+  'comments',
+  'comments_analyze',
+] as const;
 export type Operation = (typeof OPERATIONS)[number];
 
 export interface Account {
@@ -35,8 +42,9 @@ export interface AccessControl {
   /**
    * Authenticates the key, checks the tier the operation needs, and counts the request against
    * the daily limit — in that order. Throws AppError UNAUTHORIZED / TIER_REQUIRED / RATE_LIMITED;
-   * a RATE_LIMITED or TIER_REQUIRED error carries `details.rate_limit` (RateLimitState) so the
-   * route can still send the X-RateLimit-* headers.
+   * a RATE_LIMITED or TIER_REQUIRED error carries its RateLimitState out of band: read it with
+   * `rateLimitOf(error)` (access/index.ts) to send the X-RateLimit-* headers. It is deliberately
+   * not in `details`, which toPublicErrorBody copies into the public body.
    */
   admit(input: { apiKey: string | undefined; operation: Operation }): Promise<Admission>;
 }
@@ -66,7 +74,14 @@ export interface CreditLedger {
    * concurrency). Throws AppError INSUFFICIENT_CREDITS naming required and available.
    * `amount` may be 0 (a no-op reservation whose commit charges nothing).
    */
-  reserve(input: { accountId: string; operation: Operation; amount: number; requestId: string }): Promise<Reservation>;
+  reserve(input: {
+    accountId: string;
+    operation: Operation;
+    amount: number;
+    requestId: string;
+    /** The client's Idempotency-Key, carried into the usage event's envelope. */
+    idempotencyKey?: string;
+  }): Promise<Reservation>;
 }
 
 /** A stored HTTP response for Idempotency-Key replay. */

@@ -1,0 +1,209 @@
+/**
+ * Accounts and their API key, stored in the DocumentStore (`accounts` collection). The key lives
+ * on the account document (hash, display prefix/last4, status), so regenerate and revoke are one
+ * atomic single-document update: the old hash is gone from the store the moment the update
+ * returns, and the key cache broadcast follows before the admin call answers.
+ */
+import { randomUUID, timingSafeEqual } from 'node:crypto';
+import type { Clock, Collection, Doc, DocumentStore } from '@subx/ports';
+import type { Account, Tier } from './types.ts';
+import type { AccessPricing } from './pricing.ts';
+import type { KeyCache } from './key-cache.ts';
+import { generateApiKey, hashApiKey, isWellFormedApiKey, keyDisplay } from './api-key.ts';
+import { utcMonth } from './time.ts';
+
+export const ACCOUNTS_COLLECTION = 'accounts';
+
+export type KeyStatus = 'active' | 'revoked';
+
+export interface AccountDoc extends Doc {
+  _id: string;
+  tier: Tier;
+  /** Available balance (open reservations already taken off). Never negative. */
+  credits: number;
+  /** YYYY-MM of the last monthly allowance granted. */
+  allowance_month: string;
+  email: string | null;
+  created_at: string;
+  updated_at: string;
+  key: {
+    /** HMAC-SHA-256(pepper, key), base64url; null once revoked. */
+    hash: string | null;
+    prefix: string;
+    last4: string;
+    created_at: string;
+    status: KeyStatus;
+  };
+  /** Open credit reservations: reservation id → credits taken off `credits`. */
+  holds: Record<string, number>;
+}
+
+const ACCOUNT_ID_PATTERN = /^acct_[0-9a-f]{32}$/;
+
+export function isAccountId(value: unknown): value is string {
+  return typeof value === 'string' && ACCOUNT_ID_PATTERN.test(value);
+}
+
+export interface AccountRepository {
+  readonly collection: Collection<AccountDoc>;
+  createAccount(input: {
+    tier: Tier;
+    credits?: number;
+    email?: string | null;
+  }): Promise<{ account: AccountDoc; apiKey: string }>;
+  /** The account with this month's allowance granted if it was not yet. */
+  get(accountId: string): Promise<AccountDoc | null>;
+  update(
+    accountId: string,
+    change: { tier?: Tier; credits?: number; addCredits?: number },
+  ): Promise<AccountDoc | null>;
+  /** Issues a new key (the old one, if any, stops working at once). Null for an unknown account. */
+  regenerateKey(accountId: string): Promise<string | null>;
+  /** False for an unknown account. Revoking a revoked key is a no-op that returns true. */
+  revokeKey(accountId: string): Promise<boolean>;
+  /** The key's account, or null (malformed, unknown, regenerated or revoked key). */
+  authenticate(apiKey: unknown): Promise<Account | null>;
+  /** Grants the tier's monthly allowance once per UTC month (idempotent, atomic). */
+  ensureMonthlyAllowance(accountId: string): Promise<void>;
+  init(): Promise<void>;
+}
+
+export interface AccountRepositoryOptions {
+  store: DocumentStore;
+  clock: Clock;
+  pepper: string;
+  pricing: AccessPricing;
+  keyCache: KeyCache;
+}
+
+export function createAccountRepository(options: AccountRepositoryOptions): AccountRepository {
+  const { store, clock, pepper, pricing, keyCache } = options;
+  const accounts = store.collection<AccountDoc>(ACCOUNTS_COLLECTION);
+  const nowIso = () => new Date(clock.now()).toISOString();
+
+  function newKey(): { apiKey: string; key: AccountDoc['key'] } {
+    const apiKey = generateApiKey();
+    return {
+      apiKey,
+      key: {
+        hash: hashApiKey(apiKey, pepper),
+        ...keyDisplay(apiKey),
+        created_at: nowIso(),
+        status: 'active',
+      },
+    };
+  }
+
+  async function ensureMonthlyAllowance(accountId: string): Promise<void> {
+    const month = utcMonth(clock.now());
+    const current = await accounts.findOne({ _id: accountId });
+    if (!current || current.allowance_month >= month) return;
+    // The month in the filter makes the grant happen once, however many replicas race here.
+    await accounts.updateOne(
+      { _id: accountId, allowance_month: { $lt: month } },
+      {
+        $inc: { credits: pricing.monthlyAllowance[current.tier] },
+        $set: { allowance_month: month, updated_at: nowIso() },
+      },
+    );
+  }
+
+  return {
+    collection: accounts,
+
+    async init() {
+      await accounts.createIndex({ 'key.hash': 1 }, { name: 'key_hash' });
+    },
+
+    async createAccount(input) {
+      const { apiKey, key } = newKey();
+      const now = nowIso();
+      const doc: AccountDoc = {
+        _id: `acct_${randomUUID().replaceAll('-', '')}`,
+        tier: input.tier,
+        // Creation is this month's grant: explicit credits replace the allowance.
+        credits: input.credits ?? pricing.monthlyAllowance[input.tier],
+        allowance_month: utcMonth(clock.now()),
+        email: input.email ?? null,
+        created_at: now,
+        updated_at: now,
+        key,
+        holds: {},
+      };
+      await accounts.insertOne(doc);
+      return { account: doc, apiKey };
+    },
+
+    async get(accountId) {
+      if (!isAccountId(accountId)) return null;
+      await ensureMonthlyAllowance(accountId);
+      return accounts.findOne({ _id: accountId });
+    },
+
+    async update(accountId, change) {
+      if (!isAccountId(accountId)) return null;
+      await ensureMonthlyAllowance(accountId);
+      const set: Record<string, unknown> = { updated_at: nowIso() };
+      if (change.tier !== undefined) set.tier = change.tier;
+      if (change.credits !== undefined) set.credits = change.credits;
+      const inc = change.addCredits ? { credits: change.addCredits } : undefined;
+      // $set and $inc on the same field conflict: set first, then add.
+      let updated = await accounts.findOneAndUpdate(
+        { _id: accountId },
+        { $set: set },
+        { returnDocument: 'after' },
+      );
+      if (updated && inc) {
+        updated = await accounts.findOneAndUpdate(
+          { _id: accountId },
+          { $inc: inc },
+          { returnDocument: 'after' },
+        );
+      }
+      if (updated && change.tier !== undefined) await keyCache.invalidate(accountId);
+      return updated;
+    },
+
+    async regenerateKey(accountId) {
+      if (!isAccountId(accountId)) return null;
+      const { apiKey, key } = newKey();
+      const updated = await accounts.findOneAndUpdate(
+        { _id: accountId },
+        { $set: { key, updated_at: nowIso() } },
+        { returnDocument: 'after' },
+      );
+      if (!updated) return null;
+      await keyCache.invalidate(accountId);
+      return apiKey;
+    },
+
+    async revokeKey(accountId) {
+      if (!isAccountId(accountId)) return false;
+      const updated = await accounts.findOneAndUpdate(
+        { _id: accountId },
+        { $set: { 'key.hash': null, 'key.status': 'revoked', updated_at: nowIso() } },
+        { returnDocument: 'after' },
+      );
+      if (!updated) return false;
+      await keyCache.invalidate(accountId);
+      return true;
+    },
+
+    async authenticate(apiKey) {
+      if (!isWellFormedApiKey(apiKey)) return null;
+      const hash = hashApiKey(apiKey, pepper);
+      return keyCache.get(hash, async () => {
+        const doc = await accounts.findOne({ 'key.hash': hash, 'key.status': 'active' });
+        if (!doc || doc.key.hash === null) return null;
+        // The store matched on the hash already; compare again in constant time so that a
+        // store-side collation or prefix match can never authenticate a different key.
+        const a = Buffer.from(doc.key.hash);
+        const b = Buffer.from(hash);
+        if (a.length !== b.length || !timingSafeEqual(a, b)) return null;
+        return { id: doc._id, tier: doc.tier };
+      });
+    },
+
+    ensureMonthlyAllowance,
+  };
+}

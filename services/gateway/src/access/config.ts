@@ -1,0 +1,85 @@
+/**
+ * Access-control configuration from the environment. Pure: reads the `env` object it is given.
+ *
+ * API_KEY_PEPPER   HMAC key for stored API key hashes (>= 32 chars). Required unless embedded,
+ *                  where a random one is generated (keys then do not survive a restart).
+ * ADMIN_TOKEN      Bearer token of the admin API. Required unless embedded (then generated).
+ * ACCESS_PRICING_JSON  Optional JSON merged over DEFAULT_PRICING (limits, allowances, prices).
+ * IP_RATE_LIMIT_PER_MINUTE  Per-IP limit of /api/v1/validate and /health (default 60).
+ * KEY_CACHE_TTL_MS  In-process key cache lifetime (default 30000).
+ */
+import { randomBytes } from 'node:crypto';
+import type { AccessPricing } from './pricing.ts';
+import { DEFAULT_PRICING } from './pricing.ts';
+
+export interface AccessConfig {
+  apiKeyPepper: string;
+  adminToken: string;
+  pricing: AccessPricing;
+  ipLimitPerMinute: number;
+  keyCacheTtlMs: number;
+  reservationTtlMs: number;
+  outboxIntervalMs: number;
+  creditUsageTopic: string;
+}
+
+export interface LoadedAccessConfig {
+  config: AccessConfig;
+  /** Secrets that were generated because the environment had none (the launcher prints the admin token). */
+  generated: { apiKeyPepper: boolean; adminToken: boolean };
+}
+
+function deepMerge<T>(base: T, override: unknown): T {
+  if (typeof override !== 'object' || override === null || Array.isArray(override)) return override as T;
+  if (typeof base !== 'object' || base === null || Array.isArray(base)) return override as T;
+  const out: Record<string, unknown> = { ...(base as Record<string, unknown>) };
+  for (const [k, v] of Object.entries(override)) out[k] = deepMerge(out[k], v);
+  return out as T;
+}
+
+function positiveInt(env: Record<string, string | undefined>, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isSafeInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer`);
+  return n;
+}
+
+export function loadAccessConfig(
+  env: Record<string, string | undefined>,
+  options: { embedded?: boolean } = {},
+): LoadedAccessConfig {
+  const embedded = options.embedded ?? false;
+  let pepper = env.API_KEY_PEPPER ?? '';
+  let token = env.ADMIN_TOKEN ?? '';
+  const generated = { apiKeyPepper: false, adminToken: false };
+  if (!pepper) {
+    if (!embedded) throw new Error('API_KEY_PEPPER is required');
+    pepper = randomBytes(32).toString('base64url');
+    generated.apiKeyPepper = true;
+  } else if (pepper.length < 32) {
+    throw new Error('API_KEY_PEPPER must be at least 32 characters');
+  }
+  if (!token) {
+    if (!embedded) throw new Error('ADMIN_TOKEN is required');
+    token = randomBytes(24).toString('base64url');
+    generated.adminToken = true;
+  }
+  let pricing = DEFAULT_PRICING;
+  if (env.ACCESS_PRICING_JSON) {
+    pricing = deepMerge(DEFAULT_PRICING, JSON.parse(env.ACCESS_PRICING_JSON) as unknown);
+  }
+  return {
+    config: {
+      apiKeyPepper: pepper,
+      adminToken: token,
+      pricing,
+      ipLimitPerMinute: positiveInt(env, 'IP_RATE_LIMIT_PER_MINUTE', 60),
+      keyCacheTtlMs: positiveInt(env, 'KEY_CACHE_TTL_MS', 30_000),
+      reservationTtlMs: positiveInt(env, 'CREDIT_RESERVATION_TTL_MS', 15 * 60_000),
+      outboxIntervalMs: positiveInt(env, 'OUTBOX_INTERVAL_MS', 1_000),
+      creditUsageTopic: 'billing.credit-usage.v1',
+    },
+    generated,
+  };
+}

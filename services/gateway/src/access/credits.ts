@@ -1,0 +1,268 @@
+/**
+ * CreditLedger on the DocumentStore, without multi-document transactions (see README.md,
+ * "Credits: crash-safe reservation and outbox"). In short:
+ *
+ * - A reservation is its own document in the `outbox` collection (id = the usage event id).
+ * - reserve: insert the reservation (state `open`), then ONE conditional update on the account
+ *   takes the credits and records a hold `holds.<id>` — `{ credits: { $gte: amount } }` keeps the
+ *   balance non-negative under any concurrency.
+ * - commit: ONE conditional update moves the reservation `open → committed` and writes the
+ *   serialized CreditUsage event into it (outbox_status `pending`); then ONE conditional update
+ *   on the account removes the hold and returns the unused part. The hold's presence guards the
+ *   refund, so repeating the step (after a crash, or by the sweeper) can never refund twice.
+ * - The relay publishes committed reservations whose event is pending and marks them sent.
+ */
+import { randomUUID } from 'node:crypto';
+import { creditUsageV1 } from '@subx/contracts';
+import { Errors } from '@subx/errors';
+import type { Clock, Doc, DocumentStore, KeyValueStore } from '@subx/ports';
+import type { CreditLedger, Operation, Reservation, UsageReport } from './types.ts';
+import type { AccountDoc, AccountRepository } from './accounts.ts';
+import type { Logger } from './logger.ts';
+import { USAGE_RETENTION_MS } from './rate-limit.ts';
+import { utcDate, utcMonth } from './time.ts';
+
+export const OUTBOX_COLLECTION = 'outbox';
+export const CREDIT_USAGE_TOPIC = 'billing.credit-usage.v1';
+
+export type ReservationState = 'open' | 'committed' | 'released';
+export type OutboxStatus = 'none' | 'pending' | 'sent';
+
+export interface ReservationDoc extends Doc {
+  _id: string;
+  kind: 'credit_reservation';
+  account_id: string;
+  operation: Operation;
+  request_id: string;
+  idempotency_key: string | null;
+  amount: number;
+  state: ReservationState;
+  /** The account's hold for this reservation has been resolved (taken or returned). */
+  settled: boolean;
+  charged: number;
+  created_at: number;
+  committed_at: number | null;
+  outbox_status: OutboxStatus;
+  topic: string | null;
+  /** Bus message key (the account id). */
+  key: string | null;
+  /** base64 of the serialized creditUsageV1.CreditUsage. */
+  payload: string | null;
+  sent_at: number | null;
+}
+
+export const usageCreditsKey = (accountId: string, date: string, operation: string) =>
+  `usage:cred:${accountId}:${date}:${operation}`;
+export const monthCreditsKey = (accountId: string, month: string) => `usage:month-cred:${accountId}:${month}`;
+
+export interface CreditLedgerImpl extends CreditLedger {
+  reserve(input: {
+    accountId: string;
+    operation: Operation;
+    amount: number;
+    requestId: string;
+    idempotencyKey?: string;
+  }): Promise<Reservation>;
+  /**
+   * Finishes what a crash interrupted: settles holds of finished reservations and releases
+   * reservations left open longer than the reservation TTL. Safe to run on every replica.
+   */
+  recover(): Promise<{ settled: number; expired: number }>;
+}
+
+export interface CreditLedgerOptions {
+  store: DocumentStore;
+  kv: KeyValueStore;
+  clock: Clock;
+  logger: Logger;
+  accounts: Pick<AccountRepository, 'ensureMonthlyAllowance' | 'collection'>;
+  topic?: string;
+  /** Open reservations older than this are released by `recover` (default 15 min). */
+  reservationTtlMs?: number;
+  /** Called after a commit wrote a pending event (the relay flushes early). */
+  onEventPending?: () => void;
+}
+
+function assertCredits(value: number, max: number, what: string): void {
+  if (!Number.isSafeInteger(value) || value < 0 || value > max) {
+    throw new RangeError(`${what} must be an integer between 0 and ${max}, got ${value}`);
+  }
+}
+
+export function createCreditLedger(options: CreditLedgerOptions): CreditLedgerImpl {
+  const { store, kv, clock, logger, accounts: repo } = options;
+  const topic = options.topic ?? CREDIT_USAGE_TOPIC;
+  const reservationTtlMs = options.reservationTtlMs ?? 15 * 60_000;
+  const accounts = repo.collection;
+  const outbox = store.collection<ReservationDoc>(OUTBOX_COLLECTION);
+
+  /** Removes the hold and returns `refund` credits; a no-op when the hold is already gone. */
+  async function settle(doc: Pick<ReservationDoc, '_id' | 'account_id'>, refund: number): Promise<void> {
+    const hold = `holds.${doc._id}`;
+    await accounts.updateOne(
+      { _id: doc.account_id, [hold]: { $exists: true } },
+      { $unset: { [hold]: '' }, $inc: { credits: refund } },
+    );
+    await outbox.updateOne({ _id: doc._id }, { $set: { settled: true } });
+  }
+
+  async function countUsage(
+    accountId: string,
+    operation: string,
+    credits: number,
+    at: number,
+  ): Promise<void> {
+    // Embedded usage report only (the billing ledger is the record of truth); best effort.
+    try {
+      const expireAtMs = at + USAGE_RETENTION_MS;
+      await Promise.all([
+        kv.increment(usageCreditsKey(accountId, utcDate(at), operation), credits, { expireAtMs }),
+        kv.increment(monthCreditsKey(accountId, utcMonth(at)), credits, { expireAtMs }),
+      ]);
+    } catch (err) {
+      logger.warn({ err, accountId }, 'usage counter update failed');
+    }
+  }
+
+  function zeroReservation(): Reservation {
+    return {
+      reserved: 0,
+      async commit(credits) {
+        assertCredits(credits, 0, 'credits');
+      },
+      async release() {},
+    };
+  }
+
+  return {
+    async reserve(input) {
+      const { accountId, operation, amount, requestId } = input;
+      assertCredits(amount, Number.MAX_SAFE_INTEGER, 'amount');
+      if (amount === 0) return zeroReservation();
+      await repo.ensureMonthlyAllowance(accountId);
+      const id = randomUUID();
+      const doc: ReservationDoc = {
+        _id: id,
+        kind: 'credit_reservation',
+        account_id: accountId,
+        operation,
+        request_id: requestId,
+        idempotency_key: input.idempotencyKey ?? null,
+        amount,
+        state: 'open',
+        settled: false,
+        charged: 0,
+        created_at: clock.now(),
+        committed_at: null,
+        outbox_status: 'none',
+        topic: null,
+        key: null,
+        payload: null,
+        sent_at: null,
+      };
+      await outbox.insertOne(doc);
+      const hold = `holds.${id}`;
+      const taken = await accounts.findOneAndUpdate(
+        { _id: accountId, credits: { $gte: amount }, [hold]: { $exists: false } },
+        { $inc: { credits: -amount }, $set: { [hold]: amount } },
+        { returnDocument: 'after' },
+      );
+      if (!taken) {
+        // No hold was taken: the reservation document is just noise now.
+        await outbox.deleteOne({ _id: id, state: 'open' });
+        const current = await accounts.findOne({ _id: accountId });
+        throw Errors.insufficientCredits(amount, Math.max(0, (current as AccountDoc | null)?.credits ?? 0));
+      }
+
+      let finished = false;
+      return {
+        reserved: amount,
+        async commit(credits: number, usage?: UsageReport) {
+          assertCredits(credits, amount, 'credits');
+          if (finished) return;
+          finished = true;
+          const now = clock.now();
+          let payload: string | null = null;
+          if (credits > 0) {
+            const event: creditUsageV1.CreditUsage = {
+              envelope: {
+                eventId: id,
+                occurredAt: new Date(now).toISOString(),
+                accountId,
+                idempotencyKey: input.idempotencyKey ?? requestId,
+                traceParent: usage?.attributes?.traceparent ?? '',
+              },
+              operation,
+              credits: BigInt(credits),
+              requestId,
+              successfulItems: usage?.successfulItems ?? 1,
+              attemptedItems: usage?.attemptedItems ?? 1,
+              attributes: { ...(usage?.attributes ?? {}) },
+            };
+            payload = Buffer.from(creditUsageV1.CreditUsage.encode(event).finish()).toString('base64');
+          }
+          const committed = await outbox.findOneAndUpdate(
+            { _id: id, state: 'open' },
+            {
+              $set: {
+                state: 'committed',
+                charged: credits,
+                committed_at: now,
+                outbox_status: credits > 0 ? 'pending' : 'none',
+                topic: credits > 0 ? topic : null,
+                key: credits > 0 ? accountId : null,
+                payload,
+              },
+            },
+            { returnDocument: 'after' },
+          );
+          // Already released by the sweeper (the request outlived the reservation TTL): nothing to charge.
+          if (!committed) return;
+          if (credits > 0) options.onEventPending?.();
+          await settle(committed, amount - credits);
+          if (credits > 0) await countUsage(accountId, operation, credits, now);
+        },
+        async release() {
+          if (finished) return;
+          finished = true;
+          const released = await outbox.findOneAndUpdate(
+            { _id: id, state: 'open' },
+            { $set: { state: 'released' } },
+            { returnDocument: 'after' },
+          );
+          if (released) await settle(released, amount);
+        },
+      };
+    },
+
+    async recover() {
+      let settled = 0;
+      let expired = 0;
+      const unsettled = await outbox.find(
+        { kind: 'credit_reservation', state: { $in: ['committed', 'released'] }, settled: false },
+        { limit: 500 },
+      );
+      for (const doc of unsettled) {
+        await settle(doc, doc.amount - (doc.state === 'committed' ? doc.charged : 0));
+        settled += 1;
+      }
+      const stale = await outbox.find(
+        { kind: 'credit_reservation', state: 'open', created_at: { $lt: clock.now() - reservationTtlMs } },
+        { limit: 500 },
+      );
+      for (const doc of stale) {
+        const released = await outbox.findOneAndUpdate(
+          { _id: doc._id, state: 'open' },
+          { $set: { state: 'released' } },
+          { returnDocument: 'after' },
+        );
+        if (released) {
+          await settle(released, released.amount);
+          expired += 1;
+        }
+      }
+      if (settled || expired) logger.info({ settled, expired }, 'credit reservations recovered');
+      return { settled, expired };
+    },
+  };
+}

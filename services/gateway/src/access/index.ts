@@ -1,0 +1,169 @@
+/**
+ * Public surface of access control: accounts and keys, tiers, daily and per-IP rate limits,
+ * credits with their outbox relay, idempotency, and the admin API plugin.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Clock, DocumentStore, EventBus, KeyValueStore } from '@subx/ports';
+import type { AccessControl, IdempotencyStore } from './types.ts';
+import type { AccessConfig } from './config.ts';
+import { DEFAULT_PRICING } from './pricing.ts';
+import type { Logger } from './logger.ts';
+import { createKeyCache } from './key-cache.ts';
+import type { AccountRepository } from './accounts.ts';
+import { createAccountRepository } from './accounts.ts';
+import type { DailyRateLimiter, IpRateLimiter } from './rate-limit.ts';
+import { createDailyRateLimiter, createIpRateLimiter } from './rate-limit.ts';
+import { createAccessControl } from './access-control.ts';
+import type { CreditLedgerImpl } from './credits.ts';
+import { createCreditLedger, monthCreditsKey } from './credits.ts';
+import type { OutboxRelay } from './outbox-relay.ts';
+import { createOutboxRelay } from './outbox-relay.ts';
+import { createIdempotencyStore } from './idempotency.ts';
+import type { UsageReader } from './usage.ts';
+import { createCounterUsageReader } from './usage.ts';
+import { adminRoutes } from '../routes/admin/index.ts';
+import { utcMonth } from './time.ts';
+
+export * from './types.ts';
+export * from './pricing.ts';
+export * from './api-key.ts';
+export * from './config.ts';
+export type { Logger } from './logger.ts';
+export { createKeyCache, KEY_INVALIDATION_CHANNEL } from './key-cache.ts';
+export type { KeyCache } from './key-cache.ts';
+export { createAccountRepository, isAccountId, ACCOUNTS_COLLECTION } from './accounts.ts';
+export type { AccountRepository, AccountDoc } from './accounts.ts';
+export {
+  createDailyRateLimiter,
+  createIpRateLimiter,
+  rateLimitHeaders,
+  rateLimitBody,
+  rateLimitOf,
+  secondsUntil,
+} from './rate-limit.ts';
+export type { DailyRateLimiter, IpRateLimiter } from './rate-limit.ts';
+export { createAccessControl } from './access-control.ts';
+export { createCreditLedger, OUTBOX_COLLECTION, CREDIT_USAGE_TOPIC } from './credits.ts';
+export type { CreditLedgerImpl, ReservationDoc } from './credits.ts';
+export { createOutboxRelay } from './outbox-relay.ts';
+export type { OutboxRelay } from './outbox-relay.ts';
+export { createIdempotencyStore, isValidIdempotencyKey, requestFingerprint } from './idempotency.ts';
+export { createCounterUsageReader, createBillingUsageReader } from './usage.ts';
+export type { UsageReader, AccountUsage, DayUsage } from './usage.ts';
+export { adminRoutes } from '../routes/admin/index.ts';
+export type { AdminRoutesOptions } from '../routes/admin/index.ts';
+
+export interface AccessModuleDeps {
+  store: DocumentStore;
+  kv: KeyValueStore;
+  bus: EventBus;
+  clock: Clock;
+  config: Pick<AccessConfig, 'apiKeyPepper' | 'adminToken'> & Partial<AccessConfig>;
+  logger: Logger;
+  /** Defaults to the gateway's own counters; pass createBillingUsageReader(...) once billing is wired. */
+  usageReader?: UsageReader;
+}
+
+export interface AccessModule {
+  access: AccessControl;
+  credits: CreditLedgerImpl;
+  idempotency: IdempotencyStore;
+  ipLimiter: IpRateLimiter;
+  rateLimiter: DailyRateLimiter;
+  accounts: AccountRepository;
+  usageReader: UsageReader;
+  outboxRelay: OutboxRelay;
+  /** The admin API with its options bound: `app.register(module.adminRoutes)` (no prefix). */
+  adminRoutes: (fastify: FastifyInstance) => Promise<void>;
+  /** Creates indexes, subscribes to key invalidations, ensures the usage topic, starts the relay. */
+  start(): Promise<void>;
+  /** Stops the relay (after a last flush) and the invalidation subscription. */
+  stop(): Promise<void>;
+}
+
+export function createAccessModule(deps: AccessModuleDeps): AccessModule {
+  const { store, kv, bus, clock, logger } = deps;
+  const pricing = deps.config.pricing ?? DEFAULT_PRICING;
+  const topic = deps.config.creditUsageTopic ?? 'billing.credit-usage.v1';
+  const keyCache = createKeyCache({
+    kv,
+    clock,
+    logger,
+    ...(deps.config.keyCacheTtlMs === undefined ? {} : { ttlMs: deps.config.keyCacheTtlMs }),
+  });
+  const accounts = createAccountRepository({
+    store,
+    clock,
+    pepper: deps.config.apiKeyPepper,
+    pricing,
+    keyCache,
+  });
+  const rateLimiter = createDailyRateLimiter({ kv, clock, pricing });
+  const access = createAccessControl({ accounts, rateLimiter, clock, pricing });
+  // The relay's recovery step and the ledger's commit hook refer to each other; both are only
+  // called after construction.
+  const relay: OutboxRelay = createOutboxRelay({
+    store,
+    bus,
+    topic,
+    clock,
+    logger,
+    intervalMs: deps.config.outboxIntervalMs ?? 1_000,
+    beforeTick: () => credits.recover(),
+  });
+  const credits = createCreditLedger({
+    store,
+    kv,
+    clock,
+    logger,
+    accounts,
+    topic,
+    ...(deps.config.reservationTtlMs === undefined ? {} : { reservationTtlMs: deps.config.reservationTtlMs }),
+    onEventPending: () => relay.kick(),
+  });
+  const idempotency = createIdempotencyStore({ kv });
+  const ipLimiter = createIpRateLimiter({ kv, clock, limitPerMinute: deps.config.ipLimitPerMinute ?? 60 });
+  const usageReader = deps.usageReader ?? createCounterUsageReader({ kv });
+
+  async function accountUsage(accountId: string) {
+    const month = await kv.get(monthCreditsKey(accountId, utcMonth(clock.now())));
+    return {
+      today_requests: await rateLimiter.todayCount(accountId),
+      month_credits: Number(month ?? 0) || 0,
+    };
+  }
+
+  return {
+    access,
+    credits,
+    idempotency,
+    ipLimiter,
+    rateLimiter,
+    accounts,
+    usageReader,
+    outboxRelay: relay,
+    adminRoutes: (fastify) =>
+      adminRoutes(fastify, {
+        accounts,
+        adminToken: deps.config.adminToken,
+        usageReader,
+        accountUsage,
+        clock,
+        logger,
+      }),
+    async start() {
+      await accounts.init();
+      await keyCache.start();
+      await bus.ensureTopics([topic]).catch((err: unknown) => {
+        // The relay keeps events pending until the bus accepts them.
+        logger.warn({ err, topic }, 'could not ensure the credit-usage topic');
+      });
+      relay.start();
+    },
+    async stop() {
+      await relay.stop();
+      await relay.flush();
+      await keyCache.stop();
+    },
+  };
+}

@@ -1,0 +1,98 @@
+/**
+ * The one configuration table for tiers, limits and prices (decisions.md: "All limits and prices
+ * live in one configuration table, not scattered literals"). Every number the access module uses
+ * comes from an `AccessPricing` value; `DEFAULT_PRICING` holds the documented defaults.
+ */
+import { TIERS } from './types.ts';
+import type { Operation, Tier } from './types.ts';
+
+export interface AccessPricing {
+  /** Requests per UTC day; null = unlimited. */
+  dailyLimit: Record<Tier, number | null>;
+  /** Credits granted at the start of each UTC month. */
+  monthlyAllowance: Record<Tier, number>;
+  /** Lowest tier allowed to call the operation. */
+  minimumTier: Record<Operation, Tier>;
+  prices: {
+    extract: number;
+    /** Per successful item (batch and playlist); failures are free. */
+    perSuccessfulItem: number;
+    /** [maxDurationSeconds, credits] steps, ascending; the last step applies to anything longer. */
+    summarize: { upToSeconds: number | null; credits: number }[];
+    /** Credits per started block of this many returned comments. */
+    commentsPerCredits: number;
+    commentsAnalyze: number;
+  };
+}
+
+export const DEFAULT_PRICING: AccessPricing = {
+  dailyLimit: { free: 100, pro: 10_000, business: 50_000, enterprise: null },
+  monthlyAllowance: { free: 50, pro: 5_000, business: 25_000, enterprise: 100_000 },
+  minimumTier: {
+    extract: 'free',
+    batch: 'free',
+    playlist: 'free',
+    summarize: 'pro',
+    comments: 'pro',
+    comments_analyze: 'pro',
+  },
+  prices: {
+    extract: 0,
+    perSuccessfulItem: 1,
+    summarize: [
+      { upToSeconds: 600, credits: 2 },
+      { upToSeconds: 1800, credits: 4 },
+      { upToSeconds: null, credits: 6 },
+    ],
+    commentsPerCredits: 500,
+    commentsAnalyze: 3,
+  },
+};
+
+export function tierRank(tier: Tier): number {
+  return TIERS.indexOf(tier);
+}
+
+/** True when `tier` is `required` or higher (free < pro < business < enterprise). */
+export function tierAllows(tier: Tier, required: Tier): boolean {
+  return tierRank(tier) >= tierRank(required);
+}
+
+export function extractPrice(pricing: AccessPricing = DEFAULT_PRICING): number {
+  return pricing.prices.extract;
+}
+
+/** Batch and playlist: per successful item. Also the worst case to reserve when given the item count. */
+export function itemsPrice(successfulItems: number, pricing: AccessPricing = DEFAULT_PRICING): number {
+  return Math.max(0, Math.floor(successfulItems)) * pricing.prices.perSuccessfulItem;
+}
+
+export function summarizePrice(durationSeconds: number, pricing: AccessPricing = DEFAULT_PRICING): number {
+  for (const step of pricing.prices.summarize) {
+    if (step.upToSeconds === null || durationSeconds <= step.upToSeconds) return step.credits;
+  }
+  // A table without an open-ended last step: the most expensive step applies.
+  return pricing.prices.summarize.at(-1)?.credits ?? 0;
+}
+
+/** Worst case a summarize request may cost (what the gateway reserves before the duration is known). */
+export function summarizeMaxPrice(pricing: AccessPricing = DEFAULT_PRICING): number {
+  return Math.max(0, ...pricing.prices.summarize.map((s) => s.credits));
+}
+
+/** ceil(returned / 500); 0 when served from cache or when comments are disabled (returned = 0). */
+export function commentsPrice(
+  returned: number,
+  options: { cached?: boolean; disabled?: boolean } = {},
+  pricing: AccessPricing = DEFAULT_PRICING,
+): number {
+  if (options.cached || options.disabled || returned <= 0) return 0;
+  return Math.ceil(returned / pricing.prices.commentsPerCredits);
+}
+
+export function commentsAnalyzePrice(
+  options: { cached?: boolean } = {},
+  pricing: AccessPricing = DEFAULT_PRICING,
+): number {
+  return options.cached ? 0 : pricing.prices.commentsAnalyze;
+}

@@ -1,0 +1,25 @@
+/** UTC calendar helpers: days reset at 00:00 UTC, allowances at the first of the month 00:00 UTC. */
+export function utcDate(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+export function utcMonth(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 7);
+}
+
+export function nextUtcMidnight(ms: number): number {
+  const d = new Date(ms);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1);
+}
+
+const DATE_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
+
+/** Parses a strict YYYY-MM-DD calendar date to its 00:00 UTC epoch ms; null if not a real date. */
+export function parseUtcDate(value: unknown): number | null {
+  if (typeof value !== 'string' || !DATE_PATTERN.test(value)) return null;
+  const ms = Date.parse(`${value}T00:00:00.000Z`);
+  if (Number.isNaN(ms) || utcDate(ms) !== value) return null;
+  return ms;
+}
+
+export const DAY_MS = 86_400_000;
