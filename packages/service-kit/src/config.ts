@@ -1,0 +1,207 @@
+/**
+ * Env-schema helpers and `loadConfig`. Nothing here reads `process.env` at import time: a service's
+ * `config.ts` exports its schema and calls `loadConfig(schema)` from `main.ts`, and tests call
+ * `loadConfig(schema, { ... })` with a plain object.
+ *
+ * Env values are strings; the helpers below parse them strictly (no `Number("")` → 0, no
+ * `Boolean("false")` → true) and their error messages never echo the value, because a value can be a
+ * secret or a URL with a password in it.
+ */
+import { z } from 'zod';
+
+const INTEGER = /^\d+$/;
+
+/** TCP port 0..65535 (0 = let the OS choose, useful in tests). */
+export const port = z
+  .string()
+  .trim()
+  .regex(INTEGER, { error: 'must be an integer port number (0-65535)' })
+  .transform(Number)
+  .pipe(z.number().int().max(65535, { error: 'must be an integer port number (0-65535)' }));
+
+/** Integer > 0. */
+export const positiveInt = z
+  .string()
+  .trim()
+  .regex(INTEGER, { error: 'must be a positive integer' })
+  .transform(Number)
+  .pipe(z.number().int().positive({ error: 'must be a positive integer' }).max(Number.MAX_SAFE_INTEGER));
+
+/** Integer >= 0. */
+export const nonNegativeInt = z
+  .string()
+  .trim()
+  .regex(INTEGER, { error: 'must be a non-negative integer' })
+  .transform(Number)
+  .pipe(z.number().int().max(Number.MAX_SAFE_INTEGER));
+
+/** Only "true"/"1" are true and only "false"/"0" are false; anything else is an error, not false. */
+export const boolEnv = z.string().transform((value, ctx) => {
+  const v = value.trim();
+  if (v === 'true' || v === '1') return true;
+  if (v === 'false' || v === '0') return false;
+  ctx.addIssue({ code: 'custom', message: 'must be one of true, false, 1, 0' });
+  return z.NEVER;
+});
+
+/** "a:9092, b:9092" → ["a:9092", "b:9092"]; blanks are dropped; at least one item. */
+export const csv = z
+  .string()
+  .transform((value) =>
+    value
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => item.length > 0),
+  )
+  .pipe(z.array(z.string()).min(1, { error: 'must be a comma-separated list with at least one item' }));
+
+/** An absolute URL, kept as a string (drivers want strings). */
+export const urlString = urlStringOf();
+
+/** An absolute URL whose protocol is one of `protocols` (with the colon: 'redis:', 'mongodb:'). */
+export function urlStringOf(protocols?: readonly string[]) {
+  return z
+    .string()
+    .trim()
+    .superRefine((value, ctx) => {
+      if (!URL.canParse(value)) {
+        ctx.addIssue({ code: 'custom', message: 'must be an absolute URL' });
+        return;
+      }
+      if (protocols && !protocols.includes(new URL(value).protocol)) {
+        ctx.addIssue({ code: 'custom', message: `must be a URL with protocol ${protocols.join(' or ')}` });
+      }
+    });
+}
+
+const DURATION = /^(\d+)\s*(ms|s|m|h)?$/;
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
+
+/** Positive duration in milliseconds: "1500" (ms), "1500ms", "10s", "2m", "1h" → number of ms. */
+export const durationMs = z.string().transform((value, ctx) => {
+  const match = DURATION.exec(value.trim());
+  const ms = match ? Number(match[1]) * (UNIT_MS[match[2] ?? 'ms'] ?? 1) : Number.NaN;
+  if (!Number.isSafeInteger(ms) || ms <= 0) {
+    ctx.addIssue({
+      code: 'custom',
+      message: 'must be a positive duration in ms, or with a unit: 500ms, 10s, 2m, 1h',
+    });
+    return z.NEVER;
+  }
+  return ms;
+});
+
+const secretRegistry = z.registry<{ secret: true }>();
+
+/**
+ * Marks a key as secret: `loadConfig` never puts its value in an error message and
+ * `redactConfig` hides it. Wrappers added afterwards (`.optional()`, `.default()`) keep the mark.
+ */
+export function secret<T extends z.ZodType = z.ZodString>(schema?: T): T {
+  const s = (schema ?? z.string().min(1, { error: 'must not be empty' })) as T;
+  secretRegistry.add(s, { secret: true });
+  return s;
+}
+
+function isSecretSchema(schema: z.ZodType): boolean {
+  let current: unknown = schema;
+  // Walk through wrappers (optional, default, nullable, pipe) to the schema that carries the mark.
+  for (let depth = 0; depth < 10 && current; depth++) {
+    const s = current as z.ZodType;
+    if (secretRegistry.get(s)?.secret) return true;
+    const def = s._zod.def as { innerType?: unknown; in?: unknown };
+    current = def.innerType ?? def.in;
+  }
+  return false;
+}
+
+/** Keys of an object schema marked with `secret()`. */
+export function secretKeysOf(schema: z.ZodType): string[] {
+  if (!(schema instanceof z.ZodObject)) return [];
+  const shape = schema.shape as Record<string, z.ZodType>;
+  return Object.keys(shape).filter((key) => isSecretSchema(shape[key] as z.ZodType));
+}
+
+export interface ConfigIssue {
+  /** The env variable, or "(config)" for a cross-field rule without a path. */
+  readonly key: string;
+  readonly message: string;
+}
+
+export class ConfigError extends Error {
+  readonly issues: readonly ConfigIssue[];
+
+  constructor(issues: readonly ConfigIssue[]) {
+    const lines = issues.map((issue) => `  - ${issue.key}: ${issue.message}`);
+    super(
+      `Invalid configuration (${issues.length} problem${issues.length === 1 ? '' : 's'}):\n${lines.join('\n')}`,
+    );
+    this.name = 'ConfigError';
+    this.issues = issues;
+  }
+}
+
+export interface LoadConfigOptions {
+  /** Extra secret keys, on top of those marked with `secret()`. */
+  secrets?: readonly string[];
+}
+
+function issueMessage(issue: z.core.$ZodIssue, raw: unknown): string {
+  if (raw === undefined && issue.code === 'invalid_type') return 'is required';
+  return issue.message;
+}
+
+/**
+ * Parses `env` with `schema`. Empty strings count as unset, so `FOO=` falls back to FOO's default
+ * (or is reported as required) instead of being parsed as "".
+ * Throws one ConfigError listing every bad variable.
+ */
+export function loadConfig<S extends z.ZodType>(
+  schema: S,
+  env: Record<string, string | undefined> = process.env,
+  options: LoadConfigOptions = {},
+): z.output<S> {
+  const input: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) {
+    if (value !== undefined && value !== '') input[key] = value;
+  }
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+
+  const secretKeys = new Set([...secretKeysOf(schema), ...(options.secrets ?? [])]);
+  const secretValues = [...secretKeys]
+    .map((key) => input[key])
+    .filter((value): value is string => value !== undefined && value.length >= 4);
+  const issues = result.error.issues.map((issue) => {
+    const key = issue.path.length > 0 ? issue.path.map(String).join('.') : '(config)';
+    let message = issueMessage(issue, input[String(issue.path[0])]);
+    // Defence in depth: a custom refinement could interpolate a value into its message.
+    for (const value of secretValues) message = message.split(value).join('[redacted]');
+    return { key, message };
+  });
+  throw new ConfigError(issues);
+}
+
+export const REDACTED = '[redacted]';
+
+// scheme://user:password@host → scheme://user:[redacted]@host
+const URL_PASSWORD = /^([a-z][a-z0-9+.-]*:\/\/[^/:@\s]*):[^@/\s]+@/i;
+
+/**
+ * A copy of `config` that is safe to log: secret keys that are set become "[redacted]" (unset ones
+ * stay undefined, which is useful to see), and passwords inside URL strings are redacted too.
+ */
+export function redactConfig<T extends Record<string, unknown>>(
+  config: T,
+  secretKeys: readonly string[],
+): Record<keyof T, unknown> {
+  const secrets = new Set(secretKeys);
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(config)) {
+    if (secrets.has(key)) out[key] = value === undefined || value === null ? value : REDACTED;
+    else if (typeof value === 'string') out[key] = value.replace(URL_PASSWORD, `$1:${REDACTED}@`);
+    else if (typeof value === 'bigint') out[key] = value.toString();
+    else out[key] = value;
+  }
+  return out as Record<keyof T, unknown>;
+}
