@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Creates the subx Kafka topics and their .dlq twins (idempotent: existing topics are left alone).
+#
+# Runs wherever Kafka's kafka-topics.sh is available:
+#   - in docker-compose, as the one-shot `kafka-init` service (apache/kafka image);
+#   - against any cluster from a machine with a Kafka distribution:
+#       KAFKA_BOOTSTRAP=broker:9092 KAFKA_TOPICS_BIN=/opt/kafka/bin/kafka-topics.sh scripts/kafka-topics.sh
+# Env: KAFKA_BOOTSTRAP (default localhost:9092), KAFKA_TOPIC_PARTITIONS (3),
+#      KAFKA_TOPIC_REPLICATION (1), KAFKA_TOPICS_BIN (kafka-topics.sh on PATH, else /opt/kafka/bin/...),
+#      KAFKA_WAIT_SECONDS (60): how long to wait for the broker to answer.
+set -euo pipefail
+
+BOOTSTRAP=${KAFKA_BOOTSTRAP:-localhost:9092}
+PARTITIONS=${KAFKA_TOPIC_PARTITIONS:-3}
+REPLICATION=${KAFKA_TOPIC_REPLICATION:-1}
+WAIT_SECONDS=${KAFKA_WAIT_SECONDS:-60}
+BIN=${KAFKA_TOPICS_BIN:-$(command -v kafka-topics.sh || echo /opt/kafka/bin/kafka-topics.sh)}
+
+# Source of truth for topic names: the architecture doc (Topics); keep in step with the producers.
+TOPICS=(extract.jobs.v1 extract.results.v1 billing.credit-usage.v1)
+
+if [ ! -x "$BIN" ]; then
+  echo "kafka-topics: $BIN not found; set KAFKA_TOPICS_BIN" >&2
+  exit 1
+fi
+
+deadline=$((SECONDS + WAIT_SECONDS))
+until "$BIN" --bootstrap-server "$BOOTSTRAP" --list >/dev/null 2>&1; do
+  if [ "$SECONDS" -ge "$deadline" ]; then
+    echo "kafka-topics: broker $BOOTSTRAP did not answer within ${WAIT_SECONDS}s" >&2
+    exit 1
+  fi
+  sleep 2
+done
+
+for base in "${TOPICS[@]}"; do
+  for topic in "$base" "$base.dlq"; do
+    "$BIN" --bootstrap-server "$BOOTSTRAP" --create --if-not-exists --topic "$topic" \
+      --partitions "$PARTITIONS" --replication-factor "$REPLICATION"
+  done
+done
+
+echo "kafka-topics: topics on $BOOTSTRAP:"
+"$BIN" --bootstrap-server "$BOOTSTRAP" --list
