@@ -1,0 +1,56 @@
+/**
+ * InnerTube client contexts. Versions get retired every few months (ANDROID 19.x answers 400 since Aug 2026),
+ * so these are data: override any field with YOUTUBE_CLIENTS, no code change needed. Sources and dates:
+ * shared/docs/youtube-extraction-notes.md §0.
+ */
+export interface InnertubeClient {
+  /** context.client.clientName */
+  name: string;
+  /** X-YouTube-Client-Name */
+  id: number;
+  version: string;
+  userAgent: string;
+  /** Extra context.client fields (device, OS). */
+  extra?: Record<string, unknown>;
+  /** Whether its /player responses carry `microformat` (upload date, category): only WEB-family clients do. */
+  hasMicroformat: boolean;
+}
+
+export const DEFAULT_CLIENTS: Record<string, InnertubeClient> = {
+  WEB: {
+    name: 'WEB',
+    id: 1,
+    version: '2.20260708.00.00',
+    userAgent:
+      'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/138.0.0.0 Safari/537.36,gzip(gfe)',
+    hasMicroformat: true,
+  },
+  ANDROID: {
+    name: 'ANDROID',
+    id: 3,
+    version: '21.26.364',
+    userAgent: 'com.google.android.youtube/21.26.364 (Linux; U; Android 11) gzip',
+    extra: { androidSdkVersion: 30, osName: 'Android', osVersion: '11' },
+    hasMicroformat: false,
+  },
+  VISIONOS: {
+    name: 'VISIONOS',
+    id: 101,
+    version: '1.02',
+    userAgent:
+      'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/26.0 Safari/605.1.15',
+    extra: { deviceMake: 'Apple', deviceModel: 'RealityDevice17,1', osName: 'visionOS', osVersion: '26.5.23O471' },
+    hasMicroformat: false,
+  },
+  IOS: {
+    name: 'IOS',
+    id: 5,
+    version: '21.26.4',
+    userAgent: 'com.google.ios.youtube/21.26.4 (iPhone16,2; U; CPU iOS 18_3_2 like Mac OS X;)',
+    extra: { deviceMake: 'Apple', deviceModel: 'iPhone16,2', osName: 'iPhone', osVersion: '18.3.2.22D82' },
+    hasMicroformat: false,
+  },
+};
+
+/** WEB first: its player response lists captions *and* carries microformat, so a transcript costs 2 calls. */
+export const DEFAULT_PLAYER_CLIENTS = ['WEB', 'ANDROID', 'VISIONOS'];

@@ -1,0 +1,195 @@
+import { AppError, Errors } from '@subx/errors';
+import type { VideoMetadata } from '../types.ts';
+import { arr, at, findFirst, isObj, str, text } from './json.ts';
+
+/** Pure functions over a raw `/youtubei/v1/player` response. */
+
+export interface CaptionTrack {
+  languageCode: string;
+  kind: 'manual' | 'asr';
+  name: string;
+  vssId: string;
+  baseUrl: string;
+  isTranslatable: boolean;
+  /** The URL carries exp=xpe|xpv: the body comes back empty without a PO token. */
+  requiresPoToken: boolean;
+}
+
+export interface CaptionList {
+  tracks: CaptionTrack[];
+  /** Target codes for `tlang`; undefined when the client omitted the list (translation then untested). */
+  translationLanguages: string[] | undefined;
+}
+
+export function parseCaptionTracks(player: unknown): CaptionList {
+  const r = at(player, 'captions', 'playerCaptionsTracklistRenderer');
+  const tracks: CaptionTrack[] = [];
+  for (const t of arr(at(r, 'captionTracks'))) {
+    const baseUrl = str(at(t, 'baseUrl'));
+    const languageCode = str(at(t, 'languageCode'));
+    if (!baseUrl || !languageCode) continue;
+    const kind = str(at(t, 'kind')) === 'asr' ? 'asr' : 'manual';
+    tracks.push({
+      languageCode,
+      kind,
+      name: text(at(t, 'name')) ?? languageCode,
+      vssId: str(at(t, 'vssId')) ?? `${kind === 'asr' ? 'a' : ''}.${languageCode}`,
+      baseUrl,
+      isTranslatable: at(t, 'isTranslatable') === true,
+      requiresPoToken: /[?&]exp=[^&]*xp[ev]/.test(baseUrl),
+    });
+  }
+  const tl = at(r, 'translationLanguages');
+  return {
+    tracks,
+    translationLanguages: Array.isArray(tl)
+      ? tl.map((x) => str(at(x, 'languageCode'))).filter((x): x is string => !!x)
+      : undefined,
+  };
+}
+
+export type Playability =
+  | { ok: true }
+  | {
+      ok: false;
+      error: AppError;
+      /** True when another client cannot change the answer (private, not found, ...). */
+      definitive: boolean;
+    };
+
+function playabilityText(ps: unknown): string {
+  const parts = [
+    str(at(ps, 'reason')),
+    text(at(ps, 'errorScreen', 'playerErrorMessageRenderer', 'reason')),
+    text(at(ps, 'errorScreen', 'playerErrorMessageRenderer', 'subreason')),
+    ...arr(at(ps, 'messages')).map((m) => str(m)),
+  ];
+  return parts.filter(Boolean).join(' | ');
+}
+
+/**
+ * Maps `playabilityStatus` (and the sanity checks around it) to the error taxonomy. The reasons are the
+ * English ones: requests always send hl=en.
+ */
+export function classifyPlayability(player: unknown, requestedId: string): Playability {
+  if (!isObj(player) || (player.playabilityStatus === undefined && player.videoDetails === undefined)) {
+    // The ANDROID/reel endpoints answer an unknown id with `{}`.
+    return { ok: false, error: Errors.videoNotFound(requestedId), definitive: true };
+  }
+  const ps = player.playabilityStatus;
+  const status = str(at(ps, 'status')) ?? 'OK';
+  const msg = playabilityText(ps);
+  const low = msg.toLowerCase();
+  if (findFirst(ps, 'playerCaptchaViewModel') !== undefined) {
+    return { ok: false, error: Errors.upstreamBlocked('captcha', 'The platform asked for a captcha.'), definitive: false };
+  }
+  if (low.includes('not a bot')) {
+    return {
+      ok: false,
+      error: Errors.upstreamBlocked('bot_check', `The platform asked to confirm we are not a bot: ${msg}`),
+      definitive: false,
+    };
+  }
+  if (low.includes("content isn't available, try again later") || low.includes('try again later')) {
+    return { ok: false, error: Errors.upstreamBlocked('rate_limited', `The platform rate-limited us: ${msg}`), definitive: false };
+  }
+  if (status === 'OK') {
+    const returned = str(at(player, 'videoDetails', 'videoId'));
+    if (returned !== undefined && returned !== requestedId) {
+      return {
+        ok: false,
+        error: Errors.upstreamBlocked(
+          'bot_check',
+          `The platform answered with a different video (${returned}) than requested (${requestedId}); the IP is likely blocked.`,
+        ),
+        definitive: false,
+      };
+    }
+    return { ok: true };
+  }
+  const unavailable = (reason: Parameters<typeof Errors.videoUnavailable>[1], definitive = true): Playability => ({
+    ok: false,
+    error: Errors.videoUnavailable(requestedId, reason, msg || undefined),
+    definitive,
+  });
+  if (low.includes('private') || low.includes("granted access")) return unavailable('private');
+  if (/confirm your age|age-restricted|inappropriate for some users|age_verification|age_check/.test(low)) {
+    return unavailable('age_restricted');
+  }
+  if (low.includes('in your country') || low.includes('not available in your')) {
+    return unavailable('geo_blocked');
+  }
+  if (/premium|requires payment|\brent(al|ed)?\b|purchase/.test(low)) return unavailable('paid');
+  if (low.includes('members')) return unavailable('members_only');
+  if (status === 'LIVE_STREAM_OFFLINE' || at(player, 'videoDetails', 'isUpcoming') === true || /will begin|premieres? in|scheduled/.test(low)) {
+    return unavailable('upcoming_live');
+  }
+  if (/removed|terminated|no longer available|copyright claim/.test(low)) return unavailable('removed');
+  if (status === 'ERROR') return { ok: false, error: Errors.videoNotFound(requestedId), definitive: true };
+  // UNPLAYABLE "This video is not available", LOGIN_REQUIRED "Please sign in", custom statuses: these are
+  // client-specific more often than not, so another client may still succeed.
+  return unavailable('unplayable', false);
+}
+
+/** YYYYMMDD in UTC. A timestamp with time and offset is converted; a bare date is taken as is. */
+export function toUploadDate(value: string | undefined): string {
+  if (!value) return '';
+  const bare = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
+  if (bare) return `${bare[1]}${bare[2]}${bare[3]}`;
+  const t = Date.parse(value);
+  if (!Number.isFinite(t)) return '';
+  return new Date(t).toISOString().slice(0, 10).replaceAll('-', '');
+}
+
+export function hasMicroformat(player: unknown): boolean {
+  return isObj(at(player, 'microformat', 'playerMicroformatRenderer'));
+}
+
+function bestThumbnail(...lists: unknown[]): string | undefined {
+  let best: { url: string; area: number } | undefined;
+  for (const list of lists) {
+    for (const t of arr(list)) {
+      const url = str(at(t, 'url'));
+      if (!url) continue;
+      const area = (Number(at(t, 'width')) || 0) * (Number(at(t, 'height')) || 0);
+      if (!best || area >= best.area) best = { url, area };
+    }
+  }
+  return best?.url;
+}
+
+function num(v: unknown): number | undefined {
+  if (typeof v === 'number' && Number.isFinite(v)) return v;
+  if (typeof v === 'string' && /^\d+$/.test(v)) return Number(v);
+  return undefined;
+}
+
+/**
+ * Metadata available from player responses. `primary` is the response that listed the captions; `web` an
+ * optional WEB response carrying `microformat` (mobile clients omit it).
+ */
+export function parsePlayerMetadata(videoId: string, primary: unknown, web?: unknown): Required<
+  Pick<VideoMetadata, 'title' | 'channel' | 'channelId' | 'duration' | 'uploadDate' | 'thumbnailUrl' | 'description' | 'tags' | 'categories' | 'viewCount' | 'isLive' | 'wasLive'>
+> {
+  const vd = at(primary, 'videoDetails') ?? at(web, 'videoDetails');
+  const mf = at(primary, 'microformat', 'playerMicroformatRenderer') ?? at(web, 'microformat', 'playerMicroformatRenderer');
+  const isLive = at(vd, 'isLive') === true || at(mf, 'liveBroadcastDetails', 'isLiveNow') === true;
+  const isUpcoming = at(vd, 'isUpcoming') === true;
+  const category = str(at(mf, 'category'));
+  return {
+    title: str(at(vd, 'title')) ?? text(at(mf, 'title')) ?? '',
+    channel: str(at(vd, 'author')) ?? str(at(mf, 'ownerChannelName')) ?? '',
+    channelId: str(at(vd, 'channelId')) ?? str(at(mf, 'externalChannelId')) ?? '',
+    duration: num(at(vd, 'lengthSeconds')) ?? num(at(mf, 'lengthSeconds')) ?? 0,
+    uploadDate: toUploadDate(str(at(mf, 'uploadDate')) ?? str(at(mf, 'publishDate'))),
+    thumbnailUrl:
+      bestThumbnail(at(vd, 'thumbnail', 'thumbnails'), at(mf, 'thumbnail', 'thumbnails')) ??
+      `https://i.ytimg.com/vi/${videoId}/hqdefault.jpg`,
+    description: str(at(vd, 'shortDescription')) ?? text(at(mf, 'description')) ?? '',
+    tags: arr(at(vd, 'keywords')).filter((k): k is string => typeof k === 'string'),
+    categories: category ? [category] : [],
+    viewCount: num(at(vd, 'viewCount')) ?? num(at(mf, 'viewCount')) ?? 0,
+    isLive,
+    wasLive: at(vd, 'isLiveContent') === true && !isLive && !isUpcoming,
+  };
+}

@@ -1,0 +1,191 @@
+import type { Segment } from '../types.ts';
+
+/**
+ * Timedtext bodies in the three formats YouTube serves: json3 ({events}), srv3 (<timedtext format="3"><body><p>)
+ * and srv1 (<transcript><text>). The format is sniffed from the body, not trusted from the URL, because a
+ * server may ignore `fmt`. Output text is plain: entities decoded, markup stripped, whitespace collapsed.
+ */
+
+export type TimedTextFormat = 'json3' | 'srv3' | 'srv1';
+
+export class TimedTextParseError extends Error {}
+
+const NAMED: Record<string, string> = {
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  nbsp: ' ',
+  hellip: '…',
+  mdash: '—',
+  ndash: '–',
+  lsquo: '‘',
+  rsquo: '’',
+  ldquo: '“',
+  rdquo: '”',
+  laquo: '«',
+  raquo: '»',
+  copy: '©',
+  reg: '®',
+  eacute: 'é',
+};
+
+export function decodeEntities(s: string): string {
+  if (!s.includes('&')) return s;
+  return s.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (m, e: string) => {
+    if (e[0] === '#') {
+      const code = e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);
+      return Number.isFinite(code) && code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : m;
+    }
+    return NAMED[e.toLowerCase()] ?? m;
+  });
+}
+
+const TAG = /<\/?[a-zA-Z][^<>]*>/g;
+
+/** Markup → plain text: <br> becomes a line break, other tags disappear; then entities (possibly double-escaped). */
+export function cleanText(raw: string): string {
+  let s = raw.replace(/<br\s*\/?>/gi, '\n').replace(TAG, '');
+  s = decodeEntities(s);
+  // srv1 escapes markup once more (&lt;i&gt;): after the first decode the tags are real, strip them again.
+  if (s.includes('<')) s = s.replace(/<br\s*\/?>/gi, '\n').replace(TAG, '');
+  if (s.includes('&')) s = decodeEntities(s);
+  return s
+    .replace(/\r\n?/g, '\n')
+    .split('\n')
+    .map((l) => l.replace(/[\s\u200b]+/g, ' ').trim())
+    .filter((l) => l.length > 0)
+    .join('\n');
+}
+
+export function detectFormat(body: string): TimedTextFormat {
+  const head = body.trimStart().slice(0, 512);
+  if (head.startsWith('{')) return 'json3';
+  if (head.startsWith('<')) {
+    if (/<timedtext[^>]*format="3"/.test(head) || /<body>|<p\s/.test(body.slice(0, 4096))) return 'srv3';
+    if (/<transcript[\s>]/.test(head)) return 'srv1';
+  }
+  throw new TimedTextParseError('unrecognised timedtext body');
+}
+
+interface RawCue {
+  start: number;
+  duration: number;
+  text: string;
+}
+
+interface Json3Seg {
+  utf8?: string;
+}
+interface Json3Event {
+  tStartMs?: number;
+  dDurationMs?: number;
+  segs?: Json3Seg[];
+}
+
+function parseJson3(body: string): RawCue[] {
+  let doc: { events?: Json3Event[] };
+  try {
+    doc = JSON.parse(body) as { events?: Json3Event[] };
+  } catch (err) {
+    throw new TimedTextParseError(`json3 body is not JSON: ${(err as Error).message}`);
+  }
+  if (!Array.isArray(doc.events)) throw new TimedTextParseError('json3 body has no events');
+  const out: RawCue[] = [];
+  for (const ev of doc.events) {
+    const segs = ev.segs;
+    if (!segs) continue; // window/style definitions
+    let raw = '';
+    for (const s of segs) raw += s.utf8 ?? '';
+    out.push({ start: (ev.tStartMs ?? 0) / 1000, duration: (ev.dDurationMs ?? 0) / 1000, text: raw });
+  }
+  return out;
+}
+
+const ATTR = /([a-zA-Z_:][\w:.-]*)\s*=\s*"([^"]*)"/g;
+
+function attrs(s: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const m of s.matchAll(ATTR)) out[m[1] as string] = m[2] as string;
+  return out;
+}
+
+function parseXml(body: string, tag: 'p' | 'text', unit: 'ms' | 's'): RawCue[] {
+  const re = tag === 'p' ? /<p\b([^>]*?)(?:\/>|>([\s\S]*?)<\/p>)/g : /<text\b([^>]*?)(?:\/>|>([\s\S]*?)<\/text>)/g;
+  const out: RawCue[] = [];
+  for (const m of body.matchAll(re)) {
+    const a = attrs(m[1] ?? '');
+    const start = Number(unit === 'ms' ? a.t : a.start);
+    const dur = Number(unit === 'ms' ? a.d : a.dur);
+    if (!Number.isFinite(start)) continue;
+    const div = unit === 'ms' ? 1000 : 1;
+    out.push({ start: start / div, duration: Number.isFinite(dur) ? dur / div : 0, text: m[2] ?? '' });
+  }
+  return out;
+}
+
+export interface ParseOptions {
+  /** Auto-generated tracks repeat the previous line in each cue; remove that ("rolling" captions). */
+  dedupeRolling?: boolean;
+}
+
+export function parseTimedText(body: string, options: ParseOptions = {}): Segment[] {
+  const format = detectFormat(body);
+  const raw = format === 'json3' ? parseJson3(body) : format === 'srv3' ? parseXml(body, 'p', 'ms') : parseXml(body, 'text', 's');
+  const segments: Segment[] = [];
+  for (const c of raw) {
+    const t = cleanText(c.text);
+    if (t.length === 0) continue;
+    segments.push({ text: t, start: round3(c.start), duration: round3(Math.max(0, c.duration)) });
+  }
+  const deduped = options.dedupeRolling ? removeRollingRepetition(segments) : segments;
+  for (const s of deduped) s.text = s.text.replace(/\n/g, ' ');
+  return deduped;
+}
+
+function round3(n: number): number {
+  return Math.round(n * 1000) / 1000;
+}
+
+/**
+ * Rolling captions show a two-line window: each cue repeats the line(s) already on screen and adds one.
+ * Drop the longest prefix of a cue's lines that equals a suffix of the previous cue's lines; a cue that is
+ * nothing but repetition extends the previous cue instead. Also handles word-by-word growth on one line
+ * ("hello" → "hello world").
+ */
+export function removeRollingRepetition(segments: Segment[]): Segment[] {
+  const out: Segment[] = [];
+  let prevLines: string[] = [];
+  for (const seg of segments) {
+    const lines = seg.text.split('\n');
+    let k = Math.min(prevLines.length, lines.length);
+    for (; k > 0; k--) {
+      let match = true;
+      for (let i = 0; i < k; i++) {
+        if (prevLines[prevLines.length - k + i] !== lines[i]) {
+          match = false;
+          break;
+        }
+      }
+      if (match) break;
+    }
+    let rest = lines.slice(k);
+    const last = out[out.length - 1];
+    if (last && rest.length > 0 && k === 0) {
+      // same line growing word by word
+      const prevLast = prevLines[prevLines.length - 1];
+      const first = rest[0] as string;
+      if (prevLast && first.length > prevLast.length && first.startsWith(prevLast + ' ')) {
+        rest = [first.slice(prevLast.length + 1), ...rest.slice(1)];
+      }
+    }
+    prevLines = lines;
+    if (rest.length === 0) {
+      if (last) last.duration = round3(Math.max(last.duration, seg.start + seg.duration - last.start));
+      continue;
+    }
+    out.push({ text: rest.join('\n'), start: seg.start, duration: seg.duration });
+  }
+  return out;
+}
