@@ -68,7 +68,12 @@ export function createKeyCache(options: KeyCacheOptions): KeyCache {
       generation += 1;
       entries.clear();
     }
-    if (typeof message.nonce === 'string') echoWaiters.get(message.nonce)?.();
+    if (typeof message.nonce === 'string') {
+      const waiter = echoWaiters.get(message.nonce);
+      // Resolve on a later turn: subscribers in this same process that were handed the message
+      // in this turn (embedded replicas, tests) must have applied it before the admin call answers.
+      if (waiter) setImmediate(waiter);
+    }
   }
 
   return {
