@@ -112,6 +112,9 @@ export async function adminRoutes(fastify: FastifyInstance, options: AdminRoutes
     return reply.code(status).send(body);
   });
 
+  // JSON only (in this plugin's context): a text/plain body is 415, not a string to validate.
+  fastify.removeContentTypeParser('text/plain');
+
   fastify.addHook('onRequest', async (request) => {
     const header = request.headers.authorization;
     const match = typeof header === 'string' ? /^Bearer ([^\s]+)$/.exec(header) : null;
