@@ -1,0 +1,31 @@
+import type { FastifyBaseLogger, FastifyPluginAsync } from 'fastify';
+import type { Clock, KeyValueStore } from '@subx/ports';
+import type { AccessPricing } from './access/pricing.ts';
+import type { IpRateLimiter } from './access/rate-limit.ts';
+import type { AccessControl, CreditLedger, IdempotencyStore } from './access/types.ts';
+import type { Backends } from './backends/types.ts';
+import type { Config } from './config.ts';
+import type { FanOut } from './fanout/types.ts';
+
+export interface GatewayDeps {
+  config: Config;
+  /** A pino logger (or fastify-compatible); omitted: no logging. */
+  logger?: FastifyBaseLogger;
+  access: AccessControl;
+  credits: CreditLedger;
+  idempotency: IdempotencyStore;
+  ipLimiter: IpRateLimiter;
+  backends: Backends;
+  fanOut: FanOut;
+  /** Per-user "summary paid" markers. */
+  kv: KeyValueStore;
+  clock: Clock;
+  /** Defaults to the access module's DEFAULT_PRICING. */
+  pricing?: AccessPricing;
+  /** Operator routes (/admin/v1/...), registered inside the app so they share errors and ids. */
+  adminRoutes?: FastifyPluginAsync;
+  /** /health/ready: false while draining or when a dependency is unusable. */
+  readiness?: () => Promise<boolean>;
+  /** Reported by /health; defaults to this package's version. */
+  version?: string;
+}

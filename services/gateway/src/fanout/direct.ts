@@ -1,0 +1,70 @@
+import { Errors, isAppError } from '@subx/errors';
+import type { ExtractorBackend } from '../backends/types.ts';
+import type { FanOut, FanOutJob, FanOutOutcome, FanOutRequest } from './types.ts';
+
+/**
+ * Fan-out by direct gRPC calls, `concurrency` at a time. Each item is bounded by its own budget
+ * and by what is left of the total; an item still running at its bound is cancelled and reported
+ * as TIMEOUT, so the request answers on time even if a backend ignores cancellation.
+ */
+export function createDirectFanOut(deps: { extractor: ExtractorBackend; concurrency: number }): FanOut {
+  const { extractor } = deps;
+  const concurrency = Math.max(1, deps.concurrency);
+
+  async function one(job: FanOutJob, budgetMs: number, requestId: string): Promise<FanOutOutcome> {
+    if (budgetMs <= 0) return { ok: false, error: Errors.timeout() };
+    const controller = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const cutOff = new Promise<FanOutOutcome>((resolve) => {
+      timer = setTimeout(() => {
+        controller.abort();
+        resolve({ ok: false, error: Errors.timeout() });
+      }, budgetMs);
+    });
+    const work = extractor
+      .getTranscript(
+        {
+          videoId: job.videoId,
+          language: job.language,
+          include: job.include,
+          forceRefresh: false,
+          translate: job.translate,
+        },
+        { deadlineMs: budgetMs, signal: controller.signal, requestId },
+      )
+      .then(
+        (transcript): FanOutOutcome => ({ ok: true, transcript }),
+        (error: unknown): FanOutOutcome => ({
+          ok: false,
+          error: controller.signal.aborted
+            ? Errors.timeout()
+            : isAppError(error)
+              ? error
+              : Errors.internal(error),
+        }),
+      );
+    try {
+      return await Promise.race([work, cutOff]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  return {
+    async run(request: FanOutRequest): Promise<FanOutOutcome[]> {
+      const deadline = performance.now() + request.totalTimeoutMs;
+      const outcomes: FanOutOutcome[] = new Array<FanOutOutcome>(request.jobs.length);
+      let next = 0;
+      const worker = async () => {
+        while (next < request.jobs.length) {
+          const index = next++;
+          const job = request.jobs[index]!;
+          const left = Math.floor(deadline - performance.now());
+          outcomes[index] = await one(job, Math.min(request.itemTimeoutMs, left), request.requestId);
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(concurrency, request.jobs.length) }, worker));
+      return outcomes;
+    },
+  };
+}

@@ -1,0 +1,36 @@
+/**
+ * Batch and playlist hand their videos to a FanOut. Today it calls the extractor over gRPC
+ * (direct.ts); a Kafka implementation (jobs out, results back to the asking gateway) can
+ * replace it without touching the routes.
+ */
+import type { AppError } from '@subx/errors';
+import type { extractorV1 } from '@subx/contracts';
+
+export interface FanOutJob {
+  videoId: string;
+  language: string;
+  include: string[];
+  translate: boolean;
+}
+
+export interface FanOutRequest {
+  requestId: string;
+  jobs: FanOutJob[];
+  /** Budget for the whole request; items not finished by then are TIMEOUT. */
+  totalTimeoutMs: number;
+  /** Budget for one video, counted from when its extraction starts. */
+  itemTimeoutMs: number;
+}
+
+export type FanOutOutcome =
+  { ok: true; transcript: extractorV1.GetTranscriptResponse } | { ok: false; error: AppError };
+
+export interface FanOut {
+  /** One outcome per job, in job order. Never rejects: failures are outcomes. */
+  run(request: FanOutRequest): Promise<FanOutOutcome[]>;
+}
+
+/** Interface §8: max(total / n, floor) per video (the playlist rule; batch uses it with 60 s). */
+export function perItemTimeoutMs(totalMs: number, items: number, floorMs: number): number {
+  return Math.max(Math.floor(totalMs / Math.max(1, items)), floorMs);
+}

@@ -1,0 +1,104 @@
+/**
+ * Hooks of the authenticated routes. admit runs in onRequest, before the body is parsed and
+ * validated, which gives the decided order 401 → 403 → 429 → 400 → 402 → work. Idempotency runs
+ * after validation (preHandler); the response of a completed request is replayed for the same key.
+ */
+import { createHash } from 'node:crypto';
+import type {
+  FastifyReply,
+  FastifyRequest,
+  onRequestAsyncHookHandler,
+  preHandlerAsyncHookHandler,
+} from 'fastify';
+import { AppError, Errors } from '@subx/errors';
+import type { AccessControl, Admission, IdempotencyStore, Operation } from '../access/types.ts';
+import type { IpRateLimiter } from '../access/rate-limit.ts';
+import { rateLimitOf } from '../access/rate-limit.ts';
+import { setRateLimitHeaders } from './rate-limit-headers.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    admission: Admission | null;
+    idempotencyKey: string | null;
+  }
+}
+
+export function admitHook(access: AccessControl, operation: Operation): onRequestAsyncHookHandler {
+  return async function admit(request: FastifyRequest, reply: FastifyReply) {
+    const header = request.headers['x-api-key'];
+    try {
+      const admission = await access.admit({
+        apiKey: typeof header === 'string' ? header : undefined,
+        operation,
+      });
+      request.admission = admission;
+      setRateLimitHeaders(reply, admission.rateLimit);
+    } catch (error) {
+      const state = rateLimitOf(error);
+      if (state) setRateLimitHeaders(reply, state);
+      throw error;
+    }
+  };
+}
+
+export function ipLimitHook(limiter: IpRateLimiter): onRequestAsyncHookHandler {
+  return async function ipLimit(request: FastifyRequest) {
+    await limiter.check(request.ip);
+  };
+}
+
+const KEY_PATTERN = /^[\x21-\x7E]{1,255}$/;
+
+function fingerprint(request: FastifyRequest): string {
+  return createHash('sha256')
+    .update(`${request.method}\n${request.url}\n${JSON.stringify(request.body ?? null)}`)
+    .digest('base64url');
+}
+
+export function idempotencyHook(store: IdempotencyStore): preHandlerAsyncHookHandler {
+  return async function idempotency(request: FastifyRequest, reply: FastifyReply) {
+    const header = request.headers['idempotency-key'];
+    if (header === undefined || !request.admission) return;
+    if (typeof header !== 'string' || !KEY_PATTERN.test(header)) {
+      throw Errors.invalidRequest('The Idempotency-Key header must be 1 to 255 printable ASCII characters.');
+    }
+    const claim = await store.claim(request.admission.account.id, header, fingerprint(request));
+    if (claim.kind === 'in_progress') {
+      throw new AppError('CONFLICT', 'A request with this Idempotency-Key is still being processed.');
+    }
+    if (claim.kind === 'replay') {
+      reply.headers(claim.response.headers).header('idempotent-replayed', 'true');
+      return reply.code(claim.response.status).send(claim.response.body);
+    }
+    request.idempotencyKey = header;
+  };
+}
+
+/** onSend: keep what we send so onResponse can store it for replays. */
+export function captureForIdempotency(request: FastifyRequest, reply: FastifyReply, payload: unknown): void {
+  if (request.idempotencyKey === null || typeof payload !== 'string') return;
+  captured.set(request, {
+    status: reply.statusCode,
+    contentType: String(reply.getHeader('content-type') ?? ''),
+    body: payload,
+  });
+}
+
+const captured = new WeakMap<FastifyRequest, { status: number; contentType: string; body: string }>();
+
+/** onResponse: a 2xx is stored for replay; anything else frees the key (nothing was charged). */
+export async function finishIdempotency(store: IdempotencyStore, request: FastifyRequest): Promise<void> {
+  const key = request.idempotencyKey;
+  const accountId = request.admission?.account.id;
+  if (key === null || accountId === undefined) return;
+  const response = captured.get(request);
+  if (response && response.status >= 200 && response.status < 300) {
+    await store.complete(accountId, key, {
+      status: response.status,
+      headers: { 'content-type': response.contentType },
+      body: response.body,
+    });
+  } else {
+    await store.abandon(accountId, key);
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * One error body for every failure (decisions.md "Errors"): fastify's own errors (body limit,
+ * media type, malformed JSON, validation) are translated into catalogue codes; anything unknown
+ * becomes INTERNAL_ERROR and its message stays in the log.
+ */
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, Errors, isAppError, toPublicErrorBody } from '@subx/errors';
+import { rateLimitOf } from '../access/rate-limit.ts';
+import { setRateLimitHeaders } from './rate-limit-headers.ts';
+import { validationToAppError } from './validation.ts';
+
+export function toAppError(err: unknown, request: FastifyRequest, bodyLimit: number): AppError {
+  if (isAppError(err)) return err;
+  const fe = err as Partial<FastifyError> & { validationContext?: string };
+  if (Array.isArray(fe.validation)) {
+    return validationToAppError(fe.validation as never, fe.validationContext, {
+      body: request.body,
+      query: request.query,
+    });
+  }
+  switch (fe.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than ${bodyLimit} bytes.`);
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_TYPE':
+      return new AppError(
+        'UNSUPPORTED_MEDIA_TYPE',
+        'The request body must be JSON (Content-Type: application/json).',
+      );
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return Errors.invalidRequest('The request body is empty; send a JSON object.');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return Errors.invalidRequest('The request body is not valid JSON.');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return Errors.invalidRequest('The Content-Length header does not match the body.');
+  }
+  // Other client errors from fastify/light-my-request (bad URL encoding, JSON syntax in older paths).
+  if (
+    err instanceof SyntaxError ||
+    (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500)
+  ) {
+    return Errors.invalidRequest(
+      err instanceof SyntaxError ? 'The request body is not valid JSON.' : 'Malformed request.',
+    );
+  }
+  return Errors.internal(err);
+}
+
+export function sendError(request: FastifyRequest, reply: FastifyReply, appError: AppError): FastifyReply {
+  const state = rateLimitOf(appError);
+  if (state) setRateLimitHeaders(reply, state);
+  if (appError.status === 429 || appError.retryAfterSeconds !== undefined) {
+    reply.header('retry-after', String(Math.max(1, Math.ceil(appError.retryAfterSeconds ?? 60))));
+  }
+  return reply
+    .code(appError.status)
+    .type('application/json; charset=utf-8')
+    .send(toPublicErrorBody(appError, request.id));
+}
+
+export function createErrorHandler(bodyLimit: number) {
+  return function errorHandler(err: unknown, request: FastifyRequest, reply: FastifyReply) {
+    const appError = toAppError(err, request, bodyLimit);
+    if (appError.status >= 500) {
+      request.log.error({ err: appError.cause ?? err, code: appError.code }, 'request failed');
+    } else {
+      request.log.debug({ code: appError.code, message: appError.message }, 'request rejected');
+    }
+    return sendError(request, reply, appError);
+  };
+}

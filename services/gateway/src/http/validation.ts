@@ -1,0 +1,87 @@
+/**
+ * Request validation with ajv (JSON Schema) and the mapping of its errors into our error body.
+ * Bodies are validated without type coercion ("true" is not a boolean); query strings are
+ * coerced (they only carry strings). Unknown fields are rejected, never silently dropped.
+ */
+import { Ajv } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { Errors } from '@subx/errors';
+import type { AppError } from '@subx/errors';
+import { INCLUDE_FIELDS } from '../schemas/common.ts';
+
+const shared = { useDefaults: true, removeAdditional: false, allErrors: false, strict: false } as const;
+const bodyAjv = new Ajv({ ...shared, coerceTypes: false });
+const queryAjv = new Ajv({ ...shared, coerceTypes: true });
+
+export function compileValidator(
+  schema: Record<string, unknown>,
+  httpPart: string | undefined,
+): ValidateFunction {
+  return (httpPart === 'body' ? bodyAjv : queryAjv).compile(schema);
+}
+
+const PART_NAMES: Record<string, string> = {
+  body: 'body',
+  querystring: 'query',
+  params: 'path',
+  headers: 'header',
+};
+
+function describe(error: ErrorObject, part: string): string {
+  const field = error.instancePath
+    .split('/')
+    .filter(Boolean)
+    .map((s) => s.replaceAll('~1', '/').replaceAll('~0', '~'))
+    .join('.');
+  const where = field ? `${part}.${field}` : part;
+  const p = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'required':
+      return `${part}${field ? `.${field}` : ''}.${String(p.missingProperty)} is required`;
+    case 'additionalProperties':
+      return `${where} has an unknown field '${String(p.additionalProperty)}'`;
+    case 'type':
+      return `${where} must be ${String(p.type).replace(',', ' or ')}`;
+    case 'enum':
+      return `${where} must be one of: ${(p.allowedValues as unknown[]).join(', ')}`;
+    case 'minimum':
+    case 'maximum':
+      return `${where} must be ${p.comparison} ${p.limit}`;
+    case 'minItems':
+      return `${where} must have at least ${p.limit} item${p.limit === 1 ? '' : 's'}`;
+    case 'maxItems':
+      return `${where} must have at most ${p.limit} items`;
+    case 'minLength':
+      return `${where} must not be empty`;
+    case 'maxLength':
+      return `${where} must be at most ${p.limit} characters`;
+    case 'pattern':
+      return `${where} is not in the expected form`;
+    default:
+      return `${where} ${error.message ?? 'is invalid'}`;
+  }
+}
+
+/** Names in `values` that are not opt-in metadata fields. */
+export function unknownIncludeNames(values: readonly unknown[]): string[] {
+  return values.map(String).filter((v) => !(INCLUDE_FIELDS as readonly string[]).includes(v));
+}
+
+/**
+ * fastify's validation error → INVALID_INCLUDE (an unknown include name; the message lists the
+ * nine valid names) or INVALID_REQUEST (everything else, naming the field and the rule).
+ */
+export function validationToAppError(
+  errors: ErrorObject[],
+  context: string | undefined,
+  input: { body?: unknown; query?: unknown },
+): AppError {
+  const part = PART_NAMES[context ?? 'body'] ?? 'request';
+  const first = errors[0];
+  if (first && first.keyword === 'enum' && /^\/include\/\d+$/.test(first.instancePath)) {
+    const source = (part === 'body' ? input.body : input.query) as { include?: unknown } | undefined;
+    const values = Array.isArray(source?.include) ? source.include : [];
+    return Errors.invalidInclude(unknownIncludeNames(values), INCLUDE_FIELDS);
+  }
+  return Errors.invalidRequest(first ? describe(first, part) : `Invalid ${part}.`);
+}

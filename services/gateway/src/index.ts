@@ -1,0 +1,16 @@
+export { buildApp } from './app.ts';
+export type { GatewayDeps } from './deps.ts';
+export { loadConfig, ConfigSchema, redactConfig } from './config.ts';
+export type { Config } from './config.ts';
+export type {
+  Backends,
+  ExtractorBackend,
+  CommentsBackend,
+  AiBackend,
+  BillingBackend,
+  CallOptions,
+} from './backends/types.ts';
+export { createGrpcBackends } from './backends/grpc.ts';
+export type { FanOut, FanOutRequest, FanOutOutcome, FanOutJob } from './fanout/types.ts';
+export { createDirectFanOut } from './fanout/direct.ts';
+export { buildOpenApi } from './docs/openapi.ts';

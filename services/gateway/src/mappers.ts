@@ -1,0 +1,138 @@
+/** ts-proto messages → the public JSON shapes of service-interface.md §2. */
+import { aiV1, commonV1 } from '@subx/contracts';
+import type { commentsV1, extractorV1 } from '@subx/contracts';
+import { renderDocument, toPlainText } from '@subx/formats';
+import type { DocumentFormat, OutputFormat } from '@subx/formats';
+import type { IncludeField } from './schemas/common.ts';
+
+export type SubtitleTypeName = 'manual' | 'auto_generated';
+
+export function subtitleTypeName(type: commonV1.SubtitleType): SubtitleTypeName {
+  return type === commonV1.SubtitleType.SUBTITLE_TYPE_MANUAL ? 'manual' : 'auto_generated';
+}
+
+// int64 fields arrive as bigint; counts fit a double.
+const num = (value: bigint | number | undefined): number | null =>
+  value === undefined ? null : Number(value);
+
+/**
+ * The six always-present fields, plus each opt-in field named in `include` (interface §2.2). A
+ * requested field the platform does not provide is still present: '' / [] / null.
+ */
+export function metadataJson(
+  m: commonV1.VideoMetadata | undefined,
+  include: readonly IncludeField[],
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    title: m?.title ?? '',
+    channel: m?.channel ?? '',
+    channel_id: m?.channelId ?? '',
+    duration: m?.duration ?? 0,
+    upload_date: m?.uploadDate ?? '',
+    thumbnail_url: m?.thumbnailUrl ?? '',
+  };
+  for (const field of include) {
+    switch (field) {
+      case 'description':
+        out.description = m?.description ?? '';
+        break;
+      case 'tags':
+        out.tags = m?.tags?.values ?? [];
+        break;
+      case 'categories':
+        out.categories = m?.categories?.values ?? [];
+        break;
+      case 'view_count':
+        out.view_count = num(m?.viewCount);
+        break;
+      case 'like_count':
+        out.like_count = num(m?.likeCount);
+        break;
+      case 'comment_count':
+        out.comment_count = num(m?.commentCount);
+        break;
+      case 'chapters':
+        out.chapters = (m?.chapters?.values ?? []).map((c) => ({ title: c.title, start_time: c.startTime }));
+        break;
+      case 'is_live':
+        out.is_live = m?.isLive ?? null;
+        break;
+      case 'was_live':
+        out.was_live = m?.wasLive ?? null;
+        break;
+    }
+  }
+  return out;
+}
+
+export function segmentsJson(segments: readonly commonV1.Segment[]) {
+  return segments.map((s) => ({ text: s.text, start: s.start, duration: s.duration }));
+}
+
+/** `subtitles` (timed) or `text` + `segment_count` (plain text). */
+export function transcriptBody(
+  t: extractorV1.GetTranscriptResponse,
+  includeTimestamps: boolean,
+): { subtitles: ReturnType<typeof segmentsJson> } | { text: string; segment_count: number } {
+  if (includeTimestamps) return { subtitles: segmentsJson(t.segments) };
+  const plain = toPlainText(t.segments);
+  return { text: plain.text, segment_count: plain.segmentCount };
+}
+
+export function documentFor(
+  format: DocumentFormat,
+  t: extractorV1.GetTranscriptResponse,
+  includeTimestamps: boolean,
+): string {
+  return renderDocument(format, {
+    segments: t.segments,
+    metadata: {
+      title: t.metadata?.title ?? '',
+      channel: t.metadata?.channel ?? '',
+      duration: t.metadata?.duration ?? 0,
+    },
+    includeTimestamps,
+  });
+}
+
+/** A successful batch/playlist item (interface §2.4; decisions.md "Outputs" for non-json formats). */
+export function successItem(
+  url: string,
+  t: extractorV1.GetTranscriptResponse,
+  options: { format: OutputFormat; includeTimestamps: boolean; include: readonly IncludeField[] },
+): Record<string, unknown> {
+  const payload =
+    options.format === 'json'
+      ? transcriptBody(t, options.includeTimestamps)
+      : { format: options.format, content: documentFor(options.format, t, options.includeTimestamps) };
+  return {
+    success: true,
+    video_id: t.videoId,
+    url,
+    ...payload,
+    language: t.language,
+    metadata: metadataJson(t.metadata, options.include),
+    subtitle_type: subtitleTypeName(t.subtitleType),
+    ...(t.translatedFrom ? { translated_from: t.translatedFrom } : {}),
+  };
+}
+
+export function failureItem(url: string, videoId: string | null, code: string, message: string) {
+  return { success: false, video_id: videoId, url, error_code: code, error_message: message };
+}
+
+export function sentimentName(s: aiV1.Sentiment): 'positive' | 'negative' | 'mixed' {
+  if (s === aiV1.Sentiment.SENTIMENT_POSITIVE) return 'positive';
+  if (s === aiV1.Sentiment.SENTIMENT_NEGATIVE) return 'negative';
+  return 'mixed';
+}
+
+export function commentJson(c: commentsV1.Comment) {
+  return {
+    author: c.author,
+    text: c.text,
+    likes: Number(c.likes),
+    published_at: Number(c.publishedAt),
+    is_reply: c.isReply,
+  };
+}

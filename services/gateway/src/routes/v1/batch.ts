@@ -1,0 +1,68 @@
+import type { OutputFormat } from '@subx/formats';
+import { rateLimitBody } from '../../access/rate-limit.ts';
+import { itemsPrice } from '../../access/pricing.ts';
+import { perItemTimeoutMs } from '../../fanout/types.ts';
+import type { IncludeField } from '../../schemas/common.ts';
+import { operationById } from '../../schemas/operations.ts';
+import { tryVideoIdOf } from '../../video-urls.ts';
+import { routeOptions } from './context.ts';
+import type { RouteRegistrar } from './context.ts';
+import { admissionOf, withReservation } from './credits.ts';
+import { extractItems } from './fan-out-items.ts';
+
+interface BatchBody {
+  urls: string[];
+  language: string;
+  format: OutputFormat;
+  include_timestamps: boolean;
+  include: IncludeField[];
+  translate: boolean;
+}
+
+export const registerBatch: RouteRegistrar = (app, ctx) => {
+  const spec = operationById('batch');
+  const { credits, fanOut, clock, config } = ctx.deps;
+
+  app.post<{ Body: BatchBody }>(spec.path, routeOptions(ctx, spec), async (request) => {
+    const body = request.body;
+    const items = body.urls.map((url) => ({ url, videoId: tryVideoIdOf(url) }));
+    // Worst case: every URL succeeds.
+    return withReservation(
+      credits,
+      request,
+      'batch',
+      itemsPrice(items.length, ctx.pricing),
+      async (reservation) => {
+        const outcome = await extractItems(fanOut, request, items, {
+          language: body.language,
+          include: body.include,
+          translate: body.translate,
+          format: body.format,
+          includeTimestamps: body.include_timestamps,
+          totalTimeoutMs: config.BATCH_TIMEOUT_MS,
+          itemTimeoutMs: perItemTimeoutMs(
+            config.BATCH_TIMEOUT_MS,
+            items.length,
+            config.FANOUT_MIN_ITEM_TIMEOUT_MS,
+          ),
+        });
+        const charged = itemsPrice(outcome.successful, ctx.pricing);
+        await reservation.commit(charged, {
+          successfulItems: outcome.successful,
+          attemptedItems: items.length,
+        });
+        return {
+          results: outcome.results,
+          credits_charged: charged,
+          credits_details: {
+            successful: outcome.successful,
+            failed: outcome.failed,
+            total_attempted: items.length,
+          },
+          rate_limit: rateLimitBody(admissionOf(request).rateLimit),
+          extracted_at: new Date(clock.now()).toISOString(),
+        };
+      },
+    );
+  });
+};

@@ -1,0 +1,92 @@
+import { commentsV1 } from '@subx/contracts';
+import { commentsAnalyzePrice, commentsPrice } from '../../access/pricing.ts';
+import { commentJson, sentimentName } from '../../mappers.ts';
+import { operationById } from '../../schemas/operations.ts';
+import { videoIdOf } from '../../video-urls.ts';
+import { routeOptions } from './context.ts';
+import type { RouteRegistrar } from './context.ts';
+import { withReservation } from './credits.ts';
+
+export const registerComments: RouteRegistrar = (app, ctx) => {
+  const spec = operationById('comments');
+  const { credits, backends } = ctx.deps;
+
+  app.get<{ Querystring: { url: string; max: number; sort: 'relevance' | 'time' } }>(
+    spec.path,
+    routeOptions(ctx, spec),
+    async (request) => {
+      const { max, sort } = request.query;
+      const videoId = videoIdOf(request.query.url);
+      // Worst case: `max` comments, none cached.
+      return withReservation(
+        credits,
+        request,
+        'comments',
+        commentsPrice(max, {}, ctx.pricing),
+        async (reservation) => {
+          const r = await backends.comments.getComments(
+            {
+              videoId,
+              max,
+              sort:
+                sort === 'time'
+                  ? commentsV1.CommentSort.COMMENT_SORT_TIME
+                  : commentsV1.CommentSort.COMMENT_SORT_RELEVANCE,
+              forceRefresh: false,
+            },
+            { requestId: request.id },
+          );
+          const comments = r.commentsDisabled ? [] : r.comments.slice(0, max).map(commentJson);
+          const charge = commentsPrice(
+            comments.length,
+            { cached: r.cached, disabled: r.commentsDisabled },
+            ctx.pricing,
+          );
+          await reservation.commit(charge, { attributes: { video_id: videoId } });
+          return {
+            comments,
+            video_id: r.videoId || videoId,
+            comment_count: comments.length,
+            comments_disabled: r.commentsDisabled,
+            cached: r.cached,
+            credits_used: charge,
+            request_id: request.id,
+          };
+        },
+      );
+    },
+  );
+};
+
+export const registerCommentsAnalyze: RouteRegistrar = (app, ctx) => {
+  const spec = operationById('analyzeComments');
+  const { credits, backends, config } = ctx.deps;
+
+  app.post<{ Body: { video_url: string; sample_size: number } }>(
+    spec.path,
+    routeOptions(ctx, spec),
+    async (request) => {
+      const videoId = videoIdOf(request.body.video_url);
+      const price = commentsAnalyzePrice({}, ctx.pricing);
+      return withReservation(credits, request, 'comments_analyze', price, async (reservation) => {
+        const a = await backends.ai.analyzeComments(
+          { videoId, sampleSize: request.body.sample_size },
+          { requestId: request.id, deadlineMs: config.AI_GRPC_DEADLINE_MS },
+        );
+        const charge = commentsAnalyzePrice({ cached: a.cached }, ctx.pricing);
+        await reservation.commit(charge, { attributes: { video_id: videoId } });
+        return {
+          sentiment: sentimentName(a.sentiment),
+          themes: a.themes.slice(0, 5),
+          key_quotes: a.keyQuotes.slice(0, 10).map((q) => ({ text: q.text, author: q.author })),
+          video_id: a.videoId || videoId,
+          sample_size: a.sampleSize,
+          total_comments: Number(a.totalComments),
+          credits_used: charge,
+          cached: a.cached,
+          request_id: request.id,
+        };
+      });
+    },
+  );
+};

@@ -1,0 +1,27 @@
+import type { FastifyInstance, RouteShorthandOptions } from 'fastify';
+import type { AccessPricing } from '../../access/pricing.ts';
+import type { GatewayDeps } from '../../deps.ts';
+import { admitHook, idempotencyHook, ipLimitHook } from '../../http/access-hooks.ts';
+import type { OperationSpec } from '../../schemas/operations.ts';
+
+export interface RouteContext {
+  deps: GatewayDeps;
+  pricing: AccessPricing;
+}
+
+/** Route options built from the operation table: schemas plus the access hooks it needs. */
+export function routeOptions(ctx: RouteContext, spec: OperationSpec): RouteShorthandOptions {
+  const schema: Record<string, unknown> = {};
+  if (spec.body) schema.body = spec.body;
+  if (spec.querystring) schema.querystring = spec.querystring;
+  if (spec.auth) {
+    return {
+      schema,
+      onRequest: [admitHook(ctx.deps.access, spec.auth)],
+      preHandler: [idempotencyHook(ctx.deps.idempotency)],
+    };
+  }
+  return { schema, onRequest: [ipLimitHook(ctx.deps.ipLimiter)] };
+}
+
+export type RouteRegistrar = (app: FastifyInstance, ctx: RouteContext) => void;

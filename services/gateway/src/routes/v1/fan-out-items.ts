@@ -1,0 +1,80 @@
+import type { FastifyRequest } from 'fastify';
+import { toPublicErrorBody } from '@subx/errors';
+import type { OutputFormat } from '@subx/formats';
+import type { FanOut, FanOutJob } from '../../fanout/types.ts';
+import { failureItem, successItem } from '../../mappers.ts';
+import type { IncludeField } from '../../schemas/common.ts';
+
+export interface ItemInput {
+  url: string;
+  /** null: the URL was not an accepted video URL (the item fails with INVALID_URL). */
+  videoId: string | null;
+}
+
+export interface ItemsResult {
+  results: Record<string, unknown>[];
+  successful: number;
+  failed: number;
+}
+
+/**
+ * Runs the resolvable items through the fan-out and assembles one result per input, in input
+ * order. Per-item messages go through toPublicErrorBody, so internal failures never leak.
+ */
+export async function extractItems(
+  fanOut: FanOut,
+  request: FastifyRequest,
+  items: ItemInput[],
+  options: {
+    language: string;
+    include: IncludeField[];
+    translate: boolean;
+    format: OutputFormat;
+    includeTimestamps: boolean;
+    totalTimeoutMs: number;
+    itemTimeoutMs: number;
+  },
+): Promise<ItemsResult> {
+  const jobs: FanOutJob[] = [];
+  const jobIndex: number[] = [];
+  items.forEach((item, i) => {
+    if (item.videoId === null) return;
+    jobIndex[i] = jobs.length;
+    jobs.push({
+      videoId: item.videoId,
+      language: options.language,
+      include: options.include,
+      translate: options.translate,
+    });
+  });
+  const outcomes =
+    jobs.length === 0
+      ? []
+      : await fanOut.run({
+          requestId: request.id,
+          jobs,
+          totalTimeoutMs: options.totalTimeoutMs,
+          itemTimeoutMs: options.itemTimeoutMs,
+        });
+  let successful = 0;
+  const results = items.map((item, i) => {
+    if (item.videoId === null) {
+      return failureItem(item.url, null, 'INVALID_URL', 'The URL is not an accepted video URL.');
+    }
+    const outcome = outcomes[jobIndex[i]!];
+    if (outcome?.ok) {
+      successful += 1;
+      return successItem(item.url, outcome.transcript, {
+        format: options.format,
+        includeTimestamps: options.includeTimestamps,
+        include: options.include,
+      });
+    }
+    if (outcome && outcome.error.status >= 500 && outcome.error.code !== 'TIMEOUT') {
+      request.log.warn({ err: outcome.error, video_id: item.videoId }, 'batch item failed');
+    }
+    const body = toPublicErrorBody(outcome?.error, request.id).error;
+    return failureItem(item.url, item.videoId, body.code, body.message);
+  });
+  return { results, successful, failed: items.length - successful };
+}

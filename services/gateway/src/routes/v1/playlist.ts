@@ -1,0 +1,101 @@
+import { Errors } from '@subx/errors';
+import type { OutputFormat } from '@subx/formats';
+import { rateLimitBody } from '../../access/rate-limit.ts';
+import { itemsPrice } from '../../access/pricing.ts';
+import { perItemTimeoutMs } from '../../fanout/types.ts';
+import { INCLUDE_FIELDS } from '../../schemas/common.ts';
+import type { IncludeField } from '../../schemas/common.ts';
+import { operationById } from '../../schemas/operations.ts';
+import { unknownIncludeNames } from '../../http/validation.ts';
+import { playlistIdOf } from '../../video-urls.ts';
+import { routeOptions } from './context.ts';
+import type { RouteRegistrar } from './context.ts';
+import { admissionOf, withReservation } from './credits.ts';
+import { extractItems } from './fan-out-items.ts';
+
+interface PlaylistQuery {
+  url: string;
+  max: number;
+  language: string;
+  format: OutputFormat;
+  include_timestamps: boolean;
+  include: string;
+  translate: boolean;
+}
+
+/** The comma-separated include of the playlist query (empty entries ignored). */
+export function parseIncludeCsv(csv: string): IncludeField[] {
+  const names = csv
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const bad = unknownIncludeNames(names);
+  if (bad.length > 0) throw Errors.invalidInclude(bad, INCLUDE_FIELDS);
+  return [...new Set(names)] as IncludeField[];
+}
+
+export const registerPlaylist: RouteRegistrar = (app, ctx) => {
+  const spec = operationById('playlist');
+  const { credits, fanOut, clock, config, backends } = ctx.deps;
+
+  app.get<{ Querystring: PlaylistQuery }>(spec.path, routeOptions(ctx, spec), async (request) => {
+    const query = request.query;
+    const include = parseIncludeCsv(query.include);
+    const playlistId = playlistIdOf(query.url);
+    const started = performance.now();
+    // Worst case: `max` videos, all successful. Reserved before any work (402 comes first).
+    return withReservation(
+      credits,
+      request,
+      'playlist',
+      itemsPrice(query.max, ctx.pricing),
+      async (reservation) => {
+        const playlist = await backends.extractor.getPlaylist(
+          { playlistId, maxVideos: query.max },
+          {
+            requestId: request.id,
+            deadlineMs: Math.min(config.GRPC_DEADLINE_MS, config.PLAYLIST_TIMEOUT_MS),
+          },
+        );
+        const videoIds = playlist.videoIds.slice(0, query.max);
+        const items = videoIds.map((id) => ({ url: `https://www.youtube.com/watch?v=${id}`, videoId: id }));
+        const left = Math.max(0, config.PLAYLIST_TIMEOUT_MS - Math.round(performance.now() - started));
+        const outcome = await extractItems(fanOut, request, items, {
+          language: query.language,
+          include,
+          translate: query.translate,
+          format: query.format,
+          includeTimestamps: query.include_timestamps,
+          totalTimeoutMs: left,
+          itemTimeoutMs: perItemTimeoutMs(
+            config.PLAYLIST_TIMEOUT_MS,
+            items.length,
+            config.FANOUT_MIN_ITEM_TIMEOUT_MS,
+          ),
+        });
+        const charged = itemsPrice(outcome.successful, ctx.pricing);
+        await reservation.commit(charged, {
+          successfulItems: outcome.successful,
+          attemptedItems: items.length,
+        });
+        return {
+          playlist: {
+            title: playlist.title,
+            uploader: playlist.uploader,
+            total_videos: playlist.totalVideos,
+          },
+          extracted_count: items.length,
+          results: outcome.results,
+          credits_charged: charged,
+          credits_details: {
+            successful: outcome.successful,
+            failed: outcome.failed,
+            total_attempted: items.length,
+          },
+          rate_limit: rateLimitBody(admissionOf(request).rateLimit),
+          extracted_at: new Date(clock.now()).toISOString(),
+        };
+      },
+    );
+  });
+};

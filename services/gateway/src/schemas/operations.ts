@@ -1,0 +1,500 @@
+/**
+ * The public operations: request schemas (validated by fastify/ajv), response schemas and the
+ * words of the reference — one table from which both the routes and /openapi.json are built.
+ */
+import type { Operation } from '../access/types.ts';
+import {
+  batchItemSchema,
+  creditsDetailsSchema,
+  formatSchema,
+  includeArraySchema,
+  includeCsvSchema,
+  includeTimestampsSchema,
+  languageSchema,
+  metadataSchema,
+  rateLimitSchema,
+  segmentSchema,
+  subtitleTypeSchema,
+  translateSchema,
+  urlSchema,
+} from './common.ts';
+
+export type JsonSchema = Record<string, unknown>;
+
+export interface OperationSpec {
+  method: 'GET' | 'POST';
+  path: string;
+  operationId: string;
+  summary: string;
+  description: string;
+  /** The access-control operation, or null for the unauthenticated routes. */
+  auth: Operation | null;
+  tier?: 'pro';
+  credits: string;
+  body?: JsonSchema;
+  querystring?: JsonSchema;
+  response: JsonSchema;
+  /** Other media types the 200 response can have (non-json formats). */
+  documentFormats?: boolean;
+  errors: string[];
+}
+
+const videoUrl = urlSchema('Video URL: watch page, youtu.be short link, shorts, live or embed form.');
+
+const extractResponse = {
+  type: 'object',
+  required: [
+    'video_id',
+    'metadata',
+    'language',
+    'subtitle_type',
+    'cached',
+    'extracted_at',
+    'rate_limit',
+    'request_id',
+  ],
+  additionalProperties: false,
+  properties: {
+    video_id: { type: 'string' },
+    metadata: metadataSchema,
+    language: { type: 'string' },
+    subtitle_type: subtitleTypeSchema,
+    subtitles: { type: 'array', items: segmentSchema, description: 'Timed mode (include_timestamps true).' },
+    text: { type: 'string', description: 'Plain-text mode: all segment text, joined by spaces.' },
+    segment_count: { type: 'integer', description: 'Plain-text mode: segments combined.' },
+    cached: { type: 'boolean' },
+    extracted_at: { type: 'string', format: 'date-time' },
+    translated_from: { type: 'string' },
+    rate_limit: rateLimitSchema,
+    request_id: { type: 'string' },
+  },
+};
+
+const fanOutCommon = {
+  results: { type: 'array', items: batchItemSchema, description: 'One item per input, in input order.' },
+  credits_charged: { type: 'integer' },
+  credits_details: creditsDetailsSchema,
+  rate_limit: rateLimitSchema,
+  extracted_at: { type: 'string', format: 'date-time' },
+};
+
+const COMMON_AUTH_ERRORS = ['UNAUTHORIZED', 'RATE_LIMITED', 'INVALID_REQUEST'];
+
+export const OPERATIONS: OperationSpec[] = [
+  {
+    method: 'POST',
+    path: '/api/v1/extract',
+    operationId: 'extract',
+    summary: 'Extract subtitles of one video',
+    description:
+      'Returns the extraction result, or with `format` srt/vtt/txt/md a document of that type (text/srt, text/vtt, text/plain, text/markdown). Results may come from the extractor cache (`cached`); `force_refresh` bypasses it.',
+    auth: 'extract',
+    credits: 'none',
+    body: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['url'],
+      properties: {
+        url: videoUrl,
+        language: languageSchema,
+        include_timestamps: includeTimestampsSchema,
+        force_refresh: {
+          type: 'boolean',
+          default: false,
+          description: 'Bypass the cache and fetch fresh subtitles.',
+        },
+        include: includeArraySchema,
+        format: formatSchema,
+        translate: translateSchema,
+      },
+    },
+    response: extractResponse,
+    documentFormats: true,
+    errors: [
+      ...COMMON_AUTH_ERRORS,
+      'INVALID_URL',
+      'INVALID_INCLUDE',
+      'VIDEO_NOT_FOUND',
+      'VIDEO_UNAVAILABLE',
+      'NO_SUBTITLES',
+      'LANGUAGE_NOT_AVAILABLE',
+      'UPSTREAM_ERROR',
+      'UPSTREAM_BLOCKED',
+      'UPSTREAM_TIMEOUT',
+    ],
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/batch',
+    operationId: 'batch',
+    summary: 'Extract subtitles of up to 10 videos',
+    description:
+      'One result per URL, in input order; failed items (error_code, error_message; TIMEOUT when cut off by the 60 s request budget) do not fail the request. Counts as one request; 1 credit per successful item, reserved for every URL up front.',
+    auth: 'batch',
+    credits: '1 per successful item',
+    body: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['urls'],
+      properties: {
+        urls: {
+          type: 'array',
+          minItems: 1,
+          maxItems: 10,
+          items: videoUrl,
+          description: '1 to 10 video URLs.',
+        },
+        language: languageSchema,
+        format: formatSchema,
+        include_timestamps: includeTimestampsSchema,
+        include: includeArraySchema,
+        translate: translateSchema,
+      },
+    },
+    response: {
+      type: 'object',
+      required: ['results', 'credits_charged', 'credits_details', 'rate_limit', 'extracted_at'],
+      additionalProperties: false,
+      properties: fanOutCommon,
+    },
+    errors: [...COMMON_AUTH_ERRORS, 'INVALID_INCLUDE', 'INSUFFICIENT_CREDITS'],
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/playlist',
+    operationId: 'playlist',
+    summary: 'Extract subtitles of the videos of a playlist (up to 25)',
+    description:
+      'Processes the first `max` videos of the playlist, 120 s in total and max(120 / n, 10) s per video. Counts as one request; 1 credit per successful item, reserved for `max` videos up front.',
+    auth: 'playlist',
+    credits: '1 per successful item',
+    querystring: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['url'],
+      properties: {
+        url: urlSchema('Playlist URL (`/playlist?list=ID`, or a watch URL carrying `list=ID`).'),
+        max: {
+          type: 'integer',
+          minimum: 1,
+          maximum: 25,
+          default: 10,
+          description: 'Videos to process, 1 to 25.',
+        },
+        language: languageSchema,
+        format: formatSchema,
+        include_timestamps: includeTimestampsSchema,
+        include: includeCsvSchema,
+        translate: translateSchema,
+      },
+    },
+    response: {
+      type: 'object',
+      required: [
+        'playlist',
+        'extracted_count',
+        'results',
+        'credits_charged',
+        'credits_details',
+        'rate_limit',
+        'extracted_at',
+      ],
+      additionalProperties: false,
+      properties: {
+        playlist: {
+          type: 'object',
+          required: ['title', 'uploader', 'total_videos'],
+          additionalProperties: false,
+          properties: {
+            title: { type: 'string' },
+            uploader: { type: 'string' },
+            total_videos: { type: 'integer' },
+          },
+        },
+        extracted_count: { type: 'integer', description: 'Videos processed.' },
+        ...fanOutCommon,
+      },
+    },
+    errors: [
+      ...COMMON_AUTH_ERRORS,
+      'INVALID_URL',
+      'INVALID_INCLUDE',
+      'INSUFFICIENT_CREDITS',
+      'PLAYLIST_NOT_FOUND',
+    ],
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/validate',
+    operationId: 'validate',
+    summary: 'Check subtitle availability before extracting',
+    description:
+      'No authentication and no credits; limited per client IP. Answers are cached by the extractor for one hour (`cached`). A URL that is not an accepted video URL is 400 INVALID_URL.',
+    auth: null,
+    credits: 'free',
+    querystring: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['url'],
+      properties: { url: videoUrl },
+    },
+    response: {
+      type: 'object',
+      required: ['valid', 'has_subtitles', 'available_languages', 'video_title', 'duration', 'cached'],
+      additionalProperties: false,
+      properties: {
+        valid: { type: 'boolean' },
+        has_subtitles: { type: 'boolean' },
+        available_languages: {
+          type: 'object',
+          required: ['manual', 'auto_generated'],
+          additionalProperties: false,
+          properties: {
+            manual: { type: 'array', items: { type: 'string' } },
+            auto_generated: { type: 'array', items: { type: 'string' } },
+          },
+        },
+        video_title: { type: 'string' },
+        duration: { type: 'number' },
+        cached: { type: 'boolean' },
+      },
+    },
+    errors: ['RATE_LIMITED', 'INVALID_REQUEST', 'INVALID_URL', 'VIDEO_NOT_FOUND', 'UPSTREAM_BLOCKED'],
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/summarize',
+    operationId: 'summarize',
+    summary: 'AI-generated video summary (Pro tier or higher)',
+    description:
+      'Costs 2, 4 or 6 credits for videos up to 10 min, 10–30 min and longer (6 are reserved up front). Summaries are cached 24 h per (video, style); a user pays once per cache entry, so the same user gets `cached: true, credits_used: 0` again.',
+    auth: 'summarize',
+    tier: 'pro',
+    credits: '2 / 4 / 6 by duration; 0 for a cache entry already paid for',
+    body: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['video_url'],
+      properties: {
+        video_url: videoUrl,
+        style: {
+          type: 'string',
+          enum: ['brief', 'detailed', 'key_points'],
+          default: 'brief',
+          description: 'brief (2–3 sentences), detailed (a paragraph) or key_points (bullet list).',
+        },
+      },
+    },
+    response: {
+      type: 'object',
+      required: ['summary', 'video_id', 'credits_used', 'cached', 'video_metadata', 'timestamps'],
+      additionalProperties: false,
+      properties: {
+        summary: { type: 'string' },
+        video_id: { type: 'string' },
+        credits_used: { type: 'integer' },
+        cached: { type: 'boolean' },
+        video_metadata: {
+          type: 'object',
+          required: ['title', 'duration', 'channel'],
+          additionalProperties: false,
+          properties: {
+            title: { type: 'string' },
+            duration: { type: 'number' },
+            channel: { type: 'string' },
+          },
+        },
+        timestamps: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['seconds', 'topic', 'text'],
+            additionalProperties: false,
+            properties: { seconds: { type: 'number' }, topic: { type: 'string' }, text: { type: 'string' } },
+          },
+        },
+      },
+    },
+    errors: [
+      ...COMMON_AUTH_ERRORS,
+      'TIER_REQUIRED',
+      'INVALID_URL',
+      'INSUFFICIENT_CREDITS',
+      'VIDEO_NOT_FOUND',
+      'NO_SUBTITLES',
+    ],
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/comments',
+    operationId: 'comments',
+    summary: 'Download video comments (Pro tier or higher)',
+    description:
+      '1 credit per started 500 comments returned (ceil(max / 500) reserved up front); 0 when cached or when comments are disabled (then `comments` is empty and `comments_disabled` true). Cached one hour by the comments service.',
+    auth: 'comments',
+    tier: 'pro',
+    credits: 'ceil(returned / 500); 0 when cached or disabled',
+    querystring: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['url'],
+      properties: {
+        url: videoUrl,
+        max: {
+          type: 'integer',
+          minimum: 1,
+          maximum: 2000,
+          default: 500,
+          description: 'Comments to return, 1 to 2000.',
+        },
+        sort: {
+          type: 'string',
+          enum: ['relevance', 'time'],
+          default: 'relevance',
+          description: 'relevance, or time (newest first).',
+        },
+      },
+    },
+    response: {
+      type: 'object',
+      required: [
+        'comments',
+        'video_id',
+        'comment_count',
+        'comments_disabled',
+        'cached',
+        'credits_used',
+        'request_id',
+      ],
+      additionalProperties: false,
+      properties: {
+        comments: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['author', 'text', 'likes', 'published_at', 'is_reply'],
+            additionalProperties: false,
+            properties: {
+              author: { type: 'string' },
+              text: { type: 'string' },
+              likes: { type: 'integer' },
+              published_at: { type: 'integer', description: 'Unix seconds.' },
+              is_reply: { type: 'boolean' },
+            },
+          },
+        },
+        video_id: { type: 'string' },
+        comment_count: { type: 'integer' },
+        comments_disabled: { type: 'boolean' },
+        cached: { type: 'boolean' },
+        credits_used: { type: 'integer' },
+        request_id: { type: 'string' },
+      },
+    },
+    errors: [
+      ...COMMON_AUTH_ERRORS,
+      'TIER_REQUIRED',
+      'INVALID_URL',
+      'INSUFFICIENT_CREDITS',
+      'VIDEO_NOT_FOUND',
+    ],
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/comments/analyze',
+    operationId: 'analyzeComments',
+    summary: 'AI sentiment and theme analysis of comments (Pro tier or higher)',
+    description:
+      'Samples half top comments by likes, half recent ones. Needs at least 10 comments on the video. 3 credits; 0 when the analysis is served from cache.',
+    auth: 'comments_analyze',
+    tier: 'pro',
+    credits: '3; 0 when cached',
+    body: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['video_url'],
+      properties: {
+        video_url: videoUrl,
+        sample_size: {
+          type: 'integer',
+          minimum: 10,
+          maximum: 100,
+          default: 50,
+          description: 'Comments to analyse, 10 to 100.',
+        },
+      },
+    },
+    response: {
+      type: 'object',
+      required: [
+        'sentiment',
+        'themes',
+        'key_quotes',
+        'video_id',
+        'sample_size',
+        'total_comments',
+        'credits_used',
+        'cached',
+        'request_id',
+      ],
+      additionalProperties: false,
+      properties: {
+        sentiment: { type: 'string', enum: ['positive', 'negative', 'mixed'] },
+        themes: { type: 'array', maxItems: 5, items: { type: 'string' } },
+        key_quotes: {
+          type: 'array',
+          maxItems: 10,
+          items: {
+            type: 'object',
+            required: ['text', 'author'],
+            additionalProperties: false,
+            properties: { text: { type: 'string' }, author: { type: 'string' } },
+          },
+        },
+        video_id: { type: 'string' },
+        sample_size: { type: 'integer' },
+        total_comments: { type: 'integer' },
+        credits_used: { type: 'integer' },
+        cached: { type: 'boolean' },
+        request_id: { type: 'string' },
+      },
+    },
+    errors: [
+      ...COMMON_AUTH_ERRORS,
+      'TIER_REQUIRED',
+      'INVALID_URL',
+      'INSUFFICIENT_CREDITS',
+      'NOT_ENOUGH_COMMENTS',
+      'COMMENTS_DISABLED',
+      'VIDEO_NOT_FOUND',
+    ],
+  },
+];
+
+export const healthResponseSchema = {
+  type: 'object',
+  required: ['status', 'version', 'api_version', 'services'],
+  additionalProperties: false,
+  properties: {
+    status: { type: 'string', enum: ['ok', 'degraded', 'down'] },
+    version: { type: 'string' },
+    api_version: { type: 'string', const: 'v1' },
+    services: {
+      type: 'object',
+      required: ['gateway', 'extractor', 'comments', 'ai', 'billing'],
+      additionalProperties: false,
+      properties: Object.fromEntries(
+        ['gateway', 'extractor', 'comments', 'ai', 'billing'].map((name) => [
+          name,
+          { type: 'string', enum: ['ok', 'down'] },
+        ]),
+      ),
+    },
+  },
+};
+
+export function operationById(id: string): OperationSpec {
+  const op = OPERATIONS.find((o) => o.operationId === id);
+  if (!op) throw new Error(`unknown operation ${id}`);
+  return op;
+}

@@ -1,0 +1,331 @@
+/**
+ * Test doubles for the gateway's HTTP tests: in-memory AccessControl / CreditLedger /
+ * IdempotencyStore / IpRateLimiter implementing access/types.ts, a small KeyValueStore, and fake
+ * backends (objects implementing backends/types.ts) whose answers each test sets.
+ */
+import type { FastifyInstance } from 'fastify';
+import { commonV1 } from '@subx/contracts';
+import type { aiV1, billingV1, commentsV1, extractorV1 } from '@subx/contracts';
+import { AppError, Errors } from '@subx/errors';
+import { ManualClock } from '@subx/ports';
+import type { KeyValueStore } from '@subx/ports';
+import { buildApp } from '../../src/app.ts';
+import { attachRateLimit } from '../../src/access/rate-limit.ts';
+import type { IpRateLimiter } from '../../src/access/rate-limit.ts';
+import { tierAllows, DEFAULT_PRICING } from '../../src/access/pricing.ts';
+import type {
+  AccessControl,
+  CreditLedger,
+  IdempotencyStore,
+  Operation,
+  RateLimitState,
+  StoredResponse,
+  Tier,
+  UsageReport,
+} from '../../src/access/types.ts';
+import type { Backends, CallOptions } from '../../src/backends/types.ts';
+import { loadConfig } from '../../src/config.ts';
+import type { Config } from '../../src/config.ts';
+import type { GatewayDeps } from '../../src/deps.ts';
+import { createDirectFanOut } from '../../src/fanout/direct.ts';
+
+export const KEYS = {
+  free: 'sxk_v1_FREEaaaaaaaaaaaaaaaaaaaaaaaaaaaa',
+  pro: 'sxk_v1_PROaaaaaaaaaaaaaaaaaaaaaaaaaaaaa',
+  pro2: 'sxk_v1_PRO2aaaaaaaaaaaaaaaaaaaaaaaaaaaa',
+  enterprise: 'sxk_v1_ENTaaaaaaaaaaaaaaaaaaaaaaaaaaaaa',
+} as const;
+
+export const START = Date.UTC(2026, 2, 10, 12, 0, 0);
+export const NEXT_MIDNIGHT = Date.UTC(2026, 2, 11);
+
+export function createTestAccess(options: { dailyLimits?: Partial<Record<Tier, number | null>> } = {}) {
+  const accounts = new Map<string, { id: string; tier: Tier }>([
+    [KEYS.free, { id: 'acc_free', tier: 'free' }],
+    [KEYS.pro, { id: 'acc_pro', tier: 'pro' }],
+    [KEYS.pro2, { id: 'acc_pro2', tier: 'pro' }],
+    [KEYS.enterprise, { id: 'acc_ent', tier: 'enterprise' }],
+  ]);
+  const limits = { ...DEFAULT_PRICING.dailyLimit, ...options.dailyLimits };
+  const used = new Map<string, number>();
+  const refunds: string[] = [];
+  const state = (id: string, tier: Tier): RateLimitState => {
+    const limit = limits[tier];
+    return {
+      limit,
+      remaining: limit === null ? null : Math.max(0, limit - (used.get(id) ?? 0)),
+      resetAtMs: NEXT_MIDNIGHT,
+    };
+  };
+  const access: AccessControl = {
+    async admit({ apiKey, operation }) {
+      const account = apiKey === undefined ? undefined : accounts.get(apiKey);
+      if (!account) throw Errors.unauthorized();
+      const required = DEFAULT_PRICING.minimumTier[operation];
+      if (!tierAllows(account.tier, required)) {
+        throw attachRateLimit(Errors.tierRequired(required, account.tier), state(account.id, account.tier));
+      }
+      const limit = limits[account.tier];
+      const count = used.get(account.id) ?? 0;
+      if (limit !== null && count >= limit) {
+        throw attachRateLimit(
+          Errors.rateLimited('Daily request limit reached.', 3600),
+          state(account.id, account.tier),
+        );
+      }
+      used.set(account.id, count + 1);
+      let refunded = false;
+      return {
+        account,
+        rateLimit: state(account.id, account.tier),
+        refund: async () => {
+          if (refunded) return;
+          refunded = true;
+          refunds.push(account.id);
+          used.set(account.id, (used.get(account.id) ?? 1) - 1);
+        },
+      };
+    },
+  };
+  return { access, used, refunds };
+}
+
+export interface LedgerEvent {
+  accountId: string;
+  operation: Operation;
+  credits: number;
+  usage: UsageReport | undefined;
+}
+
+export function createTestLedger(initial: Record<string, number> = {}) {
+  const balances = new Map<string, number>(Object.entries(initial));
+  const events: LedgerEvent[] = [];
+  const reservations: { accountId: string; operation: Operation; amount: number; state: string }[] = [];
+  const ledger: CreditLedger = {
+    async reserve({ accountId, operation, amount }) {
+      const available = balances.get(accountId) ?? 0;
+      if (available < amount) throw Errors.insufficientCredits(amount, available);
+      balances.set(accountId, available - amount);
+      const record = { accountId, operation, amount, state: 'reserved' };
+      reservations.push(record);
+      return {
+        reserved: amount,
+        async commit(credits: number, usage?: UsageReport) {
+          if (record.state !== 'reserved') return;
+          if (credits < 0 || credits > amount) throw new Error(`commit ${credits} outside 0..${amount}`);
+          record.state = 'committed';
+          balances.set(accountId, (balances.get(accountId) ?? 0) + amount - credits);
+          if (credits > 0) events.push({ accountId, operation, credits, usage });
+        },
+        async release() {
+          if (record.state !== 'reserved') return;
+          record.state = 'released';
+          balances.set(accountId, (balances.get(accountId) ?? 0) + amount);
+        },
+      };
+    },
+  };
+  return { ledger, balances, events, reservations };
+}
+
+export function createTestIdempotency(): IdempotencyStore {
+  const entries = new Map<string, { fingerprint: string; response?: StoredResponse }>();
+  return {
+    async claim(accountId, key, fingerprint) {
+      const id = `${accountId}:${key}`;
+      const entry = entries.get(id);
+      if (!entry) {
+        entries.set(id, { fingerprint });
+        return { kind: 'new' };
+      }
+      if (entry.fingerprint !== fingerprint) {
+        throw Errors.invalidRequest('This Idempotency-Key was used with a different request.');
+      }
+      return entry.response ? { kind: 'replay', response: entry.response } : { kind: 'in_progress' };
+    },
+    async complete(accountId, key, response) {
+      const entry = entries.get(`${accountId}:${key}`);
+      if (entry) entry.response = response;
+    },
+    async abandon(accountId, key) {
+      entries.delete(`${accountId}:${key}`);
+    },
+  };
+}
+
+export function createTestIpLimiter(limit = 1000): IpRateLimiter & { counts: Map<string, number> } {
+  const counts = new Map<string, number>();
+  return {
+    counts,
+    async check(ip) {
+      const n = (counts.get(ip) ?? 0) + 1;
+      counts.set(ip, n);
+      if (n > limit)
+        throw Errors.rateLimited(
+          `Too many requests from this address: the limit is ${limit} per minute.`,
+          42,
+        );
+    },
+  };
+}
+
+/** Enough of KeyValueStore for the gateway (summary paid markers). */
+export function createTestKv(): KeyValueStore & { data: Map<string, string> } {
+  const data = new Map<string, string>();
+  return {
+    data,
+    get: async (k) => data.get(k) ?? null,
+    set: async (k, v) => void data.set(k, v),
+    setIfAbsent: async (k, v) => (data.has(k) ? false : (data.set(k, v), true)),
+    delete: async (k) => void data.delete(k),
+    ttlMs: async () => null,
+    increment: async (k, by) => {
+      const n = Number(data.get(k) ?? 0) + by;
+      data.set(k, String(n));
+      return n;
+    },
+    incrementWithin: async (k, by, limit) => {
+      const n = Number(data.get(k) ?? 0) + by;
+      if (n > limit) return { applied: false, value: n - by };
+      data.set(k, String(n));
+      return { applied: true, value: n };
+    },
+    publish: async () => {},
+    subscribe: async () => async () => {},
+    ping: async () => {},
+    close: async () => {},
+  };
+}
+
+// ---- fake backends -------------------------------------------------------------------------
+
+export function transcript(videoId: string, overrides: Partial<extractorV1.GetTranscriptResponse> = {}) {
+  return {
+    videoId,
+    language: 'en',
+    subtitleType: commonV1.SubtitleType.SUBTITLE_TYPE_MANUAL,
+    segments: [
+      { text: 'Hello world', start: 0, duration: 1.5 },
+      { text: 'Second line', start: 1.5, duration: 2 },
+    ],
+    metadata: {
+      title: `Video ${videoId}`,
+      channel: 'Channel',
+      channelId: 'UC123',
+      duration: 125,
+      uploadDate: '20240102',
+      thumbnailUrl: `https://i.ytimg.com/vi/${videoId}/hqdefault.jpg`,
+    },
+    cached: false,
+    fetchedAt: '2026-03-10T11:00:00.000Z',
+    ...overrides,
+  } satisfies extractorV1.GetTranscriptResponse;
+}
+
+type Handler<Req, Res> = (request: Req, options: CallOptions | undefined) => Promise<Res>;
+
+export interface FakeBackends extends Backends {
+  calls: { method: string; request: unknown; options: CallOptions | undefined }[];
+  handlers: {
+    getTranscript: Handler<extractorV1.GetTranscriptRequest, extractorV1.GetTranscriptResponse>;
+    validateVideo: Handler<extractorV1.ValidateVideoRequest, extractorV1.ValidateVideoResponse>;
+    getPlaylist: Handler<extractorV1.GetPlaylistRequest, extractorV1.GetPlaylistResponse>;
+    getComments: Handler<commentsV1.GetCommentsRequest, commentsV1.GetCommentsResponse>;
+    summarize: Handler<aiV1.SummarizeRequest, aiV1.SummarizeResponse>;
+    analyzeComments: Handler<aiV1.AnalyzeCommentsRequest, aiV1.AnalyzeCommentsResponse>;
+    getUsage: Handler<billingV1.GetUsageRequest, billingV1.GetUsageResponse>;
+  };
+  healthy: Record<'extractor' | 'comments' | 'ai' | 'billing', boolean>;
+}
+
+export function createFakeBackends(): FakeBackends {
+  const calls: FakeBackends['calls'] = [];
+  const unexpected = (name: string) => async () => {
+    throw new Error(`unexpected call ${name}`);
+  };
+  const handlers: FakeBackends['handlers'] = {
+    getTranscript: async (req) => transcript(req.videoId),
+    validateVideo: unexpected('validateVideo'),
+    getPlaylist: unexpected('getPlaylist'),
+    getComments: unexpected('getComments'),
+    summarize: unexpected('summarize'),
+    analyzeComments: unexpected('analyzeComments'),
+    getUsage: unexpected('getUsage'),
+  };
+  const healthy = { extractor: true, comments: true, ai: true, billing: true };
+  const call =
+    <K extends keyof FakeBackends['handlers']>(method: K) =>
+    (request: Parameters<FakeBackends['handlers'][K]>[0], options?: CallOptions) => {
+      calls.push({ method, request, options });
+      return (handlers[method] as Handler<unknown, unknown>)(request, options) as ReturnType<
+        FakeBackends['handlers'][K]
+      >;
+    };
+  const health = (name: keyof typeof healthy) => async () => healthy[name];
+  return {
+    calls,
+    handlers,
+    healthy,
+    extractor: {
+      getTranscript: call('getTranscript'),
+      validateVideo: call('validateVideo'),
+      getPlaylist: call('getPlaylist'),
+      checkHealth: health('extractor'),
+    },
+    comments: { getComments: call('getComments'), checkHealth: health('comments') },
+    ai: { summarize: call('summarize'), analyzeComments: call('analyzeComments'), checkHealth: health('ai') },
+    billing: { getUsage: call('getUsage'), checkHealth: health('billing') },
+  };
+}
+
+export interface TestGateway {
+  app: FastifyInstance;
+  backends: FakeBackends;
+  ledger: ReturnType<typeof createTestLedger>;
+  access: ReturnType<typeof createTestAccess>;
+  ipLimiter: ReturnType<typeof createTestIpLimiter>;
+  kv: ReturnType<typeof createTestKv>;
+  clock: ManualClock;
+  config: Config;
+}
+
+export async function buildTestGateway(
+  options: {
+    env?: Record<string, string>;
+    balances?: Record<string, number>;
+    dailyLimits?: Partial<Record<Tier, number | null>>;
+    ipLimit?: number;
+    deps?: Partial<GatewayDeps>;
+  } = {},
+): Promise<TestGateway> {
+  const config = loadConfig({ LOG_LEVEL: 'silent', ...options.env });
+  const backends = createFakeBackends();
+  const ledger = createTestLedger(
+    options.balances ?? { acc_free: 100, acc_pro: 100, acc_pro2: 100, acc_ent: 1000 },
+  );
+  const access = createTestAccess({ dailyLimits: options.dailyLimits });
+  const ipLimiter = createTestIpLimiter(options.ipLimit);
+  const kv = createTestKv();
+  const clock = new ManualClock(START);
+  const app = await buildApp({
+    config,
+    access: access.access,
+    credits: ledger.ledger,
+    idempotency: createTestIdempotency(),
+    ipLimiter,
+    backends,
+    fanOut: createDirectFanOut({ extractor: backends.extractor, concurrency: config.FANOUT_CONCURRENCY }),
+    kv,
+    clock,
+    version: '1.2.3',
+    ...options.deps,
+  });
+  return { app, backends, ledger, access, ipLimiter, kv, clock, config };
+}
+
+export function appError(code: ConstructorParameters<typeof AppError>[0], message: string, reason?: string) {
+  return new AppError(code, message, reason ? { reason } : {});
+}
+
+export const VIDEO = 'dQw4w9WgXcQ';
+export const VIDEO_URL = `https://www.youtube.com/watch?v=${VIDEO}`;
