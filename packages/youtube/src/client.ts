@@ -368,6 +368,7 @@ export class YouTubeClient {
    */
   async *#players(videoId: string, seen: PlayerHit[]): AsyncGenerator<PlayerHit> {
     let firstError: AppError | undefined;
+    let yielded = false;
     for (const name of this.#config.playerClients) {
       let player: unknown;
       try {
@@ -383,6 +384,7 @@ export class YouTubeClient {
       if (returned === undefined || returned === videoId) seen.push({ client: name, player });
       const verdict = classifyPlayability(player, videoId);
       if (verdict.ok) {
+        yielded = true;
         yield { client: name, player };
         continue;
       }
@@ -390,7 +392,7 @@ export class YouTubeClient {
       if (verdict.error.code === 'UPSTREAM_BLOCKED') this.#transport.rotateProxy();
       firstError ??= verdict.error;
     }
-    throw firstError ?? Errors.upstreamError('No player client is configured.');
+    if (!yielded) throw firstError ?? Errors.upstreamError('No player client is configured.');
   }
 
   async #post(endpoint: Endpoint, clientName: string, body: Record<string, unknown>, query = ''): Promise<unknown> {

@@ -93,7 +93,7 @@ function cleanChapters(list: Chapter[], duration: number | undefined): Chapter[]
     if (duration !== undefined && duration > 0 && c.startTime > duration) continue;
     const prev = out[out.length - 1];
     if (prev && c.startTime <= prev.startTime) continue;
-    out.push(c);
+    out.push({ title: c.title, startTime: Math.round(c.startTime * 1000) / 1000 });
   }
   return out;
 }
@@ -103,7 +103,7 @@ export function parseChapters(next: unknown, duration?: number): Chapter[] {
   const bar = findFirst(at(next, 'playerOverlays'), 'chapteredPlayerBarRenderer') ?? findFirst(at(next, 'playerOverlays'), 'multiMarkersPlayerBarRenderer');
   const fromBar = findAll(bar, 'chapterRenderer').map((c) => ({
     title: text(at(c, 'title')) ?? '',
-    startTime: Math.floor((Number(at(c, 'timeRangeStartMillis')) || 0) / 1000),
+    startTime: (Number(at(c, 'timeRangeStartMillis')) || 0) / 1000,
   }));
   if (fromBar.length > 0) return cleanChapters(fromBar, duration);
   const panels = arr(at(next, 'engagementPanels')).map((p) => at(p, 'engagementPanelSectionListRenderer'));

@@ -80,17 +80,19 @@ export function classifyPlayability(player: unknown, requestedId: string): Playa
   const status = str(at(ps, 'status')) ?? 'OK';
   const msg = playabilityText(ps);
   const low = msg.toLowerCase();
+  // the headline reason decides blocks; sub-reasons are often boilerplate copied between error screens
+  const headline = (str(at(ps, 'reason')) ?? text(at(ps, 'errorScreen', 'playerErrorMessageRenderer', 'reason')) ?? '').toLowerCase();
   if (findFirst(ps, 'playerCaptchaViewModel') !== undefined) {
     return { ok: false, error: Errors.upstreamBlocked('captcha', 'The platform asked for a captcha.'), definitive: false };
   }
-  if (low.includes('not a bot')) {
+  if (headline.includes('not a bot')) {
     return {
       ok: false,
       error: Errors.upstreamBlocked('bot_check', `The platform asked to confirm we are not a bot: ${msg}`),
       definitive: false,
     };
   }
-  if (low.includes("content isn't available, try again later") || low.includes('try again later')) {
+  if (headline.includes('try again later')) {
     return { ok: false, error: Errors.upstreamBlocked('rate_limited', `The platform rate-limited us: ${msg}`), definitive: false };
   }
   if (status === 'OK') {
