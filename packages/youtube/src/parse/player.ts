@@ -148,13 +148,15 @@ export function hasMicroformat(player: unknown): boolean {
 }
 
 function bestThumbnail(...lists: unknown[]): string | undefined {
-  let best: { url: string; area: number } | undefined;
+  let best: { url: string; area: number; jpg: boolean } | undefined;
   for (const list of lists) {
     for (const t of arr(list)) {
       const url = str(at(t, 'url'));
       if (!url) continue;
       const area = (Number(at(t, 'width')) || 0) * (Number(at(t, 'height')) || 0);
-      if (!best || area >= best.area) best = { url, area };
+      // webp variants are the same picture; prefer a jpg every client can show
+      const jpg = !url.includes('vi_webp');
+      if (!best || (jpg && !best.jpg) || (jpg === best.jpg && area >= best.area)) best = { url, area, jpg };
     }
   }
   return best?.url;
