@@ -68,6 +68,8 @@ export interface CreditLedgerImpl extends CreditLedger {
    * reservations left open longer than the reservation TTL. Safe to run on every replica.
    */
   recover(): Promise<{ settled: number; expired: number }>;
+  /** Creates the outbox indexes the relay and recovery query by. Idempotent. */
+  init(): Promise<void>;
 }
 
 export interface CreditLedgerOptions {
@@ -135,6 +137,12 @@ export function createCreditLedger(options: CreditLedgerOptions): CreditLedgerIm
   }
 
   return {
+    async init() {
+      await outbox.createIndex({ outbox_status: 1, committed_at: 1 }, { name: 'outbox_pending' });
+      await outbox.createIndex({ state: 1, settled: 1 }, { name: 'reservation_unsettled' });
+      await outbox.createIndex({ state: 1, created_at: 1 }, { name: 'reservation_open' });
+    },
+
     async reserve(input) {
       const { accountId, operation, amount, requestId } = input;
       assertCredits(amount, Number.MAX_SAFE_INTEGER, 'amount');

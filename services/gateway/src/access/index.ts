@@ -153,6 +153,7 @@ export function createAccessModule(deps: AccessModuleDeps): AccessModule {
       }),
     async start() {
       await accounts.init();
+      await credits.init();
       await keyCache.start();
       await bus.ensureTopics([topic]).catch((err: unknown) => {
         // The relay keeps events pending until the bus accepts them.
