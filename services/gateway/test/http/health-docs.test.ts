@@ -1,0 +1,156 @@
+import { Ajv } from 'ajv';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ERROR_CODES, docsUrl } from '@subx/errors';
+import { OPERATIONS } from '../../src/schemas/operations.ts';
+import { KEYS, VIDEO_URL, buildTestGateway, transcript } from './support.ts';
+import type { TestGateway } from './support.ts';
+
+let gw: TestGateway;
+beforeEach(async () => {
+  gw = await buildTestGateway();
+});
+afterEach(async () => {
+  await gw.app.close();
+});
+
+describe('health', () => {
+  it.each(['/health', '/api/v1/health'])('%s reports ok with version and every service', async (url) => {
+    const res = await gw.app.inject({ method: 'GET', url });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({
+      status: 'ok',
+      version: '1.2.3',
+      api_version: 'v1',
+      services: { gateway: 'ok', extractor: 'ok', comments: 'ok', ai: 'ok', billing: 'ok' },
+    });
+  });
+
+  it('degraded (200) when a secondary service is down, down (503) when the extractor is', async () => {
+    gw.backends.healthy.ai = false;
+    const degraded = await gw.app.inject({ method: 'GET', url: '/health' });
+    expect(degraded.statusCode).toBe(200);
+    expect(degraded.json()).toMatchObject({ status: 'degraded', services: { ai: 'down', extractor: 'ok' } });
+    gw.backends.healthy.extractor = false;
+    gw.backends.extractor.checkHealth = async () => {
+      throw new Error('unreachable');
+    };
+    const down = await gw.app.inject({ method: 'GET', url: '/health' });
+    expect(down.statusCode).toBe(503);
+    expect(down.json()).toMatchObject({ status: 'down', services: { extractor: 'down', gateway: 'ok' } });
+  });
+
+  it('is limited per client IP', async () => {
+    await gw.app.close();
+    gw = await buildTestGateway({ ipLimit: 1 });
+    expect((await gw.app.inject({ method: 'GET', url: '/health' })).statusCode).toBe(200);
+    const res = await gw.app.inject({ method: 'GET', url: '/health' });
+    expect(res.statusCode).toBe(429);
+    expect(res.headers['retry-after']).toBeDefined();
+  });
+
+  it('/health/live and /health/ready (readiness dependency)', async () => {
+    expect((await gw.app.inject({ method: 'GET', url: '/health/live' })).json()).toEqual({ status: 'ok' });
+    await gw.app.close();
+    let ready = false;
+    gw = await buildTestGateway({ deps: { readiness: async () => ready } });
+    expect((await gw.app.inject({ method: 'GET', url: '/health/ready' })).statusCode).toBe(503);
+    ready = true;
+    expect((await gw.app.inject({ method: 'GET', url: '/health/ready' })).statusCode).toBe(200);
+  });
+});
+
+describe('docs', () => {
+  it('/openapi.json is OpenAPI 3.1 with every operation, built from the validating schemas', async () => {
+    const res = await gw.app.inject({ method: 'GET', url: '/openapi.json' });
+    expect(res.statusCode).toBe(200);
+    const doc = res.json();
+    expect(doc.openapi).toBe('3.1.0');
+    expect(Object.keys(doc.paths).sort()).toEqual(
+      [
+        '/api/v1/batch',
+        '/api/v1/comments',
+        '/api/v1/comments/analyze',
+        '/api/v1/extract',
+        '/api/v1/health',
+        '/api/v1/playlist',
+        '/api/v1/summarize',
+        '/api/v1/validate',
+        '/health',
+      ].sort(),
+    );
+    expect(doc.paths['/api/v1/extract'].post.requestBody.content['application/json'].schema).toEqual(
+      OPERATIONS.find((o) => o.operationId === 'extract')?.body,
+    );
+    expect(Object.keys(doc.paths['/api/v1/extract'].post.responses['200'].content)).toEqual([
+      'application/json',
+      'text/srt',
+      'text/vtt',
+      'text/plain',
+      'text/markdown',
+    ]);
+    const playlistParams = doc.paths['/api/v1/playlist'].get.parameters.map((p: { name: string }) => p.name);
+    expect(playlistParams).toEqual(
+      expect.arrayContaining(['url', 'max', 'language', 'format', 'include_timestamps', 'include']),
+    );
+    expect(doc.components.securitySchemes.ApiKey).toEqual({
+      type: 'apiKey',
+      in: 'header',
+      name: 'X-API-Key',
+    });
+    expect(doc.paths['/api/v1/validate'].get.security).toEqual([]);
+  });
+
+  it('real responses conform to the documented response schemas', async () => {
+    const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false });
+    const doc = (await gw.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    gw.backends.handlers.getTranscript = async (req) => transcript(req.videoId);
+    const extractRes = await gw.app.inject({
+      method: 'POST',
+      url: '/api/v1/extract',
+      payload: { url: VIDEO_URL, include: ['tags', 'view_count', 'is_live'] },
+      headers: { 'x-api-key': KEYS.free },
+    });
+    const check = (schema: object, body: unknown) => {
+      const validate = ajv.compile(schema);
+      expect(validate(body), JSON.stringify(validate.errors)).toBe(true);
+    };
+    check(
+      doc.paths['/api/v1/extract'].post.responses['200'].content['application/json'].schema,
+      extractRes.json(),
+    );
+    const batchRes = await gw.app.inject({
+      method: 'POST',
+      url: '/api/v1/batch',
+      payload: { urls: [VIDEO_URL, 'bad'], format: 'md' },
+      headers: { 'x-api-key': KEYS.free },
+    });
+    check(
+      doc.paths['/api/v1/batch'].post.responses['200'].content['application/json'].schema,
+      batchRes.json(),
+    );
+    const health = await gw.app.inject({ method: 'GET', url: '/health' });
+    check(doc.paths['/health'].get.responses['200'].content['application/json'].schema, health.json());
+    const err = await gw.app.inject({ method: 'POST', url: '/api/v1/extract', payload: {} });
+    check(doc.components.schemas.Error, err.json());
+  });
+
+  it('/docs is HTML listing every operation, without external assets', async () => {
+    const res = await gw.app.inject({ method: 'GET', url: '/docs' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+    for (const op of OPERATIONS) expect(res.body).toContain(`id="${op.operationId}"`);
+    expect(res.body).toContain('include_timestamps');
+    expect(res.body).not.toMatch(/<script|<link|src="http|href="http/);
+  });
+
+  it('/docs/errors has one anchor per catalogue code, matching every docs_url', async () => {
+    const res = await gw.app.inject({ method: 'GET', url: '/docs/errors' });
+    expect(res.statusCode).toBe(200);
+    for (const code of ERROR_CODES) {
+      const anchor = docsUrl(code).split('#')[1];
+      expect(res.body).toContain(`<section id="${anchor}">`);
+    }
+    expect(res.body.match(/<section id=/g)).toHaveLength(ERROR_CODES.length);
+    expect(res.body).toContain('id="unauthorized"');
+  });
+});

@@ -1,0 +1,313 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { aiV1, commentsV1 } from '@subx/contracts';
+import { KEYS, VIDEO, VIDEO_URL, appError, buildTestGateway } from './support.ts';
+import type { TestGateway } from './support.ts';
+
+let gw: TestGateway;
+beforeEach(async () => {
+  gw = await buildTestGateway();
+});
+afterEach(async () => {
+  await gw.app.close();
+});
+
+function summary(overrides: Partial<aiV1.SummarizeResponse> = {}): aiV1.SummarizeResponse {
+  return {
+    videoId: VIDEO,
+    summary: 'A short summary.',
+    timestamps: [{ seconds: 12, topic: 'Intro', text: 'It begins.' }],
+    videoTitle: 'Title',
+    videoDuration: 900,
+    videoChannel: 'Chan',
+    cached: false,
+    model: 'local-extractive',
+    generatedAt: '2026-03-10T10:00:00.000Z',
+    ...overrides,
+  };
+}
+
+describe('POST /api/v1/summarize', () => {
+  const summarize = (payload: unknown, key: string = KEYS.pro) =>
+    gw.app.inject({
+      method: 'POST',
+      url: '/api/v1/summarize',
+      payload: payload as object,
+      headers: { 'x-api-key': key },
+    });
+
+  it('returns the summary shape and charges by duration (15 min: 4 credits)', async () => {
+    gw.backends.handlers.summarize = async () => summary();
+    const res = await summarize({ video_url: VIDEO_URL, style: 'key_points' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({
+      summary: 'A short summary.',
+      video_id: VIDEO,
+      credits_used: 4,
+      cached: false,
+      video_metadata: { title: 'Title', duration: 900, channel: 'Chan' },
+      timestamps: [{ seconds: 12, topic: 'Intro', text: 'It begins.' }],
+    });
+    expect(gw.backends.calls[0]?.request).toEqual({
+      videoId: VIDEO,
+      style: aiV1.SummaryStyle.SUMMARY_STYLE_KEY_POINTS,
+      language: 'en',
+    });
+    expect(gw.ledger.reservations[0]).toMatchObject({ amount: 6, state: 'committed' });
+    expect(gw.ledger.balances.get('acc_pro')).toBe(96);
+  });
+
+  it.each([
+    [600, 2],
+    [601, 4],
+    [1800, 4],
+    [1801, 6],
+  ])('a %i s video costs %i credits', async (duration, credits) => {
+    gw.backends.handlers.summarize = async () => summary({ videoDuration: duration });
+    expect((await summarize({ video_url: VIDEO_URL })).json().credits_used).toBe(credits);
+  });
+
+  it('a user pays once per cache entry; another user pays once too; a new entry is paid again', async () => {
+    gw.backends.handlers.summarize = async () => summary({ cached: true });
+    const first = await summarize({ video_url: VIDEO_URL });
+    const again = await summarize({ video_url: VIDEO_URL });
+    const other = await summarize({ video_url: VIDEO_URL }, KEYS.pro2);
+    expect([first.json().credits_used, first.json().cached]).toEqual([4, true]);
+    expect([again.json().credits_used, again.json().cached]).toEqual([0, true]);
+    expect([other.json().credits_used, other.json().cached]).toEqual([4, true]);
+    // Another style is another cache entry.
+    expect((await summarize({ video_url: VIDEO_URL, style: 'detailed' })).json().credits_used).toBe(4);
+    // The entry expired and was regenerated: a new generated_at is a new entry.
+    gw.backends.handlers.summarize = async () => summary({ generatedAt: '2026-03-11T10:00:00.000Z' });
+    expect((await summarize({ video_url: VIDEO_URL })).json().credits_used).toBe(4);
+    expect(gw.ledger.events.map((e) => [e.accountId, e.credits])).toEqual([
+      ['acc_pro', 4],
+      ['acc_pro2', 4],
+      ['acc_pro', 4],
+      ['acc_pro', 4],
+    ]);
+  });
+
+  it('concurrent requests of one user for one entry are charged once', async () => {
+    gw.backends.handlers.summarize = async () => summary();
+    const results = await Promise.all([1, 2, 3].map(() => summarize({ video_url: VIDEO_URL })));
+    expect(results.map((r) => r.json().credits_used).sort()).toEqual([0, 0, 4]);
+    expect(gw.ledger.balances.get('acc_pro')).toBe(96);
+  });
+
+  it('free tier is 403; bad style is 400; AI errors release the reservation', async () => {
+    expect((await summarize({ video_url: VIDEO_URL }, KEYS.free)).statusCode).toBe(403);
+    const bad = await summarize({ video_url: VIDEO_URL, style: 'haiku' });
+    expect(bad.json().error.message).toBe('body.style must be one of: brief, detailed, key_points');
+    gw.backends.handlers.summarize = async () => {
+      throw appError('NO_SUBTITLES', 'none');
+    };
+    const res = await summarize({ video_url: VIDEO_URL });
+    expect(res.statusCode).toBe(404);
+    expect(gw.ledger.balances.get('acc_pro')).toBe(100);
+    expect(gw.kv.data.size).toBe(0);
+  });
+});
+
+describe('GET /api/v1/comments', () => {
+  const comments =
+    (n: number, extra: Partial<commentsV1.GetCommentsResponse> = {}) =>
+    async () => ({
+      videoId: VIDEO,
+      comments: Array.from({ length: n }, (_, i) => ({
+        id: `c${i}`,
+        author: `@user${i}`,
+        text: `comment ${i}`,
+        likes: BigInt(i * 10),
+        publishedAt: 1_700_000_000n + BigInt(i),
+        isReply: i % 2 === 1,
+        ...(i % 2 === 1 ? { parentId: `c${i - 1}` } : {}),
+      })),
+      commentsDisabled: false,
+      totalCount: 5000n,
+      cached: false,
+      ...extra,
+    });
+  const get = (query: string, key: string = KEYS.pro) =>
+    gw.app.inject({ method: 'GET', url: `/api/v1/comments?${query}`, headers: { 'x-api-key': key } });
+
+  it('returns comments with the documented fields and charges ceil(returned / 500)', async () => {
+    gw.backends.handlers.getComments = comments(501);
+    const res = await get(`url=${encodeURIComponent(VIDEO_URL)}&max=1000&sort=time`);
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(body.comments[1]).toEqual({
+      author: '@user1',
+      text: 'comment 1',
+      likes: 10,
+      published_at: 1_700_000_001,
+      is_reply: true,
+    });
+    expect(body).toMatchObject({
+      video_id: VIDEO,
+      comment_count: 501,
+      comments_disabled: false,
+      cached: false,
+      credits_used: 2,
+      request_id: res.headers['x-request-id'],
+    });
+    expect(gw.backends.calls[0]?.request).toEqual({
+      videoId: VIDEO,
+      max: 1000,
+      sort: commentsV1.CommentSort.COMMENT_SORT_TIME,
+      forceRefresh: false,
+    });
+    expect(gw.ledger.reservations[0]).toMatchObject({ amount: 2, state: 'committed' });
+  });
+
+  it('defaults: max 500, sort relevance', async () => {
+    gw.backends.handlers.getComments = comments(3);
+    const res = await get(`url=${encodeURIComponent(VIDEO_URL)}`);
+    expect(res.json().credits_used).toBe(1);
+    expect(gw.backends.calls[0]?.request).toMatchObject({
+      max: 500,
+      sort: commentsV1.CommentSort.COMMENT_SORT_RELEVANCE,
+    });
+  });
+
+  it('cached and disabled comments are free; disabled means an empty list', async () => {
+    gw.backends.handlers.getComments = comments(10, { cached: true });
+    expect((await get(`url=${encodeURIComponent(VIDEO_URL)}`)).json()).toMatchObject({
+      cached: true,
+      credits_used: 0,
+    });
+    gw.backends.handlers.getComments = comments(0, { commentsDisabled: true });
+    const res = await get(`url=${encodeURIComponent(VIDEO_URL)}`);
+    expect(res.json()).toMatchObject({
+      comments: [],
+      comments_disabled: true,
+      credits_used: 0,
+      comment_count: 0,
+    });
+    expect(gw.ledger.events).toEqual([]);
+  });
+
+  it.each(['max=0', 'max=2001', 'sort=top'])('%s is 400 INVALID_REQUEST', async (q) => {
+    const res = await get(`url=${encodeURIComponent(VIDEO_URL)}&${q}`);
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error.code).toBe('INVALID_REQUEST');
+  });
+
+  it('requires Pro', async () => {
+    const res = await get(`url=${encodeURIComponent(VIDEO_URL)}`, KEYS.free);
+    expect(res.statusCode).toBe(403);
+    expect(res.json().error.code).toBe('TIER_REQUIRED');
+  });
+});
+
+describe('POST /api/v1/comments/analyze', () => {
+  const analyze = (payload: unknown) =>
+    gw.app.inject({
+      method: 'POST',
+      url: '/api/v1/comments/analyze',
+      payload: payload as object,
+      headers: { 'x-api-key': KEYS.pro },
+    });
+  const result = (cached: boolean): aiV1.AnalyzeCommentsResponse => ({
+    videoId: VIDEO,
+    sentiment: aiV1.Sentiment.SENTIMENT_POSITIVE,
+    themes: ['music', 'nostalgia'],
+    keyQuotes: [{ text: 'Classic!', author: '@a' }],
+    sampleSize: 50,
+    totalComments: 1234n,
+    cached,
+    model: 'local-lexicon',
+    generatedAt: '2026-03-10T10:00:00.000Z',
+  });
+
+  it('returns the analysis shape; 3 credits, 0 when cached', async () => {
+    gw.backends.handlers.analyzeComments = async () => result(false);
+    const res = await analyze({ video_url: VIDEO_URL });
+    expect(res.json()).toEqual({
+      sentiment: 'positive',
+      themes: ['music', 'nostalgia'],
+      key_quotes: [{ text: 'Classic!', author: '@a' }],
+      video_id: VIDEO,
+      sample_size: 50,
+      total_comments: 1234,
+      credits_used: 3,
+      cached: false,
+      request_id: res.headers['x-request-id'],
+    });
+    expect(gw.backends.calls[0]?.request).toEqual({ videoId: VIDEO, sampleSize: 50 });
+    gw.backends.handlers.analyzeComments = async () => result(true);
+    expect((await analyze({ video_url: VIDEO_URL, sample_size: 100 })).json()).toMatchObject({
+      credits_used: 0,
+      cached: true,
+    });
+    expect(gw.ledger.balances.get('acc_pro')).toBe(97);
+  });
+
+  it('NOT_ENOUGH_COMMENTS and COMMENTS_DISABLED pass through and charge nothing', async () => {
+    gw.backends.handlers.analyzeComments = async () => {
+      throw appError('NOT_ENOUGH_COMMENTS', `Video ${VIDEO} has 3 comments; analysis needs at least 10.`);
+    };
+    const few = await analyze({ video_url: VIDEO_URL });
+    expect([few.statusCode, few.json().error.code]).toEqual([400, 'NOT_ENOUGH_COMMENTS']);
+    gw.backends.handlers.analyzeComments = async () => {
+      throw appError('COMMENTS_DISABLED', 'off');
+    };
+    const off = await analyze({ video_url: VIDEO_URL });
+    expect([off.statusCode, off.json().error.code]).toEqual([404, 'COMMENTS_DISABLED']);
+    expect(gw.ledger.balances.get('acc_pro')).toBe(100);
+  });
+
+  it('sample_size outside 10..100 or not an integer is 400', async () => {
+    for (const sample_size of [9, 101, 50.5, '50']) {
+      expect((await analyze({ video_url: VIDEO_URL, sample_size })).statusCode).toBe(400);
+    }
+  });
+});
+
+describe('GET /api/v1/validate', () => {
+  const validate = (query: string, remoteAddress = '10.0.0.1') =>
+    gw.app.inject({ method: 'GET', url: `/api/v1/validate?${query}`, remoteAddress });
+
+  it('needs no key, returns the validation result and passes cached through', async () => {
+    gw.backends.handlers.validateVideo = async (req) => ({
+      valid: true,
+      hasSubtitles: true,
+      manualLanguages: ['en', 'de'],
+      autoGeneratedLanguages: ['en'],
+      videoTitle: `Video ${req.videoId}`,
+      duration: 212,
+      cached: true,
+    });
+    const res = await validate(`url=${encodeURIComponent(VIDEO_URL)}`);
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({
+      valid: true,
+      has_subtitles: true,
+      available_languages: { manual: ['en', 'de'], auto_generated: ['en'] },
+      video_title: `Video ${VIDEO}`,
+      duration: 212,
+      cached: true,
+    });
+    expect(res.headers['x-ratelimit-limit']).toBeUndefined();
+    expect(gw.ledger.reservations).toEqual([]);
+  });
+
+  it('bad input: missing url 400 INVALID_REQUEST, other URLs 400 INVALID_URL', async () => {
+    expect((await validate('')).json().error.code).toBe('INVALID_REQUEST');
+    expect((await validate('url=https%3A%2F%2Fexample.com')).json().error.code).toBe('INVALID_URL');
+  });
+
+  it('is limited per client IP (429 with Retry-After)', async () => {
+    await gw.app.close();
+    gw = await buildTestGateway({ ipLimit: 2 });
+    gw.backends.handlers.validateVideo = async () => {
+      throw appError('VIDEO_NOT_FOUND', 'gone');
+    };
+    expect((await validate(`url=${encodeURIComponent(VIDEO_URL)}`, '10.0.0.9')).statusCode).toBe(404);
+    expect((await validate(`url=${encodeURIComponent(VIDEO_URL)}`, '10.0.0.9')).statusCode).toBe(404);
+    const limited = await validate(`url=${encodeURIComponent(VIDEO_URL)}`, '10.0.0.9');
+    expect(limited.statusCode).toBe(429);
+    expect(limited.json().error.code).toBe('RATE_LIMITED');
+    expect(limited.headers['retry-after']).toBe('42');
+    expect((await validate(`url=${encodeURIComponent(VIDEO_URL)}`, '10.0.0.10')).statusCode).toBe(404);
+  });
+});
