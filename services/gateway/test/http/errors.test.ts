@@ -13,11 +13,7 @@ afterEach(async () => {
   await gw.app.close();
 });
 
-function expectErrorShape(
-  body: Record<string, unknown>,
-  code: string,
-  requestId: string | string[] | undefined,
-) {
+function expectErrorShape(body: Record<string, unknown>, code: string, requestId: unknown) {
   expect(body).toEqual({
     error: expect.objectContaining({
       code,
