@@ -1,0 +1,43 @@
+import {
+  durationMs,
+  loadConfig,
+  port,
+  positiveInt,
+  nonNegativeInt,
+  secret,
+  urlStringOf,
+} from '@subx/service-kit';
+import { z } from 'zod';
+
+/**
+ * Environment of the AI service. Without OPENAI_API_KEY the service runs the local engine
+ * (extractive summaries, lexicon analysis) and never calls a model.
+ */
+export const ConfigSchema = z.object({
+  GRPC_PORT: port.default(50053),
+  /** Any OpenAI-compatible endpoint, including /v1 (e.g. http://localhost:11434/v1 for Ollama). */
+  OPENAI_BASE_URL: urlStringOf(['http:', 'https:']).optional(),
+  OPENAI_API_KEY: secret().optional(),
+  AI_MODEL: z.string().trim().min(1).default('gpt-4o-mini'),
+  /** Per HTTP attempt to the model. */
+  AI_TIMEOUT_MS: durationMs.default(60_000),
+  AI_MAX_RETRIES: nonNegativeInt.default(2),
+  /** Token budget of one transcript chunk (and of the notes of the reduce step). */
+  AI_CHUNK_TOKENS: positiveInt.default(12_000),
+  EXTRACTOR_GRPC_ADDR: z.string().trim().min(1).default('127.0.0.1:50051'),
+  COMMENTS_GRPC_ADDR: z.string().trim().min(1).default('127.0.0.1:50052'),
+  /** Unset: an in-process cache (single replica only). */
+  REDIS_URL: secret(urlStringOf(['redis:', 'rediss:'])).optional(),
+  SUMMARY_CACHE_TTL_MS: durationMs.default(24 * 60 * 60 * 1000),
+  ANALYSIS_CACHE_TTL_MS: durationMs.default(24 * 60 * 60 * 1000),
+  /** Deadline of calls to the extractor and comments services. */
+  GRPC_DEFAULT_DEADLINE_MS: durationMs.default(30_000),
+  SHUTDOWN_TIMEOUT_MS: durationMs.default(10_000),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export type AiConfig = z.output<typeof ConfigSchema>;
+
+export function loadAiConfig(env: Record<string, string | undefined> = process.env): AiConfig {
+  return loadConfig(ConfigSchema, env);
+}
