@@ -1,0 +1,88 @@
+import { createServer, type Server } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeYouTube, videoIds, type FakeYouTube } from '@subx/testing/fake-youtube';
+import { YouTubeClient, loadYouTubeConfig } from '../src/index.ts';
+
+/** A CONNECT proxy on loopback; `target` decides where tunnels really go. */
+async function startProxy(target: (host: string, port: number) => { host: string; port: number }) {
+  const tunnels: string[] = [];
+  const server: Server = createServer((_req, res) => {
+    res.writeHead(405).end();
+  });
+  server.on('connect', (req, socket, head) => {
+    const [host = '', port = '80'] = (req.url ?? '').split(':');
+    tunnels.push(req.url ?? '');
+    const to = target(host, Number(port));
+    const upstream = connect(to.port, to.host, () => {
+      socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      upstream.write(head);
+      upstream.pipe(socket);
+      socket.pipe(upstream);
+    });
+    upstream.on('error', () => socket.destroy());
+    socket.on('error', () => upstream.destroy());
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    tunnels,
+    close: () => new Promise<void>((r) => {
+      server.closeAllConnections();
+      server.close(() => r());
+    }),
+  };
+}
+
+let fake: FakeYouTube;
+let blockedFake: FakeYouTube;
+let blockingProxy: Awaited<ReturnType<typeof startProxy>>;
+let goodProxy: Awaited<ReturnType<typeof startProxy>>;
+
+beforeAll(async () => {
+  fake = await startFakeYouTube();
+  blockedFake = await startFakeYouTube();
+  const blockedPort = Number(new URL(blockedFake.url).port);
+  // every tunnel through this proxy lands on a fake that answers 429, like a burned egress IP
+  blockingProxy = await startProxy(() => ({ host: '127.0.0.1', port: blockedPort }));
+  goodProxy = await startProxy((host, port) => ({ host, port }));
+});
+afterAll(async () => {
+  await Promise.all([fake.close(), blockedFake.close(), blockingProxy.close(), goodProxy.close()]);
+});
+
+describe('proxy pool', () => {
+  it('sends requests through the proxy and rotates to the next one when blocked', async () => {
+    blockedFake.failNext({ kind: 'status', status: 429 }, { times: 100 });
+    const config = loadYouTubeConfig({
+      YOUTUBE_BASE_URL: fake.url,
+      YOUTUBE_PROXIES: `${blockingProxy.url},${goodProxy.url}`,
+    });
+    const yt = YouTubeClient.create(config);
+    try {
+      const t = await yt.getTranscript({ videoId: videoIds.manualAndAuto, language: 'en' });
+      expect(t.segments).toHaveLength(7);
+    } finally {
+      await yt.close();
+    }
+    expect(blockedFake.requests).toHaveLength(1);
+    expect(blockedFake.requests[0]?.status).toBe(429);
+    expect(fake.requests.map((r) => r.endpoint)).toEqual(['player', 'timedtext']);
+    expect(goodProxy.tunnels.length).toBeGreaterThanOrEqual(1);
+    expect(blockingProxy.tunnels.length).toBe(1);
+  });
+
+  it('reports UPSTREAM_BLOCKED when every proxy is blocked', async () => {
+    blockedFake.reset();
+    blockedFake.failNext({ kind: 'status', status: 429 }, { times: 100 });
+    const config = loadYouTubeConfig({ YOUTUBE_BASE_URL: fake.url, YOUTUBE_PROXIES: `${blockingProxy.url},${blockingProxy.url}` });
+    const yt = YouTubeClient.create(config);
+    try {
+      await expect(yt.validate(videoIds.manualAndAuto)).rejects.toMatchObject({ code: 'UPSTREAM_BLOCKED', reason: 'http_429' });
+    } finally {
+      await yt.close();
+    }
+    expect(blockedFake.requests).toHaveLength(2);
+  });
+});
