@@ -2,3 +2,26 @@ export * from './event-bus/port.ts';
 export * from './document-store/port.ts';
 export * from './key-value/port.ts';
 export * from './clock.ts';
+export {
+  createInProcessEventBus,
+  type InProcessEventBus,
+  type InProcessEventBusOptions,
+} from './event-bus/in-process.ts';
+export {
+  createKafkaEventBus,
+  type BusLogger,
+  type KafkaConsumerTuning,
+  type KafkaEventBus,
+  type KafkaEventBusOptions,
+} from './event-bus/kafka.ts';
+export type { RetryBackoff } from './event-bus/shared.ts';
+export { createInMemoryDocumentStore } from './document-store/in-memory.ts';
+export {
+  createMongoDocumentStore,
+  type MongoDocumentStore,
+  type MongoDocumentStoreOptions,
+} from './document-store/mongo.ts';
+export { createInMemoryKeyValueStore, type InMemoryKeyValueStoreOptions } from './key-value/in-memory.ts';
+export { createRedisKeyValueStore, type RedisKeyValueStoreOptions } from './key-value/redis.ts';
+export { createJsonCache, type JsonCache } from './cache.ts';
+export { createAdapters, type Adapters, type AdaptersConfig } from './adapters.ts';

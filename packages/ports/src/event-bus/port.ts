@@ -47,6 +47,14 @@ export interface Subscription {
   stop(): Promise<void>;
 }
 
+/**
+ * What both adapters return from `subscribe`: `crash()` is a test hook that simulates a process
+ * dying mid-handler (the in-flight message is abandoned uncommitted, the member leaves the group).
+ */
+export interface CrashableSubscription extends Subscription {
+  crash(): Promise<void>;
+}
+
 export interface EventBus {
   /** Resolves once the bus has accepted the messages durably (Kafka: acks=all). */
   publish(topic: string, messages: readonly BusMessage[]): Promise<void>;

@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { createJsonCache } from './cache.ts';
+import { ManualClock } from './clock.ts';
+import { createInMemoryKeyValueStore } from './key-value/in-memory.ts';
+import { deferred } from './testing/wait.ts';
+
+const setup = () => {
+  const clock = new ManualClock();
+  const kv = createInMemoryKeyValueStore({ clock });
+  return { clock, kv, cache: createJsonCache(kv, { prefix: 'transcripts' }) };
+};
+
+describe('createJsonCache', () => {
+  it('stores JSON under the prefix with a TTL, and deletes', async () => {
+    const { kv, cache, clock } = setup();
+    await cache.set('v1', { lines: ['a', 'b'], n: 2 }, 1_000);
+    expect(await kv.get('transcripts:v1')).toBe('{"lines":["a","b"],"n":2}');
+    expect(await cache.get('v1')).toEqual({ lines: ['a', 'b'], n: 2 });
+    expect(await kv.ttlMs('transcripts:v1')).toBe(1_000);
+    await cache.delete('v1');
+    expect(await cache.get('v1')).toBeNull();
+    await cache.set('v2', 'x', 1_000);
+    clock.advance(1_000);
+    expect(await cache.get('v2')).toBeNull();
+  });
+
+  it('treats an unreadable entry as a miss', async () => {
+    const { kv, cache } = setup();
+    await kv.set('transcripts:bad', '{not json');
+    expect(await cache.get('bad')).toBeNull();
+  });
+
+  it('loads on a miss, then answers from the cache until the TTL passes', async () => {
+    const { cache, clock } = setup();
+    let calls = 0;
+    const loader = async () => ({ call: ++calls });
+    expect(await cache.getOrLoad('k', 500, loader)).toEqual({ value: { call: 1 }, cached: false });
+    expect(await cache.getOrLoad('k', 500, loader)).toEqual({ value: { call: 1 }, cached: true });
+    clock.advance(500);
+    expect(await cache.getOrLoad('k', 500, loader)).toEqual({ value: { call: 2 }, cached: false });
+  });
+
+  it('shares one loader call between concurrent misses of the same key', async () => {
+    const { cache } = setup();
+    const gate = deferred();
+    let calls = 0;
+    const loader = async () => {
+      calls++;
+      await gate.promise;
+      return 'loaded';
+    };
+    const pending = Array.from({ length: 10 }, () => cache.getOrLoad('same', 1_000, loader));
+    const other = cache.getOrLoad('other', 1_000, loader);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(calls).toBe(2);
+    gate.resolve();
+    const results = await Promise.all(pending);
+    expect(results.every((r) => r.value === 'loaded' && !r.cached)).toBe(true);
+    expect((await other).value).toBe('loaded');
+    expect(calls).toBe(2);
+    expect(await cache.getOrLoad('same', 1_000, loader)).toEqual({ value: 'loaded', cached: true });
+  });
+
+  it('forceRefresh skips the read but stores the fresh value', async () => {
+    const { cache } = setup();
+    await cache.set('k', 'old', 1_000);
+    expect(await cache.getOrLoad('k', 1_000, async () => 'new', { forceRefresh: true })).toEqual({
+      value: 'new',
+      cached: false,
+    });
+    expect(await cache.get('k')).toBe('new');
+  });
+
+  it('propagates a loader failure to every waiter, stores nothing, and retries next time', async () => {
+    const { cache } = setup();
+    let calls = 0;
+    const failing = async () => {
+      calls++;
+      throw new Error('upstream down');
+    };
+    const results = await Promise.allSettled([
+      cache.getOrLoad('k', 1_000, failing),
+      cache.getOrLoad('k', 1_000, failing),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    expect(calls).toBe(1);
+    expect(await cache.get('k')).toBeNull();
+    expect(await cache.getOrLoad('k', 1_000, async () => 'ok')).toEqual({ value: 'ok', cached: false });
+  });
+});

@@ -1,0 +1,315 @@
+import { randomUUID } from 'node:crypto';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { deferred, waitFor } from '../testing/wait.ts';
+import {
+  RetriableError,
+  dlqTopic,
+  type CrashableSubscription,
+  type DeliveredMessage,
+  type EventBus,
+  type SubscribeOptions,
+} from './port.ts';
+
+export interface ContractEventBus extends EventBus {
+  subscribe(options: SubscribeOptions): Promise<CrashableSubscription>;
+}
+
+const encode = (text: string): Uint8Array => new TextEncoder().encode(text);
+const decode = (bytes: Uint8Array): string => new TextDecoder().decode(bytes);
+const uniqueTopic = (): string => `t-${randomUUID()}`;
+const uniqueGroup = (): string => `g-${randomUUID()}`;
+
+/**
+ * The semantics documented in port.ts, run against one adapter. `makeBus` returns a fresh bus per
+ * test; every topic and group name is unique, so adapters sharing one server do not interfere.
+ */
+export function describeEventBusContract(
+  name: string,
+  makeBus: () => Promise<ContractEventBus>,
+  { timeoutMs = 20_000 }: { timeoutMs?: number } = {},
+): void {
+  describe(`EventBus contract: ${name}`, () => {
+    let bus: ContractEventBus;
+    let subscriptions: CrashableSubscription[];
+    const releaseOnCleanup: (() => void)[] = [];
+
+    const until = (predicate: () => boolean, message: string): Promise<void> =>
+      waitFor(predicate, { timeoutMs, intervalMs: 20, message });
+
+    const subscribe = async (options: SubscribeOptions): Promise<CrashableSubscription> => {
+      const subscription = await bus.subscribe(options);
+      subscriptions.push(subscription);
+      return subscription;
+    };
+
+    const newTopic = async (): Promise<string> => {
+      const topic = uniqueTopic();
+      await bus.ensureTopics([topic]);
+      return topic;
+    };
+
+    beforeEach(async () => {
+      bus = await makeBus();
+      subscriptions = [];
+    });
+
+    afterEach(async () => {
+      for (const release of releaseOnCleanup.splice(0)) release();
+      await Promise.allSettled(subscriptions.map((s) => s.stop()));
+      await bus.close();
+    });
+
+    it('is healthy and round-trips keys, binary values and headers', async () => {
+      expect(await bus.isHealthy()).toBe(true);
+      const topic = await newTopic();
+      const got: DeliveredMessage[] = [];
+      await subscribe({ groupId: uniqueGroup(), topics: [topic], handler: async (m) => void got.push(m) });
+      const binary = Uint8Array.from([0, 1, 127, 128, 254, 255, 0]);
+      await bus.publish(topic, [
+        { key: 'k-1', value: binary, headers: { 'content-type': 'application/x-protobuf', 'x-note': 'ü ✓' } },
+        { key: null, value: encode('no key') },
+      ]);
+      await until(() => got.length === 2, 'two messages');
+
+      const keyed = got.find((m) => m.key === 'k-1');
+      expect(keyed).toBeDefined();
+      expect(Array.from(keyed!.value)).toEqual(Array.from(binary));
+      expect(keyed!.headers).toEqual({ 'content-type': 'application/x-protobuf', 'x-note': 'ü ✓' });
+      expect(keyed!.topic).toBe(topic);
+      expect(keyed!.attempt).toBe(1);
+      expect([0, 1, 2]).toContain(keyed!.partition);
+      expect(keyed!.offset).toMatch(/^\d+$/);
+
+      const unkeyed = got.find((m) => m.key === null);
+      expect(unkeyed && decode(unkeyed.value)).toBe('no key');
+      expect(unkeyed!.headers).toEqual({});
+    });
+
+    it('starts a new group at the end of the topic unless fromBeginning', async () => {
+      const topic = await newTopic();
+      await bus.publish(topic, [{ key: 'a', value: encode('old') }]);
+      const latest: string[] = [];
+      const earliest: string[] = [];
+      await subscribe({
+        groupId: uniqueGroup(),
+        topics: [topic],
+        handler: async (m) => void latest.push(decode(m.value)),
+      });
+      await subscribe({
+        groupId: uniqueGroup(),
+        topics: [topic],
+        fromBeginning: true,
+        handler: async (m) => void earliest.push(decode(m.value)),
+      });
+      await bus.publish(topic, [{ key: 'a', value: encode('new') }]);
+      await until(() => latest.length === 1 && earliest.length === 2, 'both groups');
+      expect(latest).toEqual(['new']);
+      expect(earliest).toEqual(['old', 'new']);
+    });
+
+    it('keeps the order of messages with the same key', async () => {
+      const topic = await newTopic();
+      const seen = new Map<string, number[]>();
+      await subscribe({
+        groupId: uniqueGroup(),
+        topics: [topic],
+        handler: async (m) => {
+          const [key, index] = decode(m.value).split(':') as [string, string];
+          expect(m.key).toBe(key);
+          seen.set(key, [...(seen.get(key) ?? []), Number(index)]);
+        },
+      });
+      const keys = ['alpha', 'beta', 'gamma', 'delta'];
+      for (let batch = 0; batch < 4; batch++) {
+        const messages = [];
+        for (let i = batch * 10; i < batch * 10 + 10; i++) {
+          for (const key of keys) messages.push({ key, value: encode(`${key}:${i}`) });
+        }
+        await bus.publish(topic, messages);
+      }
+      await until(() => keys.every((k) => seen.get(k)?.length === 40), 'all 160 messages');
+      const expected = Array.from({ length: 40 }, (_, i) => i);
+      for (const key of keys) expect(seen.get(key)).toEqual(expected);
+    });
+
+    it('delivers every message to each of two groups', async () => {
+      const topic = await newTopic();
+      const first: string[] = [];
+      const second: string[] = [];
+      await subscribe({
+        groupId: uniqueGroup(),
+        topics: [topic],
+        handler: async (m) => void first.push(decode(m.value)),
+      });
+      await subscribe({
+        groupId: uniqueGroup(),
+        topics: [topic],
+        handler: async (m) => void second.push(decode(m.value)),
+      });
+      const values = Array.from({ length: 12 }, (_, i) => `m${i}`);
+      await bus.publish(
+        topic,
+        values.map((v) => ({ key: v, value: encode(v) })),
+      );
+      await until(() => first.length === 12 && second.length === 12, 'both groups to get 12');
+      expect([...first].sort()).toEqual([...values].sort());
+      expect([...second].sort()).toEqual([...values].sort());
+    });
+
+    it('splits partitions between two members of a group, rebalances, and never re-handles committed messages', async () => {
+      const topic = await newTopic();
+      const groupId = uniqueGroup();
+      const handled: { member: 'A' | 'B'; value: string }[] = [];
+      const handlerFor =
+        (member: 'A' | 'B') =>
+        async (m: DeliveredMessage): Promise<void> =>
+          void handled.push({ member, value: decode(m.value) });
+      const wave = (label: string, n: number) =>
+        Array.from({ length: n }, (_, i) => ({ key: `${label}-${i}`, value: encode(`${label}-${i}`) }));
+      const handledOf = (label: string) => handled.filter((h) => h.value.startsWith(`${label}-`));
+
+      await subscribe({ groupId, topics: [topic], handler: handlerFor('A') });
+      await bus.publish(topic, wave('w1', 12));
+      await until(() => handledOf('w1').length >= 12, 'wave 1 on member A');
+
+      const memberB = await subscribe({ groupId, topics: [topic], handler: handlerFor('B') });
+      await bus.publish(topic, wave('w2', 30));
+      await until(() => handledOf('w2').length >= 30, 'wave 2 on A and B');
+      const wave2Members = new Set(handledOf('w2').map((h) => h.member));
+      expect(wave2Members).toEqual(new Set(['A', 'B']));
+
+      await memberB.stop();
+      await bus.publish(topic, wave('w3', 12));
+      await until(() => handledOf('w3').length >= 12, 'wave 3 on member A after B left');
+      expect(new Set(handledOf('w3').map((h) => h.member))).toEqual(new Set(['A']));
+
+      const counts = new Map<string, number>();
+      for (const h of handled) counts.set(h.value, (counts.get(h.value) ?? 0) + 1);
+      expect(counts.size).toBe(54);
+      expect([...counts.values()].every((c) => c === 1)).toBe(true);
+    });
+
+    it('redelivers to the group a message whose member crashed before committing', async () => {
+      const topic = await newTopic();
+      const groupId = uniqueGroup();
+      const started = deferred();
+      const neverEnds = deferred();
+      releaseOnCleanup.push(() => neverEnds.resolve());
+      const crashing = await subscribe({
+        groupId,
+        topics: [topic],
+        handler: async () => {
+          started.resolve();
+          await neverEnds.promise;
+        },
+      });
+      await bus.publish(topic, [{ key: 'job', value: encode('job-1') }]);
+      await started.promise;
+      await crashing.crash();
+
+      const redelivered: DeliveredMessage[] = [];
+      await subscribe({ groupId, topics: [topic], handler: async (m) => void redelivered.push(m) });
+      await until(() => redelivered.length >= 1, 'redelivery to the surviving member');
+      expect(decode(redelivered[0]!.value)).toBe('job-1');
+      expect(redelivered[0]!.key).toBe('job');
+    });
+
+    it('redelivers a message whose handler throws RetriableError, without dead-lettering it', async () => {
+      const topic = await newTopic();
+      const attempts: number[] = [];
+      const done: string[] = [];
+      await subscribe({
+        groupId: uniqueGroup(),
+        topics: [topic],
+        maxAttempts: 1,
+        handler: async (m) => {
+          const value = decode(m.value);
+          if (value === 'flaky') {
+            attempts.push(m.attempt);
+            if (m.attempt < 3) throw new RetriableError('downstream unavailable');
+          }
+          done.push(value);
+        },
+      });
+      await bus.publish(topic, [
+        { key: 'k', value: encode('flaky') },
+        { key: 'k', value: encode('next') },
+      ]);
+      await until(() => done.length === 2, 'the flaky message and the next one');
+      expect(attempts).toEqual([1, 2, 3]);
+      expect(done).toEqual(['flaky', 'next']);
+    });
+
+    it('dead-letters a poison message after maxAttempts and keeps the partition flowing', async () => {
+      const topic = await newTopic();
+      const poisonSeen: DeliveredMessage[] = [];
+      const good: string[] = [];
+      const dead: DeliveredMessage[] = [];
+      await subscribe({
+        groupId: uniqueGroup(),
+        topics: [dlqTopic(topic)],
+        fromBeginning: true,
+        handler: async (m) => void dead.push(m),
+      });
+      await subscribe({
+        groupId: uniqueGroup(),
+        topics: [topic],
+        maxAttempts: 2,
+        handler: async (m) => {
+          const value = decode(m.value);
+          if (value === 'poison') {
+            poisonSeen.push(m);
+            throw new Error('cannot parse poison');
+          }
+          good.push(value);
+        },
+      });
+      await bus.publish(topic, [
+        { key: 'same', value: encode('poison'), headers: { 'x-request-id': 'r-1' } },
+        { key: 'same', value: encode('good-1') },
+        { key: 'same', value: encode('good-2') },
+      ]);
+      await until(() => good.length === 2 && dead.length === 1, 'the good messages and the dead letter');
+      expect(good).toEqual(['good-1', 'good-2']);
+      expect(poisonSeen.map((m) => m.attempt)).toEqual([1, 2]);
+      const letter = dead[0]!;
+      const original = poisonSeen[0]!;
+      expect(letter.topic).toBe(dlqTopic(topic));
+      expect(letter.key).toBe('same');
+      expect(decode(letter.value)).toBe('poison');
+      expect(letter.headers).toMatchObject({
+        'x-request-id': 'r-1',
+        'x-original-topic': topic,
+        'x-original-partition': String(original.partition),
+        'x-original-offset': original.offset,
+      });
+      expect(letter.headers['x-error-message']).toContain('cannot parse poison');
+    });
+
+    it('stop() waits for the in-flight handler and commits its message', async () => {
+      const topic = await newTopic();
+      const groupId = uniqueGroup();
+      const started = deferred();
+      let finished = false;
+      const first = await subscribe({
+        groupId,
+        topics: [topic],
+        handler: async () => {
+          started.resolve();
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          finished = true;
+        },
+      });
+      await bus.publish(topic, [{ key: 'k', value: encode('slow') }]);
+      await started.promise;
+      await first.stop();
+      expect(finished).toBe(true);
+
+      const later: string[] = [];
+      await subscribe({ groupId, topics: [topic], handler: async (m) => void later.push(decode(m.value)) });
+      await bus.publish(topic, [{ key: 'k', value: encode('marker') }]);
+      await until(() => later.includes('marker'), 'the marker on the next member');
+      expect(later).toEqual(['marker']);
+    });
+  });
+}

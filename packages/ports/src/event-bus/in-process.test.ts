@@ -1,0 +1,6 @@
+import { describeEventBusContract } from './contract.ts';
+import { createInProcessEventBus } from './in-process.ts';
+
+describeEventBusContract('in-process', async () =>
+  createInProcessEventBus({ retryBackoff: { initialMs: 5, maxMs: 50 } }),
+);

@@ -1,0 +1,326 @@
+import {
+  RetriableError,
+  dlqTopic,
+  type BusMessage,
+  type CrashableSubscription,
+  type DeliveredMessage,
+  type EventBus,
+  type SubscribeOptions,
+} from './port.ts';
+import { backoffDelay, stableHash, type RetryBackoff } from './shared.ts';
+
+export interface InProcessEventBusOptions {
+  /** Partitions per topic. Default 3 (same as the Kafka adapter). */
+  partitions?: number;
+  /** Redelivery backoff after a failed handler. Default 100 ms doubling up to 5 s. */
+  retryBackoff?: RetryBackoff;
+}
+
+export interface InProcessEventBus extends EventBus {
+  subscribe(options: SubscribeOptions): Promise<CrashableSubscription>;
+}
+
+interface StoredMessage {
+  key: string | null;
+  value: Uint8Array;
+  headers: Record<string, string>;
+}
+
+interface Topic {
+  partitions: StoredMessage[][];
+  nextRoundRobin: number;
+}
+
+/** Per (group, topic, partition): the committed offset and who, if anyone, is working on it. */
+interface PartitionState {
+  committed: number;
+  /** Member currently handling (or backing off on) the message at `committed`. */
+  busyWith: Member | null;
+}
+
+interface Member {
+  id: number;
+  group: Group;
+  options: SubscribeOptions;
+  alive: boolean;
+  crashed: boolean;
+  /** Keys `${topic}/${partition}` this member owns after the last rebalance. */
+  assigned: Set<string>;
+  inFlight: Set<Promise<void>>;
+  timers: Set<{ timer: ReturnType<typeof setTimeout>; resolve: () => void }>;
+}
+
+interface Group {
+  id: string;
+  members: Member[];
+  partitions: Map<string, PartitionState>;
+}
+
+const partitionKey = (topic: string, partition: number): string => `${topic}/${partition}`;
+
+/**
+ * Kafka-shaped bus inside one process: topics are partitioned append-only logs, consumer groups
+ * keep committed offsets and split partitions among their live members. Work is driven by events
+ * (publish, commit, join/leave, backoff timers), never by polling.
+ */
+export function createInProcessEventBus(options: InProcessEventBusOptions = {}): InProcessEventBus {
+  const partitionCount = options.partitions ?? 3;
+  const retryBackoff: Required<RetryBackoff> = {
+    initialMs: options.retryBackoff?.initialMs ?? 100,
+    maxMs: options.retryBackoff?.maxMs ?? 5_000,
+  };
+  const topics = new Map<string, Topic>();
+  const groups = new Map<string, Group>();
+  let nextMemberId = 1;
+  let closed = false;
+
+  const topicOf = (name: string): Topic => {
+    let topic = topics.get(name);
+    if (!topic) {
+      topic = { partitions: Array.from({ length: partitionCount }, () => []), nextRoundRobin: 0 };
+      topics.set(name, topic);
+    }
+    return topic;
+  };
+
+  const assertOpen = (): void => {
+    if (closed) throw new Error('event bus is closed');
+  };
+
+  const append = (topicName: string, message: BusMessage): void => {
+    const topic = topicOf(topicName);
+    const partition =
+      message.key === null
+        ? topic.nextRoundRobin++ % partitionCount
+        : stableHash(message.key) % partitionCount;
+    // Copies, so a publisher that reuses its buffers cannot change what consumers see.
+    topic.partitions[partition]!.push({
+      key: message.key,
+      value: new Uint8Array(message.value),
+      headers: { ...message.headers },
+    });
+  };
+
+  const rebalance = (group: Group): void => {
+    for (const member of group.members) member.assigned.clear();
+    const topicNames = new Set(group.members.flatMap((m) => m.options.topics));
+    for (const topicName of topicNames) {
+      const members = group.members.filter((m) => m.options.topics.includes(topicName));
+      for (let p = 0; p < partitionCount; p++) {
+        members[p % members.length]?.assigned.add(partitionKey(topicName, p));
+      }
+    }
+  };
+
+  const pump = (group: Group): void => {
+    if (closed) return;
+    for (const member of group.members) {
+      for (const key of member.assigned) {
+        const state = group.partitions.get(key);
+        if (!state || state.busyWith) continue;
+        const [topicName, p] = splitKey(key);
+        const log = topicOf(topicName).partitions[p]!;
+        if (state.committed >= log.length) continue;
+        state.busyWith = member;
+        const work = deliver(member, state, topicName, p, state.committed, log[state.committed]!);
+        member.inFlight.add(work);
+        void work.finally(() => {
+          member.inFlight.delete(work);
+          // A crashed member's partitions were already released when it crashed.
+          if (state.busyWith === member) state.busyWith = null;
+          pump(group);
+        });
+      }
+    }
+  };
+
+  const sleepFor = (member: Member, ms: number): Promise<void> =>
+    new Promise((resolve) => {
+      const entry = {
+        timer: setTimeout(() => {
+          member.timers.delete(entry);
+          resolve();
+        }, ms),
+        resolve,
+      };
+      member.timers.add(entry);
+    });
+
+  const deliver = async (
+    member: Member,
+    state: PartitionState,
+    topic: string,
+    partition: number,
+    offset: number,
+    stored: StoredMessage,
+  ): Promise<void> => {
+    const maxAttempts = member.options.maxAttempts ?? 3;
+    let failures = 0;
+    for (let attempt = 1; ; attempt++) {
+      // Leaving (stop/rebalance) between attempts hands the message to whoever owns it next.
+      if (!member.alive || !member.assigned.has(partitionKey(topic, partition))) return;
+      const message: DeliveredMessage = {
+        topic,
+        partition,
+        offset: String(offset),
+        key: stored.key,
+        value: new Uint8Array(stored.value),
+        headers: { ...stored.headers },
+        attempt,
+      };
+      let error: unknown = null;
+      try {
+        await member.options.handler(message);
+      } catch (e) {
+        error = e ?? new Error('handler threw a nullish value');
+      }
+      if (member.crashed) return;
+      if (error === null) {
+        state.committed = offset + 1;
+        return;
+      }
+      if (!(error instanceof RetriableError)) {
+        failures++;
+        if (failures >= maxAttempts) {
+          append(dlqTopic(topic), {
+            key: stored.key,
+            value: stored.value,
+            headers: {
+              ...stored.headers,
+              'x-error-message': errorMessage(error),
+              'x-original-topic': topic,
+              'x-original-partition': String(partition),
+              'x-original-offset': String(offset),
+            },
+          });
+          state.committed = offset + 1;
+          const dlqGroups = [...groups.values()].filter((g) =>
+            g.members.some((m) => m.options.topics.includes(dlqTopic(topic))),
+          );
+          for (const g of dlqGroups) queueMicrotask(() => pump(g));
+          return;
+        }
+      }
+      await sleepFor(member, backoffDelay(retryBackoff, attempt));
+    }
+  };
+
+  const leave = (member: Member): void => {
+    const group = member.group;
+    member.alive = false;
+    group.members = group.members.filter((m) => m !== member);
+    rebalance(group);
+  };
+
+  return {
+    async publish(topic, messages) {
+      assertOpen();
+      for (const message of messages) append(topic, message);
+      for (const group of groups.values()) {
+        if (group.members.some((m) => m.options.topics.includes(topic))) queueMicrotask(() => pump(group));
+      }
+    },
+
+    async subscribe(subscribeOptions) {
+      assertOpen();
+      let group = groups.get(subscribeOptions.groupId);
+      if (!group) {
+        group = { id: subscribeOptions.groupId, members: [], partitions: new Map() };
+        groups.set(group.id, group);
+      }
+      for (const topicName of subscribeOptions.topics) {
+        const topic = topicOf(topicName);
+        topic.partitions.forEach((log, p) => {
+          const key = partitionKey(topicName, p);
+          if (!group.partitions.has(key)) {
+            group.partitions.set(key, {
+              committed: subscribeOptions.fromBeginning ? 0 : log.length,
+              busyWith: null,
+            });
+          }
+        });
+      }
+      const member: Member = {
+        id: nextMemberId++,
+        group,
+        options: subscribeOptions,
+        alive: true,
+        crashed: false,
+        assigned: new Set(),
+        inFlight: new Set(),
+        timers: new Set(),
+      };
+      group.members.push(member);
+      rebalance(group);
+      queueMicrotask(() => pump(group));
+
+      const cancelTimers = (): void => {
+        for (const entry of member.timers) {
+          clearTimeout(entry.timer);
+          entry.resolve();
+        }
+        member.timers.clear();
+      };
+
+      return {
+        async stop() {
+          if (!member.alive) {
+            await Promise.allSettled([...member.inFlight]);
+            return;
+          }
+          leave(member);
+          // A message waiting out its backoff is not in a handler: give it up now, uncommitted.
+          cancelTimers();
+          await Promise.allSettled([...member.inFlight]);
+          pump(group);
+        },
+        async crash() {
+          if (!member.alive) return;
+          member.crashed = true;
+          leave(member);
+          cancelTimers();
+          // The dead member's work is abandoned: release its partitions at once, uncommitted.
+          for (const state of group.partitions.values()) {
+            if (state.busyWith === member) state.busyWith = null;
+          }
+          pump(group);
+        },
+      };
+    },
+
+    async ensureTopics(names) {
+      assertOpen();
+      for (const name of names) {
+        topicOf(name);
+        topicOf(dlqTopic(name));
+      }
+    },
+
+    async isHealthy() {
+      return !closed;
+    },
+
+    async close() {
+      if (closed) return;
+      const members = [...groups.values()].flatMap((g) => g.members);
+      for (const member of members) {
+        leave(member);
+        for (const entry of member.timers) {
+          clearTimeout(entry.timer);
+          entry.resolve();
+        }
+      }
+      await Promise.allSettled(members.flatMap((m) => [...m.inFlight]));
+      closed = true;
+    },
+  };
+}
+
+function splitKey(key: string): [string, number] {
+  const slash = key.lastIndexOf('/');
+  return [key.slice(0, slash), Number(key.slice(slash + 1))];
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

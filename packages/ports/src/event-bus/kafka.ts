@@ -1,0 +1,506 @@
+import {
+  Kafka,
+  Partitioners,
+  logLevel,
+  type Admin,
+  type Consumer,
+  type IHeaders,
+  type Producer,
+} from 'kafkajs';
+import {
+  RetriableError,
+  dlqTopic,
+  type BusMessage,
+  type CrashableSubscription,
+  type DeliveredMessage,
+  type EventBus,
+  type SubscribeOptions,
+} from './port.ts';
+import { backoffDelay, type RetryBackoff } from './shared.ts';
+
+/** Pino-shaped logger; kafkajs's own log lines are routed here (or dropped when absent). */
+export interface BusLogger {
+  debug?(fields: object, message: string): void;
+  info(fields: object, message: string): void;
+  warn(fields: object, message: string): void;
+  error(fields: object, message: string): void;
+}
+
+export interface KafkaConsumerTuning {
+  /** Default 30 000 ms (kafkajs default). Tests use a few seconds so rebalances are quick. */
+  sessionTimeout?: number;
+  heartbeatInterval?: number;
+  rebalanceTimeout?: number;
+  maxWaitTimeInMs?: number;
+}
+
+export interface KafkaEventBusOptions {
+  brokers: readonly string[];
+  clientId: string;
+  logger?: BusLogger;
+  /** Partitions of topics created by `ensureTopics`. Default 3. */
+  partitions?: number;
+  /** Default: the broker's default.replication.factor. */
+  replicationFactor?: number;
+  consumer?: KafkaConsumerTuning;
+  /** Redelivery backoff after a failed handler. Default 100 ms doubling up to 5 s. */
+  retryBackoff?: RetryBackoff;
+  /** Bound on `isHealthy()`. Default 2 000 ms. */
+  healthTimeoutMs?: number;
+  /** Bound on waiting for a new member's first group join in `subscribe`. Default 60 000 ms. */
+  joinTimeoutMs?: number;
+}
+
+export interface KafkaEventBus extends EventBus {
+  subscribe(options: SubscribeOptions): Promise<CrashableSubscription>;
+}
+
+interface Member {
+  stop(): Promise<void>;
+}
+
+/**
+ * EventBus on Kafka. One idempotent producer (acks=all), one admin client, and one kafkajs consumer
+ * per subscription (a group member). Offsets are committed by hand, one message at a time, only
+ * after the handler resolved; a failed message is retried in place (the partition waits) and, on
+ * rebalance or stop, the consumer seeks back to it so nothing after it is committed first.
+ */
+export function createKafkaEventBus(options: KafkaEventBusOptions): KafkaEventBus {
+  const logger = options.logger;
+  const partitions = options.partitions ?? 3;
+  const retryBackoff: Required<RetryBackoff> = {
+    initialMs: options.retryBackoff?.initialMs ?? 100,
+    maxMs: options.retryBackoff?.maxMs ?? 5_000,
+  };
+  const healthTimeoutMs = options.healthTimeoutMs ?? 2_000;
+  const joinTimeoutMs = options.joinTimeoutMs ?? 60_000;
+
+  const kafka = new Kafka({
+    clientId: options.clientId,
+    brokers: [...options.brokers],
+    connectionTimeout: 3_000,
+    // kafkajs logs to the console by default: route it to our logger, or nowhere.
+    logLevel: logger ? logLevel.INFO : logLevel.NOTHING,
+    logCreator:
+      () =>
+      ({ level, log }) => {
+        if (!logger) return;
+        const { message, ...fields } = log;
+        const entry = { ...fields, component: 'kafkajs' };
+        if (level === logLevel.ERROR) logger.error(entry, message);
+        else if (level === logLevel.WARN) logger.warn(entry, message);
+        else logger.debug?.(entry, message);
+      },
+  });
+
+  let producerPromise: Promise<Producer> | null = null;
+  let adminPromise: Promise<Admin> | null = null;
+  const knownTopics = new Set<string>();
+  const members = new Set<Member>();
+  let closed = false;
+
+  const connectOnce = <T extends { connect(): Promise<void> }>(make: () => T, reset: () => void) =>
+    (async () => {
+      const client = make();
+      try {
+        await client.connect();
+        return client;
+      } catch (error) {
+        reset();
+        throw error;
+      }
+    })();
+
+  const getProducer = (): Promise<Producer> =>
+    (producerPromise ??= connectOnce(
+      () =>
+        kafka.producer({
+          idempotent: true,
+          // One request in flight keeps per-key order even across retries.
+          maxInFlightRequests: 1,
+          allowAutoTopicCreation: false,
+          createPartitioner: Partitioners.DefaultPartitioner,
+        }),
+      () => (producerPromise = null),
+    ));
+
+  const getAdmin = (): Promise<Admin> =>
+    (adminPromise ??= connectOnce(
+      () => kafka.admin(),
+      () => (adminPromise = null),
+    ));
+
+  /** Creates exactly these topics if missing (no `.dlq` twins). */
+  const ensureExact = async (names: readonly string[]): Promise<void> => {
+    const unknown = [...new Set(names)].filter((t) => !knownTopics.has(t));
+    if (unknown.length === 0) return;
+    const admin = await getAdmin();
+    const existing = new Set(await admin.listTopics());
+    const missing = unknown.filter((t) => !existing.has(t));
+    if (missing.length > 0) {
+      try {
+        await admin.createTopics({
+          waitForLeaders: true,
+          topics: missing.map((topic) => ({
+            topic,
+            numPartitions: partitions,
+            ...(options.replicationFactor === undefined
+              ? {}
+              : { replicationFactor: options.replicationFactor }),
+          })),
+        });
+      } catch (error) {
+        // Another process may have created them between listTopics and createTopics.
+        if (!String((error as Error).message).includes('already exists')) throw error;
+      }
+    }
+    for (const t of unknown) knownTopics.add(t);
+  };
+
+  const send = async (topic: string, messages: readonly BusMessage[]): Promise<void> => {
+    await ensureExact([topic]);
+    const producer = await getProducer();
+    await producer.send({
+      topic,
+      acks: -1,
+      messages: messages.map((m) => ({
+        key: m.key,
+        value: Buffer.from(m.value.buffer, m.value.byteOffset, m.value.byteLength),
+        headers: { ...m.headers },
+      })),
+    });
+  };
+
+  /**
+   * A group without a committed offset for a partition must start where the partition ended when
+   * `subscribe` was called. kafkajs's own "latest" is resolved only at its first fetch, so a message
+   * published right after `subscribe` resolved could be skipped; instead the consumer starts from
+   * the beginning and `eachMessage` fast-forwards (commit + seek) to these pinned offsets.
+   */
+  const pinStartOffsets = async (
+    groupId: string,
+    topics: readonly string[],
+  ): Promise<Map<string, bigint>> => {
+    const admin = await getAdmin();
+    const pins = new Map<string, bigint>();
+    for (const topic of topics) {
+      const [committed] = await retrying(() => admin.fetchOffsets({ groupId, topics: [topic] }));
+      const uncommitted = new Set(
+        (committed?.partitions ?? []).filter((p) => p.offset === '-1').map((p) => p.partition),
+      );
+      if (uncommitted.size === 0) continue;
+      const ends = await retrying(() => admin.fetchTopicOffsets(topic));
+      for (const end of ends) {
+        if (uncommitted.has(end.partition)) pins.set(`${topic}/${end.partition}`, BigInt(end.high));
+      }
+    }
+    return pins;
+  };
+
+  /** The group's committed offset for one partition, or null when it has none. */
+  const committedOffset = async (
+    groupId: string,
+    topic: string,
+    partition: number,
+  ): Promise<bigint | null> => {
+    const admin = await getAdmin();
+    const [committed] = await retrying(() => admin.fetchOffsets({ groupId, topics: [topic] }));
+    const offset = committed?.partitions.find((p) => p.partition === partition)?.offset;
+    return offset === undefined || offset === '-1' ? null : BigInt(offset);
+  };
+
+  const subscribe = async (subscribeOptions: SubscribeOptions): Promise<CrashableSubscription> => {
+    if (closed) throw new Error('event bus is closed');
+    const { groupId, topics, handler } = subscribeOptions;
+    const maxAttempts = subscribeOptions.maxAttempts ?? 3;
+    await ensureExact(topics);
+    const pins = subscribeOptions.fromBeginning
+      ? new Map<string, bigint>()
+      : await pinStartOffsets(groupId, topics);
+
+    const tuning = options.consumer ?? {};
+    const consumer: Consumer = kafka.consumer({
+      groupId,
+      allowAutoTopicCreation: false,
+      ...(tuning.sessionTimeout === undefined ? {} : { sessionTimeout: tuning.sessionTimeout }),
+      ...(tuning.heartbeatInterval === undefined ? {} : { heartbeatInterval: tuning.heartbeatInterval }),
+      ...(tuning.rebalanceTimeout === undefined ? {} : { rebalanceTimeout: tuning.rebalanceTimeout }),
+      ...(tuning.maxWaitTimeInMs === undefined ? {} : { maxWaitTimeInMs: tuning.maxWaitTimeInMs }),
+    });
+    const heartbeatEveryMs = tuning.heartbeatInterval ?? 3_000;
+
+    let state: 'running' | 'stopping' | 'crashed' = 'running';
+    // A function, so checks after an await are not narrowed away by the compiler.
+    const crashed = (): boolean => state === 'crashed';
+    let interrupt!: () => void;
+    const interrupted = new Promise<void>((resolve) => (interrupt = resolve));
+    const inFlight = new Set<Promise<void>>();
+
+    const waitBackoff = async (
+      ms: number,
+      heartbeat: () => Promise<void>,
+    ): Promise<'done' | 'interrupted'> => {
+      const deadline = Date.now() + ms;
+      while (Date.now() < deadline) {
+        if (state !== 'running') return 'interrupted';
+        try {
+          // Also how we learn that the group is rebalancing while this partition waits.
+          await heartbeat();
+        } catch {
+          return 'interrupted';
+        }
+        const slice = Math.min(deadline - Date.now(), heartbeatEveryMs);
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        await Promise.race([interrupted, new Promise((resolve) => (timer = setTimeout(resolve, slice)))]);
+        clearTimeout(timer);
+      }
+      return state === 'running' ? 'done' : 'interrupted';
+    };
+
+    const runHandler = async (
+      message: DeliveredMessage,
+      heartbeat: () => Promise<void>,
+    ): Promise<unknown> => {
+      // A long handler must not cost the member its place in the group.
+      const keepAlive = setInterval(() => void heartbeat().catch(() => undefined), heartbeatEveryMs);
+      try {
+        const outcome = handler(message).then(
+          () => null,
+          (error: unknown) => error ?? new Error('handler threw a nullish value'),
+        );
+        // On crash the handler is abandoned where it stands.
+        return await Promise.race([outcome, interrupted.then(() => (crashed() ? 'crashed' : outcome))]);
+      } finally {
+        clearInterval(keepAlive);
+      }
+    };
+
+    const commit = (topic: string, partition: number, offset: string): Promise<void> =>
+      consumer.commitOffsets([{ topic, partition, offset: (BigInt(offset) + 1n).toString() }]);
+
+    const processMessage = async (
+      topic: string,
+      partition: number,
+      raw: { offset: string; key: Buffer | null; value: Buffer | null; headers?: IHeaders },
+      heartbeat: () => Promise<void>,
+    ): Promise<void> => {
+      const headers = toStringHeaders(raw.headers);
+      const key = raw.key === null ? null : raw.key.toString('utf8');
+      const value = raw.value ?? Buffer.alloc(0);
+      let failures = 0;
+      for (let attempt = 1; ; attempt++) {
+        const delivered: DeliveredMessage = {
+          topic,
+          partition,
+          offset: raw.offset,
+          key,
+          value: new Uint8Array(value),
+          headers: { ...headers },
+          attempt,
+        };
+        const error = await runHandler(delivered, heartbeat);
+        if (crashed()) return;
+        if (error === null) {
+          await commit(topic, partition, raw.offset);
+          return;
+        }
+        if (!(error instanceof RetriableError)) {
+          failures++;
+          if (failures >= maxAttempts) {
+            await send(dlqTopic(topic), [
+              {
+                key,
+                value,
+                headers: {
+                  ...headers,
+                  'x-error-message': error instanceof Error ? error.message : String(error),
+                  'x-original-topic': topic,
+                  'x-original-partition': String(partition),
+                  'x-original-offset': raw.offset,
+                },
+              },
+            ]);
+            await commit(topic, partition, raw.offset);
+            return;
+          }
+          logger?.warn(
+            { topic, partition, offset: raw.offset, attempt, err: String(error) },
+            'handler failed',
+          );
+        }
+        if ((await waitBackoff(backoffDelay(retryBackoff, attempt), heartbeat)) === 'interrupted') {
+          // Not committed: whoever owns the partition next (maybe us after a rebalance) reads it again.
+          if (!crashed()) consumer.seek({ topic, partition, offset: raw.offset });
+          return;
+        }
+      }
+    };
+
+    let assignment: Record<string, number[]> = {};
+    const offAssignment = consumer.on(consumer.events.GROUP_JOIN, (event) => {
+      assignment = event.payload.memberAssignment;
+    });
+    const joined = new Promise<void>((resolve, reject) => {
+      const offJoin = consumer.on(consumer.events.GROUP_JOIN, () => {
+        offJoin();
+        offCrash();
+        resolve();
+      });
+      const offCrash = consumer.on(consumer.events.CRASH, (event) => {
+        offJoin();
+        offCrash();
+        reject(event.payload.error);
+      });
+    });
+
+    await consumer.connect();
+    await consumer.subscribe({ topics: [...topics], fromBeginning: true });
+    await consumer.run({
+      autoCommit: false,
+      partitionsConsumedConcurrently: partitions,
+      eachMessage: async ({ topic, partition, message, heartbeat }) => {
+        // While stopping, later messages are left alone: nothing is committed past the last handled one.
+        if (state !== 'running') return;
+        const pinKey = `${topic}/${partition}`;
+        const pin = pins.get(pinKey);
+        if (pin !== undefined) {
+          if (BigInt(message.offset) < pin) {
+            // Below the pin: fast-forward, unless the group has really committed a lower offset.
+            const committed = await committedOffset(groupId, topic, partition);
+            if (committed === null || committed >= pin) {
+              if (committed === null)
+                await consumer.commitOffsets([{ topic, partition, offset: pin.toString() }]);
+              consumer.seek({ topic, partition, offset: (committed ?? pin).toString() });
+              return;
+            }
+          }
+          pins.delete(pinKey);
+        }
+        const work = processMessage(topic, partition, message, heartbeat);
+        inFlight.add(work);
+        try {
+          await work;
+        } finally {
+          inFlight.delete(work);
+        }
+      },
+    });
+    try {
+      await withTimeout(joined, joinTimeoutMs, `consumer group ${groupId} join`);
+    } catch (error) {
+      offAssignment();
+      await consumer.disconnect().catch(() => undefined);
+      throw error;
+    }
+    offAssignment();
+    // Make the start position the group's own (committed) state at once, so a member that joins
+    // later, or replaces this one after a crash, starts there too.
+    const initial = Object.entries(assignment).flatMap(([topic, partitionsOfTopic]) =>
+      partitionsOfTopic.flatMap((partition) => {
+        const pin = pins.get(`${topic}/${partition}`);
+        return pin === undefined ? [] : [{ topic, partition, offset: pin.toString() }];
+      }),
+    );
+    if (initial.length > 0) {
+      await consumer.commitOffsets(initial).catch((error: unknown) => {
+        logger?.warn({ groupId, err: String(error) }, 'could not commit the start offsets of a new group');
+      });
+    }
+
+    let stopped: Promise<void> | null = null;
+    const member: Member = {
+      stop: () =>
+        (stopped ??= (async () => {
+          if (state === 'running') state = 'stopping';
+          interrupt();
+          await Promise.allSettled([...inFlight]);
+          await consumer.disconnect();
+          members.delete(member);
+        })()),
+    };
+    members.add(member);
+
+    return {
+      stop: member.stop,
+      async crash() {
+        if (stopped) return stopped;
+        state = 'crashed';
+        return member.stop();
+      },
+    };
+  };
+
+  return {
+    async publish(topic, messages) {
+      if (closed) throw new Error('event bus is closed');
+      if (messages.length === 0) return;
+      await send(topic, messages);
+    },
+
+    subscribe,
+
+    async ensureTopics(topics) {
+      await ensureExact(topics.flatMap((t) => [t, dlqTopic(t)]));
+    },
+
+    async isHealthy() {
+      if (closed) return false;
+      try {
+        const admin = await withTimeout(getAdmin(), healthTimeoutMs, 'kafka admin connect');
+        await withTimeout(admin.describeCluster(), healthTimeoutMs, 'kafka describeCluster');
+        return true;
+      } catch {
+        return false;
+      }
+    },
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      await Promise.allSettled([...members].map((m) => m.stop()));
+      const clients = await Promise.allSettled([producerPromise, adminPromise]);
+      await Promise.allSettled(
+        clients.map((c) => (c.status === 'fulfilled' && c.value ? c.value.disconnect() : undefined)),
+      );
+    },
+  };
+}
+
+const RETRY_ATTEMPTS = 8;
+
+/** Retries kafkajs errors the protocol marks retriable (coordinator loading, leader moved, ...). */
+async function retrying<T>(operation: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await operation();
+    } catch (error) {
+      const retriable = (error as { retriable?: boolean }).retriable === true;
+      if (!retriable || attempt >= RETRY_ATTEMPTS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, 50 * 2 ** attempt)));
+    }
+  }
+}
+
+function toStringHeaders(headers: IHeaders | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, raw] of Object.entries(headers ?? {})) {
+    const value = Array.isArray(raw) ? raw[raw.length - 1] : raw;
+    if (value === undefined) continue;
+    out[name] = typeof value === 'string' ? value : value.toString('utf8');
+  }
+  return out;
+}
+
+async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

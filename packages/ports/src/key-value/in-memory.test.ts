@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../clock.ts';
+import { describeKeyValueStoreContract } from './contract.ts';
+import { createInMemoryKeyValueStore } from './in-memory.ts';
+
+describeKeyValueStoreContract('in-memory', async () => createInMemoryKeyValueStore(), {
+  sharedServer: false,
+});
+
+describe('in-memory key-value store with an injected clock', () => {
+  it('expires keys when the clock passes their deadline', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 0, 1));
+    const kv = createInMemoryKeyValueStore({ clock });
+    await kv.set('a', '1', { ttlMs: 1_000 });
+    await kv.increment('day', 1, { expireAtMs: clock.now() + 5_000 });
+    clock.advance(999);
+    expect(await kv.get('a')).toBe('1');
+    expect(await kv.ttlMs('a')).toBe(1);
+    clock.advance(1);
+    expect(await kv.get('a')).toBeNull();
+    expect(await kv.setIfAbsent('a', '2')).toBe(true);
+    expect(await kv.ttlMs('day')).toBe(4_000);
+    clock.advance(4_000);
+    expect(await kv.get('day')).toBeNull();
+    expect(await kv.increment('day', 1)).toBe(1);
+  });
+
+  it('rejects increments of non-integer values', async () => {
+    const kv = createInMemoryKeyValueStore();
+    await kv.set('text', 'abc');
+    await expect(kv.increment('text', 1)).rejects.toThrow(/not an integer/);
+    await expect(kv.incrementWithin('text', 1, 10)).rejects.toThrow(/not an integer/);
+  });
+
+  it('stops working once closed', async () => {
+    const kv = createInMemoryKeyValueStore();
+    await kv.close();
+    await expect(kv.get('a')).rejects.toThrow(/closed/);
+  });
+});
