@@ -1,0 +1,22 @@
+import { csv, durationMs, loadConfig, port, secret, urlStringOf } from '@subx/service-kit';
+import { z } from 'zod';
+
+/** Environment of the billing service. */
+export const ConfigSchema = z.object({
+  GRPC_PORT: port.default(50054),
+  /** Unset: the in-process bus (only meaningful inside `npm start`). */
+  KAFKA_BROKERS: csv.optional(),
+  KAFKA_CLIENT_ID: z.string().trim().min(1).default('billing'),
+  KAFKA_GROUP_ID: z.string().trim().min(1).default('billing-ledger'),
+  /** Unset: the in-memory store (only meaningful inside `npm start`). */
+  MONGO_URL: secret(urlStringOf(['mongodb:', 'mongodb+srv:'])).optional(),
+  MONGO_DB: z.string().trim().min(1).default('subx'),
+  SHUTDOWN_TIMEOUT_MS: durationMs.default(10_000),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export type BillingConfig = z.output<typeof ConfigSchema>;
+
+export function loadBillingConfig(env: Record<string, string | undefined> = process.env): BillingConfig {
+  return loadConfig(ConfigSchema, env);
+}

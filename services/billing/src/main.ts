@@ -1,0 +1,26 @@
+/** Composition root of the billing service running alone (compose, Kubernetes). */
+import { createAdapters } from '@subx/ports';
+import { runService } from '@subx/service-kit';
+import { ConfigSchema } from './config.ts';
+import { startBillingService } from './index.ts';
+
+await runService({
+  service: 'billing',
+  schema: ConfigSchema,
+  start: async (config, logger) => {
+    const adapters = createAdapters({
+      kafkaBrokers: config.KAFKA_BROKERS,
+      mongoUrl: config.MONGO_URL,
+      mongoDb: config.MONGO_DB,
+      clientId: config.KAFKA_CLIENT_ID,
+      logger,
+    });
+    const service = await startBillingService({ config, store: adapters.store, bus: adapters.bus, logger });
+    return {
+      stop: async () => {
+        await service.stop();
+        await adapters.close();
+      },
+    };
+  },
+});

@@ -1,0 +1,18 @@
+import { durationMs, loadConfig, port, secret, urlStringOf } from '@subx/service-kit';
+import { z } from 'zod';
+
+/** Environment of the comments service (the YouTube client reads its own YOUTUBE_* variables). */
+export const ConfigSchema = z.object({
+  GRPC_PORT: port.default(50052),
+  /** Unset: an in-process cache (single replica only). */
+  REDIS_URL: secret(urlStringOf(['redis:', 'rediss:'])).optional(),
+  COMMENTS_CACHE_TTL_MS: durationMs.default(60 * 60 * 1000),
+  SHUTDOWN_TIMEOUT_MS: durationMs.default(10_000),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export type CommentsConfig = z.output<typeof ConfigSchema>;
+
+export function loadCommentsConfig(env: Record<string, string | undefined> = process.env): CommentsConfig {
+  return loadConfig(ConfigSchema, env);
+}

@@ -1,0 +1,33 @@
+import { csv, durationMs, loadConfig, port, secret, urlStringOf } from '@subx/service-kit';
+import { z } from 'zod';
+
+/**
+ * Environment of the extractor service. The YouTube client reads its own YOUTUBE_* variables
+ * (packages/youtube, `loadYouTubeConfig`).
+ */
+export const ConfigSchema = z.object({
+  GRPC_PORT: port.default(50051),
+  /** Unset: an in-process cache (single replica only). */
+  REDIS_URL: secret(urlStringOf(['redis:', 'rediss:'])).optional(),
+  /** Unset: no Kafka workers (batch/playlist jobs then need the in-process bus of `npm start`). */
+  KAFKA_BROKERS: csv.optional(),
+  KAFKA_CLIENT_ID: z.string().trim().min(1).default('extractor'),
+  /** Consumer group of the extraction workers. */
+  KAFKA_GROUP_ID: z.string().trim().min(1).default('extractor-workers'),
+  /** Run Kafka extraction workers in this process. */
+  EXTRACT_WORKERS_ENABLED: z
+    .enum(['true', 'false', '1', '0'])
+    .default('true')
+    .transform((v) => v === 'true' || v === '1'),
+  TRANSCRIPT_CACHE_TTL_MS: durationMs.default(24 * 60 * 60 * 1000),
+  VALIDATE_CACHE_TTL_MS: durationMs.default(60 * 60 * 1000),
+  PLAYLIST_CACHE_TTL_MS: durationMs.default(10 * 60 * 1000),
+  SHUTDOWN_TIMEOUT_MS: durationMs.default(10_000),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export type ExtractorConfig = z.output<typeof ConfigSchema>;
+
+export function loadExtractorConfig(env: Record<string, string | undefined> = process.env): ExtractorConfig {
+  return loadConfig(ConfigSchema, env);
+}

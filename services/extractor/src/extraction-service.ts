@@ -1,0 +1,166 @@
+import type { commonV1, extractorV1 } from '@subx/contracts';
+import type { JsonCache } from '@subx/ports';
+import type { YouTubeClient, VideoMetadata, MetadataField } from '@subx/youtube';
+import { METADATA_FIELDS } from '@subx/youtube';
+import { Errors } from '@subx/errors';
+
+export interface ExtractionCacheTtl {
+  /** Transcripts (default 24 h). */
+  transcriptMs: number;
+  /** Validation results (default 1 h). */
+  validateMs: number;
+  /** Playlist listings (default 10 min: playlists change more often than transcripts). */
+  playlistMs: number;
+}
+
+export interface ExtractionService {
+  getTranscript(req: extractorV1.GetTranscriptRequest): Promise<extractorV1.GetTranscriptResponse>;
+  validateVideo(req: extractorV1.ValidateVideoRequest): Promise<extractorV1.ValidateVideoResponse>;
+  getPlaylist(req: extractorV1.GetPlaylistRequest): Promise<extractorV1.GetPlaylistResponse>;
+}
+
+type YouTube = Pick<YouTubeClient, 'getTranscript' | 'validate' | 'getPlaylist'>;
+
+interface CachedTranscript {
+  videoId: string;
+  language: string;
+  subtitleType: 'manual' | 'auto_generated';
+  translatedFrom?: string;
+  segments: { text: string; start: number; duration: number }[];
+  metadata: VideoMetadata;
+  fetchedAt: string;
+}
+
+const VIDEO_ID = /^[A-Za-z0-9_-]{11}$/;
+const LANGUAGE = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/;
+
+function normaliseInclude(include: readonly string[]): MetadataField[] {
+  const valid = new Set<string>(METADATA_FIELDS);
+  const bad = include.filter((f) => !valid.has(f));
+  if (bad.length > 0) throw Errors.invalidInclude(bad, METADATA_FIELDS);
+  return [...new Set(include)].sort() as MetadataField[];
+}
+
+export function toProtoMetadata(m: VideoMetadata): commonV1.VideoMetadata {
+  return {
+    title: m.title,
+    channel: m.channel,
+    channelId: m.channelId,
+    duration: m.duration,
+    uploadDate: m.uploadDate,
+    thumbnailUrl: m.thumbnailUrl,
+    description: m.description,
+    tags: m.tags === undefined ? undefined : { values: m.tags },
+    categories: m.categories === undefined ? undefined : { values: m.categories },
+    viewCount: m.viewCount === undefined ? undefined : BigInt(m.viewCount),
+    likeCount: m.likeCount === undefined ? undefined : BigInt(m.likeCount),
+    commentCount: m.commentCount === undefined ? undefined : BigInt(m.commentCount),
+    chapters:
+      m.chapters === undefined
+        ? undefined
+        : { values: m.chapters.map((c) => ({ title: c.title, startTime: c.startTime })) },
+    isLive: m.isLive,
+    wasLive: m.wasLive,
+  };
+}
+
+const SUBTITLE_TYPE = { manual: 1, auto_generated: 2 } as const;
+
+/**
+ * Transcripts, validation and playlists with caching. Cache keys: a transcript is cached per
+ * (video, requested language, translate flag, opt-in metadata set) so that `cached: true` always
+ * means the whole answer came from the cache; `force_refresh` skips the read and rewrites the
+ * entry. Concurrent identical cold requests share one upstream fetch (single-flight in the cache
+ * and coalescing in the client).
+ */
+export function createExtractionService(deps: {
+  youtube: YouTube;
+  cache: JsonCache;
+  ttl: ExtractionCacheTtl;
+  clock?: { now(): number };
+}): ExtractionService {
+  const { youtube, cache, ttl } = deps;
+  const clock = deps.clock ?? { now: () => Date.now() };
+
+  return {
+    async getTranscript(req) {
+      if (!VIDEO_ID.test(req.videoId)) throw Errors.invalidUrl();
+      const language = req.language || 'en';
+      if (!LANGUAGE.test(language))
+        throw Errors.invalidRequest(`language '${language}' is not a language code`);
+      const include = normaliseInclude(req.include);
+      const key = `transcript:v1:${req.videoId}:${language}:${req.translate ? 't' : 'o'}:${include.join(',')}`;
+      const { value, cached } = await cache.getOrLoad<CachedTranscript>(
+        key,
+        ttl.transcriptMs,
+        async () => {
+          const t = await youtube.getTranscript({
+            videoId: req.videoId,
+            language,
+            translate: req.translate,
+            include,
+          });
+          return {
+            videoId: t.videoId,
+            language: t.language,
+            subtitleType: t.subtitleType,
+            ...(t.translatedFrom === undefined ? {} : { translatedFrom: t.translatedFrom }),
+            segments: t.segments,
+            metadata: t.metadata,
+            fetchedAt: new Date(clock.now()).toISOString(),
+          };
+        },
+        { forceRefresh: req.forceRefresh },
+      );
+      return {
+        videoId: value.videoId,
+        language: value.language,
+        subtitleType: SUBTITLE_TYPE[value.subtitleType],
+        segments: value.segments,
+        metadata: toProtoMetadata(value.metadata),
+        cached,
+        fetchedAt: value.fetchedAt,
+        translatedFrom: value.translatedFrom,
+      };
+    },
+
+    async validateVideo(req) {
+      if (!VIDEO_ID.test(req.videoId)) throw Errors.invalidUrl();
+      // A video that does not exist or cannot be read is a valid answer (valid: false), cached too.
+      const { value, cached } = await cache.getOrLoad(
+        `validate:v1:${req.videoId}`,
+        ttl.validateMs,
+        async () => {
+          const { error: _reason, ...validation } = await youtube.validate(req.videoId);
+          return validation;
+        },
+      );
+      return {
+        valid: value.valid,
+        hasSubtitles: value.hasSubtitles,
+        manualLanguages: value.manualLanguages,
+        autoGeneratedLanguages: value.autoGeneratedLanguages,
+        videoTitle: value.title,
+        duration: value.duration,
+        cached,
+      };
+    },
+
+    async getPlaylist(req) {
+      const max = req.maxVideos > 0 ? req.maxVideos : 10;
+      if (max > 25) throw Errors.invalidRequest('max_videos must be between 1 and 25');
+      if (!/^[A-Za-z0-9_-]{10,64}$/.test(req.playlistId))
+        throw Errors.invalidUrl('The URL is not an accepted playlist URL.');
+      const { value } = await cache.getOrLoad(`playlist:v1:${req.playlistId}:${max}`, ttl.playlistMs, () =>
+        youtube.getPlaylist(req.playlistId, max),
+      );
+      return {
+        playlistId: value.playlistId,
+        title: value.title,
+        uploader: value.uploader,
+        totalVideos: value.totalVideos,
+        videoIds: value.videoIds.slice(0, max),
+      };
+    },
+  };
+}

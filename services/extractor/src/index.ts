@@ -1,0 +1,91 @@
+/**
+ * @subx/extractor: transcripts, validation and playlists over gRPC (subx.extractor.v1), plus the
+ * Kafka extraction workers of batch and playlist requests.
+ */
+import type { Clock, EventBus, KeyValueStore, Subscription } from '@subx/ports';
+import { createJsonCache, systemClock } from '@subx/ports';
+import { startGrpcServer } from '@subx/service-kit';
+import type { Logger } from '@subx/service-kit';
+import { YouTubeClient } from '@subx/youtube';
+import type { YouTubeClientConfig } from '@subx/youtube';
+import type { ExtractorConfig } from './config.ts';
+import { createExtractionService } from './extraction-service.ts';
+import { extractorServiceRegistration } from './grpc/extractor.handlers.ts';
+import { startExtractWorker } from './jobs/extract-worker.ts';
+
+export { createExtractionService, toProtoMetadata } from './extraction-service.ts';
+export type { ExtractionService, ExtractionCacheTtl } from './extraction-service.ts';
+export { ConfigSchema, loadExtractorConfig } from './config.ts';
+export type { ExtractorConfig } from './config.ts';
+export {
+  startExtractWorker,
+  EXTRACT_JOBS_TOPIC,
+  EXTRACT_RESULTS_TOPIC,
+  EXTRACT_WORKERS_GROUP,
+} from './jobs/extract-worker.ts';
+
+export interface StartExtractorServiceOptions {
+  readonly config: ExtractorConfig;
+  readonly youtube: YouTubeClientConfig;
+  readonly kv: KeyValueStore;
+  /** When given (and workers are enabled), extraction jobs are consumed from it. */
+  readonly bus?: EventBus;
+  readonly logger: Logger;
+  readonly clock?: Clock;
+  /** Default '0.0.0.0'; the one-process launcher passes '127.0.0.1'. */
+  readonly host?: string;
+}
+
+export interface RunningExtractorService {
+  readonly port: number;
+  stop(timeoutMs?: number): Promise<void>;
+}
+
+export async function startExtractorService(
+  options: StartExtractorServiceOptions,
+): Promise<RunningExtractorService> {
+  const { config, logger } = options;
+  const clock = options.clock ?? systemClock;
+  const youtube = YouTubeClient.create(options.youtube, {
+    clock,
+    logger: logger.child({ component: 'youtube' }),
+  });
+  const extraction = createExtractionService({
+    youtube,
+    cache: createJsonCache(options.kv, { prefix: 'extractor' }),
+    ttl: {
+      transcriptMs: config.TRANSCRIPT_CACHE_TTL_MS,
+      validateMs: config.VALIDATE_CACHE_TTL_MS,
+      playlistMs: config.PLAYLIST_CACHE_TTL_MS,
+    },
+    clock,
+  });
+  const server = await startGrpcServer({
+    port: config.GRPC_PORT,
+    ...(options.host ? { host: options.host } : {}),
+    services: [extractorServiceRegistration(extraction)],
+    logger,
+  });
+  let worker: Subscription | undefined;
+  if (options.bus && config.EXTRACT_WORKERS_ENABLED) {
+    worker = await startExtractWorker({
+      bus: options.bus,
+      extraction,
+      logger: logger.child({ component: 'extract-worker' }),
+      clock,
+      groupId: config.KAFKA_GROUP_ID,
+    });
+  }
+  logger.info(
+    { port: server.port, workers: worker !== undefined, youtube: options.youtube.baseUrl },
+    'extractor started',
+  );
+  return {
+    port: server.port,
+    async stop(timeoutMs = config.SHUTDOWN_TIMEOUT_MS) {
+      // Stop taking jobs first (the in-flight one finishes and commits), then the gRPC intake.
+      await worker?.stop();
+      await server.shutdown(timeoutMs);
+    },
+  };
+}
