@@ -1,6 +1,6 @@
 import type { Collection, DocumentStore } from '@subx/ports';
 import { DuplicateKeyError } from '@subx/ports';
-import { creditUsageV1 } from '@subx/contracts';
+import type { creditUsageV1 } from '@subx/contracts';
 
 type CreditUsage = creditUsageV1.CreditUsage;
 
