@@ -1,0 +1,136 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { commonV1, extractorV1 } from '@subx/contracts';
+import { AppError } from '@subx/errors';
+import { createInMemoryKeyValueStore } from '@subx/ports';
+import { createGrpcClient, createLogger, type GrpcClient } from '@subx/service-kit';
+import { startFakeYouTube, videoIds, playlistIds, type FakeYouTube } from '@subx/testing/fake-youtube';
+import { loadYouTubeConfig } from '@subx/youtube';
+import { loadExtractorConfig, startExtractorService, type RunningExtractorService } from '../src/index.ts';
+
+const logger = createLogger({ service: 'extractor-test', level: 'silent' });
+
+describe('extractor over gRPC against the fake YouTube', () => {
+  let youtube: FakeYouTube;
+  let service: RunningExtractorService;
+  let client: GrpcClient<extractorV1.ExtractorServiceClient>;
+
+  beforeAll(async () => {
+    youtube = await startFakeYouTube();
+    service = await startExtractorService({
+      config: loadExtractorConfig({ GRPC_PORT: '0', LOG_LEVEL: 'silent' }),
+      youtube: loadYouTubeConfig({ YOUTUBE_BASE_URL: youtube.url, YOUTUBE_RETRIES: '0' }),
+      kv: createInMemoryKeyValueStore(),
+      logger,
+      host: '127.0.0.1',
+    });
+    client = createGrpcClient(extractorV1.ExtractorServiceClient, `127.0.0.1:${service.port}`, {
+      defaultDeadlineMs: 10_000,
+    });
+  });
+
+  afterAll(async () => {
+    client?.close();
+    await service?.stop(1_000);
+    await youtube?.close();
+  });
+
+  beforeEach(() => youtube.reset());
+
+  const transcript = (videoId: string, extra: Partial<extractorV1.GetTranscriptRequest> = {}) =>
+    client.getTranscript({
+      videoId,
+      language: 'en',
+      include: [],
+      forceRefresh: false,
+      translate: false,
+      ...extra,
+    });
+
+  it('returns manual English subtitles with metadata, then serves the same answer from the cache', async () => {
+    const first = await transcript(videoIds.manualAndAuto);
+    expect(first.videoId).toBe(videoIds.manualAndAuto);
+    expect(first.language).toBe('en');
+    expect(first.subtitleType).toBe(commonV1.SubtitleType.SUBTITLE_TYPE_MANUAL);
+    expect(first.segments.length).toBeGreaterThan(3);
+    for (const s of first.segments) {
+      expect(s.text.trim()).not.toBe('');
+      expect(s.start).toBeGreaterThanOrEqual(0);
+      expect(s.duration).toBeGreaterThanOrEqual(0);
+    }
+    expect(first.metadata?.title).toBeTruthy();
+    expect(first.metadata?.uploadDate).toMatch(/^\d{8}$/);
+    expect(first.cached).toBe(false);
+    const upstreamCalls = youtube.count();
+    expect(upstreamCalls).toBeLessThanOrEqual(2);
+
+    const second = await transcript(videoIds.manualAndAuto);
+    expect(second.cached).toBe(true);
+    expect(second.segments).toEqual(first.segments);
+    expect(youtube.count()).toBe(upstreamCalls);
+  });
+
+  it('force_refresh goes upstream again and reports cached: false', async () => {
+    await transcript(videoIds.autoOnly);
+    const before = youtube.count();
+    const refreshed = await transcript(videoIds.autoOnly, { forceRefresh: true });
+    expect(refreshed.cached).toBe(false);
+    expect(youtube.count()).toBeGreaterThan(before);
+    const after = await transcript(videoIds.autoOnly);
+    expect(after.cached).toBe(true);
+  });
+
+  it('coalesces concurrent identical cold requests into one upstream fetch', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => transcript(videoIds.audioTracks, { include: ['description'] })),
+    );
+    expect(new Set(answers.map((a) => a.segments.length)).size).toBe(1);
+    expect(youtube.count('timedtext')).toBe(1);
+    expect(answers.filter((a) => !a.cached).length).toBeGreaterThanOrEqual(1);
+  });
+
+  it('fills opt-in metadata only when asked', async () => {
+    const plain = await transcript(videoIds.manualAndAuto, { forceRefresh: true });
+    expect(plain.metadata?.likeCount).toBeUndefined();
+    expect(plain.metadata?.description).toBeUndefined();
+    const rich = await transcript(videoIds.manualAndAuto, { include: ['like_count', 'description', 'tags'] });
+    expect(typeof rich.metadata?.likeCount).toBe('bigint');
+    expect(typeof rich.metadata?.description).toBe('string');
+    expect(Array.isArray(rich.metadata?.tags?.values)).toBe(true);
+  });
+
+  it('carries typed errors across gRPC: private video → VIDEO_UNAVAILABLE (private)', async () => {
+    const err = await transcript(videoIds.private).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AppError);
+    expect((err as AppError).code).toBe('VIDEO_UNAVAILABLE');
+    expect((err as AppError).reason).toBe('private');
+  });
+
+  it('rejects an unknown include name with INVALID_INCLUDE', async () => {
+    const err = await transcript(videoIds.manualAndAuto, { include: ['likes'] }).catch((e: unknown) => e);
+    expect((err as AppError).code).toBe('INVALID_INCLUDE');
+  });
+
+  it('validates availability from one upstream request and caches it', async () => {
+    const v = await client.validateVideo({ videoId: videoIds.manualAndAuto });
+    expect(v).toMatchObject({ valid: true, hasSubtitles: true, cached: false });
+    expect(v.manualLanguages).toContain('en');
+    expect(v.autoGeneratedLanguages).toContain('en');
+    expect(youtube.count()).toBe(1);
+    expect((await client.validateVideo({ videoId: videoIds.manualAndAuto })).cached).toBe(true);
+    expect(youtube.count()).toBe(1);
+  });
+
+  it('validate answers valid: false for a private video instead of failing', async () => {
+    const v = await client.validateVideo({ videoId: videoIds.private });
+    expect(v.valid).toBe(false);
+    expect(v.hasSubtitles).toBe(false);
+  });
+
+  it('lists the first N playlist videos in order', async () => {
+    const p = await client.getPlaylist({ playlistId: playlistIds.synthetic, maxVideos: 25 });
+    expect(p.videoIds).toHaveLength(25);
+    expect(new Set(p.videoIds).size).toBe(25);
+    expect(p.totalVideos).toBeGreaterThanOrEqual(25);
+    expect(p.title).toBeTruthy();
+  });
+});
