@@ -1,0 +1,20 @@
+/** Composition root of the AI service running alone (compose, Kubernetes). */
+import { createAdapters } from '@subx/ports';
+import { runService } from '@subx/service-kit';
+import { ConfigSchema } from './config.ts';
+import { startAiService } from './index.ts';
+
+await runService({
+  service: 'ai',
+  schema: ConfigSchema,
+  start: async (config, logger) => {
+    const adapters = createAdapters({ redisUrl: config.REDIS_URL, clientId: 'ai', logger });
+    const service = await startAiService({ config, kv: adapters.kv, logger });
+    return {
+      stop: async () => {
+        await service.stop();
+        await adapters.close();
+      },
+    };
+  },
+});
