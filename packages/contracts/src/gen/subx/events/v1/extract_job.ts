@@ -37,6 +37,10 @@ export interface ExtractJob {
   replyTo: string;
   /** RFC 3339: work not finished by then is useless; workers skip expired jobs. */
   deadline: string;
+  /** Let the platform translate from the best available track when `language` has none. */
+  translate: boolean;
+  /** Request id of the API call (logs and support; not a dedupe key). */
+  requestId: string;
 }
 
 /** Topic extract.results.v1 (or the job's reply_topic), key = reply_to. */
@@ -56,6 +60,14 @@ export interface ExtractResult {
   errorCode: string;
   errorMessage: string;
   replyTo: string;
+  /** As in extractor.v1.GetTranscriptResponse. */
+  cached: boolean;
+  fetchedAt: string;
+  translatedFrom?:
+    | string
+    | undefined;
+  /** On failure: the error's machine-readable refinement (e.g. the VIDEO_UNAVAILABLE reason). */
+  errorReason: string;
 }
 
 function createBaseExtractJob(): ExtractJob {
@@ -69,6 +81,8 @@ function createBaseExtractJob(): ExtractJob {
     replyTopic: "",
     replyTo: "",
     deadline: "",
+    translate: false,
+    requestId: "",
   };
 }
 
@@ -100,6 +114,12 @@ export const ExtractJob: MessageFns<ExtractJob> = {
     }
     if (message.deadline !== "") {
       writer.uint32(74).string(message.deadline);
+    }
+    if (message.translate !== false) {
+      writer.uint32(80).bool(message.translate);
+    }
+    if (message.requestId !== "") {
+      writer.uint32(90).string(message.requestId);
     }
     return writer;
   },
@@ -189,6 +209,22 @@ export const ExtractJob: MessageFns<ExtractJob> = {
             message.deadline = reader.string();
             continue;
           }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.translate = reader.bool();
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.requestId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -232,6 +268,12 @@ export const ExtractJob: MessageFns<ExtractJob> = {
         ? globalThis.String(object.reply_to)
         : "",
       deadline: isSet(object.deadline) ? globalThis.String(object.deadline) : "",
+      translate: isSet(object.translate) ? globalThis.Boolean(object.translate) : false,
+      requestId: isSet(object.requestId)
+        ? globalThis.String(object.requestId)
+        : isSet(object.request_id)
+        ? globalThis.String(object.request_id)
+        : "",
     };
   },
 
@@ -264,6 +306,12 @@ export const ExtractJob: MessageFns<ExtractJob> = {
     if (message.deadline !== "") {
       obj.deadline = message.deadline;
     }
+    if (message.translate !== false) {
+      obj.translate = message.translate;
+    }
+    if (message.requestId !== "") {
+      obj.requestId = message.requestId;
+    }
     return obj;
   },
 
@@ -283,6 +331,8 @@ export const ExtractJob: MessageFns<ExtractJob> = {
     message.replyTopic = object.replyTopic ?? "";
     message.replyTo = object.replyTo ?? "";
     message.deadline = object.deadline ?? "";
+    message.translate = object.translate ?? false;
+    message.requestId = object.requestId ?? "";
     return message;
   },
 };
@@ -301,6 +351,10 @@ function createBaseExtractResult(): ExtractResult {
     errorCode: "",
     errorMessage: "",
     replyTo: "",
+    cached: false,
+    fetchedAt: "",
+    translatedFrom: undefined,
+    errorReason: "",
   };
 }
 
@@ -341,6 +395,18 @@ export const ExtractResult: MessageFns<ExtractResult> = {
     }
     if (message.replyTo !== "") {
       writer.uint32(98).string(message.replyTo);
+    }
+    if (message.cached !== false) {
+      writer.uint32(104).bool(message.cached);
+    }
+    if (message.fetchedAt !== "") {
+      writer.uint32(114).string(message.fetchedAt);
+    }
+    if (message.translatedFrom !== undefined) {
+      writer.uint32(122).string(message.translatedFrom);
+    }
+    if (message.errorReason !== "") {
+      writer.uint32(130).string(message.errorReason);
     }
     return writer;
   },
@@ -454,6 +520,38 @@ export const ExtractResult: MessageFns<ExtractResult> = {
             message.replyTo = reader.string();
             continue;
           }
+          case 13: {
+            if (tag !== 104) {
+              break;
+            }
+
+            message.cached = reader.bool();
+            continue;
+          }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.fetchedAt = reader.string();
+            continue;
+          }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.translatedFrom = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.errorReason = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -510,6 +608,22 @@ export const ExtractResult: MessageFns<ExtractResult> = {
         : isSet(object.reply_to)
         ? globalThis.String(object.reply_to)
         : "",
+      cached: isSet(object.cached) ? globalThis.Boolean(object.cached) : false,
+      fetchedAt: isSet(object.fetchedAt)
+        ? globalThis.String(object.fetchedAt)
+        : isSet(object.fetched_at)
+        ? globalThis.String(object.fetched_at)
+        : "",
+      translatedFrom: isSet(object.translatedFrom)
+        ? globalThis.String(object.translatedFrom)
+        : isSet(object.translated_from)
+        ? globalThis.String(object.translated_from)
+        : undefined,
+      errorReason: isSet(object.errorReason)
+        ? globalThis.String(object.errorReason)
+        : isSet(object.error_reason)
+        ? globalThis.String(object.error_reason)
+        : "",
     };
   },
 
@@ -551,6 +665,18 @@ export const ExtractResult: MessageFns<ExtractResult> = {
     if (message.replyTo !== "") {
       obj.replyTo = message.replyTo;
     }
+    if (message.cached !== false) {
+      obj.cached = message.cached;
+    }
+    if (message.fetchedAt !== "") {
+      obj.fetchedAt = message.fetchedAt;
+    }
+    if (message.translatedFrom !== undefined) {
+      obj.translatedFrom = message.translatedFrom;
+    }
+    if (message.errorReason !== "") {
+      obj.errorReason = message.errorReason;
+    }
     return obj;
   },
 
@@ -575,6 +701,10 @@ export const ExtractResult: MessageFns<ExtractResult> = {
     message.errorCode = object.errorCode ?? "";
     message.errorMessage = object.errorMessage ?? "";
     message.replyTo = object.replyTo ?? "";
+    message.cached = object.cached ?? false;
+    message.fetchedAt = object.fetchedAt ?? "";
+    message.translatedFrom = object.translatedFrom ?? undefined;
+    message.errorReason = object.errorReason ?? "";
     return message;
   },
 };

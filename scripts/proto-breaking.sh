@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Fails when proto/ changes break wire or source compatibility (`buf breaking`, rules FILE) against:
+#   - $PROTO_BREAKING_AGAINST (a commit-ish), when set;
+#   - on a branch other than main: the merge-base with main (origin/main when there is no local main);
+#   - on main: the previous commit (HEAD~1).
+# A repository whose HEAD has no parent has nothing to compare and passes with a notice; a shallow
+# clone without the needed commit fails (CI: check out with fetch-depth 0, or at least 2 on main).
+# Only the committed proto/ of the base is read; the working tree's proto/ is what is checked.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+die() { echo "proto-breaking: $*" >&2; exit 1; }
+
+base=""
+if [[ -n ${PROTO_BREAKING_AGAINST:-} ]]; then
+  base=$(git rev-parse --verify --quiet "${PROTO_BREAKING_AGAINST}^{commit}") ||
+    die "PROTO_BREAKING_AGAINST=${PROTO_BREAKING_AGAINST} is not a commit here"
+else
+  branch=$(git rev-parse --abbrev-ref HEAD)
+  main_ref=""
+  for candidate in main origin/main; do
+    if git rev-parse --verify --quiet "$candidate^{commit}" >/dev/null; then main_ref=$candidate; break; fi
+  done
+  if [[ $branch != main && -n $main_ref ]] && ! git merge-base --is-ancestor HEAD "$main_ref"; then
+    base=$(git merge-base HEAD "$main_ref") || die "no merge-base between HEAD and $main_ref (shallow clone?)"
+  elif git rev-parse --verify --quiet 'HEAD~1^{commit}' >/dev/null; then
+    base=$(git rev-parse 'HEAD~1')
+  elif [[ $(git rev-parse --is-shallow-repository) == true ]]; then
+    die "shallow clone without HEAD~1: fetch more history (actions/checkout fetch-depth: 0)"
+  else
+    echo "proto-breaking: HEAD has no parent commit; nothing to compare against"
+    exit 0
+  fi
+fi
+
+if ! git cat-file -e "$base:proto" 2>/dev/null; then
+  echo "proto-breaking: $base has no proto/ directory; nothing to compare against"
+  exit 0
+fi
+
+echo "proto-breaking: buf breaking proto against $(git rev-parse --short "$base")"
+npx --no-install buf breaking proto --against ".git#ref=$base,subdir=proto"
+echo "proto-breaking: no breaking changes"
