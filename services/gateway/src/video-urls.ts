@@ -1,9 +1,9 @@
 /**
- * URL → id for the routes. Parsing rules live in @subx/youtube (decisions.md "Inputs"); this
+ * URL → id for the routes. The accepted forms are @subx/youtube's (decisions.md "Inputs"); this
  * module only turns "not accepted" into the INVALID_URL error.
  */
 import { Errors } from '@subx/errors';
-import { parsePlaylistUrl, parseVideoUrl } from './video-urls.local.ts';
+import { parsePlaylistUrl, parseVideoUrl } from '@subx/youtube';
 
 export function videoIdOf(url: string): string {
   const id = parseVideoUrl(url);

@@ -1,105 +1,12 @@
 /**
- * The gRPC adapter: one generated-service client per backend, promise-based, with deadlines,
- * cancellation, `x-request-id` propagation and AppError mapping.
+ * The gRPC adapter: one generated-service client per backend through service-kit's client kit
+ * (deadlines, cancellation, `x-request-id`, AppError rebuilt from the trailing metadata).
  */
 import * as grpc from '@grpc/grpc-js';
 import { aiV1, billingV1, commentsV1, extractorV1 } from '@subx/contracts';
-import { service as healthService } from 'grpc-health-check';
-import { fromGrpcError } from './grpc-errors.ts';
-import type {
-  AiBackend,
-  Backends,
-  BillingBackend,
-  CallOptions,
-  CommentsBackend,
-  ExtractorBackend,
-} from './types.ts';
-
-interface MethodDefinition<Req, Res> {
-  path: string;
-  requestSerialize(value: Req): Buffer;
-  responseDeserialize(value: Buffer): Res;
-}
-
-interface Channel {
-  client: grpc.Client;
-  service: string;
-  /** Fully-qualified gRPC service name, for the health check. */
-  serviceName: string;
-  defaultDeadlineMs: number;
-}
-
-function unary<Req, Res>(
-  channel: Channel,
-  method: MethodDefinition<Req, Res>,
-  request: Req,
-  options: CallOptions = {},
-): Promise<Res> {
-  return new Promise<Res>((resolve, reject) => {
-    if (options.signal?.aborted) {
-      reject(fromGrpcError(cancelledError(), channel.service));
-      return;
-    }
-    const metadata = new grpc.Metadata();
-    if (options.requestId) metadata.set('x-request-id', options.requestId);
-    const deadline = new Date(Date.now() + (options.deadlineMs ?? channel.defaultDeadlineMs));
-    const onAbort = () => call.cancel();
-    const call = channel.client.makeUnaryRequest(
-      method.path,
-      method.requestSerialize,
-      method.responseDeserialize,
-      request,
-      metadata,
-      { deadline },
-      (error, response) => {
-        options.signal?.removeEventListener('abort', onAbort);
-        if (error) reject(fromGrpcError(error, channel.service));
-        else if (response === undefined) reject(fromGrpcError(cancelledError(), channel.service));
-        else resolve(response);
-      },
-    );
-    options.signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
-function cancelledError(): grpc.ServiceError {
-  return Object.assign(new Error('cancelled'), {
-    code: grpc.status.CANCELLED,
-    details: 'cancelled',
-    metadata: new grpc.Metadata(),
-  });
-}
-
-const healthCheck = healthService.Check as unknown as MethodDefinition<
-  { service: string },
-  { status: string }
->;
-
-async function checkHealth(channel: Channel, timeoutMs: number): Promise<boolean> {
-  const ask = (service: string) =>
-    new Promise<string>((resolve, reject) => {
-      channel.client.makeUnaryRequest(
-        healthCheck.path,
-        healthCheck.requestSerialize,
-        healthCheck.responseDeserialize,
-        { service },
-        new grpc.Metadata(),
-        { deadline: new Date(Date.now() + timeoutMs) },
-        (error, response) => (error ? reject(error) : resolve(response?.status ?? 'UNKNOWN')),
-      );
-    });
-  try {
-    return (await ask(channel.serviceName)) === 'SERVING';
-  } catch (error) {
-    // A server that registers only the overall status ('') answers NOT_FOUND for the name.
-    if ((error as grpc.ServiceError).code !== grpc.status.NOT_FOUND) return false;
-    try {
-      return (await ask('')) === 'SERVING';
-    } catch {
-      return false;
-    }
-  }
-}
+import { checkHealth, createGrpcClient } from '@subx/service-kit';
+import type { GrpcClient, Logger } from '@subx/service-kit';
+import type { AiBackend, Backends, BillingBackend, CommentsBackend, ExtractorBackend } from './types.ts';
 
 export interface GrpcBackendsConfig {
   extractorAddress: string;
@@ -108,6 +15,7 @@ export interface GrpcBackendsConfig {
   billingAddress: string;
   deadlineMs: number;
   aiDeadlineMs: number;
+  logger?: Logger;
   credentials?: grpc.ChannelCredentials;
 }
 
@@ -117,67 +25,69 @@ export interface GrpcBackends extends Backends {
   close(): void;
 }
 
+async function healthy(
+  client: GrpcClient<grpc.Client>,
+  serviceName: string,
+  timeoutMs: number,
+): Promise<boolean> {
+  const state = await checkHealth(client.raw, serviceName, timeoutMs);
+  // A server that only reports the overall status ('') does not know the service name.
+  if (state === 'UNKNOWN') return (await checkHealth(client.raw, '', timeoutMs)) === 'SERVING';
+  return state === 'SERVING';
+}
+
 export function createGrpcBackends(config: GrpcBackendsConfig): GrpcBackends {
-  const credentials = config.credentials ?? grpc.credentials.createInsecure();
-  const channel = (
-    address: string,
-    service: string,
-    serviceName: string,
-    defaultDeadlineMs: number,
-  ): Channel => ({
-    client: new grpc.Client(address, credentials),
-    service,
-    serviceName,
-    defaultDeadlineMs,
+  const common = {
+    ...(config.logger ? { logger: config.logger } : {}),
+    ...(config.credentials ? { credentials: config.credentials } : {}),
+  };
+  const ex = createGrpcClient(extractorV1.ExtractorServiceClient, config.extractorAddress, {
+    ...common,
+    defaultDeadlineMs: config.deadlineMs,
+    label: 'extractor',
   });
-  const ex = channel(
-    config.extractorAddress,
-    'extractor',
-    'subx.extractor.v1.ExtractorService',
-    config.deadlineMs,
-  );
-  const co = channel(
-    config.commentsAddress,
-    'comments',
-    'subx.comments.v1.CommentsService',
-    config.deadlineMs,
-  );
-  const ai = channel(config.aiAddress, 'ai', 'subx.ai.v1.AiService', config.aiDeadlineMs);
-  const bi = channel(config.billingAddress, 'billing', 'subx.billing.v1.BillingService', config.deadlineMs);
-  const E = extractorV1.ExtractorServiceService;
-  const C = commentsV1.CommentsServiceService;
-  const A = aiV1.AiServiceService;
-  const B = billingV1.BillingServiceService;
+  const co = createGrpcClient(commentsV1.CommentsServiceClient, config.commentsAddress, {
+    ...common,
+    defaultDeadlineMs: config.deadlineMs,
+    label: 'comments',
+  });
+  const ai = createGrpcClient(aiV1.AiServiceClient, config.aiAddress, {
+    ...common,
+    defaultDeadlineMs: config.aiDeadlineMs,
+    label: 'ai',
+  });
+  const bi = createGrpcClient(billingV1.BillingServiceClient, config.billingAddress, {
+    ...common,
+    defaultDeadlineMs: config.deadlineMs,
+    label: 'billing',
+  });
 
   const extractor: ExtractorBackend = {
-    getTranscript: (req, opts) => unary(ex, E.getTranscript, req, opts),
-    validateVideo: (req, opts) => unary(ex, E.validateVideo, req, opts),
-    getPlaylist: (req, opts) => unary(ex, E.getPlaylist, req, opts),
-    checkHealth: (timeoutMs) => checkHealth(ex, timeoutMs),
+    getTranscript: (req, opts) => ex.getTranscript(req, opts),
+    validateVideo: (req, opts) => ex.validateVideo(req, opts),
+    getPlaylist: (req, opts) => ex.getPlaylist(req, opts),
+    checkHealth: (timeoutMs) => healthy(ex, extractorV1.ExtractorServiceClient.serviceName, timeoutMs),
   };
   const comments: CommentsBackend = {
-    getComments: (req, opts) => unary(co, C.getComments, req, opts),
-    checkHealth: (timeoutMs) => checkHealth(co, timeoutMs),
+    getComments: (req, opts) => co.getComments(req, opts),
+    checkHealth: (timeoutMs) => healthy(co, commentsV1.CommentsServiceClient.serviceName, timeoutMs),
   };
   const aiBackend: AiBackend = {
-    summarize: (req, opts) => unary(ai, A.summarize, req, opts),
-    analyzeComments: (req, opts) => unary(ai, A.analyzeComments, req, opts),
-    checkHealth: (timeoutMs) => checkHealth(ai, timeoutMs),
+    summarize: (req, opts) => ai.summarize(req, opts),
+    analyzeComments: (req, opts) => ai.analyzeComments(req, opts),
+    checkHealth: (timeoutMs) => healthy(ai, aiV1.AiServiceClient.serviceName, timeoutMs),
   };
   const billing: BillingBackend = {
-    getUsage: (req, opts) => unary(bi, B.getUsage, req, opts),
-    checkHealth: (timeoutMs) => checkHealth(bi, timeoutMs),
+    getUsage: (req, opts) => bi.getUsage(req, opts),
+    checkHealth: (timeoutMs) => healthy(bi, billingV1.BillingServiceClient.serviceName, timeoutMs),
   };
-  const channels = [ex, co, ai, bi];
+  const clients = [ex, co, ai, bi];
   return {
     extractor,
     comments,
     ai: aiBackend,
     billing,
-    channelsHealthy: () =>
-      channels.every(
-        (c) => c.client.getChannel().getConnectivityState(false) !== grpc.connectivityState.TRANSIENT_FAILURE,
-      ),
-    close: () => channels.forEach((c) => c.client.close()),
+    channelsHealthy: () => clients.every((c) => c.connectivityState() !== 'TRANSIENT_FAILURE'),
+    close: () => clients.forEach((c) => c.close()),
   };
 }
