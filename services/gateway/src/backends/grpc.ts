@@ -2,7 +2,7 @@
  * The gRPC adapter: one generated-service client per backend through service-kit's client kit
  * (deadlines, cancellation, `x-request-id`, AppError rebuilt from the trailing metadata).
  */
-import * as grpc from '@grpc/grpc-js';
+import type * as grpc from '@grpc/grpc-js';
 import { aiV1, billingV1, commentsV1, extractorV1 } from '@subx/contracts';
 import { checkHealth, createGrpcClient } from '@subx/service-kit';
 import type { GrpcClient, Logger } from '@subx/service-kit';
