@@ -5,7 +5,14 @@ import { rebase } from './transport.ts';
 describe('loadYouTubeConfig', () => {
   it('defaults', () => {
     const c = loadYouTubeConfig({});
-    expect(c).toMatchObject({ baseUrl: 'https://www.youtube.com', timeoutMs: 10000, retries: 2, proxies: [], playerClients: ['WEB', 'ANDROID', 'VISIONOS'], webClient: 'WEB' });
+    expect(c).toMatchObject({
+      baseUrl: 'https://www.youtube.com',
+      timeoutMs: 10000,
+      retries: 2,
+      proxies: [],
+      playerClients: ['WEB', 'ANDROID', 'VISIONOS'],
+      webClient: 'WEB',
+    });
     expect(c.clients.ANDROID?.version).toBe('21.26.364');
   });
 
@@ -15,9 +22,17 @@ describe('loadYouTubeConfig', () => {
       YOUTUBE_TIMEOUT_MS: '2500',
       YOUTUBE_RETRIES: '0',
       YOUTUBE_PROXIES: 'http://user:pw@10.0.0.1:8080, https://10.0.0.2:8443',
-      YOUTUBE_CLIENTS: JSON.stringify({ order: ['ANDROID', 'WEB'], clients: { ANDROID: { version: '21.02.35' } } }),
+      YOUTUBE_CLIENTS: JSON.stringify({
+        order: ['ANDROID', 'WEB'],
+        clients: { ANDROID: { version: '21.02.35' } },
+      }),
     });
-    expect(c).toMatchObject({ baseUrl: 'http://127.0.0.1:9999', timeoutMs: 2500, retries: 0, playerClients: ['ANDROID', 'WEB'] });
+    expect(c).toMatchObject({
+      baseUrl: 'http://127.0.0.1:9999',
+      timeoutMs: 2500,
+      retries: 0,
+      playerClients: ['ANDROID', 'WEB'],
+    });
     expect(c.proxies).toHaveLength(2);
     expect(c.clients.ANDROID).toMatchObject({ version: '21.02.35', id: 3, name: 'ANDROID' });
   });
@@ -36,7 +51,13 @@ describe('loadYouTubeConfig', () => {
       err = e as { code?: string; message: string };
     }
     expect(err?.code).toBe('INVALID_REQUEST');
-    for (const name of ['YOUTUBE_BASE_URL', 'YOUTUBE_TIMEOUT_MS', 'YOUTUBE_RETRIES', 'YOUTUBE_PROXIES', "unknown client 'NOPE'"]) {
+    for (const name of [
+      'YOUTUBE_BASE_URL',
+      'YOUTUBE_TIMEOUT_MS',
+      'YOUTUBE_RETRIES',
+      'YOUTUBE_PROXIES',
+      "unknown client 'NOPE'",
+    ]) {
       expect(err?.message).toContain(name);
     }
     expect(err?.message).not.toContain('secret');
@@ -45,9 +66,15 @@ describe('loadYouTubeConfig', () => {
 
 describe('rebase', () => {
   it('moves absolute platform URLs onto the base URL and keeps path and query', () => {
-    expect(rebase('http://127.0.0.1:1234', 'https://www.youtube.com/api/timedtext?v=a&lang=en')).toBe('http://127.0.0.1:1234/api/timedtext?v=a&lang=en');
-    expect(rebase('http://127.0.0.1:1234', 'https://youtubei.googleapis.com/youtubei/v1/player?x=1')).toBe('http://127.0.0.1:1234/youtubei/v1/player?x=1');
-    expect(rebase('http://127.0.0.1:1234', '/youtubei/v1/next')).toBe('http://127.0.0.1:1234/youtubei/v1/next');
+    expect(rebase('http://127.0.0.1:1234', 'https://www.youtube.com/api/timedtext?v=a&lang=en')).toBe(
+      'http://127.0.0.1:1234/api/timedtext?v=a&lang=en',
+    );
+    expect(rebase('http://127.0.0.1:1234', 'https://youtubei.googleapis.com/youtubei/v1/player?x=1')).toBe(
+      'http://127.0.0.1:1234/youtubei/v1/player?x=1',
+    );
+    expect(rebase('http://127.0.0.1:1234', '/youtubei/v1/next')).toBe(
+      'http://127.0.0.1:1234/youtubei/v1/next',
+    );
   });
   it('refuses other hosts', () => {
     expect(() => rebase('https://www.youtube.com', 'https://evil.example/x')).toThrow(/non-platform/);

@@ -37,7 +37,14 @@ export const DEFAULT_CONFIG: YouTubeClientConfig = {
   commentConcurrency: 4,
 };
 
-function intVar(env: Record<string, string | undefined>, name: string, def: number, min: number, max: number, errors: string[]): number {
+function intVar(
+  env: Record<string, string | undefined>,
+  name: string,
+  def: number,
+  min: number,
+  max: number,
+  errors: string[],
+): number {
   const raw = env[name];
   if (raw === undefined || raw.trim() === '') return def;
   const n = Number(raw);
@@ -52,8 +59,15 @@ function intVar(env: Record<string, string | undefined>, name: string, def: numb
  * YOUTUBE_CLIENTS is JSON: `{"order": ["ANDROID","WEB"], "web": "WEB", "clients": {"ANDROID": {"version": "21.02.35"}}}`.
  * `clients` entries are merged field by field over the defaults, so a version bump is one field.
  */
-function clientsVar(raw: string | undefined, errors: string[]): Pick<YouTubeClientConfig, 'clients' | 'playerClients' | 'webClient'> {
-  const base = { clients: structuredClone(DEFAULT_CLIENTS), playerClients: [...DEFAULT_PLAYER_CLIENTS], webClient: 'WEB' };
+function clientsVar(
+  raw: string | undefined,
+  errors: string[],
+): Pick<YouTubeClientConfig, 'clients' | 'playerClients' | 'webClient'> {
+  const base = {
+    clients: structuredClone(DEFAULT_CLIENTS),
+    playerClients: [...DEFAULT_PLAYER_CLIENTS],
+    webClient: 'WEB',
+  };
   if (raw === undefined || raw.trim() === '') return base;
   let parsed: unknown;
   try {
@@ -68,11 +82,19 @@ function clientsVar(raw: string | undefined, errors: string[]): Pick<YouTubeClie
   }
   const p = parsed as { order?: unknown; web?: unknown; clients?: unknown };
   if (p.clients !== undefined) {
-    if (typeof p.clients !== 'object' || p.clients === null) errors.push('YOUTUBE_CLIENTS.clients must be an object');
+    if (typeof p.clients !== 'object' || p.clients === null)
+      errors.push('YOUTUBE_CLIENTS.clients must be an object');
     else {
       for (const [name, override] of Object.entries(p.clients as Record<string, unknown>)) {
-        const merged = { ...(base.clients[name] ?? { name, hasMicroformat: false }), ...(override as object) } as InnertubeClient;
-        if (typeof merged.version !== 'string' || typeof merged.id !== 'number' || typeof merged.userAgent !== 'string') {
+        const merged = {
+          ...(base.clients[name] ?? { name, hasMicroformat: false }),
+          ...(override as object),
+        } as InnertubeClient;
+        if (
+          typeof merged.version !== 'string' ||
+          typeof merged.id !== 'number' ||
+          typeof merged.userAgent !== 'string'
+        ) {
           errors.push(`YOUTUBE_CLIENTS.clients.${name} needs id (number), version and userAgent (strings)`);
           continue;
         }
@@ -96,7 +118,9 @@ function clientsVar(raw: string | undefined, errors: string[]): Pick<YouTubeClie
 }
 
 /** Reads the YOUTUBE_* variables; every problem is reported at once in one INVALID_REQUEST error. */
-export function loadYouTubeConfig(env: Record<string, string | undefined> = process.env): YouTubeClientConfig {
+export function loadYouTubeConfig(
+  env: Record<string, string | undefined> = process.env,
+): YouTubeClientConfig {
   const errors: string[] = [];
   let baseUrl = DEFAULT_CONFIG.baseUrl;
   const rawBase = env.YOUTUBE_BASE_URL?.trim();
@@ -110,7 +134,10 @@ export function loadYouTubeConfig(env: Record<string, string | undefined> = proc
     }
   }
   const proxies: string[] = [];
-  for (const p of (env.YOUTUBE_PROXIES ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const p of (env.YOUTUBE_PROXIES ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     try {
       const u = new URL(p);
       if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('protocol');

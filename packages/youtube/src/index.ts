@@ -2,8 +2,21 @@ export { YouTubeClient, MAX_COMMENTS, type YouTubeClientDeps } from './client.ts
 export { loadYouTubeConfig, DEFAULT_CONFIG, type YouTubeClientConfig } from './config.ts';
 export { DEFAULT_CLIENTS, DEFAULT_PLAYER_CLIENTS, type InnertubeClient } from './clients.ts';
 export { parseVideoUrl, parsePlaylistUrl, isVideoId } from './url.ts';
-export { parseTimedText, removeRollingRepetition, cleanText, decodeEntities, detectFormat } from './parse/timedtext.ts';
-export { parseCaptionTracks, classifyPlayability, parsePlayerMetadata, toUploadDate, type CaptionTrack, type CaptionList } from './parse/player.ts';
+export {
+  parseTimedText,
+  removeRollingRepetition,
+  cleanText,
+  decodeEntities,
+  detectFormat,
+} from './parse/timedtext.ts';
+export {
+  parseCaptionTracks,
+  classifyPlayability,
+  parsePlayerMetadata,
+  toUploadDate,
+  type CaptionTrack,
+  type CaptionList,
+} from './parse/player.ts';
 export { parseChapters, parseLikeCount, parseCommentCount, parseCommentsEntry } from './parse/next.ts';
 export { parseCommentsPage, type CommentsPage, type CommentThread } from './parse/comments.ts';
 export { parsePlaylistPage, type PlaylistPage } from './parse/playlist.ts';

@@ -32,7 +32,12 @@ export function availableLanguages(list: CaptionList): { manual: string[]; autoG
   };
 }
 
-export function chooseTrack(videoId: string, list: CaptionList, language: string, translate = false): TrackChoice {
+export function chooseTrack(
+  videoId: string,
+  list: CaptionList,
+  language: string,
+  translate = false,
+): TrackChoice {
   const want = language.toLowerCase();
   const manual = ordered(list.tracks.filter((t) => t.kind === 'manual'));
   const asr = list.tracks.filter((t) => t.kind === 'asr');
@@ -43,8 +48,7 @@ export function chooseTrack(videoId: string, list: CaptionList, language: string
   });
   const exact = (t: CaptionTrack) => t.languageCode.toLowerCase() === want;
   const sameBase = (t: CaptionTrack) => base(t.languageCode) === base(want);
-  const found =
-    manual.find(exact) ?? asr.find(exact) ?? manual.find(sameBase) ?? asr.find(sameBase);
+  const found = manual.find(exact) ?? asr.find(exact) ?? manual.find(sameBase) ?? asr.find(sameBase);
   if (found) return pick(found);
 
   const avail = availableLanguages(list);

@@ -31,7 +31,8 @@ export interface TransportDeps {
 }
 
 /** Hosts whose absolute URLs we follow (re-based); anything else is refused. */
-const PLATFORM_HOST = /(^|\.)(youtube\.com|youtube-nocookie\.com|googleapis\.com|googlevideo\.com|youtu\.be)$/i;
+const PLATFORM_HOST =
+  /(^|\.)(youtube\.com|youtube-nocookie\.com|googleapis\.com|googlevideo\.com|youtu\.be)$/i;
 
 export function rebase(baseUrl: string, url: string): string {
   if (!/^https?:\/\//i.test(url)) return baseUrl + (url.startsWith('/') ? url : `/${url}`);
@@ -63,7 +64,9 @@ export class Transport {
     this.#config = config;
     this.#agents = config.proxies.map((p) => new ProxyAgent(p));
     // With proxies the dispatcher must come from the same undici as the fetch (mixing versions breaks).
-    this.#fetch = deps.fetch ?? (this.#agents.length > 0 ? (undiciFetch as unknown as FetchLike) : (globalThis.fetch as FetchLike));
+    this.#fetch =
+      deps.fetch ??
+      (this.#agents.length > 0 ? (undiciFetch as unknown as FetchLike) : (globalThis.fetch as FetchLike));
     this.#logger = deps.logger;
     this.#sleep = deps.sleep ?? defaultSleep;
     this.#random = deps.random ?? Math.random;
@@ -107,7 +110,10 @@ export class Transport {
         ) {
           blockedRotations++;
           this.rotateProxy();
-          this.#logger?.warn({ reason: err.reason, proxy: this.#proxyIndex }, 'youtube blocked us; rotating proxy');
+          this.#logger?.warn(
+            { reason: err.reason, proxy: this.#proxyIndex },
+            'youtube blocked us; rotating proxy',
+          );
           continue;
         }
         if (err instanceof RetryableNetworkError) {
@@ -163,10 +169,14 @@ export class Transport {
     }
     const contentType = res.headers.get('content-type') ?? '';
     const landed = res.url || req.url;
-    if (/google\.com\/sorry|consent\.youtube\.com/.test(landed) || (contentType.includes('html') && /g-recaptcha|id="captcha-form"/.test(text))) {
+    if (
+      /google\.com\/sorry|consent\.youtube\.com/.test(landed) ||
+      (contentType.includes('html') && /g-recaptcha|id="captcha-form"/.test(text))
+    ) {
       throw Errors.upstreamBlocked('captcha', 'The platform answered with a captcha page.');
     }
-    if (res.status === 429) throw Errors.upstreamBlocked('http_429', 'The platform answered HTTP 429 (too many requests).');
+    if (res.status === 429)
+      throw Errors.upstreamBlocked('http_429', 'The platform answered HTTP 429 (too many requests).');
     if (res.status >= 500) throw new RetryableNetworkError(`HTTP ${res.status}`);
     if (res.status >= 400) {
       throw Errors.upstreamError(`The video platform answered HTTP ${res.status}: ${errorMessage(text)}`);

@@ -28,7 +28,8 @@ export function parseVideoUrl(input: string): string | null {
   } else if (WATCH_HOSTS.has(host)) {
     const parts = url.pathname.split('/').filter(Boolean);
     if (parts.length === 1 && parts[0] === 'watch') id = url.searchParams.get('v');
-    else if (parts.length === 2 && ['shorts', 'live', 'embed'].includes(parts[0] ?? '')) id = parts[1] ?? null;
+    else if (parts.length === 2 && ['shorts', 'live', 'embed'].includes(parts[0] ?? ''))
+      id = parts[1] ?? null;
   }
   return id !== null && VIDEO_ID.test(id) ? id : null;
 }

@@ -13,7 +13,13 @@ export function clientFor(fake: FakeYouTube, env: Record<string, string> = {}): 
   return YouTubeClient.create(config, { clock: { now: () => NOW } });
 }
 
-export async function errorOf(p: Promise<unknown>): Promise<{ code: string; reason?: string; retryable: boolean; message: string; details?: Record<string, unknown> }> {
+export async function errorOf(p: Promise<unknown>): Promise<{
+  code: string;
+  reason?: string;
+  retryable: boolean;
+  message: string;
+  details?: Record<string, unknown>;
+}> {
   try {
     await p;
   } catch (err) {

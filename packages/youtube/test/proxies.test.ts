@@ -28,10 +28,11 @@ async function startProxy(target: (host: string, port: number) => { host: string
   return {
     url: `http://127.0.0.1:${port}`,
     tunnels,
-    close: () => new Promise<void>((r) => {
-      server.closeAllConnections();
-      server.close(() => r());
-    }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 
@@ -76,10 +77,16 @@ describe('proxy pool', () => {
   it('reports UPSTREAM_BLOCKED when every proxy is blocked', async () => {
     blockedFake.reset();
     blockedFake.failNext({ kind: 'status', status: 429 }, { times: 100 });
-    const config = loadYouTubeConfig({ YOUTUBE_BASE_URL: fake.url, YOUTUBE_PROXIES: `${blockingProxy.url},${blockingProxy.url}` });
+    const config = loadYouTubeConfig({
+      YOUTUBE_BASE_URL: fake.url,
+      YOUTUBE_PROXIES: `${blockingProxy.url},${blockingProxy.url}`,
+    });
     const yt = YouTubeClient.create(config);
     try {
-      await expect(yt.validate(videoIds.manualAndAuto)).rejects.toMatchObject({ code: 'UPSTREAM_BLOCKED', reason: 'http_429' });
+      await expect(yt.validate(videoIds.manualAndAuto)).rejects.toMatchObject({
+        code: 'UPSTREAM_BLOCKED',
+        reason: 'http_429',
+      });
     } finally {
       await yt.close();
     }

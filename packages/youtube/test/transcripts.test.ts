@@ -60,7 +60,17 @@ describe('getTranscript', () => {
     const t = await yt.getTranscript({
       videoId: videoIds.manualAndAuto,
       language: 'en',
-      include: ['like_count', 'comment_count', 'chapters', 'description', 'tags', 'categories', 'view_count', 'is_live', 'was_live'],
+      include: [
+        'like_count',
+        'comment_count',
+        'chapters',
+        'description',
+        'tags',
+        'categories',
+        'view_count',
+        'is_live',
+        'was_live',
+      ],
     });
     expect(fake.requests.map((r) => r.endpoint).sort()).toEqual(['next', 'player', 'timedtext']);
     expect(t.metadata.likeCount).toBe(8205);
@@ -99,14 +109,20 @@ describe('getTranscript', () => {
   });
 
   it('lists the available languages when the language is missing', async () => {
-    const err = await errorOf(clientFor(fake).getTranscript({ videoId: videoIds.manualAndAuto, language: 'fr' }));
+    const err = await errorOf(
+      clientFor(fake).getTranscript({ videoId: videoIds.manualAndAuto, language: 'fr' }),
+    );
     expect(err.code).toBe('LANGUAGE_NOT_AVAILABLE');
     expect(err.details).toEqual({ available_languages: ['en'] });
     expect(err.retryable).toBe(false);
   });
 
   it('translates from the best track with tlang when translate is true', async () => {
-    const t = await clientFor(fake).getTranscript({ videoId: videoIds.manualAndAuto, language: 'fr', translate: true });
+    const t = await clientFor(fake).getTranscript({
+      videoId: videoIds.manualAndAuto,
+      language: 'fr',
+      translate: true,
+    });
     expect(t).toMatchObject({ language: 'fr', translatedFrom: 'en', subtitleType: 'auto_generated' });
     const q = fake.requests.find((r) => r.endpoint === 'timedtext')?.query;
     expect(q).toMatchObject({ lang: 'en', tlang: 'fr' });
@@ -120,7 +136,9 @@ describe('getTranscript', () => {
   });
 
   it('rejects a translation target the platform does not offer', async () => {
-    const err = await errorOf(clientFor(fake).getTranscript({ videoId: videoIds.manualAndAuto, language: 'xx', translate: true }));
+    const err = await errorOf(
+      clientFor(fake).getTranscript({ videoId: videoIds.manualAndAuto, language: 'xx', translate: true }),
+    );
     expect(err.code).toBe('LANGUAGE_NOT_AVAILABLE');
   });
 
@@ -133,7 +151,11 @@ describe('getTranscript', () => {
   it('falls back to the next client when the WEB caption URLs need a PO token (3 requests)', async () => {
     const t = await clientFor(fake).getTranscript({ videoId: videoIds.poTokenOnWeb, language: 'en' });
     expect(t.segments).toEqual(MANUAL_EN);
-    expect(fake.requests.map((r) => `${r.endpoint}:${r.clientName ?? ''}`)).toEqual(['player:WEB', 'player:ANDROID', 'timedtext:']);
+    expect(fake.requests.map((r) => `${r.endpoint}:${r.clientName ?? ''}`)).toEqual([
+      'player:WEB',
+      'player:ANDROID',
+      'timedtext:',
+    ]);
     // metadata still comes from the WEB answer (microformat), no extra call
     expect(t.metadata.uploadDate).toBe('20180802');
     expect(t.metadata.title).toBe('Surface Go Review - It’s Awesome');
@@ -148,14 +170,19 @@ describe('getTranscript', () => {
 
   it('maps an empty caption body to UPSTREAM_BLOCKED empty_caption_body', async () => {
     fake.failNext({ kind: 'emptyCaptionBody' }, { endpoint: 'timedtext' });
-    const err = await errorOf(clientFor(fake).getTranscript({ videoId: videoIds.manualAndAuto, language: 'en' }));
+    const err = await errorOf(
+      clientFor(fake).getTranscript({ videoId: videoIds.manualAndAuto, language: 'en' }),
+    );
     expect(err).toMatchObject({ code: 'UPSTREAM_BLOCKED', reason: 'empty_caption_body', retryable: true });
   });
 
   it.each(['srv3', 'srv1'] as const)('parses a %s body even when json3 was asked for', async (format) => {
     fake.setCaptionFormat(format);
     const t = await clientFor(fake).getTranscript({ videoId: videoIds.manualAndAuto, language: 'en' });
-    const expected = format === 'srv1' ? MANUAL_EN.map((s) => (s.text === 'The end.' ? { ...s, duration: 0 } : s)) : MANUAL_EN;
+    const expected =
+      format === 'srv1'
+        ? MANUAL_EN.map((s) => (s.text === 'The end.' ? { ...s, duration: 0 } : s))
+        : MANUAL_EN;
     expect(t.segments).toEqual(expected);
   });
 
@@ -171,7 +198,10 @@ describe('getTranscript', () => {
     const yt = clientFor(fake, { YOUTUBE_CLIENTS: JSON.stringify({ order: ['ANDROID', 'WEB'] }) });
     const t = await yt.getTranscript({ videoId: videoIds.germanNamedTrack, language: 'de' });
     expect(t.metadata.title).toBe('Russlanddeutsche, die AfD und ich | Doku | NDR Story');
-    expect(fake.requests.filter((r) => r.endpoint === 'player').map((r) => r.clientName)).toEqual(['ANDROID', 'WEB']);
+    expect(fake.requests.filter((r) => r.endpoint === 'player').map((r) => r.clientName)).toEqual([
+      'ANDROID',
+      'WEB',
+    ]);
   });
 
   it('reports a different video from every client as a block', async () => {
@@ -230,24 +260,33 @@ describe('unavailable videos and platform errors', () => {
     fake.failNext({ kind: 'botCheck' }, { endpoint: 'player' });
     const t = await clientFor(fake).getTranscript({ videoId: videoIds.manualAndAuto, language: 'en' });
     expect(t.segments.length).toBe(7);
-    expect(fake.requests.filter((r) => r.endpoint === 'player').map((r) => r.clientName)).toEqual(['WEB', 'ANDROID']);
+    expect(fake.requests.filter((r) => r.endpoint === 'player').map((r) => r.clientName)).toEqual([
+      'WEB',
+      'ANDROID',
+    ]);
   });
 
   it('an unknown playability status with sub-reasons is VIDEO_UNAVAILABLE unplayable', async () => {
-    const err = await errorOf(clientFor(fake).getTranscript({ videoId: videoIds.unplayable, language: 'en' }));
+    const err = await errorOf(
+      clientFor(fake).getTranscript({ videoId: videoIds.unplayable, language: 'en' }),
+    );
     expect(err).toMatchObject({ code: 'VIDEO_UNAVAILABLE', reason: 'unplayable' });
     expect(err.message).toContain('Custom Reason');
   });
 
   it('a captcha page is UPSTREAM_BLOCKED captcha', async () => {
     fake.failNext({ kind: 'captcha' }, { endpoint: 'player' });
-    const err = await errorOf(clientFor(fake).getTranscript({ videoId: videoIds.manualAndAuto, language: 'en' }));
+    const err = await errorOf(
+      clientFor(fake).getTranscript({ videoId: videoIds.manualAndAuto, language: 'en' }),
+    );
     expect(err).toMatchObject({ code: 'UPSTREAM_BLOCKED', reason: 'captcha' });
   });
 
   it('HTTP 429 is UPSTREAM_BLOCKED http_429 and is not retried without a proxy pool', async () => {
     fake.failNext({ kind: 'status', status: 429 }, { endpoint: 'timedtext' });
-    const err = await errorOf(clientFor(fake).getTranscript({ videoId: videoIds.manualAndAuto, language: 'en' }));
+    const err = await errorOf(
+      clientFor(fake).getTranscript({ videoId: videoIds.manualAndAuto, language: 'en' }),
+    );
     expect(err).toMatchObject({ code: 'UPSTREAM_BLOCKED', reason: 'http_429', retryable: true });
     expect(fake.count('timedtext')).toBe(1);
   });
@@ -275,11 +314,11 @@ describe('unavailable videos and platform errors', () => {
     expect(t.language).toBe('en');
     // the ANDROID answer has no microformat, so one masked WEB call fetches the upload date
     expect(t.metadata.uploadDate).toBe('20191014');
-    expect(fake.requests.filter((r) => r.endpoint === 'player').map((r) => `${r.clientName}:${r.status}:${r.query.$fields ?? ''}`)).toEqual([
-      'WEB:400:',
-      'ANDROID:200:',
-      'WEB:200:microformat,videoDetails',
-    ]);
+    expect(
+      fake.requests
+        .filter((r) => r.endpoint === 'player')
+        .map((r) => `${r.clientName}:${r.status}:${r.query.$fields ?? ''}`),
+    ).toEqual(['WEB:400:', 'ANDROID:200:', 'WEB:200:microformat,videoDetails']);
   });
 
   it('times out a slow answer with UPSTREAM_TIMEOUT', async () => {
@@ -293,7 +332,12 @@ describe('unavailable videos and platform errors', () => {
 
   it('reports unparseable JSON as UPSTREAM_ERROR', async () => {
     fake.failNext({ kind: 'status', status: 200, body: '<html>not json' }, { endpoint: 'player' });
-    const err = await errorOf(clientFor(fake, { YOUTUBE_CLIENTS: JSON.stringify({ order: ['WEB'] }) }).getTranscript({ videoId: videoIds.manualAndAuto, language: 'en' }));
+    const err = await errorOf(
+      clientFor(fake, { YOUTUBE_CLIENTS: JSON.stringify({ order: ['WEB'] }) }).getTranscript({
+        videoId: videoIds.manualAndAuto,
+        language: 'en',
+      }),
+    );
     expect(err.code).toBe('UPSTREAM_ERROR');
   });
 });

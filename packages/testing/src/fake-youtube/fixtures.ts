@@ -26,7 +26,12 @@ export type FixtureRef =
        * playerResponse: the player inside a reel_item_watch answer; ytInitialPlayerResponse / ytInitialData:
        * a variable of a watch-page HTML; pbj:playerResponse / pbj:response: a part of a ?pbj=1 array.
        */
-      pick?: 'playerResponse' | 'ytInitialPlayerResponse' | 'ytInitialData' | 'pbj:playerResponse' | 'pbj:response';
+      pick?:
+        | 'playerResponse'
+        | 'ytInitialPlayerResponse'
+        | 'ytInitialData'
+        | 'pbj:playerResponse'
+        | 'pbj:response';
       status?: number;
     }
   | { inline: unknown; status?: number };
@@ -64,7 +69,11 @@ export function extractHtmlVar(html: string, name: string): unknown {
 
 export function loadFixture(ref: FixtureRef, dir = fixturesDir()): LoadedResponse {
   if ('inline' in ref) {
-    return { status: ref.status ?? 200, body: JSON.stringify(ref.inline), contentType: 'application/json; charset=UTF-8' };
+    return {
+      status: ref.status ?? 200,
+      body: JSON.stringify(ref.inline),
+      contentType: 'application/json; charset=UTF-8',
+    };
   }
   const key = `${dir}|${ref.file}|${ref.pick ?? ''}|${ref.status ?? ''}`;
   const hit = cache.get(key);
@@ -77,7 +86,8 @@ export function loadFixture(ref: FixtureRef, dir = fixturesDir()): LoadedRespons
     const mock = JSON.parse(raw) as { response: { responseCode: number; responseBody: string } };
     status = ref.status ?? mock.response.responseCode;
     body = mock.response.responseBody;
-    if (ref.pick === 'playerResponse') body = JSON.stringify((JSON.parse(body) as { playerResponse?: unknown }).playerResponse ?? {});
+    if (ref.pick === 'playerResponse')
+      body = JSON.stringify((JSON.parse(body) as { playerResponse?: unknown }).playerResponse ?? {});
   } else if (ref.pick === 'ytInitialPlayerResponse' || ref.pick === 'ytInitialData') {
     body = JSON.stringify(extractHtmlVar(raw, ref.pick));
   } else if (ref.pick === 'pbj:playerResponse' || ref.pick === 'pbj:response') {

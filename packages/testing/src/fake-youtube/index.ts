@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fixturesDir, loadFixture, readSynthetic, type FixtureRef, type LoadedResponse } from './fixtures.ts';
-import { RECORDED_CONTINUATIONS, defaultRoutes, playlistIds, videoIds, type RouteTable, type VideoRoute } from './routes.ts';
+import { RECORDED_CONTINUATIONS, defaultRoutes, playlistIds, videoIds, type RouteTable } from './routes.ts';
 import { generateComments, generatePlaylist, genericCues, renderCaptions } from './synthetic.ts';
 
 /**
@@ -90,7 +90,14 @@ function withSyntheticAndRecorded(routes: RouteTable, dir: string): RouteTable {
     totalText: '1.2K',
   });
   routes.videos[videoIds.syntheticComments] ??= {
-    player: { '*': { inline: { playabilityStatus: { status: 'OK' }, videoDetails: { videoId: videoIds.syntheticComments, title: 'synthetic comments' } } } },
+    player: {
+      '*': {
+        inline: {
+          playabilityStatus: { status: 'OK' },
+          videoDetails: { videoId: videoIds.syntheticComments, title: 'synthetic comments' },
+        },
+      },
+    },
     next: { inline: comments.next },
     note: 'synthetic comments: 3 pages, replies behind continuations (2 per page) and inline subThreads',
   };
@@ -100,7 +107,9 @@ function withSyntheticAndRecorded(routes: RouteTable, dir: string): RouteTable {
   for (const [token, page] of pl.pages) routes.continuations[token] ??= { inline: page };
   for (const file of RECORDED_CONTINUATIONS) {
     const mock = JSON.parse(readFileSync(dir + file, 'utf8')) as { request: { dataToSend?: number[] } };
-    const body = JSON.parse(Buffer.from(mock.request.dataToSend ?? []).toString('utf8')) as { continuation?: string };
+    const body = JSON.parse(Buffer.from(mock.request.dataToSend ?? []).toString('utf8')) as {
+      continuation?: string;
+    };
     if (body.continuation) routes.continuations[body.continuation] ??= { file };
   }
   return routes;
@@ -130,11 +139,14 @@ export async function startFakeYouTube(options: FakeYouTubeOptions = {}): Promis
     return f.failure;
   };
 
-  const notFoundPlayer = (): LoadedResponse => load({ file: 'newpipe/9730de2/stream/notAvailable/generated_mock_4.json' });
+  const notFoundPlayer = (): LoadedResponse =>
+    load({ file: 'newpipe/9730de2/stream/notAvailable/generated_mock_4.json' });
   const badContinuation = (): LoadedResponse => ({
     status: 400,
     contentType: JSON_TYPE,
-    body: JSON.stringify({ error: { code: 400, message: 'Request contains an invalid argument.', status: 'INVALID_ARGUMENT' } }),
+    body: JSON.stringify({
+      error: { code: 400, message: 'Request contains an invalid argument.', status: 'INVALID_ARGUMENT' },
+    }),
   });
 
   function route(rec: RecordedRequest, url: URL): LoadedResponse {
@@ -144,7 +156,11 @@ export async function startFakeYouTube(options: FakeYouTubeOptions = {}): Promis
         const v = routes.videos[rec.videoId ?? ''];
         if (!v) return notFoundPlayer();
         const fields = url.searchParams.get('$fields') ?? undefined;
-        const ref = (fields && v.microformat) || v.player[rec.clientName ?? ''] || v.player['*'] || Object.values(v.player)[0];
+        const ref =
+          (fields && v.microformat) ||
+          v.player[rec.clientName ?? ''] ||
+          v.player['*'] ||
+          Object.values(v.player)[0];
         if (!ref) return notFoundPlayer();
         const res = load(ref);
         return { ...res, body: applyFieldMask(res.body, fields) };
@@ -155,7 +171,12 @@ export async function startFakeYouTube(options: FakeYouTubeOptions = {}): Promis
           return ref ? load(ref) : badContinuation();
         }
         const v = routes.videos[rec.videoId ?? ''];
-        if (!v?.next) return { status: 200, contentType: JSON_TYPE, body: JSON.stringify({ responseContext: {}, trackingParams: 'fake' }) };
+        if (!v?.next)
+          return {
+            status: 200,
+            contentType: JSON_TYPE,
+            body: JSON.stringify({ responseContext: {}, trackingParams: 'fake' }),
+          };
         return load(v.next);
       }
       case 'browse': {
@@ -164,7 +185,9 @@ export async function startFakeYouTube(options: FakeYouTubeOptions = {}): Promis
           return ref ? load(ref) : badContinuation();
         }
         const id = (rec.browseId ?? '').replace(/^VL/, '');
-        const ref = routes.playlists[id] ?? { file: 'newpipe/62b3c3b/playlist/notAvailable/generated_mock_3.json' };
+        const ref = routes.playlists[id] ?? {
+          file: 'newpipe/62b3c3b/playlist/notAvailable/generated_mock_3.json',
+        };
         return load(ref);
       }
       case 'timedtext':
@@ -184,9 +207,16 @@ export async function startFakeYouTube(options: FakeYouTubeOptions = {}): Promis
     const video = routes.videos[v];
     const exp = q.get('exp') ?? '';
     // like YouTube: a PO-token URL without `pot`, an unknown video or a track it does not have → empty 200
-    if (!video || !lang || (/xp[ev]/.test(exp) && !q.get('pot'))) return { status: 200, contentType: 'text/html; charset=UTF-8', body: '' };
+    if (!video || !lang || (/xp[ev]/.test(exp) && !q.get('pot')))
+      return { status: 200, contentType: 'text/html; charset=UTF-8', body: '' };
     const files = video.captions?.[`${asr ? 'a.' : ''}${lang}`];
-    const file = tlang ? undefined : fmt === 'json3' ? files?.json3 : fmt === 'srv3' ? files?.srv3 : files?.srv1;
+    const file = tlang
+      ? undefined
+      : fmt === 'json3'
+        ? files?.json3
+        : fmt === 'srv3'
+          ? files?.srv3
+          : files?.srv1;
     const type = fmt === 'json3' ? JSON_TYPE : 'text/xml; charset=UTF-8';
     if (file) return { status: 200, contentType: type, body: readSynthetic(file) };
     return { status: 200, contentType: type, body: renderCaptions(genericCues(v, lang, asr, tlang), fmt) };
@@ -207,7 +237,11 @@ export async function startFakeYouTube(options: FakeYouTubeOptions = {}): Promis
     }
     const b = (body ?? {}) as Record<string, unknown>;
     const m = /^\/youtubei\/v1\/(player|next|browse)$/.exec(url.pathname);
-    const endpoint: Endpoint = m ? (m[1] as Endpoint) : url.pathname === '/api/timedtext' ? 'timedtext' : 'other';
+    const endpoint: Endpoint = m
+      ? (m[1] as Endpoint)
+      : url.pathname === '/api/timedtext'
+        ? 'timedtext'
+        : 'other';
     const client = (b.context as { client?: { clientName?: string } } | undefined)?.client;
     const rec: RecordedRequest = {
       method: req.method ?? 'GET',
@@ -217,7 +251,11 @@ export async function startFakeYouTube(options: FakeYouTubeOptions = {}): Promis
       headers: req.headers,
       ...(body !== undefined ? { body } : {}),
       ...(client?.clientName ? { clientName: client.clientName } : {}),
-      ...(typeof b.videoId === 'string' ? { videoId: b.videoId } : endpoint === 'timedtext' && url.searchParams.get('v') ? { videoId: url.searchParams.get('v') as string } : {}),
+      ...(typeof b.videoId === 'string'
+        ? { videoId: b.videoId }
+        : endpoint === 'timedtext' && url.searchParams.get('v')
+          ? { videoId: url.searchParams.get('v') as string }
+          : {}),
       ...(typeof b.continuation === 'string' ? { continuation: b.continuation } : {}),
       ...(typeof b.browseId === 'string' ? { browseId: b.browseId } : {}),
       status: 0,
@@ -234,11 +272,18 @@ export async function startFakeYouTube(options: FakeYouTubeOptions = {}): Promis
     }
     if (failure?.kind === 'delay') await new Promise((r) => setTimeout(r, failure.ms));
     if (failure?.kind === 'status') {
-      out = { status: failure.status, contentType: JSON_TYPE, body: failure.body ?? JSON.stringify({ error: { code: failure.status, message: 'injected' } }) };
+      out = {
+        status: failure.status,
+        contentType: JSON_TYPE,
+        body: failure.body ?? JSON.stringify({ error: { code: failure.status, message: 'injected' } }),
+      };
     } else if (failure?.kind === 'emptyCaptionBody') {
       out = { status: 200, contentType: 'text/html; charset=UTF-8', body: '' };
     } else if (failure?.kind === 'captcha') {
-      out = { ...load({ file: 'youtube-transcript-api/85c8594/youtube_too_many_requests.html.static' }), contentType: 'text/html; charset=utf-8' };
+      out = {
+        ...load({ file: 'youtube-transcript-api/85c8594/youtube_too_many_requests.html.static' }),
+        contentType: 'text/html; charset=utf-8',
+      };
     } else if (failure?.kind === 'botCheck') {
       out = load({ file: 'youtube-transcript-api/85c8594/youtube_request_blocked.innertube.json.static' });
     } else if (failure?.kind === 'differentVideo') {
@@ -251,7 +296,10 @@ export async function startFakeYouTube(options: FakeYouTubeOptions = {}): Promis
       }
     }
     rec.status = out.status;
-    res.writeHead(out.status, { 'content-type': out.contentType, 'content-length': Buffer.byteLength(out.body) });
+    res.writeHead(out.status, {
+      'content-type': out.contentType,
+      'content-length': Buffer.byteLength(out.body),
+    });
     res.end(out.body);
   }
 
@@ -268,12 +316,17 @@ export async function startFakeYouTube(options: FakeYouTubeOptions = {}): Promis
     url: `http://127.0.0.1:${port}`,
     requests,
     routes,
-    count: (endpoint) => (endpoint ? requests.filter((r) => r.endpoint === endpoint).length : requests.length),
+    count: (endpoint) =>
+      endpoint ? requests.filter((r) => r.endpoint === endpoint).length : requests.length,
     setLatency: (ms) => {
       latency = ms;
     },
     failNext: (failure, match = {}) => {
-      failures.push({ failure, ...(match.endpoint ? { endpoint: match.endpoint } : {}), left: match.times ?? 1 });
+      failures.push({
+        failure,
+        ...(match.endpoint ? { endpoint: match.endpoint } : {}),
+        left: match.times ?? 1,
+      });
     },
     setCaptionFormat: (format) => {
       captionFormat = format;

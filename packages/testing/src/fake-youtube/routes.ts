@@ -45,7 +45,11 @@ const manualEn: CaptionFiles = {
   srv3: 'captions/manual-en.srv3.xml',
   srv1: 'captions/manual-en.srv1.xml',
 };
-const asrEn: CaptionFiles = { json3: 'captions/asr-en.json3', srv3: 'captions/asr-en.srv3.xml', srv1: 'captions/asr-en.srv1.xml' };
+const asrEn: CaptionFiles = {
+  json3: 'captions/asr-en.json3',
+  srv3: 'captions/asr-en.srv3.xml',
+  srv1: 'captions/asr-en.srv1.xml',
+};
 
 /** Ids of the fixture cases, for tests across the project. */
 export const videoIds = {
@@ -133,13 +137,21 @@ export function defaultRoutes(): RouteTable {
         note: 'WEB caption URLs need a PO token; ANDROID ones do not (3 requests); VISIONOS serves the hand-edited xpe asset',
       },
       [v.autoOnly]: {
-        player: { WEB: { file: `${NP24}stream/ratingsDisabled/generated_mock_4.json` }, '*': { file: `${NP}stream/youtubestreamextractordefault/ratingsdisabled/generated_mock_1.json`, pick: 'playerResponse' } },
+        player: {
+          WEB: { file: `${NP24}stream/ratingsDisabled/generated_mock_4.json` },
+          '*': {
+            file: `${NP}stream/youtubestreamextractordefault/ratingsdisabled/generated_mock_1.json`,
+            pick: 'playerResponse',
+          },
+        },
         next: { file: `${NP24}stream/ratingsDisabled/generated_mock_5.json` },
         captions: { 'a.en': asrEn },
         note: 'only an auto-generated track; comments turned off',
       },
       [v.autoOnlyFrench]: {
-        player: { '*': { file: `${NP}stream/youtubestreamextractordefault/publicbroadcaster/generated_mock_3.json` } },
+        player: {
+          '*': { file: `${NP}stream/youtubestreamextractordefault/publicbroadcaster/generated_mock_3.json` },
+        },
         note: 'single asr fr track, mobile recording without microformat',
       },
       [v.germanNamedTrack]: {
@@ -155,12 +167,20 @@ export function defaultRoutes(): RouteTable {
         note: 'nine manual tracks, 125 translation languages',
       },
       [v.audioTracks]: {
-        player: { '*': { file: `${NP}stream/youtubestreamextractordefault/audiotracktypes/generated_mock_3.json` } },
+        player: {
+          '*': { file: `${NP}stream/youtubestreamextractordefault/audiotracktypes/generated_mock_3.json` },
+        },
         next: { file: `${NP}stream/youtubestreamextractordefault/audiotracktypes/generated_mock_8.json` },
         note: 'manual en + en-GB, asr ja; 2026 like button view model',
       },
       [v.noCaptions]: {
-        player: { WEB: { file: `${YTA_HTML}youtube_transcripts_disabled.html.static`, pick: 'ytInitialPlayerResponse' }, '*': { file: `${YTA}youtube_transcripts_disabled.innertube.json.static` } },
+        player: {
+          WEB: {
+            file: `${YTA_HTML}youtube_transcripts_disabled.html.static`,
+            pick: 'ytInitialPlayerResponse',
+          },
+          '*': { file: `${YTA}youtube_transcripts_disabled.innertube.json.static` },
+        },
         next: { file: `${YTA_HTML}youtube_transcripts_disabled.html.static`, pick: 'ytInitialData' },
         note: 'playable without a captions object',
       },
@@ -170,12 +190,20 @@ export function defaultRoutes(): RouteTable {
         note: 'no captions, empty description',
       },
       [v.chapters]: {
-        player: { '*': { file: `${NP}stream/youtubestreamextractordefault/streamsegmentsmailab/generated_mock_3.json` } },
-        next: { file: `${NP}stream/youtubestreamextractordefault/streamsegmentsmailab/generated_mock_8.json` },
+        player: {
+          '*': {
+            file: `${NP}stream/youtubestreamextractordefault/streamsegmentsmailab/generated_mock_3.json`,
+          },
+        },
+        next: {
+          file: `${NP}stream/youtubestreamextractordefault/streamsegmentsmailab/generated_mock_8.json`,
+        },
         note: 'creator chapters in the player bar and the description panel',
       },
       [v.commentsDisabled]: {
-        player: { '*': { file: `${NP}stream/youtubestreamextractordefault/cclicensed/generated_mock_3.json` } },
+        player: {
+          '*': { file: `${NP}stream/youtubestreamextractordefault/cclicensed/generated_mock_3.json` },
+        },
         next: { file: `${NP}stream/youtubestreamextractordefault/cclicensed/generated_mock_8.json` },
         captions: { en: manualEn, 'a.en': asrEn },
         note: 'comments turned off (messageRenderer in comment-item-section), auto chapters',
@@ -189,11 +217,23 @@ export function defaultRoutes(): RouteTable {
         note: 'was live (isLiveContent), no captions',
       },
       [v.private]: {
-        player: { WEB: { file: `${NP24}stream/notAvailable/generated_mock_10.json` }, '*': { file: `${NP}stream/youtubestreamextractordefault/notavailable/privatecontent/generated_mock_1.json`, pick: 'playerResponse' } },
+        player: {
+          WEB: { file: `${NP24}stream/notAvailable/generated_mock_10.json` },
+          '*': {
+            file: `${NP}stream/youtubestreamextractordefault/notavailable/privatecontent/generated_mock_1.json`,
+            pick: 'playerResponse',
+          },
+        },
         note: 'LOGIN_REQUIRED private',
       },
       [v.geoBlocked]: {
-        player: { WEB: { file: `${NP24}stream/notAvailable/generated_mock_14.json` }, '*': { file: `${NP}stream/youtubestreamextractordefault/notavailable/restricted/generated_mock_1.json`, pick: 'playerResponse' } },
+        player: {
+          WEB: { file: `${NP24}stream/notAvailable/generated_mock_14.json` },
+          '*': {
+            file: `${NP}stream/youtubestreamextractordefault/notavailable/restricted/generated_mock_1.json`,
+            pick: 'playerResponse',
+          },
+        },
         note: 'UNPLAYABLE, country restriction (in the subreason on WEB)',
       },
       [v.membersOnly]: {
@@ -205,11 +245,19 @@ export function defaultRoutes(): RouteTable {
         note: 'UNPLAYABLE requires payment',
       },
       [v.musicPremium]: {
-        player: { '*': { file: `${NP}stream/youtubestreamextractordefault/notavailable/musicpremiumcontent/generated_mock_1.json`, pick: 'playerResponse' } },
+        player: {
+          '*': {
+            file: `${NP}stream/youtubestreamextractordefault/notavailable/musicpremiumcontent/generated_mock_1.json`,
+            pick: 'playerResponse',
+          },
+        },
         note: 'UNPLAYABLE Music Premium (paid)',
       },
       [v.ageRestricted]: {
-        player: { WEB: { file: `${NP24}stream/ageRestricted/generated_mock_4.json` }, '*': { file: 'newpipe/727e791/stream/ageRestricted/generated_mock_5.json' } },
+        player: {
+          WEB: { file: `${NP24}stream/ageRestricted/generated_mock_4.json` },
+          '*': { file: 'newpipe/727e791/stream/ageRestricted/generated_mock_5.json' },
+        },
         next: { file: `${NP24}stream/ageRestricted/generated_mock_6.json` },
         note: 'LOGIN_REQUIRED confirm your age',
       },
@@ -223,7 +271,11 @@ export function defaultRoutes(): RouteTable {
         note: 'ERROR Video unavailable',
       },
       [v.nonexistent]: {
-        player: { '*': { file: `${NP}stream/youtubestreamextractordefault/notavailable/nonexistent/generated_mock_1.json` } },
+        player: {
+          '*': {
+            file: `${NP}stream/youtubestreamextractordefault/notavailable/nonexistent/generated_mock_1.json`,
+          },
+        },
         note: 'empty `{}` answer',
       },
       [v.botCheck]: {
@@ -235,7 +287,14 @@ export function defaultRoutes(): RouteTable {
         note: 'hand-edited CUSTOM status with reason and subreasons',
       },
       [v.comments]: {
-        player: { '*': { inline: { playabilityStatus: { status: 'OK' }, videoDetails: { videoId: v.comments, title: 'comments fixture' } } } },
+        player: {
+          '*': {
+            inline: {
+              playabilityStatus: { status: 'OK' },
+              videoDetails: { videoId: v.comments, title: 'comments fixture' },
+            },
+          },
+        },
         next: { file: `${NP}youtubecommentsextractor/replies/generated_mock_2.json` },
         note: 'recorded comments chain; the pinned thread has the recorded replies page',
       },

@@ -10,7 +10,8 @@ export interface SynthCue {
   text: string;
 }
 
-const xmlEscape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+const xmlEscape = (s: string) =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 export function renderJson3(cues: SynthCue[]): string {
   return JSON.stringify({
@@ -27,7 +28,10 @@ export function renderSrv3(cues: SynthCue[]): string {
 
 export function renderSrv1(cues: SynthCue[]): string {
   const ts = cues
-    .map((c) => `<text start="${c.startMs / 1000}" dur="${c.durMs / 1000}">${xmlEscape(xmlEscape(c.text))}</text>`)
+    .map(
+      (c) =>
+        `<text start="${c.startMs / 1000}" dur="${c.durMs / 1000}">${xmlEscape(xmlEscape(c.text))}</text>`,
+    )
     .join('\n');
   return `<?xml version="1.0" encoding="utf-8" ?><!-- SYNTHETIC caption body; not recorded from YouTube --><transcript>\n${ts}\n</transcript>`;
 }
@@ -49,7 +53,28 @@ export function genericCues(videoId: string, lang: string, asr: boolean, tlang?:
   }));
 }
 
-const WORDS = ['the', 'army', 'winter', 'retreat', 'siberia', 'railway', 'front', 'general', 'soldiers', 'cold', 'march', 'river', 'city', 'peace', 'war', 'and', 'of', 'we', 'now', 'history'];
+const WORDS = [
+  'the',
+  'army',
+  'winter',
+  'retreat',
+  'siberia',
+  'railway',
+  'front',
+  'general',
+  'soldiers',
+  'cold',
+  'march',
+  'river',
+  'city',
+  'peace',
+  'war',
+  'and',
+  'of',
+  'we',
+  'now',
+  'history',
+];
 
 /**
  * An auto-generated json3 body shaped like YouTube's: a window event, then for each line one event with
@@ -57,20 +82,30 @@ const WORDS = ['the', 'army', 'winter', 'retreat', 'siberia', 'railway', 'front'
  */
 export function generateAsrJson3(opts: { durationSec: number; events: number; seed?: number }): string {
   let seed = opts.seed ?? 42;
-  const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  const rnd = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
   const lines = Math.floor(opts.events / 2);
   const step = Math.floor((opts.durationSec * 1000) / lines);
-  const events: unknown[] = [{ tStartMs: 0, dDurationMs: opts.durationSec * 1000, id: 1, wpWinPosId: 1, wsWinStyleId: 1 }];
+  const events: unknown[] = [
+    { tStartMs: 0, dDurationMs: opts.durationSec * 1000, id: 1, wpWinPosId: 1, wsWinStyleId: 1 },
+  ];
   for (let i = 0; i < lines; i++) {
     const t = i * step;
     const n = 4 + Math.floor(rnd() * 6);
     const segs = [];
     for (let w = 0; w < n; w++) {
       const word = WORDS[Math.floor(rnd() * WORDS.length)] as string;
-      segs.push(w === 0 ? { utf8: word, acAsrConf: 0 } : { utf8: ` ${word}`, tOffsetMs: w * 280, acAsrConf: 0 });
+      segs.push(
+        w === 0 ? { utf8: word, acAsrConf: 0 } : { utf8: ` ${word}`, tOffsetMs: w * 280, acAsrConf: 0 },
+      );
     }
     events.push({ tStartMs: t, dDurationMs: step * 2, wWinId: 1, segs });
-    events.push({ tStartMs: t + step - 10, dDurationMs: step + 10, wWinId: 1, aAppend: 1, segs: [{ utf8: '\n' }] });
+    events.push({
+      tStartMs: t + step - 10,
+      dDurationMs: step + 10,
+      wWinId: 1,
+      aAppend: 1,
+      segs: [{ utf8: '\n' }],
+    });
   }
   return JSON.stringify({ _synthetic: 'SYNTHETIC 3-hour auto-generated body', wireMagic: 'pb3', events });
 }
@@ -78,7 +113,19 @@ export function generateAsrJson3(opts: { durationSec: number; events: number; se
 // ------------------------------------------------------------------ comments
 
 const LIKES = ['', '3', '27', '999', '1.2K', '9.8k', '15K', '2.3M'];
-const TIMES = ['2 seconds ago', '5 minutes ago', '3 hours ago', '1 day ago', '4 days ago (edited)', '2 weeks ago', '1 month ago', '3 years ago', '5d ago', '1mo ago', '8 yr ago'];
+const TIMES = [
+  '2 seconds ago',
+  '5 minutes ago',
+  '3 hours ago',
+  '1 day ago',
+  '4 days ago (edited)',
+  '2 weeks ago',
+  '1 month ago',
+  '3 years ago',
+  '5d ago',
+  '1mo ago',
+  '8 yr ago',
+];
 
 export interface SyntheticCommentsOptions {
   videoId: string;
@@ -121,7 +168,12 @@ function entity(c: SyntheticComment, replyLevel: number) {
     payload: {
       commentEntityPayload: {
         key,
-        properties: { commentId: c.id, content: { content: c.text }, publishedTime: c.publishedTime, replyLevel },
+        properties: {
+          commentId: c.id,
+          content: { content: c.text },
+          publishedTime: c.publishedTime,
+          replyLevel,
+        },
         author: { channelId: `UC${c.author.padEnd(22, 'x').slice(0, 22)}`, displayName: c.author },
         toolbar: {
           likeCountNotliked: c.likeText,
@@ -139,7 +191,11 @@ const viewModel = (c: SyntheticComment) => ({
 
 const contItem = (token: string, button = false) =>
   button
-    ? { continuationItemRenderer: { button: { buttonRenderer: { command: { continuationCommand: { token } } } } } }
+    ? {
+        continuationItemRenderer: {
+          button: { buttonRenderer: { command: { continuationCommand: { token } } } },
+        },
+      }
     : { continuationItemRenderer: { continuationEndpoint: { continuationCommand: { token } } } };
 
 export function generateComments(o: SyntheticCommentsOptions): SyntheticComments {
@@ -176,7 +232,8 @@ export function generateComments(o: SyntheticCommentsOptions): SyntheticComments
     });
   }
   const pages = new Map<string, unknown>();
-  const totalText = o.totalText ?? threads.reduce((n, t) => n + 1 + t.replies.length, 0).toLocaleString('en-US');
+  const totalText =
+    o.totalText ?? threads.reduce((n, t) => n + 1 + t.replies.length, 0).toLocaleString('en-US');
   const topToken = `synth-${o.videoId}-top-1`;
   const newestToken = `synth-${o.videoId}-new-1`;
   const sortMenu = {
@@ -195,11 +252,18 @@ export function generateComments(o: SyntheticCommentsOptions): SyntheticComments
       const mutations: unknown[] = [];
       const items: unknown[] = slice.map((t) => {
         mutations.push(entity(t, 0));
-        const thread: Record<string, unknown> = { commentViewModel: viewModel(t), renderingPriority: 'RENDERING_PRIORITY_UNKNOWN' };
+        const thread: Record<string, unknown> = {
+          commentViewModel: viewModel(t),
+          renderingPriority: 'RENDERING_PRIORITY_UNKNOWN',
+        };
         if (t.replies.length > 0 && t.inline) {
           for (const r of t.replies) mutations.push(entity(r, 1));
           thread.replies = {
-            commentRepliesRenderer: { subThreads: t.replies.map((r) => ({ commentThreadRenderer: { commentViewModel: viewModel(r) } })) },
+            commentRepliesRenderer: {
+              subThreads: t.replies.map((r) => ({
+                commentThreadRenderer: { commentViewModel: viewModel(r) },
+              })),
+            },
           };
         } else if (t.replies.length > 0) {
           const size = o.replyPageSize ?? 2;
@@ -213,7 +277,10 @@ export function generateComments(o: SyntheticCommentsOptions): SyntheticComments
               onResponseReceivedEndpoints: [
                 {
                   appendContinuationItemsAction: {
-                    continuationItems: [...rs.map((r) => viewModel(r)), ...(more ? [contItem(rToken(rp + 2), true)] : [])],
+                    continuationItems: [
+                      ...rs.map((r) => viewModel(r)),
+                      ...(more ? [contItem(rToken(rp + 2), true)] : []),
+                    ],
                     targetId: `comment-replies-item-${t.id}`,
                   },
                 },
@@ -233,10 +300,19 @@ export function generateComments(o: SyntheticCommentsOptions): SyntheticComments
         endpoints.push({
           reloadContinuationItemsCommand: {
             slot: 'RELOAD_CONTINUATION_SLOT_HEADER',
-            continuationItems: [{ commentsHeaderRenderer: { countText: { runs: [{ text: totalText }, { text: ' Comments' }] }, sortMenu } }],
+            continuationItems: [
+              {
+                commentsHeaderRenderer: {
+                  countText: { runs: [{ text: totalText }, { text: ' Comments' }] },
+                  sortMenu,
+                },
+              },
+            ],
           },
         });
-        endpoints.push({ reloadContinuationItemsCommand: { slot: 'RELOAD_CONTINUATION_SLOT_BODY', continuationItems: items } });
+        endpoints.push({
+          reloadContinuationItemsCommand: { slot: 'RELOAD_CONTINUATION_SLOT_BODY', continuationItems: items },
+        });
       } else {
         endpoints.push({ appendContinuationItemsAction: { continuationItems: items } });
       }
@@ -256,7 +332,12 @@ export function generateComments(o: SyntheticCommentsOptions): SyntheticComments
         results: {
           results: {
             contents: [
-              { videoPrimaryInfoRenderer: { title: { runs: [{ text: `Synthetic ${o.videoId}` }] }, dateText: { simpleText: 'Mar 3, 2026' } } },
+              {
+                videoPrimaryInfoRenderer: {
+                  title: { runs: [{ text: `Synthetic ${o.videoId}` }] },
+                  dateText: { simpleText: 'Mar 3, 2026' },
+                },
+              },
               {
                 itemSectionRenderer: {
                   sectionIdentifier: 'comment-item-section',
@@ -273,7 +354,12 @@ export function generateComments(o: SyntheticCommentsOptions): SyntheticComments
       {
         engagementPanelSectionListRenderer: {
           panelIdentifier: 'engagement-panel-comments-section',
-          header: { engagementPanelTitleHeaderRenderer: { contextualInfo: { runs: [{ text: totalText }] }, menu: sortMenu } },
+          header: {
+            engagementPanelTitleHeaderRenderer: {
+              contextualInfo: { runs: [{ text: totalText }] },
+              menu: sortMenu,
+            },
+          },
         },
       },
     ],
@@ -290,7 +376,13 @@ export interface SyntheticPlaylist {
 }
 
 /** A playlist in the 2026 shapes: lockupViewModel items, continuationItemViewModel on the first page. */
-export function generatePlaylist(o: { playlistId: string; videos: number; perPage?: number; title?: string; owner?: string }): SyntheticPlaylist {
+export function generatePlaylist(o: {
+  playlistId: string;
+  videos: number;
+  perPage?: number;
+  title?: string;
+  owner?: string;
+}): SyntheticPlaylist {
   const perPage = o.perPage ?? 100;
   const videoIds = Array.from({ length: o.videos }, (_, i) => `synthv${String(i + 1).padStart(5, '0')}`);
   const lockup = (id: string) => ({
@@ -314,7 +406,9 @@ export function generatePlaylist(o: { playlistId: string; videos: number; perPag
   const firstItems: unknown[] = videoIds.slice(0, perPage).map(lockup);
   if (pageCount > 1) {
     firstItems.push({
-      continuationItemViewModel: { continuationCommand: { innertubeCommand: { continuationCommand: { token: token(1) } } } },
+      continuationItemViewModel: {
+        continuationCommand: { innertubeCommand: { continuationCommand: { token: token(1) } } },
+      },
     });
   }
   const title = o.title ?? 'Synthetic lockup playlist';
@@ -330,8 +424,17 @@ export function generatePlaylist(o: { playlistId: string; videos: number; perPag
             metadata: {
               contentMetadataViewModel: {
                 metadataRows: [
-                  { metadataParts: [{ avatarStack: { avatarStackViewModel: { text: { content: `by ${owner}` } } } }] },
-                  { metadataParts: [{ text: { content: 'Playlist' } }, { text: { content: `${o.videos.toLocaleString('en-US')} videos` } }] },
+                  {
+                    metadataParts: [
+                      { avatarStack: { avatarStackViewModel: { text: { content: `by ${owner}` } } } },
+                    ],
+                  },
+                  {
+                    metadataParts: [
+                      { text: { content: 'Playlist' } },
+                      { text: { content: `${o.videos.toLocaleString('en-US')} videos` } },
+                    ],
+                  },
                 ],
               },
             },
@@ -346,7 +449,13 @@ export function generatePlaylist(o: { playlistId: string; videos: number; perPag
             tabRenderer: {
               content: {
                 sectionListRenderer: {
-                  contents: [{ itemSectionRenderer: { contents: [{ playlistVideoListRenderer: { contents: firstItems } }] } }],
+                  contents: [
+                    {
+                      itemSectionRenderer: {
+                        contents: [{ playlistVideoListRenderer: { contents: firstItems } }],
+                      },
+                    },
+                  ],
                 },
               },
             },

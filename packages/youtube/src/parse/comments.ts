@@ -40,7 +40,12 @@ function entityMap(page: unknown): Entities {
   return map;
 }
 
-function fromViewModel(vm: unknown, entities: Entities, nowMs: number, parentId?: string): Comment | undefined {
+function fromViewModel(
+  vm: unknown,
+  entities: Entities,
+  nowMs: number,
+  parentId?: string,
+): Comment | undefined {
   const key = str(at(vm, 'commentKey'));
   const entity = key ? at(entities.get(key), 'commentEntityPayload') : undefined;
   const props = at(entity, 'properties');
@@ -87,14 +92,21 @@ function commentOf(node: unknown, entities: Entities, nowMs: number, parentId?: 
 
 function pageItems(page: unknown): unknown[] {
   const out: unknown[] = [];
-  for (const ep of [...arr(at(page, 'onResponseReceivedEndpoints')), ...arr(at(page, 'onResponseReceivedActions'))]) {
+  for (const ep of [
+    ...arr(at(page, 'onResponseReceivedEndpoints')),
+    ...arr(at(page, 'onResponseReceivedActions')),
+  ]) {
     const cmd = at(ep, 'reloadContinuationItemsCommand') ?? at(ep, 'appendContinuationItemsAction');
     out.push(...arr(at(cmd, 'continuationItems')));
   }
   return out;
 }
 
-function parseThread(t: Record<string, unknown>, entities: Entities, nowMs: number): CommentThread | undefined {
+function parseThread(
+  t: Record<string, unknown>,
+  entities: Entities,
+  nowMs: number,
+): CommentThread | undefined {
   const comment = commentOf(t, entities, nowMs);
   if (!comment) return undefined;
   comment.isReply = false;
@@ -110,7 +122,9 @@ function parseThread(t: Record<string, unknown>, entities: Entities, nowMs: numb
     if (cont) repliesToken = continuationToken(cont) ?? repliesToken;
   }
   const key = str(at(t, 'commentViewModel', 'commentViewModel', 'commentKey'));
-  const announced = parseCount(str(at(entities.get(key ?? ''), 'commentEntityPayload', 'toolbar', 'replyCount')) ?? '');
+  const announced = parseCount(
+    str(at(entities.get(key ?? ''), 'commentEntityPayload', 'toolbar', 'replyCount')) ?? '',
+  );
   const replyCount = Math.max(announced ?? 0, replies.length);
   return { comment, replies, replyCount, ...(repliesToken ? { repliesToken } : {}) };
 }

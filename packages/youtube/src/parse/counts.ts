@@ -48,10 +48,16 @@ const UNIT_SECONDS: Record<string, number> = {
 export function parseRelativeTime(input: string | undefined, nowMs: number): number {
   const now = Math.floor(nowMs / 1000);
   if (!input) return now;
-  const s = input.toLowerCase().replace(/\(edited\)/, '').trim();
+  const s = input
+    .toLowerCase()
+    .replace(/\(edited\)/, '')
+    .trim();
   if (/^(just now|now|today)\b/.test(s)) return now;
   if (/^yesterday\b/.test(s)) return now - 86400;
-  const m = /(\d+)\s*(seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|wks?|w|months?|mos?|years?|yrs?|y)\s+ago/.exec(s);
+  const m =
+    /(\d+)\s*(seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|wks?|w|months?|mos?|years?|yrs?|y)\s+ago/.exec(
+      s,
+    );
   if (!m) return now;
   const unit = (m[2] as string).replace(/s$/, '') || 's';
   const secs = UNIT_SECONDS[unit] ?? UNIT_SECONDS[m[2] as string] ?? 0;

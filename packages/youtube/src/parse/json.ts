@@ -35,7 +35,8 @@ export function text(v: unknown): string | undefined {
   if (!isObj(v)) return undefined;
   if (typeof v.simpleText === 'string') return v.simpleText;
   if (typeof v.content === 'string') return v.content;
-  if (Array.isArray(v.runs)) return v.runs.map((r) => (isObj(r) && typeof r.text === 'string' ? r.text : '')).join('');
+  if (Array.isArray(v.runs))
+    return v.runs.map((r) => (isObj(r) && typeof r.text === 'string' ? r.text : '')).join('');
   return undefined;
 }
 

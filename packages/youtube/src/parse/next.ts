@@ -29,13 +29,21 @@ function watchSections(next: unknown): unknown[] {
 function commentItemSection(next: unknown): unknown {
   return watchSections(next)
     .map((s) => at(s, 'itemSectionRenderer'))
-    .find((s) => str(at(s, 'sectionIdentifier')) === 'comment-item-section' || str(at(s, 'targetId')) === 'comments-section');
+    .find(
+      (s) =>
+        str(at(s, 'sectionIdentifier')) === 'comment-item-section' ||
+        str(at(s, 'targetId')) === 'comments-section',
+    );
 }
 
 function commentsPanel(next: unknown): unknown {
   return arr(at(next, 'engagementPanels'))
     .map((p) => at(p, 'engagementPanelSectionListRenderer'))
-    .find((p) => ['engagement-panel-comments-section', 'comment-item-section'].includes(str(at(p, 'panelIdentifier')) ?? ''));
+    .find((p) =>
+      ['engagement-panel-comments-section', 'comment-item-section'].includes(
+        str(at(p, 'panelIdentifier')) ?? '',
+      ),
+    );
 }
 
 export function parseCommentCount(next: unknown): number | undefined {
@@ -65,7 +73,14 @@ export function parseCommentsEntry(next: unknown): CommentsEntry {
   const sectionToken = items.map((i) => continuationToken(at(i, 'continuationItemRenderer'))).find(Boolean);
   const hasMessage = items.some((i) => isObj(at(i, 'messageRenderer')));
   const sortItems = arr(
-    at(panel, 'header', 'engagementPanelTitleHeaderRenderer', 'menu', 'sortFilterSubMenuRenderer', 'subMenuItems'),
+    at(
+      panel,
+      'header',
+      'engagementPanelTitleHeaderRenderer',
+      'menu',
+      'sortFilterSubMenuRenderer',
+      'subMenuItems',
+    ),
   );
   const topToken = sectionToken ?? continuationToken(at(sortItems[0], 'serviceEndpoint'));
   const newestToken = continuationToken(at(sortItems[1], 'serviceEndpoint'));
@@ -100,14 +115,19 @@ function cleanChapters(list: Chapter[], duration: number | undefined): Chapter[]
 
 /** Chapters: the player bar first (what the viewer sees), then the description/auto chapter panels. */
 export function parseChapters(next: unknown, duration?: number): Chapter[] {
-  const bar = findFirst(at(next, 'playerOverlays'), 'chapteredPlayerBarRenderer') ?? findFirst(at(next, 'playerOverlays'), 'multiMarkersPlayerBarRenderer');
+  const bar =
+    findFirst(at(next, 'playerOverlays'), 'chapteredPlayerBarRenderer') ??
+    findFirst(at(next, 'playerOverlays'), 'multiMarkersPlayerBarRenderer');
   const fromBar = findAll(bar, 'chapterRenderer').map((c) => ({
     title: text(at(c, 'title')) ?? '',
     startTime: (Number(at(c, 'timeRangeStartMillis')) || 0) / 1000,
   }));
   if (fromBar.length > 0) return cleanChapters(fromBar, duration);
   const panels = arr(at(next, 'engagementPanels')).map((p) => at(p, 'engagementPanelSectionListRenderer'));
-  for (const id of ['engagement-panel-macro-markers-description-chapters', 'engagement-panel-macro-markers-auto-chapters']) {
+  for (const id of [
+    'engagement-panel-macro-markers-description-chapters',
+    'engagement-panel-macro-markers-auto-chapters',
+  ]) {
     const panel = panels.find((p) => str(at(p, 'panelIdentifier')) === id);
     if (!panel) continue;
     const items = findAll(panel, 'macroMarkersListItemRenderer').map((m) => ({

@@ -1,4 +1,4 @@
-import { AppError, Errors } from '@subx/errors';
+import { type AppError, Errors } from '@subx/errors';
 import type { VideoMetadata } from '../types.ts';
 import { arr, at, findFirst, isObj, str, text } from './json.ts';
 
@@ -81,9 +81,17 @@ export function classifyPlayability(player: unknown, requestedId: string): Playa
   const msg = playabilityText(ps);
   const low = msg.toLowerCase();
   // the headline reason decides blocks; sub-reasons are often boilerplate copied between error screens
-  const headline = (str(at(ps, 'reason')) ?? text(at(ps, 'errorScreen', 'playerErrorMessageRenderer', 'reason')) ?? '').toLowerCase();
+  const headline = (
+    str(at(ps, 'reason')) ??
+    text(at(ps, 'errorScreen', 'playerErrorMessageRenderer', 'reason')) ??
+    ''
+  ).toLowerCase();
   if (findFirst(ps, 'playerCaptchaViewModel') !== undefined) {
-    return { ok: false, error: Errors.upstreamBlocked('captcha', 'The platform asked for a captcha.'), definitive: false };
+    return {
+      ok: false,
+      error: Errors.upstreamBlocked('captcha', 'The platform asked for a captcha.'),
+      definitive: false,
+    };
   }
   if (headline.includes('not a bot')) {
     return {
@@ -93,7 +101,11 @@ export function classifyPlayability(player: unknown, requestedId: string): Playa
     };
   }
   if (headline.includes('try again later')) {
-    return { ok: false, error: Errors.upstreamBlocked('rate_limited', `The platform rate-limited us: ${msg}`), definitive: false };
+    return {
+      ok: false,
+      error: Errors.upstreamBlocked('rate_limited', `The platform rate-limited us: ${msg}`),
+      definitive: false,
+    };
   }
   if (status === 'OK') {
     const returned = str(at(player, 'videoDetails', 'videoId'));
@@ -109,12 +121,15 @@ export function classifyPlayability(player: unknown, requestedId: string): Playa
     }
     return { ok: true };
   }
-  const unavailable = (reason: Parameters<typeof Errors.videoUnavailable>[1], definitive = true): Playability => ({
+  const unavailable = (
+    reason: Parameters<typeof Errors.videoUnavailable>[1],
+    definitive = true,
+  ): Playability => ({
     ok: false,
     error: Errors.videoUnavailable(requestedId, reason, msg || undefined),
     definitive,
   });
-  if (low.includes('private') || low.includes("granted access")) return unavailable('private');
+  if (low.includes('private') || low.includes('granted access')) return unavailable('private');
   if (/confirm your age|age-restricted|inappropriate for some users|age_verification|age_check/.test(low)) {
     return unavailable('age_restricted');
   }
@@ -123,7 +138,11 @@ export function classifyPlayability(player: unknown, requestedId: string): Playa
   }
   if (/premium|requires payment|\brent(al|ed)?\b|purchase/.test(low)) return unavailable('paid');
   if (low.includes('members')) return unavailable('members_only');
-  if (status === 'LIVE_STREAM_OFFLINE' || at(player, 'videoDetails', 'isUpcoming') === true || /will begin|premieres? in|scheduled/.test(low)) {
+  if (
+    status === 'LIVE_STREAM_OFFLINE' ||
+    at(player, 'videoDetails', 'isUpcoming') === true ||
+    /will begin|premieres? in|scheduled/.test(low)
+  ) {
     return unavailable('upcoming_live');
   }
   if (/removed|terminated|no longer available|copyright claim/.test(low)) return unavailable('removed');
@@ -172,11 +191,31 @@ function num(v: unknown): number | undefined {
  * Metadata available from player responses. `primary` is the response that listed the captions; `web` an
  * optional WEB response carrying `microformat` (mobile clients omit it).
  */
-export function parsePlayerMetadata(videoId: string, primary: unknown, web?: unknown): Required<
-  Pick<VideoMetadata, 'title' | 'channel' | 'channelId' | 'duration' | 'uploadDate' | 'thumbnailUrl' | 'description' | 'tags' | 'categories' | 'viewCount' | 'isLive' | 'wasLive'>
+export function parsePlayerMetadata(
+  videoId: string,
+  primary: unknown,
+  web?: unknown,
+): Required<
+  Pick<
+    VideoMetadata,
+    | 'title'
+    | 'channel'
+    | 'channelId'
+    | 'duration'
+    | 'uploadDate'
+    | 'thumbnailUrl'
+    | 'description'
+    | 'tags'
+    | 'categories'
+    | 'viewCount'
+    | 'isLive'
+    | 'wasLive'
+  >
 > {
   const vd = at(primary, 'videoDetails') ?? at(web, 'videoDetails');
-  const mf = at(primary, 'microformat', 'playerMicroformatRenderer') ?? at(web, 'microformat', 'playerMicroformatRenderer');
+  const mf =
+    at(primary, 'microformat', 'playerMicroformatRenderer') ??
+    at(web, 'microformat', 'playerMicroformatRenderer');
   const isLive = at(vd, 'isLive') === true || at(mf, 'liveBroadcastDetails', 'isLiveNow') === true;
   const isUpcoming = at(vd, 'isUpcoming') === true;
   const category = str(at(mf, 'category'));

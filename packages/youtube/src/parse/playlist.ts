@@ -24,7 +24,10 @@ function alertError(page: unknown): string | undefined {
 /** A video id from any of the item shapes: classic, lockup (2026), Shorts lockup, reel item. */
 function itemVideoId(item: unknown): string | undefined {
   const node = at(item, 'richItemRenderer', 'content') ?? item;
-  const classic = at(node, 'playlistVideoRenderer') ?? at(node, 'playlistPanelVideoRenderer') ?? at(node, 'gridVideoRenderer');
+  const classic =
+    at(node, 'playlistVideoRenderer') ??
+    at(node, 'playlistPanelVideoRenderer') ??
+    at(node, 'gridVideoRenderer');
   if (isObj(classic)) return str(classic.videoId);
   const lockup = at(node, 'lockupViewModel');
   if (isObj(lockup)) {
@@ -52,9 +55,14 @@ function itemToken(item: unknown): string | undefined {
 /** The item lists of a page; section-level continuations (other shelves) are not video lists. */
 function itemLists(page: unknown): unknown[][] {
   const lists: unknown[][] = [];
-  for (const r of findAll(at(page, 'contents'), 'playlistVideoListRenderer')) lists.push(arr(at(r, 'contents')));
-  if (lists.length === 0) for (const r of findAll(at(page, 'contents'), 'richGridRenderer')) lists.push(arr(at(r, 'contents')));
-  for (const ep of [...arr(at(page, 'onResponseReceivedActions')), ...arr(at(page, 'onResponseReceivedEndpoints'))]) {
+  for (const r of findAll(at(page, 'contents'), 'playlistVideoListRenderer'))
+    lists.push(arr(at(r, 'contents')));
+  if (lists.length === 0)
+    for (const r of findAll(at(page, 'contents'), 'richGridRenderer')) lists.push(arr(at(r, 'contents')));
+  for (const ep of [
+    ...arr(at(page, 'onResponseReceivedActions')),
+    ...arr(at(page, 'onResponseReceivedEndpoints')),
+  ]) {
     const cmd = at(ep, 'appendContinuationItemsAction') ?? at(ep, 'reloadContinuationItemsCommand');
     lists.push(arr(at(cmd, 'continuationItems')));
   }
@@ -62,7 +70,10 @@ function itemLists(page: unknown): unknown[][] {
   if (isObj(legacy)) {
     lists.push(arr(legacy.contents));
     const t = str(at(legacy, 'continuations', 0, 'nextContinuationData', 'continuation'));
-    if (t) lists.push([{ continuationItemRenderer: { continuationEndpoint: { continuationCommand: { token: t } } } }]);
+    if (t)
+      lists.push([
+        { continuationItemRenderer: { continuationEndpoint: { continuationCommand: { token: t } } } },
+      ]);
   }
   return lists;
 }
@@ -72,8 +83,15 @@ function header(page: unknown): { title?: string; uploader?: string; totalVideos
   const classic = at(page, 'header', 'playlistHeaderRenderer');
   const pageHeader = at(page, 'header', 'pageHeaderRenderer');
   const vm = at(pageHeader, 'content', 'pageHeaderViewModel');
-  const sidebarStats = arr(findFirst(at(page, 'sidebar'), 'playlistSidebarPrimaryInfoRenderer') && at(findFirst(at(page, 'sidebar'), 'playlistSidebarPrimaryInfoRenderer'), 'stats'));
-  const title = meta ?? text(at(classic, 'title')) ?? str(at(pageHeader, 'pageTitle')) ?? text(at(vm, 'title', 'dynamicTextViewModel', 'text'));
+  const sidebarStats = arr(
+    findFirst(at(page, 'sidebar'), 'playlistSidebarPrimaryInfoRenderer') &&
+      at(findFirst(at(page, 'sidebar'), 'playlistSidebarPrimaryInfoRenderer'), 'stats'),
+  );
+  const title =
+    meta ??
+    text(at(classic, 'title')) ??
+    str(at(pageHeader, 'pageTitle')) ??
+    text(at(vm, 'title', 'dynamicTextViewModel', 'text'));
 
   let uploader = text(at(classic, 'ownerText'));
   const rowTexts: string[] = [];

@@ -1,6 +1,12 @@
 import { readSynthetic, generateAsrJson3 } from '@subx/testing/fake-youtube';
 import { describe, expect, it } from 'vitest';
-import { cleanText, decodeEntities, detectFormat, parseTimedText, removeRollingRepetition } from './timedtext.ts';
+import {
+  cleanText,
+  decodeEntities,
+  detectFormat,
+  parseTimedText,
+  removeRollingRepetition,
+} from './timedtext.ts';
 
 const MANUAL = [
   'Welcome to The Great War.',
@@ -11,28 +17,35 @@ const MANUAL = [
   '5 < 7 and 9 > 3',
   'The end.',
 ];
-const ASR_TEXT = "so in nineteen nineteen the white army retreats east across siberia [Music] and it's cold out there";
+const ASR_TEXT =
+  "so in nineteen nineteen the white army retreats east across siberia [Music] and it's cold out there";
 
 describe('parseTimedText on the synthetic bodies', () => {
-  it.each(['manual-en.json3', 'manual-en.srv3.xml', 'manual-en.srv1.xml'])('%s: entities decoded, markup stripped, empty cues dropped', (file) => {
-    const body = readSynthetic(`captions/${file}`);
-    const segs = parseTimedText(body);
-    expect(segs.map((s) => s.text)).toEqual(MANUAL);
-    expect(segs[1]).toEqual({ text: MANUAL[1], start: 2.5, duration: 3 });
-    expect(segs.every((s) => !s.text.includes('\n') && s.text.trim() === s.text)).toBe(true);
-  });
+  it.each(['manual-en.json3', 'manual-en.srv3.xml', 'manual-en.srv1.xml'])(
+    '%s: entities decoded, markup stripped, empty cues dropped',
+    (file) => {
+      const body = readSynthetic(`captions/${file}`);
+      const segs = parseTimedText(body);
+      expect(segs.map((s) => s.text)).toEqual(MANUAL);
+      expect(segs[1]).toEqual({ text: MANUAL[1], start: 2.5, duration: 3 });
+      expect(segs.every((s) => !s.text.includes('\n') && s.text.trim() === s.text)).toBe(true);
+    },
+  );
 
   it('srv1 without dur counts 0', () => {
     const segs = parseTimedText(readSynthetic('captions/manual-en.srv1.xml'));
     expect(segs.at(-1)).toEqual({ text: 'The end.', start: 16.5, duration: 0 });
   });
 
-  it.each(['asr-en.json3', 'asr-en.srv3.xml', 'asr-en.srv1.xml'])('%s: rolling repetition removed so the text reads once', (file) => {
-    const segs = parseTimedText(readSynthetic(`captions/${file}`), { dedupeRolling: true });
-    expect(segs.map((s) => s.text).join(' ')).toBe(ASR_TEXT);
-    // a cue that is only repetition extends the cue it repeats
-    expect(segs.find((s) => s.text === '[Music]')).toEqual({ text: '[Music]', start: 8, duration: 5 });
-  });
+  it.each(['asr-en.json3', 'asr-en.srv3.xml', 'asr-en.srv1.xml'])(
+    '%s: rolling repetition removed so the text reads once',
+    (file) => {
+      const segs = parseTimedText(readSynthetic(`captions/${file}`), { dedupeRolling: true });
+      expect(segs.map((s) => s.text).join(' ')).toBe(ASR_TEXT);
+      // a cue that is only repetition extends the cue it repeats
+      expect(segs.find((s) => s.text === '[Music]')).toEqual({ text: '[Music]', start: 8, duration: 5 });
+    },
+  );
 
   it('keeps repetition when not asked to (manual tracks)', () => {
     const segs = parseTimedText(readSynthetic('captions/asr-en.srv1.xml'));
@@ -63,7 +76,9 @@ describe('parseTimedText on the synthetic bodies', () => {
 
 describe('text cleaning', () => {
   it('decodes named, decimal and hex entities and leaves unknown ones', () => {
-    expect(decodeEntities('&amp; &lt; &gt; &quot; &#39; &#x2014; &nbsp;&hellip; &bogus;')).toBe('& < > " \' —  … &bogus;');
+    expect(decodeEntities('&amp; &lt; &gt; &quot; &#39; &#x2014; &nbsp;&hellip; &bogus;')).toBe(
+      '& < > " \' —  … &bogus;',
+    );
   });
   it('turns <br> into a line break and never leaves blank lines', () => {
     expect(cleanText('a<br/>b<br><br>  <i>c</i>\n\n\nd')).toBe('a\nb\nc\nd');

@@ -45,7 +45,11 @@ export function decodeEntities(s: string): string {
 const TAG = /<\/?[a-zA-Z][^<>]*>/g;
 
 /** Markup → plain text: <br> becomes a line break, other tags disappear; then entities (possibly double-escaped). */
+const NEEDS_WORK = /[<&\n\r\t\u00a0\u200b]| {2}/;
+
 export function cleanText(raw: string): string {
+  // fast path: most auto-generated cues are plain words
+  if (!NEEDS_WORK.test(raw)) return raw.trim();
   let s = raw.replace(/<br\s*\/?>/gi, '\n').replace(TAG, '');
   s = decodeEntities(s);
   // srv1 escapes markup once more (&lt;i&gt;): after the first decode the tags are real, strip them again.
@@ -112,7 +116,8 @@ function attrs(s: string): Record<string, string> {
 }
 
 function parseXml(body: string, tag: 'p' | 'text', unit: 'ms' | 's'): RawCue[] {
-  const re = tag === 'p' ? /<p\b([^>]*?)(?:\/>|>([\s\S]*?)<\/p>)/g : /<text\b([^>]*?)(?:\/>|>([\s\S]*?)<\/text>)/g;
+  const re =
+    tag === 'p' ? /<p\b([^>]*?)(?:\/>|>([\s\S]*?)<\/p>)/g : /<text\b([^>]*?)(?:\/>|>([\s\S]*?)<\/text>)/g;
   const out: RawCue[] = [];
   for (const m of body.matchAll(re)) {
     const a = attrs(m[1] ?? '');
@@ -132,7 +137,12 @@ export interface ParseOptions {
 
 export function parseTimedText(body: string, options: ParseOptions = {}): Segment[] {
   const format = detectFormat(body);
-  const raw = format === 'json3' ? parseJson3(body) : format === 'srv3' ? parseXml(body, 'p', 'ms') : parseXml(body, 'text', 's');
+  const raw =
+    format === 'json3'
+      ? parseJson3(body)
+      : format === 'srv3'
+        ? parseXml(body, 'p', 'ms')
+        : parseXml(body, 'text', 's');
   const segments: Segment[] = [];
   for (const c of raw) {
     const t = cleanText(c.text);
@@ -140,7 +150,7 @@ export function parseTimedText(body: string, options: ParseOptions = {}): Segmen
     segments.push({ text: t, start: round3(c.start), duration: round3(Math.max(0, c.duration)) });
   }
   const deduped = options.dedupeRolling ? removeRollingRepetition(segments) : segments;
-  for (const s of deduped) s.text = s.text.replace(/\n/g, ' ');
+  for (const s of deduped) if (s.text.includes('\n')) s.text = s.text.replace(/\n/g, ' ');
   return deduped;
 }
 
@@ -158,7 +168,7 @@ export function removeRollingRepetition(segments: Segment[]): Segment[] {
   const out: Segment[] = [];
   let prevLines: string[] = [];
   for (const seg of segments) {
-    const lines = seg.text.split('\n');
+    const lines = seg.text.includes('\n') ? seg.text.split('\n') : [seg.text];
     let k = Math.min(prevLines.length, lines.length);
     for (; k > 0; k--) {
       let match = true;
