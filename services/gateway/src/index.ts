@@ -14,3 +14,5 @@ export { createGrpcBackends } from './backends/grpc.ts';
 export type { FanOut, FanOutRequest, FanOutOutcome, FanOutJob } from './fanout/types.ts';
 export { createDirectFanOut } from './fanout/direct.ts';
 export { buildOpenApi } from './docs/openapi.ts';
+export { startGateway } from './start-gateway.ts';
+export type { StartGatewayOptions, RunningGateway } from './start-gateway.ts';

@@ -1,0 +1,160 @@
+/**
+ * Composition of a running gateway: access module (keys, limits, credits, outbox relay), gRPC
+ * backends, fan-out, the fastify app, and listen. Shared by main.ts (one service alone) and the
+ * one-process launcher (`npm start`), so both run exactly the same wiring.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Clock, DocumentStore, EventBus, KeyValueStore } from '@subx/ports';
+import { systemClock } from '@subx/ports';
+import type { Logger } from '@subx/service-kit';
+import {
+  createAccessModule,
+  createBillingUsageReader,
+  createCounterUsageReader,
+  loadAccessConfig,
+} from './access/index.ts';
+import type { AccessModule, AccountUsage, UsageReader } from './access/index.ts';
+import { buildApp } from './app.ts';
+import { createGrpcBackends } from './backends/grpc.ts';
+import type { Config } from './config.ts';
+import { createDirectFanOut } from './fanout/direct.ts';
+import type { FanOut } from './fanout/types.ts';
+
+export interface StartGatewayOptions {
+  config: Config;
+  /** Access-control variables (API_KEY_PEPPER, ADMIN_TOKEN, ACCESS_PRICING_JSON, ...). */
+  env: Record<string, string | undefined>;
+  /** Embedded mode generates a missing pepper and admin token instead of refusing to start. */
+  embedded: boolean;
+  store: DocumentStore;
+  kv: KeyValueStore;
+  bus: EventBus;
+  logger: Logger;
+  clock?: Clock;
+  /** Builds the fan-out of batch and playlist (default: direct gRPC calls to the extractor). */
+  fanOut?: (backends: ReturnType<typeof createGrpcBackends>) => Promise<FanOut & { stop?(): Promise<void> }>;
+}
+
+export interface RunningGateway {
+  url: string;
+  port: number;
+  app: FastifyInstance;
+  access: AccessModule;
+  /** Secrets generated because the environment had none (embedded mode prints the admin token). */
+  generated: { apiKeyPepper: boolean; adminToken: boolean };
+  adminToken: string;
+  /** Not ready from here on; stops intake, lets in-flight requests finish, then releases everything. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Usage per day: credits come from the billing ledger (the source of truth for charges), request
+ * counts from the gateway's own counters (the ledger only sees charged requests; extract and
+ * validate cost nothing and would be invisible).
+ */
+function combinedUsageReader(ledger: UsageReader, counters: UsageReader): UsageReader {
+  return {
+    async getUsage(input): Promise<AccountUsage> {
+      const [charged, counted] = await Promise.all([ledger.getUsage(input), counters.getUsage(input)]);
+      const requestsByDay = new Map(counted.days.map((d) => [d.date, d]));
+      const days = charged.days.map((day) => {
+        const count = requestsByDay.get(day.date);
+        const operations = { ...day.operations };
+        for (const [op, usage] of Object.entries(operations) as [
+          keyof typeof operations,
+          { requests: number; credits: number },
+        ][]) {
+          operations[op] = {
+            credits: usage.credits,
+            requests: count?.operations[op]?.requests ?? usage.requests,
+          };
+        }
+        return { ...day, operations, requests: count?.requests ?? day.requests };
+      });
+      return {
+        ...charged,
+        days,
+        total_requests: days.reduce((sum, d) => sum + d.requests, 0),
+      };
+    },
+  };
+}
+
+export async function startGateway(options: StartGatewayOptions): Promise<RunningGateway> {
+  const { config, logger, store, kv, bus } = options;
+  const clock = options.clock ?? systemClock;
+  const { config: accessConfig, generated } = loadAccessConfig(options.env, { embedded: options.embedded });
+
+  const backends = createGrpcBackends({
+    extractorAddress: config.EXTRACTOR_GRPC_ADDR,
+    commentsAddress: config.COMMENTS_GRPC_ADDR,
+    aiAddress: config.AI_GRPC_ADDR,
+    billingAddress: config.BILLING_GRPC_ADDR,
+    deadlineMs: config.GRPC_DEADLINE_MS,
+    aiDeadlineMs: config.AI_GRPC_DEADLINE_MS,
+    logger,
+  });
+  const usageReader = combinedUsageReader(
+    createBillingUsageReader((request) => backends.billing.getUsage(request)),
+    createCounterUsageReader({ kv }),
+  );
+  const access = createAccessModule({
+    store,
+    kv,
+    bus,
+    clock,
+    logger,
+    config: accessConfig,
+    usageReader,
+  });
+  await access.start();
+  const fanOut = options.fanOut
+    ? await options.fanOut(backends)
+    : createDirectFanOut({ extractor: backends.extractor, concurrency: config.FANOUT_CONCURRENCY });
+
+  let draining = false;
+  const app = await buildApp({
+    config,
+    logger,
+    access: access.access,
+    credits: access.credits,
+    idempotency: access.idempotency,
+    ipLimiter: access.ipLimiter,
+    backends,
+    fanOut,
+    kv,
+    clock,
+    adminRoutes: access.adminRoutes,
+    readiness: async () => {
+      if (draining || !backends.channelsHealthy()) return false;
+      try {
+        await Promise.race([
+          kv.ping(),
+          new Promise((_, reject) => setTimeout(() => reject(new Error('kv ping timeout')), 2_000).unref()),
+        ]);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+  });
+  const address = await app.listen({ port: config.PORT, host: config.HOST });
+  const port = (app.server.address() as { port: number }).port;
+  logger.info({ address }, 'gateway listening');
+
+  return {
+    url: `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${port}`,
+    port,
+    app,
+    access,
+    generated,
+    adminToken: accessConfig.adminToken,
+    async stop() {
+      draining = true;
+      await app.close();
+      await (fanOut as { stop?(): Promise<void> }).stop?.();
+      await access.stop();
+      backends.close();
+    },
+  };
+}
