@@ -1,29 +1,20 @@
 /**
- * Gateway configuration: one schema, parsed on demand (never at import time), failing fast with
- * every bad key in one message. Tests call loadConfig({...}) directly.
+ * Gateway configuration: one schema, parsed on demand (never at import time) with service-kit's
+ * helpers, failing fast with every bad key in one ConfigError. Tests call loadConfig({...}).
+ * Access-control variables (API_KEY_PEPPER, ADMIN_TOKEN, ACCESS_PRICING_JSON,
+ * IP_RATE_LIMIT_PER_MINUTE, KEY_CACHE_TTL_MS) are read by access/config.ts.
  */
 import { z } from 'zod';
-
-const port = z.coerce.number().int().min(0).max(65_535);
-const positiveInt = z.coerce.number().int().positive();
-const csv = z
-  .string()
-  .default('')
-  .transform((value) =>
-    value
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean),
-  );
-// Only "true"/"1" are true: `Boolean("false")` would be.
-const boolEnv = z
-  .enum(['true', 'false', '1', '0', ''])
-  .default('false')
-  .transform((v) => v === 'true' || v === '1');
-const optionalString = z
-  .string()
-  .optional()
-  .transform((v) => (v === '' ? undefined : v));
+import {
+  boolEnv,
+  csv,
+  port,
+  positiveInt,
+  redactConfig as redact,
+  loadConfig as parse,
+  secret,
+  secretKeysOf,
+} from '@subx/service-kit';
 
 export const ConfigSchema = z.object({
   PORT: port.default(8080),
@@ -33,49 +24,37 @@ export const ConfigSchema = z.object({
   COMMENTS_GRPC_ADDR: z.string().default('127.0.0.1:50052'),
   AI_GRPC_ADDR: z.string().default('127.0.0.1:50053'),
   BILLING_GRPC_ADDR: z.string().default('127.0.0.1:50054'),
-  /** Deadline of a single gRPC call (extract, validate, comments). */
+  /** Deadline of a single gRPC call (extract, validate, comments, playlist listing). */
   GRPC_DEADLINE_MS: positiveInt.default(30_000),
   /** Summaries and analyses call a model: a longer deadline. */
   AI_GRPC_DEADLINE_MS: positiveInt.default(90_000),
-  /** gRPC health checks behind /health. */
+  /** Each gRPC health check behind /health. */
   HEALTH_CHECK_TIMEOUT_MS: positiveInt.default(1_000),
-  ADMIN_TOKEN: optionalString,
-  API_KEY_PEPPER: optionalString,
-  REDIS_URL: optionalString,
-  MONGO_URL: optionalString,
+  REDIS_URL: secret(z.string()).optional(),
+  MONGO_URL: secret(z.string()).optional(),
   MONGO_DB: z.string().default('subx'),
-  KAFKA_BROKERS: csv,
+  KAFKA_BROKERS: csv.optional(),
+  KAFKA_CLIENT_ID: z.string().default('gateway'),
   BODY_LIMIT_BYTES: positiveInt.default(65_536),
   /** Interface §8: batch 60 s in total, playlist 120 s in total. */
   BATCH_TIMEOUT_MS: positiveInt.default(60_000),
   PLAYLIST_TIMEOUT_MS: positiveInt.default(120_000),
-  /** Floor of the per-video budget: max(total / n, this). Interface §8 gives 10 s for playlists. */
+  /** Floor of the per-video budget max(total / n, floor); the interface gives 10 s for playlists. */
   FANOUT_MIN_ITEM_TIMEOUT_MS: positiveInt.default(10_000),
   /** Videos extracted at the same time per batch/playlist request. */
   FANOUT_CONCURRENCY: positiveInt.default(10),
-  IP_RATE_LIMIT_PER_MIN: positiveInt.default(60),
-  /** Honour X-Forwarded-For (only behind a trusted proxy). */
-  TRUST_PROXY: boolEnv,
+  /** Honour X-Forwarded-For for the client IP (only behind a trusted proxy). */
+  TRUST_PROXY: boolEnv.default(false),
   SHUTDOWN_TIMEOUT_MS: positiveInt.default(10_000),
 });
 
-export type Config = z.infer<typeof ConfigSchema>;
-
-/** Keys never logged. */
-export const SECRET_KEYS = ['ADMIN_TOKEN', 'API_KEY_PEPPER', 'REDIS_URL', 'MONGO_URL'] as const;
+export type Config = z.output<typeof ConfigSchema>;
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
-  const result = ConfigSchema.safeParse(env);
-  if (!result.success) {
-    const problems = result.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
-    throw new Error(`Invalid gateway configuration: ${problems.join('; ')}`);
-  }
-  return result.data;
+  return parse(ConfigSchema, env);
 }
 
-/** The config with secrets (and URLs that may embed credentials) replaced, for the startup log. */
+/** The config with secrets replaced, for the startup log. */
 export function redactConfig(config: Config): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...config };
-  for (const key of SECRET_KEYS) if (out[key] !== undefined) out[key] = '[redacted]';
-  return out;
+  return redact(config, secretKeysOf(ConfigSchema));
 }

@@ -20,6 +20,9 @@ export interface FanOutRequest {
   totalTimeoutMs: number;
   /** Budget for one video, counted from when its extraction starts. */
   itemTimeoutMs: number;
+  /** Optional (additive): carried in the event envelope of each job by the Kafka fan-out. */
+  accountId?: string;
+  idempotencyKey?: string;
 }
 
 export type FanOutOutcome =

@@ -55,6 +55,8 @@ export async function extractItems(
           jobs,
           totalTimeoutMs: options.totalTimeoutMs,
           itemTimeoutMs: options.itemTimeoutMs,
+          ...(request.admission ? { accountId: request.admission.account.id } : {}),
+          ...(request.idempotencyKey ? { idempotencyKey: request.idempotencyKey } : {}),
         });
   let successful = 0;
   const results = items.map((item, i) => {

@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig, redactConfig } from './config.ts';
+
+describe('gateway config', () => {
+  it('has the documented defaults', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      PORT: 8080,
+      HOST: '0.0.0.0',
+      BODY_LIMIT_BYTES: 65_536,
+      BATCH_TIMEOUT_MS: 60_000,
+      PLAYLIST_TIMEOUT_MS: 120_000,
+      FANOUT_MIN_ITEM_TIMEOUT_MS: 10_000,
+      TRUST_PROXY: false,
+    });
+    expect(config.KAFKA_BROKERS).toBeUndefined();
+  });
+
+  it('parses numbers, booleans and lists from strings', () => {
+    const config = loadConfig({ PORT: '9000', TRUST_PROXY: 'true', KAFKA_BROKERS: 'a:9092, b:9092' });
+    expect(config).toMatchObject({ PORT: 9000, TRUST_PROXY: true, KAFKA_BROKERS: ['a:9092', 'b:9092'] });
+  });
+
+  it('reports every bad key at once, without secret values', () => {
+    expect(() => loadConfig({ PORT: 'eighty', BODY_LIMIT_BYTES: '-1', TRUST_PROXY: 'yes' })).toThrow(
+      /PORT[\s\S]*BODY_LIMIT_BYTES[\s\S]*TRUST_PROXY/,
+    );
+  });
+
+  it('redacts secrets for the startup log', () => {
+    const redacted = redactConfig(
+      loadConfig({ REDIS_URL: 'redis://:pw@host:6379', MONGO_URL: 'mongodb://u:p@h' }),
+    );
+    expect(redacted.REDIS_URL).toBe('[redacted]');
+    expect(redacted.MONGO_URL).toBe('[redacted]');
+    expect(JSON.stringify(redacted)).not.toContain('pw@');
+  });
+});
