@@ -41,6 +41,11 @@ export interface ExtractJob {
   translate: boolean;
   /** Request id of the API call (logs and support; not a dedupe key). */
   requestId: string;
+  /**
+   * Budget of this one video, counted from when a worker starts it (0: only `deadline` applies).
+   * A worker that runs out of it answers TIMEOUT instead of holding its partition.
+   */
+  itemTimeoutMs: number;
 }
 
 /** Topic extract.results.v1 (or the job's reply_topic), key = reply_to. */
@@ -83,6 +88,7 @@ function createBaseExtractJob(): ExtractJob {
     deadline: "",
     translate: false,
     requestId: "",
+    itemTimeoutMs: 0,
   };
 }
 
@@ -120,6 +126,9 @@ export const ExtractJob: MessageFns<ExtractJob> = {
     }
     if (message.requestId !== "") {
       writer.uint32(90).string(message.requestId);
+    }
+    if (message.itemTimeoutMs !== 0) {
+      writer.uint32(96).int32(message.itemTimeoutMs);
     }
     return writer;
   },
@@ -225,6 +234,14 @@ export const ExtractJob: MessageFns<ExtractJob> = {
             message.requestId = reader.string();
             continue;
           }
+          case 12: {
+            if (tag !== 96) {
+              break;
+            }
+
+            message.itemTimeoutMs = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -274,6 +291,11 @@ export const ExtractJob: MessageFns<ExtractJob> = {
         : isSet(object.request_id)
         ? globalThis.String(object.request_id)
         : "",
+      itemTimeoutMs: isSet(object.itemTimeoutMs)
+        ? globalThis.Number(object.itemTimeoutMs)
+        : isSet(object.item_timeout_ms)
+        ? globalThis.Number(object.item_timeout_ms)
+        : 0,
     };
   },
 
@@ -312,6 +334,9 @@ export const ExtractJob: MessageFns<ExtractJob> = {
     if (message.requestId !== "") {
       obj.requestId = message.requestId;
     }
+    if (message.itemTimeoutMs !== 0) {
+      obj.itemTimeoutMs = Math.round(message.itemTimeoutMs);
+    }
     return obj;
   },
 
@@ -333,6 +358,7 @@ export const ExtractJob: MessageFns<ExtractJob> = {
     message.deadline = object.deadline ?? "";
     message.translate = object.translate ?? false;
     message.requestId = object.requestId ?? "";
+    message.itemTimeoutMs = object.itemTimeoutMs ?? 0;
     return message;
   },
 };
