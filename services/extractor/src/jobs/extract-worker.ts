@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { EventBus, Subscription, DeliveredMessage } from '@subx/ports';
+import type { DeliveredMessage, EventBus, Subscription } from '@subx/ports';
 import { RetriableError } from '@subx/ports';
 import { extractJobV1 } from '@subx/contracts';
-import { isAppError } from '@subx/errors';
+import type { extractorV1 } from '@subx/contracts';
+import { Errors, isAppError } from '@subx/errors';
+import { SpanKind, contextFromTraceParent, injectTraceContext, withSpan } from '@subx/service-kit';
 import type { ExtractionService } from '../extraction-service.ts';
 
 export const EXTRACT_JOBS_TOPIC = 'extract.jobs.v1';
@@ -22,25 +24,143 @@ export class PoisonJobError extends Error {
   }
 }
 
-/**
- * Extraction worker: one job per video, published by a gateway for a batch or playlist request.
- * It answers every job with exactly one result on the job's reply topic (keyed by the asking
- * gateway), success or failure. Upstream failures are results, not retries: the gateway is
- * waiting under a deadline. Only publishing the result is retried (redelivery), and a job whose
- * deadline has passed is acknowledged without work, since nobody waits for it any more.
- * A redelivered job may produce a second result; the gateway ignores duplicates.
- */
-export async function startExtractWorker(deps: {
+export interface ExtractWorkerDeps {
   bus: EventBus;
   extraction: ExtractionService;
   logger: Logger;
   clock?: { now(): number };
   groupId?: string;
   topic?: string;
-}): Promise<Subscription> {
+  /** Where results go when a job names no `reply_topic`. */
+  resultsTopic?: string;
+}
+
+/**
+ * Extraction worker: one job per video, published by a gateway for a batch or playlist request.
+ * It answers every live job with exactly one result on the job's reply topic (keyed by the asking
+ * gateway), success or failure. Upstream failures are results, not retries: the gateway is
+ * waiting under a deadline. The video's budget (`item_timeout_ms`, from when this worker starts
+ * it, capped by the request `deadline`) bounds the wait: past it the answer is TIMEOUT and the
+ * partition moves on (the fetch itself still completes into the cache). A job whose deadline has
+ * passed is acknowledged without work, since nobody waits for it any more. Only publishing the
+ * result is retried (redelivery); a redelivered job may produce a second result, which the
+ * gateway ignores. An undecodable or incomplete job is poison: dead-lettered on its first failure.
+ */
+export async function startExtractWorker(deps: ExtractWorkerDeps): Promise<Subscription> {
   const clock = deps.clock ?? { now: () => Date.now() };
   const topic = deps.topic ?? EXTRACT_JOBS_TOPIC;
-  await deps.bus.ensureTopics([topic, EXTRACT_RESULTS_TOPIC]);
+  const resultsTopic = deps.resultsTopic ?? EXTRACT_RESULTS_TOPIC;
+  await deps.bus.ensureTopics([topic, resultsTopic]);
+
+  /** The transcript, or an AppError; TIMEOUT when the budget runs out first. */
+  async function extract(
+    job: extractJobV1.ExtractJob,
+    budgetMs: number,
+  ): Promise<extractorV1.GetTranscriptResponse | Error> {
+    const work = deps.extraction
+      .getTranscript({
+        videoId: job.videoId,
+        language: job.language || 'en',
+        include: job.include,
+        forceRefresh: false,
+        translate: job.translate,
+      })
+      .then(
+        (t) => t,
+        (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
+      );
+    if (!Number.isFinite(budgetMs)) return work;
+    let timer: NodeJS.Timeout | undefined;
+    const cutOff = new Promise<Error>((resolve) => {
+      timer = setTimeout(() => resolve(Errors.timeout()), Math.max(0, budgetMs));
+    });
+    try {
+      return await Promise.race([work, cutOff]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async function process(job: extractJobV1.ExtractJob, message: DeliveredMessage): Promise<void> {
+    const now = clock.now();
+    const deadline = job.deadline ? Date.parse(job.deadline) : Number.NaN;
+    const untilDeadline = Number.isNaN(deadline) ? Infinity : deadline - now;
+    if (untilDeadline <= 0) {
+      deps.logger.info(
+        { correlation_id: job.correlationId, video_id: job.videoId, attempt: message.attempt },
+        'expired extract job skipped',
+      );
+      return;
+    }
+    const budgetMs = Math.min(untilDeadline, job.itemTimeoutMs > 0 ? job.itemTimeoutMs : Infinity);
+    const outcome = await extract(job, budgetMs);
+
+    const base = {
+      envelope: {
+        eventId: randomUUID(),
+        occurredAt: new Date(clock.now()).toISOString(),
+        accountId: job.envelope?.accountId ?? '',
+        idempotencyKey: job.envelope?.idempotencyKey ?? '',
+        traceParent: '',
+      },
+      correlationId: job.correlationId,
+      itemIndex: job.itemIndex,
+      videoId: job.videoId,
+      replyTo: job.replyTo,
+    };
+    let result: extractJobV1.ExtractResult;
+    if (!(outcome instanceof Error)) {
+      result = {
+        ...base,
+        success: true,
+        language: outcome.language,
+        subtitleType: outcome.subtitleType,
+        segments: outcome.segments,
+        metadata: outcome.metadata,
+        errorCode: '',
+        errorMessage: '',
+        errorReason: '',
+        cached: outcome.cached,
+        fetchedAt: outcome.fetchedAt,
+        ...(outcome.translatedFrom === undefined ? {} : { translatedFrom: outcome.translatedFrom }),
+      };
+    } else {
+      const app = isAppError(outcome) ? outcome : null;
+      if (!app) {
+        deps.logger.error(
+          { err: outcome, video_id: job.videoId, correlation_id: job.correlationId },
+          'extract job failed unexpectedly',
+        );
+      }
+      result = {
+        ...base,
+        success: false,
+        language: '',
+        subtitleType: 0,
+        segments: [],
+        metadata: undefined,
+        errorCode: app?.code ?? 'INTERNAL_ERROR',
+        errorMessage: app?.isPublic ? app.message : 'An internal error occurred.',
+        errorReason: app?.reason ?? '',
+        cached: false,
+        fetchedAt: '',
+      };
+    }
+
+    // Our span's context when telemetry runs; otherwise pass on the one we were given.
+    const headers = injectTraceContext({});
+    headers.traceparent ??= message.headers.traceparent ?? job.envelope?.traceParent ?? '';
+    if (!headers.traceparent) delete headers.traceparent;
+    result.envelope!.traceParent = headers.traceparent ?? '';
+    headers['x-correlation-id'] = job.correlationId;
+    try {
+      await deps.bus.publish(job.replyTopic || resultsTopic, [
+        { key: job.replyTo, value: extractJobV1.ExtractResult.encode(result).finish(), headers },
+      ]);
+    } catch (err) {
+      throw new RetriableError('publishing the extract result failed', { cause: err });
+    }
+  }
 
   async function handle(message: DeliveredMessage): Promise<void> {
     let job: extractJobV1.ExtractJob;
@@ -52,79 +172,31 @@ export async function startExtractWorker(deps: {
     if (!job.correlationId || !job.replyTo || !job.videoId) {
       throw new PoisonJobError('extract job without correlation_id, reply_to or video_id');
     }
-    const deadline = Date.parse(job.deadline);
-    if (!Number.isNaN(deadline) && deadline <= clock.now()) {
-      deps.logger.info(
-        { correlation_id: job.correlationId, video_id: job.videoId },
-        'expired extract job skipped',
-      );
-      return;
-    }
-
-    const base = {
-      envelope: {
-        eventId: randomUUID(),
-        occurredAt: new Date(clock.now()).toISOString(),
-        accountId: job.envelope?.accountId ?? '',
-        idempotencyKey: job.envelope?.idempotencyKey ?? '',
-        traceParent: message.headers.traceparent ?? job.envelope?.traceParent ?? '',
+    await withSpan(
+      `${message.topic} process`,
+      () => process(job, message),
+      {
+        'messaging.system': 'kafka',
+        'messaging.destination.name': message.topic,
+        'messaging.kafka.partition': message.partition,
+        'subx.correlation_id': job.correlationId,
+        'subx.item_index': job.itemIndex,
+        'subx.video_id': job.videoId,
+        'subx.attempt': message.attempt,
       },
-      correlationId: job.correlationId,
-      itemIndex: job.itemIndex,
-      videoId: job.videoId,
-      replyTo: job.replyTo,
-    };
-    let result: extractJobV1.ExtractResult;
-    try {
-      const t = await deps.extraction.getTranscript({
-        videoId: job.videoId,
-        language: job.language || 'en',
-        include: job.include,
-        forceRefresh: false,
-        translate: false,
-      });
-      result = {
-        ...base,
-        success: true,
-        language: t.language,
-        subtitleType: t.subtitleType,
-        segments: t.segments,
-        metadata: t.metadata,
-        errorCode: '',
-        errorMessage: '',
-      };
-    } catch (err) {
-      const code = isAppError(err) ? err.code : 'INTERNAL_ERROR';
-      const publicMessage = isAppError(err) && err.isPublic ? err.message : 'An internal error occurred.';
-      if (!isAppError(err))
-        deps.logger.error({ err, video_id: job.videoId }, 'extract job failed unexpectedly');
-      result = {
-        ...base,
-        success: false,
-        language: '',
-        subtitleType: 0,
-        segments: [],
-        metadata: undefined,
-        errorCode: code,
-        errorMessage: publicMessage,
-      };
-    }
-    try {
-      await deps.bus.publish(job.replyTopic || EXTRACT_RESULTS_TOPIC, [
-        {
-          key: job.replyTo,
-          value: extractJobV1.ExtractResult.encode(result).finish(),
-          headers: message.headers.traceparent ? { traceparent: message.headers.traceparent } : {},
-        },
-      ]);
-    } catch (err) {
-      throw new RetriableError('publishing the extract result failed', { cause: err });
-    }
+      {
+        kind: SpanKind.CONSUMER,
+        parent: contextFromTraceParent(message.headers.traceparent ?? job.envelope?.traceParent),
+      },
+    );
   }
 
   return deps.bus.subscribe({
     groupId: deps.groupId ?? EXTRACT_WORKERS_GROUP,
     topics: [topic],
     handler: handle,
+    // Decoding is deterministic: a job that failed once fails always. Everything else is a
+    // result or a RetriableError, so the only non-retriable failure is poison.
+    maxAttempts: 1,
   });
 }

@@ -1,0 +1,232 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { commonV1, extractJobV1 } from '@subx/contracts';
+import type { extractorV1 } from '@subx/contracts';
+import { Errors } from '@subx/errors';
+import { ManualClock, createInProcessEventBus, dlqTopic } from '@subx/ports';
+import type { DeliveredMessage, EventBus, InProcessEventBus, Subscription } from '@subx/ports';
+import type { ExtractionService } from '../extraction-service.ts';
+import { EXTRACT_JOBS_TOPIC, EXTRACT_RESULTS_TOPIC, startExtractWorker } from './extract-worker.ts';
+
+const silent = { info: () => {}, warn: () => {}, error: () => {} };
+const TRACEPARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+
+type GetTranscript = ExtractionService['getTranscript'];
+
+function extractionWith(getTranscript: GetTranscript): ExtractionService {
+  const unused = () => Promise.reject(new Error('not used by the worker'));
+  return { getTranscript, validateVideo: unused, getPlaylist: unused };
+}
+
+const transcriptOf = (req: extractorV1.GetTranscriptRequest): extractorV1.GetTranscriptResponse => ({
+  videoId: req.videoId,
+  language: req.language,
+  subtitleType: commonV1.SubtitleType.SUBTITLE_TYPE_AUTO_GENERATED,
+  segments: [{ text: 'hello', start: 1, duration: 2 }],
+  metadata: { title: 't', channel: 'c', channelId: 'UC1', duration: 60, uploadDate: '', thumbnailUrl: '' },
+  cached: true,
+  fetchedAt: '2026-01-01T00:00:00.000Z',
+  ...(req.translate ? { translatedFrom: 'de' } : {}),
+});
+
+function job(clock: ManualClock, overrides: Partial<extractJobV1.ExtractJob> = {}): Uint8Array {
+  return extractJobV1.ExtractJob.encode(
+    extractJobV1.ExtractJob.fromPartial({
+      envelope: { eventId: 'e1', accountId: 'acc-1', idempotencyKey: 'k1', traceParent: TRACEPARENT },
+      correlationId: 'corr-1',
+      itemIndex: 3,
+      videoId: 'aaaaaaaaaaa',
+      language: 'en',
+      include: ['tags'],
+      replyTopic: EXTRACT_RESULTS_TOPIC,
+      replyTo: 'gw-a',
+      deadline: new Date(clock.now() + 60_000).toISOString(),
+      ...overrides,
+    }),
+  ).finish();
+}
+
+async function collect(bus: EventBus, topic: string, into: DeliveredMessage[]): Promise<Subscription> {
+  return bus.subscribe({
+    groupId: `collector-${topic}`,
+    topics: [topic],
+    handler: async (m) => void into.push(m),
+  });
+}
+
+describe('extract worker (in-process bus)', () => {
+  let bus: InProcessEventBus;
+  let clock: ManualClock;
+  const subs: Subscription[] = [];
+
+  beforeEach(() => {
+    bus = createInProcessEventBus({ retryBackoff: { initialMs: 5, maxMs: 20 } });
+    clock = new ManualClock(Date.UTC(2026, 2, 1));
+  });
+  afterEach(async () => {
+    await Promise.all(subs.splice(0).map((s) => s.stop()));
+    await bus.close();
+  });
+
+  async function start(getTranscript: GetTranscript) {
+    const calls: extractorV1.GetTranscriptRequest[] = [];
+    subs.push(
+      await startExtractWorker({
+        bus,
+        clock,
+        logger: silent,
+        extraction: extractionWith((req) => {
+          calls.push(req);
+          return getTranscript(req);
+        }),
+      }),
+    );
+    const results: DeliveredMessage[] = [];
+    subs.push(await collect(bus, EXTRACT_RESULTS_TOPIC, results));
+    return { calls, results };
+  }
+
+  it('answers a job with its transcript on the reply topic, keyed by the asking gateway', async () => {
+    const { calls, results } = await start(async (req) => transcriptOf(req));
+    await bus.publish(EXTRACT_JOBS_TOPIC, [
+      { key: 'aaaaaaaaaaa', value: job(clock, { translate: true }), headers: { traceparent: TRACEPARENT } },
+    ]);
+    await expect.poll(() => results.length).toBe(1);
+    expect(calls[0]).toMatchObject({
+      videoId: 'aaaaaaaaaaa',
+      language: 'en',
+      include: ['tags'],
+      translate: true,
+    });
+    const message = results[0]!;
+    expect(message.key).toBe('gw-a');
+    // Without a telemetry SDK the worker passes the job's trace context on unchanged.
+    expect(message.headers.traceparent).toBe(TRACEPARENT);
+    expect(message.headers['x-correlation-id']).toBe('corr-1');
+    const result = extractJobV1.ExtractResult.decode(message.value);
+    expect(result).toMatchObject({
+      correlationId: 'corr-1',
+      itemIndex: 3,
+      videoId: 'aaaaaaaaaaa',
+      replyTo: 'gw-a',
+      success: true,
+      language: 'en',
+      subtitleType: commonV1.SubtitleType.SUBTITLE_TYPE_AUTO_GENERATED,
+      segments: [{ text: 'hello', start: 1, duration: 2 }],
+      cached: true,
+      fetchedAt: '2026-01-01T00:00:00.000Z',
+      translatedFrom: 'de',
+    });
+    expect(result.envelope).toMatchObject({
+      accountId: 'acc-1',
+      idempotencyKey: 'k1',
+      traceParent: TRACEPARENT,
+    });
+    expect(result.envelope?.eventId).not.toBe('e1');
+  });
+
+  it('turns extraction errors into failure results with the public code, message and reason', async () => {
+    const { results } = await start(async (req) => {
+      if (req.videoId === 'privateaaaa') throw Errors.videoUnavailable(req.videoId, 'private');
+      throw new Error('socket hang up at 10.0.0.7');
+    });
+    await bus.publish(EXTRACT_JOBS_TOPIC, [
+      { key: 'privateaaaa', value: job(clock, { videoId: 'privateaaaa', itemIndex: 0 }) },
+      { key: 'brokenaaaaa', value: job(clock, { videoId: 'brokenaaaaa', itemIndex: 1 }) },
+    ]);
+    await expect.poll(() => results.length).toBe(2);
+    const byIndex = results
+      .map((m) => extractJobV1.ExtractResult.decode(m.value))
+      .sort((a, b) => a.itemIndex - b.itemIndex);
+    expect(byIndex[0]).toMatchObject({
+      success: false,
+      errorCode: 'VIDEO_UNAVAILABLE',
+      errorReason: 'private',
+    });
+    expect(byIndex[1]).toMatchObject({
+      success: false,
+      errorCode: 'INTERNAL_ERROR',
+      errorMessage: 'An internal error occurred.',
+    });
+  });
+
+  it('skips jobs whose deadline has passed (nobody is waiting)', async () => {
+    const { calls, results } = await start(async (req) => transcriptOf(req));
+    await bus.publish(EXTRACT_JOBS_TOPIC, [
+      {
+        key: 'expiredaaaa',
+        value: job(clock, { videoId: 'expiredaaaa', deadline: new Date(clock.now() - 1).toISOString() }),
+      },
+      { key: 'expiredaaaa', value: job(clock, { videoId: 'expiredaaaa', itemIndex: 4 }) },
+    ]);
+    // Same key, same partition: once the live job is answered the expired one was handled.
+    await expect.poll(() => results.length).toBe(1);
+    expect(calls).toHaveLength(1);
+    expect(extractJobV1.ExtractResult.decode(results[0]!.value).itemIndex).toBe(4);
+  });
+
+  it('answers TIMEOUT when the video outlives its item budget, and frees the partition', async () => {
+    const { results } = await start((req) =>
+      req.videoId === 'hangingaaaa' ? new Promise(() => {}) : Promise.resolve(transcriptOf(req)),
+    );
+    const started = performance.now();
+    await bus.publish(EXTRACT_JOBS_TOPIC, [
+      { key: 'hangingaaaa', value: job(clock, { videoId: 'hangingaaaa', itemIndex: 0, itemTimeoutMs: 150 }) },
+      { key: 'hangingaaaa', value: job(clock, { videoId: 'hangingaaaa', itemIndex: 1, itemTimeoutMs: 150 }) },
+    ]);
+    await expect.poll(() => results.length).toBe(2);
+    expect(performance.now() - started).toBeLessThan(5_000);
+    for (const m of results) {
+      expect(extractJobV1.ExtractResult.decode(m.value)).toMatchObject({
+        success: false,
+        errorCode: 'TIMEOUT',
+      });
+    }
+  });
+
+  it('dead-letters poison jobs at once and keeps serving the partition', async () => {
+    const { results } = await start(async (req) => transcriptOf(req));
+    const dead: DeliveredMessage[] = [];
+    subs.push(await collect(bus, dlqTopic(EXTRACT_JOBS_TOPIC), dead));
+    await bus.publish(EXTRACT_JOBS_TOPIC, [
+      { key: 'aaaaaaaaaaa', value: Uint8Array.from([0x0a, 0xff, 0xff, 0xff]) },
+      { key: 'aaaaaaaaaaa', value: job(clock, { replyTo: '' }) },
+      { key: 'aaaaaaaaaaa', value: job(clock) },
+    ]);
+    await expect.poll(() => dead.length).toBe(2);
+    await expect.poll(() => results.length).toBe(1);
+    expect(dead.map((m) => m.headers['x-original-topic'])).toEqual([EXTRACT_JOBS_TOPIC, EXTRACT_JOBS_TOPIC]);
+    expect(dead[1]!.headers['x-error-message']).toContain('reply_to');
+  });
+
+  it('retries publishing a result until the bus takes it (redelivery of the job)', async () => {
+    let failures = 2;
+    const flaky: EventBus = {
+      publish: (topic, messages) =>
+        topic === EXTRACT_RESULTS_TOPIC && failures-- > 0
+          ? Promise.reject(new Error('broker unreachable'))
+          : bus.publish(topic, messages),
+      subscribe: (o) => bus.subscribe(o),
+      ensureTopics: (t) => bus.ensureTopics(t),
+      isHealthy: () => bus.isHealthy(),
+      close: () => bus.close(),
+    };
+    let calls = 0;
+    subs.push(
+      await startExtractWorker({
+        bus: flaky,
+        clock,
+        logger: silent,
+        extraction: extractionWith(async (req) => {
+          calls++;
+          return transcriptOf(req);
+        }),
+      }),
+    );
+    const results: DeliveredMessage[] = [];
+    subs.push(await collect(bus, EXTRACT_RESULTS_TOPIC, results));
+    await bus.publish(EXTRACT_JOBS_TOPIC, [{ key: 'aaaaaaaaaaa', value: job(clock) }]);
+    await expect.poll(() => results.length).toBe(1);
+    expect(calls).toBe(3);
+    expect(await bus.isHealthy()).toBe(true);
+  });
+});
