@@ -10,6 +10,7 @@ step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 
 step "typecheck"
 npx --no-install turbo run typecheck --output-logs=errors-only
+npx --no-install tsc -p tsconfig.json   # root scripts/ and test/ (not a workspace)
 step "lint"
 npx --no-install eslint . --max-warnings 0
 step "format"
