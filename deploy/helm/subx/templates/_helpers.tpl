@@ -1,0 +1,118 @@
+{{/* Release-scoped name: <release>-subx, or just <release> when it already contains "subx". */}}
+{{- define "subx.fullname" -}}
+{{- if contains .Chart.Name .Release.Name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name .Chart.Name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Name of one component's objects. Call with (dict "root" $ "name" $name). */}}
+{{- define "subx.componentName" -}}
+{{- printf "%s-%s" (include "subx.fullname" .root) .name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "subx.labels" -}}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
+app.kubernetes.io/name: {{ .Chart.Name }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: subx
+{{- with .Values.global.labels }}
+{{ toYaml . }}
+{{- end }}
+{{- end -}}
+
+{{/* Selector labels of one component. Call with (dict "root" $ "name" $name). */}}
+{{- define "subx.selectorLabels" -}}
+app.kubernetes.io/name: {{ .root.Chart.Name }}
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+app.kubernetes.io/component: {{ .name }}
+{{- end -}}
+
+{{- define "subx.componentLabels" -}}
+{{ include "subx.labels" .root }}
+app.kubernetes.io/component: {{ .name }}
+{{- end -}}
+
+{{- define "subx.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create -}}
+{{- default (include "subx.fullname" .) .Values.serviceAccount.name -}}
+{{- else -}}
+{{- default "default" .Values.serviceAccount.name -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "subx.secretName" -}}
+{{- default (printf "%s-secrets" (include "subx.fullname" .)) .Values.secrets.existingSecret -}}
+{{- end -}}
+
+{{/* Image reference of one component. Call with (dict "root" $ "name" $name "c" $component). */}}
+{{- define "subx.image" -}}
+{{- $g := .root.Values.global.image -}}
+{{- $repo := default (printf "%s%s" $g.repositoryPrefix .name) .c.image.repository -}}
+{{- $tag := .c.image.tag | default $g.tag | default .root.Chart.AppVersion -}}
+{{- if $g.registry -}}
+{{- printf "%s/%s:%s" (trimSuffix "/" $g.registry) $repo $tag -}}
+{{- else -}}
+{{- printf "%s:%s" $repo $tag -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+Secret keys one component receives: its own secretEnv plus the infra URLs it uses.
+Returns a YAML list of {name, optional}. Call with (dict "c" $component).
+*/}}
+{{- define "subx.secretEnv" -}}
+{{- $keys := list -}}
+{{- if .c.uses.redis }}{{ $keys = append $keys (dict "name" "REDIS_URL" "optional" false) }}{{ end -}}
+{{- if .c.uses.mongo }}{{ $keys = append $keys (dict "name" "MONGO_URL" "optional" false) }}{{ end -}}
+{{- range .c.secretEnv }}{{ $keys = append $keys (dict "name" .name "optional" (default false .optional)) }}{{ end -}}
+{{- toYaml $keys -}}
+{{- end -}}
+
+{{/* Non-secret environment of one component (the ConfigMap data). Call with (dict "root" $ "name" $name "c" $component). */}}
+{{- define "subx.configEnv" -}}
+{{- $root := .root -}}
+{{- $env := dict "LOG_LEVEL" $root.Values.global.logLevel "OTEL_SERVICE_NAME" .name "SHUTDOWN_TIMEOUT_MS" (toString (int $root.Values.global.shutdownTimeoutMs)) -}}
+{{- if $root.Values.global.otelExporterOtlpEndpoint }}{{ $_ := set $env "OTEL_EXPORTER_OTLP_ENDPOINT" $root.Values.global.otelExporterOtlpEndpoint }}{{ end -}}
+{{- if eq .c.protocol "grpc" }}{{ $_ := set $env "GRPC_PORT" (toString (int .c.port)) }}{{ else }}{{ $_ := set $env "PORT" (toString (int .c.port)) }}{{ end -}}
+{{- if .c.uses.kafka }}{{ $_ := set $env "KAFKA_BROKERS" $root.Values.infra.kafkaBrokers }}{{ end -}}
+{{- if .c.uses.mongo }}{{ $_ := set $env "MONGO_DB" $root.Values.infra.mongoDb }}{{ end -}}
+{{- range $peer := .c.peers -}}
+{{- $p := index $root.Values.components $peer | default dict -}}
+{{- if not $p }}{{ fail (printf "components.%s.peers: unknown component %q" $.name $peer) }}{{ end -}}
+{{- if ne $p.protocol "grpc" }}{{ fail (printf "components.%s.peers: %q is not a gRPC component" $.name $peer) }}{{ end -}}
+{{- $_ := set $env (printf "%s_GRPC_ADDR" (upper $peer)) (printf "%s:%d" (include "subx.componentName" (dict "root" $root "name" $peer)) (int $p.port)) -}}
+{{- end -}}
+{{- range $k, $v := .c.env }}{{ $_ := set $env $k (toString $v) }}{{ end -}}
+{{- toYaml $env -}}
+{{- end -}}
+
+{{/* Probes of one component: protocol defaults merged with component overrides. */}}
+{{- define "subx.probes" -}}
+{{- $port := int .c.port -}}
+{{- $live := dict -}}
+{{- $ready := dict -}}
+{{- $startup := dict -}}
+{{- if eq .c.protocol "grpc" -}}
+{{- $live = dict "grpc" (dict "port" $port) -}}
+{{- $ready = dict "grpc" (dict "port" $port) -}}
+{{- $startup = dict "grpc" (dict "port" $port) -}}
+{{- else -}}
+{{- $live = dict "httpGet" (dict "path" "/health/live" "port" "http") -}}
+{{- $ready = dict "httpGet" (dict "path" "/health/ready" "port" "http") -}}
+{{- $startup = dict "httpGet" (dict "path" "/health/live" "port" "http") -}}
+{{- end -}}
+{{- $live = merge (dict "periodSeconds" 10 "timeoutSeconds" 3 "failureThreshold" 3) $live -}}
+{{- $ready = merge (dict "periodSeconds" 5 "timeoutSeconds" 3 "failureThreshold" 2) $ready -}}
+{{- $startup = merge (dict "periodSeconds" 2 "timeoutSeconds" 3 "failureThreshold" 30) $startup -}}
+{{- $o := .c.probes | default dict -}}
+livenessProbe:
+{{- toYaml (mergeOverwrite $live (get $o "liveness" | default dict)) | nindent 2 }}
+readinessProbe:
+{{- toYaml (mergeOverwrite $ready (get $o "readiness" | default dict)) | nindent 2 }}
+startupProbe:
+{{- toYaml (mergeOverwrite $startup (get $o "startup" | default dict)) | nindent 2 }}
+{{- end -}}

@@ -1,0 +1,339 @@
+// Renders deploy/helm/subx with every example values file (deploy/helm/subx/ci/*.yaml) through a
+// real `helm template` and checks what an operator relies on: probes, resources, non-root pods,
+// autoscaling, disruption budgets, secrets kept out of ConfigMaps, and the NetworkPolicy shape.
+// helm comes from $HELM, PATH, or ~/.cache/subx-tools/bin (scripts/validate-deploy.sh installs it
+// there). Without helm the suite is skipped loudly, except in CI, where it fails.
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import { homedir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+
+const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+const chartDir = path.join(repoRoot, 'deploy/helm/subx');
+const KUBE_VERSION = '1.33.0';
+
+const GRPC_COMPONENTS: Record<string, number> = {
+  extractor: 50051,
+  comments: 50052,
+  ai: 50053,
+  billing: 50054,
+};
+const ALL_COMPONENTS = ['gateway', ...Object.keys(GRPC_COMPONENTS)];
+const SECRET_KEYS = [
+  'ADMIN_TOKEN',
+  'API_KEY_PEPPER',
+  'OPENAI_API_KEY',
+  'YOUTUBE_PROXIES',
+  'REDIS_URL',
+  'MONGO_URL',
+];
+
+function findHelm(): string | undefined {
+  const candidates = [
+    process.env.HELM,
+    ...(process.env.PATH ?? '').split(path.delimiter).map((dir) => path.join(dir, 'helm')),
+    path.join(process.env.SUBX_TOOLS_DIR ?? path.join(homedir(), '.cache/subx-tools'), 'bin/helm'),
+  ];
+  return candidates.find((c): c is string => !!c && existsSync(c));
+}
+
+const helm = findHelm();
+if (!helm) {
+  if (process.env.CI) {
+    throw new Error(
+      'helm not found (HELM, PATH, ~/.cache/subx-tools/bin): run scripts/validate-deploy.sh first',
+    );
+  }
+  console.warn(
+    '\n#############################################################################\n' +
+      '# SKIPPING test/deploy/helm-render.test.ts: helm not found.                 #\n' +
+      '# Run `bash scripts/validate-deploy.sh` once (installs a pinned helm), or    #\n' +
+      '# set HELM=/path/to/helm. In CI (CI set) this suite fails instead.           #\n' +
+      '#############################################################################\n',
+  );
+}
+
+// Loose shapes of the Kubernetes objects this test reads.
+type Obj = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; labels?: Record<string, string> };
+  data?: Record<string, string>;
+  spec?: Record<string, unknown>;
+};
+type Probe = { grpc?: { port: number }; httpGet?: { path: string; port: string | number } };
+type Container = {
+  name: string;
+  ports?: { name: string; containerPort: number }[];
+  envFrom?: { configMapRef?: { name: string } }[];
+  env?: { name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } }[];
+  livenessProbe?: Probe;
+  readinessProbe?: Probe;
+  startupProbe?: Probe;
+  resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
+  securityContext?: {
+    allowPrivilegeEscalation?: boolean;
+    readOnlyRootFilesystem?: boolean;
+    runAsNonRoot?: boolean;
+  };
+};
+type PodSpec = {
+  securityContext?: { runAsNonRoot?: boolean; runAsUser?: number };
+  containers: Container[];
+  terminationGracePeriodSeconds?: number;
+};
+
+function render(valuesFile: string, extraArgs: string[] = []): Obj[] {
+  const out = execFileSync(
+    helm as string,
+    [
+      'template',
+      'subx',
+      chartDir,
+      '--namespace',
+      'subx',
+      '--kube-version',
+      KUBE_VERSION,
+      '-f',
+      valuesFile,
+      ...extraArgs,
+    ],
+    { encoding: 'utf8', maxBuffer: 32 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  return parseAllDocuments(out)
+    .map((doc) => doc.toJS() as Obj | null)
+    .filter((o): o is Obj => o !== null);
+}
+
+const component = (o: Obj): string | undefined => o.metadata.labels?.['app.kubernetes.io/component'];
+const ofKind = (objs: Obj[], kind: string): Obj[] => objs.filter((o) => o.kind === kind);
+const podSpec = (d: Obj): PodSpec => (d.spec as { template: { spec: PodSpec } }).template.spec;
+const enabledComponents = (objs: Obj[]): string[] =>
+  ofKind(objs, 'Deployment')
+    .map((d) => component(d) ?? '')
+    .sort();
+
+const examples = readdirSync(path.join(chartDir, 'ci')).filter((f) => f.endsWith('.yaml'));
+
+describe.skipIf(!helm)('helm chart deploy/helm/subx', () => {
+  it('has example values to render', () => {
+    expect(examples).toEqual(expect.arrayContaining(['dev-values.yaml', 'production-values.yaml']));
+  });
+
+  describe.each(examples)('rendered with ci/%s', (file) => {
+    // Rendered in beforeAll, not at collection time: collection also runs when the suite is skipped.
+    let objs: Obj[] = [];
+    let deployments: Obj[] = [];
+    beforeAll(() => {
+      objs = render(path.join(chartDir, 'ci', file));
+      deployments = ofKind(objs, 'Deployment');
+    });
+
+    it('renders a Deployment and a Service per enabled component, from the same template', () => {
+      expect(deployments.length).toBeGreaterThan(0);
+      for (const d of deployments) {
+        const name = component(d);
+        expect(name && ALL_COMPONENTS.includes(name)).toBe(true);
+        const svc = ofKind(objs, 'Service').find((s) => s.metadata.name === d.metadata.name);
+        expect(svc, `Service for ${name}`).toBeDefined();
+      }
+    });
+
+    it('gives every container probes of the right kind, resources and a non-root security context', () => {
+      for (const d of deployments) {
+        const name = component(d) as string;
+        const pod = podSpec(d);
+        expect(pod.securityContext?.runAsNonRoot, name).toBe(true);
+        expect(pod.securityContext?.runAsUser, name).not.toBe(0);
+        const [c] = pod.containers;
+        expect(c, name).toBeDefined();
+        if (!c) continue;
+        expect(c.securityContext?.allowPrivilegeEscalation, name).toBe(false);
+        expect(c.securityContext?.readOnlyRootFilesystem, name).toBe(true);
+        expect(c.resources?.requests?.cpu, name).toBeTruthy();
+        expect(c.resources?.requests?.memory, name).toBeTruthy();
+        expect(c.resources?.limits?.memory, name).toBeTruthy();
+
+        const grpcPort = GRPC_COMPONENTS[name];
+        for (const probe of [c.livenessProbe, c.readinessProbe, c.startupProbe]) {
+          expect(probe, `${name} probe`).toBeDefined();
+          if (grpcPort !== undefined) {
+            expect(probe?.grpc?.port, name).toBe(grpcPort);
+            expect(probe?.httpGet, name).toBeUndefined();
+          } else {
+            expect(probe?.httpGet?.port, name).toBe('http');
+            expect(probe?.grpc, name).toBeUndefined();
+          }
+        }
+        if (grpcPort === undefined) {
+          expect(c.livenessProbe?.httpGet?.path).toBe('/health/live');
+          expect(c.readinessProbe?.httpGet?.path).toBe('/health/ready');
+        }
+        // The kubelet must not SIGKILL a pod that is still inside SHUTDOWN_TIMEOUT_MS.
+        const cm = ofKind(objs, 'ConfigMap').find((m) => m.metadata.name === d.metadata.name);
+        const shutdownMs = Number(cm?.data?.SHUTDOWN_TIMEOUT_MS);
+        expect(shutdownMs, name).toBeGreaterThan(0);
+        expect((pod.terminationGracePeriodSeconds ?? 30) * 1000, name).toBeGreaterThan(shutdownMs);
+      }
+    });
+
+    it('wires gRPC peers to the rendered Services and ports', () => {
+      const services = new Map(
+        ofKind(objs, 'Service').map((s) => {
+          const ports = (s.spec as { ports: { port: number }[] }).ports;
+          return [s.metadata.name, ports[0]?.port];
+        }),
+      );
+      for (const cm of ofKind(objs, 'ConfigMap')) {
+        for (const [key, value] of Object.entries(cm.data ?? {})) {
+          if (!key.endsWith('_GRPC_ADDR')) continue;
+          const [host, port] = value.split(':');
+          expect(services.get(host ?? ''), `${cm.metadata.name} ${key}=${value}`).toBe(Number(port));
+        }
+      }
+    });
+
+    it('scales gateway and extractor with an HPA (when enabled) and never fixes their replicas then', () => {
+      const hpas = ofKind(objs, 'HorizontalPodAutoscaler');
+      for (const hpa of hpas) {
+        const target = (hpa.spec as { scaleTargetRef: { name: string } }).scaleTargetRef.name;
+        const d = deployments.find((x) => x.metadata.name === target);
+        expect(d, `HPA ${hpa.metadata.name} target`).toBeDefined();
+        expect((d?.spec as { replicas?: number }).replicas).toBeUndefined();
+      }
+      if (file !== 'minimal-values.yaml') {
+        expect(hpas.map(component).sort()).toEqual(['extractor', 'gateway']);
+      }
+    });
+
+    it('has a PodDisruptionBudget selecting each component', () => {
+      const pdbs = ofKind(objs, 'PodDisruptionBudget');
+      expect(pdbs.map(component).sort()).toEqual(enabledComponents(objs));
+      for (const pdb of pdbs) {
+        const sel = (pdb.spec as { selector: { matchLabels: Record<string, string> } }).selector.matchLabels;
+        expect(sel['app.kubernetes.io/component']).toBe(component(pdb));
+      }
+    });
+
+    it('keeps secret keys out of ConfigMaps and takes them from the Secret', () => {
+      for (const cm of ofKind(objs, 'ConfigMap')) {
+        for (const key of SECRET_KEYS) expect(cm.data ?? {}, cm.metadata.name).not.toHaveProperty(key);
+      }
+      const gateway = deployments.find((d) => component(d) === 'gateway');
+      const env = podSpec(gateway as Obj).containers[0]?.env ?? [];
+      for (const key of ['ADMIN_TOKEN', 'API_KEY_PEPPER', 'REDIS_URL', 'MONGO_URL']) {
+        const entry = env.find((e) => e.name === key);
+        expect(entry?.valueFrom?.secretKeyRef?.key, key).toBe(key);
+        expect(entry?.value, key).toBeUndefined();
+      }
+      // Least privilege: only the gateway gets the admin token and the pepper.
+      for (const d of deployments.filter((x) => component(x) !== 'gateway')) {
+        const names = (podSpec(d).containers[0]?.env ?? []).map((e) => e.name);
+        expect(names, component(d)).not.toContain('ADMIN_TOKEN');
+        expect(names, component(d)).not.toContain('API_KEY_PEPPER');
+      }
+    });
+  });
+
+  describe('secrets', () => {
+    it('creates the Secret from values, base64-encoded, and references it by name', () => {
+      const objs = render(path.join(chartDir, 'ci/dev-values.yaml'));
+      const [secret] = ofKind(objs, 'Secret');
+      expect(secret?.data?.ADMIN_TOKEN).toBe(Buffer.from('ci-admin-token').toString('base64'));
+      const gateway = ofKind(objs, 'Deployment').find((d) => component(d) === 'gateway') as Obj;
+      const ref = podSpec(gateway).containers[0]?.env?.find((e) => e.name === 'ADMIN_TOKEN');
+      expect(ref?.valueFrom?.secretKeyRef?.name).toBe(secret?.metadata.name);
+    });
+
+    it('with existingSecret, creates no Secret and references the existing one', () => {
+      const objs = render(path.join(chartDir, 'ci/production-values.yaml'));
+      expect(ofKind(objs, 'Secret')).toEqual([]);
+      for (const d of ofKind(objs, 'Deployment')) {
+        for (const e of podSpec(d).containers[0]?.env ?? []) {
+          expect(e.valueFrom?.secretKeyRef?.name).toBe('subx-runtime');
+        }
+      }
+    });
+
+    it('refuses to render without ADMIN_TOKEN or an existing Secret', () => {
+      expect(() =>
+        execFileSync(helm as string, ['template', 'subx', chartDir, '--kube-version', KUBE_VERSION], {
+          encoding: 'utf8',
+          stdio: 'pipe',
+        }),
+      ).toThrow(/ADMIN_TOKEN is required/);
+    });
+
+    it('refuses a secret key placed in plain env', () => {
+      expect(() =>
+        render(path.join(chartDir, 'ci/dev-values.yaml'), [
+          '--set',
+          'components.ai.env.OPENAI_API_KEY=sk-oops',
+        ]),
+      ).toThrow(/OPENAI_API_KEY is a secret key/);
+    });
+  });
+
+  describe('NetworkPolicy', () => {
+    it('is absent unless enabled', () => {
+      expect(ofKind(render(path.join(chartDir, 'ci/dev-values.yaml')), 'NetworkPolicy')).toEqual([]);
+    });
+
+    it('lets anyone reach the gateway and only gateway/ai reach the internal services', () => {
+      const objs = render(path.join(chartDir, 'ci/dev-values.yaml'), ['--set', 'networkPolicy.enabled=true']);
+      type Rule = { from?: { podSelector?: { matchLabels: Record<string, string> } }[]; ports?: unknown[] };
+      const policies = new Map(
+        ofKind(objs, 'NetworkPolicy').map((p) => [
+          component(p),
+          p.spec as {
+            podSelector: { matchLabels: Record<string, string> };
+            ingress: Rule[];
+            policyTypes: string[];
+          },
+        ]),
+      );
+      expect([...policies.keys()].sort()).toEqual([...ALL_COMPONENTS].sort());
+      const callers = (name: string): string[] =>
+        (policies.get(name)?.ingress ?? [])
+          .flatMap((r) => r.from ?? [])
+          .map((f) => f.podSelector?.matchLabels['app.kubernetes.io/component'] ?? '?')
+          .sort();
+
+      const gateway = policies.get('gateway');
+      expect(gateway?.policyTypes).toEqual(['Ingress']);
+      expect(gateway?.ingress).toHaveLength(1);
+      expect(gateway?.ingress[0]?.from).toBeUndefined(); // no `from`: any source
+      expect(callers('extractor')).toEqual(['ai', 'gateway']);
+      expect(callers('comments')).toEqual(['ai', 'gateway']);
+      expect(callers('ai')).toEqual(['gateway']);
+      expect(callers('billing')).toEqual(['gateway']);
+      for (const [name, spec] of policies) {
+        expect(spec.podSelector.matchLabels['app.kubernetes.io/component'], String(name)).toBe(name);
+      }
+    });
+  });
+
+  it('renders an Ingress to the gateway Service only when enabled', () => {
+    const off = render(path.join(chartDir, 'ci/dev-values.yaml'));
+    expect(ofKind(off, 'Ingress')).toEqual([]);
+    const on = render(path.join(chartDir, 'ci/production-values.yaml'));
+    const [ingress] = ofKind(on, 'Ingress');
+    const gatewaySvc = ofKind(on, 'Service').find((s) => component(s) === 'gateway');
+    const rules = (
+      ingress?.spec as { rules: { http: { paths: { backend: { service: { name: string } } }[] } }[] }
+    ).rules;
+    expect(rules[0]?.http.paths[0]?.backend.service.name).toBe(gatewaySvc?.metadata.name);
+  });
+
+  it('drops disabled components and the peers that pointed at them', () => {
+    const objs = render(path.join(chartDir, 'ci/minimal-values.yaml'));
+    expect(enabledComponents(objs)).toEqual(['extractor', 'gateway']);
+    const gatewayCm = ofKind(objs, 'ConfigMap').find((m) => component(m) === 'gateway');
+    expect(Object.keys(gatewayCm?.data ?? {}).filter((k) => k.endsWith('_GRPC_ADDR'))).toEqual([
+      'EXTRACTOR_GRPC_ADDR',
+    ]);
+  });
+});
