@@ -1,0 +1,35 @@
+/** Composition root of the gateway running alone (compose, Kubernetes). */
+import { createAdapters } from '@subx/ports';
+import { runService } from '@subx/service-kit';
+import { ConfigSchema } from './config.ts';
+import { startGateway } from './start-gateway.ts';
+
+await runService({
+  service: 'gateway',
+  schema: ConfigSchema,
+  start: async (config, logger) => {
+    const adapters = createAdapters({
+      redisUrl: config.REDIS_URL,
+      kafkaBrokers: config.KAFKA_BROKERS,
+      mongoUrl: config.MONGO_URL,
+      mongoDb: config.MONGO_DB,
+      clientId: config.KAFKA_CLIENT_ID,
+      logger,
+    });
+    const gateway = await startGateway({
+      config,
+      env: process.env,
+      embedded: false,
+      store: adapters.store,
+      kv: adapters.kv,
+      bus: adapters.bus,
+      logger,
+    });
+    return {
+      stop: async () => {
+        await gateway.stop();
+        await adapters.close();
+      },
+    };
+  },
+});
