@@ -1,0 +1,168 @@
+// docker-compose.yml rules that a Compose parser does not check on its own (scripts/validate-deploy.sh
+// runs the real parser): profile selection (Debian's docker-compose 1.29 ignores profiles in
+// `config`), dependency conditions that can actually be met, peer addresses matching the ports the
+// services listen on, and .env.example documenting every variable the file reads.
+import { execFile } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+
+const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+const composeText = readFileSync(path.join(repoRoot, 'docker-compose.yml'), 'utf8');
+
+type Service = {
+  profiles?: string[];
+  image?: string;
+  build?: { context: string; dockerfile: string; args?: Record<string, string> };
+  environment?: Record<string, string | number>;
+  depends_on?: Record<string, { condition: string }>;
+  healthcheck?: { test: string[] | string };
+  ports?: string[];
+  volumes?: string[];
+  entrypoint?: string[];
+};
+const compose = parse(composeText, { merge: true }) as { services: Record<string, Service> };
+const services = compose.services;
+
+const INFRA = ['kafka', 'kafka-init', 'mongo', 'otel-collector', 'redis'];
+const APPS = ['ai', 'billing', 'comments', 'extractor', 'gateway'];
+
+// Compose semantics: a service runs when it has no profiles or one of its profiles is active.
+const enabled = (active: string[]): string[] =>
+  Object.entries(services)
+    .filter(([, s]) => !s.profiles || s.profiles.some((p) => active.includes(p)))
+    .map(([name]) => name)
+    .sort();
+
+describe('docker-compose.yml', () => {
+  it('profile infra starts the backing services only; profile apps starts everything', () => {
+    expect(enabled(['infra'])).toEqual(INFRA);
+    expect(enabled(['apps'])).toEqual([...INFRA, ...APPS].sort());
+  });
+
+  it('.env.example activates the apps profile, so a plain `docker compose up` runs the whole stack', () => {
+    const env = readFileSync(path.join(repoRoot, '.env.example'), 'utf8');
+    const profiles = /^COMPOSE_PROFILES=(.*)$/m.exec(env)?.[1]?.split(',') ?? [];
+    expect(enabled(profiles)).toEqual([...INFRA, ...APPS].sort());
+  });
+
+  it('only depends on services that are enabled with it and can meet the condition', () => {
+    for (const [name, svc] of Object.entries(services)) {
+      for (const [dep, { condition }] of Object.entries(svc.depends_on ?? {})) {
+        const target = services[dep];
+        expect(target, `${name} -> ${dep}`).toBeDefined();
+        for (const profile of svc.profiles ?? []) {
+          expect(target?.profiles ?? [profile], `${name} -> ${dep} under profile ${profile}`).toContain(
+            profile,
+          );
+        }
+        if (condition === 'service_healthy') expect(target?.healthcheck, `${dep} healthcheck`).toBeDefined();
+        if (condition === 'service_completed_successfully') expect(dep).toBe('kafka-init');
+      }
+    }
+  });
+
+  it('builds every app from the shared Dockerfile and probes it with the image health check', () => {
+    for (const name of APPS) {
+      const svc = services[name] as Service;
+      expect(svc.build?.dockerfile, name).toBe('deploy/docker/Dockerfile');
+      expect(svc.build?.args?.SERVICE, name).toBe(name);
+      expect(svc.healthcheck?.test, name).toContain('/app/deploy/docker/healthcheck.ts');
+      expect(svc.environment?.OTEL_SERVICE_NAME, name).toBe(name);
+      // Apps wait for topics: nothing creates them implicitly (auto-create is off).
+      if (svc.environment?.KAFKA_BROKERS !== undefined) {
+        expect(svc.depends_on?.['kafka-init']?.condition, name).toBe('service_completed_successfully');
+      }
+    }
+    expect(services.kafka?.environment?.KAFKA_AUTO_CREATE_TOPICS_ENABLE).toBe('false');
+  });
+
+  it('points every *_GRPC_ADDR at the port the target service listens on, and waits for it', () => {
+    let checked = 0;
+    for (const [name, svc] of Object.entries(services)) {
+      for (const [key, value] of Object.entries(svc.environment ?? {})) {
+        if (!key.endsWith('_GRPC_ADDR')) continue;
+        const [host, port] = String(value).split(':');
+        const target = services[host ?? ''];
+        expect(target?.environment?.GRPC_PORT, `${name} ${key}`).toBe(port);
+        expect(svc.depends_on?.[host ?? '']?.condition, `${name} waits for ${host}`).toBe('service_healthy');
+        checked++;
+      }
+    }
+    expect(checked).toBe(6); // gateway: 4 peers, ai: 2
+  });
+
+  it('publishes the API on localhost:8080 and reads ADMIN_TOKEN from the environment', () => {
+    expect(services.gateway?.ports).toContain('${GATEWAY_HOST_PORT:-8080}:8080');
+    expect(services.gateway?.environment?.ADMIN_TOKEN).toMatch(/^\$\{ADMIN_TOKEN:-.+\}$/);
+  });
+
+  it('documents every variable it interpolates in .env.example', () => {
+    const env = readFileSync(path.join(repoRoot, '.env.example'), 'utf8');
+    const documented = new Set([...env.matchAll(/^([A-Z_][A-Z0-9_]*)=/gm)].map((m) => m[1]));
+    const used = new Set([...composeText.matchAll(/\$\{([A-Z_][A-Z0-9_]*)/g)].map((m) => m[1]));
+    expect([...used].filter((v) => !documented.has(v))).toEqual([]);
+  });
+});
+
+describe('scripts/kafka-topics.sh (kafka-init)', () => {
+  // A stand-in for Kafka's kafka-topics.sh that records its arguments; the real CLI is exercised by
+  // `docker compose up`. What matters here is which topics the script asks for, and how.
+  function runWithRecorder(env: Record<string, string> = {}): Promise<{ code: number; calls: string[][] }> {
+    const dir = mkdtempSync(path.join(tmpdir(), 'kafka-topics-'));
+    const log = path.join(dir, 'calls.log');
+    const bin = path.join(dir, 'kafka-topics.sh');
+    writeFileSync(bin, `#!/usr/bin/env bash\nprintf '%s\\t' "$@" >> '${log}'\necho >> '${log}'\n`);
+    chmodSync(bin, 0o755);
+    writeFileSync(log, '');
+    return new Promise((resolve) => {
+      execFile(
+        'bash',
+        [path.join(repoRoot, 'scripts/kafka-topics.sh')],
+        { env: { PATH: process.env.PATH ?? '', KAFKA_TOPICS_BIN: bin, ...env }, timeout: 30_000 },
+        (err) => {
+          const calls = readFileSync(log, 'utf8')
+            .split('\n')
+            .filter(Boolean)
+            .map((line) => line.split('\t').filter(Boolean));
+          resolve({ code: err ? Number(err.code ?? 1) : 0, calls });
+        },
+      );
+    });
+  }
+
+  it('creates each topic and its .dlq twin idempotently with 3 partitions', async () => {
+    const { code, calls } = await runWithRecorder({ KAFKA_BOOTSTRAP: 'kafka:9092' });
+    expect(code).toBe(0);
+    const creates = calls.filter((c) => c.includes('--create'));
+    const topics = creates.map((c) => c[c.indexOf('--topic') + 1]).sort();
+    expect(topics).toEqual([
+      'billing.credit-usage.v1',
+      'billing.credit-usage.v1.dlq',
+      'extract.jobs.v1',
+      'extract.jobs.v1.dlq',
+      'extract.results.v1',
+      'extract.results.v1.dlq',
+    ]);
+    for (const c of creates) {
+      expect(c).toContain('--if-not-exists');
+      expect(c[c.indexOf('--partitions') + 1]).toBe('3');
+      expect(c[c.indexOf('--bootstrap-server') + 1]).toBe('kafka:9092');
+    }
+  });
+
+  it('fails when the kafka-topics binary is missing', async () => {
+    const result = await new Promise<number>((resolve) =>
+      execFile(
+        'bash',
+        [path.join(repoRoot, 'scripts/kafka-topics.sh')],
+        { env: { PATH: '/usr/bin:/bin', KAFKA_TOPICS_BIN: '/nonexistent/kafka-topics.sh' } },
+        (err) => resolve(err ? Number(err.code ?? 1) : 0),
+      ),
+    );
+    expect(result).toBe(1);
+  });
+});
