@@ -7,6 +7,7 @@ import type { z } from 'zod';
 import { ConfigError, loadConfig, redactConfig, secretKeysOf } from './config.ts';
 import { createLifecycle } from './lifecycle.ts';
 import { createLogger } from './logger.ts';
+import { activeTelemetry } from './telemetry.ts';
 import type { Logger } from 'pino';
 
 export interface RunnableService {
@@ -38,6 +39,8 @@ export async function runService<S extends z.ZodType>(options: {
   const shutdownTimeoutMs =
     typeof settings.SHUTDOWN_TIMEOUT_MS === 'number' ? settings.SHUTDOWN_TIMEOUT_MS : 10_000;
   const lifecycle = createLifecycle({ logger, shutdownTimeoutMs });
+  // Registered first so it stops last: spans of the shutdown itself are still flushed.
+  lifecycle.register('telemetry', { stop: () => activeTelemetry()?.shutdown() });
   let running: RunnableService | undefined;
   lifecycle.register(options.service, {
     start: async () => {

@@ -2,7 +2,7 @@ import { context, propagation, trace } from '@opentelemetry/api';
 import type { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createInstrumentations } from './instrumentations.ts';
-import { startTelemetry } from './telemetry.ts';
+import { activeTelemetry, startTelemetry } from './telemetry.ts';
 import type { SpanProcessor } from './telemetry.ts';
 import { currentTraceParent, injectTraceContext, withSpan } from './trace-context.ts';
 
@@ -27,6 +27,7 @@ describe('startTelemetry', () => {
 
   it('registers a tracer provider and W3C propagation; child spans get fresh ids in the same trace', async () => {
     expect(telemetry.exporting).toBe(true);
+    expect(activeTelemetry()).toBe(telemetry);
     await withSpan('parent', async () => {
       const parentId = trace.getActiveSpan()?.spanContext().spanId;
       const headers = injectTraceContext({});

@@ -46,6 +46,13 @@ const dropSpans: SpanProcessor = {
   shutdown: async () => {},
 };
 
+let active: Telemetry | undefined;
+
+/** The telemetry started in this process (by the --import preload), if any. */
+export function activeTelemetry(): Telemetry | undefined {
+  return active;
+}
+
 export function startTelemetry(options: StartTelemetryOptions): Telemetry {
   const env = options.env ?? process.env;
   const endpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT;
@@ -72,8 +79,9 @@ export function startTelemetry(options: StartTelemetryOptions): Telemetry {
   });
   sdk.start();
   let stopped: Promise<void> | undefined;
-  return {
+  active = {
     exporting,
     shutdown: () => (stopped ??= sdk.shutdown()),
   };
+  return active;
 }
