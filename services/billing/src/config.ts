@@ -8,6 +8,7 @@ export const ConfigSchema = z.object({
   KAFKA_BROKERS: csv.optional(),
   KAFKA_CLIENT_ID: z.string().trim().min(1).default('billing'),
   KAFKA_GROUP_ID: z.string().trim().min(1).default('billing-ledger'),
+  CREDIT_USAGE_TOPIC: z.string().trim().min(1).default('billing.credit-usage.v1'),
   /** Unset: the in-memory store (only meaningful inside `npm start`). */
   MONGO_URL: secret(urlStringOf(['mongodb:', 'mongodb+srv:'])).optional(),
   MONGO_DB: z.string().trim().min(1).default('subx'),

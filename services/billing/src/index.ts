@@ -10,9 +10,17 @@ import type { BillingConfig } from './config.ts';
 import { billingServiceRegistration } from './grpc/billing.handlers.ts';
 import { startUsageConsumer } from './ledger/usage-consumer.ts';
 import { createUsageLedger } from './ledger/usage-ledger.ts';
+import type { UsageLedger, UsageLedgerOptions } from './ledger/usage-ledger.ts';
 
 export { createUsageLedger, validateUsageEvent, InvalidUsageEventError } from './ledger/usage-ledger.ts';
-export type { UsageLedger, UsageReport, DayUsage, LedgerEntry } from './ledger/usage-ledger.ts';
+export type {
+  UsageLedger,
+  UsageLedgerOptions,
+  UsageReport,
+  DayUsage,
+  LedgerEntry,
+  DailyAggregate,
+} from './ledger/usage-ledger.ts';
 export { startUsageConsumer, CREDIT_USAGE_TOPIC, BILLING_GROUP_ID } from './ledger/usage-consumer.ts';
 export { ConfigSchema, loadBillingConfig } from './config.ts';
 export type { BillingConfig } from './config.ts';
@@ -24,10 +32,13 @@ export interface StartBillingServiceOptions {
   readonly logger: Logger;
   readonly clock?: Clock;
   readonly host?: string;
+  readonly ledger?: UsageLedgerOptions;
 }
 
 export interface RunningBillingService {
   readonly port: number;
+  /** The ledger the service writes (reconciliation checks, admin tooling). */
+  readonly ledger: UsageLedger;
   stop(timeoutMs?: number): Promise<void>;
 }
 
@@ -35,12 +46,13 @@ export async function startBillingService(
   options: StartBillingServiceOptions,
 ): Promise<RunningBillingService> {
   const { config, logger } = options;
-  const ledger = await createUsageLedger(options.store, options.clock ?? systemClock);
+  const ledger = await createUsageLedger(options.store, options.clock ?? systemClock, options.ledger);
   const consumer: Subscription = await startUsageConsumer({
     bus: options.bus,
     ledger,
     logger: logger.child({ component: 'usage-consumer' }),
     groupId: config.KAFKA_GROUP_ID,
+    topic: config.CREDIT_USAGE_TOPIC,
   });
   const server = await startGrpcServer({
     port: config.GRPC_PORT,
@@ -51,9 +63,11 @@ export async function startBillingService(
   logger.info({ port: server.port }, 'billing service started');
   return {
     port: server.port,
+    ledger,
     async stop(timeoutMs = config.SHUTDOWN_TIMEOUT_MS) {
-      await server.shutdown(timeoutMs);
+      // Stop consuming first (the in-flight event finishes and commits), then the read side.
       await consumer.stop();
+      await server.shutdown(timeoutMs);
     },
   };
 }

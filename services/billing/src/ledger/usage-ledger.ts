@@ -18,14 +18,18 @@ export interface LedgerEntry {
   successful_items: number;
   attempted_items: number;
   recorded_at: string;
+  /** True once the entry is in its day's aggregate; set after the aggregate update. */
+  counted: boolean;
   [key: string]: unknown;
 }
 
 /**
- * Per-account, per-UTC-day aggregate. `events.<event id>` marks the events already counted, and
- * the counting update is conditional on that marker being absent: one atomic single-document
- * update both counts and marks, so redelivery never double-counts (no transactions needed, which
- * FerretDB 1.x does not offer).
+ * Per-account, per-UTC-day aggregate. The counting update is conditional on the marker
+ * `pending.<event id>` being absent and sets it: one atomic single-document update both counts and
+ * marks, so a redelivered event can never be counted twice (no transactions needed, which
+ * FerretDB 1.x does not offer). Markers are pruned once older than the grace period, and only
+ * after the ledger entry says `counted: true` — from then on the ledger entry is what stops a
+ * redelivery — so the document stays small however many events a day has.
  */
 export interface DailyAggregate {
   _id: string;
@@ -34,7 +38,8 @@ export interface DailyAggregate {
   requests: number;
   credits: number;
   ops: Record<string, { requests: number; credits: number }>;
-  events: Record<string, 1>;
+  /** event id → when it was counted (ms since the epoch). */
+  pending: Record<string, number>;
   [key: string]: unknown;
 }
 
@@ -100,21 +105,34 @@ export interface UsageLedger {
   ledgerTotal(accountId: string): Promise<{ credits: number; entries: number }>;
 }
 
+export interface UsageLedgerOptions {
+  /**
+   * How long a counted event's marker stays on its aggregate (default 1 h). A second delivery of
+   * the same event that read the ledger entry before it was marked counted, and reaches the
+   * aggregate only after the marker is gone, would count twice: the grace period must outlast
+   * any such overlap (a consumer that lost its partition mid-message finishes within seconds).
+   */
+  markerGraceMs?: number;
+}
+
 export async function createUsageLedger(
   store: DocumentStore,
   clock: { now(): number },
+  options: UsageLedgerOptions = {},
 ): Promise<UsageLedger> {
+  const graceMs = options.markerGraceMs ?? 60 * 60_000;
   const ledger: Collection<LedgerEntry> = store.collection<LedgerEntry>('usage_ledger');
   const daily: Collection<DailyAggregate> = store.collection<DailyAggregate>('usage_daily');
   await ledger.createIndex({ account_id: 1, day: 1 });
   await daily.createIndex({ account_id: 1, day: 1 });
 
-  async function countIntoDaily(entry: LedgerEntry): Promise<void> {
+  /** Counts the entry into its day unless its marker is there; returns the aggregate after. */
+  async function countIntoDaily(entry: LedgerEntry): Promise<DailyAggregate | null> {
     const op = safeOperation(entry.operation);
     const id = `${entry.account_id}:${entry.day}`;
     try {
-      await daily.updateOne(
-        { _id: id, [`events.${entry._id}`]: { $exists: false } },
+      return await daily.findOneAndUpdate(
+        { _id: id, [`pending.${entry._id}`]: { $exists: false } },
         {
           $inc: {
             requests: 1,
@@ -122,16 +140,31 @@ export async function createUsageLedger(
             [`ops.${op}.requests`]: 1,
             [`ops.${op}.credits`]: entry.credits,
           },
-          $set: { [`events.${entry._id}`]: 1 },
+          $set: { [`pending.${entry._id}`]: clock.now() },
           $setOnInsert: { account_id: entry.account_id, day: entry.day },
         },
-        { upsert: true },
+        { upsert: true, returnDocument: 'after' },
       );
     } catch (err) {
-      // The upsert collides with an existing aggregate that already carries this event's
+      // The upsert collides with the existing aggregate that already carries this event's
       // marker (the filter did not match it): already counted.
       if (!(err instanceof DuplicateKeyError)) throw err;
+      return null;
     }
+  }
+
+  /** Drops markers past the grace period; each one's ledger entry is marked counted first. */
+  async function pruneMarkers(aggregate: DailyAggregate): Promise<void> {
+    const cutoff = clock.now() - graceMs;
+    const stale = Object.entries(aggregate.pending ?? {})
+      .filter(([, at]) => typeof at === 'number' && at < cutoff)
+      .map(([eventId]) => eventId);
+    if (stale.length === 0) return;
+    for (const eventId of stale) await ledger.updateOne({ _id: eventId }, { $set: { counted: true } });
+    await daily.updateOne(
+      { _id: aggregate._id },
+      { $unset: Object.fromEntries(stale.map((eventId) => [`pending.${eventId}`, ''] as const)) },
+    );
   }
 
   return {
@@ -150,6 +183,7 @@ export async function createUsageLedger(
         successful_items: event.successfulItems,
         attempted_items: event.attemptedItems,
         recorded_at: new Date(clock.now()).toISOString(),
+        counted: false,
       };
       let outcome: RecordOutcome = 'recorded';
       try {
@@ -157,10 +191,14 @@ export async function createUsageLedger(
       } catch (err) {
         if (!(err instanceof DuplicateKeyError)) throw err;
         outcome = 'duplicate';
+        const existing = await ledger.findOne({ _id: entry._id });
+        if (existing?.counted) return outcome;
+        // Otherwise an earlier delivery stopped between the ledger insert and the count (or is
+        // counting right now): the count below is conditional on the marker, so it is safe.
       }
-      // Also on a duplicate: a crash after the ledger insert but before counting is healed by
-      // the redelivery, and the marker makes a second count impossible.
-      await countIntoDaily(entry);
+      const aggregate = await countIntoDaily(entry);
+      await ledger.updateOne({ _id: entry._id }, { $set: { counted: true } });
+      if (aggregate) await pruneMarkers(aggregate);
       return outcome;
     },
 
