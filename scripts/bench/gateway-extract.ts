@@ -203,7 +203,7 @@ async function main(): Promise<void> {
     // Warm-up of both (JIT, connection pools), then the measured runs.
     await load('warm-up bare', ready.barePort, {}, 2);
     await load('warm-up full', ready.gatewayPort, auth, 2);
-    const bare = await load('bare fastify route', ready.barePort, {}, DURATION);
+    const bare = await load('bare fastify route', ready.barePort, {}, ONLY_FULL ? 1 : DURATION);
     const full = await load(
       'full path (auth, rate limit, gRPC, cache, format)',
       ready.gatewayPort,
