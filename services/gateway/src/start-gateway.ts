@@ -124,6 +124,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     fanOut,
     kv,
     clock,
+    pricing: accessConfig.pricing,
     adminRoutes: access.adminRoutes,
     readiness: async () => {
       if (draining || !backends.channelsHealthy()) return false;
