@@ -202,6 +202,7 @@ describe('npm start over a real socket', () => {
     const s = await json(res);
     expect(s.summary.length).toBeGreaterThan(10);
     expect(s.credits_used).toBe(4);
+    expect(s.model).toBe('local-extractive');
     expect(s.video_metadata.title).toBeTruthy();
     const again = await json(
       await post('/api/v1/summarize', { video_url: `https://youtu.be/${videoIds.manualAndAuto}` }),
@@ -219,6 +220,7 @@ describe('npm start over a real socket', () => {
     expect(['positive', 'negative', 'mixed']).toContain(a.sentiment);
     expect(a.sample_size).toBe(20);
     expect(a.credits_used).toBe(3);
+    expect(a.model).toBe('local-lexicon');
   });
 
   it('the admin API creates a free account whose key is refused on Pro operations', async () => {

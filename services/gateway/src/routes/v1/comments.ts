@@ -84,6 +84,8 @@ export const registerCommentsAnalyze: RouteRegistrar = (app, ctx) => {
           total_comments: Number(a.totalComments),
           credits_used: charge,
           cached: a.cached,
+          // Which engine analysed: the model name, or local-lexicon for the offline fallback.
+          model: a.model,
           request_id: request.id,
         };
       });

@@ -62,6 +62,8 @@ export const registerSummarize: RouteRegistrar = (app, ctx) => {
             cached: s.cached,
             video_metadata: { title: s.videoTitle, duration: s.videoDuration, channel: s.videoChannel },
             timestamps: s.timestamps.map((t) => ({ seconds: t.seconds, topic: t.topic, text: t.text })),
+            // Which engine wrote this: the model name, or local-extractive for the offline fallback.
+            model: s.model,
           };
         },
       );
