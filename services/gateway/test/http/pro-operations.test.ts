@@ -46,6 +46,7 @@ describe('POST /api/v1/summarize', () => {
       cached: false,
       video_metadata: { title: 'Title', duration: 900, channel: 'Chan' },
       timestamps: [{ seconds: 12, topic: 'Intro', text: 'It begins.' }],
+      model: 'local-extractive',
     });
     expect(gw.backends.calls[0]?.request).toEqual({
       videoId: VIDEO,
@@ -231,6 +232,7 @@ describe('POST /api/v1/comments/analyze', () => {
       total_comments: 1234,
       credits_used: 3,
       cached: false,
+      model: 'local-lexicon',
       request_id: res.headers['x-request-id'],
     });
     expect(gw.backends.calls[0]?.request).toEqual({ videoId: VIDEO, sampleSize: 50 });
