@@ -287,10 +287,14 @@ export const OPERATIONS: OperationSpec[] = [
     },
     response: {
       type: 'object',
-      required: ['summary', 'video_id', 'credits_used', 'cached', 'video_metadata', 'timestamps'],
+      required: ['summary', 'video_id', 'credits_used', 'cached', 'video_metadata', 'timestamps', 'model'],
       additionalProperties: false,
       properties: {
         summary: { type: 'string' },
+        model: {
+          type: 'string',
+          description: 'Which engine wrote the summary: the model name, or `local-extractive` for the offline fallback.',
+        },
         video_id: { type: 'string' },
         credits_used: { type: 'integer' },
         cached: { type: 'boolean' },
@@ -435,11 +439,16 @@ export const OPERATIONS: OperationSpec[] = [
         'total_comments',
         'credits_used',
         'cached',
+        'model',
         'request_id',
       ],
       additionalProperties: false,
       properties: {
         sentiment: { type: 'string', enum: ['positive', 'negative', 'mixed'] },
+        model: {
+          type: 'string',
+          description: 'Which engine analysed: the model name, or `local-lexicon` for the offline fallback.',
+        },
         themes: { type: 'array', maxItems: 5, items: { type: 'string' } },
         key_quotes: {
           type: 'array',
