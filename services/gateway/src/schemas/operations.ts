@@ -293,7 +293,8 @@ export const OPERATIONS: OperationSpec[] = [
         summary: { type: 'string' },
         model: {
           type: 'string',
-          description: 'Which engine wrote the summary: the model name, or `local-extractive` for the offline fallback.',
+          description:
+            'Which engine wrote the summary: the model name, or `local-extractive` for the offline fallback.',
         },
         video_id: { type: 'string' },
         credits_used: { type: 'integer' },
