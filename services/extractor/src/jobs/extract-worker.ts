@@ -94,6 +94,14 @@ export async function startExtractWorker(deps: ExtractWorkerDeps): Promise<Subsc
     }
     const budgetMs = Math.min(untilDeadline, job.itemTimeoutMs > 0 ? job.itemTimeoutMs : Infinity);
     const outcome = await extract(job, budgetMs);
+    if (clock.now() >= deadline) {
+      // The request has answered without us (TIMEOUT); a result now would only be dropped.
+      deps.logger.info(
+        { correlation_id: job.correlationId, video_id: job.videoId },
+        'extract job outlived its deadline',
+      );
+      return;
+    }
 
     const base = {
       envelope: {

@@ -1,0 +1,85 @@
+/**
+ * Shared pieces of the cross-service system tests and the fan-out benchmark: Kafka buses tuned for
+ * quick rebalances, unique topic names (the broker is shared by every test run), synthetic
+ * fake-YouTube videos, and real extraction services pointed at the fake.
+ */
+import { randomUUID } from 'node:crypto';
+import { createExtractionService } from '../../services/extractor/src/extraction-service.ts';
+import type { ExtractionService } from '../../services/extractor/src/extraction-service.ts';
+import { createInMemoryKeyValueStore, createJsonCache, createKafkaEventBus } from '@subx/ports';
+import type { KafkaEventBus } from '@subx/ports';
+import { defaultRoutes, loadFixture, videoIds } from '@subx/testing/fake-youtube';
+import type { RouteTable, VideoRoute } from '@subx/testing/fake-youtube';
+import { YouTubeClient, loadYouTubeConfig } from '@subx/youtube';
+
+export const silentLogger = {
+  debug: () => {},
+  info: () => {},
+  warn: () => {},
+  error: () => {},
+};
+
+/** Short group timings so joins, leaves and rebalances take a second or two, not 30 s. */
+export function testKafkaBus(brokers: string[], clientId: string, partitions = 3): KafkaEventBus {
+  return createKafkaEventBus({
+    brokers,
+    clientId,
+    partitions,
+    consumer: { sessionTimeout: 6_000, heartbeatInterval: 300, rebalanceTimeout: 5_000, maxWaitTimeInMs: 20 },
+    retryBackoff: { initialMs: 20, maxMs: 200 },
+  });
+}
+
+/** Topic names of one test run, so runs sharing a broker never see each other's messages. */
+export function uniqueTopics(label: string) {
+  const suffix = `${label}.${randomUUID().slice(0, 8)}`;
+  return {
+    jobs: `t.extract.jobs.${suffix}`,
+    results: `t.extract.results.${suffix}`,
+    usage: `t.billing.credit-usage.${suffix}`,
+  };
+}
+
+/**
+ * `count` synthetic videos that answer like the recorded manual+asr English video (a transcript is
+ * two upstream requests), each under its own 11-character id.
+ */
+export function syntheticVideos(
+  count: number,
+  prefix = 'sysvid',
+): { ids: string[]; routes: Partial<RouteTable> } {
+  const source = videoIds.manualAndAuto;
+  const template = defaultRoutes().videos[source]!;
+  const clone = (ref: Parameters<typeof loadFixture>[0], id: string) => {
+    const body = loadFixture(ref).body.replaceAll(source, id);
+    return { inline: JSON.parse(body) as unknown };
+  };
+  const ids: string[] = [];
+  const videos: Record<string, VideoRoute> = {};
+  for (let i = 0; i < count; i++) {
+    const id = `${prefix}${String(i).padStart(11 - prefix.length, '0')}`.slice(0, 11);
+    ids.push(id);
+    videos[id] = {
+      ...template,
+      player: Object.fromEntries(
+        Object.entries(template.player).map(([client, ref]) => [client, clone(ref, id)]),
+      ) as VideoRoute['player'],
+      ...(template.next ? { next: clone(template.next, id) } : {}),
+      note: `synthetic copy of ${source}`,
+    } as VideoRoute;
+  }
+  return { ids, routes: { videos } };
+}
+
+/** A real extraction service (YouTube client + cache) against the fake at `baseUrl`. */
+export function realExtraction(baseUrl: string): { extraction: ExtractionService; close(): Promise<void> } {
+  const youtube = YouTubeClient.create(
+    loadYouTubeConfig({ YOUTUBE_BASE_URL: baseUrl, YOUTUBE_RETRY_BASE_MS: '1' }),
+  );
+  const extraction = createExtractionService({
+    youtube,
+    cache: createJsonCache(createInMemoryKeyValueStore(), { prefix: 'extractor' }),
+    ttl: { transcriptMs: 86_400_000, validateMs: 3_600_000, playlistMs: 600_000 },
+  });
+  return { extraction, close: () => youtube.close() };
+}
