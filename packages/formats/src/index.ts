@@ -2,6 +2,7 @@ export type { Segment, DocumentMetadata, DocumentInput, OutputFormat, DocumentFo
 export { OUTPUT_FORMATS } from './types.ts';
 export { toSrt, toVtt, toTxt, toMarkdown, toPlainText, renderDocument, CONTENT_TYPES } from './documents.ts';
 export { cueLines, cueLine } from './text.ts';
+export { decodeEntities } from './entities.ts';
 export { toCues } from './cues.ts';
 export type { Cue } from './cues.ts';
 export { srtTimestamp, vttTimestamp, clockTime } from './time.ts';

@@ -4,28 +4,7 @@
  * lines removed and the cue-timing arrow `-->` neutralised, so a cue can never end early or
  * fake a timing line.
  */
-
-const NAMED_ENTITIES: Record<string, string> = {
-  amp: '&',
-  lt: '<',
-  gt: '>',
-  quot: '"',
-  apos: "'",
-  nbsp: ' ',
-  lrm: '',
-  rlm: '',
-};
-
-function decodeEntities(text: string): string {
-  return text.replace(/&(#x[0-9a-fA-F]{1,6}|#[0-9]{1,7}|[a-zA-Z]{2,8});/g, (whole, body: string) => {
-    if (body.startsWith('#')) {
-      const code =
-        body[1] === 'x' || body[1] === 'X' ? parseInt(body.slice(2), 16) : parseInt(body.slice(1), 10);
-      return Number.isInteger(code) && code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
-    }
-    return NAMED_ENTITIES[body.toLowerCase()] ?? whole;
-  });
-}
+import { decodeEntities } from './entities.ts';
 
 // Tags as the platform and SRT/VTT authors write them: <i>, </b>, <font color="x">, <c.colorE5E5E5>,
 // <00:00:01.000>. A lone "<" in prose ("a < b", "<3") is left alone.

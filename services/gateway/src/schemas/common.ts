@@ -4,19 +4,10 @@
  * draft-07 (ajv) and 2020-12 (OpenAPI 3.1) are used.
  */
 import { OUTPUT_FORMATS } from '@subx/formats';
+import { METADATA_FIELDS } from '@subx/youtube';
 
-/** Interface §2.2: the nine opt-in metadata fields. */
-export const INCLUDE_FIELDS = [
-  'description',
-  'tags',
-  'categories',
-  'view_count',
-  'like_count',
-  'comment_count',
-  'chapters',
-  'is_live',
-  'was_live',
-] as const;
+/** Interface §2.2: the nine opt-in metadata fields, as the platform client defines them. */
+export const INCLUDE_FIELDS = METADATA_FIELDS;
 export type IncludeField = (typeof INCLUDE_FIELDS)[number];
 
 export const urlSchema = (description: string) => ({
