@@ -166,3 +166,19 @@ describe('scripts/kafka-topics.sh (kafka-init)', () => {
     expect(result).toBe(1);
   });
 });
+
+describe('docker-compose.yml defaults start a gateway', () => {
+  it("the gateway's default environment passes the gateway's own config validation", async () => {
+    const { loadAccessConfig } = await import('../../services/gateway/src/access/config.ts');
+    const { loadConfig } = await import('../../services/gateway/src/config.ts');
+    // `${NAME:-default}` → default: what `docker compose up` without a .env gives the gateway.
+    const env = Object.fromEntries(
+      Object.entries(services.gateway?.environment ?? {}).map(([k, v]) => [
+        k,
+        String(v).replace(/\$\{[A-Z0-9_]+:-([^}]*)\}/g, '$1'),
+      ]),
+    );
+    expect(() => loadConfig(env)).not.toThrow();
+    expect(() => loadAccessConfig(env, { embedded: false })).not.toThrow();
+  });
+});

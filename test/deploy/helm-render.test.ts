@@ -267,6 +267,15 @@ describe.skipIf(!helm)('helm chart deploy/helm/subx', () => {
       ).toThrow(/ADMIN_TOKEN is required/);
     });
 
+    it('refuses an API key pepper the gateway would reject (under 32 characters)', () => {
+      expect(() =>
+        render(path.join(chartDir, 'ci/dev-values.yaml'), [
+          '--set',
+          'secrets.values.API_KEY_PEPPER=too-short',
+        ]),
+      ).toThrow(/API_KEY_PEPPER/);
+    });
+
     it('refuses a secret key placed in plain env', () => {
       expect(() =>
         render(path.join(chartDir, 'ci/dev-values.yaml'), [
