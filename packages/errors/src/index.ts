@@ -145,7 +145,8 @@ export const ERROR_CATALOG = {
     status: 429,
     grpc: GrpcStatus.RESOURCE_EXHAUSTED,
     retryable: true,
-    summary: 'The daily request limit of the key, or the per-IP limit of an open route, is reached. See Retry-After.',
+    summary:
+      'The daily request limit of the key, or the per-IP limit of an open route, is reached. See Retry-After.',
   },
   INTERNAL_ERROR: {
     status: 500,
@@ -203,7 +204,8 @@ export type UnavailableReason =
   | 'removed'
   | 'unplayable';
 
-export type BlockedReason = 'bot_check' | 'captcha' | 'http_429' | 'po_token' | 'empty_caption_body' | 'rate_limited';
+export type BlockedReason =
+  'bot_check' | 'captcha' | 'http_429' | 'po_token' | 'empty_caption_body' | 'rate_limited';
 
 export interface AppErrorOptions {
   /** Machine-readable refinement, e.g. the VIDEO_UNAVAILABLE reason. Public. */
@@ -304,9 +306,13 @@ export const Errors = {
     ),
   unauthorized: () => new AppError('UNAUTHORIZED', 'The API key is missing or invalid.'),
   tierRequired: (required: string, current: string) =>
-    new AppError('TIER_REQUIRED', `This operation requires the ${required} tier or higher; your tier is ${current}.`, {
-      details: { required_tier: required },
-    }),
+    new AppError(
+      'TIER_REQUIRED',
+      `This operation requires the ${required} tier or higher; your tier is ${current}.`,
+      {
+        details: { required_tier: required },
+      },
+    ),
   insufficientCredits: (required: number, available: number) =>
     new AppError(
       'INSUFFICIENT_CREDITS',
