@@ -45,7 +45,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['scripts/**/*.ts', '**/test/**/*.ts', '**/*.test.ts'],
+    files: ['scripts/**/*.ts', 'scripts/**/*.mjs', '**/test/**/*.ts', '**/*.test.ts'],
     rules: { 'no-console': 'off' },
   },
 );

@@ -8,6 +8,8 @@ cd "$(dirname "$0")/.."
 
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 
+step "lockfile: accepted by npm ci"
+node scripts/lockfile-fill-optional.mjs --check
 step "typecheck"
 npx --no-install turbo run typecheck --output-logs=errors-only
 npx --no-install tsc -p tsconfig.json   # root scripts/ and test/ (not a workspace)
