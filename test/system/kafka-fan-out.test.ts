@@ -9,12 +9,13 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { extractJobV1 } from '@subx/contracts';
 import { dlqTopic } from '@subx/ports';
-import type { CrashableSubscription, DeliveredMessage, EventBus, KafkaEventBus } from '@subx/ports';
+import type { DeliveredMessage, EventBus, KafkaEventBus } from '@subx/ports';
 import { brokerList, describeWithEngine } from '@subx/testing/engines';
 import { startFakeYouTube, videoIds } from '@subx/testing/fake-youtube';
 import type { FakeYouTube } from '@subx/testing/fake-youtube';
 import type { ExtractionService } from '../../services/extractor/src/extraction-service.ts';
 import { startExtractWorker } from '../../services/extractor/src/jobs/extract-worker.ts';
+import type { ExtractWorker } from '../../services/extractor/src/jobs/extract-worker.ts';
 import { createKafkaFanOut } from '../../services/gateway/src/fanout/kafka-fan-out.ts';
 import type { KafkaFanOut } from '../../services/gateway/src/fanout/kafka-fan-out.ts';
 import type { FanOutOutcome, FanOutRequest } from '../../services/gateway/src/fanout/types.ts';
@@ -58,7 +59,8 @@ async function startCluster(
   const closers: (() => Promise<void>)[] = [];
   const gateways: KafkaFanOut[] = [];
   for (let i = 0; i < options.gateways; i++) {
-    const bus = testKafkaBus(brokers, `gateway-${i}`);
+    // The first client to ensure the topics creates them: 8 partitions, 2 members per worker.
+    const bus = testKafkaBus(brokers, `gateway-${i}`, 8);
     buses.push(bus);
     const fanOut = createKafkaFanOut({
       bus,
@@ -71,11 +73,11 @@ async function startCluster(
     await fanOut.start();
     gateways.push(fanOut);
   }
-  const workers: CrashableSubscription[] = [];
+  const workers: ExtractWorker[] = [];
   const calls: string[][] = [];
   const group = `workers-${randomUUID()}`;
   for (let i = 0; i < options.workers; i++) {
-    const bus = testKafkaBus(brokers, `worker-${i}`);
+    const bus = testKafkaBus(brokers, `worker-${i}`, 8);
     buses.push(bus);
     const real = realExtraction(yt.url);
     closers.push(real.close);
@@ -90,15 +92,16 @@ async function startCluster(
     };
     const wrapped = options.wrap?.(i, { extraction: counting, bus }) ?? {};
     workers.push(
-      (await startExtractWorker({
+      await startExtractWorker({
         bus: wrapped.bus ?? bus,
         extraction: wrapped.extraction ?? counting,
         logger: silentLogger,
         clock: wrapped.clock ?? clock,
         groupId: group,
+        members: 2,
         topic: topics.jobs,
         resultsTopic: topics.results,
-      })) as CrashableSubscription,
+      }),
     );
   }
   return {

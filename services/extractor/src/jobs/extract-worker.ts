@@ -33,6 +33,18 @@ export interface ExtractWorkerDeps {
   topic?: string;
   /** Where results go when a job names no `reply_topic`. */
   resultsTopic?: string;
+  /**
+   * Group members this process runs (default 4). Each member handles one job per partition at a
+   * time, and a Kafka consumer fetches again only after every job of its last fetch finished, so
+   * one slow video holds back the member's other partitions: several members per process keep
+   * that head-of-line blocking to a few partitions each.
+   */
+  members?: number;
+}
+
+/** What `startExtractWorker` returns: all members stop (or, in tests, crash) together. */
+export interface ExtractWorker extends Subscription {
+  crash(): Promise<void>;
 }
 
 /**
@@ -46,7 +58,7 @@ export interface ExtractWorkerDeps {
  * result is retried (redelivery); a redelivered job may produce a second result, which the
  * gateway ignores. An undecodable or incomplete job is poison: dead-lettered on its first failure.
  */
-export async function startExtractWorker(deps: ExtractWorkerDeps): Promise<Subscription> {
+export async function startExtractWorker(deps: ExtractWorkerDeps): Promise<ExtractWorker> {
   const clock = deps.clock ?? { now: () => Date.now() };
   const topic = deps.topic ?? EXTRACT_JOBS_TOPIC;
   const resultsTopic = deps.resultsTopic ?? EXTRACT_RESULTS_TOPIC;
@@ -199,12 +211,35 @@ export async function startExtractWorker(deps: ExtractWorkerDeps): Promise<Subsc
     );
   }
 
-  return deps.bus.subscribe({
-    groupId: deps.groupId ?? EXTRACT_WORKERS_GROUP,
-    topics: [topic],
-    handler: handle,
-    // Decoding is deterministic: a job that failed once fails always. Everything else is a
-    // result or a RetriableError, so the only non-retriable failure is poison.
-    maxAttempts: 1,
-  });
+  const members: Subscription[] = [];
+  try {
+    for (let i = 0; i < Math.max(1, deps.members ?? 4); i++) {
+      members.push(
+        await deps.bus.subscribe({
+          groupId: deps.groupId ?? EXTRACT_WORKERS_GROUP,
+          topics: [topic],
+          handler: handle,
+          // Decoding is deterministic: a job that failed once fails always. Everything else is a
+          // result or a RetriableError, so the only non-retriable failure is poison.
+          maxAttempts: 1,
+        }),
+      );
+    }
+  } catch (error) {
+    await Promise.allSettled(members.map((m) => m.stop()));
+    throw error;
+  }
+  return {
+    stop: async () => {
+      await Promise.all(members.map((m) => m.stop()));
+    },
+    // Both adapters' subscriptions can crash (port.ts CrashableSubscription); a test hook.
+    crash: async () => {
+      await Promise.all(
+        members.map((m) =>
+          'crash' in m && typeof m.crash === 'function' ? (m as ExtractWorker).crash() : m.stop(),
+        ),
+      );
+    },
+  };
 }

@@ -1,0 +1,196 @@
+/**
+ * Batch fan-out over the event bus: gateway fan-out → `extract.jobs` → 2 extractor workers (real
+ * extraction services, YouTube client) → fake YouTube answering every request after 200 ms →
+ * `extract.results` → the gateway that asked.
+ *
+ *   eval "$(bash scripts/engines.sh up kafka)"
+ *   node_modules/.bin/node scripts/bench/batch-fanout.ts [--trials 5] [--clients 10] [--batches 10]
+ *     [--partitions 32] [--latency 200]
+ *
+ * 1. Ratio: a cold batch of 10 videos vs a cold single extract (one getTranscript on the same
+ *    extraction service, no bus), median over `trials`. Target: < 3 (the videos run in parallel,
+ *    not one after another).
+ * 2. Load: `clients` concurrent clients each sending `batches` batches of 10 cold videos; end-to-end
+ *    latency of FanOut.run (publish → all results back), p50/p99.
+ * Caches are cold throughout (transcript TTL 1 ms). The HTTP layer (auth, validation, formatting) is
+ * not part of this path; scripts/bench/gateway-extract.ts measures it.
+ * Parallelism is bounded by the jobs topic's partitions (a worker handles one job per partition at a
+ * time; key = video id), so the topic is created with `--partitions` (default 64). Without
+ * KAFKA_BROKERS the in-process bus is used, and the output says so.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  createInMemoryKeyValueStore,
+  createInProcessEventBus,
+  createJsonCache,
+  createKafkaEventBus,
+} from '@subx/ports';
+import type { EventBus, Subscription } from '@subx/ports';
+import { startFakeYouTube } from '@subx/testing/fake-youtube';
+import { YouTubeClient, loadYouTubeConfig } from '@subx/youtube';
+import { createExtractionService } from '../../services/extractor/src/extraction-service.ts';
+import { startExtractWorker } from '../../services/extractor/src/jobs/extract-worker.ts';
+import { createKafkaFanOut } from '../../services/gateway/src/fanout/kafka-fan-out.ts';
+import type { FanOutRequest } from '../../services/gateway/src/fanout/types.ts';
+import { silentLogger, syntheticVideos } from '../../test/system/support.ts';
+
+const args = process.argv.slice(2);
+const arg = (name: string, fallback: number) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? Number(args[i + 1]) : fallback;
+};
+const TRIALS = arg('trials', 5);
+const CLIENTS = arg('clients', 10);
+const BATCHES = arg('batches', 10);
+const PARTITIONS = arg('partitions', 64);
+const LATENCY = arg('latency', 200);
+const BATCH = 10;
+
+const brokers = process.env.KAFKA_BROKERS?.split(',').filter(Boolean);
+const suffix = randomUUID().slice(0, 8);
+const topics = { jobs: `bench.extract.jobs.${suffix}`, results: `bench.extract.results.${suffix}` };
+
+const inProcess = brokers ? null : createInProcessEventBus({ partitions: PARTITIONS });
+const makeBus = (clientId: string): EventBus =>
+  inProcess ??
+  createKafkaEventBus({
+    brokers: brokers!,
+    clientId,
+    partitions: PARTITIONS,
+    consumer: { sessionTimeout: 6_000, heartbeatInterval: 300, rebalanceTimeout: 5_000, maxWaitTimeInMs: 10 },
+  });
+
+const videos = syntheticVideos(200, 'bench');
+const yt = await startFakeYouTube({ routes: videos.routes, latencyMs: LATENCY });
+const youtubeConfig = loadYouTubeConfig({ YOUTUBE_BASE_URL: yt.url, YOUTUBE_RETRY_BASE_MS: '1' });
+const clients: YouTubeClient[] = [];
+function coldExtraction() {
+  const youtube = YouTubeClient.create(youtubeConfig);
+  clients.push(youtube);
+  return createExtractionService({
+    youtube,
+    cache: createJsonCache(createInMemoryKeyValueStore(), { prefix: 'extractor' }),
+    ttl: { transcriptMs: 1, validateMs: 1, playlistMs: 1 },
+  });
+}
+
+const buses: EventBus[] = [];
+const workers: Subscription[] = [];
+for (let i = 0; i < 2; i++) {
+  const bus = makeBus(`bench-worker-${i}`);
+  buses.push(bus);
+  workers.push(
+    await startExtractWorker({
+      bus,
+      extraction: coldExtraction(),
+      logger: silentLogger,
+      groupId: `bench-workers-${suffix}`,
+      topic: topics.jobs,
+      resultsTopic: topics.results,
+    }),
+  );
+}
+const gatewayBus = makeBus('bench-gateway');
+buses.push(gatewayBus);
+const fanOut = createKafkaFanOut({
+  bus: gatewayBus,
+  instanceId: `bench-${suffix}`,
+  clock: { now: () => Date.now() },
+  logger: silentLogger,
+  jobsTopic: topics.jobs,
+  resultsTopic: topics.results,
+});
+await fanOut.start();
+
+let cursor = 0;
+const nextIds = (n: number) => Array.from({ length: n }, () => videos.ids[cursor++ % videos.ids.length]!);
+const batchRequest = (ids: string[]): FanOutRequest => ({
+  requestId: randomUUID(),
+  jobs: ids.map((videoId) => ({ videoId, language: 'en', include: [], translate: false })),
+  totalTimeoutMs: 60_000,
+  itemTimeoutMs: 60_000,
+});
+async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; value: T }> {
+  const t0 = performance.now();
+  const value = await fn();
+  return { ms: performance.now() - t0, value };
+}
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+const median = (xs: number[]) =>
+  percentile(
+    [...xs].sort((a, b) => a - b),
+    50,
+  );
+
+// Warm-up: connections, metadata, the first fetch of each client (not measured).
+await fanOut.run(batchRequest(nextIds(BATCH)));
+const direct = coldExtraction();
+await direct.getTranscript({
+  videoId: nextIds(1)[0]!,
+  language: 'en',
+  include: [],
+  forceRefresh: false,
+  translate: false,
+});
+
+const singles: number[] = [];
+const batches: number[] = [];
+let failures = 0;
+for (let t = 0; t < TRIALS; t++) {
+  const [id] = nextIds(1);
+  singles.push(
+    (
+      await timed(() =>
+        direct.getTranscript({
+          videoId: id!,
+          language: 'en',
+          include: [],
+          forceRefresh: false,
+          translate: false,
+        }),
+      )
+    ).ms,
+  );
+  const { ms, value } = await timed(() => fanOut.run(batchRequest(nextIds(BATCH))));
+  failures += value.filter((o) => !o.ok).length;
+  batches.push(ms);
+}
+const ratio = median(batches) / median(singles);
+
+const latencies: number[] = [];
+const loadStart = performance.now();
+await Promise.all(
+  Array.from({ length: CLIENTS }, async () => {
+    for (let b = 0; b < BATCHES; b++) {
+      const { ms, value } = await timed(() => fanOut.run(batchRequest(nextIds(BATCH))));
+      failures += value.filter((o) => !o.ok).length;
+      latencies.push(ms);
+    }
+  }),
+);
+const loadSeconds = (performance.now() - loadStart) / 1000;
+latencies.sort((a, b) => a - b);
+
+const fmt = (ms: number) => `${ms.toFixed(0)} ms`;
+console.log(
+  `bus: ${brokers ? `Kafka ${brokers.join(',')}` : 'IN-PROCESS (KAFKA_BROKERS unset)'}; jobs topic partitions: ${PARTITIONS}; 2 workers; fake YouTube latency ${LATENCY} ms per request`,
+);
+console.log(
+  `single extract (cold, direct):   median ${fmt(median(singles))}  [${singles.map(fmt).join(', ')}]`,
+);
+console.log(
+  `batch of ${BATCH} (cold, via bus):    median ${fmt(median(batches))}  [${batches.map(fmt).join(', ')}]`,
+);
+console.log(`ratio batch/single: ${ratio.toFixed(2)} (target < 3)`);
+console.log(
+  `load: ${CLIENTS} clients x ${BATCHES} batches of ${BATCH}: p50 ${fmt(percentile(latencies, 50))}, p99 ${fmt(percentile(latencies, 99))}, max ${fmt(latencies.at(-1)!)}; ${(latencies.length / loadSeconds).toFixed(1)} batches/s`,
+);
+console.log(`failed items: ${failures}; gateway stats: ${JSON.stringify(fanOut.stats())}`);
+
+await fanOut.stop();
+await Promise.all(workers.map((w) => w.stop()));
+await Promise.all(buses.map((b) => b.close()));
+await Promise.all(clients.map((c) => c.close()));
+await yt.close();
+process.exitCode = ratio < 3 && failures === 0 ? 0 : 1;
