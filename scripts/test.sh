@@ -17,7 +17,8 @@ step "lint"
 npx --no-install eslint . --max-warnings 0
 step "format"
 npx --no-install prettier --check . --log-level warn
-step "proto: lint + generated code fresh"
+step "proto: lint, generated code fresh, no breaking change"
 bash scripts/proto-check.sh
+bash scripts/proto-breaking.sh
 step "tests (unit + integration)"
 npx --no-install vitest run --reporter=default
