@@ -20,11 +20,10 @@ import type { FakeYouTube } from '@subx/testing/fake-youtube';
 import { loadExtractorConfig, startExtractorService } from '../../services/extractor/src/index.ts';
 import type { RunningExtractorService } from '../../services/extractor/src/index.ts';
 import { loadConfig } from '../../services/gateway/src/config.ts';
-import { createKafkaFanOut } from '../../services/gateway/src/fanout/kafka-fan-out.ts';
 import { startGateway } from '../../services/gateway/src/start-gateway.ts';
 import type { RunningGateway } from '../../services/gateway/src/start-gateway.ts';
 import { loadYouTubeConfig } from '@subx/youtube';
-import { silentLogger, syntheticVideos } from './support.ts';
+import { syntheticVideos } from './support.ts';
 
 describe('batch over the event bus, through the gateway', () => {
   const bus = createInProcessEventBus({ retryBackoff: { initialMs: 5, maxMs: 20 } });
@@ -68,16 +67,8 @@ describe('batch over the event bus, through the gateway', () => {
       kv: createInMemoryKeyValueStore(),
       bus,
       logger,
-      fanOut: async () => {
-        const fanOut = createKafkaFanOut({
-          bus,
-          instanceId: 'gw-route-test',
-          clock: { now: () => Date.now() },
-          logger: silentLogger,
-        });
-        await fanOut.start();
-        return fanOut;
-      },
+      fanOut: 'bus',
+      instanceId: 'gw-route-test',
     });
     const created = await gateway.access.accounts.createAccount({ tier: 'pro', credits: 20 });
     apiKey = created.apiKey;

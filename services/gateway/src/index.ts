@@ -13,6 +13,8 @@ export type {
 export { createGrpcBackends } from './backends/grpc.ts';
 export type { FanOut, FanOutRequest, FanOutOutcome, FanOutJob } from './fanout/types.ts';
 export { createDirectFanOut } from './fanout/direct.ts';
+export { createKafkaFanOut } from './fanout/kafka-fan-out.ts';
+export type { KafkaFanOut, KafkaFanOutStats } from './fanout/kafka-fan-out.ts';
 export { buildOpenApi } from './docs/openapi.ts';
 export { startGateway } from './start-gateway.ts';
 export type { StartGatewayOptions, RunningGateway } from './start-gateway.ts';

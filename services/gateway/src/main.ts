@@ -23,6 +23,8 @@ await runService({
       store: adapters.store,
       kv: adapters.kv,
       bus: adapters.bus,
+      // Jobs need workers on a shared broker; without Kafka this gateway calls the extractor itself.
+      fanOut: adapters.kind.bus === 'kafka' ? 'bus' : 'direct',
       logger,
     });
     return {

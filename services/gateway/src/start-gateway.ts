@@ -3,6 +3,8 @@
  * backends, fan-out, the fastify app, and listen. Shared by main.ts (one service alone) and the
  * one-process launcher (`npm start`), so both run exactly the same wiring.
  */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { FastifyInstance } from 'fastify';
 import type { Clock, DocumentStore, EventBus, KeyValueStore } from '@subx/ports';
 import { systemClock } from '@subx/ports';
@@ -18,6 +20,7 @@ import { buildApp } from './app.ts';
 import { createGrpcBackends } from './backends/grpc.ts';
 import type { Config } from './config.ts';
 import { createDirectFanOut } from './fanout/direct.ts';
+import { createKafkaFanOut } from './fanout/kafka-fan-out.ts';
 import type { FanOut } from './fanout/types.ts';
 
 export interface StartGatewayOptions {
@@ -31,8 +34,14 @@ export interface StartGatewayOptions {
   bus: EventBus;
   logger: Logger;
   clock?: Clock;
-  /** Builds the fan-out of batch and playlist (default: direct gRPC calls to the extractor). */
-  fanOut?: (backends: ReturnType<typeof createGrpcBackends>) => Promise<FanOut & { stop?(): Promise<void> }>;
+  /**
+   * How batch and playlist reach the extractor: 'bus' publishes one job per video on the event bus
+   * (Kafka, or the in-process bus inside `npm start`) for the extractor workers; 'direct' calls the
+   * extractor over gRPC (a gateway without a bus to share with workers). Default 'bus'.
+   */
+  fanOut?: 'bus' | 'direct';
+  /** Unique per gateway process; results of bus fan-out come back addressed to it. */
+  instanceId?: string;
 }
 
 export interface RunningGateway {
@@ -108,9 +117,20 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     usageReader,
   });
   await access.start();
-  const fanOut = options.fanOut
-    ? await options.fanOut(backends)
-    : createDirectFanOut({ extractor: backends.extractor, concurrency: config.FANOUT_CONCURRENCY });
+  let fanOut: FanOut & { stop?(): Promise<void> };
+  if ((options.fanOut ?? 'bus') === 'bus') {
+    const kafkaFanOut = createKafkaFanOut({
+      bus,
+      instanceId: options.instanceId ?? `${hostname()}-${randomUUID().slice(0, 8)}`,
+      clock,
+      logger: logger.child({ component: 'fan-out' }),
+    });
+    // Join the results group now: fail fast, and keep the first batch request fast.
+    await kafkaFanOut.start();
+    fanOut = kafkaFanOut;
+  } else {
+    fanOut = createDirectFanOut({ extractor: backends.extractor, concurrency: config.FANOUT_CONCURRENCY });
+  }
 
   let draining = false;
   const app = await buildApp({
@@ -153,7 +173,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     async stop() {
       draining = true;
       await app.close();
-      await (fanOut as { stop?(): Promise<void> }).stop?.();
+      await fanOut.stop?.();
       await access.stop();
       backends.close();
     },
