@@ -33,10 +33,16 @@ until "$BIN" --bootstrap-server "$BOOTSTRAP" --list >/dev/null 2>&1; do
   sleep 2
 done
 
+# Extraction jobs: a consumer takes one job per partition at a time, so the partition count caps how
+# many videos all workers together extract at once (docs/events.md, "Scale").
+JOBS_PARTITIONS=${KAFKA_JOBS_PARTITIONS:-64}
+
 for base in "${TOPICS[@]}"; do
+  count=$PARTITIONS
+  [ "$base" = extract.jobs.v1 ] && count=$JOBS_PARTITIONS
   for topic in "$base" "$base.dlq"; do
     "$BIN" --bootstrap-server "$BOOTSTRAP" --create --if-not-exists --topic "$topic" \
-      --partitions "$PARTITIONS" --replication-factor "$REPLICATION"
+      --partitions "$count" --replication-factor "$REPLICATION"
   done
 done
 

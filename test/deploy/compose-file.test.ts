@@ -134,7 +134,7 @@ describe('scripts/kafka-topics.sh (kafka-init)', () => {
     });
   }
 
-  it('creates each topic and its .dlq twin idempotently with 3 partitions', async () => {
+  it('creates each topic and its .dlq twin idempotently; extraction jobs get 64 partitions, the rest 3', async () => {
     const { code, calls } = await runWithRecorder({ KAFKA_BOOTSTRAP: 'kafka:9092' });
     expect(code).toBe(0);
     const creates = calls.filter((c) => c.includes('--create'));
@@ -149,7 +149,8 @@ describe('scripts/kafka-topics.sh (kafka-init)', () => {
     ]);
     for (const c of creates) {
       expect(c).toContain('--if-not-exists');
-      expect(c[c.indexOf('--partitions') + 1]).toBe('3');
+      const topic = c[c.indexOf('--topic') + 1] ?? '';
+      expect(c[c.indexOf('--partitions') + 1], topic).toBe(topic.startsWith('extract.jobs.v1') ? '64' : '3');
       expect(c[c.indexOf('--bootstrap-server') + 1]).toBe('kafka:9092');
     }
   });

@@ -19,6 +19,8 @@ export const ConfigSchema = z.object({
     .enum(['true', 'false', '1', '0'])
     .default('true')
     .transform((v) => v === 'true' || v === '1'),
+  /** Consumer-group members per process: one job per partition at a time each (docs/events.md). */
+  EXTRACT_WORKER_MEMBERS: z.coerce.number().int().min(1).max(64).default(4),
   TRANSCRIPT_CACHE_TTL_MS: durationMs.default(24 * 60 * 60 * 1000),
   VALIDATE_CACHE_TTL_MS: durationMs.default(60 * 60 * 1000),
   PLAYLIST_CACHE_TTL_MS: durationMs.default(10 * 60 * 1000),

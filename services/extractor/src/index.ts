@@ -23,6 +23,7 @@ export {
   EXTRACT_RESULTS_TOPIC,
   EXTRACT_WORKERS_GROUP,
 } from './jobs/extract-worker.ts';
+export type { ExtractWorker } from './jobs/extract-worker.ts';
 
 export interface StartExtractorServiceOptions {
   readonly config: ExtractorConfig;
@@ -74,6 +75,7 @@ export async function startExtractorService(
       logger: logger.child({ component: 'extract-worker' }),
       clock,
       groupId: config.KAFKA_GROUP_ID,
+      members: config.EXTRACT_WORKER_MEMBERS,
     });
   }
   logger.info(
