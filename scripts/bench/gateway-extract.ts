@@ -40,6 +40,23 @@ const SEGMENTS = arg('segments', 200);
 const VIDEO_ID = 'dQw4w9WgXcQ';
 /** Profiling aid: load only the full path (the bare run shrinks to 1 s). */
 const ONLY_FULL = args.includes('--only-full');
+/**
+ * The extractor in a process of its own, as in compose and Kubernetes (and the gRPC hop then costs
+ * a second event loop instead of the gateway's); default: one process, the `npm start` shape.
+ */
+const SPLIT = args.includes('--split');
+
+async function forkExtractor(): Promise<number> {
+  const child = fork(new URL(import.meta.url).pathname, ['serve-extractor', ...args], {
+    execArgv: process.execArgv,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  process.on('exit', () => child.kill());
+  return new Promise<number>((resolve, reject) => {
+    child.once('message', (m) => resolve((m as { port: number }).port));
+    child.once('exit', (code) => reject(new Error(`extractor process exited with ${code}`)));
+  });
+}
 
 interface Ready {
   gatewayPort: number;
@@ -47,9 +64,8 @@ interface Ready {
   apiKey: string;
 }
 
-async function serve(): Promise<void> {
-  const silent = { info() {}, warn() {}, error() {}, debug() {} };
-  // The extractor: fetches once, then answers from its cache, like the real one.
+/** The extractor: fetches once, then answers from its cache, like the real one. */
+async function startExtractor(): Promise<number> {
   const cache = new Map<string, extractorV1.GetTranscriptResponse>();
   const server = new grpc.Server();
   const impl: extractorV1.ExtractorServiceServer = {
@@ -90,6 +106,12 @@ async function serve(): Promise<void> {
       e ? reject(e) : resolve(p),
     ),
   );
+  return grpcPort;
+}
+
+async function serve(): Promise<void> {
+  const silent = { info() {}, warn() {}, error() {}, debug() {} };
+  const grpcPort = SPLIT ? await forkExtractor() : await startExtractor();
 
   const kv = createInMemoryKeyValueStore({ clock: systemClock });
   const { config: accessConfig } = loadAccessConfig(
@@ -212,7 +234,8 @@ async function main(): Promise<void> {
     );
     const ratio = full.rps / bare.rps;
     console.log(
-      `\ncached POST /api/v1/extract, ${SEGMENTS} segments, ${CONNECTIONS} connections, ${DURATION} s each\n`,
+      `\ncached POST /api/v1/extract, ${SEGMENTS} segments, ${CONNECTIONS} connections, ${DURATION} s each, ` +
+        `extractor ${SPLIT ? 'in its own process (--split)' : 'in the gateway process'}\n`,
     );
     console.log('| run | requests/s | p50 ms | p99 ms | non-2xx | errors |');
     console.log('|---|---:|---:|---:|---:|---:|');
@@ -233,4 +256,7 @@ async function main(): Promise<void> {
 }
 
 if (args[0] === 'serve') await serve();
-else await main();
+else if (args[0] === 'serve-extractor') {
+  process.send?.({ port: await startExtractor() });
+  process.on('disconnect', () => process.exit(0));
+} else await main();
