@@ -33,7 +33,8 @@ function queryParameters(schema: JsonSchema | undefined) {
   });
 }
 
-function errorResponses(codes: readonly string[]) {
+/** `authenticated`: every response but a 401 carries the key's rate-limit headers (decisions.md). */
+function errorResponses(codes: readonly string[], authenticated = false) {
   const byStatus = new Map<number, string[]>();
   for (const code of [...codes, 'INTERNAL_ERROR'] as ErrorCode[]) {
     const status = ERROR_CATALOG[code].status;
@@ -46,13 +47,11 @@ function errorResponses(codes: readonly string[]) {
         String(status),
         {
           description: list.map((c) => `${c} (${docsUrl(c as ErrorCode)})`).join(', '),
-          headers:
-            status === 429
-              ? {
-                  'Retry-After': header('Seconds to wait.', { type: 'integer' }),
-                  'X-Request-Id': REQUEST_ID_HEADER,
-                }
-              : { 'X-Request-Id': REQUEST_ID_HEADER },
+          headers: {
+            ...(status === 429 ? { 'Retry-After': header('Seconds to wait.', { type: 'integer' }) } : {}),
+            'X-Request-Id': REQUEST_ID_HEADER,
+            ...(authenticated && status !== 401 ? RATE_LIMIT_HEADERS : {}),
+          },
           content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
         },
       ]),
@@ -99,7 +98,7 @@ function operationObject(spec: OperationSpec) {
           : { 'X-Request-Id': REQUEST_ID_HEADER },
         content,
       },
-      ...errorResponses(spec.errors),
+      ...errorResponses(spec.errors, spec.auth !== null),
     },
   };
 }

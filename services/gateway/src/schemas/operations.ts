@@ -79,6 +79,8 @@ const fanOutCommon = {
 };
 
 const COMMON_AUTH_ERRORS = ['UNAUTHORIZED', 'RATE_LIMITED', 'INVALID_REQUEST'];
+/** Every operation that reaches the platform can answer these (the platform failed, refused or timed out). */
+const UPSTREAM_ERRORS = ['UPSTREAM_ERROR', 'UPSTREAM_BLOCKED', 'UPSTREAM_TIMEOUT'];
 
 export const OPERATIONS: OperationSpec[] = [
   {
@@ -221,6 +223,7 @@ export const OPERATIONS: OperationSpec[] = [
       'INVALID_INCLUDE',
       'INSUFFICIENT_CREDITS',
       'PLAYLIST_NOT_FOUND',
+      ...UPSTREAM_ERRORS,
     ],
   },
   {
@@ -327,6 +330,8 @@ export const OPERATIONS: OperationSpec[] = [
       'INSUFFICIENT_CREDITS',
       'VIDEO_NOT_FOUND',
       'NO_SUBTITLES',
+      'VIDEO_UNAVAILABLE',
+      ...UPSTREAM_ERRORS,
     ],
   },
   {
@@ -402,6 +407,7 @@ export const OPERATIONS: OperationSpec[] = [
       'INVALID_URL',
       'INSUFFICIENT_CREDITS',
       'VIDEO_NOT_FOUND',
+      ...UPSTREAM_ERRORS,
     ],
   },
   {
@@ -477,6 +483,7 @@ export const OPERATIONS: OperationSpec[] = [
       'NOT_ENOUGH_COMMENTS',
       'COMMENTS_DISABLED',
       'VIDEO_NOT_FOUND',
+      ...UPSTREAM_ERRORS,
     ],
   },
 ];

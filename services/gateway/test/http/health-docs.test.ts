@@ -2,8 +2,10 @@ import { Ajv } from 'ajv';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ERROR_CODES, docsUrl } from '@subx/errors';
 import { OPERATIONS } from '../../src/schemas/operations.ts';
-import { KEYS, VIDEO_URL, buildTestGateway, transcript } from './support.ts';
+import { KEYS, VIDEO_URL, appError, buildTestGateway, transcript } from './support.ts';
 import type { TestGateway } from './support.ts';
+
+const PLAYLIST_URL = 'https://www.youtube.com/playlist?list=PLXJg25X-OulsVsnvZ7RVtSDW-id9_RzAO';
 
 let gw: TestGateway;
 beforeEach(async () => {
@@ -132,6 +134,39 @@ describe('docs', () => {
     check(doc.paths['/health'].get.responses['200'].content['application/json'].schema, health.json());
     const err = await gw.app.inject({ method: 'POST', url: '/api/v1/extract', payload: {} });
     check(doc.components.schemas.Error, err.json());
+  });
+
+  it('documents the status and the rate-limit headers of real error responses', async () => {
+    const doc = (await gw.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    const blocked = async () => {
+      throw appError('UPSTREAM_BLOCKED', 'bot check', 'bot_check');
+    };
+    gw.backends.handlers.summarize = blocked;
+    gw.backends.handlers.getComments = blocked;
+    gw.backends.handlers.analyzeComments = blocked;
+    gw.backends.handlers.getPlaylist = blocked;
+    const cases = [
+      ['post', '/api/v1/summarize', { video_url: VIDEO_URL }],
+      ['get', `/api/v1/comments?url=${encodeURIComponent(VIDEO_URL)}`, undefined],
+      ['post', '/api/v1/comments/analyze', { video_url: VIDEO_URL }],
+      ['get', `/api/v1/playlist?url=${encodeURIComponent(PLAYLIST_URL)}&max=1`, undefined],
+      ['post', '/api/v1/extract', {}],
+    ] as const;
+    for (const [method, url, payload] of cases) {
+      const res = await gw.app.inject({
+        method: method.toUpperCase() as 'GET' | 'POST',
+        url,
+        ...(payload ? { payload } : {}),
+        headers: { 'x-api-key': KEYS.pro },
+      });
+      expect(res.statusCode, url).toBeGreaterThanOrEqual(400);
+      expect(res.headers['x-ratelimit-limit'], url).toBeDefined();
+      const documented = doc.paths[url.split('?')[0]!][method].responses[String(res.statusCode)];
+      expect(documented, `${url} ${res.statusCode}`).toBeDefined();
+      expect(Object.keys(documented.headers)).toEqual(
+        expect.arrayContaining(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']),
+      );
+    }
   });
 
   it('/docs is HTML listing every operation, without external assets', async () => {
