@@ -291,7 +291,7 @@ export class YouTubeClient {
     const max = Math.min(MAX_COMMENTS, Math.max(1, Math.floor(opts.max)));
     const web = this.#config.webClient;
     const next = await this.#post('next', web, { videoId });
-    if (!isObj(at(next, 'contents'))) throw Errors.videoNotFound(videoId);
+    if (!isObj(at(next, 'contents'))) throw await this.#whyNoWatchNext(videoId);
     const entry = parseCommentsEntry(next);
     if (entry.disabled) return { comments: [], commentsDisabled: true, totalCount: 0 };
     const now = this.#clock.now();
@@ -390,6 +390,23 @@ export class YouTubeClient {
    * client-specific ones (unplayable on this client, different video, HTTP 400 of a retired version) try the
    * next client and, when all fail, the first error is reported.
    */
+  /**
+   * Watch-next without contents says nothing about why; the player does (private, members-only,
+   * geo, bot check, ...), so one player request classifies it the same way extraction does.
+   */
+  async #whyNoWatchNext(videoId: string): Promise<AppError> {
+    try {
+      for await (const _hit of this.#players(videoId, [])) {
+        // Playable, yet watch-next came back empty: the platform answered something we cannot use.
+        return Errors.upstreamError('The platform returned an empty watch-next page for a playable video.');
+      }
+    } catch (err) {
+      if (err instanceof AppError) return err;
+      throw err;
+    }
+    return Errors.videoNotFound(videoId);
+  }
+
   async *#players(videoId: string, seen: PlayerHit[]): AsyncGenerator<PlayerHit> {
     let firstError: AppError | undefined;
     let yielded = false;

@@ -304,4 +304,15 @@ describe('getComments', () => {
     );
     expect(err.code).toBe('VIDEO_NOT_FOUND');
   });
+
+  it('classifies an empty watch-next through the player, as extraction does', async () => {
+    const priv = await errorOf(
+      clientFor(fake).getComments({ videoId: videoIds.private, max: 10, sort: 'relevance' }),
+    );
+    expect([priv.code, priv.reason]).toEqual(['VIDEO_UNAVAILABLE', 'private']);
+    const blocked = await errorOf(
+      clientFor(fake).getComments({ videoId: videoIds.botCheck, max: 10, sort: 'relevance' }),
+    );
+    expect([blocked.code, blocked.retryable]).toEqual(['UPSTREAM_BLOCKED', true]);
+  });
 });
