@@ -61,6 +61,7 @@ async function forkExtractor(): Promise<number> {
 interface Ready {
   gatewayPort: number;
   barePort: number;
+  grpcPort: number;
   apiKey: string;
 }
 
@@ -168,6 +169,7 @@ async function serve(): Promise<void> {
   const ready: Ready = {
     gatewayPort: (gateway.server.address() as { port: number }).port,
     barePort: (bare.server.address() as { port: number }).port,
+    grpcPort,
     apiKey,
   };
   process.send?.(ready);
@@ -211,6 +213,44 @@ async function load(
   };
 }
 
+/**
+ * The ceiling of any path with this gRPC hop: cached GetTranscript calls alone, CONNECTIONS at a
+ * time, from this process (like autocannon's HTTP load) to the same extractor the gateway uses.
+ */
+async function grpcAlone(port: number, duration: number): Promise<Measured> {
+  const client = new extractorV1.ExtractorServiceClient(
+    `127.0.0.1:${port}`,
+    grpc.credentials.createInsecure(),
+  );
+  const request = { videoId: VIDEO_ID, language: 'en', include: [], forceRefresh: false, translate: false };
+  const call = () =>
+    new Promise<number>((resolve, reject) => {
+      const t0 = performance.now();
+      client.getTranscript(request, (err) => (err ? reject(err) : resolve(performance.now() - t0)));
+    });
+  for (let i = 0; i < 200; i++) await call();
+  const latencies: number[] = [];
+  const end = performance.now() + duration * 1000;
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async () => {
+      while (performance.now() < end) latencies.push(await call());
+    }),
+  );
+  client.close();
+  latencies.sort((a, b) => a - b);
+  const pct = (q: number) =>
+    Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0);
+  return {
+    name: 'gRPC GetTranscript alone (ceiling of the full path)',
+    rps: latencies.length / duration,
+    p50: pct(0.5),
+    p99: pct(0.99),
+    non2xx: 0,
+    errors: 0,
+    bytes: 0,
+  };
+}
+
 async function main(): Promise<void> {
   const child = fork(new URL(import.meta.url).pathname, ['serve', ...args], {
     execArgv: process.execArgv,
@@ -232,6 +272,7 @@ async function main(): Promise<void> {
       auth,
       DURATION,
     );
+    const ceiling = ONLY_FULL ? undefined : await grpcAlone(ready.grpcPort, DURATION);
     const ratio = full.rps / bare.rps;
     console.log(
       `\ncached POST /api/v1/extract, ${SEGMENTS} segments, ${CONNECTIONS} connections, ${DURATION} s each, ` +
@@ -239,7 +280,7 @@ async function main(): Promise<void> {
     );
     console.log('| run | requests/s | p50 ms | p99 ms | non-2xx | errors |');
     console.log('|---|---:|---:|---:|---:|---:|');
-    for (const r of [bare, full]) {
+    for (const r of ceiling ? [bare, full, ceiling] : [bare, full]) {
       console.log(`| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.non2xx} | ${r.errors} |`);
     }
     const okRatio = ratio >= 0.4;
@@ -248,6 +289,13 @@ async function main(): Promise<void> {
       `\nratio full / bare: ${(ratio * 100).toFixed(1)}% (target >= 40%: ${okRatio ? 'met' : 'NOT met'})`,
     );
     console.log(`full-path p99: ${full.p99} ms (target < 20 ms: ${okP99 ? 'met' : 'NOT met'})`);
+    if (ceiling) {
+      console.log(
+        `gRPC hop alone / bare: ${((ceiling.rps / bare.rps) * 100).toFixed(1)}% ` +
+          '(no path through this hop can beat it; full path / gRPC alone: ' +
+          `${((full.rps / ceiling.rps) * 100).toFixed(1)}%)`,
+      );
+    }
     if (full.non2xx > 0 || full.errors > 0) console.log('WARNING: the full path answered non-2xx or errors');
     process.exitCode = okRatio && okP99 && full.non2xx === 0 ? 0 : 1;
   } finally {
