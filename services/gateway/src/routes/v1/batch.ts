@@ -1,5 +1,4 @@
 import type { OutputFormat } from '@subx/formats';
-import { rateLimitBody } from '../../access/rate-limit.ts';
 import { itemsPrice } from '../../access/pricing.ts';
 import { perItemTimeoutMs } from '../../fanout/types.ts';
 import type { IncludeField } from '../../schemas/common.ts';
@@ -7,8 +6,8 @@ import { operationById } from '../../schemas/operations.ts';
 import { tryVideoIdOf } from '../../video-urls.ts';
 import { routeOptions } from './context.ts';
 import type { RouteRegistrar } from './context.ts';
-import { admissionOf, withReservation } from './credits.ts';
-import { extractItems } from './fan-out-items.ts';
+import { withReservation } from './credits.ts';
+import { extractItems, settleItems } from './fan-out-items.ts';
 
 interface BatchBody {
   urls: string[];
@@ -46,22 +45,7 @@ export const registerBatch: RouteRegistrar = (app, ctx) => {
             config.FANOUT_MIN_ITEM_TIMEOUT_MS,
           ),
         });
-        const charged = itemsPrice(outcome.successful, ctx.pricing);
-        await reservation.commit(charged, {
-          successfulItems: outcome.successful,
-          attemptedItems: items.length,
-        });
-        return {
-          results: outcome.results,
-          credits_charged: charged,
-          credits_details: {
-            successful: outcome.successful,
-            failed: outcome.failed,
-            total_attempted: items.length,
-          },
-          rate_limit: rateLimitBody(admissionOf(request).rateLimit),
-          extracted_at: new Date(clock.now()).toISOString(),
-        };
+        return settleItems(request, reservation, outcome, items.length, { pricing: ctx.pricing, clock });
       },
     );
   });

@@ -1,6 +1,12 @@
 import type { FastifyRequest } from 'fastify';
 import { toPublicErrorBody } from '@subx/errors';
 import type { OutputFormat } from '@subx/formats';
+import type { Clock } from '@subx/ports';
+import { itemsPrice } from '../../access/pricing.ts';
+import type { AccessPricing } from '../../access/pricing.ts';
+import { rateLimitBody } from '../../access/rate-limit.ts';
+import type { Reservation } from '../../access/types.ts';
+import { admissionOf } from './credits.ts';
 import type { FanOut, FanOutJob } from '../../fanout/types.ts';
 import { failureItem, successItem } from '../../mappers.ts';
 import type { IncludeField } from '../../schemas/common.ts';
@@ -79,4 +85,26 @@ export async function extractItems(
     return failureItem(item.url, item.videoId, body.code, body.message);
   });
   return { results, successful, failed: items.length - successful };
+}
+
+/**
+ * Charges the successes only (failures are free), then returns the body fields batch and playlist
+ * share, in the order the interface lists them.
+ */
+export async function settleItems(
+  request: FastifyRequest,
+  reservation: Reservation,
+  outcome: ItemsResult,
+  attempted: number,
+  deps: { pricing: AccessPricing; clock: Clock },
+) {
+  const charged = itemsPrice(outcome.successful, deps.pricing);
+  await reservation.commit(charged, { successfulItems: outcome.successful, attemptedItems: attempted });
+  return {
+    results: outcome.results,
+    credits_charged: charged,
+    credits_details: { successful: outcome.successful, failed: outcome.failed, total_attempted: attempted },
+    rate_limit: rateLimitBody(admissionOf(request).rateLimit),
+    extracted_at: new Date(deps.clock.now()).toISOString(),
+  };
 }

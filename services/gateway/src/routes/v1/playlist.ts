@@ -1,6 +1,5 @@
 import { Errors } from '@subx/errors';
 import type { OutputFormat } from '@subx/formats';
-import { rateLimitBody } from '../../access/rate-limit.ts';
 import { itemsPrice } from '../../access/pricing.ts';
 import { perItemTimeoutMs } from '../../fanout/types.ts';
 import { INCLUDE_FIELDS } from '../../schemas/common.ts';
@@ -10,8 +9,8 @@ import { unknownIncludeNames } from '../../http/validation.ts';
 import { playlistIdOf } from '../../video-urls.ts';
 import { routeOptions } from './context.ts';
 import type { RouteRegistrar } from './context.ts';
-import { admissionOf, withReservation } from './credits.ts';
-import { extractItems } from './fan-out-items.ts';
+import { withReservation } from './credits.ts';
+import { extractItems, settleItems } from './fan-out-items.ts';
 
 interface PlaylistQuery {
   url: string;
@@ -73,11 +72,6 @@ export const registerPlaylist: RouteRegistrar = (app, ctx) => {
             config.FANOUT_MIN_ITEM_TIMEOUT_MS,
           ),
         });
-        const charged = itemsPrice(outcome.successful, ctx.pricing);
-        await reservation.commit(charged, {
-          successfulItems: outcome.successful,
-          attemptedItems: items.length,
-        });
         return {
           playlist: {
             title: playlist.title,
@@ -85,15 +79,10 @@ export const registerPlaylist: RouteRegistrar = (app, ctx) => {
             total_videos: playlist.totalVideos,
           },
           extracted_count: items.length,
-          results: outcome.results,
-          credits_charged: charged,
-          credits_details: {
-            successful: outcome.successful,
-            failed: outcome.failed,
-            total_attempted: items.length,
-          },
-          rate_limit: rateLimitBody(admissionOf(request).rateLimit),
-          extracted_at: new Date(clock.now()).toISOString(),
+          ...(await settleItems(request, reservation, outcome, items.length, {
+            pricing: ctx.pricing,
+            clock,
+          })),
         };
       },
     );
