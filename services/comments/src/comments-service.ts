@@ -1,6 +1,6 @@
 import type { commentsV1 } from '@subx/contracts';
 import type { JsonCache } from '@subx/ports';
-import type { YouTubeClient } from '@subx/youtube';
+import type { Comment, YouTubeClient } from '@subx/youtube';
 import { Errors } from '@subx/errors';
 
 type YouTube = Pick<YouTubeClient, 'getComments'>;
@@ -8,15 +8,7 @@ type YouTube = Pick<YouTubeClient, 'getComments'>;
 export const MAX_COMMENTS = 2000;
 
 interface CachedComments {
-  comments: {
-    id: string;
-    author: string;
-    text: string;
-    likes: number;
-    publishedAt: number;
-    isReply: boolean;
-    parentId?: string;
-  }[];
+  comments: Comment[];
   commentsDisabled: boolean;
   totalCount: number;
   /** The fetch stopped because the platform had no more comments (not because of `max`). */
@@ -48,15 +40,7 @@ export function createCommentsService(deps: {
   ): Promise<CachedComments> {
     const r = await youtube.getComments({ videoId, max, sort });
     return {
-      comments: r.comments.map((c) => ({
-        id: c.id,
-        author: c.author,
-        text: c.text,
-        likes: c.likes,
-        publishedAt: c.publishedAt,
-        isReply: c.isReply,
-        ...(c.parentId === undefined ? {} : { parentId: c.parentId }),
-      })),
+      comments: r.comments,
       commentsDisabled: r.commentsDisabled,
       totalCount: r.totalCount,
       complete: r.commentsDisabled || r.comments.length < max,
