@@ -56,13 +56,6 @@ export const usageCreditsKey = (accountId: string, date: string, operation: stri
 export const monthCreditsKey = (accountId: string, month: string) => `usage:month-cred:${accountId}:${month}`;
 
 export interface CreditLedgerImpl extends CreditLedger {
-  reserve(input: {
-    accountId: string;
-    operation: Operation;
-    amount: number;
-    requestId: string;
-    idempotencyKey?: string;
-  }): Promise<Reservation>;
   /**
    * Finishes what a crash interrupted: settles holds of finished reservations and releases
    * reservations left open longer than the reservation TTL. Safe to run on every replica.
