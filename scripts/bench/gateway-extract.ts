@@ -25,7 +25,7 @@ import {
 import { createHealthServer } from '@subx/service-kit';
 import { createAccessModule, loadAccessConfig } from '../../services/gateway/src/access/index.ts';
 import { buildApp } from '../../services/gateway/src/app.ts';
-import { createGrpcBackends } from '../../services/gateway/src/backends/grpc.ts';
+import { grpcBackendsFromConfig } from '../../services/gateway/src/backends/grpc.ts';
 import { loadConfig } from '../../services/gateway/src/config.ts';
 import { createDirectFanOut } from '../../services/gateway/src/fanout/direct.ts';
 
@@ -130,14 +130,7 @@ async function serve(): Promise<void> {
   await access.start();
   const { apiKey } = await access.accounts.createAccount({ tier: 'pro', credits: 1000 });
   const config = loadConfig({ EXTRACTOR_GRPC_ADDR: `127.0.0.1:${grpcPort}` });
-  const backends = createGrpcBackends({
-    extractorAddress: config.EXTRACTOR_GRPC_ADDR,
-    commentsAddress: config.COMMENTS_GRPC_ADDR,
-    aiAddress: config.AI_GRPC_ADDR,
-    billingAddress: config.BILLING_GRPC_ADDR,
-    deadlineMs: config.GRPC_DEADLINE_MS,
-    aiDeadlineMs: config.AI_GRPC_DEADLINE_MS,
-  });
+  const backends = grpcBackendsFromConfig(config);
   const gateway = await buildApp({
     config,
     access: access.access,

@@ -10,7 +10,7 @@ export type {
   BillingBackend,
   CallOptions,
 } from './backends/types.ts';
-export { createGrpcBackends } from './backends/grpc.ts';
+export { createGrpcBackends, grpcBackendsFromConfig } from './backends/grpc.ts';
 export type { FanOut, FanOutRequest, FanOutOutcome, FanOutJob } from './fanout/types.ts';
 export { createDirectFanOut } from './fanout/direct.ts';
 export { createKafkaFanOut } from './fanout/kafka-fan-out.ts';

@@ -17,7 +17,7 @@ import {
 } from './access/index.ts';
 import type { AccessModule, AccountUsage, UsageReader } from './access/index.ts';
 import { buildApp } from './app.ts';
-import { createGrpcBackends } from './backends/grpc.ts';
+import { grpcBackendsFromConfig } from './backends/grpc.ts';
 import type { Config } from './config.ts';
 import { createDirectFanOut } from './fanout/direct.ts';
 import { createKafkaFanOut } from './fanout/kafka-fan-out.ts';
@@ -94,15 +94,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   const clock = options.clock ?? systemClock;
   const { config: accessConfig, generated } = loadAccessConfig(options.env, { embedded: options.embedded });
 
-  const backends = createGrpcBackends({
-    extractorAddress: config.EXTRACTOR_GRPC_ADDR,
-    commentsAddress: config.COMMENTS_GRPC_ADDR,
-    aiAddress: config.AI_GRPC_ADDR,
-    billingAddress: config.BILLING_GRPC_ADDR,
-    deadlineMs: config.GRPC_DEADLINE_MS,
-    aiDeadlineMs: config.AI_GRPC_DEADLINE_MS,
-    logger,
-  });
+  const backends = grpcBackendsFromConfig(config, logger);
   const usageReader = combinedUsageReader(
     createBillingUsageReader((request) => backends.billing.getUsage(request)),
     createCounterUsageReader({ kv }),

@@ -6,6 +6,7 @@ import type * as grpc from '@grpc/grpc-js';
 import { aiV1, billingV1, commentsV1, extractorV1 } from '@subx/contracts';
 import { checkHealth, createGrpcClient } from '@subx/service-kit';
 import type { GrpcClient, Logger } from '@subx/service-kit';
+import type { Config } from '../config.ts';
 import type { AiBackend, Backends, BillingBackend, CommentsBackend, ExtractorBackend } from './types.ts';
 
 export interface GrpcBackendsConfig {
@@ -34,6 +35,19 @@ async function healthy(
   // A server that only reports the overall status ('') does not know the service name.
   if (state === 'UNKNOWN') return (await checkHealth(client.raw, '', timeoutMs)) === 'SERVING';
   return state === 'SERVING';
+}
+
+/** The backends at the addresses and with the deadlines of the gateway's configuration. */
+export function grpcBackendsFromConfig(config: Config, logger?: Logger): GrpcBackends {
+  return createGrpcBackends({
+    extractorAddress: config.EXTRACTOR_GRPC_ADDR,
+    commentsAddress: config.COMMENTS_GRPC_ADDR,
+    aiAddress: config.AI_GRPC_ADDR,
+    billingAddress: config.BILLING_GRPC_ADDR,
+    deadlineMs: config.GRPC_DEADLINE_MS,
+    aiDeadlineMs: config.AI_GRPC_DEADLINE_MS,
+    ...(logger ? { logger } : {}),
+  });
 }
 
 export function createGrpcBackends(config: GrpcBackendsConfig): GrpcBackends {
