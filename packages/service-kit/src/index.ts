@@ -8,3 +8,4 @@ export * from './trace-context.ts';
 export { activeTelemetry, startTelemetry } from './telemetry.ts';
 export type { SdkInstrumentation, SpanProcessor, StartTelemetryOptions, Telemetry } from './telemetry.ts';
 export { HEALTH_PATHS, createInstrumentations } from './instrumentations.ts';
+export * from './timeout.ts';

@@ -8,6 +8,7 @@ import { hostname } from 'node:os';
 import type { FastifyInstance } from 'fastify';
 import type { Clock, DocumentStore, EventBus, KeyValueStore } from '@subx/ports';
 import { systemClock } from '@subx/ports';
+import { withTimeout } from '@subx/service-kit';
 import type { Logger } from '@subx/service-kit';
 import {
   createAccessModule,
@@ -141,11 +142,11 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     readiness: async () => {
       if (draining || !backends.channelsHealthy()) return false;
       try {
-        await Promise.race([
-          kv.ping(),
-          new Promise((_, reject) => setTimeout(() => reject(new Error('kv ping timeout')), 2_000).unref()),
-        ]);
-        return true;
+        return await withTimeout(
+          () => kv.ping().then(() => true),
+          2_000,
+          () => false,
+        );
       } catch {
         return false;
       }

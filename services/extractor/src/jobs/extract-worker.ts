@@ -4,7 +4,13 @@ import { RetriableError } from '@subx/ports';
 import { extractJobV1 } from '@subx/contracts';
 import type { extractorV1 } from '@subx/contracts';
 import { Errors, isAppError } from '@subx/errors';
-import { SpanKind, contextFromTraceParent, injectTraceContext, withSpan } from '@subx/service-kit';
+import {
+  SpanKind,
+  contextFromTraceParent,
+  injectTraceContext,
+  withSpan,
+  withTimeout,
+} from '@subx/service-kit';
 import type { ExtractionService } from '../extraction-service.ts';
 
 export const EXTRACT_JOBS_TOPIC = 'extract.jobs.v1';
@@ -69,28 +75,21 @@ export async function startExtractWorker(deps: ExtractWorkerDeps): Promise<Extra
     job: extractJobV1.ExtractJob,
     budgetMs: number,
   ): Promise<extractorV1.GetTranscriptResponse | Error> {
-    const work = deps.extraction
-      .getTranscript({
-        videoId: job.videoId,
-        language: job.language || 'en',
-        include: job.include,
-        forceRefresh: false,
-        translate: job.translate,
-      })
-      .then(
-        (t) => t,
-        (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
-      );
-    if (!Number.isFinite(budgetMs)) return work;
-    let timer: NodeJS.Timeout | undefined;
-    const cutOff = new Promise<Error>((resolve) => {
-      timer = setTimeout(() => resolve(Errors.timeout()), Math.max(0, budgetMs));
-    });
-    try {
-      return await Promise.race([work, cutOff]);
-    } finally {
-      clearTimeout(timer);
-    }
+    const work = () =>
+      deps.extraction
+        .getTranscript({
+          videoId: job.videoId,
+          language: job.language || 'en',
+          include: job.include,
+          forceRefresh: false,
+          translate: job.translate,
+        })
+        .then(
+          (t) => t,
+          (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
+        );
+    if (!Number.isFinite(budgetMs)) return work();
+    return withTimeout(work, budgetMs, () => Errors.timeout());
   }
 
   async function process(job: extractJobV1.ExtractJob, message: DeliveredMessage): Promise<void> {

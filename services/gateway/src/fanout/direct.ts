@@ -1,4 +1,5 @@
 import { Errors, isAppError } from '@subx/errors';
+import { withTimeout } from '@subx/service-kit';
 import type { ExtractorBackend } from '../backends/types.ts';
 import type { FanOut, FanOutJob, FanOutOutcome, FanOutRequest } from './types.ts';
 
@@ -14,40 +15,33 @@ export function createDirectFanOut(deps: { extractor: ExtractorBackend; concurre
   async function one(job: FanOutJob, budgetMs: number, requestId: string): Promise<FanOutOutcome> {
     if (budgetMs <= 0) return { ok: false, error: Errors.timeout() };
     const controller = new AbortController();
-    let timer: NodeJS.Timeout | undefined;
-    const cutOff = new Promise<FanOutOutcome>((resolve) => {
-      timer = setTimeout(() => {
-        controller.abort();
-        resolve({ ok: false, error: Errors.timeout() });
-      }, budgetMs);
+    const work = () =>
+      extractor
+        .getTranscript(
+          {
+            videoId: job.videoId,
+            language: job.language,
+            include: job.include,
+            forceRefresh: false,
+            translate: job.translate,
+          },
+          { deadlineMs: budgetMs, signal: controller.signal, requestId },
+        )
+        .then(
+          (transcript): FanOutOutcome => ({ ok: true, transcript }),
+          (error: unknown): FanOutOutcome => ({
+            ok: false,
+            error: controller.signal.aborted
+              ? Errors.timeout()
+              : isAppError(error)
+                ? error
+                : Errors.internal(error),
+          }),
+        );
+    return withTimeout(work, budgetMs, (): FanOutOutcome => {
+      controller.abort();
+      return { ok: false, error: Errors.timeout() };
     });
-    const work = extractor
-      .getTranscript(
-        {
-          videoId: job.videoId,
-          language: job.language,
-          include: job.include,
-          forceRefresh: false,
-          translate: job.translate,
-        },
-        { deadlineMs: budgetMs, signal: controller.signal, requestId },
-      )
-      .then(
-        (transcript): FanOutOutcome => ({ ok: true, transcript }),
-        (error: unknown): FanOutOutcome => ({
-          ok: false,
-          error: controller.signal.aborted
-            ? Errors.timeout()
-            : isAppError(error)
-              ? error
-              : Errors.internal(error),
-        }),
-      );
-    try {
-      return await Promise.race([work, cutOff]);
-    } finally {
-      clearTimeout(timer);
-    }
   }
 
   return {
