@@ -1,5 +1,6 @@
 import type { commentsV1 } from '@subx/contracts';
 import type { JsonCache } from '@subx/ports';
+import { isVideoId } from '@subx/youtube';
 import type { Comment, YouTubeClient } from '@subx/youtube';
 import { Errors } from '@subx/errors';
 
@@ -71,7 +72,7 @@ export function createCommentsService(deps: {
 
   return {
     async getComments(req) {
-      if (!/^[A-Za-z0-9_-]{11}$/.test(req.videoId)) throw Errors.invalidUrl();
+      if (!isVideoId(req.videoId)) throw Errors.invalidUrl();
       const max = req.max === 0 ? 500 : req.max;
       if (!Number.isInteger(max) || max < 1 || max > MAX_COMMENTS) {
         throw Errors.invalidRequest(`max must be between 1 and ${MAX_COMMENTS}`);

@@ -1,7 +1,7 @@
 import type { commonV1, extractorV1 } from '@subx/contracts';
 import type { JsonCache } from '@subx/ports';
 import type { YouTubeClient, VideoMetadata, MetadataField } from '@subx/youtube';
-import { METADATA_FIELDS } from '@subx/youtube';
+import { METADATA_FIELDS, isVideoId } from '@subx/youtube';
 import { Errors } from '@subx/errors';
 
 export interface ExtractionCacheTtl {
@@ -31,7 +31,6 @@ interface CachedTranscript {
   fetchedAt: string;
 }
 
-const VIDEO_ID = /^[A-Za-z0-9_-]{11}$/;
 const LANGUAGE = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/;
 
 function normaliseInclude(include: readonly string[]): MetadataField[] {
@@ -84,7 +83,7 @@ export function createExtractionService(deps: {
 
   return {
     async getTranscript(req) {
-      if (!VIDEO_ID.test(req.videoId)) throw Errors.invalidUrl();
+      if (!isVideoId(req.videoId)) throw Errors.invalidUrl();
       const language = req.language || 'en';
       if (!LANGUAGE.test(language))
         throw Errors.invalidRequest(`language '${language}' is not a language code`);
@@ -125,7 +124,7 @@ export function createExtractionService(deps: {
     },
 
     async validateVideo(req) {
-      if (!VIDEO_ID.test(req.videoId)) throw Errors.invalidUrl();
+      if (!isVideoId(req.videoId)) throw Errors.invalidUrl();
       // A video that does not exist or cannot be read is a valid answer (valid: false), cached too.
       const { value, cached } = await cache.getOrLoad(
         `validate:v1:${req.videoId}`,
