@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 /**
- * Loading of the recorded responses in ../shared/fixtures (read-only). Three storage shapes (MANIFEST.md):
+ * Loading of the recorded responses in packages/testing/fixtures-recorded (read-only; MANIFEST.md and NOTICE there). Three storage shapes (MANIFEST.md):
  * NewPipe mocks (request + response, the body a JSON string), raw bodies (.json / .static) and watch-page HTML
  * whose `ytInitialPlayerResponse` / `ytInitialData` are exactly the WEB /player and /next answers.
  */
@@ -10,8 +10,8 @@ import { fileURLToPath } from 'node:url';
 export function fixturesDir(): string {
   const fromEnv = process.env.SUBX_FIXTURES_DIR;
   if (fromEnv) return fromEnv.endsWith('/') ? fromEnv : `${fromEnv}/`;
-  // <repo>/packages/testing/src/fake-youtube/ → <repo>/../shared/fixtures/
-  return fileURLToPath(new URL('../../../../../shared/fixtures/', import.meta.url));
+  // <repo>/packages/testing/src/fake-youtube/ → <repo>/packages/testing/fixtures-recorded/
+  return fileURLToPath(new URL('../../fixtures-recorded/', import.meta.url));
 }
 
 export function syntheticDir(): string {

@@ -6,7 +6,7 @@ import { RECORDED_CONTINUATIONS, defaultRoutes, playlistIds, videoIds, type Rout
 import { generateComments, generatePlaylist, genericCues, renderCaptions } from './synthetic.ts';
 
 /**
- * A fake YouTube on 127.0.0.1:0 that replays the recorded responses of ../shared/fixtures (and synthetic
+ * A fake YouTube on 127.0.0.1:0 that replays the recorded responses of packages/testing/fixtures-recorded (and synthetic
  * caption bodies / comment pages / playlists where nothing was recorded). Point YOUTUBE_BASE_URL at `url`.
  */
 

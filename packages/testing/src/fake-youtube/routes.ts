@@ -2,7 +2,7 @@ import type { FixtureRef } from './fixtures.ts';
 
 /**
  * The routing table of the fake: which recorded response answers which request. Extend it by passing
- * `routes` to startFakeYouTube (entries are merged over these). Paths are relative to shared/fixtures.
+ * `routes` to startFakeYouTube (entries are merged over these). Paths are relative to packages/testing/fixtures-recorded.
  */
 
 export interface CaptionFiles {
