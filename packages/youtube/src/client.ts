@@ -19,6 +19,7 @@ import {
   parsePlayerMetadata,
 } from './parse/player.ts';
 import { TimedTextParseError, parseTimedText } from './parse/timedtext.ts';
+import { UpstreamStats, type UpstreamCall, type UpstreamObserver } from './observer.ts';
 import { Transport } from './transport.ts';
 import {
   NEXT_FIELDS,
@@ -42,6 +43,8 @@ export interface YouTubeClientDeps {
   logger?: Logger;
   /** Backoff sleep; tests pass a no-op. */
   sleep?: (ms: number) => Promise<void>;
+  /** Told every upstream call's outcome and the circuit breaker's state (metrics plug in here). */
+  observer?: UpstreamObserver;
 }
 
 type Endpoint = 'player' | 'next' | 'browse';
@@ -59,10 +62,29 @@ export class YouTubeClient {
   readonly #clock: Clock;
   readonly #logger: Logger | undefined;
   #visitorData: string | undefined;
+  /** Running totals of upstream outcomes (client, endpoint, outcome). */
+  readonly upstreamStats = new UpstreamStats();
 
   private constructor(config: YouTubeClientConfig, deps: YouTubeClientDeps) {
     this.#config = config;
-    this.#transport = new Transport(config, { fetch: deps.fetch, logger: deps.logger, sleep: deps.sleep });
+    const stats = this.upstreamStats;
+    const external = deps.observer;
+    const observer: UpstreamObserver = {
+      call: (c: UpstreamCall) => {
+        stats.call(c);
+        external?.call(c);
+      },
+      breaker: (state) => {
+        stats.breaker(state);
+        external?.breaker?.(state);
+      },
+    };
+    this.#transport = new Transport(config, {
+      fetch: deps.fetch,
+      logger: deps.logger,
+      sleep: deps.sleep,
+      observer,
+    });
     this.#clock = deps.clock ?? { now: () => Date.now() };
     this.#logger = deps.logger;
   }
@@ -113,7 +135,7 @@ export class YouTubeClient {
       }
       const { choice } = chosen;
       const [segments, metadata] = await Promise.all([
-        this.#fetchCaptions(choice),
+        this.#fetchCaptions(choice, chosen.hit.client),
         this.#metadataFrom(videoId, chosen.hit.player, seen, include, nextP),
       ]);
       return {
@@ -129,10 +151,12 @@ export class YouTubeClient {
     }
   }
 
-  async #fetchCaptions(choice: TrackChoice) {
+  async #fetchCaptions(choice: TrackChoice, client: string) {
     const res = await this.#transport.request({
       method: 'GET',
       url: captionUrl(choice.track.baseUrl, choice.tlang),
+      endpoint: 'timedtext',
+      client,
     });
     if (res.text.trim().length === 0) {
       throw Errors.upstreamBlocked(
@@ -467,6 +491,8 @@ export class YouTubeClient {
     const res = await this.#transport.request({
       method: 'POST',
       url: `/youtubei/v1/${endpoint}?prettyPrint=false${query}`,
+      endpoint,
+      client: clientName,
       headers,
       body: JSON.stringify(payload),
     });

@@ -23,4 +23,13 @@ export { parsePlaylistPage, type PlaylistPage } from './parse/playlist.ts';
 export { parseCount, parseRelativeTime } from './parse/counts.ts';
 export { chooseTrack, captionUrl, availableLanguages, type TrackChoice } from './language.ts';
 export { rebase } from './transport.ts';
+export {
+  UpstreamStats,
+  UPSTREAM_OUTCOMES,
+  type UpstreamObserver,
+  type UpstreamCall,
+  type UpstreamOutcome,
+  type UpstreamEndpoint,
+  type BreakerState,
+} from './observer.ts';
 export * from './types.ts';

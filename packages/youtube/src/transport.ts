@@ -1,6 +1,7 @@
 import { AppError, Errors } from '@subx/errors';
 import { ProxyAgent, fetch as undiciFetch } from 'undici';
 import type { YouTubeClientConfig } from './config.ts';
+import type { UpstreamEndpoint, UpstreamObserver, UpstreamOutcome } from './observer.ts';
 import type { FetchLike, Logger } from './types.ts';
 
 /**
@@ -15,6 +16,9 @@ export interface TransportRequest {
   url: string;
   headers?: Record<string, string>;
   body?: string;
+  /** For the outcome report: which endpoint, as which client ('none' when not as a client). */
+  endpoint: UpstreamEndpoint;
+  client: string;
 }
 
 export interface TransportResponse {
@@ -28,6 +32,8 @@ export interface TransportDeps {
   logger?: Logger | undefined;
   sleep?: ((ms: number) => Promise<void>) | undefined;
   random?: (() => number) | undefined;
+  /** Told the outcome of every request sent. */
+  observer?: UpstreamObserver | undefined;
 }
 
 /** Hosts whose absolute URLs we follow (re-based); anything else is refused. */
@@ -54,6 +60,7 @@ export class Transport {
   readonly #logger: Logger | undefined;
   readonly #sleep: (ms: number) => Promise<void>;
   readonly #random: () => number;
+  readonly #observer: UpstreamObserver | undefined;
   readonly #agents: ProxyAgent[];
   #proxyIndex = 0;
   readonly #inflight = new Map<string, Promise<TransportResponse>>();
@@ -70,6 +77,7 @@ export class Transport {
     this.#logger = deps.logger;
     this.#sleep = deps.sleep ?? defaultSleep;
     this.#random = deps.random ?? Math.random;
+    this.#observer = deps.observer;
   }
 
   /** Identical concurrent requests (method, URL, body) share one upstream call. */
@@ -136,6 +144,31 @@ export class Transport {
   }
 
   async #once(req: TransportRequest): Promise<TransportResponse> {
+    const started = performance.now();
+    try {
+      const res = await this.#send(req);
+      this.#report(req, 'ok', started);
+      return res;
+    } catch (err) {
+      this.#report(req, outcomeOf(err), started);
+      throw err;
+    }
+  }
+
+  #report(req: TransportRequest, outcome: UpstreamOutcome, started: number): void {
+    try {
+      this.#observer?.call({
+        client: req.client,
+        endpoint: req.endpoint,
+        outcome,
+        durationMs: performance.now() - started,
+      });
+    } catch (err) {
+      this.#logger?.warn({ err }, 'upstream observer failed');
+    }
+  }
+
+  async #send(req: TransportRequest): Promise<TransportResponse> {
     const headers: Record<string, string> = {
       'Accept-Language': 'en-US,en;q=0.9',
       // "accept all" consent, so EU egress never lands on consent.youtube.com
@@ -183,6 +216,16 @@ export class Transport {
     }
     return { status: res.status, text, contentType };
   }
+}
+
+/** The outcome class of a failed request (see observer.ts). */
+export function outcomeOf(err: unknown): UpstreamOutcome {
+  if (!(err instanceof AppError)) return 'error';
+  if (err.code === 'UPSTREAM_TIMEOUT') return 'timeout';
+  if (err.code === 'UPSTREAM_BLOCKED') {
+    return err.reason === 'http_429' || err.reason === 'rate_limited' ? 'rate_limited' : 'blocked';
+  }
+  return 'error';
 }
 
 function errorMessage(body: string): string {

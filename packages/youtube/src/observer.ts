@@ -1,0 +1,70 @@
+/**
+ * The one place where every upstream call's outcome is reported. The client calls it once per HTTP
+ * request it sends to the platform (coalesced callers share one report), and whenever the shared
+ * circuit breaker changes state. Services plug their metrics in here (`YouTubeClient.create(config,
+ * { observer })`); the client itself keeps running totals (`YouTubeClient.upstreamStats`) so tests and
+ * the live canary can read them without a metrics stack.
+ */
+
+/** Where a request went: the InnerTube endpoint, or the caption GET, or the session bootstrap. */
+export type UpstreamEndpoint = 'player' | 'next' | 'browse' | 'timedtext' | 'visitor_id' | 'sw_js_data';
+
+/**
+ * - ok: a usable answer (a definitive "video is private" is ok: the platform answered);
+ * - blocked: bot check, captcha, "page needs to be reloaded", PO token required, empty caption body;
+ * - rate_limited: HTTP 429 or "try again later";
+ * - timeout: no answer within the per-request timeout;
+ * - error: network failure, 4xx/5xx, an unparseable or oversized body.
+ */
+export type UpstreamOutcome = 'ok' | 'blocked' | 'rate_limited' | 'timeout' | 'error';
+
+export const UPSTREAM_OUTCOMES: readonly UpstreamOutcome[] = [
+  'ok',
+  'blocked',
+  'rate_limited',
+  'timeout',
+  'error',
+];
+
+export interface UpstreamCall {
+  /** InnerTube client name (WEB, ANDROID, VISIONOS, IOS, ...); 'none' for requests not made as a client. */
+  client: string;
+  endpoint: UpstreamEndpoint;
+  outcome: UpstreamOutcome;
+  durationMs: number;
+}
+
+export type BreakerState = 'closed' | 'open' | 'half_open';
+
+export interface UpstreamObserver {
+  call(call: UpstreamCall): void;
+  breaker?(state: BreakerState): void;
+}
+
+/** Running totals by `client|endpoint|outcome`, kept by every client. */
+export class UpstreamStats implements UpstreamObserver {
+  readonly counts = new Map<string, number>();
+  breakerState: BreakerState = 'closed';
+
+  call(c: UpstreamCall): void {
+    const key = `${c.client}|${c.endpoint}|${c.outcome}`;
+    this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
+  }
+
+  breaker(state: BreakerState): void {
+    this.breakerState = state;
+  }
+
+  /** Sum over the entries matching every given field. */
+  total(filter: Partial<Pick<UpstreamCall, 'client' | 'endpoint' | 'outcome'>> = {}): number {
+    let n = 0;
+    for (const [key, count] of this.counts) {
+      const [client, endpoint, outcome] = key.split('|');
+      if (filter.client !== undefined && filter.client !== client) continue;
+      if (filter.endpoint !== undefined && filter.endpoint !== endpoint) continue;
+      if (filter.outcome !== undefined && filter.outcome !== outcome) continue;
+      n += count;
+    }
+    return n;
+  }
+}
