@@ -205,7 +205,18 @@ export type UnavailableReason =
   | 'unplayable';
 
 export type BlockedReason =
-  'bot_check' | 'captcha' | 'http_429' | 'po_token' | 'empty_caption_body' | 'rate_limited';
+  | 'bot_check'
+  | 'captcha'
+  | 'http_429'
+  | 'po_token'
+  | 'empty_caption_body'
+  | 'rate_limited'
+  /** "The page needs to be reloaded": a session/IP signal, not unavailability. */
+  | 'page_reload'
+  /** LOGIN_REQUIRED that is neither age nor privacy: a session/IP signal. */
+  | 'login_required'
+  /** Our own circuit breaker: the platform blocked us repeatedly, so we wait before calling it again. */
+  | 'cooling_down';
 
 export interface AppErrorOptions {
   /** Machine-readable refinement, e.g. the VIDEO_UNAVAILABLE reason. Public. */
@@ -347,8 +358,12 @@ export const Errors = {
       { details: { available_comments: available } },
     ),
   upstreamError: (message: string, cause?: unknown) => new AppError('UPSTREAM_ERROR', message, { cause }),
-  upstreamBlocked: (reason: BlockedReason, message: string, cause?: unknown) =>
-    new AppError('UPSTREAM_BLOCKED', message, { reason, cause }),
+  upstreamBlocked: (reason: BlockedReason, message: string, cause?: unknown, retryAfterSeconds?: number) =>
+    new AppError('UPSTREAM_BLOCKED', message, {
+      reason,
+      cause,
+      ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
+    }),
   upstreamTimeout: (message = 'The video platform did not answer in time.', cause?: unknown) =>
     new AppError('UPSTREAM_TIMEOUT', message, { cause }),
   serviceUnavailable: (service: string, cause?: unknown) =>

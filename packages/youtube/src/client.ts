@@ -1,8 +1,10 @@
 import { AppError, Errors } from '@subx/errors';
-import type { InnertubeClient } from './clients.ts';
+import { sharedBreaker, type CircuitBreaker } from './breaker.ts';
+import { isWebFamily, type InnertubeClient } from './clients.ts';
 import type { YouTubeClientConfig } from './config.ts';
 import { availableLanguages, captionUrl, chooseTrack, type TrackChoice } from './language.ts';
-import { parseCommentsPage, type CommentThread } from './parse/comments.ts';
+import { UpstreamStats, type UpstreamCall, type UpstreamObserver } from './observer.ts';
+import { parseCommentsPage, type CommentsPage, type CommentThread } from './parse/comments.ts';
 import { at, isObj, str } from './parse/json.ts';
 import {
   parseChapters,
@@ -19,8 +21,9 @@ import {
   parsePlayerMetadata,
 } from './parse/player.ts';
 import { TimedTextParseError, parseTimedText } from './parse/timedtext.ts';
-import { UpstreamStats, type UpstreamCall, type UpstreamObserver } from './observer.ts';
-import { Transport } from './transport.ts';
+import { SessionPool, type Session } from './sessions.ts';
+import { commentsContinuation, playlistContinuation } from './tokens.ts';
+import { Transport, UpstreamHttpError, type TransportResponse } from './transport.ts';
 import {
   NEXT_FIELDS,
   type Clock,
@@ -45,28 +48,59 @@ export interface YouTubeClientDeps {
   sleep?: (ms: number) => Promise<void>;
   /** Told every upstream call's outcome and the circuit breaker's state (metrics plug in here). */
   observer?: UpstreamObserver;
+  /** Defaults to the process-wide breaker of the base URL (shared by every client of the process). */
+  breaker?: CircuitBreaker;
 }
 
 type Endpoint = 'player' | 'next' | 'browse';
+
+/** The session an operation runs on; replaced in place when the platform blocks it. */
+interface Lease {
+  s: Session;
+}
 
 interface PlayerHit {
   client: string;
   player: unknown;
 }
 
+interface PostOptions {
+  lease: Lease;
+  /** Extra query (field masks). */
+  query?: string;
+  /** For /player: a 200 whose playability says "blocked" throws, so it counts (and retries) as a block. */
+  playerOf?: string;
+}
+
 export const MAX_COMMENTS = 2000;
+const REFERER = 'https://www.youtube.com/';
+/** Field mask of the metadata-only WEB /player: what the mobile clients lack (upload date, category). */
+const MICROFORMAT_MASK = '&$fields=microformat,videoDetails';
+/** PO tokens kept per video (bounded: an LRU of this many entries). */
+const PO_TOKEN_CACHE = 500;
 
 export class YouTubeClient {
   readonly #config: YouTubeClientConfig;
   readonly #transport: Transport;
   readonly #clock: Clock;
   readonly #logger: Logger | undefined;
-  #visitorData: string | undefined;
+  readonly #sessions: SessionPool;
+  readonly #breaker: CircuitBreaker;
+  readonly #unsubscribeBreaker: () => void;
+  /** Client contexts; the WEB version is healed at run time from /sw.js_data. */
+  readonly #clients: Record<string, InnertubeClient>;
+  #versionCheckedAt: number;
+  #versionRefresh: Promise<void> | undefined;
+  readonly #poTokens = new Map<string, Promise<string>>();
   /** Running totals of upstream outcomes (client, endpoint, outcome). */
   readonly upstreamStats = new UpstreamStats();
 
   private constructor(config: YouTubeClientConfig, deps: YouTubeClientDeps) {
     this.#config = config;
+    this.#clock = deps.clock ?? { now: () => Date.now() };
+    this.#logger = deps.logger;
+    this.#clients = structuredClone(config.clients);
+    this.#versionCheckedAt = Date.now();
     const stats = this.upstreamStats;
     const external = deps.observer;
     const observer: UpstreamObserver = {
@@ -79,14 +113,24 @@ export class YouTubeClient {
         external?.breaker?.(state);
       },
     };
+    this.#breaker = deps.breaker ?? sharedBreaker(config.baseUrl, config.breaker);
+    this.#unsubscribeBreaker = this.#breaker.onStateChange((state) => {
+      observer.breaker?.(state);
+      this.#logger?.warn({ state }, 'youtube circuit breaker changed state');
+    });
     this.#transport = new Transport(config, {
       fetch: deps.fetch,
       logger: deps.logger,
       sleep: deps.sleep,
       observer,
+      breaker: this.#breaker,
     });
-    this.#clock = deps.clock ?? { now: () => Date.now() };
-    this.#logger = deps.logger;
+    this.#sessions = new SessionPool({
+      config: config.sessions,
+      proxies: config.proxies.length,
+      bootstrap: (s) => this.#freshVisitor(s),
+      logger: deps.logger,
+    });
   }
 
   static create(config: YouTubeClientConfig, deps: YouTubeClientDeps = {}): YouTubeClient {
@@ -98,31 +142,62 @@ export class YouTubeClient {
     return this.#transport.upstreamCalls;
   }
 
-  close(): Promise<void> {
-    return this.#transport.close();
+  /** The process-wide circuit breaker's state. */
+  get breakerState(): 'closed' | 'open' | 'half_open' {
+    return this.#breaker.state;
+  }
+
+  /** The visitor sessions (for diagnostics and tests). */
+  get sessions(): readonly Session[] {
+    return this.#sessions.sessions;
+  }
+
+  /** Fetches visitor data for every session now (optional: sessions otherwise adopt it from their first answer). */
+  warmUp(timeoutMs?: number): Promise<void> {
+    return this.#sessions.warmUp(timeoutMs);
+  }
+
+  async close(): Promise<void> {
+    this.#unsubscribeBreaker();
+    await this.#sessions.close();
+    await this.#transport.close();
   }
 
   // ---------------------------------------------------------------- transcripts
 
+  /**
+   * Cold: one /player of the first ladder client that answers (round trip 1), then the timedtext GET and,
+   * for the upload date and category the mobile clients lack, a field-masked WEB /player in parallel
+   * (round trip 2). /next joins round trip 1 when an opt-in field needs it.
+   */
   async getTranscript(req: TranscriptRequest): Promise<Transcript> {
     const { videoId, language } = req;
     const include = req.include ?? [];
-    const nextP = this.#maybeNext(videoId, include);
+    const lease = this.#lease();
+    const nextP = this.#maybeNext(videoId, include, lease);
     try {
-      const seen: PlayerHit[] = [];
-      let chosen: { hit: PlayerHit; choice: TrackChoice } | undefined;
+      let chosen: { hit: PlayerHit; choice: TrackChoice; pot?: string } | undefined;
       let poTokenNeeded = false;
-      for await (const hit of this.#players(videoId, seen)) {
+      let webWithoutCaptions = false;
+      for await (const hit of this.#players(videoId, lease)) {
         const list = parseCaptionTracks(hit.player);
-        // the first playable answer decides whether captions exist at all
-        if (list.tracks.length === 0) throw Errors.noSubtitles(videoId);
+        const web = isWebFamily(this.#client(hit.client));
+        if (list.tracks.length === 0) {
+          // WEB omits `captions` without a signatureTimestamp: it never decides that there are none
+          if (web) {
+            webWithoutCaptions = true;
+            continue;
+          }
+          throw Errors.noSubtitles(videoId);
+        }
         const choice = chooseTrack(videoId, list, language, req.translate === true);
         if (choice.track.requiresPoToken) {
+          if (this.#config.poTokenProviderUrl) {
+            chosen = { hit, choice, pot: await this.#poToken(videoId) };
+            break;
+          }
           poTokenNeeded = true;
-          this.#logger?.debug(
-            { videoId, client: hit.client },
-            'caption track needs a PO token; trying the next client',
-          );
+          this.#logger?.debug({ videoId, client: hit.client }, 'caption URL is gated; next client');
           continue;
         }
         chosen = { hit, choice };
@@ -131,12 +206,16 @@ export class YouTubeClient {
       if (!chosen) {
         throw poTokenNeeded
           ? Errors.upstreamBlocked('po_token', 'Every client returned caption URLs that need a PO token.')
-          : Errors.upstreamError('No client returned a usable player response.');
+          : Errors.upstreamError(
+              webWithoutCaptions
+                ? 'Only a WEB answer was available and it lists no captions (WEB hides them); retry later.'
+                : 'No client returned a usable player response.',
+            );
       }
-      const { choice } = chosen;
+      const { choice, hit, pot } = chosen;
       const [segments, metadata] = await Promise.all([
-        this.#fetchCaptions(choice, chosen.hit.client),
-        this.#metadataFrom(videoId, chosen.hit.player, seen, include, nextP),
+        this.#fetchCaptions(choice, hit.client, lease, pot),
+        this.#metadataFrom(videoId, hit.player, include, nextP, lease),
       ]);
       return {
         videoId,
@@ -151,18 +230,46 @@ export class YouTubeClient {
     }
   }
 
-  async #fetchCaptions(choice: TrackChoice, client: string) {
-    const res = await this.#transport.request({
-      method: 'GET',
-      url: captionUrl(choice.track.baseUrl, choice.tlang),
-      endpoint: 'timedtext',
-      client,
-    });
-    if (res.text.trim().length === 0) {
-      throw Errors.upstreamBlocked(
-        'empty_caption_body',
-        'The platform returned an empty caption body (a PO token is required or we are blocked).',
-      );
+  /**
+   * GET of the caption URL with the answering client's user agent and the watch page as Referer (timedtext
+   * requests are fingerprinted). A 429 on a translated track is retried once in another format.
+   */
+  async #fetchCaptions(choice: TrackChoice, client: string, lease: Lease, pot?: string) {
+    const get = async (fmt: string) => {
+      let url = captionUrl(choice.track.baseUrl, choice.tlang, fmt);
+      if (pot) {
+        const u = new URL(url);
+        u.searchParams.set('pot', pot);
+        u.searchParams.set('potc', '1');
+        u.searchParams.set('c', this.#client(client).name);
+        url = u.toString();
+      }
+      return this.#transport.request({
+        method: 'GET',
+        url,
+        endpoint: 'timedtext',
+        client,
+        proxy: lease.s.proxy,
+        headers: { 'User-Agent': this.#client(client).userAgent, Referer: REFERER },
+        inspect: (res) => {
+          if (res.text.trim().length === 0) {
+            throw Errors.upstreamBlocked(
+              'empty_caption_body',
+              'The platform returned an empty caption body (a PO token is required or we are blocked).',
+            );
+          }
+          return undefined;
+        },
+      });
+    };
+    let res: TransportResponse;
+    try {
+      res = await get('json3');
+    } catch (err) {
+      if (!(choice.tlang && err instanceof AppError && err.reason === 'http_429')) throw err;
+      // auto-translated tracks draw 429s; another format sometimes passes (yt-dlp #13770, FreeTube #7711)
+      this.#logger?.debug({ tlang: choice.tlang }, 'translated caption 429; trying srv3');
+      res = await get('srv3');
     }
     try {
       return parseTimedText(res.text, { dedupeRolling: choice.track.kind === 'asr' });
@@ -175,48 +282,49 @@ export class YouTubeClient {
 
   // ---------------------------------------------------------------- metadata
 
+  /** One round trip: the ladder's /player, the masked WEB /player and (when asked) /next in parallel. */
   async getMetadata(videoId: string, include: readonly MetadataField[] = []): Promise<VideoMetadata> {
-    const nextP = this.#maybeNext(videoId, include);
+    const lease = this.#lease();
+    const nextP = this.#maybeNext(videoId, include, lease);
+    const webP = this.#maskedWebPlayer(videoId, lease);
     try {
-      const seen: PlayerHit[] = [];
       let primary: PlayerHit | undefined;
-      for await (const hit of this.#players(videoId, seen)) {
+      for await (const hit of this.#players(videoId, lease)) {
         primary = hit;
         break;
       }
       if (!primary) throw Errors.upstreamError('No client returned a usable player response.');
-      return await this.#metadataFrom(videoId, primary.player, seen, include, nextP);
+      return await this.#metadataFrom(videoId, primary.player, include, nextP, lease, webP);
     } finally {
       nextP?.catch(() => undefined);
     }
   }
 
-  #maybeNext(videoId: string, include: readonly MetadataField[]): Promise<unknown> | undefined {
+  #maybeNext(videoId: string, include: readonly MetadataField[], lease: Lease): Promise<unknown> | undefined {
     if (!include.some((f) => NEXT_FIELDS.includes(f))) return undefined;
-    return this.#post('next', this.#config.webClient, { videoId });
+    return this.#post('next', this.#config.webClient, { videoId }, { lease });
+  }
+
+  /** WEB /player masked to microformat: upload date and category. Failure only costs those fields. */
+  #maskedWebPlayer(videoId: string, lease: Lease): Promise<unknown> {
+    return this.#post('player', this.#config.webClient, this.#playerBody(videoId, false), {
+      lease,
+      query: MICROFORMAT_MASK,
+    }).catch((err: unknown) => {
+      this.#logger?.warn({ videoId, err: (err as Error).message }, 'microformat request failed');
+      return undefined;
+    });
   }
 
   async #metadataFrom(
     videoId: string,
     primary: unknown,
-    seen: PlayerHit[],
     include: readonly MetadataField[],
     nextP: Promise<unknown> | undefined,
+    lease: Lease,
+    webP?: Promise<unknown>,
   ): Promise<VideoMetadata> {
-    let web = seen.find((h) => hasMicroformat(h.player))?.player;
-    const askedWeb = seen.some((h) => h.client === this.#config.webClient);
-    if (!web && !askedWeb) {
-      // Mobile clients omit microformat (upload date, category): one masked WEB /player call.
-      web = await this.#post(
-        'player',
-        this.#config.webClient,
-        this.#playerBody(videoId),
-        '&$fields=microformat,videoDetails',
-      ).catch((err: unknown) => {
-        this.#logger?.warn({ videoId, err: (err as Error).message }, 'microformat request failed');
-        return undefined;
-      });
-    }
+    const web = hasMicroformat(primary) ? undefined : await (webP ?? this.#maskedWebPlayer(videoId, lease));
     const base = parsePlayerMetadata(videoId, primary, web);
     const next = nextP ? await nextP : undefined;
     const meta: VideoMetadata = {
@@ -246,13 +354,16 @@ export class YouTubeClient {
   // ---------------------------------------------------------------- validation
 
   /**
-   * One /player call (more only when a client fails in a client-specific way). A video that does not exist or
-   * cannot be read is `valid: false` with the error; platform trouble (blocked, timeout) throws.
+   * One /player call of the caption ladder (more only when a client fails in a client-specific way), so it
+   * lists the tracks WEB hides. A video that does not exist or cannot be read is `valid: false` with the
+   * error; platform trouble (blocked, timeout) throws.
    */
   async validate(videoId: string): Promise<Validation & { error?: AppError }> {
+    const lease = this.#lease();
     try {
-      for await (const hit of this.#players(videoId, [])) {
+      for await (const hit of this.#players(videoId, lease)) {
         const list = parseCaptionTracks(hit.player);
+        if (list.tracks.length === 0 && isWebFamily(this.#client(hit.client))) continue;
         const langs = availableLanguages(list);
         const meta = parsePlayerMetadata(videoId, hit.player);
         return {
@@ -283,21 +394,40 @@ export class YouTubeClient {
 
   // ---------------------------------------------------------------- playlists
 
+  /**
+   * First /browse page, then continuations. The first page comes in three shapes: classic (items in a
+   * playlistVideoListRenderer), flat (lockupViewModel items straight in an itemSectionRenderer) and
+   * header-only, which is continued with the first continuation built from the playlist id.
+   */
   async getPlaylist(playlistId: string, max: number): Promise<Playlist> {
     const web = this.#config.webClient;
-    const first = parsePlaylistPage(await this.#post('browse', web, { browseId: `VL${playlistId}` }));
-    if (first.error || (first.title === undefined && first.videoIds.length === 0)) {
+    const lease = this.#lease();
+    const browse = (body: Record<string, unknown>) =>
+      this.#post('browse', web, body, { lease }).then(parsePlaylistPage);
+    const first = await browse({ browseId: `VL${playlistId}` });
+    const headerOnly = first.videoIds.length === 0 && !first.nextToken;
+    if (first.error || (headerOnly && first.title === undefined && first.totalVideos === undefined)) {
       throw Errors.playlistNotFound(playlistId);
     }
     const ids = [...first.videoIds];
     const seenTokens = new Set<string>();
     let token = first.nextToken;
+    if (headerOnly && first.totalVideos !== 0) {
+      this.#logger?.debug({ playlistId }, 'header-only first playlist page; building the first continuation');
+      token = playlistContinuation(playlistId);
+    }
     while (ids.length < max && token && !seenTokens.has(token)) {
       seenTokens.add(token);
-      const page = parsePlaylistPage(await this.#post('browse', web, { continuation: token }));
+      const page = await browse({ continuation: token });
       if (page.videoIds.length === 0) break;
       ids.push(...page.videoIds);
       token = page.nextToken;
+    }
+    if (ids.length === 0 && first.totalVideos !== 0 && max > 0) {
+      throw Errors.upstreamError(
+        `The platform listed no videos for playlist ${playlistId}, which reports ` +
+          `${first.totalVideos ?? 'an unknown number of'} videos; retry later.`,
+      );
     }
     return {
       playlistId,
@@ -310,23 +440,52 @@ export class YouTubeClient {
 
   // ---------------------------------------------------------------- comments
 
+  /**
+   * Watch-next, then comments pages. Disabled only on the explicit "turned off" message; with no entry at
+   * all the first continuation is built from the video id. An empty page is asked again once: an empty
+   * first page of a video that has comments is UPSTREAM_ERROR, a later one ends the listing as `partial`
+   * (callers must not cache it as complete).
+   */
   async getComments(opts: { videoId: string; max: number; sort: CommentSort }): Promise<CommentsResult> {
     const { videoId } = opts;
     const max = Math.min(MAX_COMMENTS, Math.max(1, Math.floor(opts.max)));
     const web = this.#config.webClient;
-    const next = await this.#post('next', web, { videoId });
-    if (!isObj(at(next, 'contents'))) throw await this.#whyNoWatchNext(videoId);
+    const lease = this.#lease();
+    const next = await this.#post('next', web, { videoId }, { lease });
+    if (!isObj(at(next, 'contents'))) throw await this.#whyNoWatchNext(videoId, lease);
     const entry = parseCommentsEntry(next);
     if (entry.disabled) return { comments: [], commentsDisabled: true, totalCount: 0 };
     const now = this.#clock.now();
+    const page = (token: string, parentId?: string) =>
+      this.#post('next', web, { continuation: token }, { lease }).then((raw) =>
+        parseCommentsPage(raw, now, parentId),
+      );
+    /** A page with nothing on it is asked again once (the platform sometimes answers empty). */
+    const pageOnceMore = async (token: string): Promise<CommentsPage> => {
+      const p = await page(token);
+      if (p.threads.length > 0 || p.nextToken) return p;
+      this.#logger?.debug({ videoId }, 'empty comments page; asking once more');
+      return page(token);
+    };
 
-    let token = opts.sort === 'time' ? entry.newestToken : entry.topToken;
+    let topToken = entry.topToken;
+    if (!topToken && entry.missing) {
+      this.#logger?.debug({ videoId }, 'no comments entry in watch-next; building the continuation');
+      topToken = commentsContinuation(videoId);
+    }
+    let token = opts.sort === 'time' ? entry.newestToken : topToken;
     let totalCount = entry.count;
-    if (!token && opts.sort === 'time' && entry.topToken) {
+    const emptyTwice = () =>
+      Errors.upstreamError('The platform returned an empty comments page twice; retry later.');
+    if (!token && opts.sort === 'time' && topToken) {
       // no sort menu in watch-next: the first comments page header has it (one extra call)
-      const top = parseCommentsPage(await this.#post('next', web, { continuation: entry.topToken }), now);
+      const top = await pageOnceMore(topToken);
       totalCount = top.totalCount ?? totalCount;
       token = top.newestToken;
+      if (!token && top.threads.length === 0) {
+        if (totalCount === 0) return { comments: [], commentsDisabled: false, totalCount: 0 };
+        throw emptyTwice();
+      }
     }
     if (!token) throw Errors.upstreamError('Comments are enabled but no comments continuation was found.');
 
@@ -338,16 +497,29 @@ export class YouTubeClient {
       seenIds.add(c.id);
       out.push(c);
     };
+    let partial = false;
+    let pages = 0;
     while (token && out.length < max && !seenTokens.has(token)) {
       seenTokens.add(token);
-      const page = parseCommentsPage(await this.#post('next', web, { continuation: token }), now);
-      totalCount ??= page.totalCount;
-      if (page.totalCount !== undefined && totalCount === entry.count) totalCount = page.totalCount;
-      if (page.threads.length === 0) break;
-      await this.#collectThreads(page.threads, out, push, max, seenTokens, now);
-      token = page.nextToken;
+      const p = await pageOnceMore(token);
+      pages++;
+      totalCount ??= p.totalCount;
+      if (p.totalCount !== undefined && totalCount === entry.count) totalCount = p.totalCount;
+      if (p.threads.length === 0) {
+        // a video with no comments yet says so in its count; anything else is the platform failing
+        if (pages === 1 && totalCount !== 0) throw emptyTwice();
+        partial = pages > 1;
+        break;
+      }
+      await this.#collectThreads(p.threads, out, push, max, seenTokens, page);
+      token = p.nextToken;
     }
-    return { comments: out, commentsDisabled: false, totalCount: totalCount ?? out.length };
+    return {
+      comments: out,
+      commentsDisabled: false,
+      totalCount: totalCount ?? out.length,
+      ...(partial ? { partial: true } : {}),
+    };
   }
 
   /** Parents in order, each followed by its replies; reply pages are prefetched only within the budget. */
@@ -357,10 +529,9 @@ export class YouTubeClient {
     push: (c: Comment) => void,
     max: number,
     seenTokens: Set<string>,
-    now: number,
+    page: (token: string, parentId?: string) => Promise<CommentsPage>,
   ): Promise<void> {
-    const web = this.#config.webClient;
-    const prefetched = new Map<number, Promise<unknown>>();
+    const prefetched = new Map<number, Promise<CommentsPage>>();
     const prefetch = (from: number) => {
       let needed = out.length;
       for (let j = from; j < threads.length && j < from + this.#config.commentConcurrency; j++) {
@@ -368,7 +539,7 @@ export class YouTubeClient {
         needed += 1 + t.replies.length;
         if (needed >= max) break;
         if (t.repliesToken && !prefetched.has(j)) {
-          const p = this.#post('next', web, { continuation: t.repliesToken });
+          const p = page(t.repliesToken, t.comment.id);
           p.catch(() => undefined);
           prefetched.set(j, p);
         }
@@ -382,45 +553,30 @@ export class YouTubeClient {
       let rtok = t.repliesToken;
       if (!rtok || out.length >= max || seenTokens.has(rtok)) continue;
       prefetch(i);
-      let raw = prefetched.get(i) ?? this.#post('next', web, { continuation: rtok });
+      let pending = prefetched.get(i) ?? page(rtok, t.comment.id);
       for (;;) {
         seenTokens.add(rtok);
-        const page = parseCommentsPage(await raw, now, t.comment.id);
-        for (const r of page.replies) push(r);
-        for (const nested of page.threads) {
+        const replies = await pending;
+        for (const r of replies.replies) push(r);
+        // nested reply threads ("show more replies" under a reply) hang off the same parent
+        for (const nested of replies.threads) {
           push({ ...nested.comment, isReply: true, parentId: t.comment.id });
           for (const r of nested.replies) push({ ...r, parentId: t.comment.id });
         }
-        rtok = page.nextToken;
+        rtok = replies.nextToken;
         if (!rtok || out.length >= max || seenTokens.has(rtok)) break;
-        raw = this.#post('next', web, { continuation: rtok });
+        pending = page(rtok, t.comment.id);
       }
     }
   }
 
-  // ---------------------------------------------------------------- plumbing
-
-  #playerBody(videoId: string): Record<string, unknown> {
-    return {
-      videoId,
-      contentCheckOk: true,
-      racyCheckOk: true,
-      playbackContext: { contentPlaybackContext: { html5Preference: 'HTML5_PREF_WANTS' } },
-    };
-  }
-
-  /**
-   * Playable /player answers in client order. Definitive errors (private, not found, ...) stop at once;
-   * client-specific ones (unplayable on this client, different video, HTTP 400 of a retired version) try the
-   * next client and, when all fail, the first error is reported.
-   */
   /**
    * Watch-next without contents says nothing about why; the player does (private, members-only,
    * geo, bot check, ...), so one player request classifies it the same way extraction does.
    */
-  async #whyNoWatchNext(videoId: string): Promise<AppError> {
+  async #whyNoWatchNext(videoId: string, lease: Lease): Promise<AppError> {
     try {
-      for await (const _hit of this.#players(videoId, [])) {
+      for await (const _hit of this.#players(videoId, lease)) {
         // Playable, yet watch-next came back empty: the platform answered something we cannot use.
         return Errors.upstreamError('The platform returned an empty watch-next page for a playable video.');
       }
@@ -431,79 +587,306 @@ export class YouTubeClient {
     return Errors.videoNotFound(videoId);
   }
 
-  async *#players(videoId: string, seen: PlayerHit[]): AsyncGenerator<PlayerHit> {
-    let firstError: AppError | undefined;
-    let yielded = false;
-    for (const name of this.#config.playerClients) {
-      let player: unknown;
-      try {
-        player = await this.#post('player', name, this.#playerBody(videoId));
-      } catch (err) {
-        if (err instanceof AppError && err.code === 'UPSTREAM_ERROR') {
-          firstError ??= err;
-          continue;
-        }
-        throw err;
-      }
-      const returned = str(at(player, 'videoDetails', 'videoId'));
-      if (returned === undefined || returned === videoId) seen.push({ client: name, player });
-      const verdict = classifyPlayability(player, videoId);
-      if (verdict.ok) {
-        yielded = true;
-        yield { client: name, player };
-        continue;
-      }
-      if (verdict.definitive) throw verdict.error;
-      if (verdict.error.code === 'UPSTREAM_BLOCKED') this.#transport.rotateProxy();
-      firstError ??= verdict.error;
-    }
-    if (!yielded) throw firstError ?? Errors.upstreamError('No player client is configured.');
+  // ---------------------------------------------------------------- the caption ladder
+
+  #client(name: string): InnertubeClient {
+    return this.#clients[name] as InnertubeClient;
   }
 
-  async #post(
-    endpoint: Endpoint,
-    clientName: string,
-    body: Record<string, unknown>,
-    query = '',
-  ): Promise<unknown> {
-    const c = this.#config.clients[clientName] as InnertubeClient;
-    const payload = {
-      context: {
-        client: {
-          clientName: c.name,
-          clientVersion: c.version,
-          hl: this.#config.hl,
-          gl: this.#config.gl,
-          timeZone: 'UTC',
-          utcOffsetMinutes: 0,
-          ...c.extra,
+  #lease(): Lease {
+    return { s: this.#sessions.acquire() };
+  }
+
+  #playerBody(
+    videoId: string,
+    withSignatureTimestamp: boolean,
+    client?: InnertubeClient,
+  ): Record<string, unknown> {
+    const sts = withSignatureTimestamp ? client?.signatureTimestamp : undefined;
+    return {
+      videoId,
+      contentCheckOk: true,
+      racyCheckOk: true,
+      playbackContext: {
+        contentPlaybackContext: {
+          html5Preference: 'HTML5_PREF_WANTS',
+          ...(sts !== undefined ? { signatureTimestamp: sts } : {}),
         },
       },
-      ...body,
     };
-    const headers: Record<string, string> = {
+  }
+
+  /**
+   * Playable /player answers of the caption ladder, in order. Definitive errors (private, members-only,
+   * ...) stop at once. A session-level block (bot check, page reload, unexplained sign-in, "try again
+   * later") is retried once on a fresh session, then the next client is asked; an IP-level one (429,
+   * captcha) ends the ladder, since the transport has already tried every egress address. "Not found" from one client is confirmed by another
+   * before VIDEO_NOT_FOUND. When every client fails: a block wins (retryable), then a client-specific
+   * unavailability, then a confirmed or sole not-found, then the first transport error.
+   */
+  async *#players(videoId: string, lease: Lease): AsyncGenerator<PlayerHit> {
+    const ladder = this.#config.captionClients;
+    let blocked: AppError | undefined;
+    let unavailable: AppError | undefined;
+    let notFound: AppError | undefined;
+    let notFoundVotes = 0;
+    let failed: AppError | undefined;
+    let freshSessionTried = false;
+    let yielded = false;
+    for (const name of ladder) {
+      const client = this.#client(name);
+      const web = isWebFamily(client);
+      if (web && this.#config.poTokenProviderUrl) void this.#poToken(videoId).catch(() => undefined);
+      for (;;) {
+        let player: unknown;
+        try {
+          player = await this.#post('player', name, this.#playerBody(videoId, web, client), {
+            lease,
+            playerOf: videoId,
+          });
+        } catch (err) {
+          if (!(err instanceof AppError)) throw err;
+          if (err.code === 'UPSTREAM_BLOCKED') {
+            // IP-level answers (429, captcha) are not about the client or the visitor: the transport has
+            // already tried the other egress addresses, so asking again from here only hammers
+            if (err.reason === 'cooling_down' || err.reason === 'http_429' || err.reason === 'captcha')
+              throw err;
+            blocked ??= err;
+            if (!freshSessionTried) {
+              freshSessionTried = true;
+              this.#logger?.debug({ videoId, client: name, reason: err.reason }, 'blocked; fresh session');
+              continue;
+            }
+            break;
+          }
+          if (err.code === 'UPSTREAM_ERROR') {
+            failed ??= err;
+            break;
+          }
+          throw err;
+        }
+        const verdict = classifyPlayability(player, videoId);
+        if (verdict.ok) {
+          yielded = true;
+          yield { client: name, player };
+          break;
+        }
+        if (verdict.definitive) throw verdict.error;
+        if (verdict.unconfirmedNotFound) {
+          notFoundVotes++;
+          notFound ??= verdict.error;
+          if (notFoundVotes >= 2) throw verdict.error;
+          this.#logger?.debug({ videoId, client: name }, 'not found on one client; confirming with the next');
+        } else unavailable ??= verdict.error;
+        break;
+      }
+    }
+    if (yielded) return;
+    if (blocked) throw blocked;
+    if (unavailable) throw unavailable;
+    if (notFound && ladder.length === 1) throw notFound;
+    if (notFound) {
+      throw Errors.upstreamError(
+        `One client said video ${videoId} does not exist and no other client could confirm it; retry later.`,
+      );
+    }
+    throw failed ?? Errors.upstreamError('No caption client is configured.');
+  }
+
+  // ---------------------------------------------------------------- sessions, versions, PO tokens
+
+  /** Fresh visitor data for a session, from /youtubei/v1/visitor_id or /sw.js_data. */
+  async #freshVisitor(s: Session): Promise<string | undefined> {
+    if (this.#config.sessions.bootstrap === 'sw_js_data') return (await this.#swJsData(s.proxy)).visitorData;
+    const res = await this.#transport.request({
+      method: 'POST',
+      url: '/youtubei/v1/visitor_id?prettyPrint=false',
+      endpoint: 'visitor_id',
+      client: this.#config.webClient,
+      proxy: s.proxy,
+      coalesceKey: `visitor_id ${s.id}`,
+      headers: this.#headers(this.#client(this.#config.webClient), undefined),
+      body: JSON.stringify({ context: this.#context(this.#client(this.#config.webClient), undefined) }),
+      inspect: (r) => str(at(parseJson(r.text, 'visitor_id'), 'responseContext', 'visitorData')),
+    });
+    return res.parsed as string | undefined;
+  }
+
+  /** The live WEB client version and a visitorData, as YouTube.js reads them (`device_info[16]`, `[13]`). */
+  async #swJsData(proxy: number): Promise<{ version?: string; visitorData?: string }> {
+    const res = await this.#transport.request({
+      method: 'GET',
+      url: '/sw.js_data',
+      endpoint: 'sw_js_data',
+      client: 'none',
+      proxy,
+      headers: { 'User-Agent': this.#client(this.#config.webClient).userAgent, Referer: `${REFERER}sw.js` },
+      inspect: (r) => {
+        const body = r.text.replace(/^\)\]\}'\s*/, '');
+        const data = parseJson(body, 'sw.js_data');
+        const info = at(data, 0, 2, 0, 0);
+        if (!Array.isArray(info))
+          throw Errors.upstreamError('The platform changed the shape of /sw.js_data.');
+        const version = str(info[16]);
+        const visitorData = str(info[13]);
+        return {
+          ...(version && /^\d+\.\d{8}\.\d+\.\d+$/.test(version) ? { version } : {}),
+          ...(visitorData ? { visitorData } : {}),
+        };
+      },
+    });
+    return res.parsed as { version?: string; visitorData?: string };
+  }
+
+  /** Reads the live WEB version (at most one refresh in flight); never throws. */
+  #refreshVersion(): Promise<void> {
+    this.#versionRefresh ??= this.#swJsData(0)
+      .then(({ version }) => {
+        this.#versionCheckedAt = Date.now();
+        const web = this.#client(this.#config.webClient);
+        if (version && version !== web.version) {
+          this.#logger?.warn({ from: web.version, to: version }, 'youtube WEB client version healed');
+          web.version = version;
+        }
+      })
+      .catch((err: unknown) => {
+        this.#logger?.warn({ err: (err as Error).message }, 'reading the live WEB client version failed');
+      })
+      .finally(() => {
+        this.#versionRefresh = undefined;
+      });
+    return this.#versionRefresh;
+  }
+
+  /** A PO token for the video's WEB caption URLs from the bgutil provider (cached per video, bounded). */
+  #poToken(videoId: string): Promise<string> {
+    const hit = this.#poTokens.get(videoId);
+    if (hit) return hit;
+    const url = `${this.#config.poTokenProviderUrl}/get_pot`;
+    const p = (async () => {
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ content_binding: videoId }),
+        signal: AbortSignal.timeout(this.#config.timeoutMs),
+      }).catch((err: unknown) => {
+        throw Errors.upstreamError('The PO-token provider is not reachable.', err);
+      });
+      const body = (await res.json().catch(() => undefined)) as { poToken?: unknown } | undefined;
+      if (!res.ok || typeof body?.poToken !== 'string' || body.poToken === '') {
+        throw Errors.upstreamError(`The PO-token provider answered HTTP ${res.status} without a token.`);
+      }
+      return body.poToken;
+    })();
+    p.catch(() => this.#poTokens.delete(videoId));
+    this.#poTokens.set(videoId, p);
+    if (this.#poTokens.size > PO_TOKEN_CACHE) {
+      const oldest = this.#poTokens.keys().next().value as string;
+      this.#poTokens.delete(oldest);
+    }
+    return p;
+  }
+
+  // ---------------------------------------------------------------- plumbing
+
+  #context(c: InnertubeClient, visitorData: string | undefined): Record<string, unknown> {
+    return {
+      client: {
+        clientName: c.name,
+        clientVersion: c.version,
+        hl: this.#config.hl,
+        gl: this.#config.gl,
+        timeZone: 'UTC',
+        utcOffsetMinutes: 0,
+        ...(visitorData ? { visitorData } : {}),
+        ...c.extra,
+      },
+    };
+  }
+
+  #headers(c: InnertubeClient, visitorData: string | undefined): Record<string, string> {
+    return {
       'X-YouTube-Client-Name': String(c.id),
       'X-YouTube-Client-Version': c.version,
       'User-Agent': c.userAgent,
       Origin: 'https://www.youtube.com',
+      ...(visitorData ? { 'X-Goog-Visitor-Id': visitorData } : {}),
     };
-    if (this.#visitorData) headers['X-Goog-Visitor-Id'] = this.#visitorData;
-    const res = await this.#transport.request({
-      method: 'POST',
-      url: `/youtubei/v1/${endpoint}?prettyPrint=false${query}`,
-      endpoint,
-      client: clientName,
-      headers,
-      body: JSON.stringify(payload),
-    });
-    let json: unknown;
-    try {
-      json = JSON.parse(res.text);
-    } catch {
-      throw Errors.upstreamError(`The platform's ${endpoint} answer is not JSON.`);
+  }
+
+  /**
+   * One InnerTube call as `clientName` on the lease's session. A 400 FAILED_PRECONDITION of a WEB-family
+   * client (a retired version) reads the live version from /sw.js_data and retries once.
+   */
+  async #post(
+    endpoint: Endpoint,
+    clientName: string,
+    body: Record<string, unknown>,
+    opts: PostOptions,
+    healed = false,
+  ): Promise<unknown> {
+    const c = this.#client(clientName);
+    const web = isWebFamily(c);
+    if (
+      web &&
+      this.#config.versionRefreshMs > 0 &&
+      Date.now() - this.#versionCheckedAt > this.#config.versionRefreshMs
+    ) {
+      void this.#refreshVersion();
     }
-    const visitor = str(at(json, 'responseContext', 'visitorData'));
-    if (visitor) this.#visitorData = visitor;
-    return json;
+    const session = opts.lease.s;
+    const query = opts.query ?? '';
+    try {
+      const res = await this.#transport.request({
+        method: 'POST',
+        url: `/youtubei/v1/${endpoint}?prettyPrint=false${query}`,
+        endpoint,
+        client: clientName,
+        proxy: session.proxy,
+        onProxyMoved: (p) => {
+          session.proxy = p;
+        },
+        // concurrent identical calls share one answer whatever session asked
+        coalesceKey: `${endpoint}${query} ${clientName} ${c.version} ${JSON.stringify(body)}`,
+        headers: this.#headers(c, session.visitorData),
+        body: JSON.stringify({ context: this.#context(c, session.visitorData), ...body }),
+        inspect: (r) => {
+          const json = parseJson(r.text, endpoint);
+          if (opts.playerOf !== undefined) {
+            const verdict = classifyPlayability(json, opts.playerOf);
+            if (!verdict.ok && verdict.error.code === 'UPSTREAM_BLOCKED') throw verdict.error;
+          }
+          return json;
+        },
+      });
+      this.#sessions.adopt(session, str(at(res.parsed, 'responseContext', 'visitorData')));
+      return res.parsed;
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'UPSTREAM_BLOCKED' && err.reason !== 'cooling_down') {
+        // this visitor (and its egress) is what the platform is counting: the operation moves on
+        opts.lease.s = this.#sessions.retire(session, err.reason ?? 'blocked');
+      }
+      const http = err instanceof AppError ? err.cause : undefined;
+      if (
+        !healed &&
+        web &&
+        http instanceof UpstreamHttpError &&
+        http.status === 400 &&
+        http.apiStatus === 'FAILED_PRECONDITION'
+      ) {
+        this.#logger?.warn({ client: clientName, version: c.version }, 'WEB client version refused; healing');
+        await this.#refreshVersion();
+        return this.#post(endpoint, clientName, body, opts, true);
+      }
+      throw err;
+    }
+  }
+}
+
+function parseJson(text: string, what: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw Errors.upstreamError(`The platform's ${what} answer is not JSON.`);
   }
 }

@@ -14,16 +14,33 @@ export interface InnertubeClient {
   extra?: Record<string, unknown>;
   /** Whether its /player responses carry `microformat` (upload date, category): only WEB-family clients do. */
   hasMicroformat: boolean;
+  /**
+   * `playbackContext.contentPlaybackContext.signatureTimestamp` for WEB-family /player requests. Without it
+   * WEB answers without `captions` (since Aug 2026); it is only sent when WEB is on the caption ladder,
+   * i.e. with a PO-token provider. The value comes from the player JS; a stale one keeps working for weeks.
+   */
+  signatureTimestamp?: number;
+}
+
+/**
+ * WEB-family clients: their caption URLs carry `exp=xpe` and answer an empty body without a PO token
+ * (since 27 Aug 2026), and their /player omits `captions` without a signatureTimestamp. Never a source of
+ * caption tracks unless a PO-token provider is configured.
+ */
+export function isWebFamily(client: InnertubeClient): boolean {
+  return /^(WEB|MWEB|TVHTML5)/.test(client.name);
 }
 
 export const DEFAULT_CLIENTS: Record<string, InnertubeClient> = {
   WEB: {
     name: 'WEB',
     id: 1,
-    version: '2.20260708.00.00',
+    // healed at run time from /sw.js_data on 400 FAILED_PRECONDITION and every YOUTUBE_VERSION_REFRESH_MS
+    version: '2.20261115.01.00',
     userAgent:
-      'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/138.0.0.0 Safari/537.36,gzip(gfe)',
+      'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/149.0.0.0 Safari/537.36,gzip(gfe)',
     hasMicroformat: true,
+    signatureTimestamp: 20405,
   },
   ANDROID: {
     name: 'ANDROID',
@@ -36,7 +53,7 @@ export const DEFAULT_CLIENTS: Record<string, InnertubeClient> = {
   VISIONOS: {
     name: 'VISIONOS',
     id: 101,
-    version: '1.02',
+    version: '1.04',
     userAgent:
       'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/26.0 Safari/605.1.15',
     extra: {
@@ -57,5 +74,9 @@ export const DEFAULT_CLIENTS: Record<string, InnertubeClient> = {
   },
 };
 
-/** WEB first: its player response lists captions *and* carries microformat, so a transcript costs 2 calls. */
-export const DEFAULT_PLAYER_CLIENTS = ['WEB', 'ANDROID', 'VISIONOS'];
+/**
+ * The caption ladder: clients whose caption URLs are not gated (no `exp=xpe`), tried in order for /player.
+ * VISIONOS first as yt-dlp (2026.08) does, then ANDROID (youtube-transcript-api), then IOS (NewPipe's
+ * fallbacks). WEB joins at the end only with a PO-token provider (YOUTUBE_PO_TOKEN_PROVIDER_URL).
+ */
+export const DEFAULT_CAPTION_CLIENTS = ['VISIONOS', 'ANDROID', 'IOS'];

@@ -1,6 +1,15 @@
 export { YouTubeClient, MAX_COMMENTS, type YouTubeClientDeps } from './client.ts';
-export { loadYouTubeConfig, DEFAULT_CONFIG, type YouTubeClientConfig } from './config.ts';
-export { DEFAULT_CLIENTS, DEFAULT_PLAYER_CLIENTS, type InnertubeClient } from './clients.ts';
+export {
+  loadYouTubeConfig,
+  DEFAULT_CONFIG,
+  type YouTubeClientConfig,
+  type SessionConfig,
+  type BreakerConfig,
+} from './config.ts';
+export { DEFAULT_CLIENTS, DEFAULT_CAPTION_CLIENTS, isWebFamily, type InnertubeClient } from './clients.ts';
+export { CircuitBreaker, sharedBreaker } from './breaker.ts';
+export { playlistContinuation, commentsContinuation } from './tokens.ts';
+export type { Session } from './sessions.ts';
 export { parseVideoUrl, parsePlaylistUrl, isVideoId } from './url.ts';
 export {
   parseTimedText,

@@ -1,13 +1,16 @@
 import { AppError, Errors } from '@subx/errors';
 import { ProxyAgent, fetch as undiciFetch } from 'undici';
+import type { CircuitBreaker } from './breaker.ts';
 import type { YouTubeClientConfig } from './config.ts';
 import type { UpstreamEndpoint, UpstreamObserver, UpstreamOutcome } from './observer.ts';
 import type { FetchLike, Logger } from './types.ts';
 
 /**
- * The one door to the platform. Re-bases every URL onto the configured base URL, applies per-request
- * timeouts, retries network errors and 5xx with jittered backoff, rotates proxies on a block, sends the EU
- * consent cookie and coalesces identical in-flight requests into one upstream call.
+ * The one door to the platform. Re-bases every URL onto the configured base URL, asks the circuit breaker
+ * first, applies per-request timeouts and per-endpoint body caps, retries network errors and 5xx with
+ * jittered backoff, moves to another proxy (or a fresh connection through a single rotating proxy) on a
+ * block, sends the EU consent cookie, coalesces identical in-flight requests into one upstream call and
+ * reports every call's outcome to the observer.
  */
 
 export interface TransportRequest {
@@ -16,15 +19,31 @@ export interface TransportRequest {
   url: string;
   headers?: Record<string, string>;
   body?: string;
-  /** For the outcome report: which endpoint, as which client ('none' when not as a client). */
+  /** For the outcome report and the body cap: which endpoint, as which client ('none' when not as a client). */
   endpoint: UpstreamEndpoint;
   client: string;
+  /** Proxy of the calling session (index into the pool). */
+  proxy?: number;
+  /** Called when a block moved the request to another proxy, so the session follows. */
+  onProxyMoved?: (proxy: number) => void;
+  /**
+   * Requests with the same key share one upstream call while in flight. Defaults to method, URL and
+   * body; callers leave session-specific parts (visitor data) out so concurrent callers still share.
+   */
+  coalesceKey?: string;
+  /**
+   * Reads the answer before its outcome is reported: returns the parsed value (kept in `parsed`) or throws
+   * an AppError, so that a 200 that says "bot check" counts as blocked, not ok.
+   */
+  inspect?: (res: TransportResponse) => unknown;
 }
 
 export interface TransportResponse {
   status: number;
   text: string;
   contentType: string;
+  /** What `inspect` returned. */
+  parsed?: unknown;
 }
 
 export interface TransportDeps {
@@ -34,6 +53,7 @@ export interface TransportDeps {
   random?: (() => number) | undefined;
   /** Told the outcome of every request sent. */
   observer?: UpstreamObserver | undefined;
+  breaker?: CircuitBreaker | undefined;
 }
 
 /** Hosts whose absolute URLs we follow (re-based); anything else is refused. */
@@ -52,6 +72,18 @@ export function rebase(baseUrl: string, url: string): string {
 
 class RetryableNetworkError extends Error {}
 
+/** The HTTP status and the API's error status of a 4xx answer (kept as the cause of the UPSTREAM_ERROR). */
+export class UpstreamHttpError extends Error {
+  readonly status: number;
+  readonly apiStatus: string | undefined;
+
+  constructor(status: number, apiStatus: string | undefined) {
+    super(`HTTP ${status}${apiStatus ? ` ${apiStatus}` : ''}`);
+    this.status = status;
+    this.apiStatus = apiStatus;
+  }
+}
+
 const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 export class Transport {
@@ -61,8 +93,8 @@ export class Transport {
   readonly #sleep: (ms: number) => Promise<void>;
   readonly #random: () => number;
   readonly #observer: UpstreamObserver | undefined;
+  readonly #breaker: CircuitBreaker | undefined;
   readonly #agents: ProxyAgent[];
-  #proxyIndex = 0;
   readonly #inflight = new Map<string, Promise<TransportResponse>>();
   /** Upstream calls actually made (coalesced callers count once). */
   upstreamCalls = 0;
@@ -78,12 +110,13 @@ export class Transport {
     this.#sleep = deps.sleep ?? defaultSleep;
     this.#random = deps.random ?? Math.random;
     this.#observer = deps.observer;
+    this.#breaker = deps.breaker;
   }
 
-  /** Identical concurrent requests (method, URL, body) share one upstream call. */
+  /** Identical concurrent requests share one upstream call. */
   request(req: TransportRequest): Promise<TransportResponse> {
     const url = rebase(this.#config.baseUrl, req.url);
-    const key = `${req.method} ${url} ${req.body ?? ''}`;
+    const key = req.coalesceKey ?? `${req.method} ${url} ${req.body ?? ''}`;
     const pending = this.#inflight.get(key);
     if (pending) return pending;
     const p = this.#withRetries({ ...req, url }).finally(() => this.#inflight.delete(key));
@@ -97,10 +130,11 @@ export class Transport {
 
   async #withRetries(req: TransportRequest): Promise<TransportResponse> {
     let attempt = 0;
-    let blockedRotations = 0;
+    let moves = 0;
+    let proxy = this.#agents.length > 0 ? (req.proxy ?? 0) % this.#agents.length : 0;
     for (;;) {
       try {
-        return await this.#once(req);
+        return await this.#once(req, proxy, moves > 0 && this.#agents.length === 1);
       } catch (err) {
         if (err instanceof RetryableNetworkError && attempt < this.#config.retries) {
           attempt++;
@@ -110,19 +144,23 @@ export class Transport {
           await this.#sleep(delay);
           continue;
         }
-        if (
-          err instanceof AppError &&
-          err.code === 'UPSTREAM_BLOCKED' &&
-          this.#agents.length > 1 &&
-          blockedRotations < this.#agents.length - 1
-        ) {
-          blockedRotations++;
-          this.rotateProxy();
-          this.#logger?.warn(
-            { reason: err.reason, proxy: this.#proxyIndex },
-            'youtube blocked us; rotating proxy',
-          );
-          continue;
+        if (err instanceof AppError && err.code === 'UPSTREAM_BLOCKED' && err.reason !== 'cooling_down') {
+          // Several proxies: move to the next one (at most once through each). One rotating proxy: a new
+          // connection gets a new egress address, up to YOUTUBE_BLOCKED_RETRIES times.
+          const n = this.#agents.length;
+          const allowed = n > 1 ? n - 1 : n === 1 ? this.#config.blockedRetries : 0;
+          if (moves < allowed) {
+            moves++;
+            if (n > 1) {
+              proxy = (proxy + 1) % n;
+              req.onProxyMoved?.(proxy);
+            }
+            this.#logger?.warn(
+              { reason: err.reason, proxy, fresh_connection: n === 1 },
+              'youtube blocked us; retrying through another egress',
+            );
+            continue;
+          }
         }
         if (err instanceof RetryableNetworkError) {
           throw Errors.upstreamError(`The video platform failed: ${err.message}`, err.cause);
@@ -132,43 +170,34 @@ export class Transport {
     }
   }
 
-  /** Moves to the next proxy of the pool (also used by callers that detect a block in a 200 body). */
-  rotateProxy(): boolean {
-    if (this.#agents.length < 2) return false;
-    this.#proxyIndex = (this.#proxyIndex + 1) % this.#agents.length;
-    return true;
-  }
-
-  get canRotate(): boolean {
-    return this.#agents.length > 1;
-  }
-
-  async #once(req: TransportRequest): Promise<TransportResponse> {
+  async #once(req: TransportRequest, proxy: number, freshConnection: boolean): Promise<TransportResponse> {
+    const { probe } = this.#breaker?.admit() ?? { probe: false };
     const started = performance.now();
+    let outcome: UpstreamOutcome = 'error';
     try {
-      const res = await this.#send(req);
-      this.#report(req, 'ok', started);
+      const res = await this.#send(req, proxy, freshConnection);
+      if (req.inspect) res.parsed = req.inspect(res);
+      outcome = 'ok';
       return res;
     } catch (err) {
-      this.#report(req, outcomeOf(err), started);
+      outcome = err instanceof RetryableNetworkError ? 'error' : outcomeOf(err);
       throw err;
+    } finally {
+      this.#breaker?.record(outcome, probe);
+      try {
+        this.#observer?.call({
+          client: req.client,
+          endpoint: req.endpoint,
+          outcome,
+          durationMs: performance.now() - started,
+        });
+      } catch (err) {
+        this.#logger?.warn({ err }, 'upstream observer failed');
+      }
     }
   }
 
-  #report(req: TransportRequest, outcome: UpstreamOutcome, started: number): void {
-    try {
-      this.#observer?.call({
-        client: req.client,
-        endpoint: req.endpoint,
-        outcome,
-        durationMs: performance.now() - started,
-      });
-    } catch (err) {
-      this.#logger?.warn({ err }, 'upstream observer failed');
-    }
-  }
-
-  async #send(req: TransportRequest): Promise<TransportResponse> {
+  async #send(req: TransportRequest, proxy: number, freshConnection: boolean): Promise<TransportResponse> {
     const headers: Record<string, string> = {
       'Accept-Language': 'en-US,en;q=0.9',
       // "accept all" consent, so EU egress never lands on consent.youtube.com
@@ -177,45 +206,88 @@ export class Transport {
     };
     if (req.body !== undefined) headers['Content-Type'] = 'application/json';
     const signal = AbortSignal.timeout(this.#config.timeoutMs);
-    const agent = this.#agents[this.#proxyIndex];
+    // a retry through a single rotating proxy gets its own connection (and so a new egress address)
+    const fresh = freshConnection ? new ProxyAgent(this.#config.proxies[0] as string) : undefined;
+    const agent = fresh ?? this.#agents[proxy];
     this.upstreamCalls++;
-    let res: Response;
     try {
-      res = await this.#fetch(req.url, {
-        method: req.method,
-        headers,
-        ...(req.body !== undefined ? { body: req.body } : {}),
-        signal,
-        redirect: 'follow',
-        ...(agent ? { dispatcher: agent } : {}),
-      });
-    } catch (err) {
-      if (signal.aborted) throw Errors.upstreamTimeout(undefined, err);
-      throw new RetryableNetworkError((err as Error).message ?? 'network error', { cause: err });
+      let res: Response;
+      try {
+        res = await this.#fetch(req.url, {
+          method: req.method,
+          headers,
+          ...(req.body !== undefined ? { body: req.body } : {}),
+          signal,
+          redirect: 'follow',
+          ...(agent ? { dispatcher: agent } : {}),
+        });
+      } catch (err) {
+        if (signal.aborted) throw Errors.upstreamTimeout(undefined, err);
+        throw new RetryableNetworkError((err as Error).message ?? 'network error', { cause: err });
+      }
+      const text = await readCapped(res, this.#config.maxBodyBytes[req.endpoint], req.endpoint, signal);
+      const contentType = res.headers.get('content-type') ?? '';
+      const landed = res.url || req.url;
+      if (
+        /google\.com\/sorry|consent\.youtube\.com/.test(landed) ||
+        (contentType.includes('html') && /g-recaptcha|id="captcha-form"/.test(text))
+      ) {
+        throw Errors.upstreamBlocked('captcha', 'The platform answered with a captcha page.');
+      }
+      if (res.status === 429)
+        throw Errors.upstreamBlocked('http_429', 'The platform answered HTTP 429 (too many requests).');
+      if (res.status >= 500) throw new RetryableNetworkError(`HTTP ${res.status}`);
+      if (res.status >= 400) {
+        const { message, apiStatus } = errorMessage(text);
+        throw Errors.upstreamError(
+          `The video platform answered HTTP ${res.status}: ${message}`,
+          new UpstreamHttpError(res.status, apiStatus),
+        );
+      }
+      return { status: res.status, text, contentType };
+    } finally {
+      if (fresh) fresh.close().catch(() => undefined);
     }
-    let text: string;
-    try {
-      text = await res.text();
-    } catch (err) {
-      if (signal.aborted) throw Errors.upstreamTimeout(undefined, err);
-      throw new RetryableNetworkError('connection dropped while reading the body', { cause: err });
-    }
-    const contentType = res.headers.get('content-type') ?? '';
-    const landed = res.url || req.url;
-    if (
-      /google\.com\/sorry|consent\.youtube\.com/.test(landed) ||
-      (contentType.includes('html') && /g-recaptcha|id="captcha-form"/.test(text))
-    ) {
-      throw Errors.upstreamBlocked('captcha', 'The platform answered with a captcha page.');
-    }
-    if (res.status === 429)
-      throw Errors.upstreamBlocked('http_429', 'The platform answered HTTP 429 (too many requests).');
-    if (res.status >= 500) throw new RetryableNetworkError(`HTTP ${res.status}`);
-    if (res.status >= 400) {
-      throw Errors.upstreamError(`The video platform answered HTTP ${res.status}: ${errorMessage(text)}`);
-    }
-    return { status: res.status, text, contentType };
   }
+}
+
+/** Reads at most `max` bytes of the body; a larger answer is abandoned (memory stays bounded). */
+async function readCapped(
+  res: Response,
+  max: number,
+  endpoint: UpstreamEndpoint,
+  signal: AbortSignal,
+): Promise<string> {
+  const tooLarge = () =>
+    Errors.upstreamError(
+      `The platform's ${endpoint} answer is larger than ${max} bytes; refusing to read it.`,
+    );
+  const declared = Number(res.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > max) {
+    await res.body?.cancel().catch(() => undefined);
+    throw tooLarge();
+  }
+  if (!res.body) return '';
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      total += value.byteLength;
+      if (total > max) {
+        await reader.cancel().catch(() => undefined);
+        throw tooLarge();
+      }
+      chunks.push(value);
+    }
+  } catch (err) {
+    if (err instanceof AppError) throw err;
+    if (signal.aborted) throw Errors.upstreamTimeout(undefined, err);
+    throw new RetryableNetworkError('connection dropped while reading the body', { cause: err });
+  }
+  return Buffer.concat(chunks, total).toString('utf8');
 }
 
 /** The outcome class of a failed request (see observer.ts). */
@@ -225,14 +297,19 @@ export function outcomeOf(err: unknown): UpstreamOutcome {
   if (err.code === 'UPSTREAM_BLOCKED') {
     return err.reason === 'http_429' || err.reason === 'rate_limited' ? 'rate_limited' : 'blocked';
   }
+  // a definitive answer about the video (private, not found, ...) is the platform working as it should
+  if (['VIDEO_NOT_FOUND', 'VIDEO_UNAVAILABLE', 'PLAYLIST_NOT_FOUND'].includes(err.code)) return 'ok';
   return 'error';
 }
 
-function errorMessage(body: string): string {
+function errorMessage(body: string): { message: string; apiStatus: string | undefined } {
   try {
     const j = JSON.parse(body) as { error?: { message?: string; status?: string } };
-    return [j.error?.status, j.error?.message].filter(Boolean).join(' ') || 'no details';
+    return {
+      message: [j.error?.status, j.error?.message].filter(Boolean).join(' ') || 'no details',
+      apiStatus: j.error?.status,
+    };
   } catch {
-    return 'no details';
+    return { message: 'no details', apiStatus: undefined };
   }
 }

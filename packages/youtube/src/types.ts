@@ -100,6 +100,11 @@ export interface CommentsResult {
   commentsDisabled: boolean;
   /** Comments the platform says the video has (approximate above 999 when abbreviated). */
   totalCount: number;
+  /**
+   * The listing stopped early because a later page stayed empty after one more try: what is here is
+   * right but not all there is, so it must not be cached as a complete listing.
+   */
+  partial?: boolean;
 }
 
 export interface Clock {

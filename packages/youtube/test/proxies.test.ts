@@ -69,7 +69,8 @@ describe('proxy pool', () => {
     }
     expect(blockedFake.requests).toHaveLength(1);
     expect(blockedFake.requests[0]?.status).toBe(429);
-    expect(fake.requests.map((r) => r.endpoint)).toEqual(['player', 'timedtext']);
+    // the session moved to the good proxy and stays there for the rest of the video
+    expect(fake.requests.map((r) => r.endpoint).sort()).toEqual(['player', 'player', 'timedtext']);
     expect(goodProxy.tunnels.length).toBeGreaterThanOrEqual(1);
     expect(blockingProxy.tunnels.length).toBe(1);
   });
@@ -87,6 +88,49 @@ describe('proxy pool', () => {
         code: 'UPSTREAM_BLOCKED',
         reason: 'http_429',
       });
+    } finally {
+      await yt.close();
+    }
+    expect(blockedFake.requests).toHaveLength(2);
+  });
+
+  it('with one rotating proxy, retries a blocked request on a new connection (a new egress address)', async () => {
+    blockedFake.reset();
+    blockedFake.failNext({ kind: 'status', status: 429 }, { times: 100 });
+    const blockedPort = Number(new URL(blockedFake.url).port);
+    let tunnels = 0;
+    // a rotating proxy: its first two connections leave through a burned address, the third through a good one
+    const rotating = await startProxy((host, port) =>
+      ++tunnels <= 2 ? { host: '127.0.0.1', port: blockedPort } : { host, port },
+    );
+    const config = loadYouTubeConfig({
+      YOUTUBE_BASE_URL: fake.url,
+      YOUTUBE_PROXIES: rotating.url,
+      YOUTUBE_BLOCKED_RETRIES: '2',
+    });
+    const yt = YouTubeClient.create(config);
+    try {
+      const v = await yt.validate(videoIds.manualAndAuto);
+      expect(v.valid).toBe(true);
+    } finally {
+      await yt.close();
+      await rotating.close();
+    }
+    expect(blockedFake.requests.map((r) => r.status)).toEqual([429, 429]);
+    expect(rotating.tunnels.length).toBe(3);
+  });
+
+  it('with one rotating proxy, gives up after YOUTUBE_BLOCKED_RETRIES new connections', async () => {
+    blockedFake.reset();
+    blockedFake.failNext({ kind: 'status', status: 429 }, { times: 100 });
+    const config = loadYouTubeConfig({
+      YOUTUBE_BASE_URL: fake.url,
+      YOUTUBE_PROXIES: blockingProxy.url,
+      YOUTUBE_BLOCKED_RETRIES: '1',
+    });
+    const yt = YouTubeClient.create(config);
+    try {
+      await expect(yt.validate(videoIds.manualAndAuto)).rejects.toMatchObject({ reason: 'http_429' });
     } finally {
       await yt.close();
     }

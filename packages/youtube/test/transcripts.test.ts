@@ -1,14 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { FakeYouTube } from '@subx/testing/fake-youtube';
 import { videoIds } from '@subx/testing/fake-youtube';
-import { clientFor, errorOf, setup } from './helpers.ts';
-
-let fake: FakeYouTube;
-beforeAll(async () => {
-  fake = await setup();
-});
-afterAll(() => fake.close());
-beforeEach(() => fake.reset());
+import { MODES, clientFor, errorOf, roundTrips, setup, timedFetch, type TimedCall } from './helpers.ts';
 
 const MANUAL_EN = [
   { text: 'Welcome to The Great War.', start: 0, duration: 2.5 },
@@ -20,42 +13,75 @@ const MANUAL_EN = [
   { text: 'The end.', start: 16.5, duration: 3.5 },
 ];
 
-describe('getTranscript', () => {
-  it('returns the exact manual English track with metadata from the same player call: 2 upstream requests', async () => {
+const BASE_METADATA = {
+  title: 'The Tide Is Turning - Russian Civil War Fall 1919 I THE GREAT WAR 1919',
+  channel: 'The Great War',
+  channelId: 'UCUcyEsEjhPEDf69RRVhRh4A',
+  duration: 1509,
+  uploadDate: '20191014',
+};
+
+const calls = (fake: FakeYouTube) =>
+  fake.requests.map((r) => `${r.endpoint}:${r.clientName ?? ''}${r.query.$fields ? ':masked' : ''}`);
+
+describe.each(MODES)('getTranscript (fake platform: %s)', (mode) => {
+  let fake: FakeYouTube;
+  beforeAll(async () => {
+    fake = await setup(mode);
+  });
+  afterAll(() => fake.close());
+  beforeEach(() => fake.reset());
+
+  it('gets the track list from VISIONOS and base metadata from a masked WEB /player sent with the timedtext GET', async () => {
     const yt = clientFor(fake);
     const t = await yt.getTranscript({ videoId: videoIds.manualAndAuto, language: 'en' });
-    expect(t.language).toBe('en');
-    expect(t.subtitleType).toBe('manual');
+    expect(t).toMatchObject({ language: 'en', subtitleType: 'manual', segments: MANUAL_EN });
     expect(t.translatedFrom).toBeUndefined();
-    expect(t.segments).toEqual(MANUAL_EN);
-    expect(t.metadata).toEqual({
-      title: 'The Tide Is Turning - Russian Civil War Fall 1919 I THE GREAT WAR 1919',
-      channel: 'The Great War',
-      channelId: 'UCUcyEsEjhPEDf69RRVhRh4A',
-      duration: 1509,
-      uploadDate: '20191014',
-      thumbnailUrl: 'https://i.ytimg.com/vi/F1xioXWb8CY/maxresdefault.jpg',
-    });
-    expect(fake.requests.map((r) => r.endpoint)).toEqual(['player', 'timedtext']);
-    expect(yt.upstreamCalls).toBe(2);
-    const tt = fake.requests[1];
+    expect(t.metadata).toMatchObject(BASE_METADATA);
+    expect(calls(fake)[0]).toBe('player:VISIONOS');
+    expect(calls(fake).slice(1).sort()).toEqual(['player:WEB:masked', 'timedtext:']);
+    expect(yt.upstreamCalls).toBe(3);
+    const tt = fake.requests.find((r) => r.endpoint === 'timedtext');
     expect(tt?.query).toMatchObject({ v: 'F1xioXWb8CY', lang: 'en', fmt: 'json3' });
     expect(tt?.query.kind).toBeUndefined();
-    expect(tt?.query.tlang).toBeUndefined();
+    expect(tt?.query.exp).toBeUndefined();
   });
 
-  it('sends the consent cookie, the client headers and hl=en/UTC in the context', async () => {
+  it('costs 2 sequential round trips cold, with base metadata', async () => {
+    const timed: TimedCall[] = [];
+    fake.setLatency(40);
+    try {
+      const yt = clientFor(fake, {}, { fetch: timedFetch(timed) });
+      const t = await yt.getTranscript({ videoId: videoIds.manualAndAuto, language: 'en' });
+      expect(t.metadata.uploadDate).toBe('20191014');
+    } finally {
+      fake.setLatency(0);
+    }
+    expect(timed).toHaveLength(3);
+    expect(roundTrips(timed)).toBe(2);
+  });
+
+  it('sends the consent cookie, the client headers, hl=en/UTC and no signatureTimestamp to mobile clients', async () => {
     await clientFor(fake).getTranscript({ videoId: videoIds.manualAndAuto, language: 'en' });
     const player = fake.requests[0];
     expect(player?.headers.cookie).toContain('SOCS=CAI');
-    expect(player?.headers['x-youtube-client-name']).toBe('1');
+    expect(player?.headers['x-youtube-client-name']).toBe('101');
     expect(player?.body).toMatchObject({
       videoId: 'F1xioXWb8CY',
-      context: { client: { clientName: 'WEB', hl: 'en', timeZone: 'UTC', utcOffsetMinutes: 0 } },
+      context: { client: { clientName: 'VISIONOS', hl: 'en', timeZone: 'UTC', utcOffsetMinutes: 0 } },
     });
+    const body = player?.body as { playbackContext: { contentPlaybackContext: Record<string, unknown> } };
+    expect(body.playbackContext.contentPlaybackContext.signatureTimestamp).toBeUndefined();
   });
 
-  it('adds watch-next in parallel only when an opt-in field needs it (3 requests)', async () => {
+  it('fetches the caption body with the answering client’s user agent and the watch page as Referer', async () => {
+    await clientFor(fake).getTranscript({ videoId: videoIds.manualAndAuto, language: 'en' });
+    const tt = fake.requests.find((r) => r.endpoint === 'timedtext');
+    expect(tt?.headers['user-agent']).toContain('Safari'); // VISIONOS's
+    expect(tt?.headers.referer).toBe('https://www.youtube.com/');
+  });
+
+  it('adds watch-next to the first round trip only when an opt-in field needs it', async () => {
     const yt = clientFor(fake);
     const t = await yt.getTranscript({
       videoId: videoIds.manualAndAuto,
@@ -72,49 +98,42 @@ describe('getTranscript', () => {
         'was_live',
       ],
     });
-    expect(fake.requests.map((r) => r.endpoint).sort()).toEqual(['next', 'player', 'timedtext']);
+    expect(calls(fake).sort()).toEqual(['next:WEB', 'player:VISIONOS', 'player:WEB:masked', 'timedtext:']);
     expect(t.metadata.likeCount).toBe(8205);
     expect(t.metadata.commentCount).toBe(477);
     expect(t.metadata.categories).toEqual(['Education']);
-    expect(t.metadata.tags?.length).toBe(26);
-    expect(t.metadata.viewCount).toBe(270075);
+    expect(t.metadata.viewCount).toBeGreaterThan(0);
     expect(t.metadata.isLive).toBe(false);
     expect(t.metadata.wasLive).toBe(false);
-    expect(t.metadata.description?.length).toBe(1983);
     expect(t.metadata.chapters?.[0]).toEqual({ title: 'The Great Siberian Ice March', startTime: 270.16 });
-    expect(t.metadata.chapters?.length).toBeGreaterThan(1);
-  });
-
-  it('falls back to the exact auto-generated track and removes the rolling repetition', async () => {
-    const t = await clientFor(fake).getTranscript({ videoId: videoIds.autoOnly, language: 'en' });
-    expect(t.subtitleType).toBe('auto_generated');
-    expect(t.language).toBe('en');
-    expect(t.segments.map((s) => s.text).join(' ')).toBe(
-      "so in nineteen nineteen the white army retreats east across siberia [Music] and it's cold out there",
-    );
-    expect(t.segments[0]).toEqual({ text: 'so in nineteen nineteen', start: 0.16, duration: 4.08 });
-    expect(fake.requests.find((r) => r.endpoint === 'timedtext')?.query.kind).toBe('asr');
-  });
-
-  it('matches the base language: en-GB asks get the en track', async () => {
-    const t = await clientFor(fake).getTranscript({ videoId: videoIds.manualAndAuto, language: 'en-GB' });
-    expect(t.language).toBe('en');
-    expect(t.subtitleType).toBe('manual');
   });
 
   it('picks the auto-generated track of the base language when no manual one exists', async () => {
     const t = await clientFor(fake).getTranscript({ videoId: videoIds.autoOnlyFrench, language: 'fr-CA' });
     expect(t).toMatchObject({ language: 'fr', subtitleType: 'auto_generated' });
     expect(t.segments[0]?.text).toBe('Synthetic caption 1 of cJ9to6EmElQ auto-generated fr');
+    expect(fake.requests.find((r) => r.endpoint === 'timedtext')?.query.kind).toBe('asr');
+  });
+
+  it('falls back to the exact auto-generated track and removes the rolling repetition', async () => {
+    const t = await clientFor(fake).getTranscript({ videoId: videoIds.autoOnly, language: 'en' });
+    expect(t).toMatchObject({ language: 'en', subtitleType: 'auto_generated' });
+    expect(t.segments.map((s) => s.text).join(' ')).toBe(
+      "so in nineteen nineteen the white army retreats east across siberia [Music] and it's cold out there",
+    );
+  });
+
+  it('matches the base language: en-GB asks get the en track', async () => {
+    const t = await clientFor(fake).getTranscript({ videoId: videoIds.manualAndAuto, language: 'en-GB' });
+    expect(t).toMatchObject({ language: 'en', subtitleType: 'manual' });
   });
 
   it('lists the available languages when the language is missing', async () => {
     const err = await errorOf(
       clientFor(fake).getTranscript({ videoId: videoIds.manualAndAuto, language: 'fr' }),
     );
-    expect(err.code).toBe('LANGUAGE_NOT_AVAILABLE');
+    expect(err).toMatchObject({ code: 'LANGUAGE_NOT_AVAILABLE', retryable: false });
     expect(err.details).toEqual({ available_languages: ['en'] });
-    expect(err.retryable).toBe(false);
   });
 
   it('translates from the best track with tlang when translate is true', async () => {
@@ -124,9 +143,10 @@ describe('getTranscript', () => {
       translate: true,
     });
     expect(t).toMatchObject({ language: 'fr', translatedFrom: 'en', subtitleType: 'auto_generated' });
-    const q = fake.requests.find((r) => r.endpoint === 'timedtext')?.query;
-    expect(q).toMatchObject({ lang: 'en', tlang: 'fr' });
-    expect(q?.kind).toBeUndefined();
+    expect(fake.requests.find((r) => r.endpoint === 'timedtext')?.query).toMatchObject({
+      lang: 'en',
+      tlang: 'fr',
+    });
     expect(t.segments[0]?.text).toBe('[fr from en] Synthetic caption 1 of F1xioXWb8CY en');
   });
 
@@ -135,37 +155,25 @@ describe('getTranscript', () => {
     expect(fake.requests.find((r) => r.endpoint === 'timedtext')?.query.tlang).toBeUndefined();
   });
 
-  it('rejects a translation target the platform does not offer', async () => {
+  it('retries a translated track that draws a 429 once in another format', async () => {
+    fake.failNext({ kind: 'status', status: 429 }, { endpoint: 'timedtext' });
+    const t = await clientFor(fake).getTranscript({
+      videoId: videoIds.manualAndAuto,
+      language: 'fr',
+      translate: true,
+    });
+    expect(t.segments.length).toBeGreaterThan(0);
+    const fmts = fake.requests.filter((r) => r.endpoint === 'timedtext').map((r) => r.query.fmt);
+    expect(fmts).toEqual(['json3', 'srv3']);
+  });
+
+  it('an untranslated track that draws a 429 is UPSTREAM_BLOCKED http_429, not retried without proxies', async () => {
+    fake.failNext({ kind: 'status', status: 429 }, { endpoint: 'timedtext' });
     const err = await errorOf(
-      clientFor(fake).getTranscript({ videoId: videoIds.manualAndAuto, language: 'xx', translate: true }),
+      clientFor(fake).getTranscript({ videoId: videoIds.manualAndAuto, language: 'en' }),
     );
-    expect(err.code).toBe('LANGUAGE_NOT_AVAILABLE');
-  });
-
-  it('prefers the named manual track over auto-generated for German and strips the named-track id', async () => {
-    const t = await clientFor(fake).getTranscript({ videoId: videoIds.germanNamedTrack, language: 'de' });
-    expect(t).toMatchObject({ language: 'de', subtitleType: 'manual' });
-    expect(fake.requests.find((r) => r.endpoint === 'timedtext')?.query.kind).toBeUndefined();
-  });
-
-  it('falls back to the next client when the WEB caption URLs need a PO token (3 requests)', async () => {
-    const t = await clientFor(fake).getTranscript({ videoId: videoIds.poTokenOnWeb, language: 'en' });
-    expect(t.segments).toEqual(MANUAL_EN);
-    expect(fake.requests.map((r) => `${r.endpoint}:${r.clientName ?? ''}`)).toEqual([
-      'player:WEB',
-      'player:ANDROID',
-      'timedtext:',
-    ]);
-    // metadata still comes from the WEB answer (microformat), no extra call
-    expect(t.metadata.uploadDate).toBe('20180802');
-    expect(t.metadata.title).toBe('Surface Go Review - It’s Awesome');
-  });
-
-  it('reports UPSTREAM_BLOCKED po_token when every client needs one', async () => {
-    const yt = clientFor(fake, { YOUTUBE_CLIENTS: JSON.stringify({ order: ['WEB', 'VISIONOS'] }) });
-    const err = await errorOf(yt.getTranscript({ videoId: videoIds.poTokenOnWeb, language: 'en' }));
-    expect(err).toMatchObject({ code: 'UPSTREAM_BLOCKED', reason: 'po_token', retryable: true });
-    expect(fake.count('timedtext')).toBe(0);
+    expect(err).toMatchObject({ code: 'UPSTREAM_BLOCKED', reason: 'http_429', retryable: true });
+    expect(fake.count('timedtext')).toBe(1);
   });
 
   it('maps an empty caption body to UPSTREAM_BLOCKED empty_caption_body', async () => {
@@ -186,29 +194,14 @@ describe('getTranscript', () => {
     expect(t.segments).toEqual(expected);
   });
 
-  it('gets metadata from the mobile answer plus one masked WEB call when the WEB answer is not first', async () => {
-    const yt = clientFor(fake, { YOUTUBE_CLIENTS: JSON.stringify({ order: ['ANDROID', 'WEB'] }) });
-    const t = await yt.getTranscript({ videoId: videoIds.manualAndAuto, language: 'en' });
-    expect(t.metadata.uploadDate).toBe('20191014');
-    const calls = fake.requests.map((r) => `${r.endpoint}:${r.clientName ?? ''}:${r.query.$fields ?? ''}`);
-    expect(calls.sort()).toEqual(['player:ANDROID:', 'player:WEB:microformat,videoDetails', 'timedtext::']);
-  });
-
-  it('skips a client that answers with a different video and uses the next one', async () => {
-    const yt = clientFor(fake, { YOUTUBE_CLIENTS: JSON.stringify({ order: ['ANDROID', 'WEB'] }) });
-    const t = await yt.getTranscript({ videoId: videoIds.germanNamedTrack, language: 'de' });
-    expect(t.metadata.title).toBe('Russlanddeutsche, die AfD und ich | Doku | NDR Story');
-    expect(fake.requests.filter((r) => r.endpoint === 'player').map((r) => r.clientName)).toEqual([
-      'ANDROID',
-      'WEB',
-    ]);
-  });
-
-  it('reports a different video from every client as a block', async () => {
-    const yt = clientFor(fake, { YOUTUBE_CLIENTS: JSON.stringify({ order: ['ANDROID'] }) });
-    const err = await errorOf(yt.getTranscript({ videoId: videoIds.germanNamedTrack, language: 'de' }));
-    expect(err).toMatchObject({ code: 'UPSTREAM_BLOCKED', reason: 'bot_check' });
-    expect(err.message).toContain('aQvGIIdgFDM');
+  it('skips a client whose caption URLs are gated and uses the next one on the ladder', async () => {
+    // GJLlxj_dtq8: the VISIONOS asset in replay carries exp=xpe; in today's mode every mobile URL is clean
+    const t = await clientFor(fake).getTranscript({ videoId: videoIds.poTokenOnWeb, language: 'en' });
+    expect(t.segments).toEqual(MANUAL_EN);
+    expect(t.metadata.uploadDate).toBe('20180802');
+    const tt = fake.requests.filter((r) => r.endpoint === 'timedtext');
+    expect(tt).toHaveLength(1);
+    expect(tt[0]?.query.exp ?? '').not.toMatch(/xp[ev]/);
   });
 
   it('coalesces identical concurrent requests into one upstream call', async () => {
@@ -220,14 +213,32 @@ describe('getTranscript', () => {
       yt.getTranscript({ videoId: videoIds.manualAndAuto, language: 'en-US' }),
     ]);
     fake.setLatency(0);
-    expect(a.segments).toEqual(b.segments);
+    expect(b.segments).toEqual(a.segments);
     expect(c.segments).toEqual(a.segments);
-    expect(fake.count('player')).toBe(1);
+    expect(calls(fake).filter((c) => c === 'player:VISIONOS')).toHaveLength(1);
     expect(fake.count('timedtext')).toBe(1);
+  });
+
+  it('counts every upstream call’s outcome by client and endpoint', async () => {
+    const yt = clientFor(fake);
+    await yt.getTranscript({ videoId: videoIds.manualAndAuto, language: 'en' });
+    expect(yt.upstreamStats.total({ client: 'VISIONOS', endpoint: 'player', outcome: 'ok' })).toBe(1);
+    expect(yt.upstreamStats.total({ client: 'WEB', endpoint: 'player', outcome: 'ok' })).toBe(1);
+    expect(yt.upstreamStats.total({ endpoint: 'timedtext', outcome: 'ok' })).toBe(1);
+    fake.failNext({ kind: 'botCheck' }, { endpoint: 'player' });
+    await yt.getTranscript({ videoId: videoIds.manualAndAuto, language: 'en' });
+    expect(yt.upstreamStats.total({ outcome: 'blocked' })).toBe(1);
   });
 });
 
-describe('unavailable videos and platform errors', () => {
+describe.each(MODES)('unavailable videos and platform errors (fake platform: %s)', (mode) => {
+  let fake: FakeYouTube;
+  beforeAll(async () => {
+    fake = await setup(mode);
+  });
+  afterAll(() => fake.close());
+  beforeEach(() => fake.reset());
+
   it.each([
     [videoIds.noCaptions, 'NO_SUBTITLES', undefined],
     [videoIds.liveNow, 'NO_SUBTITLES', undefined],
@@ -239,31 +250,61 @@ describe('unavailable videos and platform errors', () => {
     [videoIds.musicPremium, 'VIDEO_UNAVAILABLE', 'paid'],
     [videoIds.ageRestricted, 'VIDEO_UNAVAILABLE', 'age_restricted'],
     [videoIds.upcomingLive, 'VIDEO_UNAVAILABLE', 'upcoming_live'],
-    [videoIds.invalid, 'VIDEO_NOT_FOUND', undefined],
-    [videoIds.nonexistent, 'VIDEO_NOT_FOUND', undefined],
-    ['zzzzzzzzzzz', 'VIDEO_NOT_FOUND', undefined],
   ])('%s → %s %s after one request', async (id, code, reason) => {
     const err = await errorOf(clientFor(fake).getTranscript({ videoId: id, language: 'en' }));
-    expect(err.code).toBe(code);
-    expect(err.reason).toBe(reason);
-    expect(err.retryable).toBe(false);
+    expect([err.code, err.reason, err.retryable]).toEqual([code, reason, false]);
     expect(fake.count()).toBe(1);
   });
 
-  it('a bot check on every client is UPSTREAM_BLOCKED bot_check after trying each client', async () => {
-    const err = await errorOf(clientFor(fake).getTranscript({ videoId: videoIds.botCheck, language: 'en' }));
-    expect(err).toMatchObject({ code: 'UPSTREAM_BLOCKED', reason: 'bot_check', retryable: true });
-    expect(fake.requests.map((r) => r.clientName)).toEqual(['WEB', 'ANDROID', 'VISIONOS']);
+  it.each([videoIds.invalid, videoIds.nonexistent, 'zzzzzzzzzzz'])(
+    '%s → VIDEO_NOT_FOUND only once a second client confirms it (2 requests)',
+    async (id) => {
+      const err = await errorOf(clientFor(fake).getTranscript({ videoId: id, language: 'en' }));
+      expect([err.code, err.retryable]).toEqual(['VIDEO_NOT_FOUND', false]);
+      expect(calls(fake)).toEqual(['player:VISIONOS', 'player:ANDROID']);
+    },
+  );
+
+  it('an ERROR from VISIONOS alone is confirmed by ANDROID, which serves the video', async () => {
+    fake.failNext(
+      { kind: 'playability', status: 'ERROR', reason: 'This video is unavailable' },
+      { endpoint: 'player', client: 'VISIONOS' },
+    );
+    const t = await clientFor(fake).getTranscript({ videoId: videoIds.manualAndAuto, language: 'en' });
+    expect(t.segments).toEqual(MANUAL_EN);
+    expect(calls(fake)[1]).toBe('player:ANDROID');
   });
 
-  it('a bot check on the first client only falls through to the next client', async () => {
-    fake.failNext({ kind: 'botCheck' }, { endpoint: 'player' });
-    const t = await clientFor(fake).getTranscript({ videoId: videoIds.manualAndAuto, language: 'en' });
-    expect(t.segments.length).toBe(7);
-    expect(fake.requests.filter((r) => r.endpoint === 'player').map((r) => r.clientName)).toEqual([
-      'WEB',
-      'ANDROID',
-    ]);
+  it('a bot check on every client is UPSTREAM_BLOCKED bot_check after one fresh session and every client', async () => {
+    const err = await errorOf(clientFor(fake).getTranscript({ videoId: videoIds.botCheck, language: 'en' }));
+    expect(err).toMatchObject({ code: 'UPSTREAM_BLOCKED', reason: 'bot_check', retryable: true });
+    const players = fake.requests.filter((r) => r.endpoint === 'player').map((r) => r.clientName);
+    expect(players).toEqual(['VISIONOS', 'VISIONOS', 'ANDROID', 'IOS']);
+  });
+
+  it.each([
+    [{ kind: 'botCheck' }, 'bot_check'],
+    [{ kind: 'pageReload' }, 'page_reload'],
+    [{ kind: 'loginRequired' }, 'login_required'],
+  ] as const)('%o once is retried on a fresh session with a new visitor', async (failure, _reason) => {
+    const yt = clientFor(fake, { YOUTUBE_SESSIONS: '1' });
+    await yt.getTranscript({ videoId: videoIds.manualAndAuto, language: 'en' }); // the session gets a visitor
+    fake.reset();
+    fake.failNext(failure, { endpoint: 'player', client: 'VISIONOS' });
+    const t = await yt.getTranscript({ videoId: videoIds.manualAndAuto, language: 'en' });
+    expect(t.segments).toEqual(MANUAL_EN);
+    const players = fake.requests.filter((r) => r.endpoint === 'player' && r.clientName === 'VISIONOS');
+    expect(players).toHaveLength(2);
+    expect(players[0]?.headers['x-goog-visitor-id']).toBeTruthy();
+    expect(players[1]?.headers['x-goog-visitor-id']).not.toBe(players[0]?.headers['x-goog-visitor-id']);
+  });
+
+  it('every client blocked on "the page needs to be reloaded" is a retryable UPSTREAM_BLOCKED', async () => {
+    fake.failNext({ kind: 'pageReload' }, { endpoint: 'player', times: 10 });
+    const err = await errorOf(
+      clientFor(fake).getTranscript({ videoId: videoIds.manualAndAuto, language: 'en' }),
+    );
+    expect(err).toMatchObject({ code: 'UPSTREAM_BLOCKED', reason: 'page_reload', retryable: true });
   });
 
   it('an unknown playability status with sub-reasons is VIDEO_UNAVAILABLE unplayable', async () => {
@@ -274,35 +315,36 @@ describe('unavailable videos and platform errors', () => {
     expect(err.message).toContain('Custom Reason');
   });
 
-  it('a captcha page is UPSTREAM_BLOCKED captcha', async () => {
-    fake.failNext({ kind: 'captcha' }, { endpoint: 'player' });
-    const err = await errorOf(
-      clientFor(fake).getTranscript({ videoId: videoIds.manualAndAuto, language: 'en' }),
-    );
-    expect(err).toMatchObject({ code: 'UPSTREAM_BLOCKED', reason: 'captcha' });
-  });
-
-  it('HTTP 429 is UPSTREAM_BLOCKED http_429 and is not retried without a proxy pool', async () => {
-    fake.failNext({ kind: 'status', status: 429 }, { endpoint: 'timedtext' });
-    const err = await errorOf(
-      clientFor(fake).getTranscript({ videoId: videoIds.manualAndAuto, language: 'en' }),
-    );
-    expect(err).toMatchObject({ code: 'UPSTREAM_BLOCKED', reason: 'http_429', retryable: true });
-    expect(fake.count('timedtext')).toBe(1);
-  });
+  it.each([
+    [{ kind: 'captcha' }, 'captcha'],
+    [{ kind: 'status', status: 429 }, 'http_429'],
+  ] as const)(
+    'an IP-level block (%o) ends the ladder at once: no other client is asked',
+    async (failure, reason) => {
+      fake.failNext(failure, { endpoint: 'player', times: 10 });
+      const err = await errorOf(
+        clientFor(fake).getTranscript({ videoId: videoIds.manualAndAuto, language: 'en' }),
+      );
+      expect(err).toMatchObject({ code: 'UPSTREAM_BLOCKED', reason, retryable: true });
+      expect(fake.count('player')).toBe(1);
+    },
+  );
 
   it('retries 5xx and dropped connections, then succeeds', async () => {
     fake.failNext({ kind: 'status', status: 503 }, { endpoint: 'player' });
     fake.failNext({ kind: 'reset' }, { endpoint: 'timedtext' });
     const t = await clientFor(fake).getTranscript({ videoId: videoIds.manualAndAuto, language: 'en' });
     expect(t.segments.length).toBe(7);
-    expect(fake.count('player')).toBe(2);
+    expect(fake.requests.filter((r) => r.clientName === 'VISIONOS')).toHaveLength(2);
     expect(fake.count('timedtext')).toBe(2);
   });
 
   it('gives up after YOUTUBE_RETRIES and reports UPSTREAM_ERROR', async () => {
     fake.failNext({ kind: 'status', status: 500 }, { endpoint: 'player', times: 3 });
-    const yt = clientFor(fake, { YOUTUBE_RETRIES: '2', YOUTUBE_CLIENTS: JSON.stringify({ order: ['WEB'] }) });
+    const yt = clientFor(fake, {
+      YOUTUBE_RETRIES: '2',
+      YOUTUBE_CLIENTS: JSON.stringify({ order: ['VISIONOS'] }),
+    });
     const err = await errorOf(yt.getTranscript({ videoId: videoIds.manualAndAuto, language: 'en' }));
     expect(err).toMatchObject({ code: 'UPSTREAM_ERROR', retryable: true });
     expect(fake.count('player')).toBe(3);
@@ -311,14 +353,12 @@ describe('unavailable videos and platform errors', () => {
   it('does not retry a 4xx answer; a retired client version (400) falls through to the next client', async () => {
     fake.failNext({ kind: 'status', status: 400 }, { endpoint: 'player' });
     const t = await clientFor(fake).getTranscript({ videoId: videoIds.manualAndAuto, language: 'en' });
-    expect(t.language).toBe('en');
-    // the ANDROID answer has no microformat, so one masked WEB call fetches the upload date
     expect(t.metadata.uploadDate).toBe('20191014');
     expect(
       fake.requests
-        .filter((r) => r.endpoint === 'player')
-        .map((r) => `${r.clientName}:${r.status}:${r.query.$fields ?? ''}`),
-    ).toEqual(['WEB:400:', 'ANDROID:200:', 'WEB:200:microformat,videoDetails']);
+        .filter((r) => r.endpoint === 'player' && !r.query.$fields)
+        .map((r) => `${r.clientName}:${r.status}`),
+    ).toEqual(['VISIONOS:400', 'ANDROID:200']);
   });
 
   it('times out a slow answer with UPSTREAM_TIMEOUT', async () => {
@@ -332,12 +372,21 @@ describe('unavailable videos and platform errors', () => {
 
   it('reports unparseable JSON as UPSTREAM_ERROR', async () => {
     fake.failNext({ kind: 'status', status: 200, body: '<html>not json' }, { endpoint: 'player' });
-    const err = await errorOf(
-      clientFor(fake, { YOUTUBE_CLIENTS: JSON.stringify({ order: ['WEB'] }) }).getTranscript({
-        videoId: videoIds.manualAndAuto,
-        language: 'en',
-      }),
-    );
+    const yt = clientFor(fake, { YOUTUBE_CLIENTS: JSON.stringify({ order: ['VISIONOS'] }) });
+    const err = await errorOf(yt.getTranscript({ videoId: videoIds.manualAndAuto, language: 'en' }));
     expect(err.code).toBe('UPSTREAM_ERROR');
+  });
+
+  it('refuses an answer larger than the endpoint’s cap with UPSTREAM_ERROR, without reading it whole', async () => {
+    const huge = JSON.stringify({ pad: 'x'.repeat(300_000) });
+    fake.failNext({ kind: 'status', status: 200, body: huge }, { endpoint: 'player' });
+    const yt = clientFor(fake, {
+      YOUTUBE_MAX_BODY_BYTES: '65536',
+      YOUTUBE_CLIENTS: JSON.stringify({ order: ['VISIONOS'] }),
+    });
+    const err = await errorOf(yt.getTranscript({ videoId: videoIds.manualAndAuto, language: 'en' }));
+    expect(err).toMatchObject({ code: 'UPSTREAM_ERROR', retryable: true });
+    expect(err.message).toContain('larger than 65536 bytes');
+    expect(yt.upstreamStats.total({ outcome: 'error' })).toBe(1);
   });
 });

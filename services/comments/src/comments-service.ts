@@ -44,7 +44,8 @@ export function createCommentsService(deps: {
       comments: r.comments,
       commentsDisabled: r.commentsDisabled,
       totalCount: r.totalCount,
-      complete: r.commentsDisabled || r.comments.length < max,
+      // a partial listing (the platform stopped answering pages) is never taken for the whole thread
+      complete: r.commentsDisabled || (!r.partial && r.comments.length < max),
     };
   }
 

@@ -19,7 +19,8 @@ describe('classifyPlayability over every recorded error shape', () => {
       'age_restricted',
     ],
     // requests send hl=en; a localized reason is not understood and stays the non-definitive 'unplayable'
-    ['node-ytdl-core/age-restricted-vi-VN/watch.html', 'CsrfovOPcjk', 'VIDEO_UNAVAILABLE', 'unplayable'],
+    // localized reason: the age gate is recognised by desktopLegacyAgeGateReason, not by the words
+    ['node-ytdl-core/age-restricted-vi-VN/watch.html', 'CsrfovOPcjk', 'VIDEO_UNAVAILABLE', 'age_restricted'],
     ['node-ytdl-core/age-restricted/watch.html', 'LuZu9N53Vd0', 'VIDEO_UNAVAILABLE', 'age_restricted'],
     [
       'youtube-transcript-api/85c8594/youtube_video_unavailable.innertube.json.static',

@@ -57,21 +57,27 @@ export function parseCommentCount(next: unknown): number | undefined {
 
 export interface CommentsEntry {
   disabled: boolean;
+  /** Watch-next carries no entry at all (no section token, no panel, no message): build the token locally. */
+  missing?: boolean;
   topToken?: string;
   newestToken?: string;
   count?: number;
 }
 
 /**
- * Where the comments start. Disabled comments show a messageRenderer inside the comment-item-section (the
- * "Comments are turned off" string also appears in every comments page, so the string alone proves nothing).
+ * Where the comments start. Only the explicit "Comments are turned off" message inside the watch page's
+ * comment-item-section means disabled (the same string also appears in every comments page, so the string
+ * elsewhere proves nothing, and a missing panel alone proves nothing either since Aug 2026).
  */
 export function parseCommentsEntry(next: unknown): CommentsEntry {
   const section = commentItemSection(next);
   const panel = commentsPanel(next);
   const items = arr(at(section, 'contents'));
   const sectionToken = items.map((i) => continuationToken(at(i, 'continuationItemRenderer'))).find(Boolean);
-  const hasMessage = items.some((i) => isObj(at(i, 'messageRenderer')));
+  const turnedOff = items.some((i) => {
+    const m = at(i, 'messageRenderer');
+    return isObj(m) && /turned off|disabled/i.test(text(at(m, 'text')) ?? JSON.stringify(m));
+  });
   const sortItems = arr(
     at(
       panel,
@@ -85,9 +91,14 @@ export function parseCommentsEntry(next: unknown): CommentsEntry {
   const topToken = sectionToken ?? continuationToken(at(sortItems[0], 'serviceEndpoint'));
   const newestToken = continuationToken(at(sortItems[1], 'serviceEndpoint'));
   const count = parseCommentCount(next);
-  if (!topToken && (hasMessage || !panel)) return { disabled: true, count: 0 };
+  // a live stream has a chat instead of comments: that too is the platform saying so explicitly
+  const liveChat = isObj(
+    at(next, 'contents', 'twoColumnWatchNextResults', 'conversationBar', 'liveChatRenderer'),
+  );
+  if (!topToken && (turnedOff || liveChat)) return { disabled: true, count: 0 };
   return {
     disabled: false,
+    ...(!topToken ? { missing: true } : {}),
     ...(topToken ? { topToken } : {}),
     ...(newestToken ? { newestToken } : {}),
     ...(count !== undefined ? { count } : {}),

@@ -53,8 +53,15 @@ export type Playability =
   | {
       ok: false;
       error: AppError;
-      /** True when another client cannot change the answer (private, not found, ...). */
+      /** True when another client cannot change the answer (private, members-only, ...). */
       definitive: boolean;
+      /**
+       * "Not found" from one client (`ERROR`, or the `{}` of the reel endpoint): VISIONOS answers ERROR for
+       * some public videos (made-for-kids), so another client must confirm it before VIDEO_NOT_FOUND.
+       */
+      unconfirmedNotFound?: boolean;
+      /** A session/IP signal (page reload, unexplained sign-in): worth one retry on a fresh session. */
+      sessionSignal?: boolean;
     };
 
 function playabilityText(ps: unknown): string {
@@ -74,7 +81,12 @@ function playabilityText(ps: unknown): string {
 export function classifyPlayability(player: unknown, requestedId: string): Playability {
   if (!isObj(player) || (player.playabilityStatus === undefined && player.videoDetails === undefined)) {
     // The ANDROID/reel endpoints answer an unknown id with `{}`.
-    return { ok: false, error: Errors.videoNotFound(requestedId), definitive: true };
+    return {
+      ok: false,
+      error: Errors.videoNotFound(requestedId),
+      definitive: false,
+      unconfirmedNotFound: true,
+    };
   }
   const ps = player.playabilityStatus;
   const status = str(at(ps, 'status')) ?? 'OK';
@@ -86,38 +98,32 @@ export function classifyPlayability(player: unknown, requestedId: string): Playa
     text(at(ps, 'errorScreen', 'playerErrorMessageRenderer', 'reason')) ??
     ''
   ).toLowerCase();
-  if (findFirst(ps, 'playerCaptchaViewModel') !== undefined) {
-    return {
+  const blocked = (reason: Parameters<typeof Errors.upstreamBlocked>[0], message: string, session = false) =>
+    ({
       ok: false,
-      error: Errors.upstreamBlocked('captcha', 'The platform asked for a captcha.'),
+      error: Errors.upstreamBlocked(reason, message),
       definitive: false,
-    };
+      ...(session ? { sessionSignal: true } : {}),
+    }) as const;
+  if (findFirst(ps, 'playerCaptchaViewModel') !== undefined) {
+    return blocked('captcha', 'The platform asked for a captcha.');
   }
   if (headline.includes('not a bot')) {
-    return {
-      ok: false,
-      error: Errors.upstreamBlocked('bot_check', `The platform asked to confirm we are not a bot: ${msg}`),
-      definitive: false,
-    };
+    return blocked('bot_check', `The platform asked to confirm we are not a bot: ${msg}`, true);
   }
   if (headline.includes('try again later')) {
-    return {
-      ok: false,
-      error: Errors.upstreamBlocked('rate_limited', `The platform rate-limited us: ${msg}`),
-      definitive: false,
-    };
+    return blocked('rate_limited', `The platform rate-limited us: ${msg}`, true);
+  }
+  if (headline.includes('page needs to be reloaded')) {
+    return blocked('page_reload', `The platform asked to reload the page (a session signal): ${msg}`, true);
   }
   if (status === 'OK') {
     const returned = str(at(player, 'videoDetails', 'videoId'));
     if (returned !== undefined && returned !== requestedId) {
-      return {
-        ok: false,
-        error: Errors.upstreamBlocked(
-          'bot_check',
-          `The platform answered with a different video (${returned}) than requested (${requestedId}); the IP is likely blocked.`,
-        ),
-        definitive: false,
-      };
+      return blocked(
+        'bot_check',
+        `The platform answered with a different video (${returned}) than requested (${requestedId}); the IP is likely blocked.`,
+      );
     }
     return { ok: true };
   }
@@ -130,7 +136,11 @@ export function classifyPlayability(player: unknown, requestedId: string): Playa
     definitive,
   });
   if (low.includes('private') || low.includes('granted access')) return unavailable('private');
-  if (/confirm your age|age-restricted|inappropriate for some users|age_verification|age_check/.test(low)) {
+  // desktopLegacyAgeGateReason marks the age gate whatever the language of the reason
+  if (
+    at(ps, 'desktopLegacyAgeGateReason') !== undefined ||
+    /confirm your age|age-restricted|inappropriate for some users|age_verification|age_check/.test(low)
+  ) {
     return unavailable('age_restricted');
   }
   if (low.includes('in your country') || low.includes('not available in your')) {
@@ -146,9 +156,20 @@ export function classifyPlayability(player: unknown, requestedId: string): Playa
     return unavailable('upcoming_live');
   }
   if (/removed|terminated|no longer available|copyright claim/.test(low)) return unavailable('removed');
-  if (status === 'ERROR') return { ok: false, error: Errors.videoNotFound(requestedId), definitive: true };
-  // UNPLAYABLE "This video is not available", LOGIN_REQUIRED "Please sign in", custom statuses: these are
-  // client-specific more often than not, so another client may still succeed.
+  if (status === 'LOGIN_REQUIRED') {
+    // neither age nor privacy (both handled above): "Sign in to continue" is about our session or IP
+    return blocked('login_required', `The platform asked us to sign in (a session signal): ${msg}`, true);
+  }
+  if (status === 'ERROR') {
+    return {
+      ok: false,
+      error: Errors.videoNotFound(requestedId),
+      definitive: false,
+      unconfirmedNotFound: true,
+    };
+  }
+  // UNPLAYABLE "This video is not available", custom statuses: these are client-specific more often than
+  // not, so another client may still succeed.
   return unavailable('unplayable', false);
 }
 

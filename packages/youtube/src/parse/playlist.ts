@@ -59,6 +59,16 @@ function itemLists(page: unknown): unknown[][] {
     lists.push(arr(at(r, 'contents')));
   if (lists.length === 0)
     for (const r of findAll(at(page, 'contents'), 'richGridRenderer')) lists.push(arr(at(r, 'contents')));
+  if (lists.length === 0) {
+    // 2026 flat first page: sectionListRenderer.contents[].itemSectionRenderer.contents[] holds the
+    // lockupViewModel items and a continuationItemViewModel, with no playlistVideoListRenderer wrapper
+    for (const section of findAll(at(page, 'contents'), 'sectionListRenderer', 1)) {
+      for (const c of arr(at(section, 'contents'))) {
+        const items = arr(at(c, 'itemSectionRenderer', 'contents'));
+        if (items.some((i) => itemVideoId(i) !== undefined)) lists.push(items);
+      }
+    }
+  }
   for (const ep of [
     ...arr(at(page, 'onResponseReceivedActions')),
     ...arr(at(page, 'onResponseReceivedEndpoints')),
