@@ -76,7 +76,7 @@ async function timed(
   const calls = yt.upstreamCalls;
   const started = performance.now();
   let outcome = 'ok';
-  let detail = '';
+  let detail: string;
   try {
     detail = await run();
   } catch (err) {
