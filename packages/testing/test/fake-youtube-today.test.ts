@@ -431,7 +431,7 @@ const items = (json: Json): Json[] =>
 /** Video ids of a recorded classic first page, in order. */
 function recordedIds(file: string): string[] {
   const page = JSON.parse(loadFixture({ file }).body) as Json;
-  return (items(page)[0].playlistVideoListRenderer.contents as Json[])
+  return (items(page)[0]?.playlistVideoListRenderer.contents as Json[])
     .filter((i) => i.playlistVideoRenderer)
     .map((i) => i.playlistVideoRenderer.videoId as string);
 }
