@@ -5,6 +5,7 @@ import { fixturesDir, loadFixture, readSynthetic, type FixtureRef, type LoadedRe
 import {
   RECORDED_CONTINUATIONS,
   defaultRoutes,
+  okPlayer,
   playlistIds,
   todayPlaylistShapes,
   videoIds,
@@ -180,14 +181,7 @@ function withSyntheticAndRecorded(routes: RouteTable, dir: string): RouteTable {
     totalText: '1.2K',
   });
   routes.videos[videoIds.syntheticComments] ??= {
-    player: {
-      '*': {
-        inline: {
-          playabilityStatus: { status: 'OK' },
-          videoDetails: { videoId: videoIds.syntheticComments, title: 'synthetic comments' },
-        },
-      },
-    },
+    player: okPlayer(videoIds.syntheticComments, 'synthetic comments'),
     next: { inline: comments.next },
     comments: { inline: comments.pages.get(comments.topToken) },
     note: 'synthetic comments: 3 pages, replies behind continuations (2 per page) and inline subThreads',
@@ -203,14 +197,7 @@ function withSyntheticAndRecorded(routes: RouteTable, dir: string): RouteTable {
     totalText: '31',
   });
   routes.videos[videoIds.commentsNoPanel] ??= {
-    player: {
-      '*': {
-        inline: {
-          playabilityStatus: { status: 'OK' },
-          videoDetails: { videoId: videoIds.commentsNoPanel, title: 'synthetic comments without a panel' },
-        },
-      },
-    },
+    player: okPlayer(videoIds.commentsNoPanel, 'synthetic comments without a panel'),
     next: { inline: withoutCommentsEntry(hidden.next) },
     comments: { inline: hidden.pages.get(hidden.topToken) },
     note: 'SYNTHETIC: watch-next without any comments entry (no section, no panel, no "turned off" message) while 25 comments exist: only the locally built comments continuation reaches them',

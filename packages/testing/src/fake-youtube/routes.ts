@@ -162,6 +162,11 @@ export function todayPlaylistShapes(): Record<string, PlaylistShape> {
   };
 }
 
+/** A minimal playable /player answer for the comments cases (no recording needed there). */
+export function okPlayer(videoId: string, title: string): Record<string, PlayerRef> {
+  return { '*': { inline: { playabilityStatus: { status: 'OK' }, videoDetails: { videoId, title } } } };
+}
+
 export function defaultRoutes(): RouteTable {
   const v = videoIds;
   return {
@@ -342,14 +347,7 @@ export function defaultRoutes(): RouteTable {
         note: 'hand-edited CUSTOM status with reason and subreasons',
       },
       [v.comments]: {
-        player: {
-          '*': {
-            inline: {
-              playabilityStatus: { status: 'OK' },
-              videoDetails: { videoId: v.comments, title: 'comments fixture' },
-            },
-          },
-        },
+        player: okPlayer(v.comments, 'comments fixture'),
         next: { file: `${NP}youtubecommentsextractor/replies/generated_mock_2.json` },
         comments: { file: `${NP}youtubecommentsextractor/replies/generated_mock_3.json` },
         note: 'recorded comments chain; the pinned thread has the recorded replies page; the recorded first-page token is exactly the one a client builds from the id',
