@@ -12,7 +12,7 @@ import {
   startFakeYouTube,
   videoIds,
   type FakeYouTube,
-  type PlayerRef,
+  type FixtureRef,
 } from '@subx/testing/fake-youtube';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -175,8 +175,7 @@ describe('today: WEB-family /player', () => {
 /** Every routed video with caption tracks in ANY of its recordings. */
 function captionedVideos(): string[] {
   const routes = defaultRoutes();
-  const load = (ref: PlayerRef): Json =>
-    JSON.parse(loadFixture('derive' in ref ? ref.derive : ref).body) as Json;
+  const load = (ref: FixtureRef): Json => JSON.parse(loadFixture(ref).body) as Json;
   return Object.entries(routes.videos)
     .filter(([, v]) =>
       [...Object.values(v.player), ...Object.values(v.todayPlayer ?? {})].some(

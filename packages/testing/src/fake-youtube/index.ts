@@ -9,7 +9,6 @@ import {
   playlistIds,
   todayPlaylistShapes,
   videoIds,
-  type PlayerRef,
   type RouteTable,
 } from './routes.ts';
 import { generateComments, generatePlaylist, genericCues, renderCaptions } from './synthetic.ts';
@@ -46,10 +45,15 @@ export {
   todayPlaylistShapes,
   type RouteTable,
   type VideoRoute,
-  type PlayerRef,
-  type DerivedRef,
 } from './routes.ts';
-export { fixturesDir, loadFixture, extractHtmlVar, readSynthetic, type FixtureRef } from './fixtures.ts';
+export {
+  fixturesDir,
+  loadFixture,
+  extractHtmlVar,
+  readSynthetic,
+  type FixtureRef,
+  type DerivedRef,
+} from './fixtures.ts';
 export * from './synthetic.ts';
 export * from './tokens.ts';
 export { isWebFamily, versionLess, type Playability, type PlaylistShape } from './today.ts';
@@ -302,20 +306,6 @@ export async function startFakeYouTube(options: FakeYouTubeOptions = {}): Promis
     return f.failure;
   };
 
-  /** A route's player entry; a derived one is the source recording rewritten to `videoId` and labelled. */
-  const loadPlayer = (ref: PlayerRef, videoId: string): LoadedResponse => {
-    if (!('derive' in ref)) return load(ref);
-    const source = load(ref.derive);
-    const body = JSON.parse(source.body.split(ref.fromVideoId).join(videoId)) as Record<string, unknown>;
-    return {
-      ...source,
-      body: JSON.stringify({
-        _synthetic: `SYNTHETIC copy of the recorded ${ref.fromVideoId} answer, rewritten to ${videoId}`,
-        ...body,
-      }),
-    };
-  };
-
   const notFoundPlayer = (): LoadedResponse =>
     load({ file: 'newpipe/9730de2/stream/notAvailable/generated_mock_4.json' });
   const badContinuation = (): LoadedResponse => ({
@@ -340,7 +330,7 @@ export async function startFakeYouTube(options: FakeYouTubeOptions = {}): Promis
     const ref =
       (fields && v.microformat) || table[client] || table['*'] || table.WEB || Object.values(table)[0];
     if (!ref) return notFoundPlayer();
-    const res = loadPlayer(ref, videoId);
+    const res = load(ref);
     let body = res.body;
     if (today && res.status === 200) {
       const playback = (

@@ -12,25 +12,14 @@ export interface CaptionFiles {
   srv1?: string;
 }
 
-/**
- * A SYNTHETIC copy of a recorded /player answer for another video: every occurrence of `fromVideoId` in the
- * body (videoDetails.videoId, the caption URLs' `v=`, thumbnails) becomes the route's id.
- */
-export interface DerivedRef {
-  derive: FixtureRef;
-  fromVideoId: string;
-}
-
-export type PlayerRef = FixtureRef | DerivedRef;
-
 export interface VideoRoute {
   /** /player answers by context.client.clientName; '*' answers any client without its own entry. */
-  player: Record<string, PlayerRef>;
+  player: Record<string, FixtureRef>;
   /**
    * Today mode only: entries that replace `player` entries of the same client (the platform since late Aug
    * 2026). A non-WEB client with neither its own entry nor '*' gets the WEB entry, cleaned (see README).
    */
-  todayPlayer?: Record<string, PlayerRef>;
+  todayPlayer?: Record<string, FixtureRef>;
   /** Permanent per-client playability answers (both modes), e.g. VISIONOS refusing a made-for-kids video. */
   playability?: Record<string, Playability>;
   /** The first comments page: the answer to the comments continuation a client builds from this id. */
@@ -163,7 +152,7 @@ export function todayPlaylistShapes(): Record<string, PlaylistShape> {
 }
 
 /** A minimal playable /player answer for the comments cases (no recording needed there). */
-export function okPlayer(videoId: string, title: string): Record<string, PlayerRef> {
+export function okPlayer(videoId: string, title: string): Record<string, FixtureRef> {
   return { '*': { inline: { playabilityStatus: { status: 'OK' }, videoDetails: { videoId, title } } } };
 }
 
@@ -357,10 +346,12 @@ export function defaultRoutes(): RouteTable {
           WEB: {
             derive: { file: `${YTA_HTML}youtube_ww1_nl_en.html.static`, pick: 'ytInitialPlayerResponse' },
             fromVideoId: v.manualAndAuto,
+            videoId: v.madeForKids,
           },
           '*': {
             derive: { file: `${YTA}youtube_ww1_nl_en.innertube.json.static` },
             fromVideoId: v.manualAndAuto,
+            videoId: v.madeForKids,
           },
         },
         playability: { VISIONOS: { status: 'ERROR', reason: 'This video is unavailable' } },
