@@ -18,8 +18,23 @@ export function syntheticDir(): string {
   return fileURLToPath(new URL('../../fixtures-synthetic/', import.meta.url));
 }
 
-/** Where a response comes from: a fixture file (and what to pick out of it) or an inline JSON value. */
+/**
+ * A SYNTHETIC copy of a recorded JSON answer for another video: every occurrence of `fromVideoId` in the
+ * body (videoDetails.videoId, the caption URLs' `v=`, thumbnails) becomes `videoId`, and a `_synthetic`
+ * key says so.
+ */
+export interface DerivedRef {
+  derive: FixtureRef;
+  fromVideoId: string;
+  videoId: string;
+}
+
+/**
+ * Where a response comes from: a fixture file (and what to pick out of it), an inline JSON value, or a
+ * recording rewritten to another video id.
+ */
 export type FixtureRef =
+  | DerivedRef
   | {
       file: string;
       /**
@@ -68,6 +83,17 @@ export function extractHtmlVar(html: string, name: string): unknown {
 }
 
 export function loadFixture(ref: FixtureRef, dir = fixturesDir()): LoadedResponse {
+  if ('derive' in ref) {
+    const source = loadFixture(ref.derive, dir);
+    const body = JSON.parse(source.body.split(ref.fromVideoId).join(ref.videoId)) as Record<string, unknown>;
+    return {
+      ...source,
+      body: JSON.stringify({
+        _synthetic: `SYNTHETIC copy of the recorded ${ref.fromVideoId} answer, rewritten to ${ref.videoId}`,
+        ...body,
+      }),
+    };
+  }
   if ('inline' in ref) {
     return {
       status: ref.status ?? 200,

@@ -1,4 +1,5 @@
 import type { FixtureRef } from './fixtures.ts';
+import type { Playability, PlaylistShape } from './today.ts';
 
 /**
  * The routing table of the fake: which recorded response answers which request. Extend it by passing
@@ -14,6 +15,15 @@ export interface CaptionFiles {
 export interface VideoRoute {
   /** /player answers by context.client.clientName; '*' answers any client without its own entry. */
   player: Record<string, FixtureRef>;
+  /**
+   * Today mode only: entries that replace `player` entries of the same client (the platform since late Aug
+   * 2026). A non-WEB client with neither its own entry nor '*' gets the WEB entry, cleaned (see README).
+   */
+  todayPlayer?: Record<string, FixtureRef>;
+  /** Permanent per-client playability answers (both modes), e.g. VISIONOS refusing a made-for-kids video. */
+  playability?: Record<string, Playability>;
+  /** The first comments page: the answer to the comments continuation a client builds from this id. */
+  comments?: FixtureRef;
   /** /next with this videoId. */
   next?: FixtureRef;
   /** Masked /player (`$fields=microformat,...`) when a mobile recording lacks microformat. */
@@ -98,6 +108,21 @@ export const videoIds = {
   comments: 'xaQJbozY_Is',
   /** synthetic comments: 45 threads over 3 pages, replies behind continuations and inline. */
   syntheticComments: 'synthCmnts1',
+  /**
+   * SYNTHETIC: a made-for-kids video. VISIONOS answers ERROR "This video is unavailable"; ANDROID, IOS and
+   * WEB serve a copy of F1xioXWb8CY's recording rewritten to this id (manual en + asr en).
+   */
+  madeForKids: 'synthKids01',
+  /**
+   * SYNTHETIC: comments exist (25 threads over 2 pages) but watch-next has no comments entry at all (no
+   * comment-item-section, no engagement panel, no "turned off" message): only a locally built comments
+   * continuation reaches them.
+   */
+  commentsNoPanel: 'synthNoPnl1',
+  /** asr en only (VISIONOS 2026), unlisted and Shorts-eligible; masked WEB answer carries microformat. */
+  unlistedShort: 'tjz2u2DiveM',
+  /** 36 caption tracks (VISIONOS 2026); masked WEB answer carries microformat (uploadDate, category). */
+  manyTracks: '3sbYbckT1VY',
 } as const;
 
 export const playlistIds = {
@@ -113,6 +138,24 @@ export const playlistIds = {
   unviewable: 'INVALID_ID',
 } as const;
 
+/**
+ * Today mode: the shape of each playlist's first /browse answer (others: as recorded). classic = as
+ * recorded; flat = items straight in itemSectionRenderer as lockupViewModel; headerOnly = no items and no
+ * continuation (the client builds the first continuation from the playlist id).
+ */
+export function todayPlaylistShapes(): Record<string, PlaylistShape> {
+  return {
+    [playlistIds.classic]: 'headerOnly',
+    [playlistIds.small]: 'flat',
+    [playlistIds.synthetic]: 'flat',
+  };
+}
+
+/** A minimal playable /player answer for the comments cases (no recording needed there). */
+export function okPlayer(videoId: string, title: string): Record<string, FixtureRef> {
+  return { '*': { inline: { playabilityStatus: { status: 'OK' }, videoDetails: { videoId, title } } } };
+}
+
 export function defaultRoutes(): RouteTable {
   const v = videoIds;
   return {
@@ -124,7 +167,7 @@ export function defaultRoutes(): RouteTable {
         },
         next: { file: `${YTA_HTML}youtube_ww1_nl_en.html.static`, pick: 'ytInitialData' },
         captions: { en: manualEn, 'a.en': asrEn },
-        note: 'WEB answer lists manual+asr en and carries microformat: a transcript is 2 requests',
+        note: 'WEB answer lists manual+asr en and carries microformat: a transcript is 2 requests. Today: VISIONOS, ANDROID and IOS get the ANDROID recording (clean URLs); WEB lists tracks only with signatureTimestamp, gated by exp=xpe',
       },
       [v.poTokenOnWeb]: {
         player: {
@@ -134,7 +177,7 @@ export function defaultRoutes(): RouteTable {
         },
         next: { file: `${YTA}youtube.html.static`, pick: 'ytInitialData' },
         captions: { en: manualEn },
-        note: 'WEB caption URLs need a PO token; ANDROID ones do not (3 requests); VISIONOS serves the hand-edited xpe asset',
+        note: 'WEB caption URLs need a PO token; ANDROID ones do not (3 requests); VISIONOS serves the hand-edited xpe asset. Today: ANDROID gets its recording, VISIONOS and IOS the hand-edited asset with exp removed (clean, like the ANDROID one)',
       },
       [v.autoOnly]: {
         player: {
@@ -145,14 +188,19 @@ export function defaultRoutes(): RouteTable {
           },
         },
         next: { file: `${NP24}stream/ratingsDisabled/generated_mock_5.json` },
+        todayPlayer: {
+          VISIONOS: {
+            file: `${NP}stream/youtubestreamextractordefault/ratingsdisabled/generated_mock_3.json`,
+          },
+        },
         captions: { 'a.en': asrEn },
-        note: 'only an auto-generated track; comments turned off',
+        note: 'only an auto-generated track; comments turned off. Today: VISIONOS answers the RECORDED UNPLAYABLE "This video is not available" for this public video; ANDROID and IOS get the ANDROID recording (asr en)',
       },
       [v.autoOnlyFrench]: {
         player: {
           '*': { file: `${NP}stream/youtubestreamextractordefault/publicbroadcaster/generated_mock_3.json` },
         },
-        note: 'single asr fr track, mobile recording without microformat',
+        note: 'single asr fr track, mobile recording without microformat (today: the same VISIONOS recording for every mobile client)',
       },
       [v.germanNamedTrack]: {
         player: {
@@ -160,18 +208,19 @@ export function defaultRoutes(): RouteTable {
           '*': { file: `${NP24}stream/generatedSubtitles/generated_mock_6.json` },
         },
         next: { file: `${NP24}stream/generatedSubtitles/generated_mock_5.json` },
-        note: 'named manual de track + asr de; the ANDROID answer is a different video',
+        todayPlayer: { '*': { file: `${NP24}stream/generatedSubtitles/generated_mock_4.json` } },
+        note: 'named manual de track + asr de; the ANDROID answer is a different video. Today: every non-WEB client gets the WEB recording cleaned (no microformat, no exp); the different-video answer stays reachable with failNext differentVideo',
       },
       [v.manyManual]: {
         player: { '*': { file: `${NP24}stream/generatedAndTranslatedSubtitles/generated_mock_4.json` } },
-        note: 'nine manual tracks, 125 translation languages',
+        note: 'nine manual tracks, 125 translation languages (the WEB recording answers every client; today mobile clients get it cleaned)',
       },
       [v.audioTracks]: {
         player: {
           '*': { file: `${NP}stream/youtubestreamextractordefault/audiotracktypes/generated_mock_3.json` },
         },
         next: { file: `${NP}stream/youtubestreamextractordefault/audiotracktypes/generated_mock_8.json` },
-        note: 'manual en + en-GB, asr ja; 2026 like button view model',
+        note: 'manual en + en-GB, asr ja; 2026 like button view model (today: the VISIONOS recording for every mobile client)',
       },
       [v.noCaptions]: {
         player: {
@@ -198,7 +247,7 @@ export function defaultRoutes(): RouteTable {
         next: {
           file: `${NP}stream/youtubestreamextractordefault/streamsegmentsmailab/generated_mock_8.json`,
         },
-        note: 'creator chapters in the player bar and the description panel',
+        note: 'creator chapters in the player bar and the description panel; manual de (today: the VISIONOS recording for every mobile client)',
       },
       [v.commentsDisabled]: {
         player: {
@@ -206,7 +255,7 @@ export function defaultRoutes(): RouteTable {
         },
         next: { file: `${NP}stream/youtubestreamextractordefault/cclicensed/generated_mock_8.json` },
         captions: { en: manualEn, 'a.en': asrEn },
-        note: 'comments turned off (messageRenderer in comment-item-section), auto chapters',
+        note: 'comments turned off (messageRenderer in comment-item-section), auto chapters; manual + asr en (today: the VISIONOS recording for every mobile client)',
       },
       [v.liveNow]: {
         player: { '*': { file: `${NP24}stream/live/generated_mock_4.json` } },
@@ -287,16 +336,38 @@ export function defaultRoutes(): RouteTable {
         note: 'hand-edited CUSTOM status with reason and subreasons',
       },
       [v.comments]: {
+        player: okPlayer(v.comments, 'comments fixture'),
+        next: { file: `${NP}youtubecommentsextractor/replies/generated_mock_2.json` },
+        comments: { file: `${NP}youtubecommentsextractor/replies/generated_mock_3.json` },
+        note: 'recorded comments chain; the pinned thread has the recorded replies page; the recorded first-page token is exactly the one a client builds from the id',
+      },
+      [v.madeForKids]: {
         player: {
+          WEB: {
+            derive: { file: `${YTA_HTML}youtube_ww1_nl_en.html.static`, pick: 'ytInitialPlayerResponse' },
+            fromVideoId: v.manualAndAuto,
+            videoId: v.madeForKids,
+          },
           '*': {
-            inline: {
-              playabilityStatus: { status: 'OK' },
-              videoDetails: { videoId: v.comments, title: 'comments fixture' },
-            },
+            derive: { file: `${YTA}youtube_ww1_nl_en.innertube.json.static` },
+            fromVideoId: v.manualAndAuto,
+            videoId: v.madeForKids,
           },
         },
-        next: { file: `${NP}youtubecommentsextractor/replies/generated_mock_2.json` },
-        note: 'recorded comments chain; the pinned thread has the recorded replies page',
+        playability: { VISIONOS: { status: 'ERROR', reason: 'This video is unavailable' } },
+        captions: { en: manualEn, 'a.en': asrEn },
+        note: 'SYNTHETIC made-for-kids video: VISIONOS says ERROR "This video is unavailable" (not proof the video does not exist); ANDROID and IOS serve it with manual + asr en (copy of F1xioXWb8CY rewritten to this id)',
+      },
+      [v.unlistedShort]: {
+        player: { '*': { file: `${NP}stream/youtubestreamextractordefault/unlisted/generated_mock_3.json` } },
+        microformat: { file: `${NP}stream/youtubestreamextractordefault/unlisted/generated_mock_7.json` },
+        next: { file: `${NP}stream/youtubestreamextractordefault/unlisted/generated_mock_8.json` },
+        note: 'VISIONOS answer (asr en) + masked WEB answer with microformat (isUnlisted, isShortsEligible): the metadata a mobile client lacks',
+      },
+      [v.manyTracks]: {
+        player: { '*': { file: `${NP}stream/youtubestreamextractorcollaborators/generated_mock_3.json` } },
+        microformat: { file: `${NP}stream/youtubestreamextractorcollaborators/generated_mock_7.json` },
+        note: '36 caption tracks, 156 translation languages (VISIONOS) + masked WEB answer with microformat (uploadDate, category)',
       },
     },
     continuations: {

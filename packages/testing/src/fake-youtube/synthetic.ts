@@ -375,6 +375,45 @@ export interface SyntheticPlaylist {
   videoIds: string[];
 }
 
+/**
+ * One playlist item in the 2026 `lockupViewModel` shape. `channel` and `duration` (when given) sit where
+ * yt-dlp's `_tab.py` reads them: the first metadata row and the thumbnail badge.
+ */
+export function lockupViewModel(v: {
+  id: string;
+  title: string;
+  channel?: string;
+  duration?: string;
+}): unknown {
+  const metadata: Record<string, unknown> = { title: { content: v.title } };
+  if (v.channel)
+    metadata.metadata = {
+      contentMetadataViewModel: { metadataRows: [{ metadataParts: [{ text: { content: v.channel } }] }] },
+    };
+  return {
+    lockupViewModel: {
+      contentId: v.id,
+      contentType: 'LOCKUP_CONTENT_TYPE_VIDEO',
+      ...(v.duration
+        ? {
+            contentImage: {
+              thumbnailViewModel: {
+                overlays: [
+                  {
+                    thumbnailOverlayBadgeViewModel: {
+                      thumbnailBadges: [{ thumbnailBadgeViewModel: { text: v.duration } }],
+                    },
+                  },
+                ],
+              },
+            },
+          }
+        : {}),
+      metadata: { lockupMetadataViewModel: metadata },
+    },
+  };
+}
+
 /** A playlist in the 2026 shapes: lockupViewModel items, continuationItemViewModel on the first page. */
 export function generatePlaylist(o: {
   playlistId: string;
@@ -385,13 +424,7 @@ export function generatePlaylist(o: {
 }): SyntheticPlaylist {
   const perPage = o.perPage ?? 100;
   const videoIds = Array.from({ length: o.videos }, (_, i) => `synthv${String(i + 1).padStart(5, '0')}`);
-  const lockup = (id: string) => ({
-    lockupViewModel: {
-      contentId: id,
-      contentType: 'LOCKUP_CONTENT_TYPE_VIDEO',
-      metadata: { lockupMetadataViewModel: { title: { content: `Synthetic video ${id}` } } },
-    },
-  });
+  const lockup = (id: string) => lockupViewModel({ id, title: `Synthetic video ${id}` });
   const token = (n: number) => `synth-${o.playlistId}-page-${n}`;
   const pages = new Map<string, unknown>();
   const pageCount = Math.ceil(o.videos / perPage);
