@@ -106,12 +106,12 @@ beforeEach(() => {
 });
 
 describe('modes', () => {
-  it('defaults to replay and switches at run time', async () => {
+  it('defaults to today and switches at run time', async () => {
     const other = await startFakeYouTube();
     try {
-      expect(other.mode).toBe('replay');
-      other.setMode('today');
       expect(other.mode).toBe('today');
+      other.setMode('replay');
+      expect(other.mode).toBe('replay');
     } finally {
       await other.close();
     }
@@ -530,7 +530,16 @@ describe('today: playlists', () => {
     const today = await post('browse', { context: context('WEB'), browseId: `VL${playlistIds.shorts}` });
     fake.setMode('replay');
     const replay = await post('browse', { context: context('WEB'), browseId: `VL${playlistIds.shorts}` });
-    expect(today.json).toEqual(replay.json);
+    // the same page, but today names a fresh visitor for a caller that sent none, as the platform does
+    const { responseContext: todayContext, ...todayRest } = today.json as {
+      responseContext: { visitorData?: string };
+    };
+    const { responseContext: replayContext, ...replayRest } = replay.json as {
+      responseContext: { visitorData?: string };
+    };
+    expect(todayRest).toEqual(replayRest);
+    expect(todayContext.visitorData).not.toBe(replayContext.visitorData);
+    expect(fake.visitorDataIssued).toContain(todayContext.visitorData);
     const classic = await fetch(`${fake.url}/youtubei/v1/browse`, {
       method: 'POST',
       body: JSON.stringify({ context: context('WEB'), browseId: `VL${playlistIds.classic}` }),

@@ -248,7 +248,7 @@ describe.each(MODES)('unavailable videos and platform errors (fake platform: %s)
     [videoIds.membersOnly, 'VIDEO_UNAVAILABLE', 'members_only'],
     [videoIds.paid, 'VIDEO_UNAVAILABLE', 'paid'],
     [videoIds.musicPremium, 'VIDEO_UNAVAILABLE', 'paid'],
-    [videoIds.ageRestricted, 'VIDEO_UNAVAILABLE', 'age_restricted'],
+    [videoIds.ageRestrictedMobile, 'VIDEO_UNAVAILABLE', 'age_restricted'],
     [videoIds.upcomingLive, 'VIDEO_UNAVAILABLE', 'upcoming_live'],
   ])('%s → %s %s after one request', async (id, code, reason) => {
     const err = await errorOf(clientFor(fake).getTranscript({ videoId: id, language: 'en' }));

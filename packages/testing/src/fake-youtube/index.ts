@@ -119,7 +119,7 @@ export interface FailureMatch {
 }
 
 export interface FakeYouTubeOptions {
-  /** 'replay' (default): as recorded. 'today': the platform since late Aug 2026 (README.md). */
+  /** 'today' (default): the platform since late Aug 2026 (README.md). 'replay': as recorded. */
   mode?: FakeMode;
   /** Merged over the default routing table. */
   routes?: Partial<RouteTable>;
@@ -273,7 +273,7 @@ export async function startFakeYouTube(options: FakeYouTubeOptions = {}): Promis
   const dir = options.fixturesDir ?? fixturesDir();
   const routes = withSyntheticAndRecorded(mergeRoutes(defaultRoutes(), options.routes), dir);
   const requests: RecordedRequest[] = [];
-  let mode: FakeMode = options.mode ?? 'replay';
+  let mode: FakeMode = options.mode ?? 'today';
   let latency = options.latencyMs ?? 0;
   const endpointLatency = new Map<Endpoint, number>();
   let gatedCaptionDelay = options.gatedCaptionDelayMs ?? 2000;
@@ -436,6 +436,31 @@ export async function startFakeYouTube(options: FakeYouTubeOptions = {}): Promis
     return undefined;
   }
 
+  /**
+   * Today mode: like the platform, an InnerTube answer names the caller's visitor in
+   * responseContext.visitorData, a fresh one when the request carried none (recordings hold whatever
+   * visitor they were recorded with, which would make every caller the same visitor).
+   */
+  function withSessionVisitor(out: LoadedResponse, rec: RecordedRequest): LoadedResponse {
+    const innertube = rec.endpoint === 'player' || rec.endpoint === 'next' || rec.endpoint === 'browse';
+    if (!innertube || out.status !== 200 || !out.contentType.includes('json')) return out;
+    let body: unknown;
+    try {
+      body = JSON.parse(out.body);
+    } catch {
+      return out;
+    }
+    if (typeof body !== 'object' || body === null || !('responseContext' in body)) return out;
+    let visitorData = rec.visitorData;
+    if (!visitorData) {
+      visitorData = freshVisitorData();
+      visitorDataIssued.push(visitorData);
+    }
+    const b = body as { responseContext: Record<string, unknown> };
+    b.responseContext = { ...b.responseContext, visitorData };
+    return { ...out, body: JSON.stringify(b) };
+  }
+
   /** Today mode: how long a gated caption URL takes to answer empty. */
   const isGated = (url: URL): boolean =>
     /xp[ev]/.test(url.searchParams.get('exp') ?? '') && !url.searchParams.get('pot');
@@ -559,6 +584,7 @@ export async function startFakeYouTube(options: FakeYouTubeOptions = {}): Promis
         out = { status: 500, contentType: 'text/plain', body: `fake-youtube: ${(err as Error).message}` };
       }
     }
+    if (mode === 'today') out = withSessionVisitor(out, rec);
     rec.status = out.status;
     res.writeHead(out.status, {
       'content-type': out.contentType,

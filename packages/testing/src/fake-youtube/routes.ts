@@ -123,6 +123,8 @@ export const videoIds = {
   unlistedShort: 'tjz2u2DiveM',
   /** 36 caption tracks (VISIONOS 2026); masked WEB answer carries microformat (uploadDate, category). */
   manyTracks: '3sbYbckT1VY',
+  /** age-restricted as a mobile client sees it (ANDROID 2025: LOGIN_REQUIRED, desktopLegacyAgeGateReason). */
+  ageRestrictedMobile: 'Njp5uhTorCo',
 } as const;
 
 export const playlistIds = {
@@ -308,7 +310,11 @@ export function defaultRoutes(): RouteTable {
           '*': { file: 'newpipe/727e791/stream/ageRestricted/generated_mock_5.json' },
         },
         next: { file: `${NP24}stream/ageRestricted/generated_mock_6.json` },
-        note: 'LOGIN_REQUIRED confirm your age',
+        note: 'LOGIN_REQUIRED confirm your age on WEB; the 2024 TV-embedded answer ("Please sign in", UNPLAYABLE) for the others',
+      },
+      [v.ageRestrictedMobile]: {
+        player: { '*': { file: `${YTA}youtube_age_restricted.innertube.json.static` } },
+        note: 'LOGIN_REQUIRED "inappropriate for some users" with desktopLegacyAgeGateReason, as ANDROID answers',
       },
       [v.upcomingLive]: {
         player: { '*': { file: 'iv-org-mocks/video/scheduled_live_PBD-Podcast.player.json' } },
