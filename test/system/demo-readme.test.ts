@@ -5,12 +5,13 @@
  * the port the launcher got. The status and content type come from a `.curlrc` write-out, so the
  * command text itself stays untouched.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnLauncher, type Launcher } from './launcher.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const MARK = '__subx_status__';
@@ -29,7 +30,7 @@ function readmeExamples(readme: string): string[] {
 
 const examples = readmeExamples(readFileSync(join(root, 'README.md'), 'utf8'));
 
-let child: ChildProcess;
+let launcher: Launcher;
 let output = '';
 let address = '';
 let curlHome = '';
@@ -48,43 +49,24 @@ function run(command: string): Promise<{ code: number | null; stdout: string; st
 beforeAll(async () => {
   curlHome = mkdtempSync(join(tmpdir(), 'subx-curl-'));
   writeFileSync(join(curlHome, '.curlrc'), `write-out = "\\n${MARK} %{http_code} %{content_type}"\n`);
-  child = spawn(
-    process.execPath,
-    ['--disable-warning=ExperimentalWarning', 'scripts/start-embedded.ts', '--demo'],
-    {
-      cwd: root,
-      env: {
-        ...process.env,
-        PORT: '0',
-        LOG_LEVEL: 'error',
-        YOUTUBE_BASE_URL: '',
-        ADMIN_TOKEN: '',
-        API_KEY_PEPPER: '',
-        REDIS_URL: '',
-        KAFKA_BROKERS: '',
-        MONGO_URL: '',
-        OPENAI_API_KEY: '',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-  const deadline = Date.now() + 60_000;
-  while (!/Ctrl-C stops everything/.test(output)) {
-    if (child.exitCode !== null) throw new Error(`npm run demo exited with ${child.exitCode}:\n${output}`);
-    if (Date.now() > deadline) throw new Error(`npm run demo did not come up within 60 s:\n${output}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  launcher = spawnLauncher(['--demo'], {
+    PORT: '0',
+    LOG_LEVEL: 'error',
+    YOUTUBE_BASE_URL: '',
+    ADMIN_TOKEN: '',
+    API_KEY_PEPPER: '',
+    REDIS_URL: '',
+    KAFKA_BROKERS: '',
+    MONGO_URL: '',
+    OPENAI_API_KEY: '',
+  });
+  await launcher.waitFor(/Ctrl-C stops everything/, 60_000);
+  output = launcher.output();
   address = /subx is running at http:\/\/([^\s/]+)/.exec(output)![1]!;
 }, 90_000);
 
 afterAll(async () => {
-  if (child && child.exitCode === null) {
-    const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGTERM');
-    await exited;
-  }
+  await launcher?.stop();
   if (curlHome) rmSync(curlHome, { recursive: true, force: true });
 });
 
