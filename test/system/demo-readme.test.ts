@@ -125,3 +125,26 @@ describe('npm run demo', () => {
     }
   });
 });
+
+describe('npm start (without --demo)', () => {
+  it('talks to the real platform, says so, and prints a fresh key, not the demo key', async () => {
+    const start = spawnLauncher([], {
+      PORT: '0',
+      LOG_LEVEL: 'error',
+      YOUTUBE_BASE_URL: '',
+      REDIS_URL: '',
+      KAFKA_BROKERS: '',
+      MONGO_URL: '',
+    });
+    try {
+      await start.waitFor(/Ctrl-C stops everything/, 60_000);
+      const banner = start.output();
+      expect(banner).toMatch(/YouTube: +https:\/\/www\.youtube\.com +\(the real platform; `npm run demo`/);
+      expect(banner).toMatch(/pro API key: +sxk_v1_[A-Za-z0-9]{32}/);
+      expect(banner).not.toContain('sxk_v1_demoDemoDemoDemoDemoDemoDemoDemo');
+      expect(banner).not.toContain('DEMO');
+    } finally {
+      await start.stop();
+    }
+  }, 90_000);
+});
