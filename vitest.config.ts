@@ -5,6 +5,9 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     pool: 'forks',
+    // The summary at the end says what ran against real engines, a browser or helm, what was
+    // skipped and why, and the command that turns it on (scripts/test-summary-reporter.ts).
+    reporters: ['default', './scripts/test-summary-reporter.ts'],
     retry: process.env.CI ? 1 : 0,
     projects: [
       {

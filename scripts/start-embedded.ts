@@ -5,6 +5,9 @@
  * when set, replace the embedded adapters with the real engines.
  *
  * Prints the URL, the admin token (generated unless ADMIN_TOKEN is set) and a ready-to-use pro key.
+ *
+ * `--demo` (`npm run demo`): the platform is a local replay of recorded videos instead of YouTube,
+ * and the pro key is the fixed demo key (scripts/demo.ts).
  */
 import { createAdapters } from '@subx/ports';
 import { createLifecycle, createLogger } from '@subx/service-kit';
@@ -33,6 +36,13 @@ const adapters = createAdapters({
 });
 const lifecycle = createLifecycle({ logger, shutdownTimeoutMs: 15_000 });
 lifecycle.register('adapters', { stop: () => adapters.close() });
+
+// Before any configuration is read: the demo points YOUTUBE_BASE_URL at its replay. Imported only
+// here, so that `npm start` never loads test support.
+const demo = process.argv.includes('--demo')
+  ? await (await import('./demo.ts')).startDemoPlatform(env)
+  : null;
+if (demo) lifecycle.register('demo platform', { stop: () => demo.close() });
 
 const youtube = loadYouTubeConfig(env);
 const billing = await startBillingService({
@@ -97,8 +107,15 @@ lifecycle.register('gateway', { stop: () => gateway.stop() });
 lifecycle.installSignalHandlers();
 await lifecycle.start();
 
-const { apiKey, account } = await gateway.access.accounts.createAccount({ tier: 'pro' });
+const { apiKey, account } = demo
+  ? await demo.seedAccount(gateway.access.accounts)
+  : await gateway.access.accounts.createAccount({ tier: 'pro' });
 const engines = adapters.kind;
+const platformNote = demo
+  ? 'local replay of recorded videos, no network'
+  : env.YOUTUBE_BASE_URL
+    ? 'from YOUTUBE_BASE_URL'
+    : 'the real platform; `npm run demo` replays recorded videos offline';
 const lines = [
   '',
   `subx is running at ${gateway.url}`,
@@ -108,9 +125,10 @@ const lines = [
   `  pro API key:  ${apiKey}  (account ${account._id})`,
   `  engines:      bus=${engines.bus} store=${engines.store} kv=${engines.kv}`,
   `  gRPC:         extractor :${extractor.port}  comments :${comments.port}  ai :${ai.port}  billing :${billing.port}`,
-  `  YouTube:      ${youtube.baseUrl}`,
+  `  YouTube:      ${youtube.baseUrl}  (${platformNote})`,
   '',
-  `Try: curl -s -X POST ${gateway.url}/api/v1/extract -H 'X-API-Key: ${apiKey}' -H 'content-type: application/json' -d '{"url":"https://youtu.be/dQw4w9WgXcQ"}'`,
+  ...(demo ? [...demo.banner(gateway.url), ''] : []),
+  `Try: curl -s -X POST ${gateway.url}/api/v1/extract -H 'X-API-Key: ${apiKey}' -H 'content-type: application/json' -d '{"url":"https://youtu.be/${demo?.tryVideoId ?? 'dQw4w9WgXcQ'}"}'`,
   'Ctrl-C stops everything gracefully.',
   '',
 ];

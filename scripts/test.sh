@@ -21,4 +21,4 @@ step "proto: lint, generated code fresh, no breaking change"
 bash scripts/proto-check.sh
 bash scripts/proto-breaking.sh
 step "tests (unit + integration)"
-npx --no-install vitest run --reporter=default
+npx --no-install vitest run   # reporters (default + the summary of what ran): vitest.config.ts

@@ -41,7 +41,11 @@ fail() {
 step "helm $HELM_VERSION"
 HELM=$BIN_DIR/helm
 if [ ! -x "$HELM" ] || [ "$("$HELM" version --template '{{.Version}}' 2>/dev/null)" != "$HELM_VERSION" ]; then
-  command -v go >/dev/null || fail "helm is missing and so is Go (needed to build helm $HELM_VERSION)"
+  if ! command -v go >/dev/null; then
+    # where the official Go tarball installs (also what scripts/engines.sh looks for)
+    [ -x /usr/local/go/bin/go ] && PATH=$PATH:/usr/local/go/bin ||
+      fail "helm $HELM_VERSION is missing, and so is Go >= 1.26 to build it: install Go (https://go.dev/doc/install) and re-run, or copy a helm $HELM_VERSION binary to $HELM"
+  fi
   echo "installing helm $HELM_VERSION into $BIN_DIR (go install; a few minutes on a cold Go cache)"
   # The -X flags are what helm's Makefile sets for a release build: without them `go install` yields
   # a helm that reports version "v3.22" and assumes Kubernetes v1.20 (client-go v0.37 -> 1.37).

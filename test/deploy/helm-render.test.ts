@@ -10,6 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
+import { recordRequirement } from '@subx/testing/engines';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const chartDir = path.join(repoRoot, 'deploy/helm/subx');
@@ -119,6 +120,13 @@ const enabledComponents = (objs: Obj[]): string[] =>
 const examples = readdirSync(path.join(chartDir, 'ci')).filter((f) => f.endsWith('.yaml'));
 
 describe.skipIf(!helm)('helm chart deploy/helm/subx', () => {
+  recordRequirement({
+    kind: 'tool',
+    name: 'helm',
+    ran: !!helm,
+    reason: 'helm not found (HELM, PATH, ~/.cache/subx-tools/bin)',
+    enable: 'bash scripts/validate-deploy.sh',
+  });
   it('has example values to render', () => {
     expect(examples).toEqual(expect.arrayContaining(['dev-values.yaml', 'production-values.yaml']));
   });

@@ -1,7 +1,7 @@
 /**
  * The one error taxonomy of the system. Every failure a caller can see has a stable code from
  * this catalogue; the HTTP status, the gRPC status and `retryable` are derived from it, never
- * chosen at the throw site. Codes and statuses follow shared/spec/decisions.md ("Errors").
+ * chosen at the throw site. The public table of codes, statuses and retryability: docs/api.md ("Errors").
  */
 
 /** gRPC status numbers (grpc.status), kept here so this package has no runtime dependency. */

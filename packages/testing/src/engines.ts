@@ -1,6 +1,9 @@
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { describe, it } from 'vitest';
+import { TestRunner, describe, it } from 'vitest';
+import { ENGINES_UP, REQUIREMENT_META_KEY, type SuiteRequirement } from './requirements.ts';
+
+export { ENGINES_UP, REQUIREMENT_META_KEY, type SuiteRequirement } from './requirements.ts';
 
 /**
  * Real engines for integration tests, in order of preference:
@@ -28,6 +31,12 @@ export function resolveEngine(engine: EngineName): Promise<string | null> {
   return endpoint;
 }
 
+/** Marks the suite being collected (call inside a `describe` factory). */
+export function recordRequirement(requirement: SuiteRequirement): void {
+  const suite = TestRunner.getCurrentSuite().suite;
+  if (suite) (suite.meta as Record<string, unknown>)[REQUIREMENT_META_KEY] = requirement;
+}
+
 /** Kafka broker list as the array kafkajs wants. */
 export const brokerList = (brokers: string): string[] =>
   brokers
@@ -43,11 +52,19 @@ export function describeWithEngine(engine: EngineName, name: string, fn: (endpoi
   describe(name, async () => {
     const endpoint = await resolveEngine(engine);
     if (endpoint) {
+      recordRequirement({ kind: 'engine', name: engine, ran: true, enable: ENGINES_UP });
       fn(endpoint);
       return;
     }
+    recordRequirement({
+      kind: 'engine',
+      name: engine,
+      ran: false,
+      reason: `${envVar[engine]} not set and no Docker engine for testcontainers`,
+      enable: ENGINES_UP,
+    });
     const reason =
-      `engine ${engine} not configured: set ${envVar[engine]} (eval "$(bash scripts/engines.sh up)") ` +
+      `engine ${engine} not configured: set ${envVar[engine]} (${ENGINES_UP}) ` +
       'or make a Docker engine reachable for testcontainers';
     if (process.env.CI) {
       it(`engine ${engine} is available`, () => {

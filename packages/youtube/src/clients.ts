@@ -1,7 +1,8 @@
 /**
  * InnerTube client contexts. Versions get retired every few months (ANDROID 19.x answers 400 since Aug 2026),
- * so these are data: override any field with YOUTUBE_CLIENTS, no code change needed. Sources and dates:
- * shared/docs/youtube-extraction-notes.md §0.
+ * so these are data: override any field with YOUTUBE_CLIENTS, no code change needed. Sources and dates: the
+ * client tables of yt-dlp (`_base.py` INNERTUBE_CLIENTS), YouTube.js and NewPipe as of Aug 2026; ANDROID 19.x
+ * gets HTTP 400 on /player since 2026-08-18 (lavalink youtube-source PR #231).
  */
 export interface InnertubeClient {
   /** context.client.clientName */

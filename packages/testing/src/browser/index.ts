@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { describe, it } from 'vitest';
 import type { Browser } from 'playwright-core';
+import { recordRequirement } from '../engines.ts';
 
 /**
  * A real browser for tests: Debian's Chromium (`bash scripts/install-browser.sh`, which `.ci/run`
@@ -35,14 +36,23 @@ export async function launchChromium(executablePath: string): Promise<Browser> {
  */
 export function describeWithBrowser(name: string, fn: (executablePath: string) => void): void {
   const path = chromiumPath();
+  const requirement = {
+    kind: 'browser',
+    name: 'chromium',
+    enable: 'bash scripts/install-browser.sh',
+  } as const;
   if (path) {
-    describe(name, () => fn(path));
+    describe(name, () => {
+      recordRequirement({ ...requirement, ran: true });
+      fn(path);
+    });
     return;
   }
   const reason =
     'no Chromium found: run `bash scripts/install-browser.sh` (Debian: apt-get install chromium) or set CHROMIUM_PATH';
   if (process.env.CI) {
     describe(name, () => {
+      recordRequirement({ ...requirement, ran: false, reason: 'no Chromium found (or CHROMIUM_PATH)' });
       it('a browser is available', () => {
         throw new Error(`browser suite in CI without a browser: ${reason}`);
       });
@@ -50,5 +60,8 @@ export function describeWithBrowser(name: string, fn: (executablePath: string) =
     return;
   }
   console.warn(`\n*** SKIPPING browser suite "${name}": ${reason} ***\n`);
-  describe.skip(`${name} (no browser)`, () => fn('unavailable'));
+  describe.skip(`${name} (no browser)`, () => {
+    recordRequirement({ ...requirement, ran: false, reason: 'no Chromium found (or CHROMIUM_PATH)' });
+    fn('unavailable');
+  });
 }

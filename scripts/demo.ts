@@ -1,0 +1,95 @@
+/**
+ * The offline try-out behind `npm run demo` (`scripts/start-embedded.ts --demo`): the platform is
+ * `@subx/testing/fake-youtube` started in this process, replaying the recorded responses of
+ * `packages/testing/fixtures-recorded` (no network), and a fixed, documented pro key is seeded so
+ * that the README's curl examples work verbatim. Everything else is the `npm start` system.
+ */
+import { randomBytes } from 'node:crypto';
+import { generatePlaylist, startFakeYouTube, videoIds } from '@subx/testing/fake-youtube';
+import type { FakeYouTube, RouteTable } from '@subx/testing/fake-youtube';
+// Not part of @subx/gateway's public surface: the demo needs the exact hash the gateway stores.
+import { hashApiKey, keyDisplay } from '../services/gateway/src/access/api-key.ts';
+import type { AccountDoc, AccountRepository } from '../services/gateway/src/access/accounts.ts';
+
+/** The demo's API key (well-formed: `sxk_v1_` + 32 alphanumerics). Only `npm run demo` accepts it. */
+export const DEMO_API_KEY = 'sxk_v1_demoDemoDemoDemoDemoDemoDemoDemo';
+/** Enough for any amount of trying; the pro tier's daily limit (10,000 requests) still applies. */
+export const DEMO_CREDITS = 1_000_000;
+/** A playlist of the replayed videos, so its items show successes and failures side by side. */
+export const DEMO_PLAYLIST_ID = 'PLsubxDemoPlaylist01';
+
+/** What the banner offers to try: id → what it shows. */
+export const DEMO_VIDEOS: { id: string; shows: string }[] = [
+  { id: videoIds.manualAndAuto, shows: 'manual + auto-generated English subtitles, full metadata, chapters' },
+  { id: videoIds.autoOnly, shows: 'auto-generated English only; comments turned off' },
+  { id: videoIds.autoOnlyFrench, shows: 'auto-generated French only (language "fr")' },
+  { id: videoIds.audioTracks, shows: 'manual en and en-GB, auto-generated ja' },
+  { id: videoIds.noCaptions, shows: 'playable, no captions at all (404 NO_SUBTITLES)' },
+  { id: videoIds.private, shows: 'private video (404 VIDEO_UNAVAILABLE, reason private)' },
+  { id: videoIds.syntheticComments, shows: 'synthetic comments: 45 threads over 3 pages, with replies' },
+];
+
+const PLAYLIST_VIDEOS = [videoIds.manualAndAuto, videoIds.autoOnly, videoIds.noCaptions, videoIds.private];
+
+/**
+ * The demo playlist: the synthetic playlist page of the fake, with its generated video ids replaced
+ * by replayed ones (the page shape stays the fake's own).
+ */
+function demoPlaylistRoutes(): Partial<RouteTable> {
+  const { first } = generatePlaylist({
+    playlistId: DEMO_PLAYLIST_ID,
+    videos: PLAYLIST_VIDEOS.length,
+    title: 'subx demo playlist',
+    owner: 'subx demo',
+  });
+  let page = JSON.stringify(first);
+  PLAYLIST_VIDEOS.forEach((id, i) => {
+    page = page.replaceAll(`synthv${String(i + 1).padStart(5, '0')}`, id);
+  });
+  return { videos: {}, continuations: {}, playlists: { [DEMO_PLAYLIST_ID]: { inline: JSON.parse(page) } } };
+}
+
+export interface DemoPlatform {
+  youtube: FakeYouTube;
+  /** The video of the banner's "Try:" line. */
+  tryVideoId: string;
+  /** A pro account whose key is DEMO_API_KEY. */
+  seedAccount(accounts: AccountRepository): Promise<{ apiKey: string; account: AccountDoc }>;
+  /** Banner lines: the key and the videos to try. */
+  banner(gatewayUrl: string): string[];
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the replaying platform and points the environment at it. Must run before the services
+ * read their configuration (YOUTUBE_BASE_URL, API_KEY_PEPPER).
+ */
+export async function startDemoPlatform(env: NodeJS.ProcessEnv): Promise<DemoPlatform> {
+  const youtube = await startFakeYouTube({ routes: demoPlaylistRoutes() });
+  env.YOUTUBE_BASE_URL = youtube.url;
+  // The seeded key is stored as the gateway stores every key, so the pepper must be known here.
+  env.API_KEY_PEPPER ||= randomBytes(32).toString('base64url');
+  const pepper = env.API_KEY_PEPPER;
+  return {
+    youtube,
+    tryVideoId: videoIds.manualAndAuto,
+    async seedAccount(accounts) {
+      const { account } = await accounts.createAccount({ tier: 'pro', credits: DEMO_CREDITS });
+      const key = { ...account.key, hash: hashApiKey(DEMO_API_KEY, pepper), ...keyDisplay(DEMO_API_KEY) };
+      await accounts.collection.updateOne({ _id: account._id }, { $set: { key } });
+      return { apiKey: DEMO_API_KEY, account: { ...account, key } };
+    },
+    banner(gatewayUrl) {
+      const width = Math.max(...DEMO_VIDEOS.map((v) => v.id.length));
+      return [
+        'DEMO: the platform is a local replay of recorded YouTube responses (no network).',
+        `  demo API key: ${DEMO_API_KEY}  (fixed; pro tier, ${DEMO_CREDITS.toLocaleString('en')} credits)`,
+        '  videos to try (https://youtu.be/<id>):',
+        ...DEMO_VIDEOS.map((v) => `    ${v.id.padEnd(width)}  ${v.shows}`),
+        `  playlist:     https://www.youtube.com/playlist?list=${DEMO_PLAYLIST_ID}  (${PLAYLIST_VIDEOS.length} of the videos above)`,
+        `  README examples: replace localhost:8080 by ${gatewayUrl.replace(/^http:\/\//, '')} if PORT is not 8080.`,
+      ];
+    },
+    close: () => youtube.close(),
+  };
+}
