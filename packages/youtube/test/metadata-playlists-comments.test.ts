@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { FakeYouTube } from '@subx/testing/fake-youtube';
-import { generateComments, playlistIds, videoIds } from '@subx/testing/fake-youtube';
+import { generateComments, playlistIds, startFakeYouTube, videoIds } from '@subx/testing/fake-youtube';
 import { METADATA_FIELDS, commentsContinuation, playlistContinuation } from '../src/index.ts';
 import { MODES, NOW, clientFor, errorOf, roundTrips, setup, timedFetch, type TimedCall } from './helpers.ts';
 
@@ -342,6 +342,31 @@ describe.each(MODES)('fake platform: %s', (mode) => {
         clientFor(fake).getComments({ videoId: videoIds.syntheticComments, max: 3, sort: 'relevance' }),
       );
       expect(err).toMatchObject({ code: 'UPSTREAM_ERROR', retryable: true });
+    });
+
+    it('a later page that stays empty ends the listing as partial, so it is never cached as complete', async () => {
+      const empty = {
+        onResponseReceivedEndpoints: [{ appendContinuationItemsAction: { continuationItems: [] } }],
+      };
+      const cut = await startFakeYouTube({
+        mode,
+        routes: { continuations: { [`synth-${videoIds.syntheticComments}-top-2`]: { inline: empty } } },
+      });
+      try {
+        const r = await clientFor(cut).getComments({
+          videoId: videoIds.syntheticComments,
+          max: 2000,
+          sort: 'relevance',
+        });
+        expect(r.partial).toBe(true);
+        expect(r.comments.filter((c) => !c.isReply)).toHaveLength(20);
+        const page2 = cut.requests.filter(
+          (q) => q.continuation === `synth-${videoIds.syntheticComments}-top-2`,
+        );
+        expect(page2).toHaveLength(2); // asked once more before giving up
+      } finally {
+        await cut.close();
+      }
     });
 
     it('reports comments turned off without an error, after one request', async () => {
