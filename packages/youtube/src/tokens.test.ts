@@ -24,8 +24,12 @@ describe('continuations built from an id', () => {
 
   it('encodes another start index in the position field', () => {
     const token = playlistContinuation('PLx', 100);
-    const raw = Buffer.from(token, 'base64url').toString('latin1');
-    const params = decodeURIComponent(/\x1a.(.*?%3D)/.exec(raw)?.[1] ?? '');
+    const raw = Buffer.from(token, 'base64url');
+    // field 3 (tag 0x1a) holds the percent-encoded base64 of the position message
+    const at = raw.indexOf(0x1a, raw.indexOf('VLPLx') + 5);
+    const params = decodeURIComponent(
+      raw.subarray(at + 2, at + 2 + (raw[at + 1] as number)).toString('latin1'),
+    );
     expect([...Buffer.from(params, 'base64')]).toEqual([0x08, 100, 0xc2, 0x06, 0x02, 0x08, 0x00]);
   });
 
