@@ -6,13 +6,16 @@
  * reported charging, with exactly one ledger entry per non-zero charge, and the admin usage report
  * read through billing's gRPC GetUsage (the gateway's createBillingUsageReader) agrees.
  *
- * Restarts the shared broker with `scripts/engines.sh restart kafka` (same port, same data), so it
- * needs the engines.sh broker: other suites talking to that broker at the same moment may see a
- * few seconds of outage.
+ * It starts a Kafka broker of its own with `scripts/engines.sh` (its own ENGINES_DIR, the shared
+ * build cache) and restarts that one (same port, same data): the suites running in parallel keep the
+ * shared broker, which never goes down under them.
  */
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { billingV1 } from '@subx/contracts';
 import { createMongoDocumentStore, createRedisKeyValueStore, systemClock } from '@subx/ports';
@@ -40,16 +43,42 @@ function prng(seed: number) {
   };
 }
 
+/**
+ * A broker that just started answers metadata before it serves consumer groups ("the coordinator is
+ * loading" while __consumer_offsets is created): wait, bounded, until a group lookup succeeds.
+ */
+async function untilGroupsServed(brokers: string[], timeoutMs = 90_000): Promise<void> {
+  const admin = new Kafka({ clientId: 'recon-warmup', brokers, logLevel: logLevel.NOTHING }).admin();
+  await admin.connect();
+  const deadline = Date.now() + timeoutMs;
+  try {
+    for (;;) {
+      try {
+        // finding the group's coordinator fails until the broker serves groups
+        await admin.describeGroups(['recon-warmup']);
+        return;
+      } catch (err) {
+        if (Date.now() > deadline) throw err;
+      }
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  } finally {
+    await admin.disconnect();
+  }
+}
+
 interface Charge {
   account: string;
   operation: Operation;
   charged: number;
 }
 
-describeWithEngine('kafka', 'usage reconciliation across a Kafka restart', (brokersCsv) => {
+describeWithEngine('kafka', 'usage reconciliation across a Kafka restart', () => {
   describeWithEngine('mongo', 'with the MongoDB-compatible server', (mongoUrl) => {
     describeWithEngine('redis', 'and Redis', (redisUrl) => {
-      const brokers = brokerList(brokersCsv);
+      // the broker this test stops and restarts is its own
+      const enginesEnv = { ...process.env, ENGINES_DIR: join(tmpdir(), `subx-engines-recon-${process.pid}`) };
+      let brokers: string[] = [];
       const topics = uniqueTopics('recon');
       const suffix = randomUUID().replaceAll('-', '').slice(0, 12);
       const gatewayDb = `recon_gw_${suffix}`;
@@ -62,6 +91,15 @@ describeWithEngine('kafka', 'usage reconciliation across a Kafka restart', (brok
       let client: GrpcClient<billingV1.BillingServiceClient>;
 
       beforeAll(async () => {
+        const { stdout } = await run('bash', ['scripts/engines.sh', 'up', 'kafka'], {
+          cwd: repoRoot,
+          env: enginesEnv,
+          timeout: 300_000,
+        });
+        const csv = /KAFKA_BROKERS=(\S+)/.exec(stdout)?.[1];
+        if (!csv) throw new Error(`scripts/engines.sh up kafka printed no broker: ${stdout}`);
+        brokers = brokerList(csv);
+        await untilGroupsServed(brokers);
         const billingBus = testKafkaBus(brokers, 'recon-billing');
         const billingStore = createMongoDocumentStore({ url: mongoUrl, dbName: billingDb });
         buses.push(billingBus);
@@ -112,14 +150,12 @@ describeWithEngine('kafka', 'usage reconciliation across a Kafka restart', (brok
         await Promise.allSettled(buses.map((b) => b.close()));
         await Promise.allSettled(stores.map((s) => s.dropDatabase().catch(() => undefined)));
         await Promise.allSettled([...stores.map((s) => s.close()), ...kvs.map((k) => k.close())]);
+        await run('bash', ['scripts/engines.sh', 'down', 'kafka'], { cwd: repoRoot, env: enginesEnv }).catch(
+          () => undefined,
+        );
       });
 
       it('after a burst of mixed requests across a broker restart, the ledger equals what the API charged', async () => {
-        const { stdout } = await run('bash', ['scripts/engines.sh', 'env', 'kafka'], { cwd: repoRoot });
-        expect(stdout, 'this test restarts the engines.sh broker; KAFKA_BROKERS must point at it').toContain(
-          `KAFKA_BROKERS=${brokersCsv}`,
-        );
-
         const accounts = await Promise.all(
           [0, 1, 2].map(
             async () =>
@@ -175,6 +211,7 @@ describeWithEngine('kafka', 'usage reconciliation across a Kafka restart', (brok
         // Stop the broker (kept down 3 s) while requests keep being charged, then it comes back.
         const restart = run('bash', ['scripts/engines.sh', 'restart', 'kafka', '--pause', '3'], {
           cwd: repoRoot,
+          env: enginesEnv,
           timeout: 120_000,
         });
         await burst(60, 60);
