@@ -57,7 +57,7 @@ async function watchedPage(browser: Browser): Promise<Watched> {
   return watched;
 }
 
-/** The `$ref`-free header names of a response object. */
+/** The names of the headers a response documents. */
 const headerNames = (response: Json) => Object.keys((response.headers ?? {}) as Json);
 
 /** Top-level properties of a 200 JSON schema that have properties of their own (objects, arrays of objects). */
@@ -119,7 +119,11 @@ describeWithBrowser('API reference in Chromium: /docs (Scalar) and /docs/errors'
         for (const [status, documented] of Object.entries(op.responses as Record<string, Json>)) {
           const at = `${label} ${status}`;
           // The complete error list: every code of the response, linked to its /docs/errors anchor.
-          const examples = (documented.content?.['application/json']?.examples ?? {}) as Json;
+          const json = documented.content?.['application/json'] as Json | undefined;
+          const examples = (json?.examples ?? {}) as Json;
+          if (json?.schema?.$ref === '#/components/schemas/Error') {
+            expect(Object.keys(examples).length, `${at}: codes listed`).toBeGreaterThan(0);
+          }
           for (const { value } of Object.values(examples) as Json[]) {
             const link = section.locator(`a[href="${value.error.docs_url}"]`).first();
             await link.waitFor({ timeout: WAIT_MS });
