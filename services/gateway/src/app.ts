@@ -76,7 +76,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   registerComments(app, ctx);
   registerCommentsAnalyze(app, ctx);
   registerHealth(app, ctx, version);
-  registerDocs(app, buildOpenApi(version));
+  await registerDocs(app, buildOpenApi(version));
   if (deps.adminRoutes) await app.register(deps.adminRoutes);
 
   await app.ready();

@@ -8,20 +8,83 @@ import type { ErrorCode } from '@subx/errors';
 import { CONTENT_TYPES } from '@subx/formats';
 import { errorBodySchema, rateLimitSchema } from '../schemas/common.ts';
 import { OPERATIONS, healthResponseSchema } from '../schemas/operations.ts';
+import { REQUEST_EXAMPLES } from './examples.ts';
 import type { JsonSchema, OperationSpec } from '../schemas/operations.ts';
 
 export type OpenApiDocument = Record<string, unknown> & { paths: Record<string, Record<string, unknown>> };
 
 const header = (description: string, schema: JsonSchema = { type: 'string' }) => ({ description, schema });
 
-const REQUEST_ID_HEADER = header('The request id (also in error bodies); send your own with X-Request-Id.');
-const RATE_LIMIT_HEADERS = {
-  'X-RateLimit-Limit': header('Requests allowed per UTC day (absent for unlimited tiers).', {
+/**
+ * Response headers, documented once under `components.headers` and referenced by every response
+ * that carries them (the reference renders them per response).
+ */
+const HEADERS = {
+  'X-Request-Id': header(
+    'The request id, also `error.request_id` of error bodies. Send your own (8–128 of `A-Z a-z 0-9 . _ : -`) and it is kept.',
+  ),
+  'X-RateLimit-Limit': header(
+    "Requests the key's tier allows per UTC day. Absent for unlimited tiers and on 401.",
+    { type: 'integer' },
+  ),
+  'X-RateLimit-Remaining': header('Requests left today. Absent for unlimited tiers and on 401.', {
     type: 'integer',
   }),
-  'X-RateLimit-Remaining': header('Requests left today (absent for unlimited tiers).', { type: 'integer' }),
-  'X-RateLimit-Reset': header('Next reset, ISO 8601 (00:00 UTC).', { type: 'string', format: 'date-time' }),
+  'X-RateLimit-Reset': header('When the daily count resets: the next 00:00 UTC, ISO 8601.', {
+    type: 'string',
+    format: 'date-time',
+  }),
+  'Retry-After': header('Seconds to wait before retrying.', { type: 'integer' }),
+  'Idempotent-Replayed': header(
+    '`true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` (nothing was run or charged again).',
+    { type: 'string', enum: ['true'] },
+  ),
 };
+type HeaderName = keyof typeof HEADERS;
+
+const headerRefs = (names: HeaderName[]) =>
+  Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
+
+const RATE_LIMIT_HEADER_NAMES: HeaderName[] = [
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+];
+
+const IDEMPOTENCY_KEY_PARAMETER = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Makes retries safe: a completed request retried with the same key (same account, method, path and body) gets the first response replayed for 24 h with `Idempotent-Replayed: true`, and is never charged twice. While the first is still running a retry is 409 `CONFLICT`; the same key with a different request is 400 `INVALID_REQUEST`; a failed request frees the key. 1–255 visible ASCII characters, e.g. a UUID.',
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
+  example: '3f1c9a52-8d1e-4c47-9a0e-2b6f5d7c8e90',
+};
+
+/** One example error body per code, so the reference shows each code's body and docs link. */
+function errorExamples(codes: ErrorCode[]) {
+  return Object.fromEntries(
+    codes.map((code) => [
+      code,
+      {
+        summary: code,
+        value: {
+          error: {
+            code,
+            message: ERROR_CATALOG[code].summary.replaceAll('`', ''),
+            docs_url: docsUrl(code),
+            request_id: 'req_6f1d0c2e-5b7a-4f43-9c1e-0a8b2d4e6f10',
+            retryable: ERROR_CATALOG[code].retryable,
+          },
+        },
+      },
+    ]),
+  );
+}
+
+/** A Markdown list: each code linked to its /docs/errors anchor, with the catalogue's summary. */
+const errorList = (codes: ErrorCode[]) =>
+  codes.map((c) => `- [\`${c}\`](${docsUrl(c)}): ${ERROR_CATALOG[c].summary}`).join('\n');
 
 function queryParameters(schema: JsonSchema | undefined) {
   if (!schema) return [];
@@ -33,9 +96,13 @@ function queryParameters(schema: JsonSchema | undefined) {
   });
 }
 
-/** `authenticated`: every response but a 401 carries the key's rate-limit headers (decisions.md). */
+/**
+ * One response per status, listing every code the operation can answer with that status (with a
+ * link to its /docs/errors anchor) and an example body per code. `authenticated`: every response
+ * but a 401 carries the key's rate-limit headers (decisions.md).
+ */
 function errorResponses(codes: readonly string[], authenticated = false) {
-  const byStatus = new Map<number, string[]>();
+  const byStatus = new Map<number, ErrorCode[]>();
   for (const code of [...codes, 'INTERNAL_ERROR'] as ErrorCode[]) {
     const status = ERROR_CATALOG[code].status;
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
@@ -46,19 +113,25 @@ function errorResponses(codes: readonly string[], authenticated = false) {
       .map(([status, list]) => [
         String(status),
         {
-          description: list.map((c) => `${c} (${docsUrl(c as ErrorCode)})`).join(', '),
-          headers: {
-            ...(status === 429 ? { 'Retry-After': header('Seconds to wait.', { type: 'integer' }) } : {}),
-            'X-Request-Id': REQUEST_ID_HEADER,
-            ...(authenticated && status !== 401 ? RATE_LIMIT_HEADERS : {}),
+          description: errorList(list),
+          headers: headerRefs([
+            ...(status === 429 ? (['Retry-After'] as const) : []),
+            'X-Request-Id',
+            ...(authenticated && status !== 401 ? RATE_LIMIT_HEADER_NAMES : []),
+          ]),
+          content: {
+            'application/json': {
+              schema: { $ref: '#/components/schemas/Error' },
+              examples: errorExamples(list),
+            },
           },
-          content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
         },
       ]),
   );
 }
 
 function operationObject(spec: OperationSpec) {
+  const example = REQUEST_EXAMPLES[spec.operationId];
   const content: Record<string, unknown> = { 'application/json': { schema: spec.response } };
   if (spec.documentFormats) {
     for (const format of ['srt', 'vtt', 'txt', 'md'] as const) {
@@ -74,28 +147,30 @@ function operationObject(spec: OperationSpec) {
     tags: [spec.auth ? 'Subtitles and analysis' : 'Open'],
     security: spec.auth ? [{ ApiKey: [] }] : [],
     parameters: [
-      ...queryParameters(spec.querystring),
-      ...(spec.auth
-        ? [
-            {
-              name: 'Idempotency-Key',
-              in: 'header',
-              required: false,
-              description: 'Retrying with the same key replays the first response and never charges twice.',
-              schema: { type: 'string', maxLength: 255 },
-            },
-          ]
-        : []),
+      ...queryParameters(spec.querystring).map((p) =>
+        example?.query?.[p.name] === undefined ? p : { ...p, example: example.query[p.name] },
+      ),
+      ...(spec.auth ? [IDEMPOTENCY_KEY_PARAMETER] : []),
     ],
     ...(spec.body
-      ? { requestBody: { required: true, content: { 'application/json': { schema: spec.body } } } }
+      ? {
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: spec.body,
+                ...(example?.body ? { examples: example.body } : {}),
+              },
+            },
+          },
+        }
       : {}),
     responses: {
       '200': {
         description: 'Success.',
-        headers: spec.auth
-          ? { 'X-Request-Id': REQUEST_ID_HEADER, ...RATE_LIMIT_HEADERS }
-          : { 'X-Request-Id': REQUEST_ID_HEADER },
+        headers: headerRefs(
+          spec.auth ? ['X-Request-Id', ...RATE_LIMIT_HEADER_NAMES, 'Idempotent-Replayed'] : ['X-Request-Id'],
+        ),
         content,
       },
       ...errorResponses(spec.errors, spec.auth !== null),
@@ -118,9 +193,14 @@ export function buildOpenApi(version: string): OpenApiDocument {
     responses: {
       '200': {
         description: 'ok or degraded',
+        headers: headerRefs(['X-Request-Id']),
         content: { 'application/json': { schema: healthResponseSchema } },
       },
-      '503': { description: 'down', content: { 'application/json': { schema: healthResponseSchema } } },
+      '503': {
+        description: 'down',
+        headers: headerRefs(['X-Request-Id']),
+        content: { 'application/json': { schema: healthResponseSchema } },
+      },
       '429': errorResponses(['RATE_LIMITED'])['429'],
     },
   };
@@ -140,6 +220,7 @@ export function buildOpenApi(version: string): OpenApiDocument {
     components: {
       securitySchemes: { ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
       schemas: { Error: errorBodySchema, RateLimit: rateLimitSchema },
+      headers: HEADERS,
     },
     paths,
   };

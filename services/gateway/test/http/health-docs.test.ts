@@ -1,11 +1,18 @@
+import { createHash } from 'node:crypto';
 import { Ajv } from 'ajv';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ERROR_CODES, docsUrl } from '@subx/errors';
+import { ERROR_CATALOG, ERROR_CODES, docsUrl } from '@subx/errors';
+import type { ErrorCode } from '@subx/errors';
 import { OPERATIONS } from '../../src/schemas/operations.ts';
 import { KEYS, VIDEO_URL, appError, buildTestGateway, transcript } from './support.ts';
 import type { TestGateway } from './support.ts';
 
 const PLAYLIST_URL = 'https://www.youtube.com/playlist?list=PLXJg25X-OulsVsnvZ7RVtSDW-id9_RzAO';
+
+function check(ajv: Ajv, schema: object, value: unknown) {
+  const validate = ajv.compile(schema);
+  expect(validate(value), JSON.stringify(validate.errors)).toBe(true);
+}
 
 let gw: TestGateway;
 beforeEach(async () => {
@@ -169,13 +176,104 @@ describe('docs', () => {
     }
   });
 
-  it('/docs is HTML listing every operation, without external assets', async () => {
-    const res = await gw.app.inject({ method: 'GET', url: '/docs' });
+  it('every operation documents its errors (linked, one example each), headers and request examples', async () => {
+    const doc = (await gw.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false });
+    expect(Object.keys(doc.components.headers)).toEqual(
+      expect.arrayContaining([
+        'X-RateLimit-Limit',
+        'X-RateLimit-Remaining',
+        'X-RateLimit-Reset',
+        'X-Request-Id',
+      ]),
+    );
+    for (const spec of OPERATIONS) {
+      const op = doc.paths[spec.path][spec.method.toLowerCase()];
+      const documented = Object.entries(op.responses as Record<string, Record<string, any>>) // eslint-disable-line @typescript-eslint/no-explicit-any
+        .filter(([status]) => status !== '200')
+        .flatMap(([status, response]) => {
+          const examples = Object.values(response.content['application/json'].examples) as {
+            value: { error: { code: ErrorCode; docs_url: string } };
+          }[];
+          for (const { value } of examples) {
+            expect(ERROR_CATALOG[value.error.code].status, `${spec.operationId} ${value.error.code}`).toBe(
+              Number(status),
+            );
+            expect(value.error.docs_url).toBe(docsUrl(value.error.code));
+            expect(response.description).toContain(`[\`${value.error.code}\`](${docsUrl(value.error.code)})`);
+            check(ajv, doc.components.schemas.Error, value);
+          }
+          return examples.map((e) => e.value.error.code);
+        });
+      expect(documented.sort(), spec.operationId).toEqual([...spec.errors, 'INTERNAL_ERROR'].sort());
+      if (spec.auth) {
+        const names = op.parameters.map((p: { name: string }) => p.name);
+        expect(names, spec.operationId).toContain('Idempotency-Key');
+        expect(Object.keys(op.responses['200'].headers)).toEqual(
+          expect.arrayContaining([
+            'X-RateLimit-Limit',
+            'X-RateLimit-Remaining',
+            'X-RateLimit-Reset',
+            'Idempotent-Replayed',
+          ]),
+        );
+      }
+      for (const response of Object.values(op.responses as Record<string, { headers: object }>)) {
+        for (const ref of Object.values(response.headers) as { $ref: string }[]) {
+          expect(
+            doc.components.headers[ref.$ref.replace('#/components/headers/', '')],
+            ref.$ref,
+          ).toBeDefined();
+        }
+      }
+      // Request examples are valid requests: what the reference's samples send would be accepted.
+      const bodyExamples = op.requestBody?.content['application/json'].examples ?? {};
+      if (spec.body) expect(Object.keys(bodyExamples).length, spec.operationId).toBeGreaterThan(0);
+      for (const { value } of Object.values(bodyExamples) as { value: unknown }[])
+        check(ajv, spec.body!, value);
+      if (spec.querystring) {
+        const query = Object.fromEntries(
+          op.parameters
+            .filter((p: { in: string; example?: unknown }) => p.in === 'query' && p.example !== undefined)
+            .map((p: { name: string; example: unknown }) => [p.name, p.example]),
+        );
+        expect(query.url, spec.operationId).toBeDefined();
+        check(ajv, spec.querystring, query);
+      }
+    }
+  });
+
+  it('/docs is the Scalar reference: its bundle from this origin, the live document, <API_KEY>, a strict CSP', async () => {
+    const redirect = await gw.app.inject({ method: 'GET', url: '/docs' });
+    expect(redirect.statusCode).toBe(301);
+    expect(redirect.headers.location).toBe('/docs/');
+    const res = await gw.app.inject({ method: 'GET', url: '/docs/' });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
-    for (const op of OPERATIONS) expect(res.body).toContain(`id="${op.operationId}"`);
-    expect(res.body).toContain('include_timestamps');
-    expect(res.body).not.toMatch(/<script|<link|src="http|href="http/);
+    expect(res.body).toContain('<script src="js/scalar.js"></script>');
+    expect(res.body).toContain('"url": "/openapi.json"');
+    // JSON in an inline script: < and > are escaped so the string cannot close the script.
+    expect(res.body).toContain('"value": "\\u003cAPI_KEY\\u003e"');
+    expect(res.body).toContain('"withDefaultFonts": false');
+    // Nothing from elsewhere: no absolute URL in a src or href.
+    expect(res.body).not.toMatch(/(src|href)="(https?:)?\/\//);
+    const csp = String(res.headers['content-security-policy']);
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("connect-src 'self'");
+    expect(csp).not.toMatch(/script-src[^;]*'unsafe-(inline|eval)'/);
+    // The one inline script runs because its hash is allowed, not because inline scripts are.
+    const inline = [...res.body.matchAll(/<script(?![^>]*\ssrc=)[^>]*>([\s\S]*?)<\/script>/g)].map(
+      (m) => m[1]!,
+    );
+    expect(inline).toHaveLength(1);
+    const hash = createHash('sha256').update(inline[0]!).digest('base64');
+    expect(csp).toContain(`'sha256-${hash}'`);
+
+    const bundle = await gw.app.inject({ method: 'GET', url: '/docs/js/scalar.js' });
+    expect(bundle.statusCode).toBe(200);
+    expect(bundle.headers['content-type']).toBe('application/javascript; charset=utf-8');
+    expect(bundle.body.length).toBeGreaterThan(1_000_000);
   });
 
   it('/docs/errors has one anchor per catalogue code, matching every docs_url', async () => {
@@ -187,5 +285,10 @@ describe('docs', () => {
     }
     expect(res.body.match(/<section id=/g)).toHaveLength(ERROR_CODES.length);
     expect(res.body).toContain('id="unauthorized"');
+    const csp = String(res.headers['content-security-policy']);
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).not.toContain('script-src');
+    expect(csp).not.toContain('unsafe-inline');
+    expect(res.body).not.toContain('<script');
   });
 });
