@@ -170,7 +170,8 @@ export const ERROR_CATALOG = {
     status: 503,
     grpc: GrpcStatus.UNAVAILABLE,
     retryable: true,
-    summary: 'The video platform refused us (bot check, captcha, HTTP 429, PO token). Retry later.',
+    summary:
+      'The video platform refused us (`error.reason`: bot_check, captcha, http_429, rate_limited, page_reload, login_required, po_token, empty_caption_body), or we are leaving it alone for a while after repeated refusals (cooling_down, with Retry-After). Retry later.',
   },
   UPSTREAM_TIMEOUT: {
     status: 504,
