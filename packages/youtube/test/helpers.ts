@@ -13,6 +13,10 @@ export async function setup(mode: Mode = 'today'): Promise<FakeYouTube> {
   return startFakeYouTube({ mode });
 }
 
+/** The fake's request log as `endpoint:client`, with `:masked` for field-masked calls. */
+export const callLog = (fake: FakeYouTube): string[] =>
+  fake.requests.map((r) => `${r.endpoint}:${r.clientName ?? ''}${r.query.$fields ? ':masked' : ''}`);
+
 /** One upstream call as the client saw it: when it was sent and when its answer was complete. */
 export interface TimedCall {
   url: string;

@@ -2,7 +2,17 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { FakeYouTube } from '@subx/testing/fake-youtube';
 import { generateComments, playlistIds, startFakeYouTube, videoIds } from '@subx/testing/fake-youtube';
 import { METADATA_FIELDS, commentsContinuation, playlistContinuation } from '../src/index.ts';
-import { MODES, NOW, clientFor, errorOf, roundTrips, setup, timedFetch, type TimedCall } from './helpers.ts';
+import {
+  MODES,
+  NOW,
+  callLog,
+  clientFor,
+  errorOf,
+  roundTrips,
+  setup,
+  timedFetch,
+  type TimedCall,
+} from './helpers.ts';
 
 describe.each(MODES)('fake platform: %s', (mode) => {
   let fake: FakeYouTube;
@@ -11,9 +21,6 @@ describe.each(MODES)('fake platform: %s', (mode) => {
   });
   afterAll(() => fake.close());
   beforeEach(() => fake.reset());
-
-  const calls = () =>
-    fake.requests.map((r) => `${r.endpoint}:${r.clientName ?? ''}${r.query.$fields ? ':masked' : ''}`);
 
   describe('getMetadata', () => {
     it('returns the 6 always-present fields from the ladder /player and a masked WEB /player in parallel', async () => {
@@ -41,7 +48,7 @@ describe.each(MODES)('fake platform: %s', (mode) => {
         // a premiere has liveBroadcastDetails but is not live content
         wasLive: false,
       });
-      expect(calls().sort()).toEqual(['player:VISIONOS', 'player:WEB:masked']);
+      expect(callLog(fake).sort()).toEqual(['player:VISIONOS', 'player:WEB:masked']);
     });
 
     it('costs one round trip', async () => {
@@ -72,7 +79,7 @@ describe.each(MODES)('fake platform: %s', (mode) => {
       ]);
       // mobile recording without microformat: the upload date comes from watch-next's dateText
       expect(m.uploadDate).toMatch(/^\d{8}$/);
-      expect(calls().sort()).toEqual(['next:WEB', 'player:VISIONOS', 'player:WEB:masked']);
+      expect(callLog(fake).sort()).toEqual(['next:WEB', 'player:VISIONOS', 'player:WEB:masked']);
     });
 
     it('reads live state', async () => {
@@ -126,7 +133,7 @@ describe.each(MODES)('fake platform: %s', (mode) => {
         title: 'The Tide Is Turning - Russian Civil War Fall 1919 I THE GREAT WAR 1919',
         duration: 1509,
       });
-      expect(calls()).toEqual(['player:VISIONOS']);
+      expect(callLog(fake)).toEqual(['player:VISIONOS']);
     });
 
     it('lists gated tracks too (they exist, they are just harder to fetch)', async () => {

@@ -1,7 +1,16 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { FakeYouTube } from '@subx/testing/fake-youtube';
 import { videoIds } from '@subx/testing/fake-youtube';
-import { MODES, clientFor, errorOf, roundTrips, setup, timedFetch, type TimedCall } from './helpers.ts';
+import {
+  MODES,
+  callLog,
+  clientFor,
+  errorOf,
+  roundTrips,
+  setup,
+  timedFetch,
+  type TimedCall,
+} from './helpers.ts';
 
 const MANUAL_EN = [
   { text: 'Welcome to The Great War.', start: 0, duration: 2.5 },
@@ -21,9 +30,6 @@ const BASE_METADATA = {
   uploadDate: '20191014',
 };
 
-const calls = (fake: FakeYouTube) =>
-  fake.requests.map((r) => `${r.endpoint}:${r.clientName ?? ''}${r.query.$fields ? ':masked' : ''}`);
-
 describe.each(MODES)('getTranscript (fake platform: %s)', (mode) => {
   let fake: FakeYouTube;
   beforeAll(async () => {
@@ -38,8 +44,8 @@ describe.each(MODES)('getTranscript (fake platform: %s)', (mode) => {
     expect(t).toMatchObject({ language: 'en', subtitleType: 'manual', segments: MANUAL_EN });
     expect(t.translatedFrom).toBeUndefined();
     expect(t.metadata).toMatchObject(BASE_METADATA);
-    expect(calls(fake)[0]).toBe('player:VISIONOS');
-    expect(calls(fake).slice(1).sort()).toEqual(['player:WEB:masked', 'timedtext:']);
+    expect(callLog(fake)[0]).toBe('player:VISIONOS');
+    expect(callLog(fake).slice(1).sort()).toEqual(['player:WEB:masked', 'timedtext:']);
     expect(yt.upstreamCalls).toBe(3);
     const tt = fake.requests.find((r) => r.endpoint === 'timedtext');
     expect(tt?.query).toMatchObject({ v: 'F1xioXWb8CY', lang: 'en', fmt: 'json3' });
@@ -98,7 +104,7 @@ describe.each(MODES)('getTranscript (fake platform: %s)', (mode) => {
         'was_live',
       ],
     });
-    expect(calls(fake).sort()).toEqual(['next:WEB', 'player:VISIONOS', 'player:WEB:masked', 'timedtext:']);
+    expect(callLog(fake).sort()).toEqual(['next:WEB', 'player:VISIONOS', 'player:WEB:masked', 'timedtext:']);
     expect(t.metadata.likeCount).toBe(8205);
     expect(t.metadata.commentCount).toBe(477);
     expect(t.metadata.categories).toEqual(['Education']);
@@ -215,7 +221,7 @@ describe.each(MODES)('getTranscript (fake platform: %s)', (mode) => {
     fake.setLatency(0);
     expect(b.segments).toEqual(a.segments);
     expect(c.segments).toEqual(a.segments);
-    expect(calls(fake).filter((c) => c === 'player:VISIONOS')).toHaveLength(1);
+    expect(callLog(fake).filter((c) => c === 'player:VISIONOS')).toHaveLength(1);
     expect(fake.count('timedtext')).toBe(1);
   });
 
@@ -261,7 +267,7 @@ describe.each(MODES)('unavailable videos and platform errors (fake platform: %s)
     async (id) => {
       const err = await errorOf(clientFor(fake).getTranscript({ videoId: id, language: 'en' }));
       expect([err.code, err.retryable]).toEqual(['VIDEO_NOT_FOUND', false]);
-      expect(calls(fake)).toEqual(['player:VISIONOS', 'player:ANDROID']);
+      expect(callLog(fake)).toEqual(['player:VISIONOS', 'player:ANDROID']);
     },
   );
 
@@ -272,7 +278,7 @@ describe.each(MODES)('unavailable videos and platform errors (fake platform: %s)
     );
     const t = await clientFor(fake).getTranscript({ videoId: videoIds.manualAndAuto, language: 'en' });
     expect(t.segments).toEqual(MANUAL_EN);
-    expect(calls(fake)[1]).toBe('player:ANDROID');
+    expect(callLog(fake)[1]).toBe('player:ANDROID');
   });
 
   it('a bot check on every client is UPSTREAM_BLOCKED bot_check after one fresh session and every client', async () => {
