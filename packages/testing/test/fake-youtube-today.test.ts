@@ -625,3 +625,14 @@ describe('replay mode is unchanged', () => {
     expect(res.ms).toBeLessThan(4000);
   });
 });
+
+describe('watch page (for other extractors run against the fake)', () => {
+  it('carries the ytcfg values youtube-transcript-api reads and is labelled synthetic', async () => {
+    const res = await fetch(`${fake.url}/watch?v=${videoIds.manualAndAuto}`);
+    const html = await res.text();
+    expect(res.headers.get('content-type')).toContain('text/html');
+    expect(html).toMatch(/"INNERTUBE_API_KEY":\s*"[a-zA-Z0-9_-]+"/);
+    expect(html).toContain('SYNTHETIC');
+    expect(fake.requests.at(-1)?.endpoint).toBe('watch');
+  });
+});

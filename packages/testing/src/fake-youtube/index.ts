@@ -58,7 +58,8 @@ export * from './synthetic.ts';
 export * from './tokens.ts';
 export { isWebFamily, versionLess, type Playability, type PlaylistShape } from './today.ts';
 
-export type Endpoint = 'player' | 'next' | 'browse' | 'timedtext' | 'visitor_id' | 'sw_js_data' | 'other';
+export type Endpoint =
+  'player' | 'next' | 'browse' | 'timedtext' | 'visitor_id' | 'sw_js_data' | 'watch' | 'other';
 
 export type FakeMode = 'today' | 'replay';
 
@@ -411,9 +412,40 @@ export async function startFakeYouTube(options: FakeYouTubeOptions = {}): Promis
           body: swJsData(visitorData, webClientVersion, API_KEY),
         };
       }
+      case 'watch':
+        return watchPage(url.searchParams.get('v') ?? '');
       default:
         return { status: 404, contentType: 'text/plain', body: 'not found' };
     }
+  }
+
+  /**
+   * GET /watch?v=: what other extractors (youtube-transcript-api, yt-dlp) read first. SYNTHETIC: a small
+   * page carrying the ytcfg values they look for (INNERTUBE_API_KEY, the client version) and the
+   * player response the fake would give WEB, so the benchmarks can run them against this fake. Our
+   * client never fetches HTML.
+   */
+  function watchPage(videoId: string): LoadedResponse {
+    const video = routes.videos[videoId];
+    const asWeb: RecordedRequest = {
+      method: 'POST',
+      path: '/youtubei/v1/player',
+      endpoint: 'player',
+      query: {},
+      headers: {},
+      body: { videoId, context: { client: { clientName: 'WEB' } } },
+      clientName: 'WEB',
+      videoId,
+      status: 0,
+    };
+    const player = video ? route(asWeb, new URL('http://127.0.0.1/youtubei/v1/player')) : undefined;
+    const cfg = JSON.stringify({ INNERTUBE_API_KEY: API_KEY, INNERTUBE_CLIENT_VERSION: webClientVersion });
+    const html =
+      '<!DOCTYPE html><html><head><title>SYNTHETIC watch page of @subx/testing fake-youtube</title></head><body>' +
+      `<script>ytcfg.set(${cfg});</script>` +
+      (player ? `<script>var ytInitialPlayerResponse = ${player.body};</script>` : '') +
+      '</body></html>';
+    return { status: 200, contentType: 'text/html; charset=utf-8', body: html };
   }
 
   /** What the platform does before it looks at the content: version rot and per-session quotas. */
@@ -511,7 +543,9 @@ export async function startFakeYouTube(options: FakeYouTubeOptions = {}): Promis
         ? 'timedtext'
         : url.pathname === '/sw.js_data'
           ? 'sw_js_data'
-          : 'other';
+          : url.pathname === '/watch'
+            ? 'watch'
+            : 'other';
     const client = (
       b.context as
         { client?: { clientName?: string; clientVersion?: string; visitorData?: string } } | undefined
