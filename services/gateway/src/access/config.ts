@@ -5,7 +5,7 @@
  *                  where a random one is generated (keys then do not survive a restart).
  * ADMIN_TOKEN      Bearer token of the admin API. Required unless embedded (then generated).
  * ACCESS_PRICING_JSON  Optional JSON merged over DEFAULT_PRICING (limits, allowances, prices).
- * IP_RATE_LIMIT_PER_MINUTE  Per-IP limit of /api/v1/validate and /health (default 60).
+ * IP_RATE_LIMIT_PER_MINUTE  Per-IP limit of /api/v1/validate (default 60; /health is never limited).
  * KEY_CACHE_TTL_MS  In-process key cache lifetime (default 30000).
  */
 import { randomBytes } from 'node:crypto';
