@@ -10,6 +10,7 @@ import type { GatewayDeps } from './deps.ts';
 import { buildOpenApi } from './docs/openapi.ts';
 import { captureForIdempotency, finishIdempotency } from './http/access-hooks.ts';
 import { createErrorHandler } from './http/errors.ts';
+import { acceptEmptyJsonBody } from './http/json-body.ts';
 import { installNotFound } from './http/not-found.ts';
 import { genReqId } from './http/request-id.ts';
 import { compileValidator } from './http/validation.ts';
@@ -47,6 +48,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   );
   // JSON only: without this fastify would accept text/plain bodies as strings.
   app.removeContentTypeParser('text/plain');
+  acceptEmptyJsonBody(app);
   app.setErrorHandler(createErrorHandler(config.BODY_LIMIT_BYTES));
   installNotFound(app);
 

@@ -102,6 +102,10 @@ export function validationToAppError(
   input: { body?: unknown; query?: unknown },
 ): AppError {
   const part = PART_NAMES[context ?? 'body'] ?? 'request';
+  // An empty body parses to no body (json-body.ts); a route that needs one says so plainly.
+  if (part === 'body' && input.body === undefined) {
+    return Errors.invalidRequest('The request body is empty; send a JSON object.');
+  }
   const first = errors[0];
   if (first && first.keyword === 'enum' && /^\/include\/\d+$/.test(first.instancePath)) {
     const source = (part === 'body' ? input.body : input.query) as { include?: unknown } | undefined;

@@ -187,7 +187,7 @@ describe('transport errors', () => {
     ['PUT', '/api/v1/validate?url=x', 'GET'],
     ['HEAD', '/api/v1/comments', 'GET'],
     ['GET', '/api/v1/comments/analyze', 'POST'],
-    ['POST', '/health', 'GET'],
+    ['POST', '/health', 'GET, HEAD'],
   ])('%s %s is 405 METHOD_NOT_ALLOWED with Allow: %s', async (method, url, allow) => {
     const res = await gw.app.inject({ method: method as 'GET', url });
     expect(res.statusCode).toBe(405);
