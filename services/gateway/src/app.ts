@@ -4,12 +4,14 @@
  */
 import Fastify from 'fastify';
 import type { FastifyInstance } from 'fastify';
+import { AppError, Errors } from '@subx/errors';
 import packageJson from '../package.json' with { type: 'json' };
 import { DEFAULT_PRICING } from './access/pricing.ts';
 import type { GatewayDeps } from './deps.ts';
 import { buildOpenApi } from './docs/openapi.ts';
 import { captureForIdempotency, finishIdempotency } from './http/access-hooks.ts';
-import { createErrorHandler } from './http/errors.ts';
+import { MAX_URL_LENGTH, createClientErrorHandler } from './http/client-errors.ts';
+import { createErrorHandler, sendError, toAppError } from './http/errors.ts';
 import { acceptEmptyJsonBody } from './http/json-body.ts';
 import { installNotFound } from './http/not-found.ts';
 import { genReqId } from './http/request-id.ts';
@@ -39,6 +41,17 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     exposeHeadRoutes: false,
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: true },
+    // Requests the HTTP parser rejects get the documented error body, not fastify's own.
+    clientErrorHandler: createClientErrorHandler(() => app.log),
+    // Router-level failures (a path that is not valid percent-encoding) as well.
+    frameworkErrors: (error, request, reply) => {
+      reply.header('x-request-id', request.id);
+      const appError =
+        error.code === 'FST_ERR_BAD_URL'
+          ? Errors.invalidRequest('The request path is not valid percent-encoding.')
+          : toAppError(error, request, config.BODY_LIMIT_BYTES);
+      return sendError(request, reply, appError);
+    },
   }) as unknown as FastifyInstance;
 
   app.decorateRequest('admission', null);
@@ -54,6 +67,10 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    // Node's parser stops at 16 KB of request line and headers; a URL past 8 KB stops here.
+    if (request.url.length > MAX_URL_LENGTH) {
+      throw new AppError('URI_TOO_LONG', `The request URL is longer than ${MAX_URL_LENGTH} bytes.`);
+    }
   });
   app.addHook('onSend', async (request, reply, payload) => {
     captureForIdempotency(request, reply, payload);
