@@ -2,7 +2,7 @@
  * The gateway as a fastify instance (no listen): the public API, its docs, health, and the
  * optional admin routes. Everything it talks to comes in through `deps`.
  */
-import Fastify from 'fastify';
+import Fastify, { LogController } from 'fastify';
 import type { FastifyInstance } from 'fastify';
 import { AppError, Errors } from '@subx/errors';
 import packageJson from '../package.json' with { type: 'json' };
@@ -12,6 +12,7 @@ import { buildOpenApi } from './docs/openapi.ts';
 import { captureForIdempotency, finishIdempotency } from './http/access-hooks.ts';
 import { MAX_URL_LENGTH, createClientErrorHandler } from './http/client-errors.ts';
 import { createErrorHandler, sendError, toAppError } from './http/errors.ts';
+import { logAccess } from './http/access-log.ts';
 import { acceptEmptyJsonBody } from './http/json-body.ts';
 import { installNotFound } from './http/not-found.ts';
 import { genReqId } from './http/request-id.ts';
@@ -36,6 +37,9 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     bodyLimit: config.BODY_LIMIT_BYTES,
     genReqId,
     requestIdHeader: false,
+    // One field name for the request id across the system (gRPC handlers log `request_id` too);
+    // fastify's two lines per request are replaced by one access line (http/access-log.ts).
+    logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
     trustProxy: config.TRUST_PROXY,
     // HEAD would run (and count) authenticated GETs; without it HEAD is a 405 like any other method.
     exposeHeadRoutes: false,
@@ -77,6 +81,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     return payload;
   });
   app.addHook('onResponse', async (request, reply) => {
+    logAccess(request, reply);
     // A 5xx does not count against the daily limit (decisions.md "What counts").
     if (request.admission && reply.statusCode >= 500) {
       await request.admission.refund().catch((err: unknown) => request.log.error({ err }, 'refund failed'));

@@ -86,9 +86,18 @@ export function createClientErrorHandler(getLogger: () => FastifyBaseLogger) {
     if (err.code === 'ECONNRESET' || socket.destroyed) return;
     const appError = clientErrorToAppError(err);
     const requestId = `req_${randomUUID()}`;
+    // The access line of a request that never became one (same fields as http/access-log.ts).
     getLogger().info(
-      { request_id: requestId, status: appError.status, code: appError.code, parser_error: err.code },
-      'request rejected by the HTTP parser',
+      {
+        request_id: requestId,
+        method: null,
+        route: null,
+        status: appError.status,
+        account_id: null,
+        code: appError.code,
+        parser_error: err.code,
+      },
+      'request',
     );
     if (socket.writable) socket.end(rawErrorResponse(appError, requestId));
     socket.destroySoon();

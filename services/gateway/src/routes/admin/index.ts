@@ -104,7 +104,9 @@ export async function adminRoutes(fastify: FastifyInstance, options: AdminRoutes
       else if (typeof status === 'number' && status >= 400 && status < 500) {
         appError = Errors.invalidRequest('The request body is not valid JSON.');
       } else {
-        (logger ?? request.log).error({ err: error, requestId: request.id }, 'admin request failed');
+        // request.log already carries request_id; a separate logger needs it added (no duplicate key).
+        if (logger) logger.error({ err: error, request_id: request.id }, 'admin request failed');
+        else request.log.error({ err: error }, 'admin request failed');
       }
     }
     const body = toPublicErrorBody(appError, request.id);
