@@ -139,7 +139,7 @@ export const OPERATIONS: OperationSpec[] = [
     operationId: 'batch',
     summary: 'Extract subtitles of up to 10 videos',
     description:
-      'One result per URL, in input order; failed items (error_code, error_message; TIMEOUT when cut off by the 60 s request budget) do not fail the request. Counts as one request; 1 credit per successful item, reserved for every URL up front.',
+      'One result per URL, in input order; failed items (error_code, error_message; TIMEOUT when cut off by the 60 s request budget) do not fail the request. Counts as one request; 1 credit per successful item, reserved up front for every URL that is a video URL (the others are INVALID_URL items and cost nothing).',
     auth: 'batch',
     credits: '1 per successful item',
     body: {
@@ -175,7 +175,7 @@ export const OPERATIONS: OperationSpec[] = [
     operationId: 'playlist',
     summary: 'Extract subtitles of the videos of a playlist (up to 25)',
     description:
-      'Processes the first `max` videos of the playlist, 120 s in total and max(120 / n, 10) s per video. Counts as one request; 1 credit per successful item, reserved for `max` videos up front.',
+      'Processes the first `max` videos of the playlist, 120 s in total and max(120 / n, 10) s per video. Counts as one request; 1 credit per successful item, reserved up front for the videos the playlist really has (at most `max`), after listing it.',
     auth: 'playlist',
     credits: '1 per successful item',
     querystring: {
