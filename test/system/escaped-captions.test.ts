@@ -6,20 +6,11 @@
  * formats the client reads (json3, srv3) are checked.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createInMemoryDocumentStore,
-  createInMemoryKeyValueStore,
-  createInProcessEventBus,
-} from '@subx/ports';
-import { createLogger } from '@subx/service-kit';
+import { createInProcessEventBus } from '@subx/ports';
 import { defaultRoutes, startFakeYouTube, videoIds } from '@subx/testing/fake-youtube';
 import type { FakeYouTube } from '@subx/testing/fake-youtube';
-import { loadYouTubeConfig } from '@subx/youtube';
-import { loadExtractorConfig, startExtractorService } from '../../services/extractor/src/index.ts';
-import type { RunningExtractorService } from '../../services/extractor/src/index.ts';
-import { loadConfig } from '../../services/gateway/src/config.ts';
-import { startGateway } from '../../services/gateway/src/start-gateway.ts';
-import type { RunningGateway } from '../../services/gateway/src/start-gateway.ts';
+import { startInProcessSystem } from './support.ts';
+import type { InProcessSystem } from './support.ts';
 
 const VIDEO = videoIds.manualAndAuto;
 const URL_ = `https://www.youtube.com/watch?v=${VIDEO}`;
@@ -29,9 +20,7 @@ const CUES = ['I <3 you', 'if a < b and b > c', 'x <y and y> z & more', 'really 
 describe.each(['json3', 'srv3'] as const)('escaped caption text survives every format (%s)', (fmt) => {
   const bus = createInProcessEventBus();
   let yt: FakeYouTube;
-  let extractor: RunningExtractorService;
-  let gateway: RunningGateway;
-  let apiKey = '';
+  let system: InProcessSystem;
 
   beforeAll(async () => {
     const template = defaultRoutes().videos[VIDEO]!;
@@ -49,45 +38,19 @@ describe.each(['json3', 'srv3'] as const)('escaped caption text survives every f
       },
     });
     yt.setCaptionFormat(fmt);
-    const logger = createLogger({ service: 'system-test', level: 'silent' });
-    extractor = await startExtractorService({
-      config: loadExtractorConfig({ GRPC_PORT: '0' }),
-      youtube: loadYouTubeConfig({ YOUTUBE_BASE_URL: yt.url, YOUTUBE_RETRY_BASE_MS: '1' }),
-      kv: createInMemoryKeyValueStore(),
-      bus,
-      logger,
-      host: '127.0.0.1',
-    });
-    gateway = await startGateway({
-      config: loadConfig({
-        PORT: '0',
-        HOST: '127.0.0.1',
-        LOG_LEVEL: 'silent',
-        EXTRACTOR_GRPC_ADDR: `127.0.0.1:${extractor.port}`,
-      }),
-      env: {},
-      embedded: true,
-      store: createInMemoryDocumentStore(),
-      kv: createInMemoryKeyValueStore(),
-      bus,
-      logger,
-      fanOut: 'bus',
-      instanceId: `gw-escaped-${fmt}`,
-    });
-    apiKey = (await gateway.access.accounts.createAccount({ tier: 'pro', credits: 100 })).apiKey;
+    system = await startInProcessSystem({ youtubeUrl: yt.url, bus });
   });
   afterAll(async () => {
-    await gateway?.stop();
-    await extractor?.stop(2_000);
+    await system?.stop();
     await bus.close();
     await yt?.close();
   });
 
   const post = (path: string, payload: Record<string, unknown>) =>
-    gateway.app.inject({
+    system.gateway.app.inject({
       method: 'POST',
       url: path,
-      headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
+      headers: { 'x-api-key': system.apiKey, 'content-type': 'application/json' },
       payload,
     });
 
