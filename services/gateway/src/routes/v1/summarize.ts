@@ -1,6 +1,5 @@
 import { aiV1 } from '@subx/contracts';
 import { summarizePrice } from '../../access/pricing.ts';
-import type { Reservation } from '../../access/types.ts';
 import { operationById } from '../../schemas/operations.ts';
 import { videoIdOf } from '../../video-urls.ts';
 import { routeOptions } from './context.ts';
@@ -58,36 +57,23 @@ export const registerSummarize: RouteRegistrar = (app, ctx) => {
       });
 
       const look = await backends.ai.summarize({ ...ask, cachedOnly: true }, call);
-      if (look.cached) {
-        const marker = summaryPaidKey(accountId, look.videoId || videoId, style, look.generatedAt);
-        // Already paid for this entry: free, and no reservation (a balance of 0 is fine).
-        if ((await kv.get(marker)) !== null) return toBody(look, 0);
-        return withReservation(
-          credits,
-          request,
-          'summarize',
-          summarizePrice(look.videoDuration, ctx.pricing),
-          async (reservation) => {
-            // SET NX: of two concurrent requests of the same user for the same entry, exactly one pays.
-            const firstForUser = await kv.setIfAbsent(marker, String(Date.now()), {
-              ttlMs: PAID_MARKER_TTL_MS,
-            });
-            const charge = firstForUser ? reservation.reserved : 0;
-            await commitOrForget(reservation, charge, firstForUser ? marker : null, { videoId, style });
-            return toBody(look, charge);
-          },
-        );
-      }
+      const paidMarker = (r: aiV1.SummarizeResponse) =>
+        summaryPaidKey(accountId, r.videoId || videoId, style, r.generatedAt);
+      // A cached entry this user already paid for: free, and no reservation (a balance of 0 is fine).
+      if (look.cached && (await kv.get(paidMarker(look))) !== null) return toBody(look, 0);
 
-      // Not cached: the duration from the look prices the work before it is done.
+      // The duration from the look prices the work before it is done.
       return withReservation(
         credits,
         request,
         'summarize',
         summarizePrice(look.videoDuration, ctx.pricing),
         async (reservation) => {
-          const s = await backends.ai.summarize({ ...ask, language: look.language, cachedOnly: false }, call);
-          const marker = summaryPaidKey(accountId, s.videoId || videoId, style, s.generatedAt);
+          const s = look.cached
+            ? look
+            : await backends.ai.summarize({ ...ask, language: look.language, cachedOnly: false }, call);
+          const marker = paidMarker(s);
+          // SET NX: of two concurrent requests of the same user for the same entry, exactly one pays.
           const firstForUser = await kv.setIfAbsent(marker, String(Date.now()), {
             ttlMs: PAID_MARKER_TTL_MS,
           });
@@ -96,27 +82,16 @@ export const registerSummarize: RouteRegistrar = (app, ctx) => {
           const charge = firstForUser
             ? Math.min(summarizePrice(s.videoDuration, ctx.pricing), reservation.reserved)
             : 0;
-          await commitOrForget(reservation, charge, firstForUser ? marker : null, { videoId, style });
+          try {
+            await reservation.commit(charge, { attributes: { video_id: videoId, style } });
+          } catch (error) {
+            // The user did not pay after all: the next request must not be free.
+            if (firstForUser) await kv.delete(marker);
+            throw error;
+          }
           return toBody(s, charge);
         },
       );
-
-      async function commitOrForget(
-        reservation: Reservation,
-        charge: number,
-        marker: string | null,
-        attributes: { videoId: string; style: string },
-      ): Promise<void> {
-        try {
-          await reservation.commit(charge, {
-            attributes: { video_id: attributes.videoId, style: attributes.style },
-          });
-        } catch (error) {
-          // The user did not pay after all: the next request must not be free.
-          if (marker) await kv.delete(marker);
-          throw error;
-        }
-      }
     },
   );
 };
