@@ -10,21 +10,54 @@
  * and the pro key is the fixed demo key (scripts/demo.ts).
  */
 import { createAdapters } from '@subx/ports';
-import { createLifecycle, createLogger } from '@subx/service-kit';
+import { createLifecycle, createLogger, loadAllConfig, startupProblem } from '@subx/service-kit';
 import { loadYouTubeConfig } from '@subx/youtube';
 import { loadAiConfig, startAiService } from '@subx/ai';
 import { loadBillingConfig, startBillingService } from '@subx/billing';
 import { loadCommentsConfig, startCommentsService } from '@subx/comments';
 import { loadExtractorConfig, startExtractorService } from '@subx/extractor';
-import { loadConfig as loadGatewayConfig, startGateway } from '@subx/gateway';
+import { loadAccessConfig, loadConfig as loadGatewayConfig, startGateway } from '@subx/gateway';
 
 const env = process.env;
 const LOOPBACK = '127.0.0.1';
 const logLevel = env.LOG_LEVEL || 'warn';
-const logger = createLogger({ service: 'subx', level: logLevel });
-const serviceLogger = (service: string) => logger.child({ service });
 // Inside one process each gRPC service picks a free loopback port; their env GRPC_PORT is ignored.
 const serviceEnv = { ...env, GRPC_PORT: '0', LOG_LEVEL: logLevel };
+
+/** A start-up problem a person can fix (bad configuration, busy port): one message, exit 1. */
+function exitOnStartupProblem(err: unknown): never {
+  const problem = startupProblem(err);
+  if (problem === null) throw err;
+  process.stderr.write(`subx: ${problem}\n`);
+  process.exit(1);
+}
+
+// Before any configuration is read: the demo points YOUTUBE_BASE_URL at its replay. Imported only
+// here, so that `npm start` never loads test support.
+const demo = process.argv.includes('--demo')
+  ? await (await import('./demo.ts')).startDemoPlatform(env)
+  : null;
+
+// Every service's configuration first, so that every bad variable is listed at once.
+let configs;
+try {
+  configs = loadAllConfig({
+    youtube: () => loadYouTubeConfig(env),
+    billing: () => loadBillingConfig(serviceEnv),
+    extractor: () => loadExtractorConfig(serviceEnv),
+    comments: () => loadCommentsConfig(serviceEnv),
+    ai: () => loadAiConfig(serviceEnv),
+    gateway: () => loadGatewayConfig({ ...env, HOST: env.HOST || LOOPBACK, LOG_LEVEL: logLevel }),
+    access: () => loadAccessConfig(env, { embedded: true }),
+  });
+} catch (err) {
+  exitOnStartupProblem(err);
+}
+
+const logger = createLogger({ service: 'subx', level: logLevel });
+// One root logger per service (not a child of `logger`): a child's `service` would be a second
+// `service` key on every line.
+const serviceLogger = (service: string) => createLogger({ service, level: logLevel });
 
 const adapters = createAdapters({
   redisUrl: env.REDIS_URL,
@@ -37,16 +70,11 @@ const adapters = createAdapters({
 const lifecycle = createLifecycle({ logger, shutdownTimeoutMs: 15_000 });
 lifecycle.register('adapters', { stop: () => adapters.close() });
 
-// Before any configuration is read: the demo points YOUTUBE_BASE_URL at its replay. Imported only
-// here, so that `npm start` never loads test support.
-const demo = process.argv.includes('--demo')
-  ? await (await import('./demo.ts')).startDemoPlatform(env)
-  : null;
 if (demo) lifecycle.register('demo platform', { stop: () => demo.close() });
 
-const youtube = loadYouTubeConfig(env);
+const youtube = configs.youtube;
 const billing = await startBillingService({
-  config: loadBillingConfig(serviceEnv),
+  config: configs.billing,
   store: adapters.store,
   bus: adapters.bus,
   logger: serviceLogger('billing'),
@@ -55,7 +83,7 @@ const billing = await startBillingService({
 lifecycle.register('billing', { stop: () => billing.stop() });
 
 const extractor = await startExtractorService({
-  config: loadExtractorConfig(serviceEnv),
+  config: configs.extractor,
   youtube,
   kv: adapters.kv,
   bus: adapters.bus,
@@ -65,7 +93,7 @@ const extractor = await startExtractorService({
 lifecycle.register('extractor', { stop: () => extractor.stop() });
 
 const comments = await startCommentsService({
-  config: loadCommentsConfig(serviceEnv),
+  config: configs.comments,
   youtube,
   kv: adapters.kv,
   logger: serviceLogger('comments'),
@@ -74,26 +102,24 @@ const comments = await startCommentsService({
 lifecycle.register('comments', { stop: () => comments.stop() });
 
 const ai = await startAiService({
-  config: loadAiConfig({
-    ...serviceEnv,
+  config: {
+    ...configs.ai,
     EXTRACTOR_GRPC_ADDR: `${LOOPBACK}:${extractor.port}`,
     COMMENTS_GRPC_ADDR: `${LOOPBACK}:${comments.port}`,
-  }),
+  },
   kv: adapters.kv,
   logger: serviceLogger('ai'),
   host: LOOPBACK,
 });
 lifecycle.register('ai', { stop: () => ai.stop() });
 
-const gatewayConfig = loadGatewayConfig({
-  ...env,
-  HOST: env.HOST || LOOPBACK,
-  LOG_LEVEL: logLevel,
+const gatewayConfig = {
+  ...configs.gateway,
   EXTRACTOR_GRPC_ADDR: `${LOOPBACK}:${extractor.port}`,
   COMMENTS_GRPC_ADDR: `${LOOPBACK}:${comments.port}`,
   AI_GRPC_ADDR: `${LOOPBACK}:${ai.port}`,
   BILLING_GRPC_ADDR: `${LOOPBACK}:${billing.port}`,
-});
+};
 const gateway = await startGateway({
   config: gatewayConfig,
   env,
@@ -102,7 +128,7 @@ const gateway = await startGateway({
   kv: adapters.kv,
   bus: adapters.bus,
   logger: serviceLogger('gateway'),
-});
+}).catch(exitOnStartupProblem);
 lifecycle.register('gateway', { stop: () => gateway.stop() });
 lifecycle.installSignalHandlers();
 await lifecycle.start();

@@ -6,8 +6,21 @@
 import { randomUUID } from 'node:crypto';
 import { createExtractionService } from '../../services/extractor/src/extraction-service.ts';
 import type { ExtractionService } from '../../services/extractor/src/extraction-service.ts';
-import { createInMemoryKeyValueStore, createJsonCache, createKafkaEventBus } from '@subx/ports';
-import type { KafkaEventBus } from '@subx/ports';
+import {
+  createInMemoryDocumentStore,
+  createInMemoryKeyValueStore,
+  createJsonCache,
+  createKafkaEventBus,
+} from '@subx/ports';
+import type { EventBus, KafkaEventBus } from '@subx/ports';
+import { createLogger } from '@subx/service-kit';
+import { loadAiConfig, startAiService } from '../../services/ai/src/index.ts';
+import type { RunningAiService } from '../../services/ai/src/index.ts';
+import { loadExtractorConfig, startExtractorService } from '../../services/extractor/src/index.ts';
+import type { RunningExtractorService } from '../../services/extractor/src/index.ts';
+import { loadConfig as loadGatewayConfig } from '../../services/gateway/src/config.ts';
+import { startGateway } from '../../services/gateway/src/start-gateway.ts';
+import type { RunningGateway } from '../../services/gateway/src/start-gateway.ts';
 import { defaultRoutes, loadFixture, videoIds } from '@subx/testing/fake-youtube';
 import type { RouteTable, VideoRoute } from '@subx/testing/fake-youtube';
 import { YouTubeClient, loadYouTubeConfig } from '@subx/youtube';
@@ -82,4 +95,84 @@ export function realExtraction(baseUrl: string): { extraction: ExtractionService
     ttl: { transcriptMs: 86_400_000, validateMs: 3_600_000, playlistMs: 600_000 },
   });
   return { extraction, close: () => youtube.close() };
+}
+
+export interface InProcessSystem {
+  extractor: RunningExtractorService;
+  ai: RunningAiService | null;
+  gateway: RunningGateway;
+  /** A pro account with `credits`, and its key. */
+  apiKey: string;
+  accountId: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * The real extractor (and optionally the AI service, local engine) on loopback gRPC ports and the
+ * gateway composed as main.ts does, against the fake YouTube at `youtubeUrl`, on embedded adapters.
+ * Gateway requests go through `gateway.app.inject`.
+ */
+export async function startInProcessSystem(options: {
+  youtubeUrl: string;
+  bus: EventBus;
+  ai?: boolean;
+  fanOut?: 'bus' | 'direct';
+  credits?: number;
+}): Promise<InProcessSystem> {
+  const logger = createLogger({ service: 'system-test', level: 'silent' });
+  const kv = createInMemoryKeyValueStore();
+  const extractor = await startExtractorService({
+    config: loadExtractorConfig({ GRPC_PORT: '0' }),
+    youtube: loadYouTubeConfig({ YOUTUBE_BASE_URL: options.youtubeUrl, YOUTUBE_RETRY_BASE_MS: '1' }),
+    kv,
+    bus: options.bus,
+    logger,
+    host: '127.0.0.1',
+  });
+  const ai = options.ai
+    ? await startAiService({
+        config: loadAiConfig({
+          GRPC_PORT: '0',
+          EXTRACTOR_GRPC_ADDR: `127.0.0.1:${extractor.port}`,
+          // No comments service in these systems: analysis is not under test here.
+          COMMENTS_GRPC_ADDR: '127.0.0.1:1',
+        }),
+        kv,
+        logger,
+        host: '127.0.0.1',
+      })
+    : null;
+  const gateway = await startGateway({
+    config: loadGatewayConfig({
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'silent',
+      EXTRACTOR_GRPC_ADDR: `127.0.0.1:${extractor.port}`,
+      ...(ai ? { AI_GRPC_ADDR: `127.0.0.1:${ai.port}` } : {}),
+    }),
+    env: {},
+    embedded: true,
+    store: createInMemoryDocumentStore(),
+    kv: createInMemoryKeyValueStore(),
+    bus: options.bus,
+    logger,
+    fanOut: options.fanOut ?? 'bus',
+    instanceId: `gw-${randomUUID().slice(0, 8)}`,
+  });
+  const created = await gateway.access.accounts.createAccount({
+    tier: 'pro',
+    credits: options.credits ?? 100,
+  });
+  return {
+    extractor,
+    ai,
+    gateway,
+    apiKey: created.apiKey,
+    accountId: created.account._id,
+    async stop() {
+      await gateway.stop();
+      await ai?.stop();
+      await extractor.stop(2_000);
+    },
+  };
 }

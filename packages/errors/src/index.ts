@@ -123,6 +123,12 @@ export const ERROR_CATALOG = {
     retryable: false,
     summary: 'The route exists but not with this HTTP method; the Allow header lists the methods.',
   },
+  REQUEST_TIMEOUT: {
+    status: 408,
+    grpc: GrpcStatus.DEADLINE_EXCEEDED,
+    retryable: true,
+    summary: 'The client did not finish sending the request in time.',
+  },
   CONFLICT: {
     status: 409,
     grpc: GrpcStatus.ABORTED,
@@ -141,6 +147,18 @@ export const ERROR_CATALOG = {
     retryable: false,
     summary: 'The request body must be application/json.',
   },
+  URI_TOO_LONG: {
+    status: 414,
+    grpc: GrpcStatus.INVALID_ARGUMENT,
+    retryable: false,
+    summary: 'The request URL is longer than 8 KB; send long inputs in a POST body.',
+  },
+  HEADERS_TOO_LARGE: {
+    status: 431,
+    grpc: GrpcStatus.INVALID_ARGUMENT,
+    retryable: false,
+    summary: 'The request headers are larger than 16 KB together.',
+  },
   RATE_LIMITED: {
     status: 429,
     grpc: GrpcStatus.RESOURCE_EXHAUSTED,
@@ -153,6 +171,12 @@ export const ERROR_CATALOG = {
     grpc: GrpcStatus.INTERNAL,
     retryable: true,
     summary: 'Something unexpected failed on our side. Report the request_id.',
+  },
+  METHOD_NOT_IMPLEMENTED: {
+    status: 501,
+    grpc: GrpcStatus.UNIMPLEMENTED,
+    retryable: false,
+    summary: 'The request method is not an HTTP method this server knows (for example a misspelled one).',
   },
   UPSTREAM_ERROR: {
     status: 502,

@@ -34,7 +34,13 @@ const segments: Segment[] = [
 const hostile: Segment[] = [
   { text: 'line one\n\nline two', start: 0, duration: 1 },
   { text: 'arrow --> inside and ---> again', start: 1, duration: 1 },
-  { text: '<i>italic</i> &amp; &lt;3 &#39;q&#39; a < b > c', start: 2, duration: 1 },
+  // Segment text is already plain (the extractor decoded it once): `&lt;3` here is literally what was
+  // said, and prose angle brackets are content; only real caption markup goes.
+  {
+    text: '<i>italic</i> & <3 \'q\' a < b > c x<y and y>z <font color="#E5E5E5">f</font><c.colorE5E5E5>c</c> &lt;3 a <b and c> d',
+    start: 2,
+    duration: 1,
+  },
   { text: '   \n  ', start: 3, duration: 1 },
   { text: '1\n00:00:01,000 --> 00:00:02,000', start: 4, duration: 1 },
   { text: 'zero duration', start: 5, duration: 0 },
@@ -67,7 +73,7 @@ describe('srt', () => {
       'negative start',
       'out of order',
       'arrow -> inside and -> again',
-      "italic & <3 'q' a < b > c",
+      "italic & <3 'q' a < b > c x<y and y>z fc &lt;3 a <b and c> d",
       '1\n00:00:01,000 -> 00:00:02,000',
       'zero duration',
       'NOTE not a note\nWEBVTT',
@@ -114,7 +120,7 @@ describe('vtt', () => {
     const decoded = cues.map((c) =>
       c.text.replaceAll('&lt;', '<').replaceAll('&gt;', '>').replaceAll('&amp;', '&'),
     );
-    expect(decoded).toContain("italic & <3 'q' a < b > c");
+    expect(decoded).toContain("italic & <3 'q' a < b > c x<y and y>z fc &lt;3 a <b and c> d");
     expect(decoded).toContain('NOTE not a note\nWEBVTT');
     expect(cues.every((c) => c.endTime > c.startTime)).toBe(true);
   });

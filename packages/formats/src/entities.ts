@@ -1,7 +1,7 @@
 /**
- * HTML/XML character references → text. One decoder for the whole system: the YouTube client
- * decodes timedtext bodies with it and every output format decodes cue text with it, so both ends
- * agree on what `&amp;#39;` or `&nbsp;` means.
+ * HTML/XML character references → text. The YouTube client decodes timedtext bodies with it, once
+ * per escaping layer; the output formats never decode again (segment text is plain by then, and a
+ * second decode would turn content such as `&lt;3` into something else).
  */
 const NAMED_ENTITIES: Record<string, string> = {
   amp: '&',

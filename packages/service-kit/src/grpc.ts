@@ -15,6 +15,7 @@ import type { Logger } from 'pino';
 import type { HealthRegistry } from './health.ts';
 import { HealthClient, createHealthServer } from './grpc-health.ts';
 import type { ServingStatus } from './grpc-health.ts';
+import { portInUse } from './startup-errors.ts';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 export const APP_ERROR_CODE = 'app-error-code';
@@ -217,9 +218,38 @@ export interface GrpcServerHealthOptions {
   intervalMs?: number;
 }
 
+let grpcLogsRouted = false;
+
+/**
+ * grpc-js writes its own diagnostics to stderr as plain text ("E No address added out of total 1
+ * resolved"); route them into the service's JSON log instead. A failed bind is not logged here at
+ * error level: it comes back to the caller as an error, and a busy port is reported once, by name
+ * (PortInUseError). The first server's logger wins (grpc-js has one process-wide logger).
+ */
+function routeGrpcLogs(logger: Logger): void {
+  if (grpcLogsRouted) return;
+  grpcLogsRouted = true;
+  const text = (args: unknown[]) =>
+    args
+      .map(String)
+      .join(' ')
+      .replace(/^[DIE] /, '');
+  grpc.setLogger({
+    debug: (...args: unknown[]) => logger.debug({ component: 'grpc-js' }, text(args)),
+    info: (...args: unknown[]) => logger.info({ component: 'grpc-js' }, text(args)),
+    error: (...args: unknown[]) => {
+      const message = text(args);
+      if (message.startsWith('No address added')) logger.debug({ component: 'grpc-js' }, message);
+      else logger.error({ component: 'grpc-js' }, message);
+    },
+  });
+}
+
 export interface StartGrpcServerOptions {
   /** 0 = any free port (tests). */
   port: number;
+  /** The variable that sets `port`, named when the port is busy (default GRPC_PORT). */
+  portVariable?: string;
   /** Default '0.0.0.0' (containers); tests use '127.0.0.1'. */
   host?: string;
   services: readonly ServiceRegistration[];
@@ -276,9 +306,10 @@ export async function startGrpcServer(options: StartGrpcServerOptions): Promise<
 
   const bindAddress =
     host.includes(':') && !host.startsWith('[') ? `[${host}]:${options.port}` : `${host}:${options.port}`;
+  routeGrpcLogs(logger);
   const port = await new Promise<number>((resolve, reject) => {
     server.bindAsync(bindAddress, grpc.ServerCredentials.createInsecure(), (err, bound) =>
-      err ? reject(err) : resolve(bound),
+      err ? reject(portInUse(err, options.portVariable ?? 'GRPC_PORT', options.port)) : resolve(bound),
     );
   });
 

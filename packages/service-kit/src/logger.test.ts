@@ -1,6 +1,8 @@
 import { context, trace, TraceFlags } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AppError } from '@subx/errors';
+import { duplicateKeys } from '@subx/testing/log-lines';
 import { createLogger, withRequestId } from './logger.ts';
 
 function capture() {
@@ -110,5 +112,67 @@ describe('createLogger', () => {
     createLogger({ service: 's', destination }).error({ err: new Error('boom') }, 'failed');
     expect(lines[0]).toMatchObject({ err: { type: 'Error', message: 'boom' } });
     expect(String((lines[0]?.err as { stack?: string }).stack)).toContain('boom');
+  });
+});
+
+describe('error serialization', () => {
+  function rawCapture() {
+    const raw: string[] = [];
+    return { raw, destination: { write: (line: string) => void raw.push(line) } };
+  }
+
+  it('logs an AppError with message, code, stack and its cause chain, never "[unable to serialize]"', () => {
+    const { raw, destination } = rawCapture();
+    const logger = createLogger({ service: 's', destination });
+    // A gRPC ServiceError carries metadata with circular internals; that used to sink the whole line.
+    const serviceError = Object.assign(new Error('14 UNAVAILABLE: No connection established'), {
+      code: 14,
+      details: 'No connection established',
+      metadata: {} as Record<string, unknown>,
+    });
+    serviceError.metadata.self = serviceError.metadata;
+    serviceError.metadata.big = 10n;
+    const appError = new AppError('UPSTREAM_ERROR', 'The platform answered garbage.', {
+      cause: serviceError,
+      details: { attempts: 3, loop: {} as Record<string, unknown> },
+    });
+    (appError.details as { loop: Record<string, unknown> }).loop.again = appError.details;
+    logger.error({ err: appError }, 'request failed');
+    logger.error(new AggregateError([new Error('first'), new TypeError('second')], 'all failed'));
+
+    expect(raw.join('')).not.toContain('unable to serialize');
+    const [first, second] = raw.map((l) => JSON.parse(l) as Record<string, Record<string, unknown>>);
+    expect(first!.err).toMatchObject({
+      type: 'AppError',
+      message: 'The platform answered garbage.',
+      code: 'UPSTREAM_ERROR',
+      details: { attempts: 3, loop: { again: '[circular]' } },
+      stack: expect.stringContaining('logger.test.ts'),
+      cause: {
+        type: 'Error',
+        message: '14 UNAVAILABLE: No connection established',
+        code: 14,
+        details: 'No connection established',
+        stack: expect.any(String),
+      },
+    });
+    expect(second!.err).toMatchObject({
+      type: 'AggregateError',
+      message: 'all failed',
+      errors: [
+        { type: 'Error', message: 'first' },
+        { type: 'TypeError', message: 'second' },
+      ],
+    });
+    for (const line of raw) expect(duplicateKeys(line)).toEqual([]);
+  });
+
+  it('serializes errors under `error` and `cause` too, and plain values as they are', () => {
+    const { raw, destination } = rawCapture();
+    const logger = createLogger({ service: 's', destination });
+    logger.warn({ error: new RangeError('too big'), cause: 'just text' }, 'x');
+    const line = JSON.parse(raw[0]!) as Record<string, Record<string, unknown>>;
+    expect(line.error).toMatchObject({ type: 'RangeError', message: 'too big', stack: expect.any(String) });
+    expect(line.cause).toBe('just text');
   });
 });

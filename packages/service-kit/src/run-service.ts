@@ -1,10 +1,13 @@
 /**
- * The shared shape of every service's `main.ts`: load config (print every bad variable and exit 1),
- * log it redacted, build the service, register it with the lifecycle, and stop gracefully on
- * SIGTERM/SIGINT. Each main.ts stays a composition root of a few lines.
+ * The shared shape of every service's `main.ts`: load config (print every bad variable, of the
+ * service's schema and of its extra loaders together, and exit 1), log it redacted, build the
+ * service, register it with the lifecycle, and stop gracefully on SIGTERM/SIGINT. A start that
+ * fails for a reason a person can fix (a busy port) prints one line and exits 1, no stack trace.
+ * Each main.ts stays a composition root of a few lines.
  */
 import type { z } from 'zod';
-import { ConfigError, loadConfig, redactConfig, secretKeysOf } from './config.ts';
+import { loadConfig, redactConfig, secretKeysOf } from './config.ts';
+import { loadAllConfig, startupProblem } from './startup-errors.ts';
 import { createLifecycle } from './lifecycle.ts';
 import { createLogger } from './logger.ts';
 import { activeTelemetry } from './telemetry.ts';
@@ -15,22 +18,34 @@ export interface RunnableService {
   stop(): Promise<void>;
 }
 
-export async function runService<S extends z.ZodType>(options: {
+export async function runService<S extends z.ZodType, E = undefined>(options: {
   service: string;
   schema: S;
-  start: (config: z.output<S>, logger: Logger) => Promise<RunnableService>;
+  /**
+   * More configuration read from the same environment (the YouTube client's YOUTUBE_* variables);
+   * its problems are listed together with the schema's.
+   */
+  extraConfig?: (env: Record<string, string | undefined>) => E;
+  start: (config: z.output<S>, logger: Logger, extra: E) => Promise<RunnableService>;
   env?: Record<string, string | undefined>;
+  /** Where the one-line start-up problems go (default stderr). */
+  printProblem?: (line: string) => void;
 }): Promise<void> {
+  const env = options.env ?? process.env;
+  const print = options.printProblem ?? ((line: string) => console.error(line));
   let config: z.output<S>;
+  let extra: E;
   try {
-    config = loadConfig(options.schema, options.env ?? process.env);
+    ({ config, extra } = loadAllConfig({
+      config: () => loadConfig(options.schema, env) as z.output<S>,
+      extra: () => options.extraConfig?.(env) as E,
+    }));
   } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(`${options.service}: invalid configuration\n${err.message}`);
-      process.exitCode = 1;
-      return;
-    }
-    throw err;
+    const problem = startupProblem(err);
+    if (problem === null) throw err;
+    print(`${options.service}: ${problem}`);
+    process.exitCode = 1;
+    return;
   }
   const settings = config as Record<string, unknown>;
   const logger = createLogger({ service: options.service, level: String(settings.LOG_LEVEL ?? 'info') });
@@ -44,7 +59,7 @@ export async function runService<S extends z.ZodType>(options: {
   let running: RunnableService | undefined;
   lifecycle.register(options.service, {
     start: async () => {
-      running = await options.start(config, logger);
+      running = await options.start(config, logger, extra);
     },
     stop: async () => {
       await running?.stop();
@@ -54,7 +69,9 @@ export async function runService<S extends z.ZodType>(options: {
   try {
     await lifecycle.start();
   } catch (err) {
-    logger.fatal({ err }, 'start failed');
+    const problem = startupProblem(err);
+    if (problem === null) logger.fatal({ err }, 'start failed');
+    else print(`${options.service}: ${problem}`);
     process.exitCode = 1;
     await lifecycle.stop('start failed');
   }

@@ -14,6 +14,8 @@ describe('parseVideoUrl', () => {
     ['https://www.youtube.com/live/X4VbdwhkE10?feature=share', 'X4VbdwhkE10'],
     ['https://www.youtube.com/embed/_cMxraX_5RE', '_cMxraX_5RE'],
     ['  https://www.youtube.com/watch?v=don-t-exist  ', 'don-t-exist'],
+    ['https://youtu.be/F1xioXWb8CY/', 'F1xioXWb8CY'],
+    ['https://www.youtube.com/shorts/tjz2u2DiveM/', 'tjz2u2DiveM'],
   ])('%s → %s', (input, id) => {
     expect(parseVideoUrl(input)).toBe(id);
   });
@@ -31,6 +33,19 @@ describe('parseVideoUrl', () => {
     'https://www.youtube.com/shorts/',
     'https://www.youtube.com/playlist?list=PL8dPuuaLjXtOAKed_MxxWBNaPno5h3Zs8',
     'not a url',
+    // A path after the id, user info, a port, control characters (issue 12).
+    'https://www.youtube.com/watch/extra?v=F1xioXWb8CY',
+    'https://youtu.be/F1xioXWb8CY/extra',
+    'https://www.youtube.com/shorts/tjz2u2DiveM/extra',
+    'https://user@youtube.com/watch?v=F1xioXWb8CY',
+    'https://user:pw@www.youtube.com/watch?v=F1xioXWb8CY',
+    'https://@youtu.be/F1xioXWb8CY',
+    'https://www.youtube.com:8443/watch?v=F1xioXWb8CY',
+    'https://youtu.be:443/F1xioXWb8CY',
+    'https://youtu.be/F1xioXW\tb8CY',
+    'https://youtu.be/F1xioXWb8CY\n',
+    'https://www.youtube.com/watch?v=F1xio\u0000XWb8CY',
+    'https://www.youtube.com/watch?v=F1xioXWb8CY\u0085',
   ])('rejects %s', (input) => {
     expect(parseVideoUrl(input)).toBeNull();
   });

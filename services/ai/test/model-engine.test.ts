@@ -285,7 +285,10 @@ describe('comment analysis through a model', () => {
     const clock = new ManualClock();
     const service = createAiService({
       engine: engine(),
-      transcripts: { getTranscript: () => Promise.reject(new Error('unused')) },
+      transcripts: {
+        getTranscript: () => Promise.reject(new Error('unused')),
+        describeVideo: () => Promise.reject(new Error('unused')),
+      },
       comments: {
         getComments: async () => ({ comments: sample, commentsDisabled: false, totalCount: sample.length }),
       },

@@ -8,11 +8,13 @@ import { startCommentsService } from './index.ts';
 await runService({
   service: 'comments',
   schema: ConfigSchema,
-  start: async (config, logger) => {
+  // YOUTUBE_* problems are listed together with this service's own.
+  extraConfig: (env) => loadYouTubeConfig(env),
+  start: async (config, logger, youtube) => {
     const adapters = createAdapters({ redisUrl: config.REDIS_URL, clientId: 'comments', logger });
     const service = await startCommentsService({
       config,
-      youtube: loadYouTubeConfig(process.env),
+      youtube,
       kv: adapters.kv,
       logger,
     });

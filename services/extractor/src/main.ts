@@ -8,7 +8,9 @@ import { startExtractorService } from './index.ts';
 await runService({
   service: 'extractor',
   schema: ConfigSchema,
-  start: async (config, logger) => {
+  // YOUTUBE_* problems are listed together with this service's own.
+  extraConfig: (env) => loadYouTubeConfig(env),
+  start: async (config, logger, youtube) => {
     const adapters = createAdapters({
       redisUrl: config.REDIS_URL,
       kafkaBrokers: config.KAFKA_BROKERS,
@@ -17,7 +19,7 @@ await runService({
     });
     const service = await startExtractorService({
       config,
-      youtube: loadYouTubeConfig(process.env),
+      youtube,
       kv: adapters.kv,
       ...(adapters.kind.bus === 'kafka' ? { bus: adapters.bus } : {}),
       logger,

@@ -2,14 +2,18 @@
  * The gateway as a fastify instance (no listen): the public API, its docs, health, and the
  * optional admin routes. Everything it talks to comes in through `deps`.
  */
-import Fastify from 'fastify';
+import Fastify, { LogController } from 'fastify';
 import type { FastifyInstance } from 'fastify';
+import { AppError, Errors } from '@subx/errors';
 import packageJson from '../package.json' with { type: 'json' };
 import { DEFAULT_PRICING } from './access/pricing.ts';
 import type { GatewayDeps } from './deps.ts';
 import { buildOpenApi } from './docs/openapi.ts';
 import { captureForIdempotency, finishIdempotency } from './http/access-hooks.ts';
-import { createErrorHandler } from './http/errors.ts';
+import { MAX_URL_LENGTH, createClientErrorHandler } from './http/client-errors.ts';
+import { createErrorHandler, sendError, toAppError } from './http/errors.ts';
+import { logAccess } from './http/access-log.ts';
+import { acceptEmptyJsonBody } from './http/json-body.ts';
 import { installNotFound } from './http/not-found.ts';
 import { genReqId } from './http/request-id.ts';
 import { compileValidator } from './http/validation.ts';
@@ -33,11 +37,25 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     bodyLimit: config.BODY_LIMIT_BYTES,
     genReqId,
     requestIdHeader: false,
+    // One field name for the request id across the system (gRPC handlers log `request_id` too);
+    // fastify's two lines per request are replaced by one access line (http/access-log.ts).
+    logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
     trustProxy: config.TRUST_PROXY,
     // HEAD would run (and count) authenticated GETs; without it HEAD is a 405 like any other method.
     exposeHeadRoutes: false,
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: true },
+    // Requests the HTTP parser rejects get the documented error body, not fastify's own.
+    clientErrorHandler: createClientErrorHandler(() => app.log),
+    // Router-level failures (a path that is not valid percent-encoding) as well.
+    frameworkErrors: (error, request, reply) => {
+      reply.header('x-request-id', request.id);
+      const appError =
+        error.code === 'FST_ERR_BAD_URL'
+          ? Errors.invalidRequest('The request path is not valid percent-encoding.')
+          : toAppError(error, request, config.BODY_LIMIT_BYTES);
+      return sendError(request, reply, appError);
+    },
   }) as unknown as FastifyInstance;
 
   app.decorateRequest('admission', null);
@@ -47,17 +65,23 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   );
   // JSON only: without this fastify would accept text/plain bodies as strings.
   app.removeContentTypeParser('text/plain');
+  acceptEmptyJsonBody(app);
   app.setErrorHandler(createErrorHandler(config.BODY_LIMIT_BYTES));
   installNotFound(app);
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    // Node's parser stops at 16 KB of request line and headers; a URL past 8 KB stops here.
+    if (request.url.length > MAX_URL_LENGTH) {
+      throw new AppError('URI_TOO_LONG', `The request URL is longer than ${MAX_URL_LENGTH} bytes.`);
+    }
   });
   app.addHook('onSend', async (request, reply, payload) => {
     captureForIdempotency(request, reply, payload);
     return payload;
   });
   app.addHook('onResponse', async (request, reply) => {
+    logAccess(request, reply);
     // A 5xx does not count against the daily limit (decisions.md "What counts").
     if (request.admission && reply.statusCode >= 500) {
       await request.admission.refund().catch((err: unknown) => request.log.error({ err }, 'refund failed'));

@@ -17,4 +17,5 @@ export { createKafkaFanOut } from './fanout/kafka-fan-out.ts';
 export type { KafkaFanOut, KafkaFanOutStats } from './fanout/kafka-fan-out.ts';
 export { buildOpenApi } from './docs/openapi.ts';
 export { startGateway } from './start-gateway.ts';
+export { loadAccessConfig } from './access/config.ts';
 export type { StartGatewayOptions, RunningGateway } from './start-gateway.ts';

@@ -2,11 +2,14 @@
 import { createAdapters } from '@subx/ports';
 import { runService } from '@subx/service-kit';
 import { ConfigSchema } from './config.ts';
+import { loadAccessConfig } from './access/config.ts';
 import { startGateway } from './start-gateway.ts';
 
 await runService({
   service: 'gateway',
   schema: ConfigSchema,
+  // Access variables (API_KEY_PEPPER, ADMIN_TOKEN, ...) are checked up front, listed with the rest.
+  extraConfig: (env) => loadAccessConfig(env, { embedded: false }),
   start: async (config, logger) => {
     const adapters = createAdapters({
       redisUrl: config.REDIS_URL,

@@ -8,7 +8,7 @@ import { hostname } from 'node:os';
 import type { FastifyInstance } from 'fastify';
 import type { Clock, DocumentStore, EventBus, KeyValueStore } from '@subx/ports';
 import { systemClock } from '@subx/ports';
-import { withTimeout } from '@subx/service-kit';
+import { portInUse, withTimeout } from '@subx/service-kit';
 import type { Logger } from '@subx/service-kit';
 import {
   createAccessModule,
@@ -152,7 +152,17 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
       }
     },
   });
-  const address = await app.listen({ port: config.PORT, host: config.HOST });
+  let address: string;
+  try {
+    address = await app.listen({ port: config.PORT, host: config.HOST });
+  } catch (err) {
+    // Release what was started before the port turned out to be busy, then say which one it is.
+    await app.close().catch(() => {});
+    await fanOut.stop?.().catch(() => {});
+    await access.stop().catch(() => {});
+    backends.close();
+    throw portInUse(err, 'PORT', config.PORT);
+  }
   const port = (app.server.address() as { port: number }).port;
   logger.info({ address }, 'gateway listening');
 

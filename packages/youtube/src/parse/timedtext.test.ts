@@ -85,6 +85,19 @@ describe('text cleaning', () => {
   });
 });
 
+describe('escaped text is content, markup is not', () => {
+  it.each([
+    ['I &lt;3 you', 'I <3 you'],
+    ['a &lt; b', 'a < b'],
+    ['x&lt;y and y&gt;z', 'x<y and y>z'],
+    ['a &lt;b and c&gt; d', 'a <b and c> d'],
+    ['&lt;i&gt;srv1 markup&lt;/i&gt;', 'srv1 markup'],
+    ['<font color="#E5E5E5">f</font> <c.colorE5E5E5>c</c> <s t="0" ac="255">s</s>', 'f c s'],
+  ])('%s → %s', (raw, text) => {
+    expect(cleanText(raw)).toBe(text);
+  });
+});
+
 describe('removeRollingRepetition', () => {
   it('removes the longest repeated line prefix and word-by-word growth', () => {
     const out = removeRollingRepetition([

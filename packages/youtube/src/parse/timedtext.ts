@@ -1,4 +1,4 @@
-import { decodeEntities } from '@subx/formats';
+import { decodeEntities, stripMarkup } from '@subx/formats';
 import type { Segment } from '../types.ts';
 
 /**
@@ -13,18 +13,23 @@ export class TimedTextParseError extends Error {}
 
 export { decodeEntities };
 
-const TAG = /<\/?[a-zA-Z][^<>]*>/g;
-
-/** Markup → plain text: <br> becomes a line break, other tags disappear; then entities (possibly double-escaped). */
 const NEEDS_WORK = /[<&\n\r\t\u00a0\u200b]| {2}/;
 
+/**
+ * Markup → plain text. Only real caption markup is stripped (`stripMarkup` of @subx/formats: `<i>`,
+ * `<font ...>`, `<c.colorE5E5E5>`, `<br>`, srv3's `<s>` ...), never "anything between < and >": text
+ * the platform sent escaped (`a &lt; b`, `&lt;3`, `x &lt;y and y&gt; z`) is content and survives.
+ * srv1 escapes its markup once more (`&lt;i&gt;`, `&amp;#39;`): after the first decode those tags are
+ * real and are stripped, and one more decode turns `&#39;` into `'`. Content `<` never comes back
+ * from a decode as markup because only named caption tags are stripped.
+ */
 export function cleanText(raw: string): string {
   // fast path: most auto-generated cues are plain words
   if (!NEEDS_WORK.test(raw)) return raw.trim();
-  let s = raw.replace(/<br\s*\/?>/gi, '\n').replace(TAG, '');
-  s = decodeEntities(s);
-  // srv1 escapes markup once more (&lt;i&gt;): after the first decode the tags are real, strip them again.
-  if (s.includes('<')) s = s.replace(/<br\s*\/?>/gi, '\n').replace(TAG, '');
+  let s = decodeEntities(stripMarkup(raw));
+  if (s.includes('<')) s = stripMarkup(s);
+  // Double-escaped references (`&amp;#39;` → `&#39;`, srv1 and some manual tracks) are decoded once
+  // more, after the last strip: whatever this produces is content, never stripped.
   if (s.includes('&')) s = decodeEntities(s);
   return s
     .replace(/\r\n?/g, '\n')

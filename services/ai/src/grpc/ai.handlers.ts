@@ -25,9 +25,19 @@ export function aiServiceRegistration(service: AiService): ServiceRegistration {
     summarize: (req) => {
       const style = STYLE_FROM_PROTO[req.style];
       if (!style) throw Errors.invalidRequest('style must be one of brief, detailed, key_points.');
-      return service.summarize({ videoId: requireVideoId(req.videoId), style, language: req.language });
+      return service.summarize({
+        videoId: requireVideoId(req.videoId),
+        style,
+        language: req.language,
+        cachedOnly: req.cachedOnly,
+      });
     },
     analyzeComments: (req) =>
-      service.analyzeComments({ videoId: requireVideoId(req.videoId), sampleSize: req.sampleSize }),
+      service.analyzeComments({
+        videoId: requireVideoId(req.videoId),
+        sampleSize: req.sampleSize,
+        cachedOnly: req.cachedOnly,
+        language: req.language,
+      }),
   });
 }

@@ -5,10 +5,12 @@
  *                  where a random one is generated (keys then do not survive a restart).
  * ADMIN_TOKEN      Bearer token of the admin API. Required unless embedded (then generated).
  * ACCESS_PRICING_JSON  Optional JSON merged over DEFAULT_PRICING (limits, allowances, prices).
- * IP_RATE_LIMIT_PER_MINUTE  Per-IP limit of /api/v1/validate and /health (default 60).
+ * IP_RATE_LIMIT_PER_MINUTE  Per-IP limit of /api/v1/validate (default 60; /health is never limited).
  * KEY_CACHE_TTL_MS  In-process key cache lifetime (default 30000).
  */
 import { randomBytes } from 'node:crypto';
+import { ConfigError } from '@subx/service-kit';
+import type { ConfigIssue } from '@subx/service-kit';
 import type { AccessPricing } from './pricing.ts';
 import { DEFAULT_PRICING } from './pricing.ts';
 
@@ -37,49 +39,62 @@ function deepMerge<T>(base: T, override: unknown): T {
   return out as T;
 }
 
-function positiveInt(env: Record<string, string | undefined>, name: string, fallback: number): number {
+function positiveInt(
+  env: Record<string, string | undefined>,
+  name: string,
+  fallback: number,
+  issues: ConfigIssue[],
+): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isSafeInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer`);
+  const n = /^\d+$/.test(raw.trim()) ? Number(raw) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n <= 0) {
+    issues.push({ key: name, message: 'must be a positive integer' });
+    return fallback;
+  }
   return n;
 }
 
+/** Reads the access variables; every problem is reported at once in one ConfigError (never a value). */
 export function loadAccessConfig(
   env: Record<string, string | undefined>,
   options: { embedded?: boolean } = {},
 ): LoadedAccessConfig {
   const embedded = options.embedded ?? false;
+  const issues: ConfigIssue[] = [];
   let pepper = env.API_KEY_PEPPER ?? '';
   let token = env.ADMIN_TOKEN ?? '';
   const generated = { apiKeyPepper: false, adminToken: false };
   if (!pepper) {
-    if (!embedded) throw new Error('API_KEY_PEPPER is required');
+    if (!embedded) issues.push({ key: 'API_KEY_PEPPER', message: 'is required' });
     pepper = randomBytes(32).toString('base64url');
     generated.apiKeyPepper = true;
   } else if (pepper.length < 32) {
-    throw new Error('API_KEY_PEPPER must be at least 32 characters');
+    issues.push({ key: 'API_KEY_PEPPER', message: 'must be at least 32 characters' });
   }
   if (!token) {
-    if (!embedded) throw new Error('ADMIN_TOKEN is required');
+    if (!embedded) issues.push({ key: 'ADMIN_TOKEN', message: 'is required' });
     token = randomBytes(24).toString('base64url');
     generated.adminToken = true;
   }
   let pricing = DEFAULT_PRICING;
   if (env.ACCESS_PRICING_JSON) {
-    pricing = deepMerge(DEFAULT_PRICING, JSON.parse(env.ACCESS_PRICING_JSON) as unknown);
+    try {
+      pricing = deepMerge(DEFAULT_PRICING, JSON.parse(env.ACCESS_PRICING_JSON) as unknown);
+    } catch {
+      issues.push({ key: 'ACCESS_PRICING_JSON', message: 'must be JSON' });
+    }
   }
-  return {
-    config: {
-      apiKeyPepper: pepper,
-      adminToken: token,
-      pricing,
-      ipLimitPerMinute: positiveInt(env, 'IP_RATE_LIMIT_PER_MINUTE', 60),
-      keyCacheTtlMs: positiveInt(env, 'KEY_CACHE_TTL_MS', 30_000),
-      reservationTtlMs: positiveInt(env, 'CREDIT_RESERVATION_TTL_MS', 15 * 60_000),
-      outboxIntervalMs: positiveInt(env, 'OUTBOX_INTERVAL_MS', 1_000),
-      creditUsageTopic: 'billing.credit-usage.v1',
-    },
-    generated,
+  const config: AccessConfig = {
+    apiKeyPepper: pepper,
+    adminToken: token,
+    pricing,
+    ipLimitPerMinute: positiveInt(env, 'IP_RATE_LIMIT_PER_MINUTE', 60, issues),
+    keyCacheTtlMs: positiveInt(env, 'KEY_CACHE_TTL_MS', 30_000, issues),
+    reservationTtlMs: positiveInt(env, 'CREDIT_RESERVATION_TTL_MS', 15 * 60_000, issues),
+    outboxIntervalMs: positiveInt(env, 'OUTBOX_INTERVAL_MS', 1_000, issues),
+    creditUsageTopic: 'billing.credit-usage.v1',
   };
+  if (issues.length > 0) throw new ConfigError(issues);
+  return { config, generated };
 }

@@ -146,7 +146,7 @@ export interface IpRateLimiter {
   check(ip: string): Promise<void>;
 }
 
-/** Fixed one-minute windows per client IP for /api/v1/validate and /health. */
+/** Fixed one-minute windows per client IP for /api/v1/validate (/health is never limited). */
 export function createIpRateLimiter(deps: {
   kv: KeyValueStore;
   clock: Clock;

@@ -187,7 +187,7 @@ export function buildOpenApi(version: string): OpenApiDocument {
     operationId: 'health',
     summary: 'Service status and version',
     description:
-      'No authentication; limited per client IP. `status` is `down` (HTTP 503) when the extractor is unreachable, `degraded` when another service is, else `ok`.',
+      'No authentication and never rate limited (probes poll it); HEAD answers the same status without a body. `status` is `down` (HTTP 503) when the extractor is unreachable or its check fails, `degraded` when another service is, else `ok`; `services` names each failing dependency. Always 200 or 503, never 500.',
     tags: ['Open'],
     security: [],
     responses: {
@@ -201,11 +201,19 @@ export function buildOpenApi(version: string): OpenApiDocument {
         headers: headerRefs(['X-Request-Id']),
         content: { 'application/json': { schema: healthResponseSchema } },
       },
-      '429': errorResponses(['RATE_LIMITED'])['429'],
     },
   };
-  paths['/health'] = { get: health };
-  paths['/api/v1/health'] = { get: { ...health, operationId: 'healthV1' } };
+  const head = (operationId: string) => ({
+    operationId,
+    summary: 'Service status for probes (no body)',
+    description:
+      'The status of GET without a body: 200 when ok or degraded, 503 when down. Never rate limited.',
+    tags: ['Open'],
+    security: [],
+    responses: { '200': { description: 'ok or degraded' }, '503': { description: 'down' } },
+  });
+  paths['/health'] = { get: health, head: head('healthHead') };
+  paths['/api/v1/health'] = { get: { ...health, operationId: 'healthV1' }, head: head('healthV1Head') };
   return {
     openapi: '3.1.0',
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',

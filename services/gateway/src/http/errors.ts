@@ -62,7 +62,8 @@ export function createErrorHandler(bodyLimit: number) {
   return function errorHandler(err: unknown, request: FastifyRequest, reply: FastifyReply) {
     const appError = toAppError(err, request, bodyLimit);
     if (appError.status >= 500) {
-      request.log.error({ err: appError.cause ?? err, code: appError.code }, 'request failed');
+      // The AppError with its cause chain (the ServiceError or exception behind it), stack included.
+      request.log.error({ err: appError, code: appError.code }, 'request failed');
     } else {
       request.log.debug({ code: appError.code, message: appError.message }, 'request rejected');
     }

@@ -1,7 +1,10 @@
 /**
  * Request validation with ajv (JSON Schema) and the mapping of its errors into our error body.
- * Bodies are validated without type coercion ("true" is not a boolean); query strings are
- * coerced (they only carry strings). Unknown fields are rejected, never silently dropped.
+ * Bodies are validated without type coercion ("true" is not a boolean, "10" is not a number).
+ * Query strings only carry strings, so numbers and booleans are converted first, strictly: a
+ * number is plain decimal (`10`, `-1`, `2.5`), never `0x10`, `1e1`, `" 10"` or `""` (ajv's own
+ * coercion accepts whatever `Number()` does); a boolean is `true` or `false`. Anything else stays
+ * a string and fails the type check. Unknown fields are rejected, never silently dropped.
  */
 import { Ajv } from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
@@ -10,14 +13,36 @@ import type { AppError } from '@subx/errors';
 import { INCLUDE_FIELDS } from '../schemas/common.ts';
 
 const shared = { useDefaults: true, removeAdditional: false, allErrors: false, strict: false } as const;
-const bodyAjv = new Ajv({ ...shared, coerceTypes: false });
-const queryAjv = new Ajv({ ...shared, coerceTypes: true });
+const ajv = new Ajv({ ...shared, coerceTypes: false });
+
+const DECIMAL = /^-?(?:0|[1-9]\d*)(?:\.\d+)?$/;
+
+/** Converts the query's number and boolean parameters in place (see the header comment). */
+function convertQuery(schema: Record<string, unknown>, data: unknown): void {
+  if (typeof data !== 'object' || data === null) return;
+  const properties = (schema.properties ?? {}) as Record<string, { type?: unknown }>;
+  const query = data as Record<string, unknown>;
+  for (const [name, value] of Object.entries(query)) {
+    const type = properties[name]?.type;
+    if (typeof value !== 'string') continue;
+    if ((type === 'integer' || type === 'number') && DECIMAL.test(value)) query[name] = Number(value);
+    else if (type === 'boolean' && (value === 'true' || value === 'false')) query[name] = value === 'true';
+  }
+}
 
 export function compileValidator(
   schema: Record<string, unknown>,
   httpPart: string | undefined,
 ): ValidateFunction {
-  return (httpPart === 'body' ? bodyAjv : queryAjv).compile(schema);
+  const validate = ajv.compile(schema);
+  if (httpPart === 'body') return validate;
+  const wrapped = ((data: unknown) => {
+    convertQuery(schema, data);
+    const ok = validate(data);
+    wrapped.errors = validate.errors;
+    return ok;
+  }) as ValidateFunction;
+  return wrapped;
 }
 
 const PART_NAMES: Record<string, string> = {
@@ -77,6 +102,10 @@ export function validationToAppError(
   input: { body?: unknown; query?: unknown },
 ): AppError {
   const part = PART_NAMES[context ?? 'body'] ?? 'request';
+  // An empty body parses to no body (json-body.ts); a route that needs one says so plainly.
+  if (part === 'body' && input.body === undefined) {
+    return Errors.invalidRequest('The request body is empty; send a JSON object.');
+  }
   const first = errors[0];
   if (first && first.keyword === 'enum' && /^\/include\/\d+$/.test(first.instancePath)) {
     const source = (part === 'body' ? input.body : input.query) as { include?: unknown } | undefined;

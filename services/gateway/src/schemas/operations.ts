@@ -19,6 +19,14 @@ import {
   urlSchema,
 } from './common.ts';
 
+/** `language` of summarize and analyze: an extension without a default (none = the best track). */
+const summaryLanguageSchema = {
+  type: languageSchema.type,
+  pattern: languageSchema.pattern,
+  description:
+    'Extension: the caption track to read (ISO 639-1, optionally with region or script). Without it: English if the video has it, else its first manual track (usually the original language), else its first auto-generated one.',
+};
+
 export type JsonSchema = Record<string, unknown>;
 
 export interface OperationSpec {
@@ -131,7 +139,7 @@ export const OPERATIONS: OperationSpec[] = [
     operationId: 'batch',
     summary: 'Extract subtitles of up to 10 videos',
     description:
-      'One result per URL, in input order; failed items (error_code, error_message; TIMEOUT when cut off by the 60 s request budget) do not fail the request. Counts as one request; 1 credit per successful item, reserved for every URL up front.',
+      'One result per URL, in input order; failed items (error_code, error_message; TIMEOUT when cut off by the 60 s request budget) do not fail the request. Counts as one request; 1 credit per successful item, reserved up front for every URL that is a video URL (the others are INVALID_URL items and cost nothing).',
     auth: 'batch',
     credits: '1 per successful item',
     body: {
@@ -167,7 +175,7 @@ export const OPERATIONS: OperationSpec[] = [
     operationId: 'playlist',
     summary: 'Extract subtitles of the videos of a playlist (up to 25)',
     description:
-      'Processes the first `max` videos of the playlist, 120 s in total and max(120 / n, 10) s per video. Counts as one request; 1 credit per successful item, reserved for `max` videos up front.',
+      'Processes the first `max` videos of the playlist, 120 s in total and max(120 / n, 10) s per video. Counts as one request; 1 credit per successful item, reserved up front for the videos the playlist really has (at most `max`), after listing it.',
     auth: 'playlist',
     credits: '1 per successful item',
     querystring: {
@@ -270,7 +278,7 @@ export const OPERATIONS: OperationSpec[] = [
     operationId: 'summarize',
     summary: 'AI-generated video summary (Pro tier or higher)',
     description:
-      'Costs 2, 4 or 6 credits for videos up to 10 min, 10–30 min and longer (6 are reserved up front). Summaries are cached 24 h per (video, style); a user pays once per cache entry, so the same user gets `cached: true, credits_used: 0` again.',
+      'Costs 2, 4 or 6 credits for videos up to 10 min, 10–30 min and longer; the price is known before the work starts and only that much is needed (a 2-credit video needs 2 credits). Summaries are cached 24 h per (video, style, language); a user pays once per cache entry, so the same user gets `cached: true, credits_used: 0` again, whatever their balance. Videos without English captions are summarised from their best track (see `language`); `language` in the response says which was read.',
     auth: 'summarize',
     tier: 'pro',
     credits: '2 / 4 / 6 by duration; 0 for a cache entry already paid for',
@@ -286,14 +294,28 @@ export const OPERATIONS: OperationSpec[] = [
           default: 'brief',
           description: 'brief (2–3 sentences), detailed (a paragraph) or key_points (bullet list).',
         },
+        language: summaryLanguageSchema,
       },
     },
     response: {
       type: 'object',
-      required: ['summary', 'video_id', 'credits_used', 'cached', 'video_metadata', 'timestamps', 'model'],
+      required: [
+        'summary',
+        'video_id',
+        'credits_used',
+        'cached',
+        'video_metadata',
+        'timestamps',
+        'model',
+        'language',
+      ],
       additionalProperties: false,
       properties: {
         summary: { type: 'string' },
+        language: {
+          type: 'string',
+          description: 'Extension: the language of the captions the summary was read from.',
+        },
         model: {
           type: 'string',
           description:
@@ -416,7 +438,7 @@ export const OPERATIONS: OperationSpec[] = [
     operationId: 'analyzeComments',
     summary: 'AI sentiment and theme analysis of comments (Pro tier or higher)',
     description:
-      'Samples half top comments by likes, half recent ones. Needs at least 10 comments on the video. 3 credits; 0 when the analysis is served from cache.',
+      'Samples half top comments by likes, half recent ones. Needs at least 10 comments on the video. 3 credits; 0 when the analysis is served from cache, whatever the balance.',
     auth: 'comments_analyze',
     tier: 'pro',
     credits: '3; 0 when cached',
@@ -432,6 +454,11 @@ export const OPERATIONS: OperationSpec[] = [
           maximum: 100,
           default: 50,
           description: 'Comments to analyse, 10 to 100.',
+        },
+        language: {
+          ...summaryLanguageSchema,
+          description:
+            'Extension: the language of the comments, a hint for the analysis (default `en`). The analysis reads comments only, so a video needs no captions in any language.',
         },
       },
     },

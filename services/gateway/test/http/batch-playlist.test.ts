@@ -69,9 +69,10 @@ describe('POST /api/v1/batch', () => {
     expect(body.credits_details).toEqual({ successful: 2, failed: 2, total_attempted: 4 });
     expect(body.rate_limit).toMatchObject({ limit: 100, remaining: 99 });
     expect(body.extracted_at).toBe('2026-03-10T12:00:00.000Z');
-    // Reserved the worst case (4), committed 2, one usage event.
+    // Reserved the worst case of the 3 video URLs (the INVALID_URL item cannot cost), committed 2,
+    // one usage event.
     expect(gw.ledger.reservations).toEqual([
-      { accountId: 'acc_free', operation: 'batch', amount: 4, state: 'committed' },
+      { accountId: 'acc_free', operation: 'batch', amount: 3, state: 'committed' },
     ]);
     expect(gw.ledger.events).toEqual([
       {
@@ -279,8 +280,37 @@ describe('GET /api/v1/playlist', () => {
     const res = await get(`url=${encodeURIComponent(PLAYLIST_URL)}`);
     expect(res.statusCode).toBe(404);
     expect(res.json().error.code).toBe('PLAYLIST_NOT_FOUND');
-    expect(gw.ledger.reservations[0]).toMatchObject({ amount: 10, state: 'released' });
+    // Nothing was reserved: the listing failed before any extraction could cost.
+    expect(gw.ledger.reservations).toEqual([]);
     expect(gw.ledger.balances.get('acc_free')).toBe(100);
+  });
+
+  it('a playlist shorter than max needs credits for its videos only', async () => {
+    gw = await buildTestGateway({ balances: { acc_free: 2 } });
+    gw.backends.handlers.getPlaylist = async (req) => ({
+      playlistId: req.playlistId,
+      title: 'Two',
+      uploader: 'U',
+      totalVideos: 2,
+      videoIds: ['videoAAAAAA', 'videoBBBBBB'],
+    });
+    const res = await get(`url=${encodeURIComponent(PLAYLIST_URL)}&max=25`);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().credits_charged).toBe(2);
+    expect(gw.ledger.reservations[0]).toMatchObject({ amount: 2, state: 'committed' });
+  });
+
+  it('a batch needs no credit for URLs that are not video URLs', async () => {
+    gw = await buildTestGateway({ balances: { acc_free: 1 } });
+    const res = await gw.app.inject({
+      method: 'POST',
+      url: '/api/v1/batch',
+      payload: { urls: [VIDEO_URL, 'https://example.com/a', 'not a url'] },
+      headers: { 'x-api-key': KEYS.free },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().credits_charged).toBe(1);
+    expect(gw.ledger.reservations[0]).toMatchObject({ amount: 1, state: 'committed' });
   });
 
   it.each([

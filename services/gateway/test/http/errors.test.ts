@@ -103,6 +103,21 @@ describe('authentication and the order of checks', () => {
     });
     expect(invalid.statusCode).toBe(400);
     expect(invalid.json().error.message).toContain('body.sample_size must be >= 10');
+    // The AI service is only asked whether the analysis is cached (it is not): no work before 402.
+    gw.backends.handlers.analyzeComments = async (req) => {
+      if (!req.cachedOnly) throw new Error('analysis started without credits');
+      return {
+        videoId: req.videoId,
+        sentiment: 0,
+        themes: [],
+        keyQuotes: [],
+        sampleSize: 0,
+        totalComments: 0n,
+        cached: false,
+        model: '',
+        generatedAt: '',
+      };
+    };
     const res = await gw.app.inject({
       method: 'POST',
       url: '/api/v1/comments/analyze',
@@ -113,7 +128,7 @@ describe('authentication and the order of checks', () => {
     expectErrorShape(res.json(), 'INSUFFICIENT_CREDITS', res.headers['x-request-id']);
     expect(res.json().error).toMatchObject({ required: 3, available: 0 });
     expect(res.headers['x-ratelimit-limit']).toBe('10000');
-    expect(gw.backends.calls).toHaveLength(0);
+    expect(gw.backends.calls.map((c) => (c.request as { cachedOnly: boolean }).cachedOnly)).toEqual([true]);
   });
 
   it('unlimited tiers get rate_limit with null limit/remaining and no X-RateLimit headers', async () => {
@@ -187,7 +202,7 @@ describe('transport errors', () => {
     ['PUT', '/api/v1/validate?url=x', 'GET'],
     ['HEAD', '/api/v1/comments', 'GET'],
     ['GET', '/api/v1/comments/analyze', 'POST'],
-    ['POST', '/health', 'GET'],
+    ['POST', '/health', 'GET, HEAD'],
   ])('%s %s is 405 METHOD_NOT_ALLOWED with Allow: %s', async (method, url, allow) => {
     const res = await gw.app.inject({ method: method as 'GET', url });
     expect(res.statusCode).toBe(405);

@@ -88,6 +88,7 @@ const aiImpl: aiV1.AiServiceServer = {
       cached: false,
       model: 'm',
       generatedAt: '2026-01-01T00:00:00Z',
+      language: 'en',
     });
   },
   analyzeComments(_call, callback) {

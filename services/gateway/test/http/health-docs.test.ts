@@ -48,13 +48,42 @@ describe('health', () => {
     expect(down.json()).toMatchObject({ status: 'down', services: { extractor: 'down', gateway: 'ok' } });
   });
 
-  it('is limited per client IP', async () => {
+  it('is never rate limited: probes must not see 429', async () => {
     await gw.app.close();
     gw = await buildTestGateway({ ipLimit: 1 });
-    expect((await gw.app.inject({ method: 'GET', url: '/health' })).statusCode).toBe(200);
+    for (let i = 0; i < 5; i++) {
+      for (const url of ['/health', '/api/v1/health']) {
+        expect((await gw.app.inject({ method: 'GET', url })).statusCode).toBe(200);
+        expect((await gw.app.inject({ method: 'HEAD', url })).statusCode).toBe(200);
+      }
+    }
+    expect(gw.ipLimiter.counts.size).toBe(0);
+  });
+
+  it.each(['/health', '/api/v1/health', '/health/live', '/health/ready'])(
+    'HEAD %s answers like GET, without a body',
+    async (url) => {
+      const res = await gw.app.inject({ method: 'HEAD', url });
+      expect(res.statusCode).toBe(200);
+      expect(res.body).toBe('');
+      expect(res.headers['x-request-id']).toBeDefined();
+    },
+  );
+
+  it('a dependency check that throws is 503 naming it, never 500 (GET and HEAD)', async () => {
+    gw.backends.extractor.checkHealth = () => {
+      throw new Error('channel exploded synchronously');
+    };
+    gw.backends.ai.checkHealth = async () => {
+      throw new Error('channel exploded');
+    };
     const res = await gw.app.inject({ method: 'GET', url: '/health' });
-    expect(res.statusCode).toBe(429);
-    expect(res.headers['retry-after']).toBeDefined();
+    expect(res.statusCode).toBe(503);
+    expect(res.json()).toMatchObject({
+      status: 'down',
+      services: { gateway: 'ok', extractor: 'down', ai: 'down', comments: 'ok' },
+    });
+    expect((await gw.app.inject({ method: 'HEAD', url: '/health' })).statusCode).toBe(503);
   });
 
   it('/health/live and /health/ready (readiness dependency)', async () => {

@@ -22,7 +22,31 @@ function summary(overrides: Partial<aiV1.SummarizeResponse> = {}): aiV1.Summariz
     cached: false,
     model: 'local-extractive',
     generatedAt: '2026-03-10T10:00:00.000Z',
+    language: 'en',
     ...overrides,
+  };
+}
+
+/**
+ * An AI service with a summary cache, as the gateway sees it: a cache-only look answers the entry
+ * or, on a miss, the duration and language; a real call generates the entry.
+ */
+function cachingSummaries(gwRef: () => TestGateway, entry: aiV1.SummarizeResponse) {
+  let cached: aiV1.SummarizeResponse | null = null;
+  gwRef().backends.handlers.summarize = async (req) => {
+    if (cached) return { ...cached, cached: true };
+    if (req.cachedOnly) {
+      return {
+        ...entry,
+        summary: '',
+        timestamps: [],
+        cached: false,
+        generatedAt: '',
+        language: req.language || 'en',
+      };
+    }
+    cached = { ...entry, language: req.language || entry.language };
+    return { ...cached, cached: false };
   };
 }
 
@@ -47,14 +71,63 @@ describe('POST /api/v1/summarize', () => {
       video_metadata: { title: 'Title', duration: 900, channel: 'Chan' },
       timestamps: [{ seconds: 12, topic: 'Intro', text: 'It begins.' }],
       model: 'local-extractive',
-    });
-    expect(gw.backends.calls[0]?.request).toEqual({
-      videoId: VIDEO,
-      style: aiV1.SummaryStyle.SUMMARY_STYLE_KEY_POINTS,
       language: 'en',
     });
-    expect(gw.ledger.reservations[0]).toMatchObject({ amount: 6, state: 'committed' });
+    // A cache-only look prices the work first; then exactly that price is reserved.
+    expect(gw.backends.calls.map((c) => c.request)).toEqual([
+      { videoId: VIDEO, style: aiV1.SummaryStyle.SUMMARY_STYLE_KEY_POINTS, language: '', cachedOnly: true },
+      {
+        videoId: VIDEO,
+        style: aiV1.SummaryStyle.SUMMARY_STYLE_KEY_POINTS,
+        language: 'en',
+        cachedOnly: false,
+      },
+    ]);
+    expect(gw.ledger.reservations[0]).toMatchObject({ amount: 4, state: 'committed' });
     expect(gw.ledger.balances.get('acc_pro')).toBe(96);
+  });
+
+  it('a 2-credit video needs 2 credits, not the worst case of 6', async () => {
+    gw.ledger.balances.set('acc_pro', 2);
+    cachingSummaries(() => gw, summary({ videoDuration: 300 }));
+    const res = await summarize({ video_url: VIDEO_URL });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().credits_used).toBe(2);
+    expect(gw.ledger.reservations.map((r) => r.amount)).toEqual([2]);
+    expect(gw.ledger.balances.get('acc_pro')).toBe(0);
+  });
+
+  it('an entry already paid for is free whatever the balance, without touching the ledger', async () => {
+    cachingSummaries(() => gw, summary({ videoDuration: 300 }));
+    expect((await summarize({ video_url: VIDEO_URL })).json().credits_used).toBe(2);
+    gw.ledger.balances.set('acc_pro', 0);
+    const again = await summarize({ video_url: VIDEO_URL });
+    expect(again.statusCode, again.body).toBe(200);
+    expect(again.json()).toMatchObject({ cached: true, credits_used: 0 });
+    expect(gw.ledger.reservations).toHaveLength(1);
+  });
+
+  it('402 names the real price and the real balance; nothing is generated', async () => {
+    gw.ledger.balances.set('acc_pro', 1);
+    cachingSummaries(() => gw, summary({ videoDuration: 300 }));
+    const res = await summarize({ video_url: VIDEO_URL });
+    expect(res.statusCode).toBe(402);
+    expect(res.json().error).toMatchObject({
+      code: 'INSUFFICIENT_CREDITS',
+      message: expect.stringMatching(/needs up to 2 credits and 1 are available/),
+    });
+    expect(gw.backends.calls.filter((c) => !(c.request as { cachedOnly: boolean }).cachedOnly)).toHaveLength(
+      0,
+    );
+  });
+
+  it('reads the requested language and says which language it read', async () => {
+    cachingSummaries(() => gw, summary({ videoDuration: 300 }));
+    const res = await summarize({ video_url: VIDEO_URL, language: 'fr' });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().language).toBe('fr');
+    expect(gw.backends.calls.every((c) => (c.request as { language: string }).language === 'fr')).toBe(true);
+    expect((await summarize({ video_url: VIDEO_URL, language: 'not a code' })).statusCode).toBe(400);
   });
 
   it.each([
@@ -235,13 +308,26 @@ describe('POST /api/v1/comments/analyze', () => {
       model: 'local-lexicon',
       request_id: res.headers['x-request-id'],
     });
-    expect(gw.backends.calls[0]?.request).toEqual({ videoId: VIDEO, sampleSize: 50 });
+    expect(gw.backends.calls.map((c) => c.request)).toEqual([
+      { videoId: VIDEO, sampleSize: 50, language: '', cachedOnly: true },
+      { videoId: VIDEO, sampleSize: 50, language: '', cachedOnly: false },
+    ]);
     gw.backends.handlers.analyzeComments = async () => result(true);
     expect((await analyze({ video_url: VIDEO_URL, sample_size: 100 })).json()).toMatchObject({
       credits_used: 0,
       cached: true,
     });
     expect(gw.ledger.balances.get('acc_pro')).toBe(97);
+  });
+
+  it('a cached analysis is free whatever the balance; the language hint is passed on', async () => {
+    gw.ledger.balances.set('acc_pro', 0);
+    gw.backends.handlers.analyzeComments = async () => result(true);
+    const res = await analyze({ video_url: VIDEO_URL, language: 'de' });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ cached: true, credits_used: 0 });
+    expect(gw.ledger.reservations).toHaveLength(0);
+    expect(gw.backends.calls[0]?.request).toMatchObject({ language: 'de' });
   });
 
   it('NOT_ENOUGH_COMMENTS and COMMENTS_DISABLED pass through and charge nothing', async () => {

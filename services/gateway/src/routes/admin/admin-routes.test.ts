@@ -169,6 +169,42 @@ describe('accounts', () => {
     expect(empty.json().error.code).toBe('INVALID_REQUEST');
   });
 
+  it('accepts the Bearer scheme in any case', async () => {
+    const { app } = await setup();
+    for (const scheme of ['bearer', 'BEARER', 'bEaReR']) {
+      const res = await app.inject({
+        method: 'POST',
+        url: '/admin/v1/accounts',
+        headers: { authorization: `${scheme} ${TEST_ADMIN_TOKEN}` },
+        payload: { tier: 'free' },
+      });
+      expect(res.statusCode, scheme).toBe(201);
+    }
+  });
+
+  it('accepts a bodyless POST with a JSON content type where the body is optional', async () => {
+    const { app } = await setup();
+    const account = await createAccount(app);
+    for (const payload of [undefined, '', '  ']) {
+      const res = await app.inject({
+        method: 'POST',
+        url: `/admin/v1/accounts/${account.account_id}/api-key`,
+        headers: { ...auth, 'content-type': 'application/json' },
+        ...(payload === undefined ? {} : { payload }),
+      });
+      expect(res.statusCode, JSON.stringify(payload)).toBe(201);
+      expect(res.json().api_key).toMatch(/^sxk_v1_/);
+    }
+    // A route that needs a body still says so.
+    const create = await app.inject({
+      method: 'POST',
+      url: '/admin/v1/accounts',
+      headers: { ...auth, 'content-type': 'application/json' },
+    });
+    expect(create.statusCode).toBe(400);
+    expect(create.json().error.code).toBe('INVALID_REQUEST');
+  });
+
   it('answers 404 NOT_FOUND for unknown or malformed account ids', async () => {
     const { app } = await setup();
     for (const id of ['acct_00000000000000000000000000000000', 'nope', '..%2F..%2Fetc']) {

@@ -17,6 +17,7 @@ import type { UsageReader } from '../../access/usage.ts';
 import { MAX_USAGE_RANGE_DAYS } from '../../access/usage.ts';
 import { DAY_MS, parseUtcDate } from '../../access/time.ts';
 import type { Logger } from '../../access/logger.ts';
+import { acceptEmptyJsonBody } from '../../http/json-body.ts';
 
 export interface AdminRoutesOptions {
   accounts: AccountRepository;
@@ -103,7 +104,9 @@ export async function adminRoutes(fastify: FastifyInstance, options: AdminRoutes
       else if (typeof status === 'number' && status >= 400 && status < 500) {
         appError = Errors.invalidRequest('The request body is not valid JSON.');
       } else {
-        (logger ?? request.log).error({ err: error, requestId: request.id }, 'admin request failed');
+        // request.log already carries request_id; a separate logger needs it added (no duplicate key).
+        if (logger) logger.error({ err: error, request_id: request.id }, 'admin request failed');
+        else request.log.error({ err: error }, 'admin request failed');
       }
     }
     const body = toPublicErrorBody(appError, request.id);
@@ -114,10 +117,12 @@ export async function adminRoutes(fastify: FastifyInstance, options: AdminRoutes
 
   // JSON only (in this plugin's context): a text/plain body is 415, not a string to validate.
   fastify.removeContentTypeParser('text/plain');
+  acceptEmptyJsonBody(fastify);
 
   fastify.addHook('onRequest', async (request) => {
     const header = request.headers.authorization;
-    const match = typeof header === 'string' ? /^Bearer ([^\s]+)$/.exec(header) : null;
+    // Auth schemes are case-insensitive (RFC 9110 §11.1): `bearer x` and `BEARER x` are `Bearer x`.
+    const match = typeof header === 'string' ? /^Bearer +([^\s]+) *$/i.exec(header) : null;
     const token = match?.[1];
     if (!adminToken || token === undefined || !constantTimeEqual(token, adminToken)) {
       throw new AppError('UNAUTHORIZED', 'The admin token is missing or invalid.');

@@ -25,12 +25,14 @@ export const registerBatch: RouteRegistrar = (app, ctx) => {
   app.post<{ Body: BatchBody }>(spec.path, routeOptions(ctx, spec), async (request) => {
     const body = request.body;
     const items = body.urls.map((url) => ({ url, videoId: tryVideoIdOf(url) }));
-    // Worst case: every URL succeeds.
+    // Worst case: every accepted video URL succeeds. URLs that are not video URLs are INVALID_URL
+    // items that cannot cost anything, so no credit is needed for them.
+    const payable = items.filter((item) => item.videoId !== null).length;
     return withReservation(
       credits,
       request,
       'batch',
-      itemsPrice(items.length, ctx.pricing),
+      itemsPrice(payable, ctx.pricing),
       async (reservation) => {
         const outcome = await extractItems(fanOut, request, items, {
           language: body.language,

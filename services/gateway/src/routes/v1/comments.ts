@@ -1,4 +1,5 @@
 import { commentsV1 } from '@subx/contracts';
+import type { aiV1 } from '@subx/contracts';
 import { commentsAnalyzePrice, commentsPrice } from '../../access/pricing.ts';
 import { commentJson, sentimentName } from '../../mappers.ts';
 import { operationById } from '../../schemas/operations.ts';
@@ -62,32 +63,35 @@ export const registerCommentsAnalyze: RouteRegistrar = (app, ctx) => {
   const spec = operationById('analyzeComments');
   const { credits, backends, config } = ctx.deps;
 
-  app.post<{ Body: { video_url: string; sample_size: number } }>(
+  app.post<{ Body: { video_url: string; sample_size: number; language?: string } }>(
     spec.path,
     routeOptions(ctx, spec),
     async (request) => {
       const videoId = videoIdOf(request.body.video_url);
+      const call = { requestId: request.id, deadlineMs: config.AI_GRPC_DEADLINE_MS };
+      const ask = { videoId, sampleSize: request.body.sample_size, language: request.body.language ?? '' };
+      const toBody = (a: aiV1.AnalyzeCommentsResponse, charge: number) => ({
+        sentiment: sentimentName(a.sentiment),
+        themes: a.themes.slice(0, 5),
+        key_quotes: a.keyQuotes.slice(0, 10).map((q) => ({ text: q.text, author: q.author })),
+        video_id: a.videoId || videoId,
+        sample_size: a.sampleSize,
+        total_comments: Number(a.totalComments),
+        credits_used: charge,
+        cached: a.cached,
+        // Which engine analysed: the model name, or local-lexicon for the offline fallback.
+        model: a.model,
+        request_id: request.id,
+      });
+      // A cached analysis costs 0: served without a reservation, whatever the balance.
+      const look = await backends.ai.analyzeComments({ ...ask, cachedOnly: true }, call);
+      if (look.cached) return toBody(look, 0);
       const price = commentsAnalyzePrice({}, ctx.pricing);
       return withReservation(credits, request, 'comments_analyze', price, async (reservation) => {
-        const a = await backends.ai.analyzeComments(
-          { videoId, sampleSize: request.body.sample_size },
-          { requestId: request.id, deadlineMs: config.AI_GRPC_DEADLINE_MS },
-        );
+        const a = await backends.ai.analyzeComments({ ...ask, cachedOnly: false }, call);
         const charge = commentsAnalyzePrice({ cached: a.cached }, ctx.pricing);
         await reservation.commit(charge, { attributes: { video_id: videoId } });
-        return {
-          sentiment: sentimentName(a.sentiment),
-          themes: a.themes.slice(0, 5),
-          key_quotes: a.keyQuotes.slice(0, 10).map((q) => ({ text: q.text, author: q.author })),
-          video_id: a.videoId || videoId,
-          sample_size: a.sampleSize,
-          total_comments: Number(a.totalComments),
-          credits_used: charge,
-          cached: a.cached,
-          // Which engine analysed: the model name, or local-lexicon for the offline fallback.
-          model: a.model,
-          request_id: request.id,
-        };
+        return toBody(a, charge);
       });
     },
   );

@@ -42,22 +42,23 @@ export const registerPlaylist: RouteRegistrar = (app, ctx) => {
     const include = parseIncludeCsv(query.include);
     const playlistId = playlistIdOf(query.url);
     const started = performance.now();
-    // Worst case: `max` videos, all successful. Reserved before any work (402 comes first).
+    // The listing comes first (the extractor caches it): the worst case is then the videos really
+    // there, all successful, not `max` (a 3-video playlist needs 3 credits, whatever `max` says).
+    const playlist = await backends.extractor.getPlaylist(
+      { playlistId, maxVideos: query.max },
+      {
+        requestId: request.id,
+        deadlineMs: Math.min(config.GRPC_DEADLINE_MS, config.PLAYLIST_TIMEOUT_MS),
+      },
+    );
+    const videoIds = playlist.videoIds.slice(0, query.max);
+    const items = videoIds.map((id) => ({ url: `https://www.youtube.com/watch?v=${id}`, videoId: id }));
     return withReservation(
       credits,
       request,
       'playlist',
-      itemsPrice(query.max, ctx.pricing),
+      itemsPrice(items.length, ctx.pricing),
       async (reservation) => {
-        const playlist = await backends.extractor.getPlaylist(
-          { playlistId, maxVideos: query.max },
-          {
-            requestId: request.id,
-            deadlineMs: Math.min(config.GRPC_DEADLINE_MS, config.PLAYLIST_TIMEOUT_MS),
-          },
-        );
-        const videoIds = playlist.videoIds.slice(0, query.max);
-        const items = videoIds.map((id) => ({ url: `https://www.youtube.com/watch?v=${id}`, videoId: id }));
         const left = Math.max(0, config.PLAYLIST_TIMEOUT_MS - Math.round(performance.now() - started));
         const outcome = await extractItems(fanOut, request, items, {
           language: query.language,

@@ -136,7 +136,17 @@ export function sentimentToJSON(object: Sentiment): string {
 export interface SummarizeRequest {
   videoId: string;
   style: SummaryStyle;
+  /**
+   * Caption language to read; empty = the best track: English, else the first manual track, else
+   * the first auto-generated one.
+   */
   language: string;
+  /**
+   * Only look: answer from the cache without generating. On a miss the response has cached = false,
+   * an empty summary, and video_duration and language filled in, so the caller can price the work
+   * (and refuse it) before it is done.
+   */
+  cachedOnly: boolean;
 }
 
 export interface SummaryTimestamp {
@@ -158,12 +168,21 @@ export interface SummarizeResponse {
   model: string;
   /** RFC 3339 time this summary was generated; identifies the cache entry a user pays for once. */
   generatedAt: string;
+  /** The language of the captions the summary was read from (e.g. "en", "fr", "de"). */
+  language: string;
 }
 
 export interface AnalyzeCommentsRequest {
   videoId: string;
   /** 10..100. */
   sampleSize: number;
+  /**
+   * Only look: answer from the cache without analysing; on a miss the response has cached = false
+   * and nothing else (the caller prices the work before it is done).
+   */
+  cachedOnly: boolean;
+  /** Language of the comments, a hint for the engine (empty = en). */
+  language: string;
 }
 
 export interface KeyQuote {
@@ -185,7 +204,7 @@ export interface AnalyzeCommentsResponse {
 }
 
 function createBaseSummarizeRequest(): SummarizeRequest {
-  return { videoId: "", style: 0, language: "" };
+  return { videoId: "", style: 0, language: "", cachedOnly: false };
 }
 
 export const SummarizeRequest: MessageFns<SummarizeRequest> = {
@@ -198,6 +217,9 @@ export const SummarizeRequest: MessageFns<SummarizeRequest> = {
     }
     if (message.language !== "") {
       writer.uint32(26).string(message.language);
+    }
+    if (message.cachedOnly !== false) {
+      writer.uint32(32).bool(message.cachedOnly);
     }
     return writer;
   },
@@ -239,6 +261,14 @@ export const SummarizeRequest: MessageFns<SummarizeRequest> = {
             message.language = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.cachedOnly = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -260,6 +290,11 @@ export const SummarizeRequest: MessageFns<SummarizeRequest> = {
         : "",
       style: isSet(object.style) ? summaryStyleFromJSON(object.style) : 0,
       language: isSet(object.language) ? globalThis.String(object.language) : "",
+      cachedOnly: isSet(object.cachedOnly)
+        ? globalThis.Boolean(object.cachedOnly)
+        : isSet(object.cached_only)
+        ? globalThis.Boolean(object.cached_only)
+        : false,
     };
   },
 
@@ -274,6 +309,9 @@ export const SummarizeRequest: MessageFns<SummarizeRequest> = {
     if (message.language !== "") {
       obj.language = message.language;
     }
+    if (message.cachedOnly !== false) {
+      obj.cachedOnly = message.cachedOnly;
+    }
     return obj;
   },
 
@@ -285,6 +323,7 @@ export const SummarizeRequest: MessageFns<SummarizeRequest> = {
     message.videoId = object.videoId ?? "";
     message.style = object.style ?? 0;
     message.language = object.language ?? "";
+    message.cachedOnly = object.cachedOnly ?? false;
     return message;
   },
 };
@@ -401,6 +440,7 @@ function createBaseSummarizeResponse(): SummarizeResponse {
     cached: false,
     model: "",
     generatedAt: "",
+    language: "",
   };
 }
 
@@ -432,6 +472,9 @@ export const SummarizeResponse: MessageFns<SummarizeResponse> = {
     }
     if (message.generatedAt !== "") {
       writer.uint32(74).string(message.generatedAt);
+    }
+    if (message.language !== "") {
+      writer.uint32(82).string(message.language);
     }
     return writer;
   },
@@ -521,6 +564,14 @@ export const SummarizeResponse: MessageFns<SummarizeResponse> = {
             message.generatedAt = reader.string();
             continue;
           }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.language = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -566,6 +617,7 @@ export const SummarizeResponse: MessageFns<SummarizeResponse> = {
         : isSet(object.generated_at)
         ? globalThis.String(object.generated_at)
         : "",
+      language: isSet(object.language) ? globalThis.String(object.language) : "",
     };
   },
 
@@ -598,6 +650,9 @@ export const SummarizeResponse: MessageFns<SummarizeResponse> = {
     if (message.generatedAt !== "") {
       obj.generatedAt = message.generatedAt;
     }
+    if (message.language !== "") {
+      obj.language = message.language;
+    }
     return obj;
   },
 
@@ -615,12 +670,13 @@ export const SummarizeResponse: MessageFns<SummarizeResponse> = {
     message.cached = object.cached ?? false;
     message.model = object.model ?? "";
     message.generatedAt = object.generatedAt ?? "";
+    message.language = object.language ?? "";
     return message;
   },
 };
 
 function createBaseAnalyzeCommentsRequest(): AnalyzeCommentsRequest {
-  return { videoId: "", sampleSize: 0 };
+  return { videoId: "", sampleSize: 0, cachedOnly: false, language: "" };
 }
 
 export const AnalyzeCommentsRequest: MessageFns<AnalyzeCommentsRequest> = {
@@ -630,6 +686,12 @@ export const AnalyzeCommentsRequest: MessageFns<AnalyzeCommentsRequest> = {
     }
     if (message.sampleSize !== 0) {
       writer.uint32(16).int32(message.sampleSize);
+    }
+    if (message.cachedOnly !== false) {
+      writer.uint32(24).bool(message.cachedOnly);
+    }
+    if (message.language !== "") {
+      writer.uint32(34).string(message.language);
     }
     return writer;
   },
@@ -663,6 +725,22 @@ export const AnalyzeCommentsRequest: MessageFns<AnalyzeCommentsRequest> = {
             message.sampleSize = reader.int32();
             continue;
           }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.cachedOnly = reader.bool();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.language = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -687,6 +765,12 @@ export const AnalyzeCommentsRequest: MessageFns<AnalyzeCommentsRequest> = {
         : isSet(object.sample_size)
         ? globalThis.Number(object.sample_size)
         : 0,
+      cachedOnly: isSet(object.cachedOnly)
+        ? globalThis.Boolean(object.cachedOnly)
+        : isSet(object.cached_only)
+        ? globalThis.Boolean(object.cached_only)
+        : false,
+      language: isSet(object.language) ? globalThis.String(object.language) : "",
     };
   },
 
@@ -698,6 +782,12 @@ export const AnalyzeCommentsRequest: MessageFns<AnalyzeCommentsRequest> = {
     if (message.sampleSize !== 0) {
       obj.sampleSize = Math.round(message.sampleSize);
     }
+    if (message.cachedOnly !== false) {
+      obj.cachedOnly = message.cachedOnly;
+    }
+    if (message.language !== "") {
+      obj.language = message.language;
+    }
     return obj;
   },
 
@@ -708,6 +798,8 @@ export const AnalyzeCommentsRequest: MessageFns<AnalyzeCommentsRequest> = {
     const message = createBaseAnalyzeCommentsRequest();
     message.videoId = object.videoId ?? "";
     message.sampleSize = object.sampleSize ?? 0;
+    message.cachedOnly = object.cachedOnly ?? false;
+    message.language = object.language ?? "";
     return message;
   },
 };

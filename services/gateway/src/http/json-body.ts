@@ -1,0 +1,21 @@
+import type { FastifyInstance } from 'fastify';
+
+/**
+ * JSON bodies with fastify's own parser (prototype-poisoning protection included), except that an
+ * empty body is no body: clients and proxies send `Content-Type: application/json` on bodyless
+ * POSTs (`curl -X POST -H 'content-type: application/json'`), and a route whose body is optional
+ * must accept that instead of answering 400. Routes that require a body still reject it, in their
+ * own validation ("The request body is empty").
+ */
+export function acceptEmptyJsonBody(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') {
+      done(null, undefined);
+      return;
+    }
+    parseJson(request, text, done);
+  });
+}
