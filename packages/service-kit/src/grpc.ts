@@ -14,6 +14,7 @@ import { AppError, Errors, isAppError, isErrorCode } from '@subx/errors';
 import type { Logger } from 'pino';
 import type { HealthRegistry } from './health.ts';
 import { HealthClient, createHealthServer } from './grpc-health.ts';
+import { observeGrpcClientCall, observeGrpcServerCall } from './metrics/instruments.ts';
 import type { ServingStatus } from './grpc-health.ts';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
@@ -202,10 +203,20 @@ function wrapUnary(
       .then(() => handler(call.request, ctx))
       .then(
         (response) => {
-          log.debug({ ms: Math.round(performance.now() - t0) }, 'rpc ok');
+          const ms = performance.now() - t0;
+          log.debug({ ms: Math.round(ms) }, 'rpc ok');
+          observeGrpcServerCall(path, 'OK', ms / 1000);
           callback(null, response);
         },
-        (err: unknown) => callback(toGrpcError(err, log)),
+        (err: unknown) => {
+          const grpcError = toGrpcError(err, log);
+          observeGrpcServerCall(
+            path,
+            grpc.status[grpcError.code ?? grpc.status.UNKNOWN] ?? 'UNKNOWN',
+            (performance.now() - t0) / 1000,
+          );
+          callback(grpcError);
+        },
       );
   };
 }
@@ -463,6 +474,12 @@ export function createGrpcClient<C extends grpc.Client>(
   }) as GrpcClient<C>;
 }
 
+/** '/pkg.Service/Method' of a generated client's method: the same label the server side uses. */
+function methodPath(client: grpc.Client, method: string): string {
+  const service = (client.constructor as { service?: Record<string, { path?: string }> }).service;
+  return service?.[method]?.path ?? `/unknown/${method}`;
+}
+
 /** One unary call with a deadline, request id and AppError mapping, on any generated client. */
 export function unaryCall<C extends grpc.Client, K extends UnaryMethodNames<C>>(
   client: C,
@@ -493,8 +510,14 @@ export function unaryCall<C extends grpc.Client, K extends UnaryMethodNames<C>>(
       reject(new Error(`no unary method "${method}" on this client`));
       return;
     }
+    const t0 = performance.now();
     const call = fn.call(client, request, metadata, { deadline }, (error, response) => {
       options.signal?.removeEventListener('abort', onAbort);
+      observeGrpcClientCall(
+        methodPath(client, method),
+        error ? (grpc.status[error.code] ?? 'UNKNOWN') : 'OK',
+        (performance.now() - t0) / 1000,
+      );
       if (error) {
         const appError = fromGrpcError(error, defaults.label);
         defaults.logger?.debug(

@@ -9,3 +9,4 @@ export { activeTelemetry, startTelemetry } from './telemetry.ts';
 export type { SdkInstrumentation, SpanProcessor, StartTelemetryOptions, Telemetry } from './telemetry.ts';
 export { HEALTH_PATHS, createInstrumentations } from './instrumentations.ts';
 export * from './timeout.ts';
+export * from './metrics/index.ts';

@@ -1,6 +1,6 @@
 /**
  * The shared shape of every service's `main.ts`: load config (print every bad variable and exit 1),
- * log it redacted, build the service, register it with the lifecycle, and stop gracefully on
+ * log it redacted, serve `/metrics` on METRICS_PORT, build the service, register it with the lifecycle, and stop gracefully on
  * SIGTERM/SIGINT. Each main.ts stays a composition root of a few lines.
  */
 import type { z } from 'zod';
@@ -8,6 +8,7 @@ import { ConfigError, loadConfig, redactConfig, secretKeysOf } from './config.ts
 import { createLifecycle } from './lifecycle.ts';
 import { createLogger } from './logger.ts';
 import { activeTelemetry } from './telemetry.ts';
+import { startMetricsServer, type MetricsServer } from './metrics/server.ts';
 import type { Logger } from 'pino';
 
 export interface RunnableService {
@@ -41,6 +42,17 @@ export async function runService<S extends z.ZodType>(options: {
   const lifecycle = createLifecycle({ logger, shutdownTimeoutMs });
   // Registered first so it stops last: spans of the shutdown itself are still flushed.
   lifecycle.register('telemetry', { stop: () => activeTelemetry()?.shutdown() });
+  // METRICS_PORT (config helper `metricsPort`): number = serve /metrics there, null = off.
+  const metricsPort = settings.METRICS_PORT;
+  if (typeof metricsPort === 'number') {
+    let metrics: MetricsServer | undefined;
+    lifecycle.register('metrics', {
+      start: async () => {
+        metrics = await startMetricsServer({ port: metricsPort, logger });
+      },
+      stop: () => metrics?.close(),
+    });
+  }
   let running: RunnableService | undefined;
   lifecycle.register(options.service, {
     start: async () => {
