@@ -115,35 +115,37 @@ const BREAKER_STATES: readonly BreakerStateLabel[] = ['closed', 'open', 'half_op
 
 /**
  * An observer in the shape of @subx/youtube's `UpstreamObserver` (structurally typed, so the kit
- * does not depend on the platform client): `service` is the owning service (extractor, comments).
+ * does not depend on the platform client). `component` is the owning service (extractor,
+ * comments). Not `service` nor `endpoint`: the Prometheus Operator sets those on every target
+ * (Kubernetes Service, port name) and would rename ours to exported_*.
  */
-export function upstreamMetrics(service: string): {
+export function upstreamMetrics(component: string): {
   call(call: { client: string; endpoint: string; outcome: UpstreamOutcomeLabel; durationMs: number }): void;
   breaker(state: BreakerStateLabel): void;
 } {
   const calls = counter(
     'subx_upstream_requests_total',
     'HTTP requests sent to the video platform, by platform client, endpoint and outcome.',
-    ['service', 'client', 'endpoint', 'outcome'],
+    ['component', 'client', 'upstream_endpoint', 'outcome'],
   );
   const duration = histogram(
     'subx_upstream_request_duration_seconds',
     'Platform request latency, by platform client and endpoint.',
-    ['service', 'client', 'endpoint'],
+    ['component', 'client', 'upstream_endpoint'],
   );
   const breaker = gauge(
     'subx_upstream_circuit_breaker_state',
     'Circuit breaker of the platform client: 1 for the current state, 0 for the others.',
-    ['service', 'state'],
+    ['component', 'state'],
   );
-  for (const state of BREAKER_STATES) breaker.set({ service, state }, state === 'closed' ? 1 : 0);
+  for (const state of BREAKER_STATES) breaker.set({ component, state }, state === 'closed' ? 1 : 0);
   return {
     call({ client, endpoint, outcome, durationMs }) {
-      calls.inc({ service, client, endpoint, outcome });
-      duration.observe({ service, client, endpoint }, durationMs / 1000);
+      calls.inc({ component, client, upstream_endpoint: endpoint, outcome });
+      duration.observe({ component, client, upstream_endpoint: endpoint }, durationMs / 1000);
     },
     breaker(current) {
-      for (const state of BREAKER_STATES) breaker.set({ service, state }, state === current ? 1 : 0);
+      for (const state of BREAKER_STATES) breaker.set({ component, state }, state === current ? 1 : 0);
     },
   };
 }
