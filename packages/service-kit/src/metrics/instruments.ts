@@ -260,17 +260,23 @@ interface OutboxBacklog {
 let outboxSource: (() => Promise<OutboxBacklog>) | undefined;
 let outboxRead: Promise<OutboxBacklog | undefined> | undefined;
 
-/** One read per scrape for both gauges, bounded at 2 s; a failed read leaves the last values. */
+/**
+ * One read per scrape for both gauges (a scrape starts every metric's collect before awaiting any,
+ * so the second gauge joins the first one's read), bounded at 2 s; a failed read leaves the last values.
+ */
 function readOutbox(): Promise<OutboxBacklog | undefined> {
   const source = outboxSource;
   if (!source) return Promise.resolve(undefined);
-  outboxRead ??= bounded(source, 2_000).finally(() => setImmediate(() => (outboxRead = undefined)));
+  outboxRead ??= bounded(source, 2_000).finally(() => {
+    outboxRead = undefined;
+  });
   return outboxRead;
 }
 
 /** Outbox backlog, read at scrape time: entries not yet published and the age of the oldest. */
 export function registerOutboxBacklog(source: () => Promise<OutboxBacklog>): () => void {
   outboxSource = source;
+  outboxRead = undefined;
   gauge(
     'subx_outbox_pending',
     'Outbox entries (credit-usage events) committed but not yet published.',
