@@ -140,8 +140,12 @@ describe('metrics of npm start', () => {
     expect(moved('subx_http_requests_total', { route: '/api/v1/extract', status_class: '2xx' })).toBe(1);
     expect(moved('subx_http_requests_total', { route: '/api/v1/batch', status_class: '2xx' })).toBe(1);
     expect(moved('subx_http_request_duration_seconds_count', { route: '/api/v1/batch' })).toBe(1);
-    expect(moved('subx_upstream_requests_total', { component: 'extractor', outcome: 'ok' })).toBeGreaterThan(0);
-    expect(moved('subx_upstream_request_duration_seconds_count', { upstream_endpoint: 'player' })).toBeGreaterThan(0);
+    expect(moved('subx_upstream_requests_total', { component: 'extractor', outcome: 'ok' })).toBeGreaterThan(
+      0,
+    );
+    expect(
+      moved('subx_upstream_request_duration_seconds_count', { upstream_endpoint: 'player' }),
+    ).toBeGreaterThan(0);
     // The batch's first item is the video the extract just cached.
     expect(moved('subx_cache_requests_total', { cache: 'transcript', result: 'miss' })).toBeGreaterThan(0);
     expect(moved('subx_cache_requests_total', { cache: 'transcript', result: 'hit' })).toBeGreaterThan(0);

@@ -62,6 +62,15 @@ export function collectProcessMetrics(): void {
   if (processMetrics) return;
   processMetrics = true;
   client.collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 20 });
+  // Gauges that prom-client names `_total` (a counter suffix): `promtool check metrics` rejects the
+  // names, and the same numbers remain by type in nodejs_active_handles / _requests / _resources.
+  for (const name of [
+    'nodejs_active_handles_total',
+    'nodejs_active_requests_total',
+    'nodejs_active_resources_total',
+  ]) {
+    registry.removeSingleMetric(name);
+  }
 }
 
 /** The exposition text of every metric of this process. */
