@@ -6,42 +6,20 @@
  * metrics` (promtool is built by scripts/validate-deploy.sh; without it this part is skipped with a
  * notice, and fails under CI=true).
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeYouTube, videoIds, type FakeYouTube } from '@subx/testing/fake-youtube';
-
-const root = fileURLToPath(new URL('../../', import.meta.url));
+import { startNpmStart, type NpmStartProcess } from './npm-start-process.ts';
 
 let youtube: FakeYouTube;
-let child: ChildProcess;
-let output = '';
+let system: NpmStartProcess;
 let base = '';
 let metricsUrl = '';
 let apiKey = '';
 let accountId = '';
-
-async function waitForBanner(proc: ChildProcess, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const url = /subx is running at (http:\/\/\S+)/.exec(output)?.[1];
-    const metrics = /metrics:\s+(http:\/\/\S+\/metrics)/.exec(output)?.[1];
-    const key = /pro API key:\s+(sxk_v1_[A-Za-z0-9]{32})\s+\(account (\S+)\)/.exec(output);
-    if (url && metrics && key) {
-      base = url;
-      metricsUrl = metrics;
-      apiKey = key[1]!;
-      accountId = key[2]!;
-      return;
-    }
-    if (proc.exitCode !== null) throw new Error(`npm start exited with ${proc.exitCode}:\n${output}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`npm start did not come up within ${timeoutMs} ms:\n${output}`);
-}
 
 /** Sum of the samples of `name` whose labels include every given label (exposition text). */
 function sample(text: string, name: string, labels: Record<string, string> = {}): number {
@@ -80,32 +58,14 @@ function findPromtool(): string | undefined {
 
 beforeAll(async () => {
   youtube = await startFakeYouTube();
-  child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', 'scripts/start-embedded.ts'], {
-    cwd: root,
-    env: {
-      ...process.env,
-      PORT: '0',
-      METRICS_PORT: '0',
-      YOUTUBE_BASE_URL: youtube.url,
-      LOG_LEVEL: 'error',
-      REDIS_URL: '',
-      KAFKA_BROKERS: '',
-      MONGO_URL: '',
-      OPENAI_API_KEY: '',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-  await waitForBanner(child, 60_000);
+  system = await startNpmStart({ YOUTUBE_BASE_URL: youtube.url });
+  ({ base, apiKey, accountId } = system);
+  metricsUrl = system.metricsUrl ?? '';
+  expect(metricsUrl, system.output()).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
 }, 90_000);
 
 afterAll(async () => {
-  if (child && child.exitCode === null) {
-    const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGTERM');
-    await exited;
-  }
+  await system?.stop();
   await youtube?.close();
 });
 

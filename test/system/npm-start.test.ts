@@ -2,35 +2,16 @@
  * Black-box: the real `npm start` launcher (scripts/start-embedded.ts) as a child process, with a
  * fake YouTube upstream, exercised over a real socket. One test per operation, as an API user sees it.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeYouTube, videoIds, playlistIds, type FakeYouTube } from '@subx/testing/fake-youtube';
+import { startNpmStart, type NpmStartProcess } from './npm-start-process.ts';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
 const ADMIN_TOKEN = 'system-test-admin-token-0123456789';
 
 let youtube: FakeYouTube;
-let child: ChildProcess;
+let system: NpmStartProcess;
 let base = '';
 let apiKey = '';
-let output = '';
-
-async function waitForBanner(proc: ChildProcess, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const url = /subx is running at (http:\/\/[^\s]+)/.exec(output)?.[1];
-    const key = /pro API key:\s+(sxk_v1_[A-Za-z0-9]{32})/.exec(output)?.[1];
-    if (url && key) {
-      base = url;
-      apiKey = key;
-      return;
-    }
-    if (proc.exitCode !== null) throw new Error(`npm start exited with ${proc.exitCode}:\n${output}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`npm start did not come up within ${timeoutMs} ms:\n${output}`);
-}
 
 // Response bodies are asserted field by field; a loose type keeps the assertions readable.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -46,32 +27,12 @@ const get = (path: string, headers: Record<string, string> = { 'x-api-key': apiK
 
 beforeAll(async () => {
   youtube = await startFakeYouTube();
-  child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', 'scripts/start-embedded.ts'], {
-    cwd: root,
-    env: {
-      ...process.env,
-      PORT: '0',
-      YOUTUBE_BASE_URL: youtube.url,
-      ADMIN_TOKEN,
-      LOG_LEVEL: 'error',
-      REDIS_URL: '',
-      KAFKA_BROKERS: '',
-      MONGO_URL: '',
-      OPENAI_API_KEY: '',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-  await waitForBanner(child, 60_000);
+  system = await startNpmStart({ YOUTUBE_BASE_URL: youtube.url, ADMIN_TOKEN });
+  ({ base, apiKey } = system);
 }, 90_000);
 
 afterAll(async () => {
-  if (child && child.exitCode === null) {
-    const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGTERM');
-    await exited;
-  }
+  await system?.stop();
   await youtube?.close();
 });
 

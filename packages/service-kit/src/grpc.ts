@@ -14,7 +14,7 @@ import { AppError, Errors, isAppError, isErrorCode } from '@subx/errors';
 import type { Logger } from 'pino';
 import type { HealthRegistry } from './health.ts';
 import { HealthClient, createHealthServer } from './grpc-health.ts';
-import { observeGrpcClientCall, observeGrpcServerCall } from './metrics/instruments.ts';
+import { observeGrpcCall } from './metrics/instruments.ts';
 import type { ServingStatus } from './grpc-health.ts';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
@@ -205,12 +205,13 @@ function wrapUnary(
         (response) => {
           const ms = performance.now() - t0;
           log.debug({ ms: Math.round(ms) }, 'rpc ok');
-          observeGrpcServerCall(path, 'OK', ms / 1000);
+          observeGrpcCall('server', path, 'OK', ms / 1000);
           callback(null, response);
         },
         (err: unknown) => {
           const grpcError = toGrpcError(err, log);
-          observeGrpcServerCall(
+          observeGrpcCall(
+            'server',
             path,
             grpc.status[grpcError.code ?? grpc.status.UNKNOWN] ?? 'UNKNOWN',
             (performance.now() - t0) / 1000,
@@ -513,7 +514,8 @@ export function unaryCall<C extends grpc.Client, K extends UnaryMethodNames<C>>(
     const t0 = performance.now();
     const call = fn.call(client, request, metadata, { deadline }, (error, response) => {
       options.signal?.removeEventListener('abort', onAbort);
-      observeGrpcClientCall(
+      observeGrpcCall(
+        'client',
         methodPath(client, method),
         error ? (grpc.status[error.code] ?? 'UNKNOWN') : 'OK',
         (performance.now() - t0) / 1000,

@@ -77,33 +77,34 @@ function splitPath(path: string): { grpc_service: string; grpc_method: string } 
   return { grpc_service: service, grpc_method: method };
 }
 
-export function observeGrpcServerCall(path: string, code: string, seconds: number): void {
-  const labels = splitPath(path);
-  counter(
-    'subx_grpc_server_handled_total',
-    'gRPC calls handled by this server, by method and status code.',
-    grpcCodeLabels,
-  ).inc({ ...labels, grpc_code: code });
-  histogram(
-    'subx_grpc_server_handling_seconds',
-    'gRPC handling time on the server, by method.',
-    grpcLabels,
-  ).observe(labels, seconds);
-}
+const GRPC_METRICS = {
+  server: {
+    calls: [
+      'subx_grpc_server_handled_total',
+      'gRPC calls handled by this server, by method and status code.',
+    ],
+    time: ['subx_grpc_server_handling_seconds', 'gRPC handling time on the server, by method.'],
+  },
+  client: {
+    calls: ['subx_grpc_client_handled_total', 'gRPC calls made by this process, by method and status code.'],
+    time: ['subx_grpc_client_handling_seconds', 'gRPC call time seen by the caller, by method.'],
+  },
+} as const;
 
-/** `path` is the method's '/pkg.Service/Method', as on the server side. */
-export function observeGrpcClientCall(path: string, code: string, seconds: number): void {
+/**
+ * One finished unary call on either side (`startGrpcServer`, `unaryCall`): `path` is the method's
+ * '/pkg.Service/Method', `code` the grpc status name.
+ */
+export function observeGrpcCall(
+  side: 'server' | 'client',
+  path: string,
+  code: string,
+  seconds: number,
+): void {
   const labels = splitPath(path);
-  counter(
-    'subx_grpc_client_handled_total',
-    'gRPC calls made by this process, by method and status code.',
-    grpcCodeLabels,
-  ).inc({ ...labels, grpc_code: code });
-  histogram(
-    'subx_grpc_client_handling_seconds',
-    'gRPC call time seen by the caller, by method.',
-    grpcLabels,
-  ).observe(labels, seconds);
+  const { calls, time } = GRPC_METRICS[side];
+  counter(calls[0], calls[1], grpcCodeLabels).inc({ ...labels, grpc_code: code });
+  histogram(time[0], time[1], grpcLabels).observe(labels, seconds);
 }
 
 // ---------------------------------------------------------------------------------------------
