@@ -58,7 +58,8 @@ function findPromtool(): string | undefined {
 
 beforeAll(async () => {
   youtube = await startFakeYouTube();
-  system = await startNpmStart({ YOUTUBE_BASE_URL: youtube.url });
+  // A small per-address limit, so the rate-limit rejection counter can be driven in a few calls.
+  system = await startNpmStart({ YOUTUBE_BASE_URL: youtube.url, IP_RATE_LIMIT_PER_MINUTE: '3' });
   ({ base, apiKey, accountId } = system);
   metricsUrl = system.metricsUrl ?? '';
   expect(metricsUrl, system.output()).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
@@ -134,6 +135,24 @@ describe('metrics of npm start', () => {
     ]) {
       expect(after).toMatch(new RegExp(`^${name} `, 'm'));
     }
+  });
+
+  it('counts rate-limit rejections by tier, and the 429s under their route', async () => {
+    const start = await scrape();
+    const url = `${base}/api/v1/validate?url=${encodeURIComponent(`https://youtu.be/${videoIds.manualAndAuto}`)}`;
+    let rejected = 0;
+    // 3 per minute per address: at most 7 calls reach a 429 even across a minute boundary.
+    for (let i = 0; i < 7 && rejected === 0; i++) {
+      const res = await fetch(url);
+      if (res.status === 429) rejected += 1;
+      else expect(res.status).toBe(200);
+    }
+    expect(rejected).toBe(1);
+    const end = await scrape();
+    const moved = (name: string, labels: Record<string, string>) =>
+      sample(end, name, labels) - sample(start, name, labels);
+    expect(moved('subx_rate_limit_rejections_total', { tier: 'anonymous', limit: 'per_ip_minute' })).toBe(1);
+    expect(moved('subx_http_requests_total', { route: '/api/v1/validate', status_class: '4xx' })).toBe(1);
   });
 
   it('no label carries a video, account or key id', () => {

@@ -1,7 +1,8 @@
 /**
  * The shared shape of every service's `main.ts`: load config (print every bad variable and exit 1),
- * log it redacted, serve `/metrics` on METRICS_PORT, build the service, register it with the lifecycle, and stop gracefully on
- * SIGTERM/SIGINT. Each main.ts stays a composition root of a few lines.
+ * log it redacted, serve `/metrics` on METRICS_PORT, build the service, register it with the
+ * lifecycle, and stop gracefully on SIGTERM/SIGINT. Each main.ts stays a composition root of a few
+ * lines.
  */
 import type { z } from 'zod';
 import { ConfigError, loadConfig, redactConfig, secretKeysOf } from './config.ts';

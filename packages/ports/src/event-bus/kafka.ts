@@ -102,8 +102,8 @@ export function createKafkaEventBus(options: KafkaEventBusOptions): KafkaEventBu
   let adminPromise: Promise<Admin> | null = null;
   const knownTopics = new Set<string>();
   const members = new Set<Member>();
-  /** Topics per consumer group subscribed through this bus (the groups whose lag we report). */
-  const subscribed = new Map<string, Set<string>>();
+  /** Consumer groups subscribed through this bus (whose lag we report): their topics and start. */
+  const subscribed = new Map<string, { topics: Set<string>; fromBeginning: boolean }>();
   let closed = false;
   const observer = options.observer;
 
@@ -370,9 +370,12 @@ export function createKafkaEventBus(options: KafkaEventBusOptions): KafkaEventBu
 
     await consumer.connect();
     await consumer.subscribe({ topics: [...topics], fromBeginning: true });
-    const groupTopics = subscribed.get(groupId) ?? new Set<string>();
-    for (const topic of topics) groupTopics.add(topic);
-    subscribed.set(groupId, groupTopics);
+    const known = subscribed.get(groupId) ?? {
+      topics: new Set<string>(),
+      fromBeginning: subscribeOptions.fromBeginning === true,
+    };
+    for (const topic of topics) known.topics.add(topic);
+    subscribed.set(groupId, known);
     await consumer.run({
       autoCommit: false,
       partitionsConsumedConcurrently: partitions,
@@ -452,7 +455,7 @@ export function createKafkaEventBus(options: KafkaEventBusOptions): KafkaEventBu
     if (closed || subscribed.size === 0) return [];
     const admin = await getAdmin();
     const lags: ConsumerLag[] = [];
-    for (const [groupId, groupTopics] of subscribed) {
+    for (const [groupId, { topics: groupTopics, fromBeginning }] of subscribed) {
       for (const topic of groupTopics) {
         const [ends, [committed]] = await Promise.all([
           admin.fetchTopicOffsets(topic),
@@ -461,8 +464,10 @@ export function createKafkaEventBus(options: KafkaEventBusOptions): KafkaEventBu
         let lag = 0;
         for (const end of ends) {
           const offset = committed?.partitions.find((p) => p.partition === end.partition)?.offset;
-          // No commit yet: the group starts at the end it pinned (see pinStartOffsets), so no lag.
-          const from = offset === undefined || offset === '-1' ? BigInt(end.high) : BigInt(offset);
+          // No commit yet: the group starts at the log's start (fromBeginning) or at the end it
+          // pinned when it subscribed (pinStartOffsets), which is then nothing behind.
+          const uncommitted = offset === undefined || offset === '-1';
+          const from = uncommitted ? BigInt(fromBeginning ? end.low : end.high) : BigInt(offset);
           const behind = BigInt(end.high) - from;
           if (behind > 0n) lag += Number(behind);
         }
