@@ -4,13 +4,24 @@
  * boundaries are real, the gateway on PORT (default 8080). KAFKA_BROKERS, MONGO_URL and REDIS_URL,
  * when set, replace the embedded adapters with the real engines.
  *
+ * One process has one metrics registry: `/metrics` on METRICS_PORT (default 9464, `off` to disable)
+ * serves the series of all five services together.
+ *
  * Prints the URL, the admin token (generated unless ADMIN_TOKEN is set) and a ready-to-use pro key.
  *
  * `--demo` (`npm run demo`): the platform is a local replay of recorded videos instead of YouTube,
  * and the pro key is the fixed demo key (scripts/demo.ts).
  */
 import { createAdapters } from '@subx/ports';
-import { createLifecycle, createLogger, loadAllConfig, startupProblem } from '@subx/service-kit';
+import {
+  busMetrics,
+  createLifecycle,
+  createLogger,
+  loadAllConfig,
+  metricsPort,
+  startMetricsServer,
+  startupProblem,
+} from '@subx/service-kit';
 import { loadYouTubeConfig } from '@subx/youtube';
 import { loadAiConfig, startAiService } from '@subx/ai';
 import { loadBillingConfig, startBillingService } from '@subx/billing';
@@ -66,9 +77,16 @@ const adapters = createAdapters({
   mongoDb: env.MONGO_DB,
   clientId: 'subx-embedded',
   logger,
+  busObserver: busMetrics(),
 });
 const lifecycle = createLifecycle({ logger, shutdownTimeoutMs: 15_000 });
 lifecycle.register('adapters', { stop: () => adapters.close() });
+const metricsSetting = metricsPort.safeParse(env.METRICS_PORT || '9464');
+if (!metricsSetting.success) throw new Error('METRICS_PORT must be a port number (0-65535) or "off"');
+const metricsAt = metricsSetting.data;
+const metrics =
+  metricsAt === null ? null : await startMetricsServer({ port: metricsAt, host: LOOPBACK, logger });
+if (metrics) lifecycle.register('metrics', { stop: () => metrics.close() });
 
 if (demo) lifecycle.register('demo platform', { stop: () => demo.close() });
 
@@ -151,6 +169,7 @@ const lines = [
   `  pro API key:  ${apiKey}  (account ${account._id})`,
   `  engines:      bus=${engines.bus} store=${engines.store} kv=${engines.kv}`,
   `  gRPC:         extractor :${extractor.port}  comments :${comments.port}  ai :${ai.port}  billing :${billing.port}`,
+  `  metrics:      ${metrics ? `${metrics.url}  (all five services; METRICS_PORT, off to disable)` : 'off (METRICS_PORT=off)'}`,
   `  YouTube:      ${youtube.baseUrl}  (${platformNote})`,
   '',
   ...(demo ? [...demo.banner(gateway.url), ''] : []),

@@ -6,13 +6,19 @@
 #   2. deploy/helm/subx: `helm lint --strict` and `helm template` for every deploy/helm/subx/ci/*.yaml,
 #      rendered into $VALIDATE_DEPLOY_OUT (default: a temp dir), plus a render that must fail
 #      (no ADMIN_TOKEN);
-#   3. shell syntax of the scripts the stack runs.
-# Tools it installs when missing: helm (pinned, `go install`, cached in $SUBX_TOOLS_DIR/bin) and
-# docker-compose (apt). Timings per step are printed at the end.
+#   3. Prometheus rules and config: `promtool check rules` on the rule file and on the groups of the
+#      PrometheusRule the chart renders, `promtool test rules` (deploy/prometheus/tests/) on the
+#      rendered groups, `promtool check config` on the compose Prometheus configuration;
+#   4. shell syntax of the scripts the stack runs.
+# Tools it installs when missing: helm and promtool (pinned, `go install`, cached in
+# $SUBX_TOOLS_DIR/bin) and docker-compose (apt). Timings per step are printed at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 HELM_VERSION=v3.22.0
+# Prometheus 3.16.0: its Go module versions are v0.<major*100+minor>.<patch>.
+PROMTOOL_VERSION=3.16.0
+PROMTOOL_MODULE_VERSION=v0.316.0
 # Kubernetes version the chart is linted and rendered for (Capabilities.KubeVersion).
 KUBE_VERSION=1.33.0
 TOOLS_DIR=${SUBX_TOOLS_DIR:-$HOME/.cache/subx-tools}
@@ -57,6 +63,20 @@ if [ ! -x "$HELM" ] || [ "$("$HELM" version --template '{{.Version}}' 2>/dev/nul
   GOBIN=$BIN_DIR GOFLAGS="${GOFLAGS:-} -trimpath" go install -ldflags="$ldflags" "$v/cmd/helm@$HELM_VERSION"
 fi
 "$HELM" version --short
+step_end
+
+step "promtool $PROMTOOL_VERSION"
+PROMTOOL=$BIN_DIR/promtool
+if [ ! -x "$PROMTOOL" ] || ! "$PROMTOOL" --version 2>/dev/null | grep -q "version $PROMTOOL_VERSION "; then
+  command -v go >/dev/null || fail "promtool is missing and so is Go (needed to build promtool $PROMTOOL_VERSION)"
+  echo "installing promtool $PROMTOOL_VERSION into $BIN_DIR (go install; several minutes on a cold Go cache)"
+  # remove_all_sd: leaves out the service-discovery plugins, which promtool's rule and metric
+  # checks never use and one of which (nomad) the Go module proxy does not serve.
+  GOBIN=$BIN_DIR GOFLAGS="${GOFLAGS:-} -trimpath" go install -tags remove_all_sd \
+    -ldflags="-s -w -X github.com/prometheus/common/version.Version=$PROMTOOL_VERSION" \
+    "github.com/prometheus/prometheus/cmd/promtool@$PROMTOOL_MODULE_VERSION"
+fi
+"$PROMTOOL" --version | head -1
 step_end
 
 step "docker-compose"
@@ -108,6 +128,35 @@ if "$HELM" template subx "$CHART" --namespace subx --kube-version "$KUBE_VERSION
   fail "helm template without ADMIN_TOKEN/existingSecret rendered; it must fail"
 fi
 grep -q 'ADMIN_TOKEN is required' "$OUT_DIR/no-secrets.err" || { cat "$OUT_DIR/no-secrets.err" >&2; fail "unexpected error without secrets"; }
+step_end
+
+# --- Prometheus rules and config ------------------------------------------------------------------
+step "promtool rules + config"
+RULES=$CHART/files/prometheus-rules.yaml
+"$PROMTOOL" check rules "$RULES" || fail "promtool check rules $RULES"
+# The rendered PrometheusRule's spec is a rules file once its two-space indent is removed.
+rendered_rules() {
+  "$HELM" template subx "$CHART" "$@" --namespace subx --kube-version "$KUBE_VERSION" \
+    --show-only templates/prometheusrule.yaml | awk 'body { print substr($0, 3) } /^spec:$/ { body = 1 }'
+}
+rules_dir=$OUT_DIR/promtool
+mkdir -p "$rules_dir"
+# Default runbook base: the unit tests assert the runbook URLs too.
+rendered_rules -f "$CHART/ci/dev-values.yaml" --set metrics.prometheusRule.enabled=true >"$rules_dir/subx.rules.yaml"
+"$PROMTOOL" check rules "$rules_dir/subx.rules.yaml" || fail "promtool check rules (rendered PrometheusRule)"
+cp deploy/prometheus/tests/*.test.yaml "$rules_dir/"
+"$PROMTOOL" test rules "$rules_dir"/*.test.yaml || fail "promtool test rules"
+# Production example: its own runbook base must reach every alert.
+rendered_rules -f "$CHART/ci/production-values.yaml" >"$rules_dir/production.rules.yaml"
+"$PROMTOOL" check rules "$rules_dir/production.rules.yaml" || fail "promtool check rules (production values)"
+alerts=$(grep -c '^ *- alert:' "$rules_dir/production.rules.yaml")
+rebased=$(grep -c 'runbook_url: https://docs.subx.example.com/operations#' "$rules_dir/production.rules.yaml")
+[ "$alerts" -gt 0 ] && [ "$alerts" = "$rebased" ] || fail "runbook_url not rebased on every alert ($rebased of $alerts)"
+# Every runbook anchor exists in docs/operations.md (as an explicit <a id> anchor).
+for anchor in $(grep -o 'operations#[a-z0-9-]*' "$rules_dir/production.rules.yaml" | cut -d'#' -f2 | sort -u); do
+  grep -q "id=\"$anchor\"" docs/operations.md || fail "docs/operations.md has no anchor $anchor"
+done
+"$PROMTOOL" check config --syntax-only deploy/prometheus/prometheus.yml || fail "promtool check config"
 step_end
 
 # --- scripts -----------------------------------------------------------------------------------

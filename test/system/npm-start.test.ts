@@ -4,12 +4,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeYouTube, videoIds, playlistIds, type FakeYouTube } from '@subx/testing/fake-youtube';
-import { spawnLauncher, type Launcher } from './launcher.ts';
+import { startNpmStart, type NpmStartProcess } from './npm-start-process.ts';
 
 const ADMIN_TOKEN = 'system-test-admin-token-0123456789';
 
 let youtube: FakeYouTube;
-let launcher: Launcher;
+let system: NpmStartProcess;
 let base = '';
 let apiKey = '';
 
@@ -27,26 +27,12 @@ const get = (path: string, headers: Record<string, string> = { 'x-api-key': apiK
 
 beforeAll(async () => {
   youtube = await startFakeYouTube();
-  launcher = spawnLauncher([], {
-    PORT: '0',
-    YOUTUBE_BASE_URL: youtube.url,
-    ADMIN_TOKEN,
-    LOG_LEVEL: 'error',
-    REDIS_URL: '',
-    KAFKA_BROKERS: '',
-    MONGO_URL: '',
-    OPENAI_API_KEY: '',
-  });
-  const banner = await launcher.waitFor(
-    /subx is running at (http:\/\/\S+)[\s\S]*pro API key:\s+(sxk_v1_[A-Za-z0-9]{32})/,
-    60_000,
-  );
-  base = banner[1]!;
-  apiKey = banner[2]!;
+  system = await startNpmStart({ YOUTUBE_BASE_URL: youtube.url, ADMIN_TOKEN });
+  ({ base, apiKey } = system);
 }, 90_000);
 
 afterAll(async () => {
-  await launcher?.stop();
+  await system?.stop();
   await youtube?.close();
 });
 

@@ -4,7 +4,7 @@ import { createMongoDocumentStore } from './document-store/mongo.ts';
 import type { DocumentStore } from './document-store/port.ts';
 import { createInProcessEventBus } from './event-bus/in-process.ts';
 import { createKafkaEventBus, type BusLogger, type KafkaConsumerTuning } from './event-bus/kafka.ts';
-import type { EventBus } from './event-bus/port.ts';
+import type { BusObserver, EventBus } from './event-bus/port.ts';
 import { createInMemoryKeyValueStore } from './key-value/in-memory.ts';
 import type { KeyValueStore } from './key-value/port.ts';
 import { createRedisKeyValueStore } from './key-value/redis.ts';
@@ -23,6 +23,8 @@ export interface AdaptersConfig {
   clock?: Clock;
   logger?: BusLogger;
   kafkaConsumer?: KafkaConsumerTuning;
+  /** Metrics of the bus (service-kit's `busMetrics()`). */
+  busObserver?: BusObserver;
 }
 
 export interface Adapters {
@@ -53,8 +55,9 @@ export function createAdapters(config: AdaptersConfig): Adapters {
           clientId: config.clientId,
           ...(config.logger ? { logger: config.logger } : {}),
           ...(config.kafkaConsumer ? { consumer: config.kafkaConsumer } : {}),
+          ...(config.busObserver ? { observer: config.busObserver } : {}),
         })
-      : createInProcessEventBus();
+      : createInProcessEventBus(config.busObserver ? { observer: config.busObserver } : {});
   const store = mongoUrl
     ? createMongoDocumentStore({ url: mongoUrl, dbName: config.mongoDb || 'subx' })
     : createInMemoryDocumentStore();

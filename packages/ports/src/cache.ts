@@ -21,18 +21,32 @@ export interface JsonCache {
  * JSON values in a KeyValueStore under `<prefix>:<key>`. Values must survive JSON.stringify
  * (no Dates, Maps, bigints); callers that need more validate what `get` returns.
  */
-export function createJsonCache(kv: KeyValueStore, { prefix }: { prefix: string }): JsonCache {
+export function createJsonCache(
+  kv: KeyValueStore,
+  {
+    prefix,
+    onLookup,
+  }: {
+    prefix: string;
+    /** Called once per read with the key (without prefix) and whether it hit: the cache metrics. */
+    onLookup?: (key: string, hit: boolean) => void;
+  },
+): JsonCache {
   const inFlight = new Map<string, Promise<unknown>>();
   const fullKey = (key: string): string => `${prefix}:${key}`;
 
   const get = async <T>(key: string): Promise<T | null> => {
     const raw = await kv.get(fullKey(key));
-    if (raw === null) return null;
-    try {
-      return JSON.parse(raw) as T;
-    } catch {
-      return null;
+    let value: T | null = null;
+    if (raw !== null) {
+      try {
+        value = JSON.parse(raw) as T;
+      } catch {
+        value = null;
+      }
     }
+    onLookup?.(key, value !== null);
+    return value;
   };
 
   const set = async <T>(key: string, value: T, ttlMs: number): Promise<void> => {

@@ -5,7 +5,7 @@ import { createKafkaEventBus } from '../src/event-bus/kafka.ts';
 describeWithEngine('kafka', 'Kafka event bus', (brokers) => {
   describeEventBusContract(
     'kafka',
-    async () =>
+    async (observer) =>
       createKafkaEventBus({
         brokers: brokerList(brokers),
         clientId: 'ports-contract',
@@ -17,6 +17,7 @@ describeWithEngine('kafka', 'Kafka event bus', (brokers) => {
           maxWaitTimeInMs: 50,
         },
         retryBackoff: { initialMs: 20, maxMs: 200 },
+        observer,
       }),
     { timeoutMs: 30_000 },
   );

@@ -19,6 +19,20 @@ export const port = z
   .transform(Number)
   .pipe(z.number().int().max(65535, { error: 'must be an integer port number (0-65535)' }));
 
+/**
+ * METRICS_PORT: the port of `/metrics` (0 = any free port), or `off` for no metrics endpoint.
+ * → number | null.
+ */
+export const metricsPort = z
+  .string()
+  .trim()
+  .transform((value, ctx) => {
+    if (value === 'off') return null;
+    if (INTEGER.test(value) && Number(value) <= 65535) return Number(value);
+    ctx.addIssue({ code: 'custom', message: 'must be a port number (0-65535) or "off"' });
+    return z.NEVER;
+  });
+
 /** Integer > 0. */
 export const positiveInt = z
   .string()

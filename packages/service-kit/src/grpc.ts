@@ -14,6 +14,7 @@ import { AppError, Errors, isAppError, isErrorCode } from '@subx/errors';
 import type { Logger } from 'pino';
 import type { HealthRegistry } from './health.ts';
 import { HealthClient, createHealthServer } from './grpc-health.ts';
+import { observeGrpcCall } from './metrics/instruments.ts';
 import type { ServingStatus } from './grpc-health.ts';
 import { portInUse } from './startup-errors.ts';
 
@@ -203,10 +204,21 @@ function wrapUnary(
       .then(() => handler(call.request, ctx))
       .then(
         (response) => {
-          log.debug({ ms: Math.round(performance.now() - t0) }, 'rpc ok');
+          const ms = performance.now() - t0;
+          log.debug({ ms: Math.round(ms) }, 'rpc ok');
+          observeGrpcCall('server', path, 'OK', ms / 1000);
           callback(null, response);
         },
-        (err: unknown) => callback(toGrpcError(err, log)),
+        (err: unknown) => {
+          const grpcError = toGrpcError(err, log);
+          observeGrpcCall(
+            'server',
+            path,
+            grpc.status[grpcError.code ?? grpc.status.UNKNOWN] ?? 'UNKNOWN',
+            (performance.now() - t0) / 1000,
+          );
+          callback(grpcError);
+        },
       );
   };
 }
@@ -494,6 +506,12 @@ export function createGrpcClient<C extends grpc.Client>(
   }) as GrpcClient<C>;
 }
 
+/** '/pkg.Service/Method' of a generated client's method: the same label the server side uses. */
+function methodPath(client: grpc.Client, method: string): string {
+  const service = (client.constructor as { service?: Record<string, { path?: string }> }).service;
+  return service?.[method]?.path ?? `/unknown/${method}`;
+}
+
 /** One unary call with a deadline, request id and AppError mapping, on any generated client. */
 export function unaryCall<C extends grpc.Client, K extends UnaryMethodNames<C>>(
   client: C,
@@ -524,8 +542,15 @@ export function unaryCall<C extends grpc.Client, K extends UnaryMethodNames<C>>(
       reject(new Error(`no unary method "${method}" on this client`));
       return;
     }
+    const t0 = performance.now();
     const call = fn.call(client, request, metadata, { deadline }, (error, response) => {
       options.signal?.removeEventListener('abort', onAbort);
+      observeGrpcCall(
+        'client',
+        methodPath(client, method),
+        error ? (grpc.status[error.code] ?? 'UNKNOWN') : 'OK',
+        (performance.now() - t0) / 1000,
+      );
       if (error) {
         const appError = fromGrpcError(error, defaults.label);
         defaults.logger?.debug(

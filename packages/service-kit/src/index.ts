@@ -10,3 +10,4 @@ export type { SdkInstrumentation, SpanProcessor, StartTelemetryOptions, Telemetr
 export { HEALTH_PATHS, createInstrumentations } from './instrumentations.ts';
 export * from './timeout.ts';
 export * from './startup-errors.ts';
+export * from './metrics/index.ts';

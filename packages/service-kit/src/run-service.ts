@@ -1,9 +1,9 @@
 /**
  * The shared shape of every service's `main.ts`: load config (print every bad variable, of the
- * service's schema and of its extra loaders together, and exit 1), log it redacted, build the
- * service, register it with the lifecycle, and stop gracefully on SIGTERM/SIGINT. A start that
- * fails for a reason a person can fix (a busy port) prints one line and exits 1, no stack trace.
- * Each main.ts stays a composition root of a few lines.
+ * service's schema and of its extra loaders together, and exit 1), log it redacted, serve `/metrics`
+ * on METRICS_PORT, build the service, register it with the lifecycle, and stop gracefully on
+ * SIGTERM/SIGINT. A start that fails for a reason a person can fix (a busy port) prints one line and
+ * exits 1, no stack trace. Each main.ts stays a composition root of a few lines.
  */
 import type { z } from 'zod';
 import { loadConfig, redactConfig, secretKeysOf } from './config.ts';
@@ -11,6 +11,7 @@ import { loadAllConfig, startupProblem } from './startup-errors.ts';
 import { createLifecycle } from './lifecycle.ts';
 import { createLogger } from './logger.ts';
 import { activeTelemetry } from './telemetry.ts';
+import { startMetricsServer, type MetricsServer } from './metrics/server.ts';
 import type { Logger } from 'pino';
 
 export interface RunnableService {
@@ -56,6 +57,17 @@ export async function runService<S extends z.ZodType, E = undefined>(options: {
   const lifecycle = createLifecycle({ logger, shutdownTimeoutMs });
   // Registered first so it stops last: spans of the shutdown itself are still flushed.
   lifecycle.register('telemetry', { stop: () => activeTelemetry()?.shutdown() });
+  // METRICS_PORT (config helper `metricsPort`): number = serve /metrics there, null = off.
+  const metricsPort = settings.METRICS_PORT;
+  if (typeof metricsPort === 'number') {
+    let metrics: MetricsServer | undefined;
+    lifecycle.register('metrics', {
+      start: async () => {
+        metrics = await startMetricsServer({ port: metricsPort, logger });
+      },
+      stop: () => metrics?.close(),
+    });
+  }
   let running: RunnableService | undefined;
   lifecycle.register(options.service, {
     start: async () => {

@@ -6,6 +6,7 @@ import {
   nonNegativeInt,
   secret,
   urlStringOf,
+  metricsPort,
 } from '@subx/service-kit';
 import { z } from 'zod';
 
@@ -15,6 +16,8 @@ import { z } from 'zod';
  */
 export const ConfigSchema = z.object({
   GRPC_PORT: port.default(50053),
+  /** `/metrics` (Prometheus) on its own port; `off` disables it. */
+  METRICS_PORT: metricsPort.default(9467),
   /** Any OpenAI-compatible endpoint, including /v1 (e.g. http://localhost:11434/v1 for Ollama). */
   OPENAI_BASE_URL: urlStringOf(['http:', 'https:']).optional(),
   OPENAI_API_KEY: secret().optional(),

@@ -1,9 +1,11 @@
-import { csv, durationMs, loadConfig, port, secret, urlStringOf } from '@subx/service-kit';
+import { csv, durationMs, loadConfig, port, secret, urlStringOf, metricsPort } from '@subx/service-kit';
 import { z } from 'zod';
 
 /** Environment of the billing service. */
 export const ConfigSchema = z.object({
   GRPC_PORT: port.default(50054),
+  /** `/metrics` (Prometheus) on its own port; `off` disables it. */
+  METRICS_PORT: metricsPort.default(9468),
   /** Unset: the in-process bus (only meaningful inside `npm start`). */
   KAFKA_BROKERS: csv.optional(),
   KAFKA_CLIENT_ID: z.string().trim().min(1).default('billing'),

@@ -1,6 +1,6 @@
 /** Composition root of the billing service running alone (compose, Kubernetes). */
 import { createAdapters } from '@subx/ports';
-import { runService } from '@subx/service-kit';
+import { busMetrics, runService } from '@subx/service-kit';
 import { ConfigSchema } from './config.ts';
 import { startBillingService } from './index.ts';
 
@@ -14,6 +14,7 @@ await runService({
       mongoDb: config.MONGO_DB,
       clientId: config.KAFKA_CLIENT_ID,
       logger,
+      busObserver: busMetrics(),
     });
     const service = await startBillingService({ config, store: adapters.store, bus: adapters.bus, logger });
     return {

@@ -1,7 +1,7 @@
 /** @subx/comments: comment downloads over gRPC (subx.comments.v1.CommentsService). */
 import type { Clock, KeyValueStore } from '@subx/ports';
 import { createJsonCache, systemClock } from '@subx/ports';
-import { startGrpcServer } from '@subx/service-kit';
+import { cacheLookupMetrics, startGrpcServer, upstreamMetrics } from '@subx/service-kit';
 import type { Logger } from '@subx/service-kit';
 import { YouTubeClient } from '@subx/youtube';
 import type { YouTubeClientConfig } from '@subx/youtube';
@@ -36,10 +36,11 @@ export async function startCommentsService(
   const youtube = YouTubeClient.create(options.youtube, {
     clock,
     logger: logger.child({ component: 'youtube' }),
+    observer: upstreamMetrics('comments'),
   });
   const service = createCommentsService({
     youtube,
-    cache: createJsonCache(options.kv, { prefix: 'comments' }),
+    cache: createJsonCache(options.kv, { prefix: 'comments', onLookup: cacheLookupMetrics() }),
     ttlMs: config.COMMENTS_CACHE_TTL_MS,
   });
   const server = await startGrpcServer({

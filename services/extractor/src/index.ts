@@ -4,7 +4,7 @@
  */
 import type { Clock, EventBus, KeyValueStore, Subscription } from '@subx/ports';
 import { createJsonCache, systemClock } from '@subx/ports';
-import { startGrpcServer } from '@subx/service-kit';
+import { cacheLookupMetrics, startGrpcServer, upstreamMetrics } from '@subx/service-kit';
 import type { Logger } from '@subx/service-kit';
 import { YouTubeClient } from '@subx/youtube';
 import type { YouTubeClientConfig } from '@subx/youtube';
@@ -50,10 +50,11 @@ export async function startExtractorService(
   const youtube = YouTubeClient.create(options.youtube, {
     clock,
     logger: logger.child({ component: 'youtube' }),
+    observer: upstreamMetrics('extractor'),
   });
   const extraction = createExtractionService({
     youtube,
-    cache: createJsonCache(options.kv, { prefix: 'extractor' }),
+    cache: createJsonCache(options.kv, { prefix: 'extractor', onLookup: cacheLookupMetrics() }),
     ttl: {
       transcriptMs: config.TRANSCRIPT_CACHE_TTL_MS,
       validateMs: config.VALIDATE_CACHE_TTL_MS,

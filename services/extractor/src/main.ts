@@ -1,6 +1,6 @@
 /** Composition root of the extractor service running alone (compose, Kubernetes). */
 import { createAdapters } from '@subx/ports';
-import { runService } from '@subx/service-kit';
+import { busMetrics, runService } from '@subx/service-kit';
 import { loadYouTubeConfig } from '@subx/youtube';
 import { ConfigSchema } from './config.ts';
 import { startExtractorService } from './index.ts';
@@ -16,6 +16,7 @@ await runService({
       kafkaBrokers: config.KAFKA_BROKERS,
       clientId: config.KAFKA_CLIENT_ID,
       logger,
+      busObserver: busMetrics(),
     });
     const service = await startExtractorService({
       config,

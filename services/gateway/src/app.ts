@@ -3,6 +3,7 @@
  * optional admin routes. Everything it talks to comes in through `deps`.
  */
 import Fastify, { LogController } from 'fastify';
+import { observeHttpRequest } from '@subx/service-kit';
 import type { FastifyInstance } from 'fastify';
 import { AppError, Errors } from '@subx/errors';
 import packageJson from '../package.json' with { type: 'json' };
@@ -89,6 +90,16 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     await finishIdempotency(deps.idempotency, request).catch((err: unknown) =>
       request.log.error({ err }, 'storing the idempotent response failed'),
     );
+  });
+
+  // Metrics: the route pattern (never the URL), status class, and time to the last byte.
+  app.addHook('onResponse', async (request, reply) => {
+    observeHttpRequest({
+      method: request.method,
+      route: request.routeOptions.url,
+      status: reply.statusCode,
+      seconds: reply.elapsedTime / 1000,
+    });
   });
 
   const ctx: RouteContext = { deps, pricing: deps.pricing ?? DEFAULT_PRICING };

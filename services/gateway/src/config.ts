@@ -14,10 +14,13 @@ import {
   loadConfig as parse,
   secret,
   secretKeysOf,
+  metricsPort,
 } from '@subx/service-kit';
 
 export const ConfigSchema = z.object({
   PORT: port.default(8080),
+  /** `/metrics` (Prometheus) on its own port; `off` disables it. */
+  METRICS_PORT: metricsPort.default(9464),
   HOST: z.string().default('0.0.0.0'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   EXTRACTOR_GRPC_ADDR: z.string().default('127.0.0.1:50051'),

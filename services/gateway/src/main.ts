@@ -1,6 +1,6 @@
 /** Composition root of the gateway running alone (compose, Kubernetes). */
 import { createAdapters } from '@subx/ports';
-import { runService } from '@subx/service-kit';
+import { busMetrics, runService } from '@subx/service-kit';
 import { ConfigSchema } from './config.ts';
 import { loadAccessConfig } from './access/config.ts';
 import { startGateway } from './start-gateway.ts';
@@ -18,6 +18,7 @@ await runService({
       mongoDb: config.MONGO_DB,
       clientId: config.KAFKA_CLIENT_ID,
       logger,
+      busObserver: busMetrics(),
     });
     const gateway = await startGateway({
       config,

@@ -78,6 +78,7 @@ Returns a YAML list of {name, optional}. Call with (dict "c" $component).
 {{- $env := dict "LOG_LEVEL" $root.Values.global.logLevel "OTEL_SERVICE_NAME" .name "SHUTDOWN_TIMEOUT_MS" (toString (int $root.Values.global.shutdownTimeoutMs)) -}}
 {{- if $root.Values.global.otelExporterOtlpEndpoint }}{{ $_ := set $env "OTEL_EXPORTER_OTLP_ENDPOINT" $root.Values.global.otelExporterOtlpEndpoint }}{{ end -}}
 {{- if eq .c.protocol "grpc" }}{{ $_ := set $env "GRPC_PORT" (toString (int .c.port)) }}{{ else }}{{ $_ := set $env "PORT" (toString (int .c.port)) }}{{ end -}}
+{{- $_ := set $env "METRICS_PORT" (ternary (toString (int $root.Values.metrics.port)) "off" $root.Values.metrics.enabled) -}}
 {{- if .c.uses.kafka }}{{ $_ := set $env "KAFKA_BROKERS" $root.Values.infra.kafkaBrokers }}{{ end -}}
 {{- if .c.uses.mongo }}{{ $_ := set $env "MONGO_DB" $root.Values.infra.mongoDb }}{{ end -}}
 {{- range $peer := .c.peers -}}

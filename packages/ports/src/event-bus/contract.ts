@@ -4,6 +4,8 @@ import { deferred, waitFor } from '../testing/wait.ts';
 import {
   RetriableError,
   dlqTopic,
+  type BusObserver,
+  type ConsumerLag,
   type CrashableSubscription,
   type DeliveredMessage,
   type EventBus,
@@ -21,11 +23,12 @@ const uniqueGroup = (): string => `g-${randomUUID()}`;
 
 /**
  * The semantics documented in port.ts, run against one adapter. `makeBus` returns a fresh bus per
- * test; every topic and group name is unique, so adapters sharing one server do not interfere.
+ * test, reporting to `observer`; every topic and group name is unique, so adapters sharing one
+ * server do not interfere.
  */
 export function describeEventBusContract(
   name: string,
-  makeBus: () => Promise<ContractEventBus>,
+  makeBus: (observer: BusObserver) => Promise<ContractEventBus>,
   { timeoutMs = 20_000 }: { timeoutMs?: number } = {},
 ): void {
   describe(`EventBus contract: ${name}`, () => {
@@ -48,8 +51,23 @@ export function describeEventBusContract(
       return topic;
     };
 
+    // What the bus reported to its observer during the test.
+    let seen: {
+      published: string[];
+      handled: string[];
+      deadLettered: string[];
+      lag: (() => Promise<ConsumerLag[]>) | undefined;
+    };
+
     beforeEach(async () => {
-      bus = await makeBus();
+      const record: typeof seen = { published: [], handled: [], deadLettered: [], lag: undefined };
+      seen = record;
+      bus = await makeBus({
+        published: (topic, count) => record.published.push(`${topic} ${count}`),
+        handled: (topic, groupId, outcome) => record.handled.push(`${topic} ${groupId} ${outcome}`),
+        deadLettered: (topic, groupId) => record.deadLettered.push(`${topic} ${groupId}`),
+        lagSource: (read) => (record.lag = read),
+      });
       subscriptions = [];
     });
 
@@ -284,6 +302,56 @@ export function describeEventBusContract(
         'x-original-offset': original.offset,
       });
       expect(letter.headers['x-error-message']).toContain('cannot parse poison');
+    });
+
+    it('reports published, handled and dead-lettered messages and consumer lag to its observer', async () => {
+      const topic = await newTopic();
+      const groupId = uniqueGroup();
+      const done: string[] = [];
+      let retried = false;
+      const subscription = await subscribe({
+        groupId,
+        topics: [topic],
+        maxAttempts: 2,
+        handler: async (m) => {
+          const text = decode(m.value);
+          if (text === 'poison') throw new Error('poison');
+          if (text === 'retry' && !retried) {
+            retried = true;
+            throw new RetriableError('not yet');
+          }
+          done.push(text);
+        },
+      });
+      await bus.publish(topic, [
+        { key: 'a', value: encode('ok') },
+        { key: 'b', value: encode('retry') },
+        { key: 'c', value: encode('poison') },
+      ]);
+      const handled = (outcome: string) => seen.handled.filter((h) => h === `${topic} ${groupId} ${outcome}`);
+      // Reports follow the handler (and the dead-letter publish), so wait for the reports themselves.
+      await until(
+        () => handled('ok').length === 2 && seen.published.includes(`${dlqTopic(topic)} 1`),
+        'two handled, one dead-lettered',
+      );
+      expect(done.sort()).toEqual(['ok', 'retry']);
+      expect(seen.published).toContain(`${topic} 3`);
+      expect(handled('ok')).toHaveLength(2);
+      expect(handled('retry')).toHaveLength(1);
+      expect(handled('failed')).toHaveLength(2);
+      expect(seen.deadLettered).toEqual([`${topic} ${groupId}`]);
+
+      // Lag: nothing behind once everything is committed, then two behind while the group is away.
+      const lagOf = async () =>
+        (await seen.lag!()).find((l) => l.groupId === groupId && l.topic === topic)?.lag;
+      expect(seen.lag).toBeDefined();
+      await waitFor(async () => (await lagOf()) === 0, { timeoutMs, intervalMs: 50, message: 'lag 0' });
+      await subscription.stop();
+      await bus.publish(topic, [
+        { key: 'a', value: encode('later 1') },
+        { key: 'b', value: encode('later 2') },
+      ]);
+      await waitFor(async () => (await lagOf()) === 2, { timeoutMs, intervalMs: 50, message: 'lag 2' });
     });
 
     it('stop() waits for the in-flight handler and commits its message', async () => {

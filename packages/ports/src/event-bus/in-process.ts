@@ -2,6 +2,8 @@ import {
   RetriableError,
   dlqTopic,
   type BusMessage,
+  type BusObserver,
+  type ConsumerLag,
   type CrashableSubscription,
   type DeliveredMessage,
   type EventBus,
@@ -14,6 +16,7 @@ export interface InProcessEventBusOptions {
   partitions?: number;
   /** Redelivery backoff after a failed handler. Default 100 ms doubling up to 5 s. */
   retryBackoff?: RetryBackoff;
+  observer?: BusObserver;
 }
 
 export interface InProcessEventBus extends EventBus {
@@ -175,6 +178,12 @@ export function createInProcessEventBus(options: InProcessEventBusOptions = {}):
         error = e ?? new Error('handler threw a nullish value');
       }
       if (member.crashed) return;
+      const groupId = member.group.id;
+      options.observer?.handled?.(
+        topic,
+        groupId,
+        error === null ? 'ok' : error instanceof RetriableError ? 'retry' : 'failed',
+      );
       if (error === null) {
         state.committed = offset + 1;
         return;
@@ -182,6 +191,8 @@ export function createInProcessEventBus(options: InProcessEventBusOptions = {}):
       if (!(error instanceof RetriableError)) {
         failures++;
         if (failures >= maxAttempts) {
+          options.observer?.deadLettered?.(topic, groupId);
+          options.observer?.published?.(dlqTopic(topic), 1);
           append(dlqTopic(topic), {
             key: stored.key,
             value: stored.value,
@@ -212,10 +223,26 @@ export function createInProcessEventBus(options: InProcessEventBusOptions = {}):
     rebalance(group);
   };
 
+  options.observer?.lagSource?.(async () => {
+    const lag = new Map<string, ConsumerLag>();
+    for (const group of groups.values()) {
+      for (const [key, state] of group.partitions) {
+        const cut = key.lastIndexOf('/');
+        const topic = key.slice(0, cut);
+        const log = topics.get(topic)?.partitions[Number(key.slice(cut + 1))];
+        const entry = lag.get(`${group.id}\0${topic}`) ?? { groupId: group.id, topic, lag: 0 };
+        entry.lag += Math.max(0, (log?.length ?? 0) - state.committed);
+        lag.set(`${group.id}\0${topic}`, entry);
+      }
+    }
+    return [...lag.values()];
+  });
+
   return {
     async publish(topic, messages) {
       assertOpen();
       for (const message of messages) append(topic, message);
+      if (messages.length > 0) options.observer?.published?.(topic, messages.length);
       for (const group of groups.values()) {
         if (group.members.some((m) => m.options.topics.includes(topic))) queueMicrotask(() => pump(group));
       }

@@ -11,6 +11,8 @@ import {
   RetriableError,
   dlqTopic,
   type BusMessage,
+  type BusObserver,
+  type ConsumerLag,
   type CrashableSubscription,
   type DeliveredMessage,
   type EventBus,
@@ -49,10 +51,13 @@ export interface KafkaEventBusOptions {
   healthTimeoutMs?: number;
   /** Bound on waiting for a new member's first group join in `subscribe`. Default 60 000 ms. */
   joinTimeoutMs?: number;
+  observer?: BusObserver;
 }
 
 export interface KafkaEventBus extends EventBus {
   subscribe(options: SubscribeOptions): Promise<CrashableSubscription>;
+  /** Lag of the groups subscribed through this bus: partition end minus committed offset, summed. */
+  consumerLag(): Promise<ConsumerLag[]>;
 }
 
 interface Member {
@@ -97,7 +102,10 @@ export function createKafkaEventBus(options: KafkaEventBusOptions): KafkaEventBu
   let adminPromise: Promise<Admin> | null = null;
   const knownTopics = new Set<string>();
   const members = new Set<Member>();
+  /** Consumer groups subscribed through this bus (whose lag we report): their topics and start. */
+  const subscribed = new Map<string, { topics: Set<string>; fromBeginning: boolean }>();
   let closed = false;
+  const observer = options.observer;
 
   const connectOnce = <T extends { connect(): Promise<void> }>(make: () => T, reset: () => void) =>
     (async () => {
@@ -169,6 +177,7 @@ export function createKafkaEventBus(options: KafkaEventBusOptions): KafkaEventBu
         headers: { ...m.headers },
       })),
     });
+    observer?.published?.(topic, messages.length);
   };
 
   /**
@@ -300,6 +309,11 @@ export function createKafkaEventBus(options: KafkaEventBusOptions): KafkaEventBu
         };
         const error = await runHandler(delivered, heartbeat);
         if (crashed()) return;
+        observer?.handled?.(
+          topic,
+          groupId,
+          error === null ? 'ok' : error instanceof RetriableError ? 'retry' : 'failed',
+        );
         if (error === null) {
           await commit(topic, partition, raw.offset);
           return;
@@ -307,6 +321,7 @@ export function createKafkaEventBus(options: KafkaEventBusOptions): KafkaEventBu
         if (!(error instanceof RetriableError)) {
           failures++;
           if (failures >= maxAttempts) {
+            observer?.deadLettered?.(topic, groupId);
             await send(dlqTopic(topic), [
               {
                 key,
@@ -355,6 +370,12 @@ export function createKafkaEventBus(options: KafkaEventBusOptions): KafkaEventBu
 
     await consumer.connect();
     await consumer.subscribe({ topics: [...topics], fromBeginning: true });
+    const known = subscribed.get(groupId) ?? {
+      topics: new Set<string>(),
+      fromBeginning: subscribeOptions.fromBeginning === true,
+    };
+    for (const topic of topics) known.topics.add(topic);
+    subscribed.set(groupId, known);
     await consumer.run({
       autoCommit: false,
       partitionsConsumedConcurrently: partitions,
@@ -430,7 +451,36 @@ export function createKafkaEventBus(options: KafkaEventBusOptions): KafkaEventBu
     };
   };
 
+  const consumerLag = async (): Promise<ConsumerLag[]> => {
+    if (closed || subscribed.size === 0) return [];
+    const admin = await getAdmin();
+    const lags: ConsumerLag[] = [];
+    for (const [groupId, { topics: groupTopics, fromBeginning }] of subscribed) {
+      for (const topic of groupTopics) {
+        const [ends, [committed]] = await Promise.all([
+          admin.fetchTopicOffsets(topic),
+          admin.fetchOffsets({ groupId, topics: [topic] }),
+        ]);
+        let lag = 0;
+        for (const end of ends) {
+          const offset = committed?.partitions.find((p) => p.partition === end.partition)?.offset;
+          // No commit yet: the group starts at the log's start (fromBeginning) or at the end it
+          // pinned when it subscribed (pinStartOffsets), which is then nothing behind.
+          const uncommitted = offset === undefined || offset === '-1';
+          const from = uncommitted ? BigInt(fromBeginning ? end.low : end.high) : BigInt(offset);
+          const behind = BigInt(end.high) - from;
+          if (behind > 0n) lag += Number(behind);
+        }
+        lags.push({ groupId, topic, lag });
+      }
+    }
+    return lags;
+  };
+  observer?.lagSource?.(consumerLag);
+
   return {
+    consumerLag,
+
     async publish(topic, messages) {
       if (closed) throw new Error('event bus is closed');
       if (messages.length === 0) return;

@@ -66,6 +66,26 @@ export interface EventBus {
   close(): Promise<void>;
 }
 
+/** Messages behind the end of the log, per consumer group and topic (summed over partitions). */
+export interface ConsumerLag {
+  groupId: string;
+  topic: string;
+  lag: number;
+}
+
+/**
+ * What both adapters report, for metrics (service-kit's `busMetrics()` implements it). Every call is
+ * synchronous and cheap; `lagSource` is called once at construction with a function that reads the
+ * lag of this bus's consumer groups (the caller decides when, e.g. at scrape time).
+ */
+export interface BusObserver {
+  published?(topic: string, count: number): void;
+  /** One handler run: ok (committed), retry (RetriableError), failed (any other error). */
+  handled?(topic: string, groupId: string, outcome: 'ok' | 'retry' | 'failed'): void;
+  deadLettered?(topic: string, groupId: string): void;
+  lagSource?(read: () => Promise<ConsumerLag[]>): void;
+}
+
 /** Thrown by a handler to say "not now, try again": never dead-lettered. */
 export class RetriableError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {

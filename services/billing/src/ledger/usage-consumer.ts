@@ -1,6 +1,7 @@
 import type { EventBus, Subscription } from '@subx/ports';
 import { RetriableError } from '@subx/ports';
 import { creditUsageV1 } from '@subx/contracts';
+import { countBillingEvent } from '@subx/service-kit';
 import { InvalidUsageEventError, type UsageLedger } from './usage-ledger.ts';
 
 export const CREDIT_USAGE_TOPIC = 'billing.credit-usage.v1';
@@ -34,15 +35,20 @@ export async function startUsageConsumer(deps: {
       try {
         event = creditUsageV1.CreditUsage.decode(message.value);
       } catch (err) {
+        countBillingEvent('rejected');
         throw new InvalidUsageEventError(`undecodable credit-usage event: ${(err as Error).message}`);
       }
       try {
         const outcome = await deps.ledger.record(event);
+        countBillingEvent(outcome === 'duplicate' ? 'duplicate' : 'applied');
         if (outcome === 'duplicate') {
           deps.logger.info({ event_id: event.envelope?.eventId }, 'duplicate credit-usage event ignored');
         }
       } catch (err) {
-        if (err instanceof InvalidUsageEventError) throw err;
+        if (err instanceof InvalidUsageEventError) {
+          countBillingEvent('rejected');
+          throw err;
+        }
         throw new RetriableError('ledger write failed', { cause: err });
       }
     },

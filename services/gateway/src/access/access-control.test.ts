@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AppError, toPublicErrorBody } from '@subx/errors';
 import type { Collection, Doc, DocumentStore } from '@subx/ports';
 import { createInMemoryDocumentStore } from '@subx/ports';
+import { scrape } from '@subx/service-kit';
 import { rateLimitBody, rateLimitHeaders, rateLimitOf } from './rate-limit.ts';
 import type { Replicas } from './test-support.ts';
 import { startReplicas } from './test-support.ts';
@@ -12,6 +13,13 @@ afterEach(async () => {
   await replicas?.stop();
   replicas = undefined;
 });
+
+/** subx_rate_limit_rejections_total for one tier's daily limit, from this process's metrics. */
+async function dailyRejections(tier: string): Promise<number> {
+  const series = `subx_rate_limit_rejections_total{tier="${tier}",limit="daily"} `;
+  const line = (await scrape()).split('\n').find((l) => l.startsWith(series));
+  return line === undefined ? 0 : Number(line.slice(series.length));
+}
 
 async function rejection(promise: Promise<unknown>): Promise<AppError> {
   try {
@@ -186,11 +194,14 @@ describe('tiers and daily limits', () => {
     expect(JSON.stringify(toPublicErrorBody(tier, 'r'))).not.toContain('resetAtMs');
     for (let i = 0; i < 100; i += 1) await m!.access.admit({ apiKey, operation: 'extract' });
     // Exhausted: a pro-only operation is still 403 (tier before rate limit), extract is 429.
+    const rejectedBefore = await dailyRejections('free');
     expect((await rejection(m!.access.admit({ apiKey, operation: 'comments_analyze' }))).code).toBe(
       'TIER_REQUIRED',
     );
     const limited = await rejection(m!.access.admit({ apiKey, operation: 'extract' }));
     expect(limited.code).toBe('RATE_LIMITED');
+    // Only the 429 counts as a rate-limit rejection, under the account's tier.
+    expect((await dailyRejections('free')) - rejectedBefore).toBe(1);
     expect(await m!.rateLimiter.todayCount(account._id)).toBe(100);
   });
 

@@ -5,6 +5,7 @@
  */
 import { Errors } from '@subx/errors';
 import type { Clock } from '@subx/ports';
+import { countRateLimitRejection } from '@subx/service-kit';
 import type { AccessControl } from './types.ts';
 import type { AccountRepository } from './accounts.ts';
 import type { AccessPricing } from './pricing.ts';
@@ -29,7 +30,10 @@ export function createAccessControl(deps: {
         throw attachRateLimit(Errors.tierRequired(required, account.tier), state);
       }
       const consumed = await rateLimiter.consume(account, operation);
-      if (!consumed.admitted) throw dailyLimitError(consumed.state, clock.now());
+      if (!consumed.admitted) {
+        countRateLimitRejection(account.tier, 'daily');
+        throw dailyLimitError(consumed.state, clock.now());
+      }
       return { account, rateLimit: consumed.state, refund: consumed.refund };
     },
   };

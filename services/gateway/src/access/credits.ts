@@ -16,6 +16,7 @@ import { randomUUID } from 'node:crypto';
 import { creditUsageV1 } from '@subx/contracts';
 import { Errors } from '@subx/errors';
 import type { Clock, Doc, DocumentStore, KeyValueStore } from '@subx/ports';
+import { countCredits } from '@subx/service-kit';
 import type { CreditLedger, Operation, Reservation, UsageReport } from './types.ts';
 import type { AccountDoc, AccountRepository } from './accounts.ts';
 import type { Logger } from './logger.ts';
@@ -175,6 +176,7 @@ export function createCreditLedger(options: CreditLedgerOptions): CreditLedgerIm
         throw Errors.insufficientCredits(amount, Math.max(0, (current as AccountDoc | null)?.credits ?? 0));
       }
 
+      countCredits(operation, 'reserved', amount);
       let finished = false;
       return {
         reserved: amount,
@@ -219,6 +221,8 @@ export function createCreditLedger(options: CreditLedgerOptions): CreditLedgerIm
           );
           // Already released by the sweeper (the request outlived the reservation TTL): nothing to charge.
           if (!committed) return;
+          countCredits(operation, 'charged', credits);
+          countCredits(operation, 'released', amount - credits);
           if (credits > 0) options.onEventPending?.();
           await settle(committed, amount - credits);
           if (credits > 0) await countUsage(accountId, operation, credits, now);
@@ -231,7 +235,10 @@ export function createCreditLedger(options: CreditLedgerOptions): CreditLedgerIm
             { $set: { state: 'released' } },
             { returnDocument: 'after' },
           );
-          if (released) await settle(released, amount);
+          if (released) {
+            countCredits(operation, 'released', amount);
+            await settle(released, amount);
+          }
         },
       };
     },
@@ -258,6 +265,7 @@ export function createCreditLedger(options: CreditLedgerOptions): CreditLedgerIm
           { returnDocument: 'after' },
         );
         if (released) {
+          countCredits(released.operation, 'released', released.amount);
           await settle(released, released.amount);
           expired += 1;
         }

@@ -4,6 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { Clock, DocumentStore, EventBus, KeyValueStore } from '@subx/ports';
+import { registerOutboxBacklog } from '@subx/service-kit';
 import type { AccessControl, IdempotencyStore } from './types.ts';
 import type { AccessConfig } from './config.ts';
 import { DEFAULT_PRICING } from './pricing.ts';
@@ -133,6 +134,7 @@ export function createAccessModule(deps: AccessModuleDeps): AccessModule {
     };
   }
 
+  let unregisterBacklog = () => {};
   return {
     access,
     credits,
@@ -160,8 +162,10 @@ export function createAccessModule(deps: AccessModuleDeps): AccessModule {
         logger.warn({ err, topic }, 'could not ensure the credit-usage topic');
       });
       relay.start();
+      unregisterBacklog = registerOutboxBacklog(() => relay.backlog());
     },
     async stop() {
+      unregisterBacklog();
       await relay.stop();
       await relay.flush();
       await keyCache.stop();

@@ -16,6 +16,8 @@ export interface OutboxRelay {
   start(): void;
   /** Stops the timer and waits for a running flush. */
   stop(): Promise<void>;
+  /** Entries committed but not yet published, and the age of the oldest (the outbox metrics). */
+  backlog(): Promise<{ pending: number; oldestAgeSeconds: number }>;
 }
 
 export interface OutboxRelayOptions {
@@ -123,6 +125,14 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
         kicked = false;
         void flush();
       });
+    },
+    async backlog() {
+      const filter = { outbox_status: 'pending', topic };
+      const pending = await outbox.countDocuments(filter);
+      if (pending === 0) return { pending, oldestAgeSeconds: 0 };
+      const [oldest] = await outbox.find(filter, { sort: { committed_at: 1 }, limit: 1 });
+      const committedAt = oldest?.committed_at ?? clock.now();
+      return { pending, oldestAgeSeconds: Math.max(0, (clock.now() - committedAt) / 1000) };
     },
     start() {
       if (timer) return;

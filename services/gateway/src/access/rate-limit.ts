@@ -6,6 +6,7 @@
 import { Errors } from '@subx/errors';
 import type { AppError } from '@subx/errors';
 import type { Clock, KeyValueStore } from '@subx/ports';
+import { countRateLimitRejection } from '@subx/service-kit';
 import type { Account, Operation, RateLimitState } from './types.ts';
 import type { AccessPricing } from './pricing.ts';
 import { DAY_MS, nextUtcMidnight, utcDate } from './time.ts';
@@ -165,6 +166,7 @@ export function createIpRateLimiter(deps: {
         expireAtMs: windowEnd + 1_000,
       });
       if (!result.applied) {
+        countRateLimitRejection('anonymous', 'per_ip_minute');
         const retryAfter = secondsUntil(windowEnd, now);
         throw Errors.rateLimited(
           `Too many requests from this address: the limit is ${limit} per minute. Retry in ${retryAfter} s.`,

@@ -1,5 +1,5 @@
 import { Errors, isAppError } from '@subx/errors';
-import { withTimeout } from '@subx/service-kit';
+import { countFanOutDeadlineMissed, withTimeout } from '@subx/service-kit';
 import type { ExtractorBackend } from '../backends/types.ts';
 import type { FanOut, FanOutJob, FanOutOutcome, FanOutRequest } from './types.ts';
 
@@ -39,6 +39,7 @@ export function createDirectFanOut(deps: { extractor: ExtractorBackend; concurre
           }),
         );
     return withTimeout(work, budgetMs, (): FanOutOutcome => {
+      countFanOutDeadlineMissed('direct', 1);
       controller.abort();
       return { ok: false, error: Errors.timeout() };
     });

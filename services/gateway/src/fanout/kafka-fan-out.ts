@@ -3,6 +3,7 @@ import { extractJobV1 } from '@subx/contracts';
 import { AppError, Errors, isErrorCode } from '@subx/errors';
 import type { extractorV1 } from '@subx/contracts';
 import type { BusMessage, Clock, DeliveredMessage, EventBus, Subscription } from '@subx/ports';
+import { countFanOutDeadlineMissed } from '@subx/service-kit';
 import {
   SpanKind,
   contextFromTraceParent,
@@ -276,6 +277,7 @@ export function createKafkaFanOut(deps: KafkaFanOutDeps): KafkaFanOut {
     const result = outcomes.map((o): FanOutOutcome => o ?? { ok: false, error: Errors.timeout() });
     const timedOut = outcomes.filter((o) => o === undefined).length;
     if (timedOut > 0) {
+      countFanOutDeadlineMissed('bus', timedOut);
       logger.info(
         { request_id: request.requestId, correlation_id: correlationId, timed_out: timedOut, items: n },
         'fan-out deadline reached',

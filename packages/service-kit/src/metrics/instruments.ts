@@ -1,0 +1,310 @@
+/**
+ * The metrics subx records, by concern, as small functions the services call at the moment the
+ * thing happens. Names follow Prometheus conventions (`_total` counters, `_seconds` units); the
+ * catalogue with meanings is in packages/service-kit/README.md and the alerts that read them in
+ * deploy/helm/subx/templates/prometheusrule.yaml.
+ */
+import { counter, gauge, histogram } from './registry.ts';
+
+// ---------------------------------------------------------------------------------------------
+// HTTP (gateway)
+
+/** '2xx' .. '5xx': errors are the 5xx (and 4xx) classes of the same series. */
+export function statusClass(status: number): string {
+  return status >= 100 && status < 600 ? `${Math.floor(status / 100)}xx` : 'other';
+}
+
+const httpLabels = ['method', 'route', 'status_class'] as const;
+
+/**
+ * One finished HTTP request. `route` is the router's pattern (`/api/v1/extract`), never the URL:
+ * requests that matched no route are counted under 'unmatched'.
+ */
+export function observeHttpRequest(request: {
+  method: string;
+  route: string | undefined;
+  status: number;
+  seconds: number;
+}): void {
+  const labels = {
+    method: request.method,
+    route: request.route || 'unmatched',
+    status_class: statusClass(request.status),
+  };
+  counter(
+    'subx_http_requests_total',
+    'HTTP requests served, by route pattern and status class.',
+    httpLabels,
+  ).inc(labels);
+  histogram(
+    'subx_http_request_duration_seconds',
+    'HTTP request duration from arrival to the last byte of the response.',
+    httpLabels,
+  ).observe(labels, request.seconds);
+}
+
+/** A request refused for a rate limit: `tier` of the account ('anonymous' for per-address limits). */
+export function countRateLimitRejection(tier: string, limit: 'daily' | 'per_ip_minute'): void {
+  counter('subx_rate_limit_rejections_total', 'Requests refused with 429 by a rate limit, by tier.', [
+    'tier',
+    'limit',
+  ]).inc({ tier, limit });
+}
+
+/** Credits moved for an operation: reserved before the work, then charged and/or released. */
+export function countCredits(
+  operation: string,
+  action: 'reserved' | 'charged' | 'released',
+  credits: number,
+): void {
+  if (credits <= 0) return;
+  counter(
+    'subx_credits_total',
+    'Credits reserved before work, charged for results and released back, by operation.',
+    ['operation', 'action'],
+  ).inc({ operation, action }, credits);
+}
+
+// ---------------------------------------------------------------------------------------------
+// gRPC (server side in startGrpcServer, client side in unaryCall: every service gets both)
+
+const grpcLabels = ['grpc_service', 'grpc_method'] as const;
+const grpcCodeLabels = ['grpc_service', 'grpc_method', 'grpc_code'] as const;
+
+function splitPath(path: string): { grpc_service: string; grpc_method: string } {
+  // '/subx.extractor.v1.ExtractorService/GetTranscript'
+  const [, service = 'unknown', method = 'unknown'] = path.split('/');
+  return { grpc_service: service, grpc_method: method };
+}
+
+const GRPC_METRICS = {
+  server: {
+    calls: [
+      'subx_grpc_server_handled_total',
+      'gRPC calls handled by this server, by method and status code.',
+    ],
+    time: ['subx_grpc_server_handling_seconds', 'gRPC handling time on the server, by method.'],
+  },
+  client: {
+    calls: ['subx_grpc_client_handled_total', 'gRPC calls made by this process, by method and status code.'],
+    time: ['subx_grpc_client_handling_seconds', 'gRPC call time seen by the caller, by method.'],
+  },
+} as const;
+
+/**
+ * One finished unary call on either side (`startGrpcServer`, `unaryCall`): `path` is the method's
+ * '/pkg.Service/Method', `code` the grpc status name.
+ */
+export function observeGrpcCall(
+  side: 'server' | 'client',
+  path: string,
+  code: string,
+  seconds: number,
+): void {
+  const labels = splitPath(path);
+  const { calls, time } = GRPC_METRICS[side];
+  counter(calls[0], calls[1], grpcCodeLabels).inc({ ...labels, grpc_code: code });
+  histogram(time[0], time[1], grpcLabels).observe(labels, seconds);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Upstream (the video platform) and caches
+
+export type UpstreamOutcomeLabel = 'ok' | 'blocked' | 'rate_limited' | 'timeout' | 'error';
+export type BreakerStateLabel = 'closed' | 'open' | 'half_open';
+const BREAKER_STATES: readonly BreakerStateLabel[] = ['closed', 'open', 'half_open'];
+
+/**
+ * An observer in the shape of @subx/youtube's `UpstreamObserver` (structurally typed, so the kit
+ * does not depend on the platform client). `component` is the owning service (extractor,
+ * comments). Not `service` nor `endpoint`: the Prometheus Operator sets those on every target
+ * (Kubernetes Service, port name) and would rename ours to exported_*.
+ */
+export function upstreamMetrics(component: string): {
+  call(call: { client: string; endpoint: string; outcome: UpstreamOutcomeLabel; durationMs: number }): void;
+  breaker(state: BreakerStateLabel): void;
+} {
+  const calls = counter(
+    'subx_upstream_requests_total',
+    'HTTP requests sent to the video platform, by platform client, endpoint and outcome.',
+    ['component', 'client', 'upstream_endpoint', 'outcome'],
+  );
+  const duration = histogram(
+    'subx_upstream_request_duration_seconds',
+    'Platform request latency, by platform client and endpoint.',
+    ['component', 'client', 'upstream_endpoint'],
+  );
+  const breaker = gauge(
+    'subx_upstream_circuit_breaker_state',
+    'Circuit breaker of the platform client: 1 for the current state, 0 for the others.',
+    ['component', 'state'],
+  );
+  for (const state of BREAKER_STATES) breaker.set({ component, state }, state === 'closed' ? 1 : 0);
+  return {
+    call({ client, endpoint, outcome, durationMs }) {
+      calls.inc({ component, client, upstream_endpoint: endpoint, outcome });
+      duration.observe({ component, client, upstream_endpoint: endpoint }, durationMs / 1000);
+    },
+    breaker(current) {
+      for (const state of BREAKER_STATES) breaker.set({ component, state }, state === current ? 1 : 0);
+    },
+  };
+}
+
+/** One cache lookup: `cache` is the cache's name (transcript, metadata, comments, summary, ...). */
+export function countCacheLookup(cache: string, hit: boolean): void {
+  counter('subx_cache_requests_total', 'Cache lookups, by cache and result (hit or miss).', [
+    'cache',
+    'result',
+  ]).inc({
+    cache,
+    result: hit ? 'hit' : 'miss',
+  });
+}
+
+/**
+ * A `createJsonCache({ onLookup })` hook: the cache is named by the key's first segment
+ * (`transcript:v1:<id>` → transcript), which the code chooses, so the label stays bounded.
+ */
+export function cacheLookupMetrics(): (key: string, hit: boolean) => void {
+  return (key, hit) => countCacheLookup(key.split(':', 1)[0] || 'unnamed', hit);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Event bus, fan-out, outbox, billing
+
+/**
+ * What the event-bus adapters of @subx/ports report (their `BusObserver`): published messages by
+ * topic, handled deliveries by topic, group and outcome, and dead-lettered messages.
+ */
+export function busMetrics(): {
+  published(topic: string, count: number): void;
+  handled(topic: string, groupId: string, outcome: 'ok' | 'retry' | 'failed'): void;
+  deadLettered(topic: string, groupId: string): void;
+  lagSource(read: () => Promise<LagReport>): void;
+} {
+  const produced = counter(
+    'subx_bus_messages_produced_total',
+    'Messages published to the event bus, by topic.',
+    ['topic'],
+  );
+  const consumed = counter(
+    'subx_bus_messages_consumed_total',
+    'Deliveries handled by consumers, by topic, group and outcome (ok, retry, failed).',
+    ['topic', 'group', 'outcome'],
+  );
+  const dlq = counter(
+    'subx_bus_dead_lettered_total',
+    'Messages moved to <topic>.dlq after their last failed attempt, by topic and group.',
+    ['topic', 'group'],
+  );
+  return {
+    published: (topic, count) => produced.inc({ topic }, count),
+    handled: (topic, group, outcome) => consumed.inc({ topic, group, outcome }),
+    deadLettered: (topic, group) => dlq.inc({ topic, group }),
+    lagSource: (read) => void registerConsumerLag(read),
+  };
+}
+
+type LagReport = readonly { groupId: string; topic: string; lag: number }[];
+const lagSources = new Set<() => Promise<LagReport>>();
+
+/** A scrape-time read must neither hang nor fail the scrape: bounded, and failures read as absent. */
+async function bounded<T>(read: () => Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([
+      read(),
+      new Promise<undefined>((resolve) => {
+        timer = setTimeout(() => resolve(undefined), ms);
+      }),
+    ]);
+  } catch {
+    return undefined;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Consumer lag, read at scrape time from `source` (the Kafka adapter's `consumerLag`), 2 s bound. */
+export function registerConsumerLag(source: () => Promise<LagReport>): () => void {
+  lagSources.add(source);
+  gauge(
+    'subx_kafka_consumer_lag',
+    'Messages behind the partition end for the consumer groups of this process, by group and topic.',
+    ['group', 'topic'],
+    async function collect() {
+      const reports = await Promise.all([...lagSources].map((s) => bounded(s, 2_000)));
+      this.reset();
+      for (const { groupId, topic, lag } of reports.flatMap((r) => r ?? [])) {
+        this.set({ group: groupId, topic }, lag);
+      }
+    },
+  );
+  return () => lagSources.delete(source);
+}
+
+/** Batch/playlist items answered TIMEOUT: `fanout` is 'bus' (Kafka jobs) or 'direct' (gRPC calls). */
+export function countFanOutDeadlineMissed(fanout: 'bus' | 'direct', items: number): void {
+  if (items <= 0) return;
+  counter(
+    'subx_fanout_deadline_missed_total',
+    'Batch/playlist items that had no result by their deadline, by fan-out path.',
+    ['fanout'],
+  ).inc({ fanout }, items);
+}
+
+interface OutboxBacklog {
+  pending: number;
+  oldestAgeSeconds: number;
+}
+let outboxSource: (() => Promise<OutboxBacklog>) | undefined;
+let outboxRead: Promise<OutboxBacklog | undefined> | undefined;
+
+/**
+ * One read per scrape for both gauges (a scrape starts every metric's collect before awaiting any,
+ * so the second gauge joins the first one's read), bounded at 2 s; a failed read leaves the last values.
+ */
+function readOutbox(): Promise<OutboxBacklog | undefined> {
+  const source = outboxSource;
+  if (!source) return Promise.resolve(undefined);
+  outboxRead ??= bounded(source, 2_000).finally(() => {
+    outboxRead = undefined;
+  });
+  return outboxRead;
+}
+
+/** Outbox backlog, read at scrape time: entries not yet published and the age of the oldest. */
+export function registerOutboxBacklog(source: () => Promise<OutboxBacklog>): () => void {
+  outboxSource = source;
+  outboxRead = undefined;
+  gauge(
+    'subx_outbox_pending',
+    'Outbox entries (credit-usage events) committed but not yet published.',
+    [],
+    async function () {
+      const backlog = await readOutbox();
+      if (backlog) this.set(backlog.pending);
+    },
+  );
+  gauge(
+    'subx_outbox_oldest_age_seconds',
+    'Age of the oldest outbox entry not yet published (0 when none).',
+    [],
+    async function () {
+      const backlog = await readOutbox();
+      if (backlog) this.set(backlog.oldestAgeSeconds);
+    },
+  );
+  return () => {
+    if (outboxSource === source) outboxSource = undefined;
+  };
+}
+
+export function countBillingEvent(result: 'applied' | 'duplicate' | 'rejected'): void {
+  counter(
+    'subx_billing_events_total',
+    'Credit-usage events seen by the billing ledger: applied, duplicate (deduplicated) or rejected.',
+    ['result'],
+  ).inc({ result });
+}

@@ -1,0 +1,140 @@
+// The recording functions against the process registry, read back through the exposition text.
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { ConfigError, loadConfig, metricsPort } from '../config.ts';
+import {
+  cacheLookupMetrics,
+  countCredits,
+  observeHttpRequest,
+  registerConsumerLag,
+  registerOutboxBacklog,
+  statusClass,
+  upstreamMetrics,
+} from './instruments.ts';
+import { scrape } from './registry.ts';
+
+/** The value of one sample line, or undefined when absent. */
+function valueOf(text: string, series: string): number | undefined {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
+describe('METRICS_PORT', () => {
+  const schema = z.object({ METRICS_PORT: metricsPort.default(9464) });
+  it('is a port, 0 for any free port, or off; the default applies when unset', () => {
+    expect(loadConfig(schema, { METRICS_PORT: '9470' }).METRICS_PORT).toBe(9470);
+    expect(loadConfig(schema, { METRICS_PORT: '0' }).METRICS_PORT).toBe(0);
+    expect(loadConfig(schema, { METRICS_PORT: 'off' }).METRICS_PORT).toBeNull();
+    expect(loadConfig(schema, {}).METRICS_PORT).toBe(9464);
+  });
+  it('rejects anything else, naming the variable', () => {
+    for (const bad of ['70000', 'false', '-1', '9464x']) {
+      expect(() => loadConfig(schema, { METRICS_PORT: bad })).toThrow(ConfigError);
+      expect(() => loadConfig(schema, { METRICS_PORT: bad })).toThrow(/METRICS_PORT/);
+    }
+  });
+});
+
+describe('recording', () => {
+  it('HTTP: route pattern and status class; no route is "unmatched"', async () => {
+    expect([statusClass(200), statusClass(404), statusClass(503), statusClass(0)]).toEqual([
+      '2xx',
+      '4xx',
+      '5xx',
+      'other',
+    ]);
+    observeHttpRequest({ method: 'POST', route: '/api/v1/extract', status: 200, seconds: 0.3 });
+    observeHttpRequest({ method: 'POST', route: '/api/v1/extract', status: 503, seconds: 3 });
+    observeHttpRequest({ method: 'GET', route: undefined, status: 404, seconds: 0.001 });
+    const text = await scrape();
+    const labels = 'method="POST",route="/api/v1/extract"';
+    expect(valueOf(text, `subx_http_requests_total{${labels},status_class="2xx"}`)).toBe(1);
+    expect(valueOf(text, `subx_http_requests_total{${labels},status_class="5xx"}`)).toBe(1);
+    expect(valueOf(text, `subx_http_requests_total{method="GET",route="unmatched",status_class="4xx"}`)).toBe(
+      1,
+    );
+    // 0.3 s is within the 0.5 s bucket, 3 s is not within 2.5 s.
+    expect(
+      valueOf(text, `subx_http_request_duration_seconds_bucket{le="0.5",${labels},status_class="2xx"}`),
+    ).toBe(1);
+    expect(
+      valueOf(text, `subx_http_request_duration_seconds_bucket{le="2.5",${labels},status_class="5xx"}`),
+    ).toBe(0);
+  });
+
+  it('credits: zero amounts are not recorded', async () => {
+    countCredits('batch', 'reserved', 10);
+    countCredits('batch', 'released', 0);
+    const text = await scrape();
+    expect(valueOf(text, 'subx_credits_total{operation="batch",action="reserved"}')).toBe(10);
+    expect(text).not.toContain('action="released"');
+  });
+
+  it('upstream: one observer per component; the breaker gauge shows exactly the current state', async () => {
+    const observer = upstreamMetrics('extractor');
+    observer.call({ client: 'WEB', endpoint: 'player', outcome: 'blocked', durationMs: 120 });
+    observer.breaker('open');
+    let text = await scrape();
+    expect(
+      valueOf(
+        text,
+        'subx_upstream_requests_total{component="extractor",client="WEB",upstream_endpoint="player",outcome="blocked"}',
+      ),
+    ).toBe(1);
+    expect(valueOf(text, 'subx_upstream_circuit_breaker_state{component="extractor",state="open"}')).toBe(1);
+    expect(valueOf(text, 'subx_upstream_circuit_breaker_state{component="extractor",state="closed"}')).toBe(
+      0,
+    );
+    observer.breaker('half_open');
+    text = await scrape();
+    expect(valueOf(text, 'subx_upstream_circuit_breaker_state{component="extractor",state="open"}')).toBe(0);
+    expect(
+      valueOf(text, 'subx_upstream_circuit_breaker_state{component="extractor",state="half_open"}'),
+    ).toBe(1);
+  });
+
+  it('cache: named by the first key segment, never by the id in the key', async () => {
+    const onLookup = cacheLookupMetrics();
+    onLookup('transcript:v1:dQw4w9WgXcQ:en:o:', true);
+    onLookup('transcript:v1:aaaaaaaaaaa:en:o:', false);
+    const text = await scrape();
+    expect(valueOf(text, 'subx_cache_requests_total{cache="transcript",result="hit"}')).toBe(1);
+    expect(valueOf(text, 'subx_cache_requests_total{cache="transcript",result="miss"}')).toBe(1);
+    expect(text).not.toContain('dQw4w9WgXcQ');
+  });
+});
+
+describe('scrape-time sources', () => {
+  it('a hanging or failing source neither blocks nor fails the scrape', async () => {
+    const unregisterOutbox = registerOutboxBacklog(() => new Promise(() => {}));
+    const unregisterLag = registerConsumerLag(() => Promise.reject(new Error('broker down')));
+    const t0 = Date.now();
+    const text = await scrape();
+    expect(Date.now() - t0).toBeLessThan(10_000);
+    expect(text).toContain('# TYPE subx_outbox_pending gauge');
+    unregisterOutbox();
+    unregisterLag();
+  });
+
+  it('reads the outbox once per scrape for both gauges, and reports lag by group and topic', async () => {
+    let reads = 0;
+    const unregisterOutbox = registerOutboxBacklog(async () => {
+      reads += 1;
+      return { pending: 7, oldestAgeSeconds: 42 };
+    });
+    const unregisterLag = registerConsumerLag(async () => [
+      { groupId: 'billing-ledger', topic: 'billing.credit-usage.v1', lag: 3 },
+    ]);
+    const text = await scrape();
+    expect(reads).toBe(1);
+    expect(valueOf(text, 'subx_outbox_pending')).toBe(7);
+    expect(valueOf(text, 'subx_outbox_oldest_age_seconds')).toBe(42);
+    expect(
+      valueOf(text, 'subx_kafka_consumer_lag{group="billing-ledger",topic="billing.credit-usage.v1"}'),
+    ).toBe(3);
+    unregisterLag();
+    unregisterOutbox();
+    // Gone from this process: the lag series disappears at the next scrape.
+    expect(await scrape()).not.toContain('subx_kafka_consumer_lag{');
+  });
+});
