@@ -85,7 +85,9 @@ const metricsSetting = metricsPort.safeParse(env.METRICS_PORT || '9464');
 if (!metricsSetting.success) throw new Error('METRICS_PORT must be a port number (0-65535) or "off"');
 const metricsAt = metricsSetting.data;
 const metrics =
-  metricsAt === null ? null : await startMetricsServer({ port: metricsAt, host: LOOPBACK, logger });
+  metricsAt === null
+    ? null
+    : await startMetricsServer({ port: metricsAt, host: LOOPBACK, logger }).catch(exitOnStartupProblem);
 if (metrics) lifecycle.register('metrics', { stop: () => metrics.close() });
 
 if (demo) lifecycle.register('demo platform', { stop: () => demo.close() });

@@ -22,7 +22,8 @@ export function spawnLauncher(args: string[], env: Record<string, string>): Laun
   const child = spawn(
     process.execPath,
     ['--disable-warning=ExperimentalWarning', 'scripts/start-embedded.ts', ...args],
-    { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
+    // /metrics on a free port unless the test says otherwise: suites run in parallel
+    { cwd: root, env: { ...process.env, METRICS_PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()));

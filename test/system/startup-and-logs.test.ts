@@ -81,6 +81,14 @@ describe('a busy port is one line naming the port and the variable, exit 1', () 
     ['comments', 'services/comments/src/main.ts', 'GRPC_PORT', 'comments', { LOG_LEVEL: 'silent' }],
     ['ai', 'services/ai/src/main.ts', 'GRPC_PORT', 'ai', { LOG_LEVEL: 'silent' }],
     ['billing', 'services/billing/src/main.ts', 'GRPC_PORT', 'billing', { LOG_LEVEL: 'silent' }],
+    ['npm start metrics', 'scripts/start-embedded.ts', 'METRICS_PORT', 'subx', { PORT: '0' }],
+    [
+      'extractor metrics',
+      'services/extractor/src/main.ts',
+      'METRICS_PORT',
+      'extractor',
+      { GRPC_PORT: '0', LOG_LEVEL: 'silent' },
+    ],
   ] as const)(
     '%s',
     async (_name, script, variable, prefix, env) => {

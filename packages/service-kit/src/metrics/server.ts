@@ -6,6 +6,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
+import { portInUse } from '../startup-errors.ts';
 import { METRICS_CONTENT_TYPE, collectProcessMetrics, scrape } from './registry.ts';
 
 export interface StartMetricsServerOptions {
@@ -50,9 +51,11 @@ export async function startMetricsServer(options: StartMetricsServerOptions): Pr
   server.headersTimeout = 5_000;
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    // a busy port is a start-up problem a person can fix: one line naming METRICS_PORT
+    const fail = (err: Error) => reject(portInUse(err, 'METRICS_PORT', options.port));
+    server.once('error', fail);
     server.listen(options.port, host, () => {
-      server.off('error', reject);
+      server.off('error', fail);
       resolve();
     });
   });
