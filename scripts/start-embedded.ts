@@ -4,7 +4,9 @@
  * boundaries are real, the gateway on PORT (default 8080). KAFKA_BROKERS, MONGO_URL and REDIS_URL,
  * when set, replace the embedded adapters with the real engines.
  *
- * Prints the URL, the admin token (generated unless ADMIN_TOKEN is set) and a ready-to-use pro key.
+ * Prints the URL, the admin token (generated unless ADMIN_TOKEN is set), a ready-to-use pro key and
+ * the dashboard's URL (DASHBOARD_PORT, default 8090). Without SMTP_URL the dashboard's mails
+ * (verification and reset links) are printed here.
  */
 import { createAdapters } from '@subx/ports';
 import { createLifecycle, createLogger } from '@subx/service-kit';
@@ -14,6 +16,7 @@ import { loadBillingConfig, startBillingService } from '@subx/billing';
 import { loadCommentsConfig, startCommentsService } from '@subx/comments';
 import { loadExtractorConfig, startExtractorService } from '@subx/extractor';
 import { loadConfig as loadGatewayConfig, startGateway } from '@subx/gateway';
+import { loadDashboardConfig, startDashboard } from '@subx/dashboard';
 
 const env = process.env;
 const LOOPBACK = '127.0.0.1';
@@ -94,6 +97,24 @@ const gateway = await startGateway({
   logger: serviceLogger('gateway'),
 });
 lifecycle.register('gateway', { stop: () => gateway.stop() });
+
+const dashboardConfig = loadDashboardConfig({
+  ...env,
+  HOST: env.HOST || LOOPBACK,
+  LOG_LEVEL: logLevel,
+  GATEWAY_URL: gateway.url,
+  ADMIN_TOKEN: gateway.adminToken,
+});
+const dashboard = await startDashboard({
+  config: dashboardConfig,
+  kv: adapters.kv,
+  store: adapters.store,
+  logger: serviceLogger('dashboard'),
+  onConsoleMail: (mail) =>
+    process.stdout.write(`\n--- mail to ${mail.to}: ${mail.subject}\n${mail.text}\n---\n`),
+});
+// Stops before the gateway (registered later, stopped earlier): no page calls a closed gateway.
+lifecycle.register('dashboard', { stop: () => dashboard.stop() });
 lifecycle.installSignalHandlers();
 await lifecycle.start();
 
@@ -104,6 +125,7 @@ const lines = [
   `subx is running at ${gateway.url}`,
   `  health:       ${gateway.url}/health`,
   `  API docs:     ${gateway.url}/docs`,
+  `  dashboard:    ${dashboard.url}  (sign up, API keys, usage, playground; mails are printed here)`,
   `  admin token:  ${gateway.generated.adminToken ? `${gateway.adminToken}  (generated; set ADMIN_TOKEN to choose one)` : '(from ADMIN_TOKEN)'}`,
   `  pro API key:  ${apiKey}  (account ${account._id})`,
   `  engines:      bus=${engines.bus} store=${engines.store} kv=${engines.kv}`,
