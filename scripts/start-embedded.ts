@@ -100,6 +100,8 @@ lifecycle.register('gateway', { stop: () => gateway.stop() });
 
 const dashboardConfig = loadDashboardConfig({
   ...env,
+  // PORT=0 (tests) means free ports everywhere: the dashboard too, unless DASHBOARD_PORT says otherwise.
+  DASHBOARD_PORT: env.DASHBOARD_PORT || (env.PORT === '0' ? '0' : undefined),
   HOST: env.HOST || LOOPBACK,
   LOG_LEVEL: logLevel,
   GATEWAY_URL: gateway.url,
