@@ -163,6 +163,8 @@ describeWithBrowser('dashboard in a real browser', (executablePath) => {
     expect(await page.textContent('#tier')).toBe('free');
     const today = new Date().toISOString().slice(0, 10);
     const todayRow = page.locator('tr', { has: page.locator(`th:text-is("${today}")`) });
+    // The README's picture (docs/dashboard-usage.png is a copy of this file).
+    await page.screenshot({ path: join(ARTIFACTS, 'usage-readme.png') });
     await page.getByText('The numbers as a table').click();
     expect((await todayRow.locator('td').first().textContent())!.trim()).toBe('2 / 0');
     expect(await page.locator('svg.chart rect').count()).toBeGreaterThan(0);
