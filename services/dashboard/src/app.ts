@@ -4,7 +4,7 @@
  * throttling and one-time links live in the KeyValueStore, people in the DocumentStore, and
  * everything about accounts, keys and usage comes from the gateway's admin API.
  */
-import { timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import Fastify, { LogController } from 'fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -54,6 +54,7 @@ const DAY_MS = 86_400_000;
 const OPERATORS_PAGE_SIZE = 25;
 const IP_FREE_FAILURES = 20;
 const EMAIL_FREE_FAILURES = 3;
+const MAIL_INTERVAL_MS = 60_000;
 
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
@@ -274,6 +275,10 @@ export async function buildDashboardApp(deps: DashboardDeps): Promise<FastifyIns
   }
 
   async function sendLink(user: UserDoc, purpose: 'verify' | 'reset'): Promise<void> {
+    // At most one mail of each kind per address per minute: the forms cannot be used to flood
+    // someone's inbox. The page answers the same either way.
+    const gate = `dashboard:mail:${purpose}:${createHash('sha256').update(user.email).digest('base64url')}`;
+    if (!(await kv.setIfAbsent(gate, '1', { ttlMs: MAIL_INTERVAL_MS }))) return;
     const token = await links.issue(purpose, user._id);
     const url = `${publicUrl()}/${purpose}?token=${token}`;
     const mail =
