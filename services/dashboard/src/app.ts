@@ -417,29 +417,30 @@ export async function buildDashboardApp(deps: DashboardDeps): Promise<FastifyIns
     return reply.redirect('/sign-in', 303);
   });
 
-  app.get('/verify', async (request, reply) => {
-    const token = String((request.query as Record<string, unknown>).token ?? '');
-    if ((await links.peek('verify', token)) === null) {
-      return page(
-        request,
-        reply,
-        (ctx) => messagePage(ctx, 'Link expired', 'This link is invalid, used or expired.', 'error'),
-        400,
-      );
-    }
-    return page(request, reply, (ctx) => verifyPage(ctx, token));
-  });
+  const linkExpired = (request: FastifyRequest, reply: FastifyReply) =>
+    page(
+      request,
+      reply,
+      (ctx) => messagePage(ctx, 'Link expired', 'This link is invalid, used or expired.', 'error'),
+      400,
+    );
+
+  /** GET of a mailed link: a page with a form (nothing changes on GET), or "expired". */
+  function linkPage(purpose: 'verify' | 'reset', render: (ctx: PageContext, token: string) => string) {
+    return async (request: FastifyRequest, reply: FastifyReply) => {
+      const token = String((request.query as Record<string, unknown>).token ?? '');
+      if ((await links.peek(purpose, token)) === null) return linkExpired(request, reply);
+      return page(request, reply, (ctx) => render(ctx, token));
+    };
+  }
+
+  app.get('/verify', linkPage('verify', verifyPage));
 
   app.post('/verify', async (request, reply) => {
     const userId = await links.redeem('verify', field(request.body, 'token'));
     let user = userId ? await users.byId(userId) : null;
     if (!user) {
-      return page(
-        request,
-        reply,
-        (ctx) => messagePage(ctx, 'Link expired', 'This link is invalid, used or expired.', 'error'),
-        400,
-      );
+      return linkExpired(request, reply);
     }
     if (!user.account_id) {
       // The gateway account comes with a key nobody has seen: revoke it, so the first key is the
@@ -484,18 +485,10 @@ export async function buildDashboardApp(deps: DashboardDeps): Promise<FastifyIns
     );
   });
 
-  app.get('/reset', async (request, reply) => {
-    const token = String((request.query as Record<string, unknown>).token ?? '');
-    if ((await links.peek('reset', token)) === null) {
-      return page(
-        request,
-        reply,
-        (ctx) => messagePage(ctx, 'Link expired', 'This link is invalid, used or expired.', 'error'),
-        400,
-      );
-    }
-    return page(request, reply, (ctx) => resetPage(ctx, token));
-  });
+  app.get(
+    '/reset',
+    linkPage('reset', (ctx, token) => resetPage(ctx, token)),
+  );
 
   app.post('/reset', async (request, reply) => {
     const token = field(request.body, 'token');
@@ -515,12 +508,7 @@ export async function buildDashboardApp(deps: DashboardDeps): Promise<FastifyIns
     const userId = await links.redeem('reset', token);
     const user = userId ? await users.byId(userId) : null;
     if (!user) {
-      return page(
-        request,
-        reply,
-        (ctx) => messagePage(ctx, 'Link expired', 'This link is invalid, used or expired.', 'error'),
-        400,
-      );
+      return linkExpired(request, reply);
     }
     // Every existing session of this person ends (the old password may be what leaked).
     await users.update(user._id, { password_hash: await hashPassword(password, config.PASSWORD_SCRYPT_N) });

@@ -4,6 +4,7 @@ import { html } from './html.ts';
 import { legend, stackedBarChart } from './chart.ts';
 import type { AccountLimits, AccountUsage, CallResult, GatewayAccount } from './gateway-client.ts';
 import { TIERS } from './gateway-client.ts';
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './passwords.ts';
 import type { UserDoc } from './users.ts';
 
 export interface Viewer {
@@ -85,31 +86,41 @@ export function layout(ctx: PageContext, title: string, body: Html, notice?: Not
     </html>`.value;
 }
 
+function emailField(autocomplete: 'email' | 'username', value = ''): Html {
+  return html`<label for="email">Email</label
+    ><input
+      id="email"
+      name="email"
+      type="email"
+      autocomplete="${autocomplete}"
+      required
+      maxlength="254"
+      value="${value}"
+    />`;
+}
+
+/** A new password (sign-up, reset) states and checks the minimum; the current one does not. */
+function passwordField(label: string, kind: 'new' | 'current'): Html {
+  const isNew = kind === 'new';
+  return html`<label for="password"
+      >${label}${isNew ? html` <span class="hint">(at least ${MIN_PASSWORD_LENGTH} characters)</span>` : ''}</label
+    ><input
+      id="password"
+      name="password"
+      type="password"
+      autocomplete="${isNew ? 'new-password' : 'current-password'}"
+      required
+      ${isNew ? html`minlength="${MIN_PASSWORD_LENGTH}"` : ''}
+      maxlength="${MAX_PASSWORD_LENGTH}"
+    />`;
+}
+
 export function signUpPage(ctx: PageContext, notice?: Notice | null, email = ''): string {
   return layout(
     ctx,
     'Create an account',
     html`<form method="post" action="/sign-up" class="card">
-        ${csrfField(ctx)} <label for="email">Email</label
-        ><input
-          id="email"
-          name="email"
-          type="email"
-          autocomplete="email"
-          required
-          maxlength="254"
-          value="${email}"
-        />
-        <label for="password">Password <span class="hint">(at least 10 characters)</span></label
-        ><input
-          id="password"
-          name="password"
-          type="password"
-          autocomplete="new-password"
-          required
-          minlength="10"
-          maxlength="256"
-        />
+        ${csrfField(ctx)} ${emailField('email', email)} ${passwordField('Password', 'new')}
         <button type="submit">Sign up</button>
       </form>
       <p>Already have an account? <a href="/sign-in">Sign in</a>.</p>`,
@@ -122,25 +133,7 @@ export function signInPage(ctx: PageContext, notice?: Notice | null, email = '')
     ctx,
     'Sign in',
     html`<form method="post" action="/sign-in" class="card">
-        ${csrfField(ctx)} <label for="email">Email</label
-        ><input
-          id="email"
-          name="email"
-          type="email"
-          autocomplete="username"
-          required
-          maxlength="254"
-          value="${email}"
-        />
-        <label for="password">Password</label
-        ><input
-          id="password"
-          name="password"
-          type="password"
-          autocomplete="current-password"
-          required
-          maxlength="256"
-        />
+        ${csrfField(ctx)} ${emailField('username', email)} ${passwordField('Password', 'current')}
         <button type="submit">Sign in</button>
       </form>
       <p><a href="/forgot">Forgot your password?</a> · <a href="/sign-up">Create an account</a></p>`,
@@ -174,8 +167,7 @@ export function forgotPage(ctx: PageContext, notice?: Notice | null): string {
     ctx,
     'Reset your password',
     html`<form method="post" action="/forgot" class="card">
-      ${csrfField(ctx)} <label for="email">Email</label
-      ><input id="email" name="email" type="email" autocomplete="email" required maxlength="254" />
+      ${csrfField(ctx)} ${emailField('email')}
       <button type="submit">Email me a reset link</button>
     </form>`,
     notice,
@@ -188,16 +180,7 @@ export function resetPage(ctx: PageContext, token: string, notice?: Notice | nul
     'Choose a new password',
     html`<form method="post" action="/reset" class="card">
       ${csrfField(ctx)}<input type="hidden" name="token" value="${token}" />
-      <label for="password">New password <span class="hint">(at least 10 characters)</span></label
-      ><input
-        id="password"
-        name="password"
-        type="password"
-        autocomplete="new-password"
-        required
-        minlength="10"
-        maxlength="256"
-      />
+      ${passwordField('New password', 'new')}
       <button type="submit">Set password</button>
     </form>`,
     notice,
@@ -211,6 +194,21 @@ function unverified(ctx: PageContext): Html {
       ${csrfField(ctx)}<button type="submit">Send the link again</button>
     </form>
   </div>`;
+}
+
+/** A dangerous action: a required confirmation box (checked by the server too), and a dialog with JavaScript. */
+function confirmedForm(
+  ctx: PageContext,
+  o: { action: string; id: string; dialog: string; label: string; button: Html },
+): Html {
+  return html`<form method="post" action="${o.action}" class="confirm" data-confirm="${o.dialog}">
+    ${csrfField(ctx)}
+    <p>
+      <input type="checkbox" id="${o.id}" name="confirm" value="yes" required />
+      <label for="${o.id}">${o.label}</label>
+    </p>
+    ${o.button}
+  </form>`;
 }
 
 export function keysPage(
@@ -237,32 +235,20 @@ export function keysPage(
         <h2>Current key</h2>
         <p><code class="key" id="masked-key">${account.key.prefix}…${account.key.last4}</code></p>
         <p class="hint">Created ${account.key.created_at}. Send it as the <code>X-API-Key</code> header.</p>
-        <form
-          method="post"
-          action="/keys/regenerate"
-          class="confirm"
-          data-confirm="Regenerate the key? The current key stops working at once."
-        >
-          ${csrfField(ctx)}
-          <p>
-            <input type="checkbox" id="confirm-regenerate" name="confirm" value="yes" required />
-            <label for="confirm-regenerate">I understand the current key stops working at once</label>
-          </p>
-          <button type="submit">Regenerate key</button>
-        </form>
-        <form
-          method="post"
-          action="/keys/revoke"
-          class="confirm"
-          data-confirm="Revoke the key? Requests with it will be refused."
-        >
-          ${csrfField(ctx)}
-          <p>
-            <input type="checkbox" id="confirm-revoke" name="confirm" value="yes" required />
-            <label for="confirm-revoke">I understand requests with this key will be refused</label>
-          </p>
-          <button type="submit" class="danger">Revoke key</button>
-        </form>
+        ${confirmedForm(ctx, {
+          action: '/keys/regenerate',
+          id: 'confirm-regenerate',
+          dialog: 'Regenerate the key? The current key stops working at once.',
+          label: 'I understand the current key stops working at once',
+          button: html`<button type="submit">Regenerate key</button>`,
+        })}
+        ${confirmedForm(ctx, {
+          action: '/keys/revoke',
+          id: 'confirm-revoke',
+          dialog: 'Revoke the key? Requests with it will be refused.',
+          label: 'I understand requests with this key will be refused',
+          button: html`<button type="submit" class="danger">Revoke key</button>`,
+        })}
       </div>`
     : html`<div class="card">
         <p>You have no active API key.</p>
