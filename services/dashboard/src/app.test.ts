@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CONTENT_SECURITY_POLICY } from './app.ts';
+import { GatewayError } from './gateway-client.ts';
 import { delayAfter } from './throttle.ts';
 import { hashPassword, needsRehash, verifyPassword } from './passwords.ts';
 import { html, raw } from './html.ts';
@@ -184,6 +185,14 @@ describe('sign-up, verification and reset', () => {
 
     const link = new URL(mail.link('person@example.com', 'verify'));
     expect(link.origin).toBe('http://dash.test');
+    // While the gateway is down the link is not used up.
+    const createAccount = gateway.client.createAccount;
+    gateway.client.createAccount = async () => {
+      throw new GatewayError(503, 'UNAVAILABLE');
+    };
+    await b.get(`${link.pathname}${link.search}`);
+    expect((await b.post('/verify', { token: link.searchParams.get('token')! })).statusCode).toBe(502);
+    gateway.client.createAccount = createAccount;
     const confirm = await b.get(`${link.pathname}${link.search}`);
     expect(confirm.body).toContain('Confirm my email');
     expect((await b.post('/verify', { token: link.searchParams.get('token')! })).body).toContain(

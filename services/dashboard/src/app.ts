@@ -181,7 +181,9 @@ export async function buildDashboardApp(deps: DashboardDeps): Promise<FastifyIns
 
   app.addHook('onRequest', async (request, reply) => {
     request.dash = { session: null, user: null };
-    const session = await sessions.load(request.cookies[SESSION_COOKIE]);
+    // Probes and static files need no session (and a probe must not depend on a session lookup).
+    const sessionless = request.url.startsWith('/static/') || request.url.startsWith('/health/');
+    const session = sessionless ? null : await sessions.load(request.cookies[SESSION_COOKIE]);
     if (session?.userId) {
       const user = await users.byId(session.userId);
       if (user && session.epoch === user.session_epoch) {
@@ -437,18 +439,19 @@ export async function buildDashboardApp(deps: DashboardDeps): Promise<FastifyIns
   app.get('/verify', linkPage('verify', verifyPage));
 
   app.post('/verify', async (request, reply) => {
-    const userId = await links.redeem('verify', field(request.body, 'token'));
+    const token = field(request.body, 'token');
+    const userId = await links.peek('verify', token);
     let user = userId ? await users.byId(userId) : null;
-    if (!user) {
-      return linkExpired(request, reply);
-    }
+    if (!user) return linkExpired(request, reply);
     if (!user.account_id) {
       // The gateway account comes with a key nobody has seen: revoke it, so the first key is the
-      // one this person generates and sees.
+      // one this person generates and sees. Done before the link is used up, so a gateway outage
+      // leaves the link working for another try.
       const { account_id: accountId } = await gateway.createAccount(user.email);
       await gateway.revokeKey(accountId);
       user = (await users.attachAccount(user._id, accountId)) ?? user;
     }
+    if ((await links.redeem('verify', token)) === null) return linkExpired(request, reply);
     await users.update(user._id, { email_verified: true });
     return page(request, reply, (ctx) =>
       messagePage(

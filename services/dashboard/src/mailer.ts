@@ -25,11 +25,13 @@ export function createMailer(options: {
   onConsoleMail?: (mail: Mail) => void;
 }): Mailer {
   const transport = options.smtpUrl
-    ? nodemailer.createTransport(options.smtpUrl, {
+    ? // The URL sets host, port, TLS and credentials; the timeouts bound every SMTP wait.
+      nodemailer.createTransport({
+        url: options.smtpUrl,
         connectionTimeout: options.timeoutMs,
         greetingTimeout: options.timeoutMs,
         socketTimeout: options.timeoutMs,
-      } as never)
+      })
     : nodemailer.createTransport({ jsonTransport: true });
   return {
     async send(mail) {
