@@ -361,9 +361,11 @@ describe.skipIf(!helm)('helm chart deploy/helm/subx', () => {
     }
     expect(env.get('SMTP_URL')?.valueFrom?.secretKeyRef?.optional).toBe(true);
     expect(env.has('API_KEY_PEPPER')).toBe(false);
-    // The chart's own config passes the dashboard's validation (secrets filled in as the Secret would).
+    // The chart's own config and Secret pass the dashboard's validation.
+    const secret = ofKind(objs, 'Secret')[0] as Obj;
+    const adminToken = Buffer.from(String(secret.data?.ADMIN_TOKEN), 'base64').toString();
     return import('../../services/dashboard/src/config.ts').then(({ loadDashboardConfig }) => {
-      const config = loadDashboardConfig({ ...cm.data, ADMIN_TOKEN: 'ci-admin-token-0123456789' });
+      const config = loadDashboardConfig({ ...cm.data, ADMIN_TOKEN: adminToken });
       expect(config.DASHBOARD_PORT).toBe(8090);
     });
   });

@@ -17,7 +17,7 @@ export const ConfigSchema = z.object({
   /** Where the dashboard reaches the gateway (admin API and playground). */
   GATEWAY_URL: urlString.default('http://127.0.0.1:8080'),
   /** The gateway's admin bearer token. */
-  ADMIN_TOKEN: secret(z.string().min(16)),
+  ADMIN_TOKEN: secret(z.string().min(1)),
   /** The gateway URL people use, shown in the playground's curl. Default: GATEWAY_URL. */
   PUBLIC_API_URL: urlString.optional(),
   /** The dashboard's own public URL: the base of the emailed links. Default: http://localhost:PORT. */
