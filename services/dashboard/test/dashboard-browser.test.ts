@@ -21,6 +21,8 @@ const EMAIL = 'ada@example.com';
 const PASSWORD = 'a long and unguessable passphrase';
 const VIDEO_URL = 'https://www.youtube.com/watch?v=F1xioXWb8CY';
 const ARTIFACTS = join(ROOT, 'test-artifacts', 'dashboard');
+// Page changes wait on scrypt and SMTP: generous bounds for a loaded machine.
+const POLL = { timeout: 20_000, interval: 100 };
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 interface AxeViolation {
@@ -111,14 +113,14 @@ describeWithBrowser('dashboard in a real browser', (executablePath) => {
     await page.getByLabel('Email').fill(EMAIL);
     await page.getByLabel(/^Password/).fill(PASSWORD);
     await page.getByRole('button', { name: 'Sign up' }).click();
-    await expect.poll(() => page.textContent('h1')).toBe('Check your inbox');
+    await expect.poll(() => page.textContent('h1'), POLL).toBe('Check your inbox');
 
     const link = await mailbox.waitForLink(EMAIL, 'verify');
     expect(link.startsWith(dash)).toBe(true);
     await page.goto(link);
     await audit(page, 'verify');
     await page.getByRole('button', { name: 'Confirm my email' }).click();
-    await expect.poll(() => page.textContent('h1')).toBe('Email confirmed');
+    await expect.poll(() => page.textContent('h1'), POLL).toBe('Email confirmed');
 
     await page.goto(`${dash}/sign-in`);
     await audit(page, 'sign-in');
@@ -133,7 +135,7 @@ describeWithBrowser('dashboard in a real browser', (executablePath) => {
     const firstKey = (await page.textContent('#new-key'))!.trim();
     expect(firstKey).toMatch(/^sxk_v1_[A-Za-z0-9]{32}$/);
     await page.getByRole('button', { name: 'Copy' }).click();
-    await expect.poll(() => page.textContent('.copied')).not.toBe('');
+    await expect.poll(() => page.textContent('.copied'), POLL).not.toBe('');
     await audit(page, 'keys-new');
 
     const ok = await extract(firstKey);
@@ -175,7 +177,7 @@ describeWithBrowser('dashboard in a real browser', (executablePath) => {
     await page.getByLabel('Video URL').fill(VIDEO_URL);
     await page.getByLabel('Format (extract)').selectOption('srt');
     await page.getByRole('button', { name: 'Run' }).click();
-    await expect.poll(() => page.textContent('#result-status')).toBe('200');
+    await expect.poll(() => page.textContent('#result-status'), POLL).toBe('200');
     expect(await page.textContent('#result-body')).toContain('-->');
     const curl = (await page.textContent('#curl'))!;
     expect(curl).toContain('X-API-Key: <API_KEY>');
