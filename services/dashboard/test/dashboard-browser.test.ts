@@ -194,6 +194,7 @@ describeWithBrowser('dashboard in a real browser', (executablePath) => {
     await page.waitForURL(`${dash}/sign-in`);
     await page.goto(`${dash}/forgot`);
     await audit(page, 'forgot');
+    await phone('/forgot', 'forgot');
 
     expect(cspViolations).toEqual([]);
     const output = system.output();
