@@ -2,9 +2,10 @@
  * The whole journey in a real browser (Debian's Chromium through playwright-core) against the real
  * `npm start` with a fake YouTube and a real SMTP server in this process: sign up → confirm by the
  * mailed link → sign in → generate a key → call /api/v1/extract with it → regenerate → the old key
- * is 401 → the usage page shows the calls. Every page is checked with axe-core (no serious or
- * critical violations), at 375 px (no horizontal scroll), for CSP violations, and screenshotted to
- * test-artifacts/dashboard/. The launcher's whole output is checked for the password and keys.
+ * is 401 → the usage page shows the calls; then the playground, the operators page, and a password
+ * reset by the mailed link. Every page is checked with axe-core (no serious or critical
+ * violations), most at 375 px (no horizontal scroll), for CSP violations, and screenshotted to
+ * test-artifacts/dashboard/. The launcher's whole output is checked for the passwords and keys.
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -19,6 +20,7 @@ import type { Launched, Mailbox } from './support.ts';
 
 const EMAIL = 'ada@example.com';
 const PASSWORD = 'a long and unguessable passphrase';
+const NEW_PASSWORD = 'another long passphrase, after the reset';
 const VIDEO_URL = 'https://www.youtube.com/watch?v=F1xioXWb8CY';
 const ARTIFACTS = join(ROOT, 'test-artifacts', 'dashboard');
 // Page changes wait on scrypt and SMTP: generous bounds for a loaded machine.
@@ -196,9 +198,32 @@ describeWithBrowser('dashboard in a real browser', (executablePath) => {
     await audit(page, 'forgot');
     await phone('/forgot', 'forgot');
 
+    // Password reset by the mailed one-time link, then sign-in with the new password only.
+    await page.getByLabel('Email').fill(EMAIL);
+    await page.getByRole('button', { name: 'Email me a reset link' }).click();
+    await expect.poll(() => page.textContent('h1'), POLL).toBe('Check your inbox');
+    const resetLink = await mailbox.waitForLink(EMAIL, 'reset');
+    await page.goto(resetLink);
+    await audit(page, 'reset');
+    await page.getByLabel(/^New password/).fill(NEW_PASSWORD);
+    await page.getByRole('button', { name: 'Set password' }).click();
+    await expect.poll(() => page.textContent('h1'), POLL).toBe('Password changed');
+    await page.goto(resetLink);
+    await expect.poll(() => page.textContent('h1'), POLL).toBe('Link expired');
+    for (const [password, landing] of [
+      [PASSWORD, `${dash}/sign-in`],
+      [NEW_PASSWORD, `${dash}/keys`],
+    ] as const) {
+      await page.goto(`${dash}/sign-in`);
+      await page.getByLabel('Email').fill(EMAIL);
+      await page.getByLabel('Password').fill(password);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.waitForURL(landing);
+    }
+
     expect(cspViolations).toEqual([]);
     const output = system.output();
     expect(output).toContain('"msg":"request"');
-    for (const secret of [PASSWORD, firstKey, secondKey]) expect(output).not.toContain(secret);
+    for (const secret of [PASSWORD, NEW_PASSWORD, firstKey, secondKey]) expect(output).not.toContain(secret);
   });
 });
