@@ -7,7 +7,9 @@
  * One process has one metrics registry: `/metrics` on METRICS_PORT (default 9464, `off` to disable)
  * serves the series of all five services together.
  *
- * Prints the URL, the admin token (generated unless ADMIN_TOKEN is set) and a ready-to-use pro key.
+ * Prints the URL, the admin token (generated unless ADMIN_TOKEN is set), a ready-to-use pro key and
+ * the dashboard's URL (DASHBOARD_PORT, default 8090). Without SMTP_URL the dashboard's mails
+ * (verification and reset links) are printed here.
  *
  * `--demo` (`npm run demo`): the platform is a local replay of recorded videos instead of YouTube,
  * and the pro key is the fixed demo key (scripts/demo.ts).
@@ -28,6 +30,7 @@ import { loadBillingConfig, startBillingService } from '@subx/billing';
 import { loadCommentsConfig, startCommentsService } from '@subx/comments';
 import { loadExtractorConfig, startExtractorService } from '@subx/extractor';
 import { loadAccessConfig, loadConfig as loadGatewayConfig, startGateway } from '@subx/gateway';
+import { loadDashboardConfig, startDashboard } from '@subx/dashboard';
 
 const env = process.env;
 const LOOPBACK = '127.0.0.1';
@@ -60,6 +63,16 @@ try {
     ai: () => loadAiConfig(serviceEnv),
     gateway: () => loadGatewayConfig({ ...env, HOST: env.HOST || LOOPBACK, LOG_LEVEL: logLevel }),
     access: () => loadAccessConfig(env, { embedded: true }),
+    // GATEWAY_URL and ADMIN_TOKEN come from the gateway once it runs; the rest is checked now
+    dashboard: () =>
+      loadDashboardConfig({
+        ...env,
+        // PORT=0 (tests) means free ports everywhere: the dashboard too, unless DASHBOARD_PORT says otherwise.
+        DASHBOARD_PORT: env.DASHBOARD_PORT || (env.PORT === '0' ? '0' : undefined),
+        HOST: env.HOST || LOOPBACK,
+        LOG_LEVEL: logLevel,
+        ADMIN_TOKEN: env.ADMIN_TOKEN || 'set-from-the-running-gateway',
+      }),
   });
 } catch (err) {
   exitOnStartupProblem(err);
@@ -150,6 +163,17 @@ const gateway = await startGateway({
   logger: serviceLogger('gateway'),
 }).catch(exitOnStartupProblem);
 lifecycle.register('gateway', { stop: () => gateway.stop() });
+
+const dashboard = await startDashboard({
+  config: { ...configs.dashboard, GATEWAY_URL: gateway.url, ADMIN_TOKEN: gateway.adminToken },
+  kv: adapters.kv,
+  store: adapters.store,
+  logger: serviceLogger('dashboard'),
+  onConsoleMail: (mail) =>
+    process.stdout.write(`\n--- mail to ${mail.to}: ${mail.subject}\n${mail.text}\n---\n`),
+}).catch(exitOnStartupProblem);
+// Stops before the gateway (registered later, stopped earlier): no page calls a closed gateway.
+lifecycle.register('dashboard', { stop: () => dashboard.stop() });
 lifecycle.installSignalHandlers();
 await lifecycle.start();
 
@@ -167,6 +191,7 @@ const lines = [
   `subx is running at ${gateway.url}`,
   `  health:       ${gateway.url}/health`,
   `  API docs:     ${gateway.url}/docs`,
+  `  dashboard:    ${dashboard.url}  (sign up, API keys, usage, playground; mails are printed here)`,
   `  admin token:  ${gateway.generated.adminToken ? `${gateway.adminToken}  (generated; set ADMIN_TOKEN to choose one)` : '(from ADMIN_TOKEN)'}`,
   `  pro API key:  ${apiKey}  (account ${account._id})`,
   `  engines:      bus=${engines.bus} store=${engines.store} kv=${engines.kv}`,

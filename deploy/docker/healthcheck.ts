@@ -24,10 +24,11 @@ type Probe = { mode: 'grpc' | 'http'; port: number };
 function resolveProbe(argv: string[], env: NodeJS.ProcessEnv): Probe {
   const [modeArg, portArg] = argv;
   const service = env.SUBX_SERVICE ?? '';
-  const mode = modeArg ?? (service === 'gateway' ? 'http' : 'grpc');
+  const mode = modeArg ?? (service === 'gateway' || service === 'dashboard' ? 'http' : 'grpc');
   if (mode !== 'grpc' && mode !== 'http') throw new Error(`unknown probe mode "${mode}" (grpc|http)`);
-  const fallback =
-    mode === 'http' ? (env.PORT ?? '8080') : (env.GRPC_PORT ?? String(DEFAULT_GRPC_PORTS[service] ?? ''));
+  // The dashboard listens on DASHBOARD_PORT (PORT is the gateway's inside `npm start`).
+  const httpPort = service === 'dashboard' ? (env.DASHBOARD_PORT ?? '8090') : (env.PORT ?? '8080');
+  const fallback = mode === 'http' ? httpPort : (env.GRPC_PORT ?? String(DEFAULT_GRPC_PORTS[service] ?? ''));
   const port = Number(portArg ?? fallback);
   if (!Number.isInteger(port) || port <= 0 || port > 65535) {
     throw new Error(`no valid port for ${mode} probe (argument, PORT/GRPC_PORT or SUBX_SERVICE)`);

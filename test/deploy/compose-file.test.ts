@@ -28,7 +28,7 @@ const compose = parse(composeText, { merge: true }) as { services: Record<string
 const services = compose.services;
 
 const INFRA = ['kafka', 'kafka-init', 'mongo', 'otel-collector', 'redis'];
-const APPS = ['ai', 'billing', 'comments', 'extractor', 'gateway'];
+const APPS = ['ai', 'billing', 'comments', 'dashboard', 'extractor', 'gateway'];
 
 // Compose semantics: a service runs when it has no profiles or one of its profiles is active.
 const enabled = (active: string[]): string[] =>
@@ -181,5 +181,24 @@ describe('docker-compose.yml defaults start a gateway', () => {
     );
     expect(() => loadConfig(env)).not.toThrow();
     expect(() => loadAccessConfig(env, { embedded: false })).not.toThrow();
+  });
+});
+
+describe('docker-compose.yml defaults start a dashboard', () => {
+  it("the dashboard's default environment passes its config validation and reaches the gateway", async () => {
+    const { loadDashboardConfig } = await import('../../services/dashboard/src/config.ts');
+    const env = Object.fromEntries(
+      Object.entries(services.dashboard?.environment ?? {}).map(([k, v]) => [
+        k,
+        String(v).replace(/\$\{[A-Z0-9_]+:-([^}]*)\}/g, '$1'),
+      ]),
+    );
+    const config = loadDashboardConfig(env);
+    expect(config.GATEWAY_URL).toBe(`http://gateway:${services.gateway?.environment?.PORT}`);
+    expect(config.ADMIN_TOKEN).toBe(
+      String(services.gateway?.environment?.ADMIN_TOKEN).replace(/\$\{[A-Z0-9_]+:-([^}]*)\}/g, '$1'),
+    );
+    expect(services.dashboard?.ports).toContain('${DASHBOARD_HOST_PORT:-8090}:8090');
+    expect(config.DASHBOARD_PORT).toBe(8090);
   });
 });

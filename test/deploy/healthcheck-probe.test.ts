@@ -109,6 +109,12 @@ describe('healthcheck probe, HTTP mode (gateway)', () => {
     expect(paths.at(-1)).toBe('/health/ready');
   });
 
+  it('probes the dashboard on DASHBOARD_PORT, not PORT', async () => {
+    const result = await runProbe([], { SUBX_SERVICE: 'dashboard', DASHBOARD_PORT: String(port), PORT: '1' });
+    expect(result.code).toBe(0);
+    expect(paths.at(-1)).toBe('/health/ready');
+  });
+
   it('exits 1 on 503 (not ready or shutting down)', async () => {
     ready = false;
     try {

@@ -22,12 +22,13 @@ const GRPC_COMPONENTS: Record<string, number> = {
   ai: 50053,
   billing: 50054,
 };
-const ALL_COMPONENTS = ['gateway', ...Object.keys(GRPC_COMPONENTS)];
+const ALL_COMPONENTS = ['gateway', 'dashboard', ...Object.keys(GRPC_COMPONENTS)];
 const SECRET_KEYS = [
   'ADMIN_TOKEN',
   'API_KEY_PEPPER',
   'OPENAI_API_KEY',
   'YOUTUBE_PROXIES',
+  'SMTP_URL',
   'REDIS_URL',
   'MONGO_URL',
 ];
@@ -70,7 +71,11 @@ type Container = {
   name: string;
   ports?: { name: string; containerPort: number }[];
   envFrom?: { configMapRef?: { name: string } }[];
-  env?: { name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } }[];
+  env?: {
+    name: string;
+    value?: string;
+    valueFrom?: { secretKeyRef?: { name: string; key: string; optional?: boolean } };
+  }[];
   livenessProbe?: Probe;
   readinessProbe?: Probe;
   startupProbe?: Probe;
@@ -237,10 +242,11 @@ describe.skipIf(!helm)('helm chart deploy/helm/subx', () => {
         expect(entry?.valueFrom?.secretKeyRef?.key, key).toBe(key);
         expect(entry?.value, key).toBeUndefined();
       }
-      // Least privilege: only the gateway gets the admin token and the pepper.
+      // Least privilege: only the gateway gets the pepper; the admin token goes to the gateway and
+      // the dashboard (which calls the admin API with it), nowhere else.
       for (const d of deployments.filter((x) => component(x) !== 'gateway')) {
         const names = (podSpec(d).containers[0]?.env ?? []).map((e) => e.name);
-        expect(names, component(d)).not.toContain('ADMIN_TOKEN');
+        if (component(d) !== 'dashboard') expect(names, component(d)).not.toContain('ADMIN_TOKEN');
         expect(names, component(d)).not.toContain('API_KEY_PEPPER');
       }
     });
@@ -343,6 +349,58 @@ describe.skipIf(!helm)('helm chart deploy/helm/subx', () => {
       ingress?.spec as { rules: { http: { paths: { backend: { service: { name: string } } }[] } }[] }
     ).rules;
     expect(rules[0]?.http.paths[0]?.backend.service.name).toBe(gatewaySvc?.metadata.name);
+  });
+
+  it('wires the dashboard to the gateway Service, its own port variable, and its secrets', () => {
+    const objs = render(path.join(chartDir, 'ci/dev-values.yaml'));
+    const byComponent = (kind: string, name: string) => ofKind(objs, kind).find((o) => component(o) === name);
+    const gatewaySvc = byComponent('Service', 'gateway') as Obj;
+    const gatewayPort = (gatewaySvc.spec as { ports: { port: number }[] }).ports[0]?.port;
+    const cm = byComponent('ConfigMap', 'dashboard') as Obj;
+    expect(cm.data?.GATEWAY_URL).toBe(`http://${gatewaySvc.metadata.name}:${gatewayPort}`);
+    expect(cm.data?.DASHBOARD_PORT).toBe('8090');
+    expect(cm.data).not.toHaveProperty('PORT');
+    const dashboard = byComponent('Deployment', 'dashboard') as Obj;
+    const [c] = podSpec(dashboard).containers;
+    expect(c?.ports?.[0]?.containerPort).toBe(8090);
+    const env = new Map((c?.env ?? []).map((e) => [e.name, e]));
+    for (const key of ['ADMIN_TOKEN', 'REDIS_URL', 'MONGO_URL']) {
+      expect(env.get(key)?.valueFrom?.secretKeyRef?.key, key).toBe(key);
+    }
+    expect(env.get('SMTP_URL')?.valueFrom?.secretKeyRef?.optional).toBe(true);
+    expect(env.has('API_KEY_PEPPER')).toBe(false);
+    // The chart's own config and Secret pass the dashboard's validation.
+    const secret = ofKind(objs, 'Secret')[0] as Obj;
+    const adminToken = Buffer.from(String(secret.data?.ADMIN_TOKEN), 'base64').toString();
+    return import('../../services/dashboard/src/config.ts').then(({ loadDashboardConfig }) => {
+      const config = loadDashboardConfig({ ...cm.data, ADMIN_TOKEN: adminToken });
+      expect(config.DASHBOARD_PORT).toBe(8090);
+    });
+  });
+
+  it('routes an ingress host to the dashboard when it says so, and refuses unknown targets', () => {
+    const on = render(path.join(chartDir, 'ci/production-values.yaml'));
+    const [ingress] = ofKind(on, 'Ingress');
+    const rules = (
+      ingress?.spec as {
+        rules: {
+          host: string;
+          http: { paths: { backend: { service: { name: string; port: { name: string } } } }[] };
+        }[];
+      }
+    ).rules;
+    const dashboardSvc = ofKind(on, 'Service').find((s) => component(s) === 'dashboard');
+    const app = rules.find((r) => r.host === 'app.subx.example.com');
+    expect(app?.http.paths[0]?.backend.service).toEqual({
+      name: dashboardSvc?.metadata.name,
+      port: { name: 'http' },
+    });
+    expect(() =>
+      render(path.join(chartDir, 'ci/production-values.yaml'), [
+        '--set',
+        'ingress.hosts[0].component=billing',
+      ]),
+    ).toThrow(/not an enabled http component/);
   });
 
   it('drops disabled components and the peers that pointed at them', () => {

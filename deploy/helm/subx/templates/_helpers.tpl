@@ -77,7 +77,8 @@ Returns a YAML list of {name, optional}. Call with (dict "c" $component).
 {{- $root := .root -}}
 {{- $env := dict "LOG_LEVEL" $root.Values.global.logLevel "OTEL_SERVICE_NAME" .name "SHUTDOWN_TIMEOUT_MS" (toString (int $root.Values.global.shutdownTimeoutMs)) -}}
 {{- if $root.Values.global.otelExporterOtlpEndpoint }}{{ $_ := set $env "OTEL_EXPORTER_OTLP_ENDPOINT" $root.Values.global.otelExporterOtlpEndpoint }}{{ end -}}
-{{- if eq .c.protocol "grpc" }}{{ $_ := set $env "GRPC_PORT" (toString (int .c.port)) }}{{ else }}{{ $_ := set $env "PORT" (toString (int .c.port)) }}{{ end -}}
+{{- $portEnv := .c.portEnv | default (ternary "GRPC_PORT" "PORT" (eq .c.protocol "grpc")) -}}
+{{- $_ := set $env $portEnv (toString (int .c.port)) -}}
 {{- $_ := set $env "METRICS_PORT" (ternary (toString (int $root.Values.metrics.port)) "off" $root.Values.metrics.enabled) -}}
 {{- if .c.uses.kafka }}{{ $_ := set $env "KAFKA_BROKERS" $root.Values.infra.kafkaBrokers }}{{ end -}}
 {{- if .c.uses.mongo }}{{ $_ := set $env "MONGO_DB" $root.Values.infra.mongoDb }}{{ end -}}
@@ -86,6 +87,13 @@ Returns a YAML list of {name, optional}. Call with (dict "c" $component).
 {{- if not $p }}{{ fail (printf "components.%s.peers: unknown component %q" $.name $peer) }}{{ end -}}
 {{- if ne $p.protocol "grpc" }}{{ fail (printf "components.%s.peers: %q is not a gRPC component" $.name $peer) }}{{ end -}}
 {{- $_ := set $env (printf "%s_GRPC_ADDR" (upper $peer)) (printf "%s:%d" (include "subx.componentName" (dict "root" $root "name" $peer)) (int $p.port)) -}}
+{{- end -}}
+{{- range $peer := .c.httpPeers -}}
+{{- $p := index $root.Values.components $peer | default dict -}}
+{{- if not $p }}{{ fail (printf "components.%s.httpPeers: unknown component %q" $.name $peer) }}{{ end -}}
+{{- if ne $p.protocol "http" }}{{ fail (printf "components.%s.httpPeers: %q is not an http component" $.name $peer) }}{{ end -}}
+{{- if not $p.enabled }}{{ fail (printf "components.%s.httpPeers: %q is disabled" $.name $peer) }}{{ end -}}
+{{- $_ := set $env (printf "%s_URL" (upper $peer)) (printf "http://%s:%d" (include "subx.componentName" (dict "root" $root "name" $peer)) (int $p.port)) -}}
 {{- end -}}
 {{- range $k, $v := .c.env }}{{ $_ := set $env $k (toString $v) }}{{ end -}}
 {{- toYaml $env -}}

@@ -8,6 +8,7 @@ import type { Clock } from '@subx/ports';
 import { countRateLimitRejection } from '@subx/service-kit';
 import type { AccessControl } from './types.ts';
 import type { AccountRepository } from './accounts.ts';
+import type { DelegationRegistry } from './delegation.ts';
 import type { AccessPricing } from './pricing.ts';
 import { tierAllows } from './pricing.ts';
 import type { DailyRateLimiter } from './rate-limit.ts';
@@ -18,11 +19,13 @@ export function createAccessControl(deps: {
   rateLimiter: DailyRateLimiter;
   clock: Clock;
   pricing: AccessPricing;
+  /** Single-use tokens of the admin API's calls on behalf of an account (delegation.ts). */
+  delegations?: DelegationRegistry;
 }): AccessControl {
-  const { accounts, rateLimiter, clock, pricing } = deps;
+  const { accounts, rateLimiter, clock, pricing, delegations } = deps;
   return {
     async admit({ apiKey, operation }) {
-      const account = await accounts.authenticate(apiKey);
+      const account = delegations?.redeem(apiKey) ?? (await accounts.authenticate(apiKey));
       if (!account) throw Errors.unauthorized();
       const required = pricing.minimumTier[operation];
       if (!tierAllows(account.tier, required)) {

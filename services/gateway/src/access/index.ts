@@ -23,6 +23,8 @@ import { createIdempotencyStore } from './idempotency.ts';
 import type { UsageReader } from './usage.ts';
 import { createCounterUsageReader } from './usage.ts';
 import { adminRoutes } from '../routes/admin/index.ts';
+import { selfServiceRoutes } from '../routes/admin/self-service.ts';
+import { createDelegationRegistry } from './delegation.ts';
 import { utcMonth } from './time.ts';
 
 export * from './types.ts';
@@ -100,7 +102,8 @@ export function createAccessModule(deps: AccessModuleDeps): AccessModule {
     keyCache,
   });
   const rateLimiter = createDailyRateLimiter({ kv, clock, pricing });
-  const access = createAccessControl({ accounts, rateLimiter, clock, pricing });
+  const delegations = createDelegationRegistry({ clock });
+  const access = createAccessControl({ accounts, rateLimiter, clock, pricing, delegations });
   // The relay's recovery step and the ledger's commit hook refer to each other; both are only
   // called after construction.
   const relay: OutboxRelay = createOutboxRelay({
@@ -144,15 +147,18 @@ export function createAccessModule(deps: AccessModuleDeps): AccessModule {
     accounts,
     usageReader,
     outboxRelay: relay,
-    adminRoutes: (fastify) =>
-      adminRoutes(fastify, {
+    adminRoutes: async (fastify) => {
+      await adminRoutes(fastify, {
         accounts,
         adminToken: deps.config.adminToken,
         usageReader,
         accountUsage,
         clock,
         logger,
-      }),
+      });
+      // Same plugin context: the bearer-token hook and error handler above cover these too.
+      selfServiceRoutes(fastify, { accounts, rateLimiter, pricing, delegations });
+    },
     async start() {
       await accounts.init();
       await credits.init();

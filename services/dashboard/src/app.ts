@@ -1,0 +1,786 @@
+/**
+ * The dashboard as a fastify instance (no listen). Server-rendered pages; every state-changing
+ * request is a POST form carrying the session's CSRF token (synchronizer pattern); sessions,
+ * throttling and one-time links live in the KeyValueStore, people in the DocumentStore, and
+ * everything about accounts, keys and usage comes from the gateway's admin API.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import Fastify, { LogController } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fastifyCookie from '@fastify/cookie';
+import fastifyFormbody from '@fastify/formbody';
+import fastifyStatic from '@fastify/static';
+import type { DocumentStore, KeyValueStore } from '@subx/ports';
+import { withTimeout } from '@subx/service-kit';
+import type { Logger } from '@subx/service-kit';
+import type { DashboardConfig } from './config.ts';
+import type { GatewayAccount, GatewayClient, Tier } from './gateway-client.ts';
+import { GatewayError, TIERS } from './gateway-client.ts';
+import type { Mailer } from './mailer.ts';
+import { createOneTimeLinks } from './one-time-links.ts';
+import type { Notice, OperatorRow, PageContext, PlaygroundInput, Viewer } from './pages.ts';
+import {
+  FORMATS,
+  forgotPage,
+  keysPage,
+  messagePage,
+  operatorsPage,
+  playgroundPage,
+  resetPage,
+  signInPage,
+  signUpPage,
+  usagePage,
+  verifyPage,
+} from './pages.ts';
+import {
+  MAX_PASSWORD_LENGTH,
+  MIN_PASSWORD_LENGTH,
+  decoyHash,
+  hashPassword,
+  needsRehash,
+  verifyPassword,
+} from './passwords.ts';
+import type { Session } from './sessions.ts';
+import { createSessionStore, csrfMatches } from './sessions.ts';
+import type { ThrottleSubject } from './throttle.ts';
+import { createSignInThrottle } from './throttle.ts';
+import type { UserDoc } from './users.ts';
+import { createUserRepository, normalizeEmail } from './users.ts';
+
+export const SESSION_COOKIE = 'subx_sid';
+const STATIC_ROOT = fileURLToPath(new URL('../static/', import.meta.url));
+const DAY_MS = 86_400_000;
+const OPERATORS_PAGE_SIZE = 25;
+const IP_FREE_FAILURES = 20;
+const EMAIL_FREE_FAILURES = 3;
+const MAIL_INTERVAL_MS = 60_000;
+
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self'",
+  "connect-src 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+].join('; ');
+
+export interface DashboardDeps {
+  config: DashboardConfig;
+  kv: KeyValueStore;
+  store: DocumentStore;
+  gateway: GatewayClient;
+  mailer: Mailer;
+  logger: Logger;
+  now?: () => number;
+}
+
+interface RequestState {
+  session: Session | null;
+  user: UserDoc | null;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    dash: RequestState;
+  }
+}
+
+type Form = Record<string, unknown>;
+const field = (body: unknown, name: string): string => {
+  const value = (body as Form | undefined)?.[name];
+  return typeof value === 'string' ? value : '';
+};
+
+export async function buildDashboardApp(deps: DashboardDeps): Promise<FastifyInstance> {
+  const { config, kv, gateway, mailer, logger } = deps;
+  const now = deps.now ?? Date.now;
+  const users = createUserRepository(deps.store);
+  await users.init();
+  const sessions = createSessionStore({ kv, ttlMs: config.SESSION_TTL_MS, now });
+  const throttle = createSignInThrottle({ kv, now });
+  const links = createOneTimeLinks(kv);
+  const operatorEmails = new Set(config.OPERATOR_EMAILS.map((e) => e.toLowerCase()));
+  // The emailed links' base is configuration, never the request's Host header (which an attacker
+  // chooses: a reset link pointing at their host would hand them the token).
+  const publicUrl = () => {
+    if (config.DASHBOARD_PUBLIC_URL) return config.DASHBOARD_PUBLIC_URL.replace(/\/+$/, '');
+    const address = app.server.address();
+    const port = typeof address === 'object' && address ? address.port : config.DASHBOARD_PORT;
+    const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? 'localhost' : config.HOST;
+    return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  };
+  const apiUrl = (config.PUBLIC_API_URL ?? config.GATEWAY_URL).replace(/\/+$/, '');
+  const decoy = decoyHash(config.PASSWORD_SCRYPT_N);
+
+  const app = Fastify({
+    // Requests are logged below without query strings: the emailed links carry one-time tokens.
+    loggerInstance: logger,
+    logController: new LogController({ disableRequestLogging: true }),
+    trustProxy: config.TRUST_PROXY.length > 0 ? config.TRUST_PROXY : false,
+    bodyLimit: 16 * 1024,
+    exposeHeadRoutes: false,
+    return503OnClosing: true,
+  }) as unknown as FastifyInstance;
+
+  await app.register(fastifyCookie);
+  await app.register(fastifyFormbody);
+  await app.register(fastifyStatic, { root: STATIC_ROOT, prefix: '/static/', maxAge: 3_600_000 });
+  app.decorateRequest('dash', null as unknown as RequestState);
+
+  const isOperator = (user: UserDoc) => user.operator || operatorEmails.has(user.email);
+  const viewerOf = (user: UserDoc | null): Viewer | null =>
+    user ? { email: user.email, verified: user.email_verified, operator: isOperator(user) } : null;
+  const ctxOf = (request: FastifyRequest, session: Session): PageContext => ({
+    csrf: session.csrf,
+    viewer: viewerOf(request.dash.user),
+    path: request.url.split('?')[0]!,
+  });
+
+  function setSessionCookie(request: FastifyRequest, reply: FastifyReply, session: Session): void {
+    void reply.setCookie(SESSION_COOKIE, session.id, {
+      httpOnly: true,
+      sameSite: 'lax',
+      path: '/',
+      // request.protocol believes X-Forwarded-Proto only from TRUST_PROXY addresses.
+      secure: config.COOKIE_SECURE === 'always' || request.protocol === 'https',
+      maxAge: Math.floor(config.SESSION_TTL_MS / 1000),
+    });
+  }
+
+  /** The visitor's session, creating an anonymous one for pages with forms. */
+  async function sessionFor(request: FastifyRequest, reply: FastifyReply): Promise<Session> {
+    if (request.dash.session) return request.dash.session;
+    const session = await sessions.create(null);
+    request.dash.session = session;
+    setSessionCookie(request, reply, session);
+    return session;
+  }
+
+  async function signIn(request: FastifyRequest, reply: FastifyReply, user: UserDoc): Promise<void> {
+    if (request.dash.session) await sessions.destroy(request.dash.session.id);
+    const session = await sessions.create(user._id, user.session_epoch);
+    request.dash = { session, user };
+    setSessionCookie(request, reply, session);
+  }
+
+  async function page(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    render: (ctx: PageContext) => string,
+    status = 200,
+  ) {
+    const session = await sessionFor(request, reply);
+    return reply
+      .code(status)
+      .type('text/html; charset=utf-8')
+      .send(render(ctxOf(request, session)));
+  }
+
+  app.addHook('onRequest', async (request, reply) => {
+    request.dash = { session: null, user: null };
+    // Probes and static files need no session (and a probe must not depend on a session lookup).
+    const sessionless = request.url.startsWith('/static/') || request.url.startsWith('/health/');
+    const session = sessionless ? null : await sessions.load(request.cookies[SESSION_COOKIE]);
+    if (session?.userId) {
+      const user = await users.byId(session.userId);
+      if (user && session.epoch === user.session_epoch) {
+        request.dash = { session, user };
+      } else {
+        await sessions.destroy(session.id);
+      }
+    } else if (session) {
+      request.dash.session = session;
+    }
+    void reply.headers({
+      'content-security-policy': CONTENT_SECURITY_POLICY,
+      'x-content-type-options': 'nosniff',
+      'x-frame-options': 'DENY',
+      // The reset and verification pages carry tokens in their URL: never leak it in a Referer.
+      'referrer-policy': 'no-referrer',
+      'cross-origin-opener-policy': 'same-origin',
+      'permissions-policy': 'camera=(), microphone=(), geolocation=()',
+    });
+    if (!request.url.startsWith('/static/')) void reply.header('cache-control', 'no-store');
+  });
+
+  // Synchronizer-token CSRF check on every state-changing request (all are POST forms), before
+  // any handler runs. /admin/* is bearer-token API, not cookie-authenticated.
+  app.addHook('preHandler', async (request, reply) => {
+    if (request.method === 'GET' || request.url.startsWith('/admin/')) return;
+    if (!csrfMatches(request.dash.session, field(request.body, '_csrf'))) {
+      const session = await sessionFor(request, reply);
+      return reply
+        .code(403)
+        .type('text/html; charset=utf-8')
+        .send(
+          messagePage(
+            ctxOf(request, session),
+            'Form expired',
+            'This form has expired or did not come from this site. Go back, reload the page and try again.',
+            'error',
+          ),
+        );
+    }
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      {
+        method: request.method,
+        path: request.url.split('?')[0],
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime),
+      },
+      'request',
+    );
+  });
+
+  app.setErrorHandler(async (error: unknown, request, reply) => {
+    const gatewayDown = error instanceof GatewayError || (error as { name?: string }).name === 'TimeoutError';
+    const status = (error as { statusCode?: number }).statusCode;
+    if (!gatewayDown && typeof status === 'number' && status >= 400 && status < 500) {
+      return page(
+        request,
+        reply,
+        (ctx) => messagePage(ctx, 'Bad request', 'The request could not be read.', 'error'),
+        status,
+      );
+    }
+    request.log.error({ err: error, path: request.url.split('?')[0] }, 'dashboard request failed');
+    return page(
+      request,
+      reply,
+      (ctx) =>
+        messagePage(
+          ctx,
+          gatewayDown ? 'The API is not answering' : 'Something went wrong',
+          gatewayDown
+            ? 'The subx API could not be reached. Try again in a moment.'
+            : 'An unexpected error happened. Try again.',
+          'error',
+        ),
+      gatewayDown ? 502 : 500,
+    );
+  });
+
+  app.setNotFoundHandler(async (request, reply) =>
+    page(request, reply, (ctx) => messagePage(ctx, 'Not found', 'There is no page here.', 'error'), 404),
+  );
+
+  function requireUser(request: FastifyRequest, reply: FastifyReply): UserDoc | null {
+    if (request.dash.user) return request.dash.user;
+    void reply.redirect('/sign-in', 303);
+    return null;
+  }
+
+  async function sendLink(user: UserDoc, purpose: 'verify' | 'reset'): Promise<void> {
+    // At most one mail of each kind per address per minute: the forms cannot be used to flood
+    // someone's inbox. The page answers the same either way.
+    const gate = `dashboard:mail:${purpose}:${createHash('sha256').update(user.email).digest('base64url')}`;
+    if (!(await kv.setIfAbsent(gate, '1', { ttlMs: MAIL_INTERVAL_MS }))) return;
+    const token = await links.issue(purpose, user._id);
+    const url = `${publicUrl()}/${purpose}?token=${token}`;
+    const mail =
+      purpose === 'verify'
+        ? {
+            subject: 'Confirm your email for subx',
+            text: `Open this link to confirm your email address and start using the subx API:\n\n${url}\n\nThe link works once, for 24 hours. If you did not sign up, ignore this mail.`,
+          }
+        : {
+            subject: 'Reset your subx password',
+            text: `Open this link to choose a new password:\n\n${url}\n\nThe link works once, for 1 hour. If you did not ask for it, ignore this mail.`,
+          };
+    await mailer.send({ to: user.email, ...mail });
+  }
+
+  /** The signed-in person's gateway account, or null before verification. */
+  async function accountOf(user: UserDoc): Promise<GatewayAccount | null> {
+    return user.account_id ? gateway.getAccount(user.account_id) : null;
+  }
+
+  // ---------------------------------------------------------------- pages without sign-in
+
+  // Probes: live = the process answers; ready = both stores answer within 2 s and we are not
+  // closing (fastify answers 503 itself while closing). The gateway is not part of readiness: a
+  // gateway outage shows as a 502 page, and restarting dashboards would not fix it.
+  app.get('/health/live', async () => ({ status: 'ok' }));
+  app.get('/health/ready', async (_request, reply) => {
+    const ping = (p: () => Promise<void>) =>
+      withTimeout(
+        () =>
+          p().then(
+            () => true,
+            () => false,
+          ),
+        2_000,
+        () => false,
+      );
+    const [kvOk, storeOk] = await Promise.all([ping(() => kv.ping()), ping(() => deps.store.ping())]);
+    const ok = kvOk && storeOk;
+    return reply.code(ok ? 200 : 503).send({ status: ok ? 'ok' : 'down', kv: kvOk, store: storeOk });
+  });
+
+  app.get('/', async (request, reply) => reply.redirect(request.dash.user ? '/keys' : '/sign-in', 303));
+
+  app.get('/sign-up', async (request, reply) => page(request, reply, (ctx) => signUpPage(ctx)));
+
+  app.post('/sign-up', async (request, reply) => {
+    const email = normalizeEmail(field(request.body, 'email'));
+    const password = field(request.body, 'password');
+    if (!email) {
+      return page(
+        request,
+        reply,
+        (ctx) => signUpPage(ctx, { kind: 'error', text: 'Enter a valid email address.' }),
+        400,
+      );
+    }
+    if (password.length < MIN_PASSWORD_LENGTH || password.length > MAX_PASSWORD_LENGTH) {
+      return page(
+        request,
+        reply,
+        (ctx) =>
+          signUpPage(
+            ctx,
+            {
+              kind: 'error',
+              text: `The password needs ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters.`,
+            },
+            email,
+          ),
+        400,
+      );
+    }
+    const user = await users.create(email, await hashPassword(password, config.PASSWORD_SCRYPT_N), now());
+    // The same answer whether or not the address was taken: sign-up does not reveal who has an account.
+    if (user) await sendLink(user, 'verify');
+    return page(request, reply, (ctx) =>
+      messagePage(
+        ctx,
+        'Check your inbox',
+        `We sent a link to ${email}. Open it to confirm your address, then sign in.`,
+      ),
+    );
+  });
+
+  app.get('/sign-in', async (request, reply) => page(request, reply, (ctx) => signInPage(ctx)));
+
+  app.post('/sign-in', async (request, reply) => {
+    const emailInput = field(request.body, 'email');
+    const email = normalizeEmail(emailInput);
+    const password = field(request.body, 'password');
+    const subjects: ThrottleSubject[] = [{ kind: 'ip', value: request.ip, free: IP_FREE_FAILURES }];
+    if (email) subjects.push({ kind: 'email', value: email, free: EMAIL_FREE_FAILURES });
+    const waitMs = await throttle.waitMs(subjects);
+    if (waitMs > 0) {
+      const seconds = Math.ceil(waitMs / 1000);
+      void reply.header('retry-after', String(seconds));
+      return page(
+        request,
+        reply,
+        (ctx) =>
+          signInPage(
+            ctx,
+            { kind: 'error', text: `Too many failed attempts. Try again in ${seconds} s.` },
+            email ?? '',
+          ),
+        429,
+      );
+    }
+    const user = email && password.length <= MAX_PASSWORD_LENGTH ? await users.byEmail(email) : null;
+    // Unknown addresses cost one scrypt too, so timing does not tell who has an account.
+    const ok = user
+      ? await verifyPassword(password, user.password_hash)
+      : (await verifyPassword(password, await decoy), false);
+    if (!user || !ok) {
+      await throttle.failed(subjects);
+      return page(
+        request,
+        reply,
+        (ctx) => signInPage(ctx, { kind: 'error', text: 'Wrong email or password.' }, email ?? ''),
+        401,
+      );
+    }
+    await throttle.succeeded({ kind: 'email', value: user.email, free: EMAIL_FREE_FAILURES });
+    if (needsRehash(user.password_hash, config.PASSWORD_SCRYPT_N)) {
+      await users.update(user._id, { password_hash: await hashPassword(password, config.PASSWORD_SCRYPT_N) });
+    }
+    await signIn(request, reply, user);
+    return reply.redirect('/keys', 303);
+  });
+
+  app.post('/sign-out', async (request, reply) => {
+    if (request.dash.session) await sessions.destroy(request.dash.session.id);
+    request.dash = { session: null, user: null };
+    void reply.clearCookie(SESSION_COOKIE, { path: '/' });
+    return reply.redirect('/sign-in', 303);
+  });
+
+  const linkExpired = (request: FastifyRequest, reply: FastifyReply) =>
+    page(
+      request,
+      reply,
+      (ctx) => messagePage(ctx, 'Link expired', 'This link is invalid, used or expired.', 'error'),
+      400,
+    );
+
+  /** GET of a mailed link: a page with a form (nothing changes on GET), or "expired". */
+  function linkPage(purpose: 'verify' | 'reset', render: (ctx: PageContext, token: string) => string) {
+    return async (request: FastifyRequest, reply: FastifyReply) => {
+      const token = String((request.query as Record<string, unknown>).token ?? '');
+      if ((await links.peek(purpose, token)) === null) return linkExpired(request, reply);
+      return page(request, reply, (ctx) => render(ctx, token));
+    };
+  }
+
+  app.get('/verify', linkPage('verify', verifyPage));
+
+  app.post('/verify', async (request, reply) => {
+    const token = field(request.body, 'token');
+    const userId = await links.peek('verify', token);
+    let user = userId ? await users.byId(userId) : null;
+    if (!user) return linkExpired(request, reply);
+    if (!user.account_id) {
+      // The gateway account comes with a key nobody has seen: revoke it, so the first key is the
+      // one this person generates and sees. Done before the link is used up, so a gateway outage
+      // leaves the link working for another try.
+      const { account_id: accountId } = await gateway.createAccount(user.email);
+      await gateway.revokeKey(accountId);
+      user = (await users.attachAccount(user._id, accountId)) ?? user;
+    }
+    if ((await links.redeem('verify', token)) === null) return linkExpired(request, reply);
+    await users.update(user._id, { email_verified: true });
+    return page(request, reply, (ctx) =>
+      messagePage(
+        ctx,
+        'Email confirmed',
+        request.dash.user
+          ? 'Your address is confirmed. You can generate an API key now.'
+          : 'Your address is confirmed. Sign in to generate an API key.',
+      ),
+    );
+  });
+
+  app.post('/verify/resend', async (request, reply) => {
+    const user = requireUser(request, reply);
+    if (!user) return reply;
+    if (!user.email_verified) await sendLink(user, 'verify');
+    return page(request, reply, (ctx) =>
+      messagePage(ctx, 'Check your inbox', `We sent a new link to ${user.email}.`),
+    );
+  });
+
+  app.get('/forgot', async (request, reply) => page(request, reply, (ctx) => forgotPage(ctx)));
+
+  app.post('/forgot', async (request, reply) => {
+    const email = normalizeEmail(field(request.body, 'email'));
+    const user = email ? await users.byEmail(email) : null;
+    if (user) await sendLink(user, 'reset');
+    return page(request, reply, (ctx) =>
+      messagePage(
+        ctx,
+        'Check your inbox',
+        'If an account uses this address, we sent it a link to reset the password.',
+      ),
+    );
+  });
+
+  app.get(
+    '/reset',
+    linkPage('reset', (ctx, token) => resetPage(ctx, token)),
+  );
+
+  app.post('/reset', async (request, reply) => {
+    const token = field(request.body, 'token');
+    const password = field(request.body, 'password');
+    if (password.length < MIN_PASSWORD_LENGTH || password.length > MAX_PASSWORD_LENGTH) {
+      return page(
+        request,
+        reply,
+        (ctx) =>
+          resetPage(ctx, token, {
+            kind: 'error',
+            text: `The password needs ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters.`,
+          }),
+        400,
+      );
+    }
+    const userId = await links.redeem('reset', token);
+    const user = userId ? await users.byId(userId) : null;
+    if (!user) {
+      return linkExpired(request, reply);
+    }
+    // Every existing session of this person ends (the old password may be what leaked).
+    await users.update(user._id, { password_hash: await hashPassword(password, config.PASSWORD_SCRYPT_N) });
+    await users.endSessions(user._id);
+    await throttle.succeeded({ kind: 'email', value: user.email, free: EMAIL_FREE_FAILURES });
+    if (request.dash.session) await sessions.destroy(request.dash.session.id);
+    request.dash = { session: null, user: null };
+    return page(request, reply, (ctx) =>
+      messagePage(ctx, 'Password changed', 'Your password is changed. Sign in with the new one.'),
+    );
+  });
+
+  // ---------------------------------------------------------------- signed in
+
+  const keyNotice = (text: string): Notice => ({ kind: 'ok', text });
+
+  app.get('/keys', async (request, reply) => {
+    const user = requireUser(request, reply);
+    if (!user) return reply;
+    const account = user.email_verified ? await accountOf(user) : null;
+    return page(request, reply, (ctx) => keysPage(ctx, account, null));
+  });
+
+  async function issueKey(request: FastifyRequest, reply: FastifyReply, mode: 'generate' | 'regenerate') {
+    const user = requireUser(request, reply);
+    if (!user) return reply;
+    const current = user.email_verified ? await accountOf(user) : null;
+    if (!current)
+      return page(
+        request,
+        reply,
+        (ctx) => keysPage(ctx, null, null, { kind: 'error', text: 'Confirm your email first.' }),
+        403,
+      );
+    if (mode === 'regenerate' && field(request.body, 'confirm') !== 'yes') {
+      return page(
+        request,
+        reply,
+        (ctx) => keysPage(ctx, current, null, { kind: 'error', text: 'Tick the box to confirm.' }),
+        400,
+      );
+    }
+    if (mode === 'generate' && current.key.status === 'active') {
+      return page(
+        request,
+        reply,
+        (ctx) =>
+          keysPage(ctx, current, null, {
+            kind: 'error',
+            text: 'You already have a key: regenerate it instead.',
+          }),
+        409,
+      );
+    }
+    const apiKey = await gateway.issueKey(current.account_id);
+    const account = await gateway.getAccount(current.account_id);
+    const notice = keyNotice(
+      mode === 'generate'
+        ? 'Your API key is ready.'
+        : 'Your key was regenerated; the previous key no longer works.',
+    );
+    // Rendered into this response only (no redirect, no storage): the key is shown once.
+    return page(request, reply, (ctx) => keysPage(ctx, account, apiKey, notice));
+  }
+
+  app.post('/keys/generate', (request, reply) => issueKey(request, reply, 'generate'));
+  app.post('/keys/regenerate', (request, reply) => issueKey(request, reply, 'regenerate'));
+
+  app.post('/keys/revoke', async (request, reply) => {
+    const user = requireUser(request, reply);
+    if (!user) return reply;
+    const current = user.email_verified ? await accountOf(user) : null;
+    if (!current) return reply.redirect('/keys', 303);
+    if (field(request.body, 'confirm') !== 'yes') {
+      return page(
+        request,
+        reply,
+        (ctx) => keysPage(ctx, current, null, { kind: 'error', text: 'Tick the box to confirm.' }),
+        400,
+      );
+    }
+    await gateway.revokeKey(current.account_id);
+    const account = await gateway.getAccount(current.account_id);
+    return page(request, reply, (ctx) => keysPage(ctx, account, null, keyNotice('Your key is revoked.')));
+  });
+
+  app.get('/usage', async (request, reply) => {
+    const user = requireUser(request, reply);
+    if (!user) return reply;
+    if (!user.email_verified || !user.account_id) return page(request, reply, (ctx) => usagePage(ctx, null));
+    const today = new Date(now()).toISOString().slice(0, 10);
+    const from = new Date(Date.parse(today) - 29 * DAY_MS).toISOString().slice(0, 10);
+    const [limits, usage] = await Promise.all([
+      gateway.limits(user.account_id),
+      gateway.usage(user.account_id, from, today),
+    ]);
+    return page(request, reply, (ctx) => usagePage(ctx, { limits, usage }));
+  });
+
+  const defaultInput: PlaygroundInput = {
+    operation: 'extract',
+    url: 'https://www.youtube.com/watch?v=dQw4w9WgXcQ',
+    format: 'json',
+    language: '',
+  };
+
+  app.get('/playground', async (request, reply) => {
+    const user = requireUser(request, reply);
+    if (!user) return reply;
+    const account = user.email_verified ? await accountOf(user) : null;
+    return page(request, reply, (ctx) =>
+      playgroundPage(ctx, {
+        apiUrl,
+        input: defaultInput,
+        result: null,
+        available: account?.key.status === 'active',
+      }),
+    );
+  });
+
+  app.post('/playground', async (request, reply) => {
+    const user = requireUser(request, reply);
+    if (!user) return reply;
+    const body = request.body;
+    const operation = field(body, 'operation') === 'validate' ? 'validate' : 'extract';
+    const format = (FORMATS as readonly string[]).includes(field(body, 'format'))
+      ? field(body, 'format')
+      : 'json';
+    const input: PlaygroundInput = {
+      operation,
+      url: field(body, 'url').trim().slice(0, 2048),
+      format,
+      language: field(body, 'language').trim().slice(0, 35),
+    };
+    const account = user.email_verified ? await accountOf(user) : null;
+    if (!account || account.key.status !== 'active') {
+      return page(
+        request,
+        reply,
+        (ctx) =>
+          playgroundPage(
+            ctx,
+            { apiUrl, input, result: null, available: false },
+            { kind: 'error', text: 'Generate an API key first.' },
+          ),
+        409,
+      );
+    }
+    const result =
+      operation === 'validate'
+        ? await gateway.call(account.account_id, {
+            path: '/api/v1/validate',
+            query: { url: input.url },
+            client_ip: request.ip,
+          })
+        : await gateway.call(account.account_id, {
+            path: '/api/v1/extract',
+            body: {
+              url: input.url,
+              ...(format !== 'json' ? { format } : {}),
+              ...(input.language ? { language: input.language } : {}),
+            },
+          });
+    return page(request, reply, (ctx) => playgroundPage(ctx, { apiUrl, input, result, available: true }));
+  });
+
+  // ---------------------------------------------------------------- operators
+
+  function requireOperator(request: FastifyRequest, reply: FastifyReply): UserDoc | null {
+    const user = requireUser(request, reply);
+    if (!user) return null;
+    if (isOperator(user)) return user;
+    void page(
+      request,
+      reply,
+      (ctx) => messagePage(ctx, 'Operators only', 'This page is for operators.', 'error'),
+      403,
+    );
+    return null;
+  }
+
+  async function operatorsView(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    pageNumber: number,
+    notice?: Notice,
+    status = 200,
+  ) {
+    const total = await users.count();
+    const pages = Math.max(1, Math.ceil(total / OPERATORS_PAGE_SIZE));
+    const number = Math.min(Math.max(1, pageNumber), pages);
+    const list = await users.list({ skip: (number - 1) * OPERATORS_PAGE_SIZE, limit: OPERATORS_PAGE_SIZE });
+    const rows: OperatorRow[] = await Promise.all(
+      list.map(async (user) => ({
+        user,
+        account: user.account_id ? await gateway.getAccount(user.account_id).catch(() => null) : null,
+      })),
+    );
+    return page(request, reply, (ctx) => operatorsPage(ctx, rows, { number, pages, total }, notice), status);
+  }
+
+  app.get('/operators', async (request, reply) => {
+    if (!requireOperator(request, reply)) return reply;
+    const n = Number((request.query as Record<string, unknown>).page ?? 1);
+    return operatorsView(request, reply, Number.isSafeInteger(n) ? n : 1);
+  });
+
+  app.post('/operators/accounts/:id', async (request, reply) => {
+    if (!requireOperator(request, reply)) return reply;
+    const id = (request.params as { id: string }).id;
+    const tier = field(request.body, 'tier');
+    const addRaw = field(request.body, 'add_credits').trim() || '0';
+    const add = /^\d{1,9}$/.test(addRaw) ? Number(addRaw) : NaN;
+    if (!(TIERS as readonly string[]).includes(tier) || Number.isNaN(add)) {
+      return operatorsView(
+        request,
+        reply,
+        1,
+        { kind: 'error', text: 'Choose a tier and a whole number of credits.' },
+        400,
+      );
+    }
+    await gateway.updateAccount(id, { tier: tier as Tier, ...(add > 0 ? { add_credits: add } : {}) });
+    request.log.info(
+      { operator: request.dash.user?._id, account: id, tier, add_credits: add },
+      'operator changed an account',
+    );
+    return operatorsView(request, reply, 1, { kind: 'ok', text: `Saved ${id}.` });
+  });
+
+  app.post('/operators/accounts/:id/revoke', async (request, reply) => {
+    if (!requireOperator(request, reply)) return reply;
+    const id = (request.params as { id: string }).id;
+    await gateway.revokeKey(id);
+    request.log.info({ operator: request.dash.user?._id, account: id }, 'operator revoked a key');
+    return operatorsView(request, reply, 1, { kind: 'ok', text: `Revoked the key of ${id}.` });
+  });
+
+  // Promotion through the API: `PUT /admin/operators/{email}` with the gateway's admin token,
+  // body `{ "operator": true|false }`. Not cookie-authenticated, so no CSRF token.
+  app.put('/admin/operators/:email', async (request, reply) => {
+    const header = request.headers.authorization ?? '';
+    const token = /^Bearer (\S+)$/.exec(header)?.[1] ?? '';
+    const expected = Buffer.from(config.ADMIN_TOKEN);
+    const given = Buffer.from(token);
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+      return reply
+        .code(401)
+        .header('www-authenticate', 'Bearer')
+        .send({ error: { code: 'UNAUTHORIZED', message: 'The admin token is missing or invalid.' } });
+    }
+    const email = normalizeEmail((request.params as { email: string }).email);
+    const operator = (request.body as { operator?: unknown } | undefined)?.operator;
+    if (!email || typeof operator !== 'boolean') {
+      return reply.code(400).send({
+        error: {
+          code: 'INVALID_REQUEST',
+          message: 'Send an email in the path and { "operator": true|false }.',
+        },
+      });
+    }
+    const user = await users.byEmail(email);
+    if (!user)
+      return reply
+        .code(404)
+        .send({ error: { code: 'NOT_FOUND', message: 'Nobody signed up with this email.' } });
+    await users.update(user._id, { operator });
+    return { email, operator };
+  });
+
+  return app;
+}

@@ -1,0 +1,55 @@
+import {
+  csv,
+  durationMs,
+  loadConfig,
+  port,
+  positiveInt,
+  secret,
+  urlString,
+  urlStringOf,
+} from '@subx/service-kit';
+import { z } from 'zod';
+
+/** Environment of the dashboard (services/dashboard/README.md has the table). */
+export const ConfigSchema = z.object({
+  DASHBOARD_PORT: port.default(8090),
+  HOST: z.string().trim().min(1).default('0.0.0.0'),
+  /** Where the dashboard reaches the gateway (admin API and playground). */
+  GATEWAY_URL: urlString.default('http://127.0.0.1:8080'),
+  /** The gateway's admin bearer token. */
+  ADMIN_TOKEN: secret(z.string().min(1)),
+  /** The gateway URL people use, shown in the playground's curl. Default: GATEWAY_URL. */
+  PUBLIC_API_URL: urlString.optional(),
+  /** The dashboard's own public URL: the base of the emailed links. Default: http://localhost:PORT. */
+  DASHBOARD_PUBLIC_URL: urlString.optional(),
+  /** smtp:// or smtps:// URL (credentials allowed). Unset: each mail is written to the log as JSON. */
+  SMTP_URL: secret(urlStringOf(['smtp:', 'smtps:'])).optional(),
+  MAIL_FROM: z.string().trim().min(3).default('subx <no-reply@subx.local>'),
+  /** These addresses get the operator role when they sign in (case-insensitive). */
+  OPERATOR_EMAILS: csv.default([]),
+  /**
+   * Proxies whose X-Forwarded-For / X-Forwarded-Proto are believed (IPs or CIDRs, csv). Unset:
+   * none, so the client IP is the socket's and Secure cookies follow the socket's TLS.
+   */
+  TRUST_PROXY: csv.default([]),
+  /** Always mark cookies Secure, whatever the request (a TLS-terminating proxy we cannot list). */
+  COOKIE_SECURE: z.enum(['auto', 'always']).default('auto'),
+  SESSION_TTL_MS: durationMs.default(12 * 3_600_000),
+  /** Deadline of each call to the gateway. */
+  GATEWAY_TIMEOUT_MS: durationMs.default(15_000),
+  /** scrypt cost N (a power of two); r = 8 and p = 3 are fixed (README "Passwords"). */
+  PASSWORD_SCRYPT_N: positiveInt
+    .refine((n) => n >= 16_384 && (n & (n - 1)) === 0, { error: 'must be a power of two, at least 16384' })
+    .default(32_768),
+  REDIS_URL: secret(urlStringOf(['redis:', 'rediss:'])).optional(),
+  MONGO_URL: secret(urlStringOf(['mongodb:', 'mongodb+srv:'])).optional(),
+  MONGO_DB: z.string().trim().min(1).default('subx'),
+  SHUTDOWN_TIMEOUT_MS: durationMs.default(10_000),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export type DashboardConfig = z.output<typeof ConfigSchema>;
+
+export function loadDashboardConfig(env: Record<string, string | undefined> = process.env): DashboardConfig {
+  return loadConfig(ConfigSchema, env);
+}

@@ -1,0 +1,124 @@
+/**
+ * The gateway's admin API over HTTP with the admin token: the dashboard holds no account data of
+ * its own beyond who signed up, and every key and usage figure comes from the gateway (whose
+ * regenerate and revoke already take effect on every replica at once). Each call has a deadline.
+ */
+export type Tier = 'free' | 'pro' | 'business' | 'enterprise';
+export const TIERS: readonly Tier[] = ['free', 'pro', 'business', 'enterprise'];
+
+export interface GatewayAccount {
+  account_id: string;
+  tier: Tier;
+  credits: number;
+  email: string | null;
+  created_at: string;
+  key: { prefix: string; last4: string; created_at: string; status: 'active' | 'revoked' };
+  usage: { today_requests: number; month_credits: number };
+}
+
+export interface AccountLimits {
+  account_id: string;
+  tier: Tier;
+  daily: { limit: number | null; used: number; remaining: number | null; reset_at: string };
+  credits: { balance: number; monthly_allowance: number };
+}
+
+export interface UsageDay {
+  date: string;
+  requests: number;
+  credits: number;
+  operations: Record<string, { requests: number; credits: number }>;
+}
+
+export interface AccountUsage {
+  account_id: string;
+  from: string;
+  to: string;
+  days: UsageDay[];
+  total_requests: number;
+  total_credits: number;
+}
+
+export interface CallResult {
+  status: number;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+export class GatewayError extends Error {
+  readonly status: number;
+  readonly code: string;
+  constructor(status: number, code: string) {
+    super(`gateway answered ${status} ${code}`);
+    this.name = 'GatewayError';
+    this.status = status;
+    this.code = code;
+  }
+}
+
+export interface GatewayClient {
+  createAccount(email: string): Promise<{ account_id: string }>;
+  getAccount(id: string): Promise<GatewayAccount>;
+  updateAccount(
+    id: string,
+    change: { tier?: Tier; add_credits?: number; credits?: number },
+  ): Promise<GatewayAccount>;
+  /** Generate or regenerate: the new key (shown once, never stored or logged here). */
+  issueKey(id: string): Promise<string>;
+  revokeKey(id: string): Promise<void>;
+  limits(id: string): Promise<AccountLimits>;
+  usage(id: string, from: string, to: string): Promise<AccountUsage>;
+  call(
+    id: string,
+    request: {
+      path: '/api/v1/extract' | '/api/v1/validate';
+      body?: unknown;
+      query?: Record<string, string>;
+      client_ip?: string;
+    },
+  ): Promise<CallResult>;
+}
+
+export function createGatewayClient(options: {
+  baseUrl: string;
+  adminToken: string;
+  timeoutMs: number;
+}): GatewayClient {
+  const base = options.baseUrl.replace(/\/+$/, '');
+
+  async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${options.adminToken}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      signal: AbortSignal.timeout(options.timeoutMs),
+    });
+    if (res.status === 204) return undefined as T;
+    const text = await res.text();
+    if (!res.ok) {
+      let code = 'UNKNOWN';
+      try {
+        code = String((JSON.parse(text) as { error?: { code?: unknown } }).error?.code ?? code);
+      } catch {
+        // not JSON: keep UNKNOWN
+      }
+      throw new GatewayError(res.status, code);
+    }
+    return JSON.parse(text) as T;
+  }
+
+  const account = (id: string) => `/admin/v1/accounts/${encodeURIComponent(id)}`;
+  return {
+    createAccount: (email) => request('POST', '/admin/v1/accounts', { tier: 'free', email }),
+    getAccount: (id) => request('GET', account(id)),
+    updateAccount: (id, change) => request('PATCH', account(id), change),
+    issueKey: async (id) => (await request<{ api_key: string }>('POST', `${account(id)}/api-key`)).api_key,
+    revokeKey: (id) => request('DELETE', `${account(id)}/api-key`),
+    limits: (id) => request('GET', `${account(id)}/limits`),
+    usage: (id, from, to) => request('GET', `${account(id)}/usage?from=${from}&to=${to}`),
+    call: (id, req) => request('POST', `${account(id)}/calls`, req),
+  };
+}

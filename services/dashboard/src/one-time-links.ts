@@ -1,0 +1,44 @@
+/**
+ * One-time tokens of the emailed links (email verification 24 h, password reset 1 h). Only the
+ * token's SHA-256 is stored; redeeming claims a "used" marker with SET NX first, so of two
+ * concurrent clicks exactly one wins, and the token is deleted.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { KeyValueStore } from '@subx/ports';
+
+export type LinkPurpose = 'verify' | 'reset';
+export const LINK_TTL_MS: Record<LinkPurpose, number> = { verify: 24 * 3_600_000, reset: 3_600_000 };
+const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+
+const hashOf = (token: string) => createHash('sha256').update(token).digest('base64url');
+
+export interface OneTimeLinks {
+  issue(purpose: LinkPurpose, userId: string): Promise<string>;
+  /** The user id, or null (unknown, expired, used, or malformed). */
+  peek(purpose: LinkPurpose, token: unknown): Promise<string | null>;
+  redeem(purpose: LinkPurpose, token: unknown): Promise<string | null>;
+}
+
+export function createOneTimeLinks(kv: KeyValueStore): OneTimeLinks {
+  const key = (purpose: LinkPurpose, token: string) => `dashboard:link:${purpose}:${hashOf(token)}`;
+  async function peek(purpose: LinkPurpose, token: unknown) {
+    if (typeof token !== 'string' || !TOKEN_PATTERN.test(token)) return null;
+    return kv.get(key(purpose, token));
+  }
+  return {
+    async issue(purpose, userId) {
+      const token = randomBytes(32).toString('base64url');
+      await kv.set(key(purpose, token), userId, { ttlMs: LINK_TTL_MS[purpose] });
+      return token;
+    },
+    peek,
+    async redeem(purpose, token) {
+      const userId = await peek(purpose, token);
+      if (userId === null || typeof token !== 'string') return null;
+      const k = key(purpose, token);
+      if (!(await kv.setIfAbsent(`${k}:used`, '1', { ttlMs: LINK_TTL_MS[purpose] }))) return null;
+      await kv.delete(k);
+      return userId;
+    },
+  };
+}

@@ -1,0 +1,247 @@
+/**
+ * Test wiring (used by *.test.ts only): the dashboard app on in-memory stores with a gateway
+ * client backed by an in-memory account table (our own GatewayClient interface), a mailbox mailer,
+ * and a cookie-keeping client over `app.inject`.
+ */
+import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import { ManualClock, createInMemoryDocumentStore, createInMemoryKeyValueStore } from '@subx/ports';
+import type { DocumentStore, KeyValueStore } from '@subx/ports';
+import { createLogger } from '@subx/service-kit';
+import { buildDashboardApp, SESSION_COOKIE } from './app.ts';
+import { loadDashboardConfig } from './config.ts';
+import type { AccountUsage, CallResult, GatewayAccount, GatewayClient } from './gateway-client.ts';
+import { GatewayError } from './gateway-client.ts';
+import type { Mail, Mailer } from './mailer.ts';
+
+export const TEST_ADMIN_TOKEN = 'dashboard-test-admin-token-0123';
+
+export function fakeGateway() {
+  const accounts = new Map<string, GatewayAccount>();
+  const calls: { id: string; request: unknown }[] = [];
+  const keys = new Map<string, string>();
+  const get = (id: string) => {
+    const a = accounts.get(id);
+    if (!a) throw new GatewayError(404, 'NOT_FOUND');
+    return a;
+  };
+  const newKey = (id: string) => {
+    const key = `sxk_v1_${randomBytes(24).toString('base64url').replace(/[-_]/g, 'a').slice(0, 32)}`;
+    keys.set(id, key);
+    const a = get(id);
+    a.key = {
+      prefix: 'sxk_v1_',
+      last4: key.slice(-4),
+      created_at: new Date().toISOString(),
+      status: 'active',
+    };
+    return key;
+  };
+  const client: GatewayClient = {
+    async createAccount(email) {
+      const id = `acct_${randomBytes(16).toString('hex')}`;
+      accounts.set(id, {
+        account_id: id,
+        tier: 'free',
+        credits: 50,
+        email,
+        created_at: new Date().toISOString(),
+        key: { prefix: 'sxk_v1_', last4: 'xxxx', created_at: '', status: 'active' },
+        usage: { today_requests: 0, month_credits: 0 },
+      });
+      newKey(id);
+      return { account_id: id };
+    },
+    getAccount: async (id) => structuredClone(get(id)),
+    async updateAccount(id, change) {
+      const a = get(id);
+      if (change.tier) a.tier = change.tier;
+      if (change.add_credits) a.credits += change.add_credits;
+      return structuredClone(a);
+    },
+    issueKey: async (id) => newKey(id),
+    async revokeKey(id) {
+      get(id).key.status = 'revoked';
+      keys.delete(id);
+    },
+    async limits(id) {
+      const a = get(id);
+      return {
+        account_id: id,
+        tier: a.tier,
+        daily: {
+          limit: 100,
+          used: a.usage.today_requests,
+          remaining: 100 - a.usage.today_requests,
+          reset_at: '2026-03-16T00:00:00.000Z',
+        },
+        credits: { balance: a.credits, monthly_allowance: 50 },
+      };
+    },
+    async usage(id, from, to): Promise<AccountUsage> {
+      get(id);
+      const days = [];
+      for (let t = Date.parse(from); t <= Date.parse(to); t += 86_400_000) {
+        const date = new Date(t).toISOString().slice(0, 10);
+        const n = date === to ? 3 : 0;
+        days.push({
+          date,
+          requests: n,
+          credits: n ? 2 : 0,
+          operations: { extract: { requests: n, credits: 0 }, batch: { requests: 0, credits: n ? 2 : 0 } },
+        });
+      }
+      return { account_id: id, from, to, days, total_requests: 3, total_credits: 2 };
+    },
+    async call(id, request): Promise<CallResult> {
+      calls.push({ id, request });
+      const a = get(id);
+      if (a.key.status !== 'active')
+        return { status: 401, headers: {}, body: { error: { code: 'UNAUTHORIZED' } } };
+      a.usage.today_requests += 1;
+      return {
+        status: 200,
+        headers: { 'x-ratelimit-remaining': '99' },
+        body: { video_id: 'dQw4w9WgXcQ', request },
+      };
+    },
+  };
+  return { client, accounts, keys, calls };
+}
+
+export function mailbox(): Mailer & { sent: Mail[]; link(to: string, purpose: 'verify' | 'reset'): string } {
+  const sent: Mail[] = [];
+  return {
+    sent,
+    async send(mail) {
+      sent.push(mail);
+    },
+    close() {},
+    link(to, purpose) {
+      for (const mail of [...sent].reverse()) {
+        const match = new RegExp(`https?://\\S+/${purpose}\\?token=[A-Za-z0-9_-]+`).exec(mail.text);
+        if (mail.to === to && match) return match[0];
+      }
+      throw new Error(`no ${purpose} mail to ${to}`);
+    },
+  };
+}
+
+export interface TestDashboard {
+  app: FastifyInstance;
+  gateway: ReturnType<typeof fakeGateway>;
+  mail: ReturnType<typeof mailbox>;
+  logs: string[];
+  kv: KeyValueStore;
+  store: DocumentStore;
+  /** Drives the in-memory store's expiry and the app's time (sessions, throttle delays). */
+  clock: ManualClock;
+}
+
+export async function buildTestDashboard(
+  env: Record<string, string> = {},
+  shared: { kv?: KeyValueStore; store?: DocumentStore; gateway?: ReturnType<typeof fakeGateway> } = {},
+): Promise<TestDashboard> {
+  const logs: string[] = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      logs.push(chunk.toString());
+      done();
+    },
+  });
+  const config = loadDashboardConfig({
+    ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+    DASHBOARD_PUBLIC_URL: 'http://dash.test',
+    PASSWORD_SCRYPT_N: '16384',
+    LOG_LEVEL: 'debug',
+    ...env,
+  });
+  const clock = new ManualClock(Date.now());
+  const kv = shared.kv ?? createInMemoryKeyValueStore({ clock });
+  const store = shared.store ?? createInMemoryDocumentStore();
+  const gateway = shared.gateway ?? fakeGateway();
+  const mail = mailbox();
+  const app = await buildDashboardApp({
+    config,
+    kv,
+    store,
+    gateway: gateway.client,
+    mailer: mail,
+    logger: createLogger({ service: 'dashboard', level: 'debug', destination }),
+    now: () => clock.now(),
+  });
+  return { app, gateway, mail, logs, kv, store, clock };
+}
+
+/** A browser-like client over inject: keeps the session cookie, reads the CSRF token from forms. */
+export class Browserish {
+  cookie = '';
+  lastHtml = '';
+  readonly app: FastifyInstance;
+  readonly ip: string;
+  constructor(app: FastifyInstance, ip = '198.51.100.7') {
+    this.app = app;
+    this.ip = ip;
+  }
+
+  private remember(setCookie: string | string[] | undefined) {
+    for (const c of [setCookie ?? []].flat()) {
+      const [pair] = c.split(';');
+      const [name, value] = pair!.split('=');
+      if (name === SESSION_COOKIE) this.cookie = value ? `${name}=${value}` : '';
+    }
+  }
+
+  async get(path: string, headers: Record<string, string> = {}) {
+    const res = await this.app.inject({
+      method: 'GET',
+      url: path,
+      headers: { ...(this.cookie ? { cookie: this.cookie } : {}), ...headers },
+      remoteAddress: this.ip,
+    });
+    this.remember(res.headers['set-cookie']);
+    this.lastHtml = res.body;
+    return res;
+  }
+
+  csrf(): string {
+    const match = /name="_csrf" value="([^"]+)"/.exec(this.lastHtml);
+    if (!match) throw new Error('no CSRF token on the last page');
+    return match[1]!;
+  }
+
+  async post(
+    path: string,
+    form: Record<string, string>,
+    options: { csrf?: string | null; headers?: Record<string, string> } = {},
+  ) {
+    const token = options.csrf === undefined ? this.csrf() : options.csrf;
+    const body = new URLSearchParams({ ...(token === null ? {} : { _csrf: token }), ...form }).toString();
+    const res = await this.app.inject({
+      method: 'POST',
+      url: path,
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        ...(this.cookie ? { cookie: this.cookie } : {}),
+        ...options.headers,
+      },
+      payload: body,
+      remoteAddress: this.ip,
+    });
+    this.remember(res.headers['set-cookie']);
+    this.lastHtml = res.body;
+    return res;
+  }
+
+  /** Sign up, confirm by the mailed link, sign in. */
+  async signUpVerified(mail: ReturnType<typeof mailbox>, email: string, password: string) {
+    await this.get('/sign-up');
+    await this.post('/sign-up', { email, password });
+    const link = new URL(mail.link(email, 'verify'));
+    await this.get(`${link.pathname}${link.search}`);
+    await this.post('/verify', { token: link.searchParams.get('token')! });
+    await this.get('/sign-in');
+    return this.post('/sign-in', { email, password });
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * People who sign in to the dashboard, in the DocumentStore (`dashboard_users`, MongoDB in
+ * deployments): email (unique, lower-cased), scrypt password hash, verification, the gateway
+ * account they own, and the operator flag. API keys are not here: they are the gateway's.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Collection, Doc, DocumentStore } from '@subx/ports';
+import { DuplicateKeyError } from '@subx/ports';
+
+export interface UserDoc extends Doc {
+  _id: string;
+  email: string;
+  password_hash: string;
+  email_verified: boolean;
+  /** The gateway account (created when the email is verified). */
+  account_id: string | null;
+  /** Promoted through the dashboard's admin route; OPERATOR_EMAILS also grant the role. */
+  operator: boolean;
+  /** Sessions carry the epoch they were created in; a password reset increments it, voiding them all. */
+  session_epoch: number;
+  created_at: string;
+}
+
+export const USERS_COLLECTION = 'dashboard_users';
+const MAX_EMAIL_LENGTH = 254;
+
+/** Lower-cased address, or null when it is not one. Deliberately loose: the link proves it. */
+export function normalizeEmail(value: unknown): string | null {
+  if (typeof value !== 'string') return null;
+  const email = value.trim().toLowerCase();
+  if (email.length > MAX_EMAIL_LENGTH || !/^[^\s@<>"]+@[^\s@<>"]+\.[^\s@<>"]+$/.test(email)) return null;
+  return email;
+}
+
+export interface UserRepository {
+  init(): Promise<void>;
+  /** Null when the email is taken. */
+  create(email: string, passwordHash: string, now: number): Promise<UserDoc | null>;
+  byEmail(email: string): Promise<UserDoc | null>;
+  byId(id: string): Promise<UserDoc | null>;
+  update(id: string, set: Partial<Omit<UserDoc, '_id' | 'email' | 'session_epoch'>>): Promise<void>;
+  /** Ends every session of this user (they carry the old epoch). */
+  endSessions(id: string): Promise<void>;
+  /** Sets the account only if none is set yet; returns the user as stored afterwards. */
+  attachAccount(id: string, accountId: string): Promise<UserDoc | null>;
+  list(options: { skip: number; limit: number }): Promise<UserDoc[]>;
+  count(): Promise<number>;
+}
+
+export function createUserRepository(store: DocumentStore): UserRepository {
+  const users: Collection<UserDoc> = store.collection<UserDoc>(USERS_COLLECTION);
+  return {
+    async init() {
+      await users.createIndex({ email: 1 }, { unique: true, name: 'email_unique' });
+    },
+    async create(email, passwordHash, now) {
+      const doc: UserDoc = {
+        _id: `usr_${randomUUID().replaceAll('-', '')}`,
+        email,
+        password_hash: passwordHash,
+        email_verified: false,
+        account_id: null,
+        operator: false,
+        session_epoch: 0,
+        created_at: new Date(now).toISOString(),
+      };
+      try {
+        await users.insertOne(doc);
+        return doc;
+      } catch (err) {
+        if (err instanceof DuplicateKeyError) return null;
+        throw err;
+      }
+    },
+    byEmail: (email) => users.findOne({ email }),
+    byId: (id) => users.findOne({ _id: id }),
+    async update(id, set) {
+      await users.updateOne({ _id: id }, { $set: set });
+    },
+    async endSessions(id) {
+      await users.updateOne({ _id: id }, { $inc: { session_epoch: 1 } });
+    },
+    async attachAccount(id, accountId) {
+      await users.updateOne({ _id: id, account_id: null }, { $set: { account_id: accountId } });
+      return users.findOne({ _id: id });
+    },
+    list: ({ skip, limit }) => users.find({}, { sort: { created_at: -1 }, skip, limit }),
+    count: () => users.countDocuments({}),
+  };
+}

@@ -1,0 +1,80 @@
+/**
+ * Two dashboard replicas on real Redis (sessions, throttling, one-time links) and the
+ * MongoDB-compatible server (people), each with its own connections, as two processes would have:
+ * a session made on one works on the other, a link mailed by one is used up on the other, and a
+ * sign-in lock set through one holds on the other.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeWithEngine } from '@subx/testing/engines';
+import { createMongoDocumentStore, createRedisKeyValueStore } from '@subx/ports';
+import type { DocumentStore, KeyValueStore } from '@subx/ports';
+import { Browserish, buildTestDashboard, fakeGateway } from '../src/test-support.ts';
+import type { TestDashboard } from '../src/test-support.ts';
+
+const PASSWORD = 'replicas share everything';
+
+describeWithEngine('redis', 'dashboard replicas on real Redis', (redisUrl) => {
+  describeWithEngine('mongo', 'and the MongoDB-compatible server', (mongoUrl) => {
+    const dbName = `dashboard_it_${randomUUID().slice(0, 8)}`;
+    const connections: { kv: KeyValueStore; store: DocumentStore }[] = [];
+    let a: TestDashboard;
+    let b: TestDashboard;
+
+    beforeAll(async () => {
+      const gateway = fakeGateway();
+      for (let i = 0; i < 2; i++) {
+        connections.push({
+          kv: createRedisKeyValueStore({ url: redisUrl }),
+          store: createMongoDocumentStore({ url: mongoUrl, dbName }),
+        });
+      }
+      a = await buildTestDashboard({}, { ...connections[0]!, gateway });
+      b = await buildTestDashboard({}, { ...connections[1]!, gateway });
+    });
+
+    afterAll(async () => {
+      await a?.app.close();
+      await b?.app.close();
+      for (const c of connections) await Promise.allSettled([c.kv.close(), c.store.close()]);
+    });
+
+    it('shares sessions, links, people and sign-in locks between replicas', async () => {
+      const email = `replica-${randomUUID().slice(0, 8)}@example.com`;
+      const onA = new Browserish(a.app);
+      await onA.get('/sign-up');
+      await onA.post('/sign-up', { email, password: PASSWORD });
+      // The link mailed by A works on B, once.
+      const link = new URL(a.mail.link(email, 'verify'));
+      const onB = new Browserish(b.app);
+      await onB.get(`${link.pathname}${link.search}`);
+      expect((await onB.post('/verify', { token: link.searchParams.get('token')! })).statusCode).toBe(200);
+      await onA.get('/sign-in');
+      expect((await onA.post('/verify', { token: link.searchParams.get('token')! })).statusCode).toBe(400);
+      // Duplicate sign-up is refused by the unique index, silently.
+      await onB.get('/sign-up');
+      await onB.post('/sign-up', { email, password: 'another password 123' });
+      expect(b.mail.sent.filter((m) => m.to === email)).toHaveLength(0);
+
+      // Signed in on A, the session (and its CSRF token) works on B.
+      await onA.get('/sign-in');
+      expect((await onA.post('/sign-in', { email, password: PASSWORD })).statusCode).toBe(303);
+      const moved = new Browserish(b.app);
+      moved.cookie = onA.cookie;
+      expect((await moved.get('/keys')).body).toContain('Generate API Key');
+      expect((await moved.post('/keys/generate', {})).body).toContain('Your new API key');
+
+      // Failures through A lock the email on B.
+      const attacker = new Browserish(a.app, '203.0.113.200');
+      for (let i = 0; i < 4; i++) {
+        await attacker.get('/sign-in');
+        expect((await attacker.post('/sign-in', { email, password: 'not the password' })).statusCode).toBe(
+          401,
+        );
+      }
+      const elsewhere = new Browserish(b.app, '192.0.2.200');
+      await elsewhere.get('/sign-in');
+      expect((await elsewhere.post('/sign-in', { email, password: PASSWORD })).statusCode).toBe(429);
+    });
+  });
+});

@@ -1,0 +1,135 @@
+/**
+ * Admin routes the self-service dashboard (services/dashboard) needs beyond decisions.md's list.
+ * Registered into the admin plugin's context (after `adminRoutes`), so they share its bearer-token
+ * check and error handler.
+ *
+ * GET  /admin/v1/accounts/{id}/limits: today's requests against the daily limit with the reset
+ *      time, the credit balance and the tier's monthly allowance, from the one pricing table.
+ * POST /admin/v1/accounts/{id}/calls: one call of the public API on behalf of the account, for the
+ *      dashboard's playground, which never holds the account's key. Body
+ *      `{ path: "/api/v1/extract", body: {...} }` or `{ path: "/api/v1/validate", query: { url } }`,
+ *      optional `client_ip` (validate's per-IP limit then applies to the person, not the
+ *      dashboard). The call runs through the real route (auth, tier, daily limit, credits,
+ *      validation), counts and is billed like a call with the key; an account without an active
+ *      key gets the 401 a missing key gets. Answers 200 `{ status, headers, body }`.
+ */
+import { isIP } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import { AppError, Errors } from '@subx/errors';
+import type { AccountRepository } from '../../access/accounts.ts';
+import type { DelegationRegistry } from '../../access/delegation.ts';
+import type { AccessPricing } from '../../access/pricing.ts';
+import type { DailyRateLimiter } from '../../access/rate-limit.ts';
+
+export interface SelfServiceRoutesOptions {
+  accounts: AccountRepository;
+  rateLimiter: DailyRateLimiter;
+  pricing: AccessPricing;
+  delegations: DelegationRegistry;
+}
+
+const notFound = () => new AppError('NOT_FOUND', 'No account exists with this id.');
+/** The playground's operations; anything else the dashboard has no business calling. */
+const CALLS: Record<string, { method: 'GET' | 'POST'; authenticated: boolean }> = {
+  '/api/v1/extract': { method: 'POST', authenticated: true },
+  '/api/v1/validate': { method: 'GET', authenticated: false },
+};
+const FORWARDED_HEADERS = [
+  'content-type',
+  'x-request-id',
+  'x-ratelimit-limit',
+  'x-ratelimit-remaining',
+  'x-ratelimit-reset',
+  'retry-after',
+];
+
+function readCall(body: unknown) {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw Errors.invalidRequest('The request body must be a JSON object.');
+  }
+  const { path, body: callBody, query, client_ip: clientIp, ...rest } = body as Record<string, unknown>;
+  const unknown = Object.keys(rest);
+  if (unknown.length > 0) {
+    throw Errors.invalidRequest(
+      `Unknown field(s): ${unknown.map((k) => k.slice(0, 40)).join(', ')}. Allowed: path, body, query, client_ip.`,
+    );
+  }
+  const call = typeof path === 'string' ? CALLS[path] : undefined;
+  if (!call) throw Errors.invalidRequest(`path must be one of ${Object.keys(CALLS).join(', ')}.`);
+  if (query !== undefined) {
+    const ok =
+      typeof query === 'object' &&
+      query !== null &&
+      !Array.isArray(query) &&
+      Object.values(query).every((v) => typeof v === 'string');
+    if (!ok) throw Errors.invalidRequest('query must be an object of strings.');
+  }
+  if (clientIp !== undefined && (typeof clientIp !== 'string' || isIP(clientIp) === 0)) {
+    throw Errors.invalidRequest('client_ip must be an IP address.');
+  }
+  return {
+    path: path as string,
+    ...call,
+    body: callBody,
+    query: query as Record<string, string> | undefined,
+    clientIp: clientIp as string | undefined,
+  };
+}
+
+export function selfServiceRoutes(fastify: FastifyInstance, options: SelfServiceRoutesOptions): void {
+  const { accounts, rateLimiter, pricing, delegations } = options;
+  const id = (params: unknown) => (params as { id: string }).id;
+
+  fastify.get('/admin/v1/accounts/:id/limits', async (request) => {
+    const doc = await accounts.get(id(request.params));
+    if (!doc) throw notFound();
+    const [state, used] = await Promise.all([
+      rateLimiter.peek({ id: doc._id, tier: doc.tier }),
+      rateLimiter.todayCount(doc._id),
+    ]);
+    return {
+      account_id: doc._id,
+      tier: doc.tier,
+      daily: {
+        limit: state.limit,
+        used,
+        remaining: state.remaining,
+        reset_at: new Date(state.resetAtMs).toISOString(),
+      },
+      credits: { balance: doc.credits, monthly_allowance: pricing.monthlyAllowance[doc.tier] },
+    };
+  });
+
+  fastify.post('/admin/v1/accounts/:id/calls', async (request, reply) => {
+    const call = readCall(request.body);
+    const doc = await accounts.get(id(request.params));
+    if (!doc) throw notFound();
+    const headers: Record<string, string> = {};
+    if (call.authenticated && doc.key.status === 'active') {
+      headers['x-api-key'] = delegations.issue({ id: doc._id, tier: doc.tier });
+    }
+    if (call.body !== undefined) headers['content-type'] = 'application/json';
+    const response = await fastify.inject({
+      method: call.method,
+      url: call.path,
+      headers,
+      ...(call.query ? { query: call.query } : {}),
+      ...(call.body !== undefined ? { payload: JSON.stringify(call.body) } : {}),
+      remoteAddress: call.clientIp ?? request.ip,
+    });
+    // A token the route never redeemed (rejected before admission) must not linger.
+    if (headers['x-api-key']) delegations.redeem(headers['x-api-key']);
+    const forwarded: Record<string, string> = {};
+    for (const name of FORWARDED_HEADERS) {
+      const value = response.headers[name];
+      if (typeof value === 'string') forwarded[name] = value;
+    }
+    let body: unknown = response.body;
+    if (String(response.headers['content-type'] ?? '').startsWith('application/json')) {
+      body = JSON.parse(response.body) as unknown;
+    }
+    return reply
+      .header('Cache-Control', 'no-store')
+      .send({ status: response.statusCode, headers: forwarded, body });
+  });
+}
