@@ -7,7 +7,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 node=node_modules/.bin/node
 status=0
-for bench in youtube-parse cold-extract gateway-extract batch-fanout metrics-record; do
+for bench in youtube-parse cold-extract vs-youtube-transcript-api gateway-extract batch-fanout metrics-record; do
   [ -f "scripts/bench/$bench.ts" ] || continue
   echo "== $bench"
   "$node" --disable-warning=ExperimentalWarning "scripts/bench/$bench.ts" "$@" || status=1
