@@ -28,6 +28,7 @@ const request = (videoId: string): Req => ({
   max: 10,
   sort: commentsV1.CommentSort.COMMENT_SORT_TIME,
   forceRefresh: false,
+  cachedOnly: false,
 });
 
 const response = (videoId: string): Res => ({

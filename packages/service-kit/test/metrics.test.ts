@@ -80,6 +80,7 @@ describe('gRPC metrics', () => {
             max: 10,
             sort: commentsV1.CommentSort.COMMENT_SORT_TIME,
             forceRefresh: false,
+            cachedOnly: false,
           })
           .catch(() => undefined);
       await call('a');

@@ -23,11 +23,12 @@ function scripted(answers: CommentsResult[]) {
 }
 
 describe('comments cache', () => {
-  const request = (max: number) => ({
+  const request = (max: number, cachedOnly = false) => ({
     videoId: 'aaaaaaaaaaa',
     max,
     sort: commentsV1.CommentSort.COMMENT_SORT_RELEVANCE,
     forceRefresh: false,
+    cachedOnly,
   });
 
   it('a listing that ended short of max is complete and serves later requests from the cache', async () => {
@@ -59,5 +60,22 @@ describe('comments cache', () => {
     expect(second.cached).toBe(false);
     expect(second.comments).toHaveLength(3);
     expect(yt.calls()).toBe(2);
+  });
+
+  it('a cache-only question never reaches the platform: a miss is empty and uncached, a hit is the listing', async () => {
+    const yt = scripted([{ comments: [comment(1), comment(2)], commentsDisabled: false, totalCount: 2 }]);
+    const svc = createCommentsService({
+      youtube: yt.youtube,
+      cache: createJsonCache(createInMemoryKeyValueStore(), { prefix: 'test' }),
+      ttlMs: 60_000,
+    });
+    const miss = await svc.getComments(request(100, true));
+    expect(miss).toMatchObject({ cached: false, comments: [] });
+    expect(yt.calls()).toBe(0);
+    await svc.getComments(request(100));
+    const hit = await svc.getComments(request(100, true));
+    expect(hit.cached).toBe(true);
+    expect(hit.comments).toHaveLength(2);
+    expect(yt.calls()).toBe(1);
   });
 });

@@ -83,7 +83,12 @@ export function createCommentsService(deps: {
 
       let entry: CachedComments | null = req.forceRefresh ? null : await cache.get<CachedComments>(key);
       let cached = true;
-      if (entry === null || (!entry.complete && entry.comments.length < max)) {
+      const sufficient = entry !== null && (entry.complete || entry.comments.length >= max);
+      if (req.cachedOnly && !sufficient) {
+        // a cache-only question never reaches the platform: a miss is an empty, uncached answer
+        return { videoId: req.videoId, comments: [], commentsDisabled: false, totalCount: 0n, cached: false };
+      }
+      if (entry === null || !sufficient) {
         entry = await loadShared(key, req.videoId, sort, max);
         cached = false;
       }

@@ -36,7 +36,13 @@ describe('comments over gRPC against the fake YouTube', () => {
   beforeEach(() => youtube.reset());
 
   const get = (videoId: string, max: number, forceRefresh = false) =>
-    client.getComments({ videoId, max, sort: commentsV1.CommentSort.COMMENT_SORT_RELEVANCE, forceRefresh });
+    client.getComments({
+      videoId,
+      max,
+      sort: commentsV1.CommentSort.COMMENT_SORT_RELEVANCE,
+      forceRefresh,
+      cachedOnly: false,
+    });
 
   it('downloads comments with replies after their parent, then answers smaller requests from the cache', async () => {
     const first = await get(videoIds.syntheticComments, 60);

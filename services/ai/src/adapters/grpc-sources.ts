@@ -51,6 +51,7 @@ export function commentSourceFromClient(client: GrpcClient<commentsV1.CommentsSe
             ? commentsV1.CommentSort.COMMENT_SORT_TIME
             : commentsV1.CommentSort.COMMENT_SORT_RELEVANCE,
         forceRefresh: false,
+        cachedOnly: false,
       });
       return {
         commentsDisabled: res.commentsDisabled,

@@ -224,12 +224,23 @@ describe('GET /api/v1/comments', () => {
       credits_used: 2,
       request_id: res.headers['x-request-id'],
     });
-    expect(gw.backends.calls[0]?.request).toEqual({
-      videoId: VIDEO,
-      max: 1000,
-      sort: commentsV1.CommentSort.COMMENT_SORT_TIME,
-      forceRefresh: false,
-    });
+    // first the cache alone (a cached listing is free), then the real call under a reservation
+    expect(gw.backends.calls.map((c) => c.request)).toEqual([
+      {
+        videoId: VIDEO,
+        max: 1000,
+        sort: commentsV1.CommentSort.COMMENT_SORT_TIME,
+        forceRefresh: false,
+        cachedOnly: true,
+      },
+      {
+        videoId: VIDEO,
+        max: 1000,
+        sort: commentsV1.CommentSort.COMMENT_SORT_TIME,
+        forceRefresh: false,
+        cachedOnly: false,
+      },
+    ]);
     expect(gw.ledger.reservations[0]).toMatchObject({ amount: 2, state: 'committed' });
   });
 
@@ -258,6 +269,26 @@ describe('GET /api/v1/comments', () => {
       comment_count: 0,
     });
     expect(gw.ledger.events).toEqual([]);
+  });
+
+  it('a cached listing is served for 0 credits whatever the balance, without a reservation', async () => {
+    gw.ledger.balances.set('acc_pro', 0);
+    gw.backends.handlers.getComments = async (req: { cachedOnly: boolean }) =>
+      req.cachedOnly
+        ? { ...(await comments(700)()), cached: true }
+        : Promise.reject(new Error('the platform must not be asked'));
+    const res = await get(`url=${encodeURIComponent(VIDEO_URL)}&max=600`);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ cached: true, credits_used: 0, comment_count: 600 });
+    expect(gw.ledger.reservations).toHaveLength(0);
+  });
+
+  it('a listing not in the cache still needs the worst case in credits; the 402 names the balance', async () => {
+    gw.ledger.balances.set('acc_pro', 1);
+    gw.backends.handlers.getComments = comments(10);
+    const res = await get(`url=${encodeURIComponent(VIDEO_URL)}&max=1000`);
+    expect(res.statusCode).toBe(402);
+    expect(res.json().error).toMatchObject({ code: 'INSUFFICIENT_CREDITS', required: 2, available: 1 });
   });
 
   it.each(['max=0', 'max=2001', 'sort=top'])('%s is 400 INVALID_REQUEST', async (q) => {

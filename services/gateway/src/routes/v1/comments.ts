@@ -18,6 +18,33 @@ export const registerComments: RouteRegistrar = (app, ctx) => {
     async (request) => {
       const { max, sort } = request.query;
       const videoId = videoIdOf(request.query.url);
+      const ask = {
+        videoId,
+        max,
+        sort:
+          sort === 'time'
+            ? commentsV1.CommentSort.COMMENT_SORT_TIME
+            : commentsV1.CommentSort.COMMENT_SORT_RELEVANCE,
+        forceRefresh: false,
+      };
+      const toBody = (r: commentsV1.GetCommentsResponse, charge: number) => {
+        const comments = r.commentsDisabled ? [] : r.comments.slice(0, max).map(commentJson);
+        return {
+          comments,
+          video_id: r.videoId || videoId,
+          comment_count: comments.length,
+          comments_disabled: r.commentsDisabled,
+          cached: r.cached,
+          credits_used: charge,
+          request_id: request.id,
+        };
+      };
+      // A cached listing costs 0 (decisions.md): served without a reservation, whatever the balance.
+      const look = await backends.comments.getComments(
+        { ...ask, cachedOnly: true },
+        { requestId: request.id },
+      );
+      if (look.cached) return toBody(look, 0);
       // Worst case: `max` comments, none cached.
       return withReservation(
         credits,
@@ -26,33 +53,16 @@ export const registerComments: RouteRegistrar = (app, ctx) => {
         commentsPrice(max, {}, ctx.pricing),
         async (reservation) => {
           const r = await backends.comments.getComments(
-            {
-              videoId,
-              max,
-              sort:
-                sort === 'time'
-                  ? commentsV1.CommentSort.COMMENT_SORT_TIME
-                  : commentsV1.CommentSort.COMMENT_SORT_RELEVANCE,
-              forceRefresh: false,
-            },
+            { ...ask, cachedOnly: false },
             { requestId: request.id },
           );
-          const comments = r.commentsDisabled ? [] : r.comments.slice(0, max).map(commentJson);
           const charge = commentsPrice(
-            comments.length,
+            r.commentsDisabled ? 0 : Math.min(r.comments.length, max),
             { cached: r.cached, disabled: r.commentsDisabled },
             ctx.pricing,
           );
           await reservation.commit(charge, { attributes: { video_id: videoId } });
-          return {
-            comments,
-            video_id: r.videoId || videoId,
-            comment_count: comments.length,
-            comments_disabled: r.commentsDisabled,
-            cached: r.cached,
-            credits_used: charge,
-            request_id: request.id,
-          };
+          return toBody(r, charge);
         },
       );
     },

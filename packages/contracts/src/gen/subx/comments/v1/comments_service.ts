@@ -77,6 +77,12 @@ export interface GetCommentsRequest {
   max: number;
   sort: CommentSort;
   forceRefresh: boolean;
+  /**
+   * Answer only from the cache, never from the platform: a miss comes back empty with cached = false.
+   * The gateway asks this first, because a cached listing costs 0 credits and must never be refused
+   * for credits it will not cost.
+   */
+  cachedOnly: boolean;
 }
 
 export interface Comment {
@@ -101,7 +107,7 @@ export interface GetCommentsResponse {
 }
 
 function createBaseGetCommentsRequest(): GetCommentsRequest {
-  return { videoId: "", max: 0, sort: 0, forceRefresh: false };
+  return { videoId: "", max: 0, sort: 0, forceRefresh: false, cachedOnly: false };
 }
 
 export const GetCommentsRequest: MessageFns<GetCommentsRequest> = {
@@ -117,6 +123,9 @@ export const GetCommentsRequest: MessageFns<GetCommentsRequest> = {
     }
     if (message.forceRefresh !== false) {
       writer.uint32(32).bool(message.forceRefresh);
+    }
+    if (message.cachedOnly !== false) {
+      writer.uint32(40).bool(message.cachedOnly);
     }
     return writer;
   },
@@ -166,6 +175,14 @@ export const GetCommentsRequest: MessageFns<GetCommentsRequest> = {
             message.forceRefresh = reader.bool();
             continue;
           }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.cachedOnly = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -192,6 +209,11 @@ export const GetCommentsRequest: MessageFns<GetCommentsRequest> = {
         : isSet(object.force_refresh)
         ? globalThis.Boolean(object.force_refresh)
         : false,
+      cachedOnly: isSet(object.cachedOnly)
+        ? globalThis.Boolean(object.cachedOnly)
+        : isSet(object.cached_only)
+        ? globalThis.Boolean(object.cached_only)
+        : false,
     };
   },
 
@@ -209,6 +231,9 @@ export const GetCommentsRequest: MessageFns<GetCommentsRequest> = {
     if (message.forceRefresh !== false) {
       obj.forceRefresh = message.forceRefresh;
     }
+    if (message.cachedOnly !== false) {
+      obj.cachedOnly = message.cachedOnly;
+    }
     return obj;
   },
 
@@ -221,6 +246,7 @@ export const GetCommentsRequest: MessageFns<GetCommentsRequest> = {
     message.max = object.max ?? 0;
     message.sort = object.sort ?? 0;
     message.forceRefresh = object.forceRefresh ?? false;
+    message.cachedOnly = object.cachedOnly ?? false;
     return message;
   },
 };
