@@ -138,6 +138,7 @@ describe('pages and sessions', () => {
     const other = new Browserish(app);
     await other.get('/sign-in');
     expect((await b.post('/keys/generate', {}, { csrf: other.csrf() })).statusCode).toBe(403);
+    // the interface's words (§5): "Generate API Key", "Regenerate Key"
     expect((await b.get('/keys')).body).toContain('Generate API Key');
     await app.close();
   });
@@ -215,6 +216,7 @@ describe('sign-up, verification and reset', () => {
     const later = await b.get('/keys');
     expect(later.body).not.toContain(key);
     expect(later.body).toContain(`sxk_v1_…${key.slice(-4)}`);
+    expect(later.body).toContain('>Regenerate Key</button>');
 
     // Regenerate needs the confirmation box.
     expect((await b.post('/keys/regenerate', {})).statusCode).toBe(400);

@@ -240,7 +240,7 @@ export function keysPage(
           id: 'confirm-regenerate',
           dialog: 'Regenerate the key? The current key stops working at once.',
           label: 'I understand the current key stops working at once',
-          button: html`<button type="submit">Regenerate key</button>`,
+          button: html`<button type="submit">Regenerate Key</button>`,
         })}
         ${confirmedForm(ctx, {
           action: '/keys/revoke',

@@ -152,7 +152,7 @@ describeWithBrowser('dashboard in a real browser', (executablePath) => {
     await phone('/keys', 'keys');
 
     await page.getByLabel('I understand the current key stops working at once').check();
-    await page.getByRole('button', { name: 'Regenerate key' }).click();
+    await page.getByRole('button', { name: 'Regenerate Key' }).click();
     const secondKey = (await page.textContent('#new-key'))!.trim();
     expect(secondKey).toMatch(/^sxk_v1_[A-Za-z0-9]{32}$/);
     expect(secondKey).not.toBe(firstKey);
