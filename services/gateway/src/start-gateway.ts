@@ -14,6 +14,7 @@ import {
   createAccessModule,
   createBillingUsageReader,
   createCounterUsageReader,
+  guardKeyValueStore,
   loadAccessConfig,
 } from './access/index.ts';
 import type { AccessModule, AccountUsage, UsageReader } from './access/index.ts';
@@ -91,7 +92,9 @@ function combinedUsageReader(ledger: UsageReader, counters: UsageReader): UsageR
 }
 
 export async function startGateway(options: StartGatewayOptions): Promise<RunningGateway> {
-  const { config, logger, store, kv, bus } = options;
+  const { config, logger, store, bus } = options;
+  // Redis unavailability answers 503 SERVICE_UNAVAILABLE (retryable), never a 500 or a hang.
+  const kv = guardKeyValueStore(options.kv);
   const clock = options.clock ?? systemClock;
   const { config: accessConfig, generated } = loadAccessConfig(options.env, { embedded: options.embedded });
 

@@ -3,6 +3,7 @@
  * credits with their outbox relay, idempotency, and the admin API plugin.
  */
 import type { FastifyInstance } from 'fastify';
+import { createInMemoryKeyValueStore } from '@subx/ports';
 import type { Clock, DocumentStore, EventBus, KeyValueStore } from '@subx/ports';
 import type { AccessControl, IdempotencyStore } from './types.ts';
 import type { AccessConfig } from './config.ts';
@@ -50,6 +51,7 @@ export type { OutboxRelay } from './outbox-relay.ts';
 export { createIdempotencyStore, isValidIdempotencyKey, requestFingerprint } from './idempotency.ts';
 export { createCounterUsageReader, createBillingUsageReader } from './usage.ts';
 export type { UsageReader, AccountUsage, DayUsage } from './usage.ts';
+export { guardKeyValueStore, isStoreUnavailable, storeUnavailable } from './store-guard.ts';
 export { adminRoutes } from '../routes/admin/index.ts';
 export type { AdminRoutesOptions } from '../routes/admin/index.ts';
 
@@ -122,7 +124,12 @@ export function createAccessModule(deps: AccessModuleDeps): AccessModule {
     onEventPending: () => relay.kick(),
   });
   const idempotency = createIdempotencyStore({ kv });
-  const ipLimiter = createIpRateLimiter({ kv, clock, limitPerMinute: deps.config.ipLimitPerMinute ?? 60 });
+  const ipLimiter = createIpRateLimiter({
+    kv,
+    clock,
+    limitPerMinute: deps.config.ipLimitPerMinute ?? 60,
+    fallback: createInMemoryKeyValueStore({ clock }),
+  });
   const usageReader = deps.usageReader ?? createCounterUsageReader({ kv });
 
   async function accountUsage(accountId: string) {

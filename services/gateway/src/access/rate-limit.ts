@@ -9,6 +9,7 @@ import type { Clock, KeyValueStore } from '@subx/ports';
 import type { Account, Operation, RateLimitState } from './types.ts';
 import type { AccessPricing } from './pricing.ts';
 import { DAY_MS, nextUtcMidnight, utcDate } from './time.ts';
+import { isStoreUnavailable } from './store-guard.ts';
 
 /** Per-operation request counters are kept this long for the embedded usage report. */
 export const USAGE_RETENTION_MS = 400 * DAY_MS;
@@ -146,13 +147,18 @@ export interface IpRateLimiter {
   check(ip: string): Promise<void>;
 }
 
-/** Fixed one-minute windows per client IP for /api/v1/validate and /health. */
+/**
+ * Fixed one-minute windows per client IP for /api/v1/validate and /health. When the shared store
+ * cannot answer, the window is counted in this process instead (`fallback`, in memory): the open
+ * routes keep working with a per-replica limit rather than failing with the store.
+ */
 export function createIpRateLimiter(deps: {
   kv: KeyValueStore;
   clock: Clock;
   limitPerMinute?: number;
+  fallback?: KeyValueStore;
 }): IpRateLimiter {
-  const { kv, clock } = deps;
+  const { kv, clock, fallback } = deps;
   const limit = deps.limitPerMinute ?? 60;
   return {
     async check(ip) {
@@ -161,8 +167,11 @@ export function createIpRateLimiter(deps: {
       const windowEnd = windowStart + 60_000;
       // Bound the key: the address comes from the socket or a proxy header.
       const id = String(ip).slice(0, 64) || 'unknown';
-      const result = await kv.incrementWithin(`rl:ip:${id}:${windowStart}`, 1, limit, {
-        expireAtMs: windowEnd + 1_000,
+      const count = (store: KeyValueStore) =>
+        store.incrementWithin(`rl:ip:${id}:${windowStart}`, 1, limit, { expireAtMs: windowEnd + 1_000 });
+      const result = await count(kv).catch((error: unknown) => {
+        if (fallback && isStoreUnavailable(error)) return count(fallback);
+        throw error;
       });
       if (!result.applied) {
         const retryAfter = secondsUntil(windowEnd, now);
