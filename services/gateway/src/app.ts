@@ -11,6 +11,7 @@ import { buildOpenApi } from './docs/openapi.ts';
 import { captureForIdempotency, finishIdempotency } from './http/access-hooks.ts';
 import { createErrorHandler } from './http/errors.ts';
 import { installNotFound } from './http/not-found.ts';
+import { installReceiveTimeout } from './http/receive-timeout.ts';
 import { genReqId } from './http/request-id.ts';
 import { compileValidator } from './http/validation.ts';
 import { registerDocs } from './routes/docs.ts';
@@ -31,6 +32,11 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   const app = Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
     bodyLimit: config.BODY_LIMIT_BYTES,
+    // Every wait has a bound (issue 14 item 5): headers + body must arrive within
+    // requestTimeout; idle keep-alive sockets close after keepAliveTimeout. The response side is
+    // bounded by the operations' own deadlines (gRPC deadlines, batch/playlist budgets).
+    requestTimeout: config.REQUEST_RECEIVE_TIMEOUT_MS,
+    keepAliveTimeout: config.CONNECTION_IDLE_TIMEOUT_MS,
     genReqId,
     requestIdHeader: false,
     trustProxy: config.TRUST_PROXY,
@@ -40,6 +46,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     routerOptions: { ignoreTrailingSlash: true },
   }) as unknown as FastifyInstance;
 
+  installReceiveTimeout(app, config.REQUEST_RECEIVE_TIMEOUT_MS);
   app.decorateRequest('admission', null);
   app.decorateRequest('idempotencyKey', null);
   app.setValidatorCompiler(({ schema, httpPart }) =>

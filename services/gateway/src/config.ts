@@ -36,6 +36,13 @@ export const ConfigSchema = z.object({
   KAFKA_BROKERS: csv.optional(),
   KAFKA_CLIENT_ID: z.string().default('gateway'),
   BODY_LIMIT_BYTES: positiveInt.default(65_536),
+  /**
+   * A request whose headers and body have not fully arrived by then is answered 408 and its socket
+   * closed (fastify `requestTimeout`): a client that stalls its body holds nothing for long.
+   */
+  REQUEST_RECEIVE_TIMEOUT_MS: positiveInt.default(10_000),
+  /** A connection idle this long (no request in progress) is closed (keep-alive sockets). */
+  CONNECTION_IDLE_TIMEOUT_MS: positiveInt.default(30_000),
   /** Interface §8: batch 60 s in total, playlist 120 s in total. */
   BATCH_TIMEOUT_MS: positiveInt.default(60_000),
   PLAYLIST_TIMEOUT_MS: positiveInt.default(120_000),
