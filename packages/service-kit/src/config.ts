@@ -19,6 +19,16 @@ export const port = z
   .transform(Number)
   .pipe(z.number().int().max(65535, { error: 'must be an integer port number (0-65535)' }));
 
+/**
+ * Bind address of a gRPC server (`GRPC_HOST`): '0.0.0.0' (every interface, containers) by default;
+ * '127.0.0.1' keeps a service to the machine, '::' is every IPv6 (and usually IPv4) interface.
+ */
+export const grpcHost = z
+  .string()
+  .trim()
+  .min(1, { error: 'must be a host or IP address' })
+  .default('0.0.0.0');
+
 /** Integer > 0. */
 export const positiveInt = z
   .string()

@@ -1,9 +1,10 @@
 import {
   durationMs,
+  grpcHost,
   loadConfig,
+  nonNegativeInt,
   port,
   positiveInt,
-  nonNegativeInt,
   secret,
   urlStringOf,
 } from '@subx/service-kit';
@@ -15,6 +16,8 @@ import { z } from 'zod';
  */
 export const ConfigSchema = z.object({
   GRPC_PORT: port.default(50053),
+  /** gRPC bind address (default 0.0.0.0). */
+  GRPC_HOST: grpcHost,
   /** Any OpenAI-compatible endpoint, including /v1 (e.g. http://localhost:11434/v1 for Ollama). */
   OPENAI_BASE_URL: urlStringOf(['http:', 'https:']).optional(),
   OPENAI_API_KEY: secret().optional(),

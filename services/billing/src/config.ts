@@ -1,9 +1,11 @@
-import { csv, durationMs, loadConfig, port, secret, urlStringOf } from '@subx/service-kit';
+import { csv, durationMs, grpcHost, loadConfig, port, secret, urlStringOf } from '@subx/service-kit';
 import { z } from 'zod';
 
 /** Environment of the billing service. */
 export const ConfigSchema = z.object({
   GRPC_PORT: port.default(50054),
+  /** gRPC bind address (default 0.0.0.0). */
+  GRPC_HOST: grpcHost,
   /** Unset: the in-process bus (only meaningful inside `npm start`). */
   KAFKA_BROKERS: csv.optional(),
   KAFKA_CLIENT_ID: z.string().trim().min(1).default('billing'),

@@ -1,9 +1,11 @@
-import { durationMs, loadConfig, port, secret, urlStringOf } from '@subx/service-kit';
+import { durationMs, grpcHost, loadConfig, port, secret, urlStringOf } from '@subx/service-kit';
 import { z } from 'zod';
 
 /** Environment of the comments service (the YouTube client reads its own YOUTUBE_* variables). */
 export const ConfigSchema = z.object({
   GRPC_PORT: port.default(50052),
+  /** gRPC bind address (default 0.0.0.0). */
+  GRPC_HOST: grpcHost,
   /** Unset: an in-process cache (single replica only). */
   REDIS_URL: secret(urlStringOf(['redis:', 'rediss:'])).optional(),
   COMMENTS_CACHE_TTL_MS: durationMs.default(60 * 60 * 1000),

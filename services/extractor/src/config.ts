@@ -1,4 +1,4 @@
-import { csv, durationMs, loadConfig, port, secret, urlStringOf } from '@subx/service-kit';
+import { csv, durationMs, grpcHost, loadConfig, port, secret, urlStringOf } from '@subx/service-kit';
 import { z } from 'zod';
 
 /**
@@ -7,6 +7,8 @@ import { z } from 'zod';
  */
 export const ConfigSchema = z.object({
   GRPC_PORT: port.default(50051),
+  /** gRPC bind address (default 0.0.0.0). */
+  GRPC_HOST: grpcHost,
   /** Unset: an in-process cache (single replica only). */
   REDIS_URL: secret(urlStringOf(['redis:', 'rediss:'])).optional(),
   /** Unset: no Kafka workers (batch/playlist jobs then need the in-process bus of `npm start`). */
