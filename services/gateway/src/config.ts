@@ -50,6 +50,10 @@ export const ConfigSchema = z.object({
   FANOUT_MIN_ITEM_TIMEOUT_MS: positiveInt.default(10_000),
   /** Videos extracted at the same time per batch/playlist request. */
   FANOUT_CONCURRENCY: positiveInt.default(10),
+  /** Bound on each event-bus step of a batch/playlist request (join, worker check, publish). */
+  FANOUT_BUS_TIMEOUT_MS: positiveInt.default(5_000),
+  /** The extractor workers' consumer group (the extractor's KAFKA_GROUP_ID). */
+  EXTRACT_WORKERS_GROUP: z.string().trim().min(1).default('extractor-workers'),
   /** Honour X-Forwarded-For for the client IP (only behind a trusted proxy). */
   TRUST_PROXY: boolEnv.default(false),
   SHUTDOWN_TIMEOUT_MS: positiveInt.default(10_000),

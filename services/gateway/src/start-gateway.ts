@@ -114,18 +114,27 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   });
   await access.start();
   let fanOut: FanOut & { stop?(): Promise<void> };
+  const directFanOut = createDirectFanOut({
+    extractor: backends.extractor,
+    concurrency: config.FANOUT_CONCURRENCY,
+  });
   if ((options.fanOut ?? 'bus') === 'bus') {
     const kafkaFanOut = createKafkaFanOut({
       bus,
       instanceId: options.instanceId ?? `${hostname()}-${randomUUID().slice(0, 8)}`,
       clock,
       logger: logger.child({ component: 'fan-out' }),
+      workersGroupId: config.EXTRACT_WORKERS_GROUP,
+      busTimeoutMs: config.FANOUT_BUS_TIMEOUT_MS,
+      // No worker active (all extractors restarting) or the bus unreachable: the items go to the
+      // extractor over gRPC instead of waiting out the deadline (issue 14 items 4 and 6).
+      fallback: directFanOut,
     });
     // Join the results group now: fail fast, and keep the first batch request fast.
     await kafkaFanOut.start();
     fanOut = kafkaFanOut;
   } else {
-    fanOut = createDirectFanOut({ extractor: backends.extractor, concurrency: config.FANOUT_CONCURRENCY });
+    fanOut = directFanOut;
   }
 
   let draining = false;

@@ -476,6 +476,22 @@ export function createKafkaEventBus(options: KafkaEventBusOptions): KafkaEventBu
       }
     },
 
+    async hasActiveMembers(groupId) {
+      if (closed) return false;
+      try {
+        const admin = await withTimeout(getAdmin(), healthTimeoutMs, 'kafka admin connect');
+        const { groups } = await withTimeout(
+          admin.describeGroups([groupId]),
+          healthTimeoutMs,
+          'kafka describeGroups',
+        );
+        const group = groups[0];
+        return group?.state === 'Stable' && group.members.length > 0;
+      } catch {
+        return false;
+      }
+    },
+
     async close() {
       if (closed) return;
       closed = true;
