@@ -11,6 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AccessPricing } from './pricing.ts';
 import { DEFAULT_PRICING } from './pricing.ts';
+import { DEFAULT_RESERVATION_TTL_MS } from './credits.ts';
 
 export interface AccessConfig {
   apiKeyPepper: string;
@@ -76,7 +77,7 @@ export function loadAccessConfig(
       pricing,
       ipLimitPerMinute: positiveInt(env, 'IP_RATE_LIMIT_PER_MINUTE', 60),
       keyCacheTtlMs: positiveInt(env, 'KEY_CACHE_TTL_MS', 30_000),
-      reservationTtlMs: positiveInt(env, 'CREDIT_RESERVATION_TTL_MS', 15 * 60_000),
+      reservationTtlMs: positiveInt(env, 'CREDIT_RESERVATION_TTL_MS', DEFAULT_RESERVATION_TTL_MS),
       outboxIntervalMs: positiveInt(env, 'OUTBOX_INTERVAL_MS', 1_000),
       creditUsageTopic: 'billing.credit-usage.v1',
     },
