@@ -22,3 +22,7 @@ bash scripts/proto-check.sh
 bash scripts/proto-breaking.sh
 step "tests (unit + integration)"
 npx --no-install vitest run --reporter=default
+if [[ ${CI:-} == true ]]; then
+  step "fuzzing: schemathesis against the live API of npm start (scripts/schemathesis.sh)"
+  bash scripts/schemathesis.sh
+fi
