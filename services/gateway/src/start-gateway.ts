@@ -14,6 +14,7 @@ import {
   createAccessModule,
   createBillingUsageReader,
   createCounterUsageReader,
+  createDailyRequestLog,
   guardKeyValueStore,
   loadAccessConfig,
 } from './access/index.ts';
@@ -99,9 +100,10 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   const { config: accessConfig, generated } = loadAccessConfig(options.env, { embedded: options.embedded });
 
   const backends = grpcBackendsFromConfig(config, logger);
+  const requestLog = createDailyRequestLog({ store, clock, logger });
   const usageReader = combinedUsageReader(
     createBillingUsageReader((request) => backends.billing.getUsage(request)),
-    createCounterUsageReader({ kv }),
+    createCounterUsageReader({ kv, requests: requestLog }),
   );
   const access = createAccessModule({
     store,
@@ -111,6 +113,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     logger,
     config: accessConfig,
     usageReader,
+    requestLog,
   });
   await access.start();
   let fanOut: FanOut & { stop?(): Promise<void> };

@@ -22,6 +22,8 @@ import { createOutboxRelay } from './outbox-relay.ts';
 import { createIdempotencyStore } from './idempotency.ts';
 import type { UsageReader } from './usage.ts';
 import { createCounterUsageReader } from './usage.ts';
+import { createDailyRequestLog } from './daily-requests.ts';
+import type { DailyRequestLog } from './daily-requests.ts';
 import { adminRoutes } from '../routes/admin/index.ts';
 import { utcMonth } from './time.ts';
 
@@ -50,6 +52,8 @@ export { createOutboxRelay } from './outbox-relay.ts';
 export type { OutboxRelay } from './outbox-relay.ts';
 export { createIdempotencyStore, isValidIdempotencyKey, requestFingerprint } from './idempotency.ts';
 export { createCounterUsageReader, createBillingUsageReader } from './usage.ts';
+export { createDailyRequestLog, DAILY_REQUESTS_COLLECTION } from './daily-requests.ts';
+export type { DailyRequestLog, DailyRequestsDoc } from './daily-requests.ts';
 export type { UsageReader, AccountUsage, DayUsage } from './usage.ts';
 export { guardKeyValueStore, isStoreUnavailable, storeUnavailable } from './store-guard.ts';
 export { adminRoutes } from '../routes/admin/index.ts';
@@ -64,6 +68,8 @@ export interface AccessModuleDeps {
   logger: Logger;
   /** Defaults to the gateway's own counters; pass createBillingUsageReader(...) once billing is wired. */
   usageReader?: UsageReader;
+  /** The durable record of counted requests; default: one on `store`. */
+  requestLog?: DailyRequestLog;
 }
 
 export interface AccessModule {
@@ -75,6 +81,7 @@ export interface AccessModule {
   accounts: AccountRepository;
   usageReader: UsageReader;
   outboxRelay: OutboxRelay;
+  requestLog: DailyRequestLog;
   /** The admin API with its options bound: `app.register(module.adminRoutes)` (no prefix). */
   adminRoutes: (fastify: FastifyInstance) => Promise<void>;
   /** Creates indexes, subscribes to key invalidations, ensures the usage topic, starts the relay. */
@@ -100,7 +107,8 @@ export function createAccessModule(deps: AccessModuleDeps): AccessModule {
     pricing,
     keyCache,
   });
-  const rateLimiter = createDailyRateLimiter({ kv, clock, pricing });
+  const requestLog = deps.requestLog ?? createDailyRequestLog({ store, clock, logger });
+  const rateLimiter = createDailyRateLimiter({ kv, clock, pricing, requestLog });
   const access = createAccessControl({ accounts, rateLimiter, clock, pricing });
   // The relay's recovery step and the ledger's commit hook refer to each other; both are only
   // called after construction.
@@ -130,7 +138,7 @@ export function createAccessModule(deps: AccessModuleDeps): AccessModule {
     limitPerMinute: deps.config.ipLimitPerMinute ?? 60,
     fallback: createInMemoryKeyValueStore({ clock }),
   });
-  const usageReader = deps.usageReader ?? createCounterUsageReader({ kv });
+  const usageReader = deps.usageReader ?? createCounterUsageReader({ kv, requests: requestLog });
 
   async function accountUsage(accountId: string) {
     const month = await kv.get(monthCreditsKey(accountId, utcMonth(clock.now())));
@@ -149,6 +157,7 @@ export function createAccessModule(deps: AccessModuleDeps): AccessModule {
     accounts,
     usageReader,
     outboxRelay: relay,
+    requestLog,
     adminRoutes: (fastify) =>
       adminRoutes(fastify, {
         accounts,
@@ -167,10 +176,12 @@ export function createAccessModule(deps: AccessModuleDeps): AccessModule {
         logger.warn({ err, topic }, 'could not ensure the credit-usage topic');
       });
       relay.start();
+      requestLog.start();
     },
     async stop() {
       await relay.stop();
       await relay.flush();
+      await requestLog.stop();
       await keyCache.stop();
     },
   };
