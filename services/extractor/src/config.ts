@@ -16,6 +16,9 @@ export const ConfigSchema = z.object({
   KAFKA_CLIENT_ID: z.string().trim().min(1).default('extractor'),
   /** Consumer group of the extraction workers. */
   KAFKA_GROUP_ID: z.string().trim().min(1).default('extractor-workers'),
+  /** Topic of extraction jobs, and of results of jobs naming no reply topic (docs/events.md). */
+  EXTRACT_JOBS_TOPIC: z.string().trim().min(1).default('extract.jobs.v1'),
+  EXTRACT_RESULTS_TOPIC: z.string().trim().min(1).default('extract.results.v1'),
   /** Run Kafka extraction workers in this process. */
   EXTRACT_WORKERS_ENABLED: z
     .enum(['true', 'false', '1', '0'])

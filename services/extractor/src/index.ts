@@ -76,6 +76,8 @@ export async function startExtractorService(
       clock,
       groupId: config.KAFKA_GROUP_ID,
       members: config.EXTRACT_WORKER_MEMBERS,
+      topic: config.EXTRACT_JOBS_TOPIC,
+      resultsTopic: config.EXTRACT_RESULTS_TOPIC,
     });
   }
   logger.info(

@@ -54,6 +54,9 @@ export const ConfigSchema = z.object({
   FANOUT_BUS_TIMEOUT_MS: positiveInt.default(5_000),
   /** The extractor workers' consumer group (the extractor's KAFKA_GROUP_ID). */
   EXTRACT_WORKERS_GROUP: z.string().trim().min(1).default('extractor-workers'),
+  /** Topics of batch/playlist jobs and their results (the extractor's, docs/events.md). */
+  EXTRACT_JOBS_TOPIC: z.string().trim().min(1).default('extract.jobs.v1'),
+  EXTRACT_RESULTS_TOPIC: z.string().trim().min(1).default('extract.results.v1'),
   /** Honour X-Forwarded-For for the client IP (only behind a trusted proxy). */
   TRUST_PROXY: boolEnv.default(false),
   SHUTDOWN_TIMEOUT_MS: positiveInt.default(10_000),

@@ -128,6 +128,10 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
       clock,
       logger: logger.child({ component: 'fan-out' }),
       workersGroupId: config.EXTRACT_WORKERS_GROUP,
+      workersReachable: () =>
+        backends.extractor.checkHealth(Math.min(1_000, config.HEALTH_CHECK_TIMEOUT_MS)).catch(() => false),
+      jobsTopic: config.EXTRACT_JOBS_TOPIC,
+      resultsTopic: config.EXTRACT_RESULTS_TOPIC,
       busTimeoutMs: config.FANOUT_BUS_TIMEOUT_MS,
       // No worker active (all extractors restarting) or the bus unreachable: the items go to the
       // extractor over gRPC instead of waiting out the deadline (issue 14 items 4 and 6).

@@ -345,6 +345,23 @@ describe('Kafka fan-out (in-process bus)', () => {
     await withFallback.stop();
   });
 
+  it('a worker still in its group but whose process does not answer counts as gone', async () => {
+    const worker = await startFakeWorker(bus, () => ({ kind: 'ok' }));
+    const f = createKafkaFanOut({
+      bus,
+      instanceId: 'gw-g',
+      clock,
+      logger: silent,
+      workersGroupId: WORKERS,
+      workersReachable: async () => false,
+    });
+    const outcomes = await f.run({ ...request(videos('aaaaaaaaaaa')), totalTimeoutMs: 30_000 });
+    expect(outcomes).toMatchObject([{ ok: false, error: { code: 'SERVICE_UNAVAILABLE' } }]);
+    expect(f.stats().published).toBe(0);
+    await f.stop();
+    await worker.stop();
+  });
+
   it('an empty request publishes nothing', async () => {
     expect(await fanOut.run(request([]))).toEqual([]);
     expect(fanOut.stats().published).toBe(0);

@@ -39,6 +39,12 @@ export interface KafkaFanOutDeps {
   /** The extractor workers' consumer group (their KAFKA_GROUP_ID). Default 'extractor-workers'. */
   workersGroupId?: string;
   /**
+   * A second opinion on whether workers are alive: a crashed worker stays a member of its group
+   * until its session times out, but the process it ran in (the extractor) stops answering at
+   * once. The gateway passes the extractor's gRPC health check.
+   */
+  workersReachable?: () => Promise<boolean>;
+  /**
    * Bound on every bus step of a request (joining the results group, asking whether workers are
    * active, publishing the jobs). Default 5 000 ms: far inside the batch deadline.
    */
@@ -124,10 +130,11 @@ export function createKafkaFanOut(deps: KafkaFanOutDeps): KafkaFanOut {
   function workersActive(): Promise<boolean> {
     const now = performance.now();
     if (!workersCheck || now - workersCheck.at > WORKERS_CHECK_TTL_MS) {
+      const reachable = deps.workersReachable ?? (() => Promise.resolve(true));
       workersCheck = {
         at: now,
         active: withTimeout(
-          () => bus.hasActiveMembers(workersGroupId),
+          async () => (await Promise.all([bus.hasActiveMembers(workersGroupId), reachable()])).every(Boolean),
           busTimeoutMs,
           () => false,
         ).catch(() => false),
