@@ -92,3 +92,135 @@ export const jsonPost = (apiKey: string, body: unknown): RequestInit => ({
   headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
   body: JSON.stringify(body),
 });
+
+/** One service's main.ts as a child process; its output kept (bounded) for failure messages. */
+export function launch(
+  entry: string,
+  env: Record<string, string>,
+): { child: ChildProcess; output: () => string } {
+  let output = '';
+  const child = spawn(
+    process.execPath,
+    ['--disable-warning=ExperimentalWarning', '--disable-warning=TimeoutNegativeWarning', entry],
+    { cwd: root, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const keep = (d: Buffer) => (output = (output + d.toString()).slice(-100_000));
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  return { child, output: () => output };
+}
+
+/** Polls `condition` until true, at most `timeoutMs`. */
+export async function until(condition: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await condition()) return;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`not within ${timeoutMs} ms`);
+}
+
+export async function kill(child: ChildProcess | undefined, signal: NodeJS.Signals): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill(signal);
+  // A graceful stop gets 20 s (the services' own shutdown bound is 10 s), then SIGKILL.
+  const timer = setTimeout(() => {
+    console.warn(`pid ${child.pid} ignored ${signal} for 20 s: SIGKILL (${child.spawnargs.at(-1)})`);
+    child.kill('SIGKILL');
+  }, 20_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+export interface SplitSystem {
+  base: string;
+  /** POSTs a batch of `urls`; bounded by 90 s. */
+  batch(urls: string[]): ReturnType<typeof timedFetch>;
+  /** 'ok' or the error code, per item. */
+  codes(res: Awaited<ReturnType<typeof timedFetch>>): string[];
+  startExtractor(): void;
+  killExtractor(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Gateway and extractor as separate processes (their own main.ts) on the Kafka at `brokers`, with
+ * topics and groups of their own, so a shared broker's other users are not disturbed.
+ */
+export async function startSplitSystem(options: {
+  brokers: string;
+  youtubeUrl: string;
+  extractorPort: number;
+  gatewayPort: number;
+}): Promise<SplitSystem> {
+  const id = Math.random().toString(36).slice(2, 10);
+  const kafkaEnv = {
+    KAFKA_BROKERS: options.brokers,
+    EXTRACT_JOBS_TOPIC: `t.fault.jobs.${id}`,
+    EXTRACT_RESULTS_TOPIC: `t.fault.results.${id}`,
+  };
+  let extractor: ReturnType<typeof launch> | undefined;
+  const startExtractor = () => {
+    extractor = launch('services/extractor/src/main.ts', {
+      ...kafkaEnv,
+      GRPC_PORT: String(options.extractorPort),
+      GRPC_HOST: '127.0.0.1',
+      KAFKA_GROUP_ID: `fault-workers-${id}`,
+      KAFKA_CLIENT_ID: `fault-extractor-${id}`,
+      EXTRACT_WORKER_MEMBERS: '1',
+      YOUTUBE_BASE_URL: options.youtubeUrl,
+      YOUTUBE_RETRY_BASE_MS: '1',
+      REDIS_URL: '',
+    });
+  };
+  startExtractor();
+  const gateway = launch('services/gateway/src/main.ts', {
+    ...kafkaEnv,
+    PORT: String(options.gatewayPort),
+    HOST: '127.0.0.1',
+    EXTRACTOR_GRPC_ADDR: `127.0.0.1:${options.extractorPort}`,
+    EXTRACT_WORKERS_GROUP: `fault-workers-${id}`,
+    KAFKA_CLIENT_ID: `fault-gateway-${id}`,
+    API_KEY_PEPPER: 'fault-suite-pepper-0123456789-abcdefghij',
+    ADMIN_TOKEN,
+    REDIS_URL: '',
+    MONGO_URL: '',
+  });
+  const base = `http://127.0.0.1:${options.gatewayPort}`;
+  try {
+    await until(async () => (await fetch(`${base}/health/live`).catch(() => null))?.status === 200, 60_000);
+  } catch (error) {
+    throw new Error(`gateway did not come up:\n${gateway.output()}`, { cause: error });
+  }
+  const created = await timedFetch(`${base}/admin/v1/accounts`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_TOKEN}` },
+    body: JSON.stringify({ tier: 'pro' }),
+  });
+  const apiKey = String(created.body.api_key);
+  const batch = (urls: string[]) =>
+    timedFetch(
+      `${base}/api/v1/batch`,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+        body: JSON.stringify({ urls }),
+      },
+      90_000,
+    );
+  return {
+    base,
+    batch,
+    codes: (res) =>
+      ((res.body.results ?? []) as { success: boolean; error_code?: string }[]).map((r) =>
+        r.success ? 'ok' : (r.error_code ?? '?'),
+      ),
+    startExtractor,
+    killExtractor: () => kill(extractor?.child, 'SIGKILL'),
+    async stop() {
+      await kill(gateway.child, 'SIGTERM');
+      await kill(extractor?.child, 'SIGKILL');
+    },
+  };
+}
