@@ -7,42 +7,27 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeWithEngine } from '@subx/testing/engines';
-import { freePort } from '@subx/testing/faults';
-import { startFakeYouTube, type FakeYouTube } from '@subx/testing/fake-youtube';
-import { syntheticVideos } from '../support.ts';
-import { startSplitSystem, until, type SplitSystem } from './support.ts';
+import { startSplitSystem, type SplitSystem } from './support.ts';
 
 // The batch deadline is 60 s; before the fix these batches took all of it (items TIMEOUT).
 const BOUND_MS = 25_000;
 
 describeWithEngine('kafka', 'fault: the extractor crashes and restarts under batch traffic', (brokers) => {
-  const videos = syntheticVideos(3, 'crashv');
-  const urls = videos.ids.map((v) => `https://youtu.be/${v}`);
-  let youtube: FakeYouTube;
   let system: SplitSystem;
 
   beforeAll(async () => {
-    youtube = await startFakeYouTube({ routes: videos.routes });
-    system = await startSplitSystem({
-      brokers,
-      youtubeUrl: youtube.url,
-      extractorPort: await freePort(),
-      gatewayPort: await freePort(),
-    });
-    // The workers have joined once a batch goes through.
-    await until(async () => system.codes(await system.batch(urls)).every((c) => c === 'ok'), 60_000);
+    system = await startSplitSystem({ brokers, videoCount: 3, prefix: 'crashv' });
   }, 150_000);
 
   afterAll(async () => {
     await system?.stop();
-    await youtube?.close();
   });
 
   it('killed and restarted at once: the next batch answers in seconds, every item extracted', async () => {
     await system.killExtractor();
     system.startExtractor();
     // The restarted extractor serves gRPC again quickly; its worker still has to join the group.
-    const res = await system.batch(urls);
+    const res = await system.batch(system.urls);
     expect(res.status).toBe(200);
     expect(res.ms).toBeLessThan(BOUND_MS);
     expect(system.codes(res)).toEqual(['ok', 'ok', 'ok']);
@@ -50,7 +35,7 @@ describeWithEngine('kafka', 'fault: the extractor crashes and restarts under bat
 
   it('killed for good: the batch answers at once with retryable items, not after the deadline', async () => {
     await system.killExtractor();
-    const res = await system.batch(urls);
+    const res = await system.batch(system.urls);
     expect(res.ms).toBeLessThan(BOUND_MS);
     expect(res.status).toBe(200);
     expect(system.codes(res)).toEqual(['SERVICE_UNAVAILABLE', 'SERVICE_UNAVAILABLE', 'SERVICE_UNAVAILABLE']);

@@ -11,9 +11,6 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '@subx/testing/faults';
-import { startFakeYouTube, type FakeYouTube } from '@subx/testing/fake-youtube';
-import { syntheticVideos } from '../support.ts';
 import { root, startSplitSystem, until, type SplitSystem } from './support.ts';
 
 const BOUND_MS = 25_000;
@@ -39,27 +36,16 @@ const listening = (port: number) =>
 
 describe.skipIf(!java)('fault: Kafka goes down under batch traffic', () => {
   const dir = mkdtempSync(join(tmpdir(), 'subx-fault-kafka-'));
-  const videos = syntheticVideos(3, 'kafkav');
-  const urls = videos.ids.map((v) => `https://youtu.be/${v}`);
   let brokers = '';
-  let youtube: FakeYouTube;
   let system: SplitSystem;
 
   beforeAll(async () => {
     brokers = /KAFKA_BROKERS=(\S+)/.exec(engines(dir, 'up', 'kafka'))?.[1] ?? '';
-    youtube = await startFakeYouTube({ routes: videos.routes });
-    system = await startSplitSystem({
-      brokers,
-      youtubeUrl: youtube.url,
-      extractorPort: await freePort(),
-      gatewayPort: await freePort(),
-    });
-    await until(async () => system.codes(await system.batch(urls)).every((c) => c === 'ok'), 60_000);
+    system = await startSplitSystem({ brokers, videoCount: 3, prefix: 'kafkav' });
   }, 240_000);
 
   afterAll(async () => {
     await system?.stop();
-    await youtube?.close();
     try {
       engines(dir, 'down');
     } finally {
@@ -79,14 +65,14 @@ describe.skipIf(!java)('fault: Kafka goes down under batch traffic', () => {
     const restarted = new Promise((resolve) => restart.once('exit', resolve));
     await until(async () => !(await listening(port)), 30_000);
 
-    const during = await system.batch(urls);
+    const during = await system.batch(system.urls);
     expect(during.status).toBe(200);
     expect(during.ms).toBeLessThan(BOUND_MS);
     expect(system.codes(during)).toEqual(['ok', 'ok', 'ok']);
 
     await restarted;
-    await until(async () => system.codes(await system.batch(urls)).every((c) => c === 'ok'), 60_000);
-    const after = await system.batch(urls);
+    await until(async () => system.codes(await system.batch(system.urls)).every((c) => c === 'ok'), 60_000);
+    const after = await system.batch(system.urls);
     expect(after.ms).toBeLessThan(BOUND_MS);
     expect(system.codes(after)).toEqual(['ok', 'ok', 'ok']);
   }, 180_000);

@@ -5,6 +5,9 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { startFakeYouTube } from '@subx/testing/fake-youtube';
+import { freePort } from '@subx/testing/faults';
+import { syntheticVideos } from '../support.ts';
 
 export const root = fileURLToPath(new URL('../../../', import.meta.url));
 export const ADMIN_TOKEN = 'fault-suite-admin-token-0123456789';
@@ -135,6 +138,8 @@ export async function kill(child: ChildProcess | undefined, signal: NodeJS.Signa
 
 export interface SplitSystem {
   base: string;
+  /** The watch URLs of the synthetic videos the system was started with. */
+  urls: string[];
   /** POSTs a batch of `urls`; bounded by 90 s. */
   batch(urls: string[]): ReturnType<typeof timedFetch>;
   /** 'ok' or the error code, per item. */
@@ -146,15 +151,18 @@ export interface SplitSystem {
 
 /**
  * Gateway and extractor as separate processes (their own main.ts) on the Kafka at `brokers`, with
- * topics and groups of their own, so a shared broker's other users are not disturbed.
+ * topics and groups of their own, so a shared broker's other users are not disturbed, and a fake
+ * platform serving `videoCount` synthetic videos. Resolves once a batch of them went through.
  */
 export async function startSplitSystem(options: {
   brokers: string;
-  youtubeUrl: string;
-  extractorPort: number;
-  gatewayPort: number;
+  videoCount: number;
+  prefix: string;
 }): Promise<SplitSystem> {
   const id = Math.random().toString(36).slice(2, 10);
+  const videos = syntheticVideos(options.videoCount, options.prefix);
+  const youtube = await startFakeYouTube({ routes: videos.routes });
+  const ports = { extractor: await freePort(), gateway: await freePort() };
   const kafkaEnv = {
     KAFKA_BROKERS: options.brokers,
     EXTRACT_JOBS_TOPIC: `t.fault.jobs.${id}`,
@@ -164,12 +172,12 @@ export async function startSplitSystem(options: {
   const startExtractor = () => {
     extractor = launch('services/extractor/src/main.ts', {
       ...kafkaEnv,
-      GRPC_PORT: String(options.extractorPort),
+      GRPC_PORT: String(ports.extractor),
       GRPC_HOST: '127.0.0.1',
       KAFKA_GROUP_ID: `fault-workers-${id}`,
       KAFKA_CLIENT_ID: `fault-extractor-${id}`,
       EXTRACT_WORKER_MEMBERS: '1',
-      YOUTUBE_BASE_URL: options.youtubeUrl,
+      YOUTUBE_BASE_URL: youtube.url,
       YOUTUBE_RETRY_BASE_MS: '1',
       REDIS_URL: '',
     });
@@ -177,9 +185,9 @@ export async function startSplitSystem(options: {
   startExtractor();
   const gateway = launch('services/gateway/src/main.ts', {
     ...kafkaEnv,
-    PORT: String(options.gatewayPort),
+    PORT: String(ports.gateway),
     HOST: '127.0.0.1',
-    EXTRACTOR_GRPC_ADDR: `127.0.0.1:${options.extractorPort}`,
+    EXTRACTOR_GRPC_ADDR: `127.0.0.1:${ports.extractor}`,
     EXTRACT_WORKERS_GROUP: `fault-workers-${id}`,
     KAFKA_CLIENT_ID: `fault-gateway-${id}`,
     API_KEY_PEPPER: 'fault-suite-pepper-0123456789-abcdefghij',
@@ -187,7 +195,7 @@ export async function startSplitSystem(options: {
     REDIS_URL: '',
     MONGO_URL: '',
   });
-  const base = `http://127.0.0.1:${options.gatewayPort}`;
+  const base = `http://127.0.0.1:${ports.gateway}`;
   try {
     await until(async () => (await fetch(`${base}/health/live`).catch(() => null))?.status === 200, 60_000);
   } catch (error) {
@@ -209,18 +217,24 @@ export async function startSplitSystem(options: {
       },
       90_000,
     );
+  const codes = (res: Awaited<ReturnType<typeof timedFetch>>) =>
+    ((res.body.results ?? []) as { success: boolean; error_code?: string }[]).map((r) =>
+      r.success ? 'ok' : (r.error_code ?? '?'),
+    );
+  const urls = videos.ids.map((v) => `https://youtu.be/${v}`);
+  // The workers have joined once a batch goes through.
+  await until(async () => codes(await batch(urls)).every((c) => c === 'ok'), 60_000);
   return {
     base,
+    urls,
     batch,
-    codes: (res) =>
-      ((res.body.results ?? []) as { success: boolean; error_code?: string }[]).map((r) =>
-        r.success ? 'ok' : (r.error_code ?? '?'),
-      ),
+    codes,
     startExtractor,
     killExtractor: () => kill(extractor?.child, 'SIGKILL'),
     async stop() {
       await kill(gateway.child, 'SIGTERM');
       await kill(extractor?.child, 'SIGKILL');
+      await youtube.close();
     },
   };
 }
