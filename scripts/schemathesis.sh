@@ -73,13 +73,14 @@ log "API at $base (fake platform at $youtube_url), $MAX_EXAMPLES examples per op
 run() {
   local label=$1; shift
   log "run: $label"
-  "$CACHE/bin/st" run "$base/openapi.json" \
+  # From the scratch directory: schemathesis and hypothesis keep caches in the working directory.
+  (cd "$work" && "$CACHE/bin/st" run "$base/openapi.json" \
     --checks not_a_server_error,response_schema_conformance,content_type_conformance \
     --phases examples,coverage,fuzzing \
     --max-examples "$MAX_EXAMPLES" --seed "$SEED" --no-shrink \
     --request-timeout 30 --workers 1 \
     --suppress-health-check all --warnings off --output-truncate true \
-    "$@"
+    "$@")
 }
 
 status=0
