@@ -29,11 +29,11 @@ if [[ ! -x $CACHE/bin/st ]]; then
   log "creating $CACHE (python3 -m venv + pip install schemathesis==$SCHEMATHESIS_VERSION)"
   rm -rf "$CACHE"
   if ! python3 -m venv "$CACHE" 2>/dev/null; then
-    # Debian ships venv (ensurepip) separately.
-    log "python3 -m venv failed: installing Debian's python3-venv with apt"
+    # Debian ships venv (ensurepip) separately from python3.
+    log "python3 -m venv failed: installing Debian's python3 and python3-venv with apt"
     as_root env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 update -qq
     as_root env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y -qq \
-      --no-install-recommends python3-venv >/dev/null
+      --no-install-recommends python3 python3-venv >/dev/null
     rm -rf "$CACHE"
     python3 -m venv "$CACHE"
   fi
