@@ -45,7 +45,14 @@ export function createDailyRateLimiter(deps: {
     const date = utcDate(now);
     const raw = await kv.get(dailyCounterKey(accountId, date));
     // No counter (a new day, or Redis lost it): the durable record knows.
-    if (raw === null) return requestLog ? (await requestLog.day(accountId, date)).count : 0;
+    if (raw === null) {
+      return requestLog
+        ? await requestLog.day(accountId, date).then(
+            (d) => d.count,
+            () => 0,
+          )
+        : 0;
+    }
     const n = Number(raw);
     return Number.isFinite(n) && n > 0 ? n : 0;
   }
@@ -58,7 +65,8 @@ export function createDailyRateLimiter(deps: {
    * it lands: at most the concurrency of that moment, once.
    */
   async function rebuild(key: string, accountId: string, date: string, expireAtMs: number) {
-    const durable = requestLog ? await requestLog.durableCount(accountId, date) : 0;
+    // The document store unreachable: count on from the live counter rather than fail the request.
+    const durable = requestLog ? await requestLog.durableCount(accountId, date).catch(() => 0) : 0;
     return durable > 0 ? kv.increment(key, durable, { expireAtMs }) : 1;
   }
 
