@@ -3,7 +3,6 @@
  * credits with their outbox relay, idempotency, and the admin API plugin.
  */
 import type { FastifyInstance } from 'fastify';
-import { createInMemoryKeyValueStore } from '@subx/ports';
 import type { Clock, DocumentStore, EventBus, KeyValueStore } from '@subx/ports';
 import type { AccessControl, IdempotencyStore } from './types.ts';
 import type { AccessConfig } from './config.ts';
@@ -136,7 +135,7 @@ export function createAccessModule(deps: AccessModuleDeps): AccessModule {
     kv,
     clock,
     limitPerMinute: deps.config.ipLimitPerMinute ?? 60,
-    fallback: createInMemoryKeyValueStore({ clock }),
+    localFallback: true,
   });
   const usageReader = deps.usageReader ?? createCounterUsageReader({ kv, requests: requestLog });
 

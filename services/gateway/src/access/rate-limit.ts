@@ -178,17 +178,36 @@ export interface IpRateLimiter {
 
 /**
  * Fixed one-minute windows per client IP for /api/v1/validate and /health. When the shared store
- * cannot answer, the window is counted in this process instead (`fallback`, in memory): the open
- * routes keep working with a per-replica limit rather than failing with the store.
+ * cannot answer, the window is counted in this process instead (`localFallback`): the open routes
+ * keep working with a per-replica limit rather than failing with the store. The local window holds
+ * at most `maxLocalAddresses` addresses (a buffer with a cap); further new addresses are refused
+ * until the window turns.
  */
 export function createIpRateLimiter(deps: {
   kv: KeyValueStore;
   clock: Clock;
   limitPerMinute?: number;
-  fallback?: KeyValueStore;
+  localFallback?: boolean;
+  maxLocalAddresses?: number;
 }): IpRateLimiter {
-  const { kv, clock, fallback } = deps;
+  const { kv, clock } = deps;
   const limit = deps.limitPerMinute ?? 60;
+  const maxLocal = deps.maxLocalAddresses ?? 100_000;
+  let localWindow = -1;
+  const local = new Map<string, number>();
+
+  function countLocally(id: string, windowStart: number): { applied: boolean } {
+    if (windowStart !== localWindow) {
+      localWindow = windowStart;
+      local.clear();
+    }
+    const used = local.get(id);
+    if (used === undefined && local.size >= maxLocal) return { applied: false };
+    if ((used ?? 0) >= limit) return { applied: false };
+    local.set(id, (used ?? 0) + 1);
+    return { applied: true };
+  }
+
   return {
     async check(ip) {
       const now = clock.now();
@@ -196,12 +215,12 @@ export function createIpRateLimiter(deps: {
       const windowEnd = windowStart + 60_000;
       // Bound the key: the address comes from the socket or a proxy header.
       const id = String(ip).slice(0, 64) || 'unknown';
-      const count = (store: KeyValueStore) =>
-        store.incrementWithin(`rl:ip:${id}:${windowStart}`, 1, limit, { expireAtMs: windowEnd + 1_000 });
-      const result = await count(kv).catch((error: unknown) => {
-        if (fallback && isStoreUnavailable(error)) return count(fallback);
-        throw error;
-      });
+      const result = await kv
+        .incrementWithin(`rl:ip:${id}:${windowStart}`, 1, limit, { expireAtMs: windowEnd + 1_000 })
+        .catch((error: unknown) => {
+          if (deps.localFallback && isStoreUnavailable(error)) return countLocally(id, windowStart);
+          throw error;
+        });
       if (!result.applied) {
         const retryAfter = secondsUntil(windowEnd, now);
         throw Errors.rateLimited(
