@@ -20,5 +20,10 @@ npx --no-install prettier --check . --log-level warn
 step "proto: lint, generated code fresh, no breaking change"
 bash scripts/proto-check.sh
 bash scripts/proto-breaking.sh
+if [[ ${CI:-} == true ]]; then
+  step "fuzzing: schemathesis against the live API of npm start (scripts/schemathesis.sh)"
+  bash scripts/schemathesis.sh
+fi
+# last, so that the run ends with the summary of what ran and 'N passed, N failed'
 step "tests (unit + integration)"
 npx --no-install vitest run   # reporters (default + the summary of what ran): vitest.config.ts

@@ -99,6 +99,7 @@ const fanOut = createKafkaFanOut({
   logger: silentLogger,
   jobsTopic: topics.jobs,
   resultsTopic: topics.results,
+  workersGroupId: `bench-workers-${suffix}`,
 });
 await fanOut.start();
 

@@ -51,6 +51,7 @@ describeWithEngine('kafka', 'trace context through Kafka (real broker)', (broker
     const gatewayBus = testKafkaBus(brokers, 'trace-gateway');
     const workerBus = testKafkaBus(brokers, 'trace-worker');
     const real = realExtraction(yt.url);
+    const workersGroupId = `trace-workers-${randomUUID()}`;
     const fanOut = createKafkaFanOut({
       bus: gatewayBus,
       instanceId: `gw-${randomUUID().slice(0, 8)}`,
@@ -58,12 +59,13 @@ describeWithEngine('kafka', 'trace context through Kafka (real broker)', (broker
       logger: silentLogger,
       jobsTopic: topics.jobs,
       resultsTopic: topics.results,
+      workersGroupId,
     });
     const worker = await startExtractWorker({
       bus: workerBus,
       extraction: real.extraction,
       logger: silentLogger,
-      groupId: `trace-workers-${randomUUID()}`,
+      groupId: workersGroupId,
       topic: topics.jobs,
       resultsTopic: topics.results,
     });

@@ -58,6 +58,7 @@ async function startCluster(
   const buses: KafkaEventBus[] = [];
   const closers: (() => Promise<void>)[] = [];
   const gateways: KafkaFanOut[] = [];
+  const group = `workers-${randomUUID()}`;
   for (let i = 0; i < options.gateways; i++) {
     // The first client to ensure the topics creates them: 8 partitions, 2 members per worker.
     const bus = testKafkaBus(brokers, `gateway-${i}`, 8);
@@ -69,13 +70,13 @@ async function startCluster(
       logger: silentLogger,
       jobsTopic: topics.jobs,
       resultsTopic: topics.results,
+      workersGroupId: group,
     });
     await fanOut.start();
     gateways.push(fanOut);
   }
   const workers: ExtractWorker[] = [];
   const calls: string[][] = [];
-  const group = `workers-${randomUUID()}`;
   for (let i = 0; i < options.workers; i++) {
     const bus = testKafkaBus(brokers, `worker-${i}`, 8);
     buses.push(bus);

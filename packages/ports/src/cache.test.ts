@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createJsonCache } from './cache.ts';
 import { ManualClock } from './clock.ts';
 import { createInMemoryKeyValueStore } from './key-value/in-memory.ts';
+import { KeyValueUnavailableError } from './key-value/port.ts';
 import { deferred } from './testing/wait.ts';
 
 const setup = () => {
@@ -86,5 +87,20 @@ describe('createJsonCache', () => {
     expect(calls).toBe(1);
     expect(await cache.get('k')).toBeNull();
     expect(await cache.getOrLoad('k', 1_000, async () => 'ok')).toEqual({ value: 'ok', cached: false });
+  });
+
+  it('skips an unavailable store: loads and answers, stores nothing, other errors still fail', async () => {
+    const { kv } = setup();
+    const down = new KeyValueUnavailableError('redis is not connected (reconnecting)');
+    const unavailable = { ...kv, get: () => Promise.reject(down), set: () => Promise.reject(down) };
+    const cache = createJsonCache(unavailable, { prefix: 'transcripts' });
+    expect(await cache.getOrLoad('k', 500, async () => ({ fresh: true }))).toEqual({
+      value: { fresh: true },
+      cached: false,
+    });
+    const broken = { ...kv, get: () => Promise.reject(new Error('WRONGTYPE')) };
+    await expect(
+      createJsonCache(broken, { prefix: 'transcripts' }).getOrLoad('k', 500, async () => 1),
+    ).rejects.toThrow('WRONGTYPE');
   });
 });

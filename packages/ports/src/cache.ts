@@ -1,4 +1,4 @@
-import type { KeyValueStore } from './key-value/port.ts';
+import { isKeyValueUnavailable, type KeyValueStore } from './key-value/port.ts';
 
 export interface JsonCache {
   /** The cached value, or null on a miss (an unreadable entry counts as a miss). */
@@ -8,6 +8,7 @@ export interface JsonCache {
   /**
    * The cached value, or the loader's (then stored for `ttlMs`). Concurrent misses for the same key
    * in this process share one loader call. `forceRefresh` skips the read but still stores.
+   * A store that is unavailable (KeyValueUnavailableError) is skipped: loaded, not stored.
    */
   getOrLoad<T>(
     key: string,
@@ -55,6 +56,11 @@ export function createJsonCache(
     await kv.set(fullKey(key), text, { ttlMs });
   };
 
+  const missWhenUnavailable = (error: unknown): null => {
+    if (isKeyValueUnavailable(error)) return null;
+    throw error;
+  };
+
   return {
     get,
     set,
@@ -67,15 +73,17 @@ export function createJsonCache(
       loader: () => Promise<T>,
       options: { forceRefresh?: boolean } = {},
     ): Promise<{ value: T; cached: boolean }> {
+      // A cache is an optimisation: when the store cannot answer (KeyValueUnavailableError, already
+      // bounded by the store's command timeout) the value is loaded, and not stored, instead.
       if (!options.forceRefresh) {
-        const hit = await get<T>(key);
+        const hit = await get<T>(key).catch(missWhenUnavailable);
         if (hit !== null) return { value: hit, cached: true };
       }
       let flight = inFlight.get(key) as Promise<T> | undefined;
       if (!flight) {
         flight = (async () => {
           const value = await loader();
-          await set(key, value, ttlMs);
+          await set(key, value, ttlMs).catch(missWhenUnavailable);
           return value;
         })();
         inFlight.set(key, flight);

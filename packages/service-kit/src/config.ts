@@ -33,6 +33,16 @@ export const metricsPort = z
     return z.NEVER;
   });
 
+/**
+ * Bind address of a gRPC server (`GRPC_HOST`): '0.0.0.0' (every interface, containers) by default;
+ * '127.0.0.1' keeps a service to the machine, '::' is every IPv6 (and usually IPv4) interface.
+ */
+export const grpcHost = z
+  .string()
+  .trim()
+  .min(1, { error: 'must be a host or IP address' })
+  .default('0.0.0.0');
+
 /** Integer > 0. */
 export const positiveInt = z
   .string()

@@ -457,6 +457,16 @@ interface ClientDefaults {
 
 const clientDefaults = new WeakMap<grpc.Client, ClientDefaults>();
 
+/**
+ * grpc-js backs off reconnects from 1 s up to 120 s: after a longer outage a restarted peer stayed
+ * unreachable (calls fail fast with UNAVAILABLE) for up to two minutes. Capped at 2 s, a restarted
+ * peer is used again within about 2 s. Callers may override through `channelOptions`.
+ */
+export const RECONNECT_BACKOFF: grpc.ChannelOptions = {
+  'grpc.initial_reconnect_backoff_ms': 250,
+  'grpc.max_reconnect_backoff_ms': 2_000,
+};
+
 export type GrpcClient<C extends grpc.Client> = PromiseClient<C> & {
   readonly raw: C;
   readonly address: string;
@@ -479,11 +489,10 @@ export function createGrpcClient<C extends grpc.Client>(
   address: string,
   options: CreateGrpcClientOptions = {},
 ): GrpcClient<C> {
-  const raw = new Ctor(
-    address,
-    options.credentials ?? grpc.credentials.createInsecure(),
-    options.channelOptions,
-  );
+  const raw = new Ctor(address, options.credentials ?? grpc.credentials.createInsecure(), {
+    ...RECONNECT_BACKOFF,
+    ...options.channelOptions,
+  });
   const serviceName = Ctor.serviceName ?? serviceNameOf(Ctor.service as unknown as UnaryServiceDefinition);
   clientDefaults.set(raw, {
     defaultDeadlineMs: options.defaultDeadlineMs ?? 5_000,

@@ -1,9 +1,10 @@
 import {
   durationMs,
+  grpcHost,
   loadConfig,
+  nonNegativeInt,
   port,
   positiveInt,
-  nonNegativeInt,
   secret,
   urlStringOf,
   metricsPort,
@@ -18,6 +19,8 @@ export const ConfigSchema = z.object({
   GRPC_PORT: port.default(50053),
   /** `/metrics` (Prometheus) on its own port; `off` disables it. */
   METRICS_PORT: metricsPort.default(9467),
+  /** gRPC bind address (default 0.0.0.0). */
+  GRPC_HOST: grpcHost,
   /** Any OpenAI-compatible endpoint, including /v1 (e.g. http://localhost:11434/v1 for Ollama). */
   OPENAI_BASE_URL: urlStringOf(['http:', 'https:']).optional(),
   OPENAI_API_KEY: secret().optional(),

@@ -29,7 +29,7 @@ export interface StartAiServiceOptions {
   readonly kv: KeyValueStore;
   readonly logger: Logger;
   readonly clock?: Clock;
-  /** Default '0.0.0.0'; the one-process launcher passes '127.0.0.1'. */
+  /** Overrides GRPC_HOST; the one-process launcher passes '127.0.0.1'. */
   readonly host?: string;
   /** Overrides of the gRPC clients of the extractor and comments services (tests, embedding). */
   readonly transcripts?: TranscriptSource;
@@ -66,7 +66,7 @@ export async function startAiService(options: StartAiServiceOptions): Promise<Ru
   });
   const server = await startGrpcServer({
     port: config.GRPC_PORT,
-    ...(options.host ? { host: options.host } : {}),
+    host: options.host ?? config.GRPC_HOST,
     services: [aiServiceRegistration(service)],
     logger,
   });

@@ -1,4 +1,4 @@
-import { csv, durationMs, loadConfig, port, secret, urlStringOf, metricsPort } from '@subx/service-kit';
+import { csv, durationMs, loadConfig, port, secret, urlStringOf, grpcHost, metricsPort } from '@subx/service-kit';
 import { z } from 'zod';
 
 /** Environment of the billing service. */
@@ -6,6 +6,8 @@ export const ConfigSchema = z.object({
   GRPC_PORT: port.default(50054),
   /** `/metrics` (Prometheus) on its own port; `off` disables it. */
   METRICS_PORT: metricsPort.default(9468),
+  /** gRPC bind address (default 0.0.0.0). */
+  GRPC_HOST: grpcHost,
   /** Unset: the in-process bus (only meaningful inside `npm start`). */
   KAFKA_BROKERS: csv.optional(),
   KAFKA_CLIENT_ID: z.string().trim().min(1).default('billing'),

@@ -56,7 +56,7 @@ export async function startBillingService(
   });
   const server = await startGrpcServer({
     port: config.GRPC_PORT,
-    ...(options.host ? { host: options.host } : {}),
+    host: options.host ?? config.GRPC_HOST,
     services: [billingServiceRegistration(ledger)],
     logger,
   });

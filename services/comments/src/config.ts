@@ -1,4 +1,4 @@
-import { durationMs, loadConfig, port, secret, urlStringOf, metricsPort } from '@subx/service-kit';
+import { durationMs, loadConfig, port, secret, urlStringOf, grpcHost, metricsPort } from '@subx/service-kit';
 import { z } from 'zod';
 
 /** Environment of the comments service (the YouTube client reads its own YOUTUBE_* variables). */
@@ -6,6 +6,8 @@ export const ConfigSchema = z.object({
   GRPC_PORT: port.default(50052),
   /** `/metrics` (Prometheus) on its own port; `off` disables it. */
   METRICS_PORT: metricsPort.default(9466),
+  /** gRPC bind address (default 0.0.0.0). */
+  GRPC_HOST: grpcHost,
   /** Unset: an in-process cache (single replica only). */
   REDIS_URL: secret(urlStringOf(['redis:', 'rediss:'])).optional(),
   COMMENTS_CACHE_TTL_MS: durationMs.default(60 * 60 * 1000),

@@ -45,7 +45,7 @@ export async function startCommentsService(
   });
   const server = await startGrpcServer({
     port: config.GRPC_PORT,
-    ...(options.host ? { host: options.host } : {}),
+    host: options.host ?? config.GRPC_HOST,
     services: [commentsServiceRegistration(service)],
     logger,
   });

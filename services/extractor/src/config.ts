@@ -1,4 +1,4 @@
-import { csv, durationMs, loadConfig, port, secret, urlStringOf, metricsPort } from '@subx/service-kit';
+import { csv, durationMs, loadConfig, port, secret, urlStringOf, grpcHost, metricsPort } from '@subx/service-kit';
 import { z } from 'zod';
 
 /**
@@ -9,6 +9,8 @@ export const ConfigSchema = z.object({
   GRPC_PORT: port.default(50051),
   /** `/metrics` (Prometheus) on its own port; `off` disables it. */
   METRICS_PORT: metricsPort.default(9465),
+  /** gRPC bind address (default 0.0.0.0). */
+  GRPC_HOST: grpcHost,
   /** Unset: an in-process cache (single replica only). */
   REDIS_URL: secret(urlStringOf(['redis:', 'rediss:'])).optional(),
   /** Unset: no Kafka workers (batch/playlist jobs then need the in-process bus of `npm start`). */
@@ -16,6 +18,9 @@ export const ConfigSchema = z.object({
   KAFKA_CLIENT_ID: z.string().trim().min(1).default('extractor'),
   /** Consumer group of the extraction workers. */
   KAFKA_GROUP_ID: z.string().trim().min(1).default('extractor-workers'),
+  /** Topic of extraction jobs, and of results of jobs naming no reply topic (docs/events.md). */
+  EXTRACT_JOBS_TOPIC: z.string().trim().min(1).default('extract.jobs.v1'),
+  EXTRACT_RESULTS_TOPIC: z.string().trim().min(1).default('extract.results.v1'),
   /** Run Kafka extraction workers in this process. */
   EXTRACT_WORKERS_ENABLED: z
     .enum(['true', 'false', '1', '0'])

@@ -33,7 +33,7 @@ export interface StartExtractorServiceOptions {
   readonly bus?: EventBus;
   readonly logger: Logger;
   readonly clock?: Clock;
-  /** Default '0.0.0.0'; the one-process launcher passes '127.0.0.1'. */
+  /** Overrides GRPC_HOST; the one-process launcher passes '127.0.0.1'. */
   readonly host?: string;
 }
 
@@ -64,7 +64,7 @@ export async function startExtractorService(
   });
   const server = await startGrpcServer({
     port: config.GRPC_PORT,
-    ...(options.host ? { host: options.host } : {}),
+    host: options.host ?? config.GRPC_HOST,
     services: [extractorServiceRegistration(extraction)],
     logger,
   });
@@ -77,6 +77,8 @@ export async function startExtractorService(
       clock,
       groupId: config.KAFKA_GROUP_ID,
       members: config.EXTRACT_WORKER_MEMBERS,
+      topic: config.EXTRACT_JOBS_TOPIC,
+      resultsTopic: config.EXTRACT_RESULTS_TOPIC,
     });
   }
   logger.info(

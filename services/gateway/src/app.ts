@@ -16,6 +16,7 @@ import { createErrorHandler, sendError, toAppError } from './http/errors.ts';
 import { logAccess } from './http/access-log.ts';
 import { acceptEmptyJsonBody } from './http/json-body.ts';
 import { installNotFound } from './http/not-found.ts';
+import { installReceiveTimeout } from './http/receive-timeout.ts';
 import { genReqId } from './http/request-id.ts';
 import { compileValidator } from './http/validation.ts';
 import { registerDocs } from './routes/docs.ts';
@@ -36,6 +37,11 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   const app = Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
     bodyLimit: config.BODY_LIMIT_BYTES,
+    // Every wait has a bound (issue 14 item 5): headers + body must arrive within
+    // requestTimeout; idle keep-alive sockets close after keepAliveTimeout. The response side is
+    // bounded by the operations' own deadlines (gRPC deadlines, batch/playlist budgets).
+    requestTimeout: config.REQUEST_RECEIVE_TIMEOUT_MS,
+    keepAliveTimeout: config.CONNECTION_IDLE_TIMEOUT_MS,
     genReqId,
     requestIdHeader: false,
     // One field name for the request id across the system (gRPC handlers log `request_id` too);
@@ -59,6 +65,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     },
   }) as unknown as FastifyInstance;
 
+  installReceiveTimeout(app, config.REQUEST_RECEIVE_TIMEOUT_MS);
   app.decorateRequest('admission', null);
   app.decorateRequest('idempotencyKey', null);
   app.setValidatorCompiler(({ schema, httpPart }) =>

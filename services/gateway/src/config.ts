@@ -39,6 +39,13 @@ export const ConfigSchema = z.object({
   KAFKA_BROKERS: csv.optional(),
   KAFKA_CLIENT_ID: z.string().default('gateway'),
   BODY_LIMIT_BYTES: positiveInt.default(65_536),
+  /**
+   * A request whose headers and body have not fully arrived by then is answered 408 and its socket
+   * closed (fastify `requestTimeout`): a client that stalls its body holds nothing for long.
+   */
+  REQUEST_RECEIVE_TIMEOUT_MS: positiveInt.default(10_000),
+  /** A connection idle this long (no request in progress) is closed (keep-alive sockets). */
+  CONNECTION_IDLE_TIMEOUT_MS: positiveInt.default(30_000),
   /** Interface §8: batch 60 s in total, playlist 120 s in total. */
   BATCH_TIMEOUT_MS: positiveInt.default(60_000),
   PLAYLIST_TIMEOUT_MS: positiveInt.default(120_000),
@@ -46,6 +53,13 @@ export const ConfigSchema = z.object({
   FANOUT_MIN_ITEM_TIMEOUT_MS: positiveInt.default(10_000),
   /** Videos extracted at the same time per batch/playlist request. */
   FANOUT_CONCURRENCY: positiveInt.default(10),
+  /** Bound on each event-bus step of a batch/playlist request (join, worker check, publish). */
+  FANOUT_BUS_TIMEOUT_MS: positiveInt.default(5_000),
+  /** The extractor workers' consumer group (the extractor's KAFKA_GROUP_ID). */
+  EXTRACT_WORKERS_GROUP: z.string().trim().min(1).default('extractor-workers'),
+  /** Topics of batch/playlist jobs and their results (the extractor's, docs/events.md). */
+  EXTRACT_JOBS_TOPIC: z.string().trim().min(1).default('extract.jobs.v1'),
+  EXTRACT_RESULTS_TOPIC: z.string().trim().min(1).default('extract.results.v1'),
   /** Honour X-Forwarded-For for the client IP (only behind a trusted proxy). */
   TRUST_PROXY: boolEnv.default(false),
   SHUTDOWN_TIMEOUT_MS: positiveInt.default(10_000),

@@ -14,6 +14,8 @@ import {
   createAccessModule,
   createBillingUsageReader,
   createCounterUsageReader,
+  createDailyRequestLog,
+  guardKeyValueStore,
   loadAccessConfig,
 } from './access/index.ts';
 import type { AccessModule, AccountUsage, UsageReader } from './access/index.ts';
@@ -91,14 +93,17 @@ function combinedUsageReader(ledger: UsageReader, counters: UsageReader): UsageR
 }
 
 export async function startGateway(options: StartGatewayOptions): Promise<RunningGateway> {
-  const { config, logger, store, kv, bus } = options;
+  const { config, logger, store, bus } = options;
+  // Redis unavailability answers 503 SERVICE_UNAVAILABLE (retryable), never a 500 or a hang.
+  const kv = guardKeyValueStore(options.kv);
   const clock = options.clock ?? systemClock;
   const { config: accessConfig, generated } = loadAccessConfig(options.env, { embedded: options.embedded });
 
   const backends = grpcBackendsFromConfig(config, logger);
+  const requestLog = createDailyRequestLog({ store, clock, logger });
   const usageReader = combinedUsageReader(
     createBillingUsageReader((request) => backends.billing.getUsage(request)),
-    createCounterUsageReader({ kv }),
+    createCounterUsageReader({ kv, requests: requestLog }),
   );
   const access = createAccessModule({
     store,
@@ -108,21 +113,35 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     logger,
     config: accessConfig,
     usageReader,
+    requestLog,
   });
   await access.start();
   let fanOut: FanOut & { stop?(): Promise<void> };
+  const directFanOut = createDirectFanOut({
+    extractor: backends.extractor,
+    concurrency: config.FANOUT_CONCURRENCY,
+  });
   if ((options.fanOut ?? 'bus') === 'bus') {
     const kafkaFanOut = createKafkaFanOut({
       bus,
       instanceId: options.instanceId ?? `${hostname()}-${randomUUID().slice(0, 8)}`,
       clock,
       logger: logger.child({ component: 'fan-out' }),
+      workersGroupId: config.EXTRACT_WORKERS_GROUP,
+      workersReachable: () =>
+        backends.extractor.checkHealth(Math.min(1_000, config.HEALTH_CHECK_TIMEOUT_MS)).catch(() => false),
+      jobsTopic: config.EXTRACT_JOBS_TOPIC,
+      resultsTopic: config.EXTRACT_RESULTS_TOPIC,
+      busTimeoutMs: config.FANOUT_BUS_TIMEOUT_MS,
+      // No worker active (all extractors restarting) or the bus unreachable: the items go to the
+      // extractor over gRPC instead of waiting out the deadline (issue 14 items 4 and 6).
+      fallback: directFanOut,
     });
     // Join the results group now: fail fast, and keep the first batch request fast.
     await kafkaFanOut.start();
     fanOut = kafkaFanOut;
   } else {
-    fanOut = createDirectFanOut({ extractor: backends.extractor, concurrency: config.FANOUT_CONCURRENCY });
+    fanOut = directFanOut;
   }
 
   let draining = false;

@@ -26,6 +26,17 @@ const uniqueGroup = (): string => `g-${randomUUID()}`;
  * test, reporting to `observer`; every topic and group name is unique, so adapters sharing one
  * server do not interfere.
  */
+async function waitForAsync<T>(read: () => Promise<T>, expected: T, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last: T | undefined;
+  while (Date.now() < deadline) {
+    last = await read();
+    if (last === expected) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`expected ${String(expected)}, still ${String(last)} after ${timeoutMs} ms`);
+}
+
 export function describeEventBusContract(
   name: string,
   makeBus: (observer: BusObserver) => Promise<ContractEventBus>,
@@ -101,6 +112,16 @@ export function describeEventBusContract(
       const unkeyed = got.find((m) => m.key === null);
       expect(unkeyed && decode(unkeyed.value)).toBe('no key');
       expect(unkeyed!.headers).toEqual({});
+    });
+
+    it('tells whether a group has active members', async () => {
+      const topic = await newTopic();
+      const groupId = uniqueGroup();
+      expect(await bus.hasActiveMembers(groupId)).toBe(false);
+      const member = await subscribe({ groupId, topics: [topic], handler: async () => undefined });
+      await waitForAsync(() => bus.hasActiveMembers(groupId), true, timeoutMs);
+      await member.stop();
+      await waitForAsync(() => bus.hasActiveMembers(groupId), false, timeoutMs);
     });
 
     it('starts a new group at the end of the topic unless fromBeginning', async () => {

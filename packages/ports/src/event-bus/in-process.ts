@@ -327,6 +327,10 @@ export function createInProcessEventBus(options: InProcessEventBusOptions = {}):
       return !closed;
     },
 
+    async hasActiveMembers(groupId) {
+      return !closed && (groups.get(groupId)?.members.length ?? 0) > 0;
+    },
+
     async close() {
       if (closed) return;
       const members = [...groups.values()].flatMap((g) => g.members);

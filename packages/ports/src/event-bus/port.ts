@@ -63,6 +63,12 @@ export interface EventBus {
   ensureTopics(topics: readonly string[]): Promise<void>;
   /** True when the bus can currently accept publishes (readiness). */
   isHealthy(): Promise<boolean>;
+  /**
+   * True when `groupId` has at least one live member holding its partitions right now (Kafka: the
+   * group is Stable with members). False while it has none, is rebalancing, or cannot be asked in
+   * time (bounded like `isHealthy`). Lets a producer of work notice that nobody would take it.
+   */
+  hasActiveMembers(groupId: string): Promise<boolean>;
   close(): Promise<void>;
 }
 

@@ -1,4 +1,20 @@
 /**
+ * The store could not answer in time: not connected, over its queue bound, or a command outlived
+ * its timeout. Retryable by nature; callers decide whether to degrade (skip a cache) or refuse
+ * (a rate limit cannot be checked). The in-memory adapter never throws it.
+ */
+export class KeyValueUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'KeyValueUnavailableError';
+  }
+}
+
+export function isKeyValueUnavailable(error: unknown): error is KeyValueUnavailableError {
+  return error instanceof KeyValueUnavailableError;
+}
+
+/**
  * Key-value port for counters, caches and fan-out notifications.
  * Adapters: Redis (redis.ts, the only importer of ioredis) and in-memory (in-memory.ts).
  * Every operation is atomic across all processes sharing the store (Redis: Lua scripts).
@@ -31,6 +47,7 @@ export interface KeyValueStore {
   publish(channel: string, message: string): Promise<void>;
   /** Resolves once the subscription is active; the returned function unsubscribes. */
   subscribe(channel: string, handler: (message: string) => void): Promise<() => Promise<void>>;
+  /** Bounded like every command: rejects (KeyValueUnavailableError) when the store cannot answer. */
   ping(): Promise<void>;
   close(): Promise<void>;
 }

@@ -1,8 +1,24 @@
-import { Redis } from 'ioredis';
-import type { KeyValueStore } from './port.ts';
+import { Redis, ReplyError } from 'ioredis';
+import { KeyValueUnavailableError, type KeyValueStore } from './port.ts';
 
 export interface RedisKeyValueStoreOptions {
   url: string;
+  /**
+   * Bound on every command, from the call to the reply, queued time included. Default 1 000 ms: a
+   * frozen or unreachable Redis costs a request at most this long per command.
+   */
+  commandTimeoutMs?: number;
+  /** Bound on the TCP connect + handshake of each (re)connection attempt. Default 2 000 ms. */
+  connectTimeoutMs?: number;
+  /**
+   * Commands that may wait for the first connection (startup). Past it, and always once a
+   * connection has been lost (until it is back), commands fail at once. Default 1 000.
+   */
+  maxQueued?: number;
+  /** Commands sent and not yet answered, at most (a frozen server never answers). Default 10 000. */
+  maxInFlight?: number;
+  /** Reconnect delay cap (ms); attempts back off 100 ms, 200 ms, ... up to it. Default 2 000 ms. */
+  maxReconnectDelayMs?: number;
 }
 
 // INCRBY, then PEXPIREAT when an absolute expiry is given: one atomic step.
@@ -29,13 +45,57 @@ interface ScriptedRedis extends Redis {
  * KeyValueStore on Redis with ioredis. Read-modify-write operations are Lua scripts (EVALSHA),
  * so they are atomic across every process. Pub/sub uses a second connection, opened on the first
  * subscribe, because a subscribed Redis connection cannot run other commands.
+ *
+ * Every wait is bounded (README "Key-value"): each command has a timeout, only the first
+ * connection may queue commands (a bounded number), a lost connection fails commands at once
+ * until it is back, and the number of unanswered commands is capped. Those failures are
+ * `KeyValueUnavailableError`; Redis's own error replies (WRONGTYPE, ...) pass through unchanged.
  */
 export function createRedisKeyValueStore(options: RedisKeyValueStoreOptions): KeyValueStore {
-  const redis = new Redis(options.url, { lazyConnect: false, maxRetriesPerRequest: 3 }) as ScriptedRedis;
+  const commandTimeoutMs = options.commandTimeoutMs ?? 1_000;
+  const maxQueued = options.maxQueued ?? 1_000;
+  const maxInFlight = options.maxInFlight ?? 10_000;
+  const maxReconnectDelayMs = options.maxReconnectDelayMs ?? 2_000;
+  const redis = new Redis(options.url, {
+    lazyConnect: false,
+    commandTimeout: commandTimeoutMs,
+    connectTimeout: options.connectTimeoutMs ?? 2_000,
+    // A command queued while disconnected fails after one reconnect attempt, not three.
+    maxRetriesPerRequest: 1,
+    // Replaying writes that may have been applied (INCRBY) after a reconnect would double count.
+    autoResendUnfulfilledCommands: false,
+    retryStrategy: (attempt) => Math.min(attempt * 100, maxReconnectDelayMs),
+  }) as ScriptedRedis;
   redis.defineCommand('subxIncrement', { numberOfKeys: 1, lua: INCREMENT });
   redis.defineCommand('subxIncrementWithin', { numberOfKeys: 1, lua: INCREMENT_WITHIN });
   // ioredis reconnects by itself; without a listener an unreachable server is an unhandled 'error'.
   redis.on('error', () => undefined);
+  let everReady = false;
+  redis.on('ready', () => (everReady = true));
+  let queued = 0;
+  let inFlight = 0;
+
+  /** Runs one command within the bounds above; connection-level failures become KeyValueUnavailableError. */
+  const run = async <T>(command: () => Promise<T>): Promise<T> => {
+    const ready = redis.status === 'ready';
+    if (!ready && (everReady || queued >= maxQueued)) {
+      throw new KeyValueUnavailableError(`redis is not connected (${redis.status})`);
+    }
+    if (inFlight >= maxInFlight) {
+      throw new KeyValueUnavailableError(`redis has ${inFlight} unanswered commands`);
+    }
+    inFlight++;
+    if (!ready) queued++;
+    try {
+      return await command();
+    } catch (error) {
+      if (error instanceof ReplyError) throw error;
+      throw new KeyValueUnavailableError(`redis: ${(error as Error).message}`, { cause: error });
+    } finally {
+      inFlight--;
+      if (!ready) queued--;
+    }
+  };
 
   let subscriber: Redis | null = null;
   const handlers = new Map<string, Set<(message: string) => void>>();
@@ -63,36 +123,40 @@ export function createRedisKeyValueStore(options: RedisKeyValueStoreOptions): Ke
 
   return {
     async get(key) {
-      return redis.get(key);
+      return run(() => redis.get(key));
     },
     async set(key, value, opts = {}) {
-      if (opts.ttlMs === undefined) await redis.set(key, value);
-      else await redis.set(key, value, 'PX', Math.max(1, Math.trunc(opts.ttlMs)));
+      if (opts.ttlMs === undefined) await run(() => redis.set(key, value));
+      else await run(() => redis.set(key, value, 'PX', Math.max(1, Math.trunc(opts.ttlMs ?? 1))));
     },
     async setIfAbsent(key, value, opts = {}) {
-      const result =
-        opts.ttlMs === undefined
-          ? await redis.set(key, value, 'NX')
-          : await redis.set(key, value, 'PX', Math.max(1, Math.trunc(opts.ttlMs)), 'NX');
+      const ttl = opts.ttlMs;
+      const result = await run(() =>
+        ttl === undefined
+          ? redis.set(key, value, 'NX')
+          : redis.set(key, value, 'PX', Math.max(1, Math.trunc(ttl)), 'NX'),
+      );
       return result === 'OK';
     },
     async delete(key) {
-      await redis.del(key);
+      await run(() => redis.del(key));
     },
     async ttlMs(key) {
-      const ttl = await redis.pttl(key);
+      const ttl = await run(() => redis.pttl(key));
       return ttl < 0 ? null : ttl;
     },
     async increment(key, by, opts = {}) {
-      if (opts.expireAtMs === undefined) return redis.incrby(key, by);
-      return Number(await redis.subxIncrement(key, by, expiry(opts.expireAtMs)));
+      const expireAt = expiry(opts.expireAtMs);
+      if (opts.expireAtMs === undefined) return run(() => redis.incrby(key, by));
+      return Number(await run(() => redis.subxIncrement(key, by, expireAt)));
     },
     async incrementWithin(key, by, limit, opts = {}) {
-      const [applied, value] = await redis.subxIncrementWithin(key, by, limit, expiry(opts.expireAtMs));
+      const expireAt = expiry(opts.expireAtMs);
+      const [applied, value] = await run(() => redis.subxIncrementWithin(key, by, limit, expireAt));
       return { applied: applied === 1, value: Number(value) };
     },
     async publish(channel, message) {
-      await redis.publish(channel, message);
+      await run(() => redis.publish(channel, message));
     },
     async subscribe(channel, handler) {
       const registration = (message: string): void => handler(message);
@@ -108,10 +172,23 @@ export function createRedisKeyValueStore(options: RedisKeyValueStoreOptions): Ke
       if (!ready) {
         ready = getSubscriber()
           .subscribe(channel)
-          .then(() => undefined);
+          .then(
+            () => undefined,
+            (error: unknown) => {
+              subscribed.delete(channel);
+              throw new KeyValueUnavailableError(`redis subscribe: ${(error as Error).message}`, {
+                cause: error,
+              });
+            },
+          );
         subscribed.set(channel, ready);
       }
-      await ready;
+      try {
+        await ready;
+      } catch (error) {
+        set.delete(registration);
+        throw error;
+      }
       return async () => {
         const current = handlers.get(channel);
         if (!current?.delete(registration) || current.size > 0) return;
@@ -121,7 +198,7 @@ export function createRedisKeyValueStore(options: RedisKeyValueStoreOptions): Ke
       };
     },
     async ping() {
-      await redis.ping();
+      await run(() => redis.ping());
     },
     async close() {
       await Promise.allSettled([redis.quit(), subscriber?.quit()]);

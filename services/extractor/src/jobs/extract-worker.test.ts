@@ -208,6 +208,7 @@ describe('extract worker (in-process bus)', () => {
       subscribe: (o) => bus.subscribe(o),
       ensureTopics: (t) => bus.ensureTopics(t),
       isHealthy: () => bus.isHealthy(),
+      hasActiveMembers: (g) => bus.hasActiveMembers(g),
       close: () => bus.close(),
     };
     let calls = 0;

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { AppError, toPublicErrorBody } from '@subx/errors';
 import type { Collection, Doc, DocumentStore } from '@subx/ports';
-import { createInMemoryDocumentStore } from '@subx/ports';
+import { createInMemoryDocumentStore, createInMemoryKeyValueStore } from '@subx/ports';
 import { scrape } from '@subx/service-kit';
 import { rateLimitBody, rateLimitHeaders, rateLimitOf } from './rate-limit.ts';
 import type { Replicas } from './test-support.ts';
@@ -203,6 +203,35 @@ describe('tiers and daily limits', () => {
     // Only the 429 counts as a rate-limit rejection, under the account's tier.
     expect((await dailyRejections('free')) - rejectedBefore).toBe(1);
     expect(await m!.rateLimiter.todayCount(account._id)).toBe(100);
+  });
+
+  it('a Redis restart does not hand a free key its 100 requests again (issue 14 item 8)', async () => {
+    replicas = await startReplicas(1);
+    const [m] = replicas.modules;
+    const { account, apiKey } = await m!.accounts.createAccount({ tier: 'free' });
+    for (let i = 0; i < 60; i += 1) await m!.access.admit({ apiKey, operation: 'extract' });
+    const refunded = await m!.access.admit({ apiKey, operation: 'batch' });
+    await refunded.refund(); // a 5xx: does not count
+    for (let i = 0; i < 40; i += 1) await m!.access.admit({ apiKey, operation: 'batch' });
+    await m!.requestLog.flush();
+
+    // Redis restarted empty: same document store, a new (empty) key-value store.
+    const { store, clock } = replicas;
+    await replicas.stop();
+    replicas = await startReplicas(1, { store, clock, kv: createInMemoryKeyValueStore({ clock }) });
+    const [after] = replicas.modules;
+    expect(await after!.rateLimiter.todayCount(account._id)).toBe(100);
+    const limited = await rejection(after!.access.admit({ apiKey, operation: 'extract' }));
+    expect(limited.code).toBe('RATE_LIMITED');
+    expect(await after!.rateLimiter.todayCount(account._id)).toBe(100);
+    const usage = await after!.usageReader.getUsage({
+      accountId: account._id,
+      from: '2026-03-15',
+      to: '2026-03-15',
+    });
+    expect(usage.days[0]).toMatchObject({ requests: 100 });
+    expect(usage.days[0]!.operations.extract.requests).toBe(60);
+    expect(usage.days[0]!.operations.batch.requests).toBe(40);
   });
 
   it('admits exactly 100 of 150 concurrent requests of a free key across two replicas', async () => {

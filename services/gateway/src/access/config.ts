@@ -13,6 +13,7 @@ import { ConfigError } from '@subx/service-kit';
 import type { ConfigIssue } from '@subx/service-kit';
 import type { AccessPricing } from './pricing.ts';
 import { DEFAULT_PRICING } from './pricing.ts';
+import { DEFAULT_RESERVATION_TTL_MS } from './credits.ts';
 
 export interface AccessConfig {
   apiKeyPepper: string;
@@ -91,7 +92,7 @@ export function loadAccessConfig(
     pricing,
     ipLimitPerMinute: positiveInt(env, 'IP_RATE_LIMIT_PER_MINUTE', 60, issues),
     keyCacheTtlMs: positiveInt(env, 'KEY_CACHE_TTL_MS', 30_000, issues),
-    reservationTtlMs: positiveInt(env, 'CREDIT_RESERVATION_TTL_MS', 15 * 60_000, issues),
+    reservationTtlMs: positiveInt(env, 'CREDIT_RESERVATION_TTL_MS', DEFAULT_RESERVATION_TTL_MS, issues),
     outboxIntervalMs: positiveInt(env, 'OUTBOX_INTERVAL_MS', 1_000, issues),
     creditUsageTopic: 'billing.credit-usage.v1',
   };

@@ -235,6 +235,44 @@ describe('crash recovery', () => {
   });
 });
 
+describe('stranded reservations and outbox history (issue 14 items 7 and 9)', () => {
+  it('a reservation stranded open is released after 3 minutes by default, not 15', async () => {
+    const t = await setup();
+    const { account } = await t.accounts.createAccount({ tier: 'pro', credits: 10 });
+    await t.ledger.reserve({ accountId: account._id, operation: 'batch', amount: 4, requestId: 'a' });
+    expect(await t.balance(account._id)).toBe(6);
+    t.clock.advance(2 * 60_000);
+    expect((await t.ledger.recover()).expired).toBe(0);
+    t.clock.advance(60_000 + 1);
+    expect((await t.ledger.recover()).expired).toBe(1);
+    expect(await t.balance(account._id)).toBe(10);
+    await t.stop();
+  });
+
+  it('prunes finished entries after 10 minutes; open reservations and pending events stay', async () => {
+    const t = await setup();
+    const { account } = await t.accounts.createAccount({ tier: 'pro', credits: 100 });
+    const reserve = (requestId: string) =>
+      t.ledger.reserve({ accountId: account._id, operation: 'batch', amount: 2, requestId });
+    for (let i = 0; i < 3; i++) await (await reserve(`sent-${i}`)).commit(2);
+    await t.relay.flush();
+    await (await reserve('released')).release();
+    await (await reserve('free')).commit(0);
+    await reserve('open');
+    // Committed after the last flush, and the relay is not running: its event stays pending.
+    await (await reserve('pending')).commit(1);
+    expect(await t.outbox.countDocuments({})).toBe(7);
+
+    t.clock.advance(9 * 60_000);
+    expect(await t.relay.prune()).toBe(0);
+    t.clock.advance(60_000 + 1);
+    expect(await t.relay.prune()).toBe(5);
+    const left = (await t.outbox.find({})).map((d) => d.request_id).sort();
+    expect(left).toEqual(['open', 'pending']);
+    await t.stop();
+  });
+});
+
 describe('outbox relay', () => {
   it('delivers every event exactly once from the outbox through a bus that fails, then recovers', async () => {
     const inner = createInProcessEventBus();

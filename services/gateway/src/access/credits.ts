@@ -24,6 +24,7 @@ import { USAGE_RETENTION_MS } from './rate-limit.ts';
 import { utcDate, utcMonth } from './time.ts';
 
 export const OUTBOX_COLLECTION = 'outbox';
+export const DEFAULT_RESERVATION_TTL_MS = 3 * 60_000;
 export const CREDIT_USAGE_TOPIC = 'billing.credit-usage.v1';
 
 export type ReservationState = 'open' | 'committed' | 'released';
@@ -73,7 +74,11 @@ export interface CreditLedgerOptions {
   logger: Logger;
   accounts: Pick<AccountRepository, 'ensureMonthlyAllowance' | 'collection'>;
   topic?: string;
-  /** Open reservations older than this are released by `recover` (default 15 min). */
+  /**
+   * Open reservations older than this are released by `recover` (default 3 min: longer than any
+   * request's deadline — playlist 120 s, AI 90 s — so only stranded ones, e.g. whose release
+   * failed in a database blip, are taken back; they were held 15 min before).
+   */
   reservationTtlMs?: number;
   /** Called after a commit wrote a pending event (the relay flushes early). */
   onEventPending?: () => void;
@@ -88,7 +93,7 @@ function assertCredits(value: number, max: number, what: string): void {
 export function createCreditLedger(options: CreditLedgerOptions): CreditLedgerImpl {
   const { store, kv, clock, logger, accounts: repo } = options;
   const topic = options.topic ?? CREDIT_USAGE_TOPIC;
-  const reservationTtlMs = options.reservationTtlMs ?? 15 * 60_000;
+  const reservationTtlMs = options.reservationTtlMs ?? DEFAULT_RESERVATION_TTL_MS;
   const accounts = repo.collection;
   const outbox = store.collection<ReservationDoc>(OUTBOX_COLLECTION);
 
@@ -135,6 +140,7 @@ export function createCreditLedger(options: CreditLedgerOptions): CreditLedgerIm
       await outbox.createIndex({ outbox_status: 1, committed_at: 1 }, { name: 'outbox_pending' });
       await outbox.createIndex({ state: 1, settled: 1 }, { name: 'reservation_unsettled' });
       await outbox.createIndex({ state: 1, created_at: 1 }, { name: 'reservation_open' });
+      await outbox.createIndex({ settled: 1, created_at: 1 }, { name: 'outbox_prune' });
     },
 
     async reserve(input) {

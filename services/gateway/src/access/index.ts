@@ -22,6 +22,8 @@ import { createOutboxRelay } from './outbox-relay.ts';
 import { createIdempotencyStore } from './idempotency.ts';
 import type { UsageReader } from './usage.ts';
 import { createCounterUsageReader } from './usage.ts';
+import { createDailyRequestLog } from './daily-requests.ts';
+import type { DailyRequestLog } from './daily-requests.ts';
 import { adminRoutes } from '../routes/admin/index.ts';
 import { selfServiceRoutes } from '../routes/admin/self-service.ts';
 import { createDelegationRegistry } from './delegation.ts';
@@ -52,7 +54,10 @@ export { createOutboxRelay } from './outbox-relay.ts';
 export type { OutboxRelay } from './outbox-relay.ts';
 export { createIdempotencyStore, isValidIdempotencyKey, requestFingerprint } from './idempotency.ts';
 export { createCounterUsageReader, createBillingUsageReader } from './usage.ts';
+export { createDailyRequestLog, DAILY_REQUESTS_COLLECTION } from './daily-requests.ts';
+export type { DailyRequestLog, DailyRequestsDoc } from './daily-requests.ts';
 export type { UsageReader, AccountUsage, DayUsage } from './usage.ts';
+export { guardKeyValueStore, isStoreUnavailable, storeUnavailable } from './store-guard.ts';
 export { adminRoutes } from '../routes/admin/index.ts';
 export type { AdminRoutesOptions } from '../routes/admin/index.ts';
 
@@ -65,6 +70,8 @@ export interface AccessModuleDeps {
   logger: Logger;
   /** Defaults to the gateway's own counters; pass createBillingUsageReader(...) once billing is wired. */
   usageReader?: UsageReader;
+  /** The durable record of counted requests; default: one on `store`. */
+  requestLog?: DailyRequestLog;
 }
 
 export interface AccessModule {
@@ -76,6 +83,7 @@ export interface AccessModule {
   accounts: AccountRepository;
   usageReader: UsageReader;
   outboxRelay: OutboxRelay;
+  requestLog: DailyRequestLog;
   /** The admin API with its options bound: `app.register(module.adminRoutes)` (no prefix). */
   adminRoutes: (fastify: FastifyInstance) => Promise<void>;
   /** Creates indexes, subscribes to key invalidations, ensures the usage topic, starts the relay. */
@@ -101,7 +109,8 @@ export function createAccessModule(deps: AccessModuleDeps): AccessModule {
     pricing,
     keyCache,
   });
-  const rateLimiter = createDailyRateLimiter({ kv, clock, pricing });
+  const requestLog = deps.requestLog ?? createDailyRequestLog({ store, clock, logger });
+  const rateLimiter = createDailyRateLimiter({ kv, clock, pricing, requestLog });
   const delegations = createDelegationRegistry({ clock });
   const access = createAccessControl({ accounts, rateLimiter, clock, pricing, delegations });
   // The relay's recovery step and the ledger's commit hook refer to each other; both are only
@@ -126,8 +135,13 @@ export function createAccessModule(deps: AccessModuleDeps): AccessModule {
     onEventPending: () => relay.kick(),
   });
   const idempotency = createIdempotencyStore({ kv });
-  const ipLimiter = createIpRateLimiter({ kv, clock, limitPerMinute: deps.config.ipLimitPerMinute ?? 60 });
-  const usageReader = deps.usageReader ?? createCounterUsageReader({ kv });
+  const ipLimiter = createIpRateLimiter({
+    kv,
+    clock,
+    limitPerMinute: deps.config.ipLimitPerMinute ?? 60,
+    localFallback: true,
+  });
+  const usageReader = deps.usageReader ?? createCounterUsageReader({ kv, requests: requestLog });
 
   async function accountUsage(accountId: string) {
     const month = await kv.get(monthCreditsKey(accountId, utcMonth(clock.now())));
@@ -147,6 +161,7 @@ export function createAccessModule(deps: AccessModuleDeps): AccessModule {
     accounts,
     usageReader,
     outboxRelay: relay,
+    requestLog,
     adminRoutes: async (fastify) => {
       await adminRoutes(fastify, {
         accounts,
@@ -169,11 +184,13 @@ export function createAccessModule(deps: AccessModuleDeps): AccessModule {
       });
       relay.start();
       unregisterBacklog = registerOutboxBacklog(() => relay.backlog());
+      requestLog.start();
     },
     async stop() {
       unregisterBacklog();
       await relay.stop();
       await relay.flush();
+      await requestLog.stop();
       await keyCache.stop();
     },
   };

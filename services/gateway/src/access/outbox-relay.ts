@@ -18,6 +18,11 @@ export interface OutboxRelay {
   stop(): Promise<void>;
   /** Entries committed but not yet published, and the age of the oldest (the outbox metrics). */
   backlog(): Promise<{ pending: number; oldestAgeSeconds: number }>;
+  /**
+   * Deletes finished entries (settled, and sent or with nothing to send) older than the retention;
+   * resolves with how many. The periodic tick runs it every `pruneEveryMs`.
+   */
+  prune(): Promise<number>;
 }
 
 export interface OutboxRelayOptions {
@@ -31,15 +36,22 @@ export interface OutboxRelayOptions {
   collection?: string;
   /** Runs before each periodic flush (the ledger's crash recovery). */
   beforeTick?: () => Promise<unknown>;
-  /** Sent entries older than this are deleted (default 7 days). */
+  /**
+   * Finished entries older than this are deleted (default 10 minutes). The relay's and the
+   * recovery's queries run every tick; on FerretDB they scan the collection, so it is kept to
+   * recent traffic: the idle cost no longer grows with history. The ledger of record is billing's.
+   */
   retentionMs?: number;
+  /** How often the tick prunes. Default 60 s. */
+  pruneEveryMs?: number;
 }
 
 export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const { store, bus, topic, clock, logger } = options;
   const intervalMs = options.intervalMs ?? 1_000;
   const batchSize = options.batchSize ?? 100;
-  const retentionMs = options.retentionMs ?? 7 * 86_400_000;
+  const retentionMs = options.retentionMs ?? 10 * 60_000;
+  const pruneEveryMs = options.pruneEveryMs ?? 60_000;
   const outbox = store.collection<ReservationDoc>(options.collection ?? OUTBOX_COLLECTION);
   let running: Promise<number> | undefined;
   let timer: ReturnType<typeof setInterval> | undefined;
@@ -108,16 +120,27 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     }
     await flush();
     const now = clock.now();
-    if (now - lastCleanup > 3_600_000) {
+    if (now - lastCleanup >= pruneEveryMs) {
       lastCleanup = now;
-      await outbox
-        .deleteMany({ outbox_status: 'sent', sent_at: { $lt: now - retentionMs } })
-        .catch((err: unknown) => logger.warn({ err }, 'outbox relay: cleanup failed'));
+      await prune().catch((err: unknown) => logger.warn({ err }, 'outbox relay: cleanup failed'));
     }
+  }
+
+  async function prune(): Promise<number> {
+    // Only what can never be needed again: the hold is settled and the event (if any) was sent.
+    // Open reservations and pending events are never touched.
+    const result = await outbox.deleteMany({
+      state: { $in: ['committed', 'released'] },
+      settled: true,
+      outbox_status: { $in: ['sent', 'none'] },
+      created_at: { $lt: clock.now() - retentionMs },
+    });
+    return result.deletedCount;
   }
 
   return {
     flush,
+    prune,
     kick() {
       if (kicked || !timer) return;
       kicked = true;

@@ -10,13 +10,13 @@ import { countRateLimitRejection } from '@subx/service-kit';
 import type { Account, Operation, RateLimitState } from './types.ts';
 import type { AccessPricing } from './pricing.ts';
 import { DAY_MS, nextUtcMidnight, utcDate } from './time.ts';
+import { isStoreUnavailable } from './store-guard.ts';
+import type { DailyRequestLog } from './daily-requests.ts';
 
-/** Per-operation request counters are kept this long for the embedded usage report. */
+/** Per-operation credit counters are kept this long for the embedded usage report. */
 export const USAGE_RETENTION_MS = 400 * DAY_MS;
 
 export const dailyCounterKey = (accountId: string, date: string) => `rl:day:${accountId}:${date}`;
-export const usageRequestsKey = (accountId: string, date: string, operation: string) =>
-  `usage:req:${accountId}:${date}:${operation}`;
 
 export interface Consumed {
   admitted: boolean;
@@ -37,13 +37,38 @@ export function createDailyRateLimiter(deps: {
   kv: KeyValueStore;
   clock: Clock;
   pricing: AccessPricing;
+  /** The durable record of counted requests; absent: counts live in the KeyValueStore only. */
+  requestLog?: DailyRequestLog;
 }): DailyRateLimiter {
-  const { kv, clock, pricing } = deps;
+  const { kv, clock, pricing, requestLog } = deps;
 
   async function count(accountId: string, now: number): Promise<number> {
-    const raw = await kv.get(dailyCounterKey(accountId, utcDate(now)));
-    const n = raw === null ? 0 : Number(raw);
+    const date = utcDate(now);
+    const raw = await kv.get(dailyCounterKey(accountId, date));
+    // No counter (a new day, or Redis lost it): the durable record knows.
+    if (raw === null) {
+      return requestLog
+        ? await requestLog.day(accountId, date).then(
+            (d) => d.count,
+            () => 0,
+          )
+        : 0;
+    }
+    const n = Number(raw);
     return Number.isFinite(n) && n > 0 ? n : 0;
+  }
+
+  /**
+   * The counter just went from nothing to 1: a new day, or Redis lost it (restart, eviction).
+   * Adds what the durable record counted today, so a restart does not hand out the day's requests
+   * again. Returns the counter's value afterwards. Only what was flushed counts (up to 1 s of one
+   * replica's requests may be missing), and requests racing the rebuild may each be let in before
+   * it lands: at most the concurrency of that moment, once.
+   */
+  async function rebuild(key: string, accountId: string, date: string, expireAtMs: number) {
+    // The document store unreachable: count on from the live counter rather than fail the request.
+    const durable = requestLog ? await requestLog.durableCount(accountId, date).catch(() => 0) : 0;
+    return durable > 0 ? kv.increment(key, durable, { expireAtMs }) : 1;
   }
 
   return {
@@ -55,22 +80,26 @@ export function createDailyRateLimiter(deps: {
       const key = dailyCounterKey(account.id, date);
       // The counter outlives its day a little so a refund right after midnight still lands.
       const expireAtMs = resetAtMs + DAY_MS;
+      const refused = (): Consumed => ({
+        admitted: false,
+        state: { limit: limit ?? 0, remaining: 0, resetAtMs },
+        refund: async () => {},
+      });
       let value: number;
       if (limit === null) {
         value = await kv.increment(key, 1, { expireAtMs });
       } else {
         const result = await kv.incrementWithin(key, 1, limit, { expireAtMs });
-        if (!result.applied) {
-          return {
-            admitted: false,
-            state: { limit, remaining: 0, resetAtMs },
-            refund: async () => {},
-          };
-        }
+        if (!result.applied) return refused();
         value = result.value;
       }
-      const usageKey = usageRequestsKey(account.id, date, operation);
-      await kv.increment(usageKey, 1, { expireAtMs: now + USAGE_RETENTION_MS });
+      if (value === 1) value = await rebuild(key, account.id, date, expireAtMs);
+      if (limit !== null && value > limit) {
+        // The rebuilt count says the day's requests were already used.
+        await kv.increment(key, -1, { expireAtMs });
+        return refused();
+      }
+      requestLog?.record(account.id, date, operation, 1);
       let refunded = false;
       return {
         admitted: true,
@@ -78,7 +107,8 @@ export function createDailyRateLimiter(deps: {
         async refund() {
           if (refunded) return;
           refunded = true;
-          await Promise.all([kv.increment(key, -1, { expireAtMs }), kv.increment(usageKey, -1)]);
+          requestLog?.record(account.id, date, operation, -1);
+          await kv.increment(key, -1, { expireAtMs });
         },
       };
     },
@@ -147,14 +177,39 @@ export interface IpRateLimiter {
   check(ip: string): Promise<void>;
 }
 
-/** Fixed one-minute windows per client IP for /api/v1/validate (/health is never limited). */
+/**
+ * Fixed one-minute windows per client IP for /api/v1/validate (/health is never
+ * limited, so probes never see 429). When the shared store
+ * cannot answer, the window is counted in this process instead (`localFallback`): the open routes
+ * keep working with a per-replica limit rather than failing with the store. The local window holds
+ * at most `maxLocalAddresses` addresses (a buffer with a cap); further new addresses are refused
+ * until the window turns.
+ */
 export function createIpRateLimiter(deps: {
   kv: KeyValueStore;
   clock: Clock;
   limitPerMinute?: number;
+  localFallback?: boolean;
+  maxLocalAddresses?: number;
 }): IpRateLimiter {
   const { kv, clock } = deps;
   const limit = deps.limitPerMinute ?? 60;
+  const maxLocal = deps.maxLocalAddresses ?? 100_000;
+  let localWindow = -1;
+  const local = new Map<string, number>();
+
+  function countLocally(id: string, windowStart: number): { applied: boolean } {
+    if (windowStart !== localWindow) {
+      localWindow = windowStart;
+      local.clear();
+    }
+    const used = local.get(id);
+    if (used === undefined && local.size >= maxLocal) return { applied: false };
+    if ((used ?? 0) >= limit) return { applied: false };
+    local.set(id, (used ?? 0) + 1);
+    return { applied: true };
+  }
+
   return {
     async check(ip) {
       const now = clock.now();
@@ -162,9 +217,12 @@ export function createIpRateLimiter(deps: {
       const windowEnd = windowStart + 60_000;
       // Bound the key: the address comes from the socket or a proxy header.
       const id = String(ip).slice(0, 64) || 'unknown';
-      const result = await kv.incrementWithin(`rl:ip:${id}:${windowStart}`, 1, limit, {
-        expireAtMs: windowEnd + 1_000,
-      });
+      const result = await kv
+        .incrementWithin(`rl:ip:${id}:${windowStart}`, 1, limit, { expireAtMs: windowEnd + 1_000 })
+        .catch((error: unknown) => {
+          if (deps.localFallback && isStoreUnavailable(error)) return countLocally(id, windowStart);
+          throw error;
+        });
       if (!result.applied) {
         countRateLimitRejection('anonymous', 'per_ip_minute');
         const retryAfter = secondsUntil(windowEnd, now);

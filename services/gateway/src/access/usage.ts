@@ -8,7 +8,7 @@ import type { billingV1 } from '@subx/contracts';
 import type { KeyValueStore } from '@subx/ports';
 import { OPERATIONS } from './types.ts';
 import type { Operation } from './types.ts';
-import { usageRequestsKey } from './rate-limit.ts';
+import type { DailyRequestLog } from './daily-requests.ts';
 import { usageCreditsKey } from './credits.ts';
 import { DAY_MS, parseUtcDate, utcDate } from './time.ts';
 
@@ -75,20 +75,25 @@ const toCount = (raw: string | null): number => {
   return Number.isFinite(n) && n > 0 ? n : 0;
 };
 
-export function createCounterUsageReader(deps: { kv: KeyValueStore }): UsageReader {
-  const { kv } = deps;
+/**
+ * Request counts from the durable daily request log (document store), credits from the
+ * KeyValueStore counters (the billing ledger is their record of truth when wired).
+ */
+export function createCounterUsageReader(deps: {
+  kv: KeyValueStore;
+  requests: DailyRequestLog;
+}): UsageReader {
+  const { kv, requests: log } = deps;
   return {
     async getUsage({ accountId, from, to }) {
       const days = await Promise.all(
         datesBetween(from, to).map(async (date): Promise<DayUsage> => {
           const operations = emptyOperations();
+          const counted = await log.day(accountId, date);
           await Promise.all(
             OPERATIONS.map(async (op) => {
-              const [requests, credits] = await Promise.all([
-                kv.get(usageRequestsKey(accountId, date, op)),
-                kv.get(usageCreditsKey(accountId, date, op)),
-              ]);
-              operations[op] = { requests: toCount(requests), credits: toCount(credits) };
+              const credits = await kv.get(usageCreditsKey(accountId, date, op));
+              operations[op] = { requests: Math.max(0, counted.ops[op] ?? 0), credits: toCount(credits) };
             }),
           );
           const values = Object.values(operations);

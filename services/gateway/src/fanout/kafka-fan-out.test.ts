@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { commonV1, extractJobV1 } from '@subx/contracts';
+import { AppError } from '@subx/errors';
 import { ManualClock, createInProcessEventBus } from '@subx/ports';
 import type { BusMessage, DeliveredMessage, EventBus, InProcessEventBus, Subscription } from '@subx/ports';
 import { EXTRACT_JOBS_TOPIC, EXTRACT_RESULTS_TOPIC, createKafkaFanOut } from './kafka-fan-out.ts';
@@ -7,6 +8,7 @@ import type { KafkaFanOut } from './kafka-fan-out.ts';
 import type { FanOutJob, FanOutRequest } from './types.ts';
 
 const silent = { info: () => {}, warn: () => {}, error: () => {} };
+const WORKERS = 'fake-workers';
 
 type Behaviour =
   | { kind: 'ok' }
@@ -24,7 +26,7 @@ async function startFakeWorker(
 ): Promise<{ jobs: { job: extractJobV1.ExtractJob; message: DeliveredMessage }[]; stop(): Promise<void> }> {
   const jobs: { job: extractJobV1.ExtractJob; message: DeliveredMessage }[] = [];
   const sub: Subscription = await bus.subscribe({
-    groupId: 'fake-workers',
+    groupId: WORKERS,
     topics: [EXTRACT_JOBS_TOPIC],
     handler: async (message) => {
       const job = extractJobV1.ExtractJob.decode(message.value);
@@ -90,7 +92,7 @@ describe('Kafka fan-out (in-process bus)', () => {
   beforeEach(() => {
     bus = createInProcessEventBus({ retryBackoff: { initialMs: 5, maxMs: 20 } });
     clock = new ManualClock(Date.UTC(2026, 2, 1, 12));
-    fanOut = createKafkaFanOut({ bus, instanceId: 'gw-a', clock, logger: silent });
+    fanOut = createKafkaFanOut({ bus, instanceId: 'gw-a', clock, logger: silent, workersGroupId: WORKERS });
   });
   afterEach(async () => {
     await fanOut.stop();
@@ -186,7 +188,7 @@ describe('Kafka fan-out (in-process bus)', () => {
 
   it('a duplicate that disagrees with the first result does not replace it', async () => {
     const sub = await bus.subscribe({
-      groupId: 'fake-workers',
+      groupId: WORKERS,
       topics: [EXTRACT_JOBS_TOPIC],
       handler: async (message) => {
         const job = extractJobV1.ExtractJob.decode(message.value);
@@ -210,7 +212,13 @@ describe('Kafka fan-out (in-process bus)', () => {
   });
 
   it('two instances on one bus: each request gets its own results; the other instance ignores them', async () => {
-    const other = createKafkaFanOut({ bus, instanceId: 'gw-b', clock, logger: silent });
+    const other = createKafkaFanOut({
+      bus,
+      instanceId: 'gw-b',
+      clock,
+      logger: silent,
+      workersGroupId: WORKERS,
+    });
     const worker = await startFakeWorker(bus, () => ({ kind: 'ok' }));
     try {
       const [a, b] = await Promise.all([
@@ -235,7 +243,7 @@ describe('Kafka fan-out (in-process bus)', () => {
 
   it('drops results addressed to it that do not match their job, and undecodable ones', async () => {
     const sub = await bus.subscribe({
-      groupId: 'fake-workers',
+      groupId: WORKERS,
       topics: [EXTRACT_JOBS_TOPIC],
       handler: async (message) => {
         const job = extractJobV1.ExtractJob.decode(message.value);
@@ -260,18 +268,98 @@ describe('Kafka fan-out (in-process bus)', () => {
     await worker.stop();
   });
 
-  it('never rejects: a bus that refuses jobs makes every item an INTERNAL_ERROR outcome', async () => {
-    const broken: EventBus = {
-      ...bus,
-      publish: () => Promise.reject(new Error('broker unreachable')),
-      subscribe: (o) => bus.subscribe(o),
-      ensureTopics: (t) => bus.ensureTopics(t),
-    };
-    const f = createKafkaFanOut({ bus: broken, instanceId: 'gw-c', clock, logger: silent });
+  it('never rejects: a bus that refuses jobs makes every item a retryable SERVICE_UNAVAILABLE', async () => {
+    const worker = await startFakeWorker(bus, () => ({ kind: 'ok' }));
+    const broken: EventBus = { ...bus, publish: () => Promise.reject(new Error('broker unreachable')) };
+    const f = createKafkaFanOut({
+      bus: broken,
+      instanceId: 'gw-c',
+      clock,
+      logger: silent,
+      workersGroupId: WORKERS,
+    });
     const outcomes = await f.run(request(videos('aaaaaaaaaaa', 'bbbbbbbbbbb')));
-    expect(outcomes.map((o) => !o.ok && o.error.code)).toEqual(['INTERNAL_ERROR', 'INTERNAL_ERROR']);
+    expect(outcomes.map((o) => !o.ok && o.error.code)).toEqual([
+      'SERVICE_UNAVAILABLE',
+      'SERVICE_UNAVAILABLE',
+    ]);
+    expect(outcomes.every((o) => !o.ok && o.error.retryable)).toBe(true);
     expect(f.pendingCount()).toBe(0);
     await f.stop();
+    await worker.stop();
+  });
+
+  it('a bus that never answers is given up on within busTimeoutMs, far inside the deadline', async () => {
+    const worker = await startFakeWorker(bus, () => ({ kind: 'ok' }));
+    const hanging: EventBus = { ...bus, publish: () => new Promise<void>(() => undefined) };
+    const f = createKafkaFanOut({
+      bus: hanging,
+      instanceId: 'gw-d',
+      clock,
+      logger: silent,
+      workersGroupId: WORKERS,
+      busTimeoutMs: 200,
+    });
+    const t0 = performance.now();
+    const outcomes = await f.run({ ...request(videos('aaaaaaaaaaa')), totalTimeoutMs: 30_000 });
+    expect(performance.now() - t0).toBeLessThan(5_000);
+    expect(outcomes).toMatchObject([{ ok: false, error: { code: 'SERVICE_UNAVAILABLE' } }]);
+    await f.stop();
+    await worker.stop();
+  });
+
+  it('no active worker: fails fast without a fallback, runs the items on the fallback with one', async () => {
+    const t0 = performance.now();
+    const lonely = createKafkaFanOut({
+      bus,
+      instanceId: 'gw-e',
+      clock,
+      logger: silent,
+      workersGroupId: WORKERS,
+    });
+    const outcomes = await lonely.run({ ...request(videos('aaaaaaaaaaa')), totalTimeoutMs: 30_000 });
+    expect(performance.now() - t0).toBeLessThan(5_000);
+    expect(outcomes).toMatchObject([{ ok: false, error: { code: 'SERVICE_UNAVAILABLE', retryable: true } }]);
+    expect(lonely.stats().published).toBe(0);
+    await lonely.stop();
+
+    const direct: FanOutRequest[] = [];
+    const withFallback = createKafkaFanOut({
+      bus,
+      instanceId: 'gw-f',
+      clock,
+      logger: silent,
+      workersGroupId: WORKERS,
+      fallback: {
+        run: async (r) => {
+          direct.push(r);
+          return r.jobs.map(() => ({ ok: false, error: new AppError('NO_SUBTITLES', 'none') }));
+        },
+      },
+    });
+    const viaFallback = await withFallback.run({ ...request(videos('bbbbbbbbbbb')), totalTimeoutMs: 30_000 });
+    expect(viaFallback).toMatchObject([{ ok: false, error: { code: 'NO_SUBTITLES' } }]);
+    expect(direct).toHaveLength(1);
+    expect(direct[0]!.totalTimeoutMs).toBeLessThanOrEqual(30_000);
+    expect(withFallback.stats().published).toBe(0);
+    await withFallback.stop();
+  });
+
+  it('a worker still in its group but whose process does not answer counts as gone', async () => {
+    const worker = await startFakeWorker(bus, () => ({ kind: 'ok' }));
+    const f = createKafkaFanOut({
+      bus,
+      instanceId: 'gw-g',
+      clock,
+      logger: silent,
+      workersGroupId: WORKERS,
+      workersReachable: async () => false,
+    });
+    const outcomes = await f.run({ ...request(videos('aaaaaaaaaaa')), totalTimeoutMs: 30_000 });
+    expect(outcomes).toMatchObject([{ ok: false, error: { code: 'SERVICE_UNAVAILABLE' } }]);
+    expect(f.stats().published).toBe(0);
+    await f.stop();
+    await worker.stop();
   });
 
   it('an empty request publishes nothing', async () => {

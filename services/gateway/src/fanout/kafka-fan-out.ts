@@ -10,6 +10,7 @@ import {
   currentTraceParent,
   injectTraceContext,
   withSpan,
+  withTimeout,
 } from '@subx/service-kit';
 import type { FanOut, FanOutOutcome, FanOutRequest } from './types.ts';
 
@@ -36,7 +37,37 @@ export interface KafkaFanOutDeps {
   resultsTopic?: string;
   /** Default `gateway-results-<instanceId>`: every instance reads every result and keeps its own. */
   groupId?: string;
+  /** The extractor workers' consumer group (their KAFKA_GROUP_ID). Default 'extractor-workers'. */
+  workersGroupId?: string;
+  /**
+   * A second opinion on whether workers are alive: a crashed worker stays a member of its group
+   * until its session times out, but the process it ran in (the extractor) stops answering at
+   * once. The gateway passes the extractor's gRPC health check.
+   */
+  workersReachable?: () => Promise<boolean>;
+  /**
+   * Bound on every bus step of a request (joining the results group, asking whether workers are
+   * active, publishing the jobs). Default 5 000 ms: far inside the batch deadline.
+   */
+  busTimeoutMs?: number;
+  /**
+   * Runs a request when the bus cannot take it (not reachable within `busTimeoutMs`) or when no
+   * extraction worker is active: the direct gRPC fan-out. Absent: such requests fail at once, every
+   * item a retryable SERVICE_UNAVAILABLE.
+   */
+  fallback?: FanOut;
 }
+
+/** The bus or its workers cannot take the jobs: retryable, like any unreachable dependency. */
+export function jobQueueUnavailable(detail: string): AppError {
+  return new AppError(
+    'SERVICE_UNAVAILABLE',
+    `The extraction queue is not available right now (${detail}); retry shortly.`,
+  );
+}
+
+/** How long the answer "are workers active?" is reused: one broker question per second at most. */
+const WORKERS_CHECK_TTL_MS = 1_000;
 
 /** What happened to the results this instance has read (tests, metrics, the debug log). */
 export interface KafkaFanOutStats {
@@ -92,6 +123,46 @@ export function createKafkaFanOut(deps: KafkaFanOutDeps): KafkaFanOut {
   const jobsTopic = deps.jobsTopic ?? EXTRACT_JOBS_TOPIC;
   const resultsTopic = deps.resultsTopic ?? EXTRACT_RESULTS_TOPIC;
   const groupId = deps.groupId ?? `gateway-results-${instanceId}`;
+  const workersGroupId = deps.workersGroupId ?? 'extractor-workers';
+  const busTimeoutMs = deps.busTimeoutMs ?? 5_000;
+  let workersCheck: { at: number; active: Promise<boolean> } | null = null;
+
+  /** Whether some extraction worker holds the jobs topic now (cached briefly, bounded). */
+  function workersActive(): Promise<boolean> {
+    const now = performance.now();
+    if (!workersCheck || now - workersCheck.at > WORKERS_CHECK_TTL_MS) {
+      const reachable = deps.workersReachable ?? (() => Promise.resolve(true));
+      workersCheck = {
+        at: now,
+        active: withTimeout(
+          async () => (await Promise.all([bus.hasActiveMembers(workersGroupId), reachable()])).every(Boolean),
+          busTimeoutMs,
+          () => false,
+        ).catch(() => false),
+      };
+    }
+    return workersCheck.active;
+  }
+
+  /** The request without the bus: the fallback with what is left of its budget, or fail fast. */
+  function withoutBus(request: FanOutRequest, startedAt: number, detail: string): Promise<FanOutOutcome[]> {
+    logger.warn(
+      {
+        request_id: request.requestId,
+        items: request.jobs.length,
+        reason: detail,
+        fallback: !!deps.fallback,
+      },
+      deps.fallback
+        ? 'extraction queue unavailable: running the items over gRPC'
+        : 'extraction queue unavailable',
+    );
+    if (!deps.fallback) {
+      return Promise.resolve(request.jobs.map(() => ({ ok: false, error: jobQueueUnavailable(detail) })));
+    }
+    const left = Math.max(0, Math.floor(request.totalTimeoutMs - (performance.now() - startedAt)));
+    return deps.fallback.run({ ...request, totalTimeoutMs: left });
+  }
 
   const pending = new Map<string, Pending>();
   const stats: KafkaFanOutStats = {
@@ -192,12 +263,17 @@ export function createKafkaFanOut(deps: KafkaFanOutDeps): KafkaFanOut {
     const n = request.jobs.length;
     if (n === 0) return [];
     const startedAt = performance.now();
-    try {
-      await start();
-    } catch (error) {
-      logger.error({ err: String(error), request_id: request.requestId }, 'extract results unavailable');
-      return request.jobs.map(() => ({ ok: false, error: Errors.internal(error) }));
+    const TIMED_OUT = Symbol('timed out');
+    const joined = await withTimeout(
+      () => start().then(() => null),
+      busTimeoutMs,
+      () => TIMED_OUT,
+    ).catch((error: unknown) => error);
+    if (joined !== null) {
+      const detail = joined === TIMED_OUT ? `no answer within ${busTimeoutMs} ms` : String(joined);
+      return withoutBus(request, startedAt, `results: ${detail}`);
     }
+    if (!(await workersActive())) return withoutBus(request, startedAt, 'no active extraction worker');
 
     const correlationId = randomUUID();
     const totalMs = Math.max(0, Math.floor(request.totalTimeoutMs - (performance.now() - startedAt)));
@@ -250,7 +326,12 @@ export function createKafkaFanOut(deps: KafkaFanOutDeps): KafkaFanOut {
               itemTimeoutMs: Math.max(0, Math.min(request.itemTimeoutMs, 2 ** 31 - 1)),
             }).finish(),
           }));
-          await bus.publish(jobsTopic, messages);
+          const published = await withTimeout(
+            () => bus.publish(jobsTopic, messages).then(() => true),
+            busTimeoutMs,
+            () => false,
+          );
+          if (!published) throw new Error(`publish: no answer within ${busTimeoutMs} ms`);
           stats.published += messages.length;
         },
         {
@@ -264,11 +345,8 @@ export function createKafkaFanOut(deps: KafkaFanOutDeps): KafkaFanOut {
     } catch (error) {
       clearTimeout(timer);
       pending.delete(correlationId);
-      logger.error(
-        { err: String(error), request_id: request.requestId, correlation_id: correlationId },
-        'publishing extract jobs failed',
-      );
-      return request.jobs.map(() => ({ ok: false, error: Errors.internal(error) }));
+      // A publish that timed out may still land later: its results then arrive for nobody (late).
+      return withoutBus(request, startedAt, `jobs: ${String(error)}`);
     }
 
     await done;

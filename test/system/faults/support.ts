@@ -1,0 +1,240 @@
+/**
+ * The fault suite's system under test: the real `npm start` launcher (scripts/start-embedded.ts)
+ * as a child process, pointed at engines and a fake platform that each test owns, so breaking
+ * them never disturbs another suite.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { startFakeYouTube } from '@subx/testing/fake-youtube';
+import { freePort } from '@subx/testing/faults';
+import { syntheticVideos } from '../support.ts';
+
+export const root = fileURLToPath(new URL('../../../', import.meta.url));
+export const ADMIN_TOKEN = 'fault-suite-admin-token-0123456789';
+
+export interface RunningSystem {
+  base: string;
+  apiKey: string;
+  child: ChildProcess;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/** Starts `npm start` with `env` over an embedded default (no engines, silent-ish logs). */
+export async function startSystem(env: Record<string, string>, timeoutMs = 60_000): Promise<RunningSystem> {
+  let output = '';
+  const child = spawn(
+    process.execPath,
+    [
+      '--disable-warning=ExperimentalWarning',
+      '--disable-warning=TimeoutNegativeWarning',
+      'scripts/start-embedded.ts',
+    ],
+    {
+      cwd: root,
+      env: {
+        ...process.env,
+        PORT: '0',
+        ADMIN_TOKEN,
+        LOG_LEVEL: 'error',
+        REDIS_URL: '',
+        KAFKA_BROKERS: '',
+        MONGO_URL: '',
+        OPENAI_API_KEY: '',
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  const keep = (d: Buffer) => {
+    // Bounded: a chatty child must not grow the test's memory.
+    output = (output + d.toString()).slice(-200_000);
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    await exited;
+    clearTimeout(timer);
+  };
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const base = /subx is running at (http:\/\/[^\s]+)/.exec(output)?.[1];
+    const apiKey = /pro API key:\s+(sxk_v1_[A-Za-z0-9]{32})/.exec(output)?.[1];
+    if (base && apiKey) return { base, apiKey, child, output: () => output, stop };
+    if (child.exitCode !== null) throw new Error(`npm start exited with ${child.exitCode}:\n${output}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  await stop();
+  throw new Error(`npm start did not come up within ${timeoutMs} ms:\n${output}`);
+}
+
+/** A request with its wall time; the request itself is bounded by `abortAfterMs` (a hang fails). */
+export async function timedFetch(
+  url: string,
+  init: RequestInit = {},
+  abortAfterMs = 20_000,
+): Promise<{ ms: number; status: number; body: Record<string, unknown>; headers: Headers }> {
+  const t0 = performance.now();
+  const res = await fetch(url, { ...init, signal: AbortSignal.timeout(abortAfterMs) });
+  const text = await res.text();
+  let body: Record<string, unknown>;
+  try {
+    body = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    body = { raw: text };
+  }
+  return { ms: performance.now() - t0, status: res.status, body, headers: res.headers };
+}
+
+export const jsonPost = (apiKey: string, body: unknown): RequestInit => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+  body: JSON.stringify(body),
+});
+
+/** One service's main.ts as a child process; its output kept (bounded) for failure messages. */
+export function launch(
+  entry: string,
+  env: Record<string, string>,
+): { child: ChildProcess; output: () => string } {
+  let output = '';
+  const child = spawn(
+    process.execPath,
+    ['--disable-warning=ExperimentalWarning', '--disable-warning=TimeoutNegativeWarning', entry],
+    { cwd: root, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const keep = (d: Buffer) => (output = (output + d.toString()).slice(-100_000));
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  return { child, output: () => output };
+}
+
+/** Polls `condition` until true, at most `timeoutMs`. */
+export async function until(condition: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await condition()) return;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`not within ${timeoutMs} ms`);
+}
+
+export async function kill(child: ChildProcess | undefined, signal: NodeJS.Signals): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill(signal);
+  // A graceful stop gets 20 s (the services' own shutdown bound is 10 s), then SIGKILL.
+  const timer = setTimeout(() => {
+    console.warn(`pid ${child.pid} ignored ${signal} for 20 s: SIGKILL (${child.spawnargs.at(-1)})`);
+    child.kill('SIGKILL');
+  }, 20_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+export interface SplitSystem {
+  base: string;
+  /** The watch URLs of the synthetic videos the system was started with. */
+  urls: string[];
+  /** POSTs a batch of `urls`; bounded by 90 s. */
+  batch(urls: string[]): ReturnType<typeof timedFetch>;
+  /** 'ok' or the error code, per item. */
+  codes(res: Awaited<ReturnType<typeof timedFetch>>): string[];
+  startExtractor(): void;
+  killExtractor(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Gateway and extractor as separate processes (their own main.ts) on the Kafka at `brokers`, with
+ * topics and groups of their own, so a shared broker's other users are not disturbed, and a fake
+ * platform serving `videoCount` synthetic videos. Resolves once a batch of them went through.
+ */
+export async function startSplitSystem(options: {
+  brokers: string;
+  videoCount: number;
+  prefix: string;
+}): Promise<SplitSystem> {
+  const id = Math.random().toString(36).slice(2, 10);
+  const videos = syntheticVideos(options.videoCount, options.prefix);
+  const youtube = await startFakeYouTube({ routes: videos.routes });
+  const ports = { extractor: await freePort(), gateway: await freePort() };
+  const kafkaEnv = {
+    KAFKA_BROKERS: options.brokers,
+    EXTRACT_JOBS_TOPIC: `t.fault.jobs.${id}`,
+    EXTRACT_RESULTS_TOPIC: `t.fault.results.${id}`,
+  };
+  let extractor: ReturnType<typeof launch> | undefined;
+  const startExtractor = () => {
+    extractor = launch('services/extractor/src/main.ts', {
+      ...kafkaEnv,
+      GRPC_PORT: String(ports.extractor),
+      GRPC_HOST: '127.0.0.1',
+      KAFKA_GROUP_ID: `fault-workers-${id}`,
+      KAFKA_CLIENT_ID: `fault-extractor-${id}`,
+      EXTRACT_WORKER_MEMBERS: '1',
+      YOUTUBE_BASE_URL: youtube.url,
+      YOUTUBE_RETRY_BASE_MS: '1',
+      REDIS_URL: '',
+    });
+  };
+  startExtractor();
+  const gateway = launch('services/gateway/src/main.ts', {
+    ...kafkaEnv,
+    PORT: String(ports.gateway),
+    HOST: '127.0.0.1',
+    EXTRACTOR_GRPC_ADDR: `127.0.0.1:${ports.extractor}`,
+    EXTRACT_WORKERS_GROUP: `fault-workers-${id}`,
+    KAFKA_CLIENT_ID: `fault-gateway-${id}`,
+    API_KEY_PEPPER: 'fault-suite-pepper-0123456789-abcdefghij',
+    ADMIN_TOKEN,
+    REDIS_URL: '',
+    MONGO_URL: '',
+  });
+  const base = `http://127.0.0.1:${ports.gateway}`;
+  try {
+    await until(async () => (await fetch(`${base}/health/live`).catch(() => null))?.status === 200, 60_000);
+  } catch (error) {
+    throw new Error(`gateway did not come up:\n${gateway.output()}`, { cause: error });
+  }
+  const created = await timedFetch(`${base}/admin/v1/accounts`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_TOKEN}` },
+    body: JSON.stringify({ tier: 'pro' }),
+  });
+  const apiKey = String(created.body.api_key);
+  const batch = (urls: string[]) =>
+    timedFetch(
+      `${base}/api/v1/batch`,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+        body: JSON.stringify({ urls }),
+      },
+      90_000,
+    );
+  const codes = (res: Awaited<ReturnType<typeof timedFetch>>) =>
+    ((res.body.results ?? []) as { success: boolean; error_code?: string }[]).map((r) =>
+      r.success ? 'ok' : (r.error_code ?? '?'),
+    );
+  const urls = videos.ids.map((v) => `https://youtu.be/${v}`);
+  // The workers have joined once a batch goes through.
+  await until(async () => codes(await batch(urls)).every((c) => c === 'ok'), 60_000);
+  return {
+    base,
+    urls,
+    batch,
+    codes,
+    startExtractor,
+    killExtractor: () => kill(extractor?.child, 'SIGKILL'),
+    async stop() {
+      await kill(gateway.child, 'SIGTERM');
+      await kill(extractor?.child, 'SIGKILL');
+      await youtube.close();
+    },
+  };
+}
