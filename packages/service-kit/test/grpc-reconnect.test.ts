@@ -31,7 +31,9 @@ describe('gRPC client reconnect backoff', () => {
     // Keep asking, as a gateway under traffic would; every call fails (UNAVAILABLE/deadline).
     const until = performance.now() + 11_000;
     while (performance.now() < until) {
-      await client.getComments({ videoId: 'x', max: 1, sort: 0, forceRefresh: false }).catch(() => undefined);
+      await client
+        .getComments({ videoId: 'x', max: 1, sort: 0, forceRefresh: false, cachedOnly: false })
+        .catch(() => undefined);
       await new Promise((r) => setTimeout(r, 100));
     }
     const gaps = attempts.slice(1).map((t, i) => t - attempts[i]!);

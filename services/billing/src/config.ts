@@ -1,4 +1,13 @@
-import { csv, durationMs, loadConfig, port, secret, urlStringOf, grpcHost, metricsPort } from '@subx/service-kit';
+import {
+  csv,
+  durationMs,
+  loadConfig,
+  port,
+  secret,
+  urlStringOf,
+  grpcHost,
+  metricsPort,
+} from '@subx/service-kit';
 import { z } from 'zod';
 
 /** Environment of the billing service. */
