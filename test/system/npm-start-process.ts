@@ -3,7 +3,7 @@
  * for black-box system tests: started through `spawnLauncher`, its banner read (URL, pro API key and
  * account, metrics URL), and stopped with SIGTERM.
  */
-import { spawnLauncher } from './launcher.ts';
+import { spawnLauncher } from '@subx/testing/launcher';
 
 export interface NpmStartProcess {
   base: string;

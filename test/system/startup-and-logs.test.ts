@@ -21,6 +21,8 @@ const NODE_FLAGS = ['--disable-warning=ExperimentalWarning', '--disable-warning=
 const BASE_ENV = {
   PATH: process.env.PATH,
   HOME: process.env.HOME,
+  // /metrics on a free port: suites run in parallel (the METRICS_PORT cases set their own)
+  METRICS_PORT: '0',
   REDIS_URL: '',
   KAFKA_BROKERS: '',
   MONGO_URL: '',

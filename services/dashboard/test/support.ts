@@ -2,12 +2,12 @@
  * Pieces of the dashboard's end-to-end tests: a real SMTP server in the test process (smtp-server,
  * messages parsed by mailparser) and the real `npm start` launcher as a child process.
  */
-import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
+import { spawnLauncher } from '@subx/testing/launcher';
 
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -79,43 +79,21 @@ export interface Launched {
 
 /** `npm start` (scripts/start-embedded.ts) on free ports with `env`; resolves once the banner is out. */
 export async function launch(env: Record<string, string>, timeoutMs = 90_000): Promise<Launched> {
-  let output = '';
-  const child = spawn(
-    process.execPath,
-    ['--disable-warning=ExperimentalWarning', 'scripts/start-embedded.ts'],
-    {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        PORT: '0',
-        DASHBOARD_PORT: '0',
-        REDIS_URL: '',
-        KAFKA_BROKERS: '',
-        MONGO_URL: '',
-        OPENAI_API_KEY: '',
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-  const stop = async () => {
-    if (child.exitCode !== null) return;
-    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-    await exited;
-    clearTimeout(timer);
-  };
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const apiUrl = /subx is running at (http:\/\/\S+)/.exec(output)?.[1];
-    const dashboardUrl = /dashboard:\s+(http:\/\/\S+)/.exec(output)?.[1];
-    if (apiUrl && dashboardUrl) return { child, apiUrl, dashboardUrl, output: () => output, stop };
-    if (child.exitCode !== null) throw new Error(`npm start exited with ${child.exitCode}:\n${output}`);
-    await new Promise((r) => setTimeout(r, 100));
+  const launcher = spawnLauncher([], {
+    PORT: '0',
+    DASHBOARD_PORT: '0',
+    REDIS_URL: '',
+    KAFKA_BROKERS: '',
+    MONGO_URL: '',
+    OPENAI_API_KEY: '',
+    ...env,
+  });
+  try {
+    const apiUrl = (await launcher.waitFor(/subx is running at (http:\/\/\S+)/, timeoutMs))[1]!;
+    const dashboardUrl = (await launcher.waitFor(/dashboard:\s+(http:\/\/\S+)/, timeoutMs))[1]!;
+    return { child: launcher.child, apiUrl, dashboardUrl, output: launcher.output, stop: launcher.stop };
+  } catch (err) {
+    await launcher.stop();
+    throw err;
   }
-  await stop();
-  throw new Error(`npm start did not come up within ${timeoutMs} ms:\n${output}`);
 }

@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { startFakeYouTube } from '@subx/testing/fake-youtube';
 import { freePort } from '@subx/testing/faults';
+import { spawnLauncher } from '@subx/testing/launcher';
 import { syntheticVideos } from '../support.ts';
 
 export const root = fileURLToPath(new URL('../../../', import.meta.url));
@@ -22,54 +23,36 @@ export interface RunningSystem {
 
 /** Starts `npm start` with `env` over an embedded default (no engines, silent-ish logs). */
 export async function startSystem(env: Record<string, string>, timeoutMs = 60_000): Promise<RunningSystem> {
-  let output = '';
-  const child = spawn(
-    process.execPath,
-    [
-      '--disable-warning=ExperimentalWarning',
-      '--disable-warning=TimeoutNegativeWarning',
-      'scripts/start-embedded.ts',
-    ],
+  const launcher = spawnLauncher(
+    [],
     {
-      cwd: root,
-      env: {
-        ...process.env,
-        PORT: '0',
-        ADMIN_TOKEN,
-        LOG_LEVEL: 'error',
-        REDIS_URL: '',
-        KAFKA_BROKERS: '',
-        MONGO_URL: '',
-        OPENAI_API_KEY: '',
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      PORT: '0',
+      ADMIN_TOKEN,
+      LOG_LEVEL: 'error',
+      REDIS_URL: '',
+      KAFKA_BROKERS: '',
+      MONGO_URL: '',
+      OPENAI_API_KEY: '',
+      ...env,
     },
+    { killAfterMs: 15_000 },
   );
-  const keep = (d: Buffer) => {
-    // Bounded: a chatty child must not grow the test's memory.
-    output = (output + d.toString()).slice(-200_000);
-  };
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
-  const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-    await exited;
-    clearTimeout(timer);
-  };
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const base = /subx is running at (http:\/\/[^\s]+)/.exec(output)?.[1];
-    const apiKey = /pro API key:\s+(sxk_v1_[A-Za-z0-9]{32})/.exec(output)?.[1];
-    if (base && apiKey) return { base, apiKey, child, output: () => output, stop };
-    if (child.exitCode !== null) throw new Error(`npm start exited with ${child.exitCode}:\n${output}`);
-    await new Promise((r) => setTimeout(r, 100));
+  try {
+    const banner = await launcher.waitFor(
+      /subx is running at (http:\/\/\S+)[\s\S]*pro API key:\s+(sxk_v1_[A-Za-z0-9]{32})/,
+      timeoutMs,
+    );
+    return {
+      base: banner[1]!,
+      apiKey: banner[2]!,
+      child: launcher.child,
+      output: launcher.output,
+      stop: launcher.stop,
+    };
+  } catch (err) {
+    await launcher.stop();
+    throw err;
   }
-  await stop();
-  throw new Error(`npm start did not come up within ${timeoutMs} ms:\n${output}`);
 }
 
 /** A request with its wall time; the request itself is bounded by `abortAfterMs` (a hang fails). */
@@ -105,7 +88,12 @@ export function launch(
   const child = spawn(
     process.execPath,
     ['--disable-warning=ExperimentalWarning', '--disable-warning=TimeoutNegativeWarning', entry],
-    { cwd: root, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
+    // /metrics on a free port: suites run in parallel
+    {
+      cwd: root,
+      env: { ...process.env, LOG_LEVEL: 'warn', METRICS_PORT: '0', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
   );
   const keep = (d: Buffer) => (output = (output + d.toString()).slice(-100_000));
   child.stdout!.on('data', keep);

@@ -1,32 +1,50 @@
 /**
  * The one-process launcher (`npm start`, `npm run demo`: scripts/start-embedded.ts) as a child
- * process, for black-box system tests: its output is collected, `waitFor` waits (bounded) for a
- * line of the banner, `stop` sends SIGTERM and waits for the graceful exit.
+ * process, for black-box tests: its output is collected (bounded), `waitFor` waits (bounded) for a
+ * line of the banner, `stop` sends SIGTERM, escalates to SIGKILL after `killAfterMs`, and waits for
+ * the exit. One place for every suite that runs the real launcher (system, fault, dashboard tests).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+/** What the launcher printed, at most (a chatty child must not grow the test's memory). */
+const OUTPUT_CAP = 200_000;
 
 export interface Launcher {
   child: ChildProcess;
-  /** Everything written to stdout and stderr so far. */
+  /** The last OUTPUT_CAP characters written to stdout and stderr. */
   output(): string;
   /** The first match of `pattern` in the output; throws when the process exits or time is up. */
   waitFor(pattern: RegExp, timeoutMs: number): Promise<RegExpExecArray>;
   stop(): Promise<void>;
 }
 
-export function spawnLauncher(args: string[], env: Record<string, string>): Launcher {
+/**
+ * `env` is laid over the test process's environment, and over /metrics on a free port (suites run
+ * in parallel; a test that wants another port says so).
+ */
+export function spawnLauncher(
+  args: string[],
+  env: Record<string, string>,
+  options: { killAfterMs?: number } = {},
+): Launcher {
   let output = '';
   const child = spawn(
     process.execPath,
-    ['--disable-warning=ExperimentalWarning', 'scripts/start-embedded.ts', ...args],
-    // /metrics on a free port unless the test says otherwise: suites run in parallel
+    [
+      '--disable-warning=ExperimentalWarning',
+      '--disable-warning=TimeoutNegativeWarning',
+      'scripts/start-embedded.ts',
+      ...args,
+    ],
     { cwd: root, env: { ...process.env, METRICS_PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
-  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+  const keep = (d: Buffer) => {
+    output = (output + d.toString()).slice(-OUTPUT_CAP);
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
   return {
     child,
     output: () => output,
@@ -46,7 +64,9 @@ export function spawnLauncher(args: string[], env: Record<string, string>): Laun
       if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((r) => child.once('exit', r));
       child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), options.killAfterMs ?? 20_000);
       await exited;
+      clearTimeout(timer);
     },
   };
 }
