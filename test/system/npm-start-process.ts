@@ -3,7 +3,8 @@
  * for black-box system tests: started through `spawnLauncher`, its banner read (URL, pro API key and
  * account, metrics URL), and stopped with SIGTERM.
  */
-import { spawnLauncher } from '@subx/testing/launcher';
+import type { ChildProcess } from 'node:child_process';
+import { EMBEDDED_ENV, spawnLauncher } from '@subx/testing/launcher';
 
 export interface NpmStartProcess {
   base: string;
@@ -11,6 +12,7 @@ export interface NpmStartProcess {
   accountId: string;
   /** The banner's metrics URL (absent with METRICS_PORT=off). */
   metricsUrl: string | undefined;
+  child: ChildProcess;
   /** Everything the process printed so far. */
   output(): string;
   /** SIGTERM, and resolves when the process has exited. */
@@ -21,17 +23,9 @@ export interface NpmStartProcess {
 export async function startNpmStart(
   env: Record<string, string>,
   timeoutMs = 60_000,
+  options: { killAfterMs?: number } = {},
 ): Promise<NpmStartProcess> {
-  const launcher = spawnLauncher([], {
-    PORT: '0',
-    METRICS_PORT: '0',
-    LOG_LEVEL: 'error',
-    REDIS_URL: '',
-    KAFKA_BROKERS: '',
-    MONGO_URL: '',
-    OPENAI_API_KEY: '',
-    ...env,
-  });
+  const launcher = spawnLauncher([], { ...EMBEDDED_ENV, LOG_LEVEL: 'error', ...env }, options);
   try {
     const banner = await launcher.waitFor(
       /subx is running at (http:\/\/\S+)[\s\S]*pro API key:\s+(sxk_v1_[A-Za-z0-9]{32})\s+\(account (\S+)\)/,
@@ -43,6 +37,7 @@ export async function startNpmStart(
       apiKey: banner[2]!,
       accountId: banner[3]!,
       metricsUrl,
+      child: launcher.child,
       output: launcher.output,
       stop: launcher.stop,
     };

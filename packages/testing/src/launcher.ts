@@ -11,6 +11,19 @@ const root = fileURLToPath(new URL('../../../', import.meta.url));
 /** What the launcher printed, at most (a chatty child must not grow the test's memory). */
 const OUTPUT_CAP = 200_000;
 
+/**
+ * `npm start` as a test wants it by default: every port free (API, dashboard; /metrics is free in
+ * any case), every engine embedded, no model key, whatever the test process's environment says.
+ */
+export const EMBEDDED_ENV: Readonly<Record<string, string>> = {
+  PORT: '0',
+  DASHBOARD_PORT: '0',
+  REDIS_URL: '',
+  KAFKA_BROKERS: '',
+  MONGO_URL: '',
+  OPENAI_API_KEY: '',
+};
+
 export interface Launcher {
   child: ChildProcess;
   /** The last OUTPUT_CAP characters written to stdout and stderr. */

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
-import { spawnLauncher } from '@subx/testing/launcher';
+import { EMBEDDED_ENV, spawnLauncher } from '@subx/testing/launcher';
 
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -79,15 +79,7 @@ export interface Launched {
 
 /** `npm start` (scripts/start-embedded.ts) on free ports with `env`; resolves once the banner is out. */
 export async function launch(env: Record<string, string>, timeoutMs = 90_000): Promise<Launched> {
-  const launcher = spawnLauncher([], {
-    PORT: '0',
-    DASHBOARD_PORT: '0',
-    REDIS_URL: '',
-    KAFKA_BROKERS: '',
-    MONGO_URL: '',
-    OPENAI_API_KEY: '',
-    ...env,
-  });
+  const launcher = spawnLauncher([], { ...EMBEDDED_ENV, ...env });
   try {
     const apiUrl = (await launcher.waitFor(/subx is running at (http:\/\/\S+)/, timeoutMs))[1]!;
     const dashboardUrl = (await launcher.waitFor(/dashboard:\s+(http:\/\/\S+)/, timeoutMs))[1]!;

@@ -7,52 +7,17 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { startFakeYouTube } from '@subx/testing/fake-youtube';
 import { freePort } from '@subx/testing/faults';
-import { spawnLauncher } from '@subx/testing/launcher';
+import { startNpmStart, type NpmStartProcess } from '../npm-start-process.ts';
 import { syntheticVideos } from '../support.ts';
 
 export const root = fileURLToPath(new URL('../../../', import.meta.url));
 export const ADMIN_TOKEN = 'fault-suite-admin-token-0123456789';
 
-export interface RunningSystem {
-  base: string;
-  apiKey: string;
-  child: ChildProcess;
-  output(): string;
-  stop(): Promise<void>;
-}
+export type RunningSystem = NpmStartProcess;
 
 /** Starts `npm start` with `env` over an embedded default (no engines, silent-ish logs). */
-export async function startSystem(env: Record<string, string>, timeoutMs = 60_000): Promise<RunningSystem> {
-  const launcher = spawnLauncher(
-    [],
-    {
-      PORT: '0',
-      ADMIN_TOKEN,
-      LOG_LEVEL: 'error',
-      REDIS_URL: '',
-      KAFKA_BROKERS: '',
-      MONGO_URL: '',
-      OPENAI_API_KEY: '',
-      ...env,
-    },
-    { killAfterMs: 15_000 },
-  );
-  try {
-    const banner = await launcher.waitFor(
-      /subx is running at (http:\/\/\S+)[\s\S]*pro API key:\s+(sxk_v1_[A-Za-z0-9]{32})/,
-      timeoutMs,
-    );
-    return {
-      base: banner[1]!,
-      apiKey: banner[2]!,
-      child: launcher.child,
-      output: launcher.output,
-      stop: launcher.stop,
-    };
-  } catch (err) {
-    await launcher.stop();
-    throw err;
-  }
+export function startSystem(env: Record<string, string>, timeoutMs = 60_000): Promise<RunningSystem> {
+  return startNpmStart({ ADMIN_TOKEN, ...env }, timeoutMs, { killAfterMs: 15_000 });
 }
 
 /** A request with its wall time; the request itself is bounded by `abortAfterMs` (a hang fails). */
