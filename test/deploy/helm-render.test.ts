@@ -504,6 +504,7 @@ describe.skipIf(!helm)('helm chart deploy/helm/subx', () => {
           'SubxAvailabilityBudgetBurnSlow',
           'SubxBillingConsumerStalled',
           'SubxDeadLettersGrowing',
+          'SubxEventConsumerRestarting',
           'SubxGateway5xxRatioHigh',
           'SubxKafkaConsumerLagHigh',
           'SubxLatencyBudgetBurn',

@@ -88,6 +88,7 @@ describeWithEngine('kafka', 'usage reconciliation across a Kafka restart', () =>
       const kvs: KeyValueStore[] = [];
       const replicas: AccessModule[] = [];
       let billing: RunningBillingService;
+      let billingBus: KafkaEventBus;
       let client: GrpcClient<billingV1.BillingServiceClient>;
 
       beforeAll(async () => {
@@ -100,7 +101,7 @@ describeWithEngine('kafka', 'usage reconciliation across a Kafka restart', () =>
         if (!csv) throw new Error(`scripts/engines.sh up kafka printed no broker: ${stdout}`);
         brokers = brokerList(csv);
         await untilGroupsServed(brokers);
-        const billingBus = testKafkaBus(brokers, 'recon-billing');
+        billingBus = testKafkaBus(brokers, 'recon-billing');
         const billingStore = createMongoDocumentStore({ url: mongoUrl, dbName: billingDb });
         buses.push(billingBus);
         stores.push(billingStore);
@@ -227,11 +228,21 @@ describeWithEngine('kafka', 'usage reconciliation across a Kafka restart', () =>
         }
         expect(charges.filter((c) => c.charged > 0).length).toBeGreaterThan(100);
 
+        /** Where the events are, for the failure message: still in an outbox, or waiting in Kafka. */
+        const whereAreTheEvents = async () =>
+          JSON.stringify({
+            outboxes: await Promise.all(replicas.map((r) => r.outboxRelay.backlog().catch(String))),
+            billingLag: await billingBus.consumerLag().catch(String),
+          });
         for (const account of accounts) {
           const want = expected.get(account) ?? { credits: 0, entries: 0 };
-          await expect
-            .poll(() => billing.ledger.ledgerTotal(account), { timeout: 90_000, interval: 500 })
-            .toEqual(want);
+          try {
+            await expect
+              .poll(() => billing.ledger.ledgerTotal(account), { timeout: 90_000, interval: 500 })
+              .toEqual(want);
+          } catch (error) {
+            throw new Error(`${String(error)}; events: ${await whereAreTheEvents()}`, { cause: error });
+          }
           // The balance the API keeps tells the same story.
           expect((await replicas[1]!.accounts.get(account))?.credits).toBe(100_000 - want.credits);
         }

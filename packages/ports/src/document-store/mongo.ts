@@ -29,6 +29,8 @@ export interface MongoDocumentStoreOptions {
   serializeWrites?: 'auto' | 'always' | 'never';
   /** Lease of a write lock whose holder died. Default 10 000 ms. */
   writeLockLeaseMs?: number;
+  /** Bound on one operation's wait for the server's answer. Default 30 000 ms. */
+  socketTimeoutMs?: number;
 }
 
 export interface MongoDocumentStore extends DocumentStore {
@@ -45,6 +47,9 @@ export interface MongoDocumentStore extends DocumentStore {
 export function createMongoDocumentStore(options: MongoDocumentStoreOptions): MongoDocumentStore {
   const client = new MongoClient(options.url, {
     serverSelectionTimeoutMS: options.serverSelectionTimeoutMs ?? 5_000,
+    // A server that accepted a request and went silent must not hold the caller (an outbox relay
+    // pass, a usage flush) forever: the driver's default is no socket timeout at all.
+    socketTimeoutMS: options.socketTimeoutMs ?? 30_000,
     // Atomicity rests on single-document updates, which are not safe to replay blindly.
     retryWrites: false,
   });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { deferred, waitFor } from '../testing/wait.ts';
+import { MAX_DEAD_LETTER_ERROR_CHARS } from './shared.ts';
 import {
   RetriableError,
   dlqTopic,
@@ -298,7 +299,8 @@ export function describeEventBusContract(
           const value = decode(m.value);
           if (value === 'poison') {
             poisonSeen.push(m);
-            throw new Error('cannot parse poison');
+            // an error text of any length: the dead letter carries it capped
+            throw new Error(`cannot parse poison ${'x'.repeat(100_000)}`);
           }
           good.push(value);
         },
@@ -323,6 +325,7 @@ export function describeEventBusContract(
         'x-original-offset': original.offset,
       });
       expect(letter.headers['x-error-message']).toContain('cannot parse poison');
+      expect(letter.headers['x-error-message']!.length).toBeLessThanOrEqual(MAX_DEAD_LETTER_ERROR_CHARS);
     });
 
     it('reports published, handled and dead-lettered messages and consumer lag to its observer', async () => {

@@ -9,7 +9,7 @@ import {
   type EventBus,
   type SubscribeOptions,
 } from './port.ts';
-import { backoffDelay, stableHash, type RetryBackoff } from './shared.ts';
+import { backoffDelay, deadLetterErrorMessage, stableHash, type RetryBackoff } from './shared.ts';
 
 export interface InProcessEventBusOptions {
   /** Partitions per topic. Default 3 (same as the Kafka adapter). */
@@ -198,7 +198,7 @@ export function createInProcessEventBus(options: InProcessEventBusOptions = {}):
             value: stored.value,
             headers: {
               ...stored.headers,
-              'x-error-message': errorMessage(error),
+              'x-error-message': deadLetterErrorMessage(error),
               'x-original-topic': topic,
               'x-original-partition': String(partition),
               'x-original-offset': String(offset),
@@ -350,8 +350,4 @@ export function createInProcessEventBus(options: InProcessEventBusOptions = {}):
 function splitKey(key: string): [string, number] {
   const slash = key.lastIndexOf('/');
   return [key.slice(0, slash), Number(key.slice(slash + 1))];
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

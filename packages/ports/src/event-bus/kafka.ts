@@ -4,6 +4,7 @@ import {
   logLevel,
   type Admin,
   type Consumer,
+  type EachMessagePayload,
   type IHeaders,
   type Producer,
 } from 'kafkajs';
@@ -18,7 +19,7 @@ import {
   type EventBus,
   type SubscribeOptions,
 } from './port.ts';
-import { backoffDelay, type RetryBackoff } from './shared.ts';
+import { backoffDelay, deadLetterErrorMessage, type RetryBackoff } from './shared.ts';
 
 /** Pino-shaped logger; kafkajs's own log lines are routed here (or dropped when absent). */
 export interface BusLogger {
@@ -64,6 +65,13 @@ export interface KafkaEventBusOptions {
   healthTimeoutMs?: number;
   /** Bound on waiting for a new member's first group join in `subscribe`. Default 60 000 ms. */
   joinTimeoutMs?: number;
+  /**
+   * Bound on one `publish` (connecting the producer included). Default 30 000 ms: above kafkajs's
+   * own retry budget for a broker that is restarting, below any caller's patience.
+   */
+  sendTimeoutMs?: number;
+  /** Delay before a consumer that kafkajs gave up on is started again. Default 1 000 ms. */
+  reviveDelayMs?: number;
   observer?: BusObserver;
 }
 
@@ -92,6 +100,8 @@ export function createKafkaEventBus(options: KafkaEventBusOptions): KafkaEventBu
   };
   const healthTimeoutMs = options.healthTimeoutMs ?? 2_000;
   const joinTimeoutMs = options.joinTimeoutMs ?? 60_000;
+  const sendTimeoutMs = options.sendTimeoutMs ?? 30_000;
+  const reviveDelayMs = options.reviveDelayMs ?? 1_000;
 
   const kafka = new Kafka({
     clientId: options.clientId,
@@ -185,18 +195,45 @@ export function createKafkaEventBus(options: KafkaEventBusOptions): KafkaEventBu
     for (const t of unknown) knownTopics.add(t);
   };
 
+  /**
+   * A producer whose send failed or hung is dropped and the next send connects a fresh one: a
+   * kafkajs producer can stay wedged after a broker restart (a request that never completes holds
+   * its single in-flight slot; an idempotent producer whose sequence the broker no longer accepts
+   * fails every later send), which stopped the outbox relay for good in one CI run. A fresh
+   * producer gets a new producer id, so the broker's duplicate detection does not span the switch:
+   * every consumer here dedupes on the event id (billing) or ignores repeats (fan-out results).
+   */
+  const dropProducer = (failed: Promise<Producer>): void => {
+    if (producerPromise !== failed) return;
+    producerPromise = null;
+    void failed
+      .then((producer) => withTimeout(producer.disconnect(), 5_000, 'kafka producer disconnect'))
+      .catch(() => undefined);
+  };
+
   const send = async (topic: string, messages: readonly BusMessage[]): Promise<void> => {
-    await ensureExact([topic]);
-    const producer = await getProducer();
-    await producer.send({
-      topic,
-      acks: -1,
-      messages: messages.map((m) => ({
-        key: m.key,
-        value: Buffer.from(m.value.buffer, m.value.byteOffset, m.value.byteLength),
-        headers: { ...m.headers },
-      })),
-    });
+    await withTimeout(ensureExact([topic]), sendTimeoutMs, `kafka topic check for ${topic}`);
+    const current = getProducer();
+    try {
+      await withTimeout(
+        current.then((producer) =>
+          producer.send({
+            topic,
+            acks: -1,
+            messages: messages.map((m) => ({
+              key: m.key,
+              value: Buffer.from(m.value.buffer, m.value.byteOffset, m.value.byteLength),
+              headers: { ...m.headers },
+            })),
+          }),
+        ),
+        sendTimeoutMs,
+        `kafka send to ${topic}`,
+      );
+    } catch (error) {
+      dropProducer(current);
+      throw error;
+    }
     observer?.published?.(topic, messages.length);
   };
 
@@ -350,7 +387,7 @@ export function createKafkaEventBus(options: KafkaEventBusOptions): KafkaEventBu
                 value,
                 headers: {
                   ...headers,
-                  'x-error-message': error instanceof Error ? error.message : String(error),
+                  'x-error-message': deadLetterErrorMessage(error),
                   'x-original-topic': topic,
                   'x-original-partition': String(partition),
                   'x-original-offset': raw.offset,
@@ -398,36 +435,47 @@ export function createKafkaEventBus(options: KafkaEventBusOptions): KafkaEventBu
     };
     for (const topic of topics) known.topics.add(topic);
     subscribed.set(groupId, known);
-    await consumer.run({
+    const consume = async ({ topic, partition, message, heartbeat }: EachMessagePayload): Promise<void> => {
+      // While stopping, later messages are left alone: nothing is committed past the last handled one.
+      if (state !== 'running') return;
+      const pinKey = `${topic}/${partition}`;
+      const pin = pins.get(pinKey);
+      if (pin !== undefined) {
+        if (BigInt(message.offset) < pin) {
+          // Below the pin: fast-forward, unless the group has really committed a lower offset.
+          const committed = await committedOffset(groupId, topic, partition);
+          if (committed === null || committed >= pin) {
+            if (committed === null)
+              await consumer.commitOffsets([{ topic, partition, offset: pin.toString() }]);
+            consumer.seek({ topic, partition, offset: (committed ?? pin).toString() });
+            return;
+          }
+        }
+        pins.delete(pinKey);
+      }
+      const work = processMessage(topic, partition, message, heartbeat);
+      inFlight.add(work);
+      try {
+        await work;
+      } finally {
+        inFlight.delete(work);
+      }
+    };
+    const runConfig = {
       autoCommit: false,
       partitionsConsumedConcurrently: partitions,
-      eachMessage: async ({ topic, partition, message, heartbeat }) => {
-        // While stopping, later messages are left alone: nothing is committed past the last handled one.
-        if (state !== 'running') return;
-        const pinKey = `${topic}/${partition}`;
-        const pin = pins.get(pinKey);
-        if (pin !== undefined) {
-          if (BigInt(message.offset) < pin) {
-            // Below the pin: fast-forward, unless the group has really committed a lower offset.
-            const committed = await committedOffset(groupId, topic, partition);
-            if (committed === null || committed >= pin) {
-              if (committed === null)
-                await consumer.commitOffsets([{ topic, partition, offset: pin.toString() }]);
-              consumer.seek({ topic, partition, offset: (committed ?? pin).toString() });
-              return;
-            }
-          }
-          pins.delete(pinKey);
-        }
-        const work = processMessage(topic, partition, message, heartbeat);
-        inFlight.add(work);
+      // kafkajs restarts a crashed consumer only when the error is one of its retriable ones; an
+      // error of ours (a DLQ publish that timed out, a failed offset lookup) would stop the member
+      // for good. Nothing committed past the message, so re-reading it after the restart is safe.
+      eachMessage: async (payload: EachMessagePayload) => {
         try {
-          await work;
-        } finally {
-          inFlight.delete(work);
+          await consume(payload);
+        } catch (error) {
+          throw asKafkaRetriable(error);
         }
       },
-    });
+    };
+    await consumer.run(runConfig);
     try {
       await withTimeout(joined, joinTimeoutMs, `consumer group ${groupId} join`);
     } catch (error) {
@@ -449,6 +497,37 @@ export function createKafkaEventBus(options: KafkaEventBusOptions): KafkaEventBu
         logger?.warn({ groupId, err: String(error) }, 'could not commit the start offsets of a new group');
       });
     }
+
+    // The safety net under the above: whatever kafkajs gave up on (a crash it does not restart),
+    // the member is started again, with a growing delay, until it runs or is stopped. A member that
+    // silently stopped consuming left billing without usage events in one CI run.
+    let reviving = false;
+    const revive = (error: unknown, delayMs: number): void => {
+      if (state !== 'running') return;
+      reviving = true;
+      logger?.error(
+        { groupId, err: String(error), retryInMs: delayMs },
+        'consumer stopped; starting it again',
+      );
+      observer?.consumerRevived?.(groupId);
+      const timer = setTimeout(() => {
+        void (async () => {
+          if (state !== 'running') return void (reviving = false);
+          try {
+            await consumer.connect();
+            // run() reports a failed start through CRASH (which brings us back here), not by throwing.
+            await consumer.run(runConfig);
+            reviving = false;
+          } catch (err) {
+            revive(err, Math.min(30_000, delayMs * 2));
+          }
+        })();
+      }, delayMs);
+      timer.unref?.();
+    };
+    consumer.on(consumer.events.CRASH, (event) => {
+      if (!event.payload.restart && !reviving) revive(event.payload.error, reviveDelayMs);
+    });
 
     let stopped: Promise<void> | null = null;
     const member: Member = {
@@ -577,6 +656,20 @@ async function retrying<T>(operation: () => Promise<T>): Promise<T> {
       await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, 50 * 2 ** attempt)));
     }
   }
+}
+
+/**
+ * Errors of ours marked the way kafkajs judges retriability (`retriable: true` on the innermost
+ * error, so no `cause`). Not a `KafkaJSError` instance: kafkajs is CommonJS and its error classes
+ * are not named exports Node's ESM loader can see.
+ */
+export function asKafkaRetriable(error: unknown): Error {
+  if (error instanceof Error && error.name.startsWith('KafkaJS')) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return Object.assign(new Error(`while handling a message: ${message}`), {
+    name: 'SubxHandlingError',
+    retriable: true,
+  });
 }
 
 function toStringHeaders(headers: IHeaders | undefined): Record<string, string> {

@@ -89,6 +89,8 @@ export interface BusObserver {
   /** One handler run: ok (committed), retry (RetriableError), failed (any other error). */
   handled?(topic: string, groupId: string, outcome: 'ok' | 'retry' | 'failed'): void;
   deadLettered?(topic: string, groupId: string): void;
+  /** A consumer kafkajs gave up on (a crash it does not restart) is being started again. */
+  consumerRevived?(groupId: string): void;
   lagSource?(read: () => Promise<ConsumerLag[]>): void;
 }
 

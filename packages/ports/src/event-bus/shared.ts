@@ -17,3 +17,14 @@ export function stableHash(key: string): number {
   }
   return hash >>> 0;
 }
+
+/** Longest `x-error-message` a dead letter carries: a handler's error text is not bounded. */
+export const MAX_DEAD_LETTER_ERROR_CHARS = 2_000;
+
+/** The failed handler's error as the dead letter's `x-error-message` header, capped. */
+export function deadLetterErrorMessage(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.length <= MAX_DEAD_LETTER_ERROR_CHARS
+    ? message
+    : `${message.slice(0, MAX_DEAD_LETTER_ERROR_CHARS - 1)}…`;
+}

@@ -181,6 +181,7 @@ export function busMetrics(): {
   published(topic: string, count: number): void;
   handled(topic: string, groupId: string, outcome: 'ok' | 'retry' | 'failed'): void;
   deadLettered(topic: string, groupId: string): void;
+  consumerRevived(groupId: string): void;
   lagSource(read: () => Promise<LagReport>): void;
 } {
   const produced = counter(
@@ -198,8 +199,14 @@ export function busMetrics(): {
     'Messages moved to <topic>.dlq after their last failed attempt, by topic and group.',
     ['topic', 'group'],
   );
+  const revived = counter(
+    'subx_bus_consumer_restarts_total',
+    'Consumers started again by the adapter after kafkajs gave up on them (a crash it does not restart), by group.',
+    ['group'],
+  );
   return {
     published: (topic, count) => produced.inc({ topic }, count),
+    consumerRevived: (group) => revived.inc({ group }),
     handled: (topic, group, outcome) => consumed.inc({ topic, group, outcome }),
     deadLettered: (topic, group) => dlq.inc({ topic, group }),
     lagSource: (read) => void registerConsumerLag(read),

@@ -1,0 +1,126 @@
+/**
+ * The Kafka adapter never stays stuck: a publish to a broker that went silent is bounded, and a
+ * consumer that kafkajs gives up on (a crash it does not restart) is started again by the adapter
+ * and consumes once the cause is gone. One CI run lost every usage event after a broker restart
+ * because a member (or a producer) stopped for good; these are the two ways that can happen.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server, type Socket } from 'node:net';
+import { ConfigResourceTypes, Kafka, logLevel } from 'kafkajs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { brokerList, describeWithEngine } from '@subx/testing/engines';
+import { createKafkaEventBus } from '../src/event-bus/kafka.ts';
+import type { EventBus } from '../src/event-bus/port.ts';
+
+describe('Kafka: a broker that accepts connections and never answers', () => {
+  it('publish fails within its bound, every time, instead of hanging', async () => {
+    const sockets = new Set<Socket>();
+    const silent: Server = createServer((socket) => {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as { port: number };
+    const bus = createKafkaEventBus({
+      brokers: [`127.0.0.1:${port}`],
+      clientId: 'silent',
+      sendTimeoutMs: 1_500,
+    });
+    try {
+      for (let i = 0; i < 2; i++) {
+        const t0 = performance.now();
+        await expect(
+          bus.publish('t.silent', [{ key: 'k', value: Buffer.from('v'), headers: {} }]),
+        ).rejects.toThrow(/timed out after 1500 ms/);
+        // the bound plus scheduling slack on a loaded machine, far below kafkajs's own ~minute
+        expect(performance.now() - t0).toBeLessThan(6_000);
+      }
+    } finally {
+      for (const s of sockets) s.destroy();
+      silent.close();
+      await bus.close();
+    }
+  }, 30_000);
+});
+
+describeWithEngine('kafka', 'Kafka: a consumer kafkajs gave up on', (brokers) => {
+  const buses: EventBus[] = [];
+  const admin = new Kafka({
+    clientId: 'recovery-admin',
+    brokers: brokerList(brokers),
+    logLevel: logLevel.NOTHING,
+  }).admin();
+  afterAll(async () => {
+    await Promise.allSettled(buses.map((b) => b.close()));
+    await admin.disconnect();
+  });
+
+  it('is started again by the adapter and, once the cause is gone, consumes what came after', async () => {
+    const topic = `t.revive.${randomUUID().slice(0, 8)}`;
+    await admin.connect();
+    // A dead-letter topic that refuses every message: the failing message can be neither handled
+    // nor dead-lettered, so kafkajs crashes the member with an error it does not restart on
+    // (MESSAGE_TOO_LARGE).
+    await admin.createTopics({
+      waitForLeaders: true,
+      topics: [
+        { topic, numPartitions: 1 },
+        {
+          topic: `${topic}.dlq`,
+          numPartitions: 1,
+          configEntries: [{ name: 'max.message.bytes', value: '16' }],
+        },
+      ],
+    });
+    const revived: string[] = [];
+    const bus = createKafkaEventBus({
+      brokers: brokerList(brokers),
+      clientId: 'revive-test',
+      consumer: {
+        sessionTimeout: 6_000,
+        heartbeatInterval: 300,
+        rebalanceTimeout: 5_000,
+        maxWaitTimeInMs: 50,
+      },
+      retryBackoff: { initialMs: 20, maxMs: 200 },
+      reviveDelayMs: 200,
+      observer: { consumerRevived: (group) => void revived.push(group) },
+    });
+    buses.push(bus);
+    const handled: string[] = [];
+    const groupId = `g.revive.${randomUUID().slice(0, 8)}`;
+    await bus.subscribe({
+      groupId,
+      topics: [topic],
+      maxAttempts: 1,
+      handler: async (m) => {
+        const value = Buffer.from(m.value).toString();
+        if (value === 'poison') throw new Error('cannot handle this one');
+        handled.push(value);
+      },
+    });
+    // One partition: 'after' waits behind 'poison'.
+    await bus.publish(topic, [
+      { key: 'k', value: Buffer.from('poison'), headers: {} },
+      { key: 'k', value: Buffer.from('after'), headers: {} },
+    ]);
+    await expect.poll(() => revived.length, { timeout: 30_000, interval: 100 }).toBeGreaterThan(0);
+    expect(revived[0]).toBe(groupId);
+    expect(handled).toEqual([]);
+
+    // The cause goes away: the dead-letter topic accepts messages again.
+    await admin.alterConfigs({
+      validateOnly: false,
+      resources: [
+        {
+          type: ConfigResourceTypes.TOPIC,
+          name: `${topic}.dlq`,
+          configEntries: [{ name: 'max.message.bytes', value: '1048588' }],
+        },
+      ],
+    });
+    await expect.poll(() => handled, { timeout: 60_000, interval: 200 }).toEqual(['after']);
+    const dlq = await admin.fetchTopicOffsets(`${topic}.dlq`);
+    expect(dlq.reduce((n, p) => n + Number(p.high), 0)).toBe(1);
+  }, 120_000);
+});
