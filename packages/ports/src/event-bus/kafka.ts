@@ -232,6 +232,8 @@ export function createKafkaEventBus(options: KafkaEventBusOptions): KafkaEventBu
       );
     } catch (error) {
       dropProducer(current);
+      // Checked again next time: a broker that came back without its data lost the topic too.
+      knownTopics.delete(topic);
       throw error;
     }
     observer?.published?.(topic, messages.length);
