@@ -31,6 +31,8 @@ export interface MongoDocumentStoreOptions {
   writeLockLeaseMs?: number;
   /** Bound on one operation's wait for the server's answer. Default 30 000 ms. */
   socketTimeoutMs?: number;
+  /** Bound on opening one connection. Default 10 000 ms. */
+  connectTimeoutMs?: number;
 }
 
 export interface MongoDocumentStore extends DocumentStore {
@@ -50,6 +52,8 @@ export function createMongoDocumentStore(options: MongoDocumentStoreOptions): Mo
     // A server that accepted a request and went silent must not hold the caller (an outbox relay
     // pass, a usage flush) forever: the driver's default is no socket timeout at all.
     socketTimeoutMS: options.socketTimeoutMs ?? 30_000,
+    // Likewise a new connection to it (the driver's default: 30 s).
+    connectTimeoutMS: options.connectTimeoutMs ?? 10_000,
     // Atomicity rests on single-document updates, which are not safe to replay blindly.
     retryWrites: false,
   });

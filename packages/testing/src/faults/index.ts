@@ -1,1 +1,2 @@
 export * from './own-redis.ts';
+export * from './tcp-proxy.ts';
