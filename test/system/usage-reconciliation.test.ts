@@ -30,6 +30,7 @@ import { loadBillingConfig, startBillingService } from '../../services/billing/s
 import type { RunningBillingService } from '../../services/billing/src/index.ts';
 import {
   DAILY_REQUESTS_COLLECTION,
+  OPERATIONS,
   createAccessModule,
   createBillingUsageReader,
 } from '../../services/gateway/src/access/index.ts';
@@ -270,14 +271,6 @@ describeWithEngine('kafka', 'usage reconciliation across a Kafka restart', () =>
         // The admin usage route's data source (startGateway): GetUsage through the adapter.
         const reader = createBillingUsageReader((req) => client.getUsage(req));
         const today = new Date().toISOString().slice(0, 10);
-        const operations = [
-          'extract',
-          'batch',
-          'playlist',
-          'summarize',
-          'comments',
-          'comments_analyze',
-        ] as const;
         for (const account of accounts) {
           const mine = charges.filter((c) => c.account === account);
           const requests = counted.filter((c) => c.account === account);
@@ -285,7 +278,7 @@ describeWithEngine('kafka', 'usage reconciliation across a Kafka restart', () =>
             total_credits: expected.get(account)?.credits ?? 0,
             total_requests: requests.length,
             operations: Object.fromEntries(
-              operations.map((op) => [
+              OPERATIONS.map((op) => [
                 op,
                 {
                   requests: requests.filter((c) => c.operation === op).length,
