@@ -17,7 +17,7 @@ WAIT_SECONDS=${KAFKA_WAIT_SECONDS:-60}
 BIN=${KAFKA_TOPICS_BIN:-$(command -v kafka-topics.sh || echo /opt/kafka/bin/kafka-topics.sh)}
 
 # Source of truth for topic names: the architecture doc (Topics); keep in step with the producers.
-TOPICS=(extract.jobs.v1 extract.results.v1 billing.credit-usage.v1)
+TOPICS=(extract.jobs.v1 extract.results.v1 billing.credit-usage.v1 billing.request-usage.v1)
 
 if [ ! -x "$BIN" ]; then
   echo "kafka-topics: $BIN not found; set KAFKA_TOPICS_BIN" >&2

@@ -142,6 +142,8 @@ describe('scripts/kafka-topics.sh (kafka-init)', () => {
     expect(topics).toEqual([
       'billing.credit-usage.v1',
       'billing.credit-usage.v1.dlq',
+      'billing.request-usage.v1',
+      'billing.request-usage.v1.dlq',
       'extract.jobs.v1',
       'extract.jobs.v1.dlq',
       'extract.results.v1',

@@ -1,10 +1,13 @@
 /**
- * No lost usage, no double counting: two gateway replicas (access modules: credit reservations,
- * commits and the outbox relay) charge a burst of mixed requests while the Kafka broker is stopped
- * and restarted; the billing service consumes the usage events into its ledger on the
- * MongoDB-compatible server. Afterwards, per account, the ledger's sum equals the credits the API
- * reported charging, with exactly one ledger entry per non-zero charge, and the admin usage report
- * read through billing's gRPC GetUsage (the gateway's createBillingUsageReader) agrees.
+ * No lost usage, no double counting: two gateway replicas (access modules: admission and daily
+ * request counting, credit reservations, commits and both outbox relays) take a burst of mixed
+ * requests, charged and free, some failing, while the Kafka broker is stopped and restarted; the
+ * billing service consumes the credit-usage events into its ledger and the request-usage reports
+ * into its request counts on the MongoDB-compatible server. Afterwards, per account, the ledger's
+ * sum equals the credits the API reported charging, with exactly one ledger entry per non-zero
+ * charge, and the admin usage report read through billing's gRPC GetUsage (the gateway's
+ * createBillingUsageReader, what startGateway wires) counts every request the API counted, free
+ * ones included, by operation, even with the gateway's own daily_requests record gone.
  *
  * It starts a Kafka broker of its own with `scripts/engines.sh` (its own ENGINES_DIR, the shared
  * build cache) and restarts that one (same port, same data): the suites running in parallel keep the
@@ -25,7 +28,12 @@ import type { GrpcClient } from '@subx/service-kit';
 import { brokerList, describeWithEngine } from '@subx/testing/engines';
 import { loadBillingConfig, startBillingService } from '../../services/billing/src/index.ts';
 import type { RunningBillingService } from '../../services/billing/src/index.ts';
-import { createAccessModule, createBillingUsageReader } from '../../services/gateway/src/access/index.ts';
+import {
+  DAILY_REQUESTS_COLLECTION,
+  OPERATIONS,
+  createAccessModule,
+  createBillingUsageReader,
+} from '../../services/gateway/src/access/index.ts';
 import type { AccessModule, Operation } from '../../services/gateway/src/access/index.ts';
 import { silentLogger, testKafkaBus, uniqueTopics } from './support.ts';
 
@@ -73,6 +81,12 @@ interface Charge {
   charged: number;
 }
 
+/** A request the API counted against the daily limit (admitted, not refunded). */
+interface Counted {
+  account: string;
+  operation: Operation;
+}
+
 describeWithEngine('kafka', 'usage reconciliation across a Kafka restart', () => {
   describeWithEngine('mongo', 'with the MongoDB-compatible server', (mongoUrl) => {
     describeWithEngine('redis', 'and Redis', (redisUrl) => {
@@ -80,6 +94,7 @@ describeWithEngine('kafka', 'usage reconciliation across a Kafka restart', () =>
       const enginesEnv = { ...process.env, ENGINES_DIR: join(tmpdir(), `subx-engines-recon-${process.pid}`) };
       let brokers: string[] = [];
       const topics = uniqueTopics('recon');
+      const requestTopic = `t.billing.request-usage.recon.${randomUUID().slice(0, 8)}`;
       const suffix = randomUUID().replaceAll('-', '').slice(0, 12);
       const gatewayDb = `recon_gw_${suffix}`;
       const billingDb = `recon_billing_${suffix}`;
@@ -109,6 +124,7 @@ describeWithEngine('kafka', 'usage reconciliation across a Kafka restart', () =>
           config: loadBillingConfig({
             GRPC_PORT: '0',
             CREDIT_USAGE_TOPIC: topics.usage,
+            REQUEST_USAGE_TOPIC: requestTopic,
             KAFKA_GROUP_ID: `billing-${suffix}`,
           }),
           store: billingStore,
@@ -137,6 +153,7 @@ describeWithEngine('kafka', 'usage reconciliation across a Kafka restart', () =>
               adminToken: 'recon-admin-token',
               outboxIntervalMs: 200,
               creditUsageTopic: topics.usage,
+              requestUsageTopic: requestTopic,
             },
           });
           await replica.start();
@@ -156,17 +173,20 @@ describeWithEngine('kafka', 'usage reconciliation across a Kafka restart', () =>
         );
       });
 
-      it('after a burst of mixed requests across a broker restart, the ledger equals what the API charged', async () => {
-        const accounts = await Promise.all(
-          [0, 1, 2].map(
-            async () =>
-              (await replicas[0]!.accounts.createAccount({ tier: 'business', credits: 100_000 })).account._id,
-          ),
+      it('after a burst of mixed requests across a broker restart, billing has what the API charged and counted', async () => {
+        const created = await Promise.all(
+          [0, 1, 2].map(() => replicas[0]!.accounts.createAccount({ tier: 'business', credits: 100_000 })),
         );
+        const accounts = created.map((c) => c.account._id);
+        const keys = new Map(created.map((c) => [c.account._id, c.apiKey]));
         const random = prng(20_260_301);
         const charges: Charge[] = [];
+        const counted: Counted[] = [];
 
-        /** One API request's credit flow: reserve the worst case, commit what succeeded (or release). */
+        /**
+         * One API request: admission (counted against the daily limit), then its credit flow:
+         * reserve the worst case, commit what succeeded, or release and refund the count (a 5xx).
+         */
         async function request(i: number): Promise<void> {
           const replica = replicas[i % 2]!;
           const account = accounts[Math.floor(random() * accounts.length)]!;
@@ -180,10 +200,11 @@ describeWithEngine('kafka', 'usage reconciliation across a Kafka restart', () =>
                   ? ['summarize', 6, [2, 4, 6][Math.floor(random() * 3)]!]
                   : pick < 0.8
                     ? ['comments', 4, Math.floor(random() * 5)]
-                    : pick < 0.9
+                    : pick < 0.85
                       ? ['comments_analyze', 3, random() < 0.5 ? 3 : 0]
                       : ['extract', 0, 0];
           const failed = random() < 0.1;
+          const admission = await replica.access.admit({ apiKey: keys.get(account), operation });
           const reservation = await replica.credits.reserve({
             accountId: account,
             operation,
@@ -193,11 +214,13 @@ describeWithEngine('kafka', 'usage reconciliation across a Kafka restart', () =>
           });
           if (failed) {
             await reservation.release();
+            await admission.refund();
             return;
           }
           await reservation.commit(charged, { successfulItems: charged, attemptedItems: reserved });
-          // The API has answered with `charged` credits from here on.
+          // The API has answered with `charged` credits from here on, and counted the request.
           charges.push({ account, operation, charged });
+          counted.push({ account, operation });
         }
 
         const burst = async (from: number, count: number) => {
@@ -247,21 +270,48 @@ describeWithEngine('kafka', 'usage reconciliation across a Kafka restart', () =>
           expect((await replicas[1]!.accounts.get(account))?.credits).toBe(100_000 - want.credits);
         }
 
-        // The admin usage route's data source once billing is wired: GetUsage through the adapter.
+        expect(counted.filter((c) => c.operation === 'extract').length).toBeGreaterThan(10);
+
+        // The gateway's own record of counted requests is lost (it only rebuilds the Redis
+        // counter): the report does not depend on it.
+        for (const replica of replicas) await replica.requestLog.flush();
+        const gatewayStore = stores[1]!;
+        await gatewayStore.collection(DAILY_REQUESTS_COLLECTION).deleteMany({});
+        expect(await gatewayStore.collection(DAILY_REQUESTS_COLLECTION).countDocuments({})).toBe(0);
+
+        // The admin usage route's data source (startGateway): GetUsage through the adapter.
         const reader = createBillingUsageReader((req) => client.getUsage(req));
         const today = new Date().toISOString().slice(0, 10);
         for (const account of accounts) {
-          const usage = await reader.getUsage({ accountId: account, from: today, to: today });
-          const mine = charges.filter((c) => c.account === account && c.charged > 0);
-          expect(usage.total_credits).toBe(expected.get(account)?.credits ?? 0);
-          expect(usage.total_requests).toBe(mine.length);
-          for (const op of ['batch', 'playlist', 'summarize', 'comments', 'comments_analyze'] as const) {
-            const ofOp = mine.filter((c) => c.operation === op);
-            expect(usage.days[0]!.operations[op]).toEqual({
-              requests: ofOp.length,
-              credits: ofOp.reduce((s, c) => s + c.charged, 0),
-            });
-          }
+          const mine = charges.filter((c) => c.account === account);
+          const requests = counted.filter((c) => c.account === account);
+          const want = {
+            total_credits: expected.get(account)?.credits ?? 0,
+            total_requests: requests.length,
+            operations: Object.fromEntries(
+              OPERATIONS.map((op) => [
+                op,
+                {
+                  requests: requests.filter((c) => c.operation === op).length,
+                  credits: mine.filter((c) => c.operation === op).reduce((s, c) => s + c.charged, 0),
+                },
+              ]),
+            ),
+          };
+          // Request counts lag by one flush interval plus the relay: poll, bounded.
+          await expect
+            .poll(
+              async () => {
+                const usage = await reader.getUsage({ accountId: account, from: today, to: today });
+                return {
+                  total_credits: usage.total_credits,
+                  total_requests: usage.total_requests,
+                  operations: usage.days[0]!.operations,
+                };
+              },
+              { timeout: 30_000, interval: 250 },
+            )
+            .toEqual(want);
         }
       });
     });

@@ -6,3 +6,4 @@ export * as billingV1 from './gen/subx/billing/v1/billing_service.ts';
 export * as eventsV1 from './gen/subx/events/v1/envelope.ts';
 export * as extractJobV1 from './gen/subx/events/v1/extract_job.ts';
 export * as creditUsageV1 from './gen/subx/events/v1/credit_usage.ts';
+export * as requestUsageV1 from './gen/subx/events/v1/request_usage.ts';

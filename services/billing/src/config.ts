@@ -22,6 +22,9 @@ export const ConfigSchema = z.object({
   KAFKA_CLIENT_ID: z.string().trim().min(1).default('billing'),
   KAFKA_GROUP_ID: z.string().trim().min(1).default('billing-ledger'),
   CREDIT_USAGE_TOPIC: z.string().trim().min(1).default('billing.credit-usage.v1'),
+  REQUEST_USAGE_TOPIC: z.string().trim().min(1).default('billing.request-usage.v1'),
+  /** Consumer group of the request-usage topic; unset: `<KAFKA_GROUP_ID>-requests`. */
+  KAFKA_REQUESTS_GROUP_ID: z.string().trim().min(1).optional(),
   /** Unset: the in-memory store (only meaningful inside `npm start`). */
   MONGO_URL: secret(urlStringOf(['mongodb:', 'mongodb+srv:'])).optional(),
   MONGO_DB: z.string().trim().min(1).default('subx'),

@@ -1,6 +1,7 @@
 /**
  * @subx/billing: consumes billing.credit-usage.v1 into an append-only ledger with per-day
- * aggregates, and serves them over gRPC (subx.billing.v1.BillingService).
+ * aggregates and billing.request-usage.v1 into per-day request counts, and serves both over gRPC
+ * (subx.billing.v1.BillingService).
  */
 import type { Clock, DocumentStore, EventBus, Subscription } from '@subx/ports';
 import { systemClock } from '@subx/ports';
@@ -8,8 +9,12 @@ import { startGrpcServer } from '@subx/service-kit';
 import type { Logger } from '@subx/service-kit';
 import type { BillingConfig } from './config.ts';
 import { billingServiceRegistration } from './grpc/billing.handlers.ts';
-import { startUsageConsumer } from './ledger/usage-consumer.ts';
+import { startRequestUsageConsumer, startUsageConsumer } from './ledger/usage-consumer.ts';
 import { createUsageLedger } from './ledger/usage-ledger.ts';
+import { createRequestCounts } from './ledger/request-counts.ts';
+import type { RequestCounts } from './ledger/request-counts.ts';
+import { createUsageReports } from './ledger/usage-report.ts';
+import type { UsageReports } from './ledger/usage-report.ts';
 import type { UsageLedger, UsageLedgerOptions } from './ledger/usage-ledger.ts';
 
 export { createUsageLedger, validateUsageEvent, InvalidUsageEventError } from './ledger/usage-ledger.ts';
@@ -21,7 +26,22 @@ export type {
   LedgerEntry,
   DailyAggregate,
 } from './ledger/usage-ledger.ts';
-export { startUsageConsumer, CREDIT_USAGE_TOPIC, BILLING_GROUP_ID } from './ledger/usage-consumer.ts';
+export {
+  startUsageConsumer,
+  startRequestUsageConsumer,
+  CREDIT_USAGE_TOPIC,
+  BILLING_GROUP_ID,
+  REQUEST_USAGE_TOPIC,
+  REQUEST_USAGE_GROUP_ID,
+} from './ledger/usage-consumer.ts';
+export {
+  createRequestCounts,
+  validateRequestUsageEvent,
+  REQUEST_COUNTS_COLLECTION,
+} from './ledger/request-counts.ts';
+export type { RequestCounts, RequestDaily, SourceTally, ApplyOutcome } from './ledger/request-counts.ts';
+export { createUsageReports } from './ledger/usage-report.ts';
+export type { UsageReports } from './ledger/usage-report.ts';
 export { ConfigSchema, loadBillingConfig } from './config.ts';
 export type { BillingConfig } from './config.ts';
 
@@ -39,6 +59,10 @@ export interface RunningBillingService {
   readonly port: number;
   /** The ledger the service writes (reconciliation checks, admin tooling). */
   readonly ledger: UsageLedger;
+  /** Requests per account and day (billing.request-usage.v1). */
+  readonly requests: RequestCounts;
+  /** What GetUsage answers: requests from `requests`, credits from `ledger`. */
+  readonly reports: UsageReports;
   stop(timeoutMs?: number): Promise<void>;
 }
 
@@ -47,6 +71,8 @@ export async function startBillingService(
 ): Promise<RunningBillingService> {
   const { config, logger } = options;
   const ledger = await createUsageLedger(options.store, options.clock ?? systemClock, options.ledger);
+  const requests = await createRequestCounts(options.store, options.clock ?? systemClock);
+  const reports = createUsageReports(ledger, requests);
   const consumer: Subscription = await startUsageConsumer({
     bus: options.bus,
     ledger,
@@ -54,19 +80,27 @@ export async function startBillingService(
     groupId: config.KAFKA_GROUP_ID,
     topic: config.CREDIT_USAGE_TOPIC,
   });
+  const requestConsumer: Subscription = await startRequestUsageConsumer({
+    bus: options.bus,
+    requests,
+    groupId: config.KAFKA_REQUESTS_GROUP_ID ?? `${config.KAFKA_GROUP_ID}-requests`,
+    topic: config.REQUEST_USAGE_TOPIC,
+  });
   const server = await startGrpcServer({
     port: config.GRPC_PORT,
     host: options.host ?? config.GRPC_HOST,
-    services: [billingServiceRegistration(ledger)],
+    services: [billingServiceRegistration(reports)],
     logger,
   });
   logger.info({ port: server.port }, 'billing service started');
   return {
     port: server.port,
     ledger,
+    requests,
+    reports,
     async stop(timeoutMs = config.SHUTDOWN_TIMEOUT_MS) {
       // Stop consuming first (the in-flight event finishes and commits), then the read side.
-      await consumer.stop();
+      await Promise.all([consumer.stop(), requestConsumer.stop()]);
       await server.shutdown(timeoutMs);
     },
   };

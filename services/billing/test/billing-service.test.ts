@@ -1,11 +1,12 @@
 /**
- * The billing service end to end: credit-usage events on the bus → ledger + daily aggregates in the
- * document store → gRPC GetUsage. Once on the embedded adapters, once on real Kafka + FerretDB
- * (with two consumers in one group, one of them crashing mid-stream, and poison events).
+ * The billing service end to end: credit-usage and request-usage events on the bus → ledger, daily
+ * aggregates and request counts in the document store → gRPC GetUsage. Once on the embedded
+ * adapters, once on real Kafka + FerretDB (with two consumers in one group, one of them crashing
+ * mid-stream, and poison events; concurrent request reports from two connections).
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { billingV1, creditUsageV1 } from '@subx/contracts';
+import { billingV1, creditUsageV1, requestUsageV1 } from '@subx/contracts';
 import {
   createInMemoryDocumentStore,
   createInProcessEventBus,
@@ -18,20 +19,28 @@ import { createGrpcClient, createLogger } from '@subx/service-kit';
 import type { GrpcClient } from '@subx/service-kit';
 import { brokerList, describeWithEngine } from '@subx/testing/engines';
 import {
+  createRequestCounts,
   createUsageLedger,
   loadBillingConfig,
   startBillingService,
   startUsageConsumer,
 } from '../src/index.ts';
 import type { RunningBillingService } from '../src/index.ts';
-import { usageEvent } from '../src/ledger/test-support.ts';
+import { requestReport, usageEvent } from '../src/ledger/test-support.ts';
 
 const logger = createLogger({ service: 'billing-test', level: 'silent' });
 const encode = (e: creditUsageV1.CreditUsage) => creditUsageV1.CreditUsage.encode(e).finish();
+const encodeReport = (e: requestUsageV1.RequestUsage) => requestUsageV1.RequestUsage.encode(e).finish();
 
 function suite(
   name: string,
-  make: () => Promise<{ bus: EventBus; store: DocumentStore; topic: string; close(): Promise<void> }>,
+  make: () => Promise<{
+    bus: EventBus;
+    store: DocumentStore;
+    topic: string;
+    requestTopic: string;
+    close(): Promise<void>;
+  }>,
 ) {
   describe(name, () => {
     let env: Awaited<ReturnType<typeof make>>;
@@ -45,6 +54,7 @@ function suite(
         config: loadBillingConfig({
           GRPC_PORT: '0',
           CREDIT_USAGE_TOPIC: env.topic,
+          REQUEST_USAGE_TOPIC: env.requestTopic,
           KAFKA_GROUP_ID: `billing-${randomUUID()}`,
         }),
         store: env.store,
@@ -62,7 +72,7 @@ function suite(
       await env?.close();
     });
 
-    it('serves per-day usage by operation over gRPC; redelivered events are counted once', async () => {
+    it('serves per-day requests and credits by operation over gRPC; redelivered events count once', async () => {
       const events = [
         usageEvent({
           accountId: account,
@@ -92,23 +102,40 @@ function suite(
       // The outbox relay may publish an event again after a crash: every event twice.
       const messages = [...events, ...events].map((e) => ({ key: account, value: encode(e) }));
       await env.bus.publish(env.topic, messages);
+      // Request counts of two gateway processes, cumulative per source; extract costs nothing and
+      // is seen only here. Duplicates and a report overtaken by a newer one change nothing.
+      const [a, b] = [randomUUID(), randomUUID()];
+      const reports = [
+        requestReport({ accountId: account, source: a, sequence: 1, ops: { extract: 4, batch: 1 } }),
+        requestReport({ accountId: account, source: a, sequence: 3, ops: { extract: 10, batch: 2 } }),
+        requestReport({ accountId: account, source: b, sequence: 1, ops: { extract: 1, summarize: 1 } }),
+        requestReport({ accountId: account, source: a, sequence: 2, ops: { extract: 7, batch: 2 } }),
+        requestReport({
+          accountId: account,
+          source: b,
+          sequence: 1,
+          date: '2026-03-12',
+          ops: { playlist: 1 },
+        }),
+      ];
+      await env.bus.publish(
+        env.requestTopic,
+        [...reports, ...reports].map((r) => ({ key: account, value: encodeReport(r) })),
+      );
 
       const request = { accountId: account, fromDate: '2026-03-01', toDate: '2026-03-31' };
-      await expect
-        .poll(async () => (await client.getUsage(request)).totalRequests, { timeout: 30_000 })
-        .toBe(4n);
-      const usage = await client.getUsage(request);
-      expect(usage).toEqual({
+      const expected = {
         accountId: account,
         totalCredits: 17n,
-        totalRequests: 4n,
+        totalRequests: 15n,
         days: [
           {
             date: '2026-03-10',
-            requests: 3n,
+            requests: 14n,
             credits: 8n,
             operations: [
               { operation: 'batch', requests: 2n, credits: 4n },
+              { operation: 'extract', requests: 11n, credits: 0n },
               { operation: 'summarize', requests: 1n, credits: 4n },
             ],
           },
@@ -119,7 +146,8 @@ function suite(
             operations: [{ operation: 'playlist', requests: 1n, credits: 9n }],
           },
         ],
-      });
+      };
+      await expect.poll(() => client.getUsage(request), { timeout: 30_000, interval: 100 }).toEqual(expected);
       expect(await service.ledger.ledgerTotal(account)).toEqual({ credits: 17, entries: 4 });
       const oneDay = await client.getUsage({
         accountId: account,
@@ -127,6 +155,7 @@ function suite(
         toDate: '2026-03-12',
       });
       expect(oneDay.totalCredits).toBe(9n);
+      expect(oneDay.totalRequests).toBe(1n);
     });
 
     it('rejects bad ranges as INVALID_REQUEST', async () => {
@@ -149,6 +178,7 @@ suite('billing service (embedded adapters)', async () => {
     bus,
     store,
     topic: 'billing.credit-usage.v1',
+    requestTopic: 'billing.request-usage.v1',
     close: async () => {
       await bus.close();
       await store.close();
@@ -181,7 +211,37 @@ describeWithEngine('kafka', 'billing on Kafka', (brokers) => {
         clientId: 'billing-test',
         ...kafkaTuning,
       });
-      return { bus, store: openStore(), topic: `t.billing.usage.${randomUUID()}`, close: () => bus.close() };
+      return {
+        bus,
+        store: openStore(),
+        topic: `t.billing.usage.${randomUUID()}`,
+        requestTopic: `t.billing.requests.${randomUUID()}`,
+        close: () => bus.close(),
+      };
+    });
+
+    it('request reports applied concurrently over two connections end at the newest report per source', async () => {
+      const clock = { now: () => Date.now() };
+      const [one, two] = await Promise.all([
+        createRequestCounts(openStore(), clock),
+        createRequestCounts(openStore(), clock),
+      ]);
+      const account = `acc-${randomUUID()}`;
+      const sources = [randomUUID(), randomUUID(), randomUUID()];
+      const reports = sources.flatMap((source, k) =>
+        Array.from({ length: 8 }, (_, i) =>
+          requestReport({ accountId: account, source, sequence: i + 1, ops: { extract: (i + 1) * (k + 1) } }),
+        ),
+      );
+      // Every report twice, in a scrambled order, half through each connection, all at once: the
+      // first report of each source races the document's creation.
+      const scrambled = [...reports, ...reports].sort((x, y) =>
+        x.envelope!.eventId < y.envelope!.eventId ? -1 : 1,
+      );
+      const outcomes = await Promise.all(scrambled.map((r, i) => (i % 2 ? one : two).apply(r)));
+      expect(outcomes.filter((o) => o === 'applied').length).toBeGreaterThanOrEqual(3);
+      const days = await one.days(account, '2026-03-10', '2026-03-10');
+      expect(Object.fromEntries(days.get('2026-03-10')!)).toEqual({ extract: 8 + 16 + 24 });
     });
 
     it('two consumers in one group, one crashing mid-stream, poison events: every valid event exactly once', async () => {

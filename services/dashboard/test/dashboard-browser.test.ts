@@ -170,7 +170,21 @@ describeWithBrowser('dashboard in a real browser', (executablePath) => {
     // The README's picture (docs/dashboard-usage.png is a copy of this file).
     await page.screenshot({ path: join(ARTIFACTS, 'usage-readme.png') });
     await page.getByText('The numbers as a table').click();
-    expect((await todayRow.locator('td').first().textContent())!.trim()).toBe('2 / 0');
+    // The chart reads the usage report, i.e. billing: its request counts trail the gateway by its
+    // request-log flush and outbox relay (about 2 s), so reload until they are in (bounded).
+    await expect
+      .poll(
+        async () => {
+          const cell = (await todayRow.locator('td').first().textContent())!.trim();
+          if (cell !== '2 / 0') {
+            await page.goto(`${dash}/usage`);
+            await page.getByText('The numbers as a table').click();
+          }
+          return cell;
+        },
+        { timeout: 15_000, interval: 500 },
+      )
+      .toBe('2 / 0');
     expect(await page.locator('svg.chart rect').count()).toBeGreaterThan(0);
     await audit(page, 'usage');
     await phone('/usage', 'usage');

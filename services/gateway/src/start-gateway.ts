@@ -13,12 +13,10 @@ import type { Logger } from '@subx/service-kit';
 import {
   createAccessModule,
   createBillingUsageReader,
-  createCounterUsageReader,
-  createDailyRequestLog,
   guardKeyValueStore,
   loadAccessConfig,
 } from './access/index.ts';
-import type { AccessModule, AccountUsage, UsageReader } from './access/index.ts';
+import type { AccessModule } from './access/index.ts';
 import { buildApp } from './app.ts';
 import { grpcBackendsFromConfig } from './backends/grpc.ts';
 import type { Config } from './config.ts';
@@ -59,39 +57,6 @@ export interface RunningGateway {
   stop(): Promise<void>;
 }
 
-/**
- * Usage per day: credits come from the billing ledger (the source of truth for charges), request
- * counts from the gateway's own counters (the ledger only sees charged requests; extract and
- * validate cost nothing and would be invisible).
- */
-function combinedUsageReader(ledger: UsageReader, counters: UsageReader): UsageReader {
-  return {
-    async getUsage(input): Promise<AccountUsage> {
-      const [charged, counted] = await Promise.all([ledger.getUsage(input), counters.getUsage(input)]);
-      const requestsByDay = new Map(counted.days.map((d) => [d.date, d]));
-      const days = charged.days.map((day) => {
-        const count = requestsByDay.get(day.date);
-        const operations = { ...day.operations };
-        for (const [op, usage] of Object.entries(operations) as [
-          keyof typeof operations,
-          { requests: number; credits: number },
-        ][]) {
-          operations[op] = {
-            credits: usage.credits,
-            requests: count?.operations[op]?.requests ?? usage.requests,
-          };
-        }
-        return { ...day, operations, requests: count?.requests ?? day.requests };
-      });
-      return {
-        ...charged,
-        days,
-        total_requests: days.reduce((sum, d) => sum + d.requests, 0),
-      };
-    },
-  };
-}
-
 export async function startGateway(options: StartGatewayOptions): Promise<RunningGateway> {
   const { config, logger, store, bus } = options;
   // Redis unavailability answers 503 SERVICE_UNAVAILABLE (retryable), never a 500 or a hang.
@@ -100,11 +65,9 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   const { config: accessConfig, generated } = loadAccessConfig(options.env, { embedded: options.embedded });
 
   const backends = grpcBackendsFromConfig(config, logger);
-  const requestLog = createDailyRequestLog({ store, clock, logger });
-  const usageReader = combinedUsageReader(
-    createBillingUsageReader((request) => backends.billing.getUsage(request)),
-    createCounterUsageReader({ kv, requests: requestLog }),
-  );
+  // The usage report reads billing (in `npm start` too, where billing runs in-process behind real
+  // gRPC): requests from billing.request-usage.v1, credits from the ledger. The access module's
+  // own daily_requests record only rebuilds the Redis daily counter.
   const access = createAccessModule({
     store,
     kv,
@@ -112,8 +75,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     clock,
     logger,
     config: accessConfig,
-    usageReader,
-    requestLog,
+    usageReader: createBillingUsageReader((request) => backends.billing.getUsage(request)),
   });
   await access.start();
   let fanOut: FanOut & { stop?(): Promise<void> };

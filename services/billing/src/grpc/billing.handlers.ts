@@ -2,13 +2,13 @@ import { billingV1 } from '@subx/contracts';
 import { Errors } from '@subx/errors';
 import { defineService } from '@subx/service-kit';
 import type { ServiceRegistration } from '@subx/service-kit';
-import type { UsageLedger } from '../ledger/usage-ledger.ts';
+import type { UsageReports } from '../ledger/usage-report.ts';
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const MAX_RANGE_DAYS = 366;
 
 /** gRPC ↔ ledger mapping for subx.billing.v1.BillingService. */
-export function billingServiceRegistration(ledger: UsageLedger): ServiceRegistration {
+export function billingServiceRegistration(reports: UsageReports): ServiceRegistration {
   return defineService(billingV1.BillingServiceService, {
     getUsage: async (req) => {
       if (!req.accountId) throw Errors.invalidRequest('account_id is required');
@@ -24,7 +24,7 @@ export function billingServiceRegistration(ledger: UsageLedger): ServiceRegistra
       if (span < 0) throw Errors.invalidRequest('from_date must not be after to_date');
       if (span >= MAX_RANGE_DAYS)
         throw Errors.invalidRequest(`the range may span at most ${MAX_RANGE_DAYS} days`);
-      const report = await ledger.usage(req.accountId, req.fromDate, req.toDate);
+      const report = await reports.usage(req.accountId, req.fromDate, req.toDate);
       return {
         accountId: report.accountId,
         days: report.days.map((d) => ({

@@ -1,11 +1,15 @@
 import type { EventBus, Subscription } from '@subx/ports';
 import { RetriableError } from '@subx/ports';
-import { creditUsageV1 } from '@subx/contracts';
+import { creditUsageV1, requestUsageV1 } from '@subx/contracts';
 import { countBillingEvent } from '@subx/service-kit';
 import { InvalidUsageEventError, type UsageLedger } from './usage-ledger.ts';
+import type { RequestCounts } from './request-counts.ts';
 
 export const CREDIT_USAGE_TOPIC = 'billing.credit-usage.v1';
 export const BILLING_GROUP_ID = 'billing-ledger';
+export const REQUEST_USAGE_TOPIC = 'billing.request-usage.v1';
+/** Its own group: one group with members subscribed to different topics breaks kafkajs' assignment. */
+export const REQUEST_USAGE_GROUP_ID = 'billing-requests';
 
 interface Logger {
   info(obj: object, msg?: string): void;
@@ -13,44 +17,90 @@ interface Logger {
 }
 
 /**
- * Consumes billing.credit-usage.v1 into the ledger. A message that cannot be decoded or
- * validated is poison: it is thrown as a plain error, so the bus dead-letters it after its
- * attempts. Store failures are retriable: the message stays uncommitted and is redelivered.
+ * One consumer of a billing topic. A message that cannot be decoded or validated is poison: it is
+ * thrown as a plain error, so the bus dead-letters it after its attempts. Store failures are
+ * retriable: the message stays uncommitted and is redelivered.
  */
-export async function startUsageConsumer(deps: {
+async function startBillingConsumer<T>(deps: {
+  bus: EventBus;
+  topic: string;
+  groupId: string;
+  what: string;
+  decode(bytes: Uint8Array): T;
+  apply(event: T): Promise<'new' | 'duplicate'>;
+  onDuplicate?(event: T): void;
+  /** Counted in subx_billing_events_total (credit-usage events only: the metric's meaning). */
+  metered: boolean;
+}): Promise<Subscription> {
+  const count = (result: 'applied' | 'duplicate' | 'rejected') => {
+    if (deps.metered) countBillingEvent(result);
+  };
+  await deps.bus.ensureTopics([deps.topic]);
+  return deps.bus.subscribe({
+    groupId: deps.groupId,
+    topics: [deps.topic],
+    fromBeginning: true,
+    handler: async (message) => {
+      let event: T;
+      try {
+        event = deps.decode(message.value);
+      } catch (err) {
+        count('rejected');
+        throw new InvalidUsageEventError(`undecodable ${deps.what} event: ${(err as Error).message}`);
+      }
+      try {
+        const outcome = await deps.apply(event);
+        count(outcome === 'duplicate' ? 'duplicate' : 'applied');
+        if (outcome === 'duplicate') deps.onDuplicate?.(event);
+      } catch (err) {
+        if (err instanceof InvalidUsageEventError) {
+          count('rejected');
+          throw err;
+        }
+        throw new RetriableError(`${deps.what} write failed`, { cause: err });
+      }
+    },
+  });
+}
+
+/** Consumes billing.credit-usage.v1 into the ledger. */
+export function startUsageConsumer(deps: {
   bus: EventBus;
   ledger: UsageLedger;
   logger: Logger;
   topic?: string;
   groupId?: string;
 }): Promise<Subscription> {
-  const topic = deps.topic ?? CREDIT_USAGE_TOPIC;
-  await deps.bus.ensureTopics([topic]);
-  return deps.bus.subscribe({
+  return startBillingConsumer({
+    bus: deps.bus,
+    topic: deps.topic ?? CREDIT_USAGE_TOPIC,
     groupId: deps.groupId ?? BILLING_GROUP_ID,
-    topics: [topic],
-    fromBeginning: true,
-    handler: async (message) => {
-      let event: creditUsageV1.CreditUsage;
-      try {
-        event = creditUsageV1.CreditUsage.decode(message.value);
-      } catch (err) {
-        countBillingEvent('rejected');
-        throw new InvalidUsageEventError(`undecodable credit-usage event: ${(err as Error).message}`);
-      }
-      try {
-        const outcome = await deps.ledger.record(event);
-        countBillingEvent(outcome === 'duplicate' ? 'duplicate' : 'applied');
-        if (outcome === 'duplicate') {
-          deps.logger.info({ event_id: event.envelope?.eventId }, 'duplicate credit-usage event ignored');
-        }
-      } catch (err) {
-        if (err instanceof InvalidUsageEventError) {
-          countBillingEvent('rejected');
-          throw err;
-        }
-        throw new RetriableError('ledger write failed', { cause: err });
-      }
-    },
+    what: 'credit-usage',
+    metered: true,
+    decode: (bytes) => creditUsageV1.CreditUsage.decode(bytes),
+    apply: async (event) => ((await deps.ledger.record(event)) === 'duplicate' ? 'duplicate' : 'new'),
+    onDuplicate: (event) =>
+      deps.logger.info({ event_id: event.envelope?.eventId }, 'duplicate credit-usage event ignored'),
+  });
+}
+
+/**
+ * Consumes billing.request-usage.v1 into the request counts. A stale report (redelivered,
+ * re-published, or overtaken by a newer one of its source) is routine and not logged.
+ */
+export function startRequestUsageConsumer(deps: {
+  bus: EventBus;
+  requests: RequestCounts;
+  topic?: string;
+  groupId?: string;
+}): Promise<Subscription> {
+  return startBillingConsumer({
+    bus: deps.bus,
+    topic: deps.topic ?? REQUEST_USAGE_TOPIC,
+    groupId: deps.groupId ?? REQUEST_USAGE_GROUP_ID,
+    what: 'request-usage',
+    metered: false,
+    decode: (bytes) => requestUsageV1.RequestUsage.decode(bytes),
+    apply: async (event) => ((await deps.requests.apply(event)) === 'stale' ? 'duplicate' : 'new'),
   });
 }

@@ -81,7 +81,7 @@ function utcDay(iso: string): string {
 }
 
 /** Operation names become field names: keep them to a safe alphabet. */
-function safeOperation(op: string): string {
+export function safeOperation(op: string): string {
   if (!/^[a-z][a-z0-9_]{0,40}$/.test(op)) throw new InvalidUsageEventError(`bad operation name: ${op}`);
   return op;
 }

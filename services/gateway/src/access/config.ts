@@ -24,6 +24,7 @@ export interface AccessConfig {
   reservationTtlMs: number;
   outboxIntervalMs: number;
   creditUsageTopic: string;
+  requestUsageTopic: string;
 }
 
 export interface LoadedAccessConfig {
@@ -95,6 +96,7 @@ export function loadAccessConfig(
     reservationTtlMs: positiveInt(env, 'CREDIT_RESERVATION_TTL_MS', DEFAULT_RESERVATION_TTL_MS, issues),
     outboxIntervalMs: positiveInt(env, 'OUTBOX_INTERVAL_MS', 1_000, issues),
     creditUsageTopic: 'billing.credit-usage.v1',
+    requestUsageTopic: 'billing.request-usage.v1',
   };
   if (issues.length > 0) throw new ConfigError(issues);
   return { config, generated };

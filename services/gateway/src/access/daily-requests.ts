@@ -1,20 +1,40 @@
 /**
- * The durable record of requests counted per account and UTC day (issue 14 item 8). The daily
- * limit itself is checked in the KeyValueStore (Redis: one atomic step across replicas); Redis is
- * not durable, so every counted request (and every refund) is also added here, in the document
- * store, and a daily counter found empty in Redis is rebuilt from it (`rate-limit.ts`). Usage
- * reports read their request counts from here too.
+ * The requests counted per account and UTC day (issue 14 item 8), kept in two places, both fed by
+ * the same batched flush (every `flushEveryMs`, 1 s) so a request costs no database round trip:
  *
- * Writes are batched: deltas collect in memory and one `$inc` upsert per account and day goes out
- * every `flushEveryMs` (1 s), so a request costs no database round trip and FerretDB's serialized
- * updates see a handful of writes per second, not one per request. What a crash loses is the last
- * second of one gateway's deltas.
+ * 1. Billing, the record the usage report reads. Each flush writes, per account and day this
+ *    process counted on, its cumulative tally so far as one `subx.events.v1.RequestUsage` report
+ *    into the `request_outbox` collection (one document per tally, overwritten by each flush, so
+ *    the outbox holds one entry per active account and day however long Kafka is away); the outbox
+ *    relay publishes it to `billing.request-usage.v1`. Billing keeps the newest report per tally
+ *    (`source`, a random id, with a growing `sequence`), so a re-published or reordered report
+ *    changes nothing and a lost or failed one is covered by the next.
+ * 2. The `daily_requests` collection (one `$inc` upsert per account and day per flush, shared by
+ *    every replica), which rebuilds the Redis daily counter after a Redis loss (`rate-limit.ts`)
+ *    and answers `today_requests` then.
+ *
+ * What a crash loses is the last flush interval of one gateway's counts, in both.
  */
+import { randomUUID } from 'node:crypto';
+import { requestUsageV1 } from '@subx/contracts';
 import type { Clock, Doc, DocumentStore } from '@subx/ports';
 import type { Logger } from './logger.ts';
 import type { Operation } from './types.ts';
+import type { OutboxEntry } from './outbox-relay.ts';
+import { DAY_MS, utcDate } from './time.ts';
 
 export const DAILY_REQUESTS_COLLECTION = 'daily_requests';
+export const REQUEST_OUTBOX_COLLECTION = 'request_outbox';
+export const REQUEST_USAGE_TOPIC = 'billing.request-usage.v1';
+
+/** One tally's latest report, waiting for (or done with) the relay. `_id` is the tally's source id. */
+export interface RequestOutboxDoc extends OutboxEntry {
+  kind: 'request_usage';
+  account_id: string;
+  date: string;
+  seq: number;
+  event_id: string;
+}
 
 export interface DailyRequestsDoc extends Doc {
   /** `<account id>:<YYYY-MM-DD>`. */
@@ -37,8 +57,10 @@ export interface DailyRequestLog {
    * here may be requests counted after the counter was created again, which it already holds.
    */
   durableCount(accountId: string, date: string): Promise<number>;
-  /** Writes the pending deltas. Never throws (failed deltas are kept for the next flush). */
+  /** Writes the pending deltas and reports. Never throws (what failed goes out with the next flush). */
   flush(): Promise<void>;
+  /** Creates the indexes of the request outbox. Idempotent. */
+  init(): Promise<void>;
   start(): void;
   /** Stops the timer after a last flush. */
   stop(): Promise<void>;
@@ -51,21 +73,117 @@ interface Pending {
   ops: Map<Operation, number>;
 }
 
+/** What this process counted for one account and day since it started (or since the tally was evicted). */
+interface Tally {
+  accountId: string;
+  date: string;
+  /** Random, never reused: billing keeps one entry per source. */
+  source: string;
+  seq: number;
+  ops: Map<Operation, number>;
+  /** Counted since the last report was written. */
+  dirty: boolean;
+  lastCommittedAt: number;
+  touchedAt: number;
+}
+
 export function createDailyRequestLog(deps: {
   store: DocumentStore;
   clock: Clock;
   logger: Logger;
   flushEveryMs?: number;
+  /** Where the reports for billing go; null: none are written (a log used only for the Redis rebuild). */
+  requestUsageTopic?: string | null;
+  /**
+   * Tallies kept in memory (default 100,000 account-days). Past it, the least recently used
+   * finished ones are dropped: a later request starts a new tally (a new source), so nothing
+   * counted is lost, billing just keeps one more entry for that day.
+   */
+  maxTallies?: number;
 }): DailyRequestLog {
   const { store, clock, logger } = deps;
   const docs = store.collection<DailyRequestsDoc>(DAILY_REQUESTS_COLLECTION);
+  const outbox = store.collection<RequestOutboxDoc>(REQUEST_OUTBOX_COLLECTION);
+  const topic = deps.requestUsageTopic === undefined ? REQUEST_USAGE_TOPIC : deps.requestUsageTopic;
   const flushEveryMs = deps.flushEveryMs ?? 1_000;
+  const maxTallies = deps.maxTallies ?? 100_000;
   let pending = new Map<string, Pending>();
+  const tallies = new Map<string, Tally>();
   let timer: ReturnType<typeof setInterval> | undefined;
   let running: Promise<void> | undefined;
   const idOf = (accountId: string, date: string) => `${accountId}:${date}`;
 
-  async function flushOnce(): Promise<void> {
+  /** Writes the tally's report; on failure it stays dirty and the next flush writes a newer one. */
+  async function report(tally: Tally, topic: string): Promise<void> {
+    tally.dirty = false;
+    tally.seq += 1;
+    // The relay marks an entry sent only if it is still the version it published: each report
+    // of a tally gets a later committed_at.
+    const committedAt = Math.max(clock.now(), tally.lastCommittedAt + 1);
+    tally.lastCommittedAt = committedAt;
+    const eventId = randomUUID();
+    const event: requestUsageV1.RequestUsage = {
+      envelope: {
+        eventId,
+        occurredAt: new Date(committedAt).toISOString(),
+        accountId: tally.accountId,
+        idempotencyKey: `${tally.source}:${tally.seq}`,
+        traceParent: '',
+      },
+      date: tally.date,
+      source: tally.source,
+      sequence: BigInt(tally.seq),
+      operations: [...tally.ops].map(([operation, n]) => ({ operation, requests: BigInt(Math.max(0, n)) })),
+    };
+    const payload = Buffer.from(requestUsageV1.RequestUsage.encode(event).finish()).toString('base64');
+    try {
+      await outbox.updateOne(
+        { _id: tally.source },
+        {
+          $set: {
+            seq: tally.seq,
+            event_id: eventId,
+            payload,
+            committed_at: committedAt,
+            outbox_status: 'pending',
+          },
+          $setOnInsert: {
+            kind: 'request_usage',
+            account_id: tally.accountId,
+            date: tally.date,
+            topic,
+            key: tally.accountId,
+            created_at: committedAt,
+          },
+        },
+        { upsert: true },
+      );
+    } catch (err) {
+      tally.dirty = true;
+      logger.warn(
+        { err, account_id: tally.accountId },
+        'request usage report failed; the next flush sends a newer one',
+      );
+    }
+  }
+
+  /** Drops finished tallies of days before yesterday, then the least recently used past the cap. */
+  function evict(): void {
+    const yesterday = utcDate(clock.now() - DAY_MS);
+    for (const [id, tally] of tallies) if (!tally.dirty && tally.date < yesterday) tallies.delete(id);
+    if (tallies.size <= maxTallies) return;
+    const finished = [...tallies]
+      .filter(([, t]) => !t.dirty)
+      .sort(([, a], [, b]) => a.touchedAt - b.touchedAt);
+    for (const [id] of finished.slice(0, tallies.size - maxTallies)) tallies.delete(id);
+  }
+
+  async function writeReports(topic: string): Promise<void> {
+    for (const tally of [...tallies.values()]) if (tally.dirty) await report(tally, topic);
+    evict();
+  }
+
+  async function writeDurable(): Promise<void> {
     const batch = pending;
     pending = new Map();
     for (const [id, entry] of batch) {
@@ -92,6 +210,12 @@ export function createDailyRequestLog(deps: {
     }
   }
 
+  async function flushOnce(): Promise<void> {
+    // Two collections side by side: FerretDB serializes writes per collection, not across them
+    // (measured: a flush of 100 account-days took 2.3 s one after the other on a loaded machine).
+    await Promise.all([topic === null ? undefined : writeReports(topic), writeDurable()]);
+  }
+
   function flush(): Promise<void> {
     running ??= flushOnce().finally(() => (running = undefined));
     return running;
@@ -107,6 +231,24 @@ export function createDailyRequestLog(deps: {
       }
       entry.count += delta;
       entry.ops.set(operation, (entry.ops.get(operation) ?? 0) + delta);
+      if (topic === null) return;
+      let tally = tallies.get(id);
+      if (!tally) {
+        tally = {
+          accountId,
+          date,
+          source: randomUUID(),
+          seq: 0,
+          ops: new Map(),
+          dirty: false,
+          lastCommittedAt: 0,
+          touchedAt: 0,
+        };
+        tallies.set(id, tally);
+      }
+      tally.ops.set(operation, (tally.ops.get(operation) ?? 0) + delta);
+      tally.dirty = true;
+      tally.touchedAt = clock.now();
     },
 
     async day(accountId, date) {
@@ -127,6 +269,12 @@ export function createDailyRequestLog(deps: {
     },
 
     flush,
+
+    async init() {
+      if (topic === null) return;
+      await outbox.createIndex({ outbox_status: 1, committed_at: 1 }, { name: 'outbox_pending' });
+      await outbox.createIndex({ outbox_status: 1, created_at: 1 }, { name: 'outbox_prune' });
+    },
 
     start() {
       if (timer) return;

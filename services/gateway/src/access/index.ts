@@ -22,7 +22,7 @@ import { createOutboxRelay } from './outbox-relay.ts';
 import { createIdempotencyStore } from './idempotency.ts';
 import type { UsageReader } from './usage.ts';
 import { createCounterUsageReader } from './usage.ts';
-import { createDailyRequestLog } from './daily-requests.ts';
+import { createDailyRequestLog, REQUEST_OUTBOX_COLLECTION, REQUEST_USAGE_TOPIC } from './daily-requests.ts';
 import type { DailyRequestLog } from './daily-requests.ts';
 import { adminRoutes } from '../routes/admin/index.ts';
 import { selfServiceRoutes } from '../routes/admin/self-service.ts';
@@ -51,11 +51,16 @@ export { createAccessControl } from './access-control.ts';
 export { createCreditLedger, OUTBOX_COLLECTION, CREDIT_USAGE_TOPIC } from './credits.ts';
 export type { CreditLedgerImpl, ReservationDoc } from './credits.ts';
 export { createOutboxRelay } from './outbox-relay.ts';
-export type { OutboxRelay } from './outbox-relay.ts';
+export type { OutboxRelay, OutboxEntry } from './outbox-relay.ts';
 export { createIdempotencyStore, isValidIdempotencyKey, requestFingerprint } from './idempotency.ts';
 export { createCounterUsageReader, createBillingUsageReader } from './usage.ts';
-export { createDailyRequestLog, DAILY_REQUESTS_COLLECTION } from './daily-requests.ts';
-export type { DailyRequestLog, DailyRequestsDoc } from './daily-requests.ts';
+export {
+  createDailyRequestLog,
+  DAILY_REQUESTS_COLLECTION,
+  REQUEST_OUTBOX_COLLECTION,
+  REQUEST_USAGE_TOPIC,
+} from './daily-requests.ts';
+export type { DailyRequestLog, DailyRequestsDoc, RequestOutboxDoc } from './daily-requests.ts';
 export type { UsageReader, AccountUsage, DayUsage } from './usage.ts';
 export { guardKeyValueStore, isStoreUnavailable, storeUnavailable } from './store-guard.ts';
 export { adminRoutes } from '../routes/admin/index.ts';
@@ -68,9 +73,17 @@ export interface AccessModuleDeps {
   clock: Clock;
   config: Pick<AccessConfig, 'apiKeyPepper' | 'adminToken'> & Partial<AccessConfig>;
   logger: Logger;
-  /** Defaults to the gateway's own counters; pass createBillingUsageReader(...) once billing is wired. */
+  /**
+   * What the admin usage report reads. Default: the gateway's own records (request counts from
+   * `daily_requests`, credits from the KeyValueStore counters), for an access module without a
+   * billing service; `startGateway` passes createBillingUsageReader(...).
+   */
   usageReader?: UsageReader;
-  /** The durable record of counted requests; default: one on `store`. */
+  /**
+   * The durable record of counted requests; default: one on `store` that reports to billing on
+   * `config.requestUsageTopic`. One passed in must report on that topic too (the relay here
+   * publishes it).
+   */
   requestLog?: DailyRequestLog;
 }
 
@@ -83,6 +96,8 @@ export interface AccessModule {
   accounts: AccountRepository;
   usageReader: UsageReader;
   outboxRelay: OutboxRelay;
+  /** Publishes the request-usage reports of `requestLog` (billing.request-usage.v1). */
+  requestRelay: OutboxRelay;
   requestLog: DailyRequestLog;
   /** The admin API with its options bound: `app.register(module.adminRoutes)` (no prefix). */
   adminRoutes: (fastify: FastifyInstance) => Promise<void>;
@@ -96,6 +111,7 @@ export function createAccessModule(deps: AccessModuleDeps): AccessModule {
   const { store, kv, bus, clock, logger } = deps;
   const pricing = deps.config.pricing ?? DEFAULT_PRICING;
   const topic = deps.config.creditUsageTopic ?? 'billing.credit-usage.v1';
+  const requestTopic = deps.config.requestUsageTopic ?? REQUEST_USAGE_TOPIC;
   const keyCache = createKeyCache({
     kv,
     clock,
@@ -109,7 +125,19 @@ export function createAccessModule(deps: AccessModuleDeps): AccessModule {
     pricing,
     keyCache,
   });
-  const requestLog = deps.requestLog ?? createDailyRequestLog({ store, clock, logger });
+  const requestLog =
+    deps.requestLog ?? createDailyRequestLog({ store, clock, logger, requestUsageTopic: requestTopic });
+  // Request-usage reports: one entry per account and day, rewritten by each flush; finished once sent.
+  const requestRelay: OutboxRelay = createOutboxRelay({
+    store,
+    bus,
+    topic: requestTopic,
+    clock,
+    logger,
+    collection: REQUEST_OUTBOX_COLLECTION,
+    intervalMs: deps.config.outboxIntervalMs ?? 1_000,
+    finished: { kind: 'request_usage' },
+  });
   const rateLimiter = createDailyRateLimiter({ kv, clock, pricing, requestLog });
   const delegations = createDelegationRegistry({ clock });
   const access = createAccessControl({ accounts, rateLimiter, clock, pricing, delegations });
@@ -161,6 +189,7 @@ export function createAccessModule(deps: AccessModuleDeps): AccessModule {
     accounts,
     usageReader,
     outboxRelay: relay,
+    requestRelay,
     requestLog,
     adminRoutes: async (fastify) => {
       await adminRoutes(fastify, {
@@ -178,19 +207,24 @@ export function createAccessModule(deps: AccessModuleDeps): AccessModule {
       await accounts.init();
       await credits.init();
       await keyCache.start();
-      await bus.ensureTopics([topic]).catch((err: unknown) => {
-        // The relay keeps events pending until the bus accepts them.
-        logger.warn({ err, topic }, 'could not ensure the credit-usage topic');
+      await requestLog.init();
+      await bus.ensureTopics([topic, requestTopic]).catch((err: unknown) => {
+        // The relays keep events pending until the bus accepts them.
+        logger.warn({ err, topics: [topic, requestTopic] }, 'could not ensure the usage topics');
       });
       relay.start();
       unregisterBacklog = registerOutboxBacklog(() => relay.backlog());
       requestLog.start();
+      requestRelay.start();
     },
     async stop() {
       unregisterBacklog();
       await relay.stop();
       await relay.flush();
+      // The log's last flush writes the last reports; the relay then publishes them.
       await requestLog.stop();
+      await requestRelay.stop();
+      await requestRelay.flush();
       await keyCache.stop();
     },
   };

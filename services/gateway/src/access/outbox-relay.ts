@@ -3,10 +3,24 @@
  * publish resolved. A bus outage therefore delays events but never loses them; a crash between
  * publish and mark re-publishes the same event id, which billing dedupes on.
  */
-import type { Clock, DocumentStore, EventBus } from '@subx/ports';
+import type { Clock, Doc, DocumentStore, EventBus, Filter } from '@subx/ports';
 import type { Logger } from './logger.ts';
-import type { ReservationDoc } from './credits.ts';
 import { OUTBOX_COLLECTION } from './credits.ts';
+
+/** What the relay reads of an outbox entry (credit reservations, request-usage reports). */
+export interface OutboxEntry extends Doc {
+  outbox_status: 'none' | 'pending' | 'sent';
+  topic: string | null;
+  /** Bus message key. */
+  key: string | null;
+  /** base64 of the serialized event. */
+  payload: string | null;
+  /** When the pending version was written; an entry rewritten since its publish stays pending. */
+  committed_at: number | null;
+  created_at: number;
+  /** The event's id when it is not the entry's `_id` (an entry rewritten with each new event). */
+  event_id?: string;
+}
 
 export interface OutboxRelay {
   /** Publishes what is pending now; resolves with the number of entries marked sent. Never throws. */
@@ -44,6 +58,11 @@ export interface OutboxRelayOptions {
   retentionMs?: number;
   /** How often the tick prunes. Default 60 s. */
   pruneEveryMs?: number;
+  /**
+   * Which entries are finished apart from being sent (prune). Default: credit reservations whose
+   * hold is settled.
+   */
+  finished?: Filter;
 }
 
 export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
@@ -52,7 +71,8 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const batchSize = options.batchSize ?? 100;
   const retentionMs = options.retentionMs ?? 10 * 60_000;
   const pruneEveryMs = options.pruneEveryMs ?? 60_000;
-  const outbox = store.collection<ReservationDoc>(options.collection ?? OUTBOX_COLLECTION);
+  const outbox = store.collection<OutboxEntry>(options.collection ?? OUTBOX_COLLECTION);
+  const finished: Filter = options.finished ?? { state: { $in: ['committed', 'released'] }, settled: true };
   let running: Promise<number> | undefined;
   let timer: ReturnType<typeof setInterval> | undefined;
   let kicked = false;
@@ -71,13 +91,13 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
         pending.map((doc) => ({
           key: doc.key,
           value: Buffer.from(doc.payload ?? '', 'base64'),
-          headers: { 'x-event-id': doc._id },
+          headers: { 'x-event-id': doc.event_id ?? doc._id },
         })),
       );
       const now = clock.now();
       for (const doc of pending) {
         const result = await outbox.updateOne(
-          { _id: doc._id, outbox_status: 'pending' },
+          { _id: doc._id, outbox_status: 'pending', committed_at: doc.committed_at },
           { $set: { outbox_status: 'sent', sent_at: now } },
         );
         sent += result.modifiedCount;
@@ -130,8 +150,7 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     // Only what can never be needed again: the hold is settled and the event (if any) was sent.
     // Open reservations and pending events are never touched.
     const result = await outbox.deleteMany({
-      state: { $in: ['committed', 'released'] },
-      settled: true,
+      ...finished,
       outbox_status: { $in: ['sent', 'none'] },
       created_at: { $lt: clock.now() - retentionMs },
     });

@@ -1,8 +1,9 @@
 /**
  * Usage reports for the admin API. `UsageReader` is the seam: the billing service's GetUsage
- * (the ledger built from billing.credit-usage.v1) implements it through
- * `createBillingUsageReader`; `createCounterUsageReader` reads the gateway's own KeyValueStore
- * counters so that the route works in embedded mode before billing is wired.
+ * (requests from billing.request-usage.v1, credits from the ledger of billing.credit-usage.v1)
+ * implements it through `createBillingUsageReader`, which `startGateway` wires;
+ * `createCounterUsageReader` reads the gateway's own records (daily_requests, KeyValueStore credit
+ * counters) for an access module that has no billing service (tests, tooling).
  */
 import type { billingV1 } from '@subx/contracts';
 import type { KeyValueStore } from '@subx/ports';

@@ -39,6 +39,7 @@ export interface OperationUsage {
 export interface DailyUsage {
   /** YYYY-MM-DD (UTC). */
   date: string;
+  /** Requests admitted (minus those refunded after a server error), charged or not. */
   requests: bigint;
   credits: bigint;
   operations: OperationUsage[];
@@ -535,7 +536,10 @@ export const GetUsageResponse: MessageFns<GetUsageResponse> = {
   },
 };
 
-/** Read side of the usage ledger kept from billing.credit-usage.v1 events. */
+/**
+ * Read side of billing: credits from the usage ledger kept from billing.credit-usage.v1 events,
+ * request counts from billing.request-usage.v1 (every request the gateways admitted, charged or not).
+ */
 export type BillingServiceService = typeof BillingServiceService;
 export const BillingServiceService = {
   getUsage: {
