@@ -151,24 +151,18 @@ await direct.getTranscript({
   translate: false,
 });
 
+/** One cold single extract of the next video, on the extraction service directly (no bus). */
+const coldSingle = async () => {
+  const [videoId] = nextIds(1);
+  const request = { videoId: videoId!, language: 'en', include: [], forceRefresh: false, translate: false };
+  return (await timed(() => direct.getTranscript(request))).ms;
+};
+
 const singles: number[] = [];
 const batches: number[] = [];
 let failures = 0;
 for (let t = 0; t < TRIALS; t++) {
-  const [id] = nextIds(1);
-  singles.push(
-    (
-      await timed(() =>
-        direct.getTranscript({
-          videoId: id!,
-          language: 'en',
-          include: [],
-          forceRefresh: false,
-          translate: false,
-        }),
-      )
-    ).ms,
-  );
+  singles.push(await coldSingle());
   const { ms, value } = await timed(() => fanOut.run(batchRequest(nextIds(BATCH))));
   failures += value.filter((o) => !o.ok).length;
   batches.push(ms);
@@ -189,8 +183,8 @@ await Promise.all(
 const loadSeconds = (performance.now() - loadStart) / 1000;
 latencies.sort((a, b) => a - b);
 
-/** One cold playlist of 25: the listing, then its videos through the bus (the gateway's path). */
 const listingMs: number[] = [];
+/** One cold playlist of 25: the listing, then its videos through the bus (the gateway's path). */
 async function playlistRun(): Promise<number> {
   const t0 = performance.now();
   const listing = await direct.getPlaylist({ playlistId: PLAYLIST_ID, maxVideos: PLAYLIST_SIZE });
@@ -206,20 +200,7 @@ async function playlistRun(): Promise<number> {
 const playlistTrials: number[] = [];
 const playlistSingles: number[] = [];
 for (let t = 0; t < TRIALS; t++) {
-  const [id] = nextIds(1);
-  playlistSingles.push(
-    (
-      await timed(() =>
-        direct.getTranscript({
-          videoId: id!,
-          language: 'en',
-          include: [],
-          forceRefresh: false,
-          translate: false,
-        }),
-      )
-    ).ms,
-  );
+  playlistSingles.push(await coldSingle());
   playlistTrials.push((await timed(playlistRun)).ms);
 }
 const playlistRatio = median(playlistTrials) / median(playlistSingles);
