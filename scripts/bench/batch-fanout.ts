@@ -12,6 +12,10 @@
  *    not one after another).
  * 2. Load: `clients` concurrent clients each sending `batches` batches of 10 cold videos; end-to-end
  *    latency of FanOut.run (publish → all results back), p50/p99.
+ * 3. Playlist of 25 (issue 15 item 3): the listing (cold, one getPlaylist on an extraction service,
+ *    as the gateway asks the extractor over gRPC) then its 25 cold videos through the bus, against
+ *    the same cold single extract, median over `trials` with p50/p99; then `clients` concurrent
+ *    clients each asking `playlists` playlists, p50/p99. Target: playlist <= 2x a single extract.
  * Caches are cold throughout (transcript TTL 1 ms). The HTTP layer (auth, validation, formatting) is
  * not part of this path; scripts/bench/gateway-extract.ts measures it.
  * Parallelism is bounded by the jobs topic's partitions (a worker handles one job per partition at a
@@ -26,7 +30,7 @@ import {
   createKafkaEventBus,
 } from '@subx/ports';
 import type { EventBus, Subscription } from '@subx/ports';
-import { startFakeYouTube } from '@subx/testing/fake-youtube';
+import { generatePlaylist, startFakeYouTube } from '@subx/testing/fake-youtube';
 import { YouTubeClient, loadYouTubeConfig } from '@subx/youtube';
 import { createExtractionService } from '../../services/extractor/src/extraction-service.ts';
 import { startExtractWorker } from '../../services/extractor/src/jobs/extract-worker.ts';
@@ -44,7 +48,9 @@ const CLIENTS = arg('clients', 10);
 const BATCHES = arg('batches', 10);
 const PARTITIONS = arg('partitions', 64);
 const LATENCY = arg('latency', 200);
+const PLAYLISTS = arg('playlists', 2);
 const BATCH = 10;
+const PLAYLIST_SIZE = 25;
 
 const brokers = process.env.KAFKA_BROKERS?.split(',').filter(Boolean);
 const suffix = randomUUID().slice(0, 8);
@@ -61,7 +67,17 @@ const makeBus = (clientId: string): EventBus =>
   });
 
 const videos = syntheticVideos(200, 'bench');
-const yt = await startFakeYouTube({ routes: videos.routes, latencyMs: LATENCY });
+// A playlist of 25: its listing and, for the ids the listing names (synthv00001...), the videos.
+const PLAYLIST_ID = `PLbench${suffix}`;
+const playlist = generatePlaylist({ playlistId: PLAYLIST_ID, videos: PLAYLIST_SIZE });
+const playlistVideos = syntheticVideos(PLAYLIST_SIZE + 1, 'synthv');
+const yt = await startFakeYouTube({
+  routes: {
+    videos: { ...videos.routes.videos, ...playlistVideos.routes.videos },
+    playlists: { [PLAYLIST_ID]: { inline: playlist.first } },
+  },
+  latencyMs: LATENCY,
+});
 const youtubeConfig = loadYouTubeConfig({ YOUTUBE_BASE_URL: yt.url, YOUTUBE_RETRY_BASE_MS: '1' });
 const clients: YouTubeClient[] = [];
 function coldExtraction() {
@@ -135,24 +151,18 @@ await direct.getTranscript({
   translate: false,
 });
 
+/** One cold single extract of the next video, on the extraction service directly (no bus). */
+const coldSingle = async () => {
+  const [videoId] = nextIds(1);
+  const request = { videoId: videoId!, language: 'en', include: [], forceRefresh: false, translate: false };
+  return (await timed(() => direct.getTranscript(request))).ms;
+};
+
 const singles: number[] = [];
 const batches: number[] = [];
 let failures = 0;
 for (let t = 0; t < TRIALS; t++) {
-  const [id] = nextIds(1);
-  singles.push(
-    (
-      await timed(() =>
-        direct.getTranscript({
-          videoId: id!,
-          language: 'en',
-          include: [],
-          forceRefresh: false,
-          translate: false,
-        }),
-      )
-    ).ms,
-  );
+  singles.push(await coldSingle());
   const { ms, value } = await timed(() => fanOut.run(batchRequest(nextIds(BATCH))));
   failures += value.filter((o) => !o.ok).length;
   batches.push(ms);
@@ -173,6 +183,38 @@ await Promise.all(
 const loadSeconds = (performance.now() - loadStart) / 1000;
 latencies.sort((a, b) => a - b);
 
+const listingMs: number[] = [];
+/** One cold playlist of 25: the listing, then its videos through the bus (the gateway's path). */
+async function playlistRun(): Promise<number> {
+  const t0 = performance.now();
+  const listing = await direct.getPlaylist({ playlistId: PLAYLIST_ID, maxVideos: PLAYLIST_SIZE });
+  listingMs.push(performance.now() - t0);
+  if (listing.videoIds.length !== PLAYLIST_SIZE) {
+    throw new Error(`the listing named ${listing.videoIds.length} videos, not ${PLAYLIST_SIZE}`);
+  }
+  const outcomes = await fanOut.run(batchRequest(listing.videoIds));
+  const failed = outcomes.filter((o) => !o.ok).length;
+  failures += failed;
+  return failed;
+}
+const playlistTrials: number[] = [];
+const playlistSingles: number[] = [];
+for (let t = 0; t < TRIALS; t++) {
+  playlistSingles.push(await coldSingle());
+  playlistTrials.push((await timed(playlistRun)).ms);
+}
+const playlistRatio = median(playlistTrials) / median(playlistSingles);
+// The breakdown of the trials: the listing's part, the rest is the 25 videos through the bus.
+const trialListing = median(listingMs);
+const playlistLoad: number[] = [];
+await Promise.all(
+  Array.from({ length: CLIENTS }, async () => {
+    for (let p = 0; p < PLAYLISTS; p++) playlistLoad.push((await timed(playlistRun)).ms);
+  }),
+);
+playlistLoad.sort((a, b) => a - b);
+const sortedTrials = [...playlistTrials].sort((a, b) => a - b);
+
 const fmt = (ms: number) => `${ms.toFixed(0)} ms`;
 console.log(
   `bus: ${brokers ? `Kafka ${brokers.join(',')}` : 'IN-PROCESS (KAFKA_BROKERS unset)'}; jobs topic partitions: ${PARTITIONS}; 2 workers; fake YouTube latency ${LATENCY} ms per request`,
@@ -187,6 +229,19 @@ console.log(`ratio batch/single: ${ratio.toFixed(2)} (target < 3)`);
 console.log(
   `load: ${CLIENTS} clients x ${BATCHES} batches of ${BATCH}: p50 ${fmt(percentile(latencies, 50))}, p99 ${fmt(percentile(latencies, 99))}, max ${fmt(latencies.at(-1)!)}; ${(latencies.length / loadSeconds).toFixed(1)} batches/s`,
 );
+console.log(
+  `playlist of ${PLAYLIST_SIZE} (cold listing + videos via bus): median ${fmt(median(playlistTrials))}, p50 ${fmt(percentile(sortedTrials, 50))}, p99 ${fmt(percentile(sortedTrials, 99))}  [${playlistTrials.map(fmt).join(', ')}]; single extract in the same trials: median ${fmt(median(playlistSingles))}`,
+);
+console.log(
+  `  of which the listing: median ${fmt(trialListing)}; the 25 videos via bus: ${fmt(median(playlistTrials) - trialListing)} ` +
+    `(${((median(playlistTrials) - trialListing) / median(playlistSingles)).toFixed(2)}x a single extract)`,
+);
+console.log(
+  `ratio playlist/single: ${playlistRatio.toFixed(2)} (target <= 2: ${playlistRatio <= 2 ? 'met' : 'NOT met'})`,
+);
+console.log(
+  `playlist load: ${CLIENTS} clients x ${PLAYLISTS} playlists of ${PLAYLIST_SIZE}: p50 ${fmt(percentile(playlistLoad, 50))}, p99 ${fmt(percentile(playlistLoad, 99))}, max ${fmt(playlistLoad.at(-1)!)}`,
+);
 console.log(`failed items: ${failures}; gateway stats: ${JSON.stringify(fanOut.stats())}`);
 
 await fanOut.stop();
@@ -194,4 +249,4 @@ await Promise.all(workers.map((w) => w.stop()));
 await Promise.all(buses.map((b) => b.close()));
 await Promise.all(clients.map((c) => c.close()));
 await yt.close();
-process.exitCode = ratio < 3 && failures === 0 ? 0 : 1;
+process.exitCode = ratio < 3 && playlistRatio <= 2 && failures === 0 ? 0 : 1;

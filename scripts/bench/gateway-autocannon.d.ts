@@ -7,6 +7,14 @@ declare module 'autocannon' {
     duration?: number;
     headers?: Record<string, string>;
     body?: string;
+    /** Each connection goes round these; setupRequest may change a request before it is sent. */
+    requests?: { setupRequest?: (request: RequestParams) => RequestParams }[];
+  }
+  interface RequestParams {
+    method?: string;
+    path?: string;
+    headers?: Record<string, string>;
+    body?: string;
   }
   interface Histogram {
     average: number;

@@ -9,6 +9,7 @@ import {
   boolEnv,
   csv,
   port,
+  nonNegativeInt,
   positiveInt,
   redactConfig as redact,
   loadConfig as parse,
@@ -60,6 +61,13 @@ export const ConfigSchema = z.object({
   /** Topics of batch/playlist jobs and their results (the extractor's, docs/events.md). */
   EXTRACT_JOBS_TOPIC: z.string().trim().min(1).default('extract.jobs.v1'),
   EXTRACT_RESULTS_TOPIC: z.string().trim().min(1).default('extract.results.v1'),
+  /**
+   * The micro-cache of recent extract answers (src/extract-cache.ts): how long an answer is served
+   * from this process without asking the extractor, and the memory it may hold. 0 disables it.
+   * The TTL bounds how stale a replica can be after another one's force_refresh.
+   */
+  EXTRACT_CACHE_TTL_MS: nonNegativeInt.default(30_000),
+  EXTRACT_CACHE_MAX_BYTES: nonNegativeInt.default(64 * 1024 * 1024),
   /** Honour X-Forwarded-For for the client IP (only behind a trusted proxy). */
   TRUST_PROXY: boolEnv.default(false),
   SHUTDOWN_TIMEOUT_MS: positiveInt.default(10_000),

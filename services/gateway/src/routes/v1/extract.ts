@@ -1,8 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CONTENT_TYPES } from '@subx/formats';
 import type { OutputFormat } from '@subx/formats';
+import { countCacheLookup } from '@subx/service-kit';
 import { rateLimitBody } from '../../access/rate-limit.ts';
 import { extractPrice } from '../../access/pricing.ts';
+import { completeJsonBody, createExtractCache, jsonHead } from '../../extract-cache.ts';
+import type { CachedExtract, ExtractCacheKey } from '../../extract-cache.ts';
 import { documentFor, metadataJson, subtitleTypeName, transcriptBody } from '../../mappers.ts';
 import type { IncludeField } from '../../schemas/common.ts';
 import { operationById } from '../../schemas/operations.ts';
@@ -10,6 +13,9 @@ import { videoIdOf } from '../../video-urls.ts';
 import { routeOptions } from './context.ts';
 import type { RouteRegistrar } from './context.ts';
 import { admissionOf, withReservation } from './credits.ts';
+
+/** `subx_cache_requests_total{cache="extract_response"}`. */
+const CACHE_NAME = 'extract_response';
 
 interface ExtractBody {
   url: string;
@@ -21,15 +27,26 @@ interface ExtractBody {
   translate: boolean;
 }
 
+const JSON_TYPE = 'application/json; charset=utf-8';
+
 export const registerExtract: RouteRegistrar = (app, ctx) => {
   const spec = operationById('extract');
-  const { backends, credits, clock } = ctx.deps;
+  const { backends, credits, clock, config } = ctx.deps;
+  const cache = createExtractCache({
+    ttlMs: config.EXTRACT_CACHE_TTL_MS,
+    maxBytes: config.EXTRACT_CACHE_MAX_BYTES,
+    clock,
+  });
 
-  async function extract(request: FastifyRequest, reply: FastifyReply, body: ExtractBody) {
-    const videoId = videoIdOf(body.url);
+  /** The answer from the extractor, rendered; stored for the next request unless it has no time. */
+  async function fetchRendered(
+    request: FastifyRequest,
+    body: ExtractBody,
+    key: ExtractCacheKey,
+  ): Promise<CachedExtract> {
     const transcript = await backends.extractor.getTranscript(
       {
-        videoId,
+        videoId: key.videoId,
         language: body.language,
         include: body.include,
         forceRefresh: body.force_refresh,
@@ -38,22 +55,48 @@ export const registerExtract: RouteRegistrar = (app, ctx) => {
       { requestId: request.id },
     );
     if (body.format !== 'json') {
-      return reply
-        .type(CONTENT_TYPES[body.format])
-        .send(documentFor(body.format, transcript, body.include_timestamps));
+      const document = documentFor(body.format, transcript, body.include_timestamps);
+      const rendered = { contentType: CONTENT_TYPES[body.format], payload: document };
+      cache?.set(key, rendered);
+      return rendered;
     }
-    return {
-      video_id: transcript.videoId || videoId,
-      metadata: metadataJson(transcript.metadata, body.include),
-      language: transcript.language,
-      subtitle_type: subtitleTypeName(transcript.subtitleType),
-      ...transcriptBody(transcript, body.include_timestamps),
-      cached: transcript.cached,
-      extracted_at: transcript.fetchedAt || new Date(clock.now()).toISOString(),
-      ...(transcript.translatedFrom ? { translated_from: transcript.translatedFrom } : {}),
-      rate_limit: rateLimitBody(admissionOf(request).rateLimit),
-      request_id: request.id,
+    const head = (cached: boolean) =>
+      jsonHead({
+        video_id: transcript.videoId || key.videoId,
+        metadata: metadataJson(transcript.metadata, body.include),
+        language: transcript.language,
+        subtitle_type: subtitleTypeName(transcript.subtitleType),
+        ...transcriptBody(transcript, body.include_timestamps),
+        cached,
+        extracted_at: transcript.fetchedAt || new Date(clock.now()).toISOString(),
+        ...(transcript.translatedFrom ? { translated_from: transcript.translatedFrom } : {}),
+      });
+    const rendered = { contentType: JSON_TYPE, payload: head(transcript.cached) };
+    // Without the extractor's fetch time the answer would carry this request's time; such an
+    // answer is not kept. A hit is an answer from a cache: `cached: true`, like the extractor's.
+    if (cache && transcript.fetchedAt) {
+      cache.set(key, transcript.cached ? rendered : { contentType: JSON_TYPE, payload: head(true) });
+    }
+    return rendered;
+  }
+
+  async function extract(request: FastifyRequest, reply: FastifyReply, body: ExtractBody) {
+    const key: ExtractCacheKey = {
+      videoId: videoIdOf(body.url),
+      language: body.language,
+      include: body.include,
+      translate: body.translate,
+      format: body.format,
+      includeTimestamps: body.include_timestamps,
     };
+    // force_refresh skips the lookup; its fresh answer replaces the entry.
+    let rendered = cache && !body.force_refresh ? cache.get(key) : undefined;
+    if (cache && !body.force_refresh) countCacheLookup(CACHE_NAME, rendered !== undefined);
+    rendered ??= await fetchRendered(request, body, key);
+    // Returned, not sent: a priced extract commits its reservation before the answer goes out.
+    reply.type(rendered.contentType);
+    if (body.format !== 'json') return rendered.payload;
+    return completeJsonBody(rendered.payload, rateLimitBody(admissionOf(request).rateLimit), request.id);
   }
 
   app.post<{ Body: ExtractBody }>(spec.path, routeOptions(ctx, spec), async (request, reply) => {

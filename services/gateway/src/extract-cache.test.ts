@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import { ManualClock } from '@subx/ports';
+import { completeJsonBody, createExtractCache, jsonHead } from './extract-cache.ts';
+import type { ExtractCacheKey } from './extract-cache.ts';
+
+const key = (videoId: string, overrides: Partial<ExtractCacheKey> = {}): ExtractCacheKey => ({
+  videoId,
+  language: 'en',
+  include: [],
+  translate: false,
+  format: 'json',
+  includeTimestamps: true,
+  ...overrides,
+});
+const json = (payload: string) => ({ contentType: 'application/json; charset=utf-8', payload });
+
+describe('extract micro-cache', () => {
+  it('is off when the byte cap or the TTL is 0', () => {
+    const clock = new ManualClock(0);
+    expect(createExtractCache({ ttlMs: 0, maxBytes: 1000, clock })).toBeUndefined();
+    expect(createExtractCache({ ttlMs: 1000, maxBytes: 0, clock })).toBeUndefined();
+  });
+
+  it('serves an entry until its TTL, never after', () => {
+    const clock = new ManualClock(1_000_000);
+    const cache = createExtractCache({ ttlMs: 30_000, maxBytes: 1 << 20, clock })!;
+    cache.set(key('aaaaaaaaaaa'), json('{"a":1'));
+    clock.advance(29_999);
+    expect(cache.get(key('aaaaaaaaaaa'))?.payload).toBe('{"a":1');
+    clock.advance(2);
+    expect(cache.get(key('aaaaaaaaaaa'))).toBeUndefined();
+    expect(cache.stats().entries).toBe(0);
+  });
+
+  it('keeps every field that changes the bytes in the key', () => {
+    const cache = createExtractCache({ ttlMs: 1000, maxBytes: 1 << 20, clock: new ManualClock(0) })!;
+    cache.set(key('aaaaaaaaaaa'), json('base'));
+    const variants: Partial<ExtractCacheKey>[] = [
+      { language: 'fr' },
+      { include: ['tags'] },
+      { translate: true },
+      { format: 'srt' },
+      { includeTimestamps: false },
+    ];
+    for (const v of variants) expect(cache.get(key('aaaaaaaaaaa', v)), JSON.stringify(v)).toBeUndefined();
+    expect(cache.get(key('bbbbbbbbbbb'))).toBeUndefined();
+    expect(cache.get(key('aaaaaaaaaaa'))?.payload).toBe('base');
+  });
+
+  it('holds no more than its byte cap, dropping the least recently used first', () => {
+    const maxBytes = 50_000;
+    const cache = createExtractCache({ ttlMs: 60_000, maxBytes, clock: new ManualClock(0) })!;
+    const payload = 'x'.repeat(5_000); // about 10 KB each as counted (UTF-16)
+    for (let i = 0; i < 4; i++) cache.set(key(`video${i}`.padEnd(11, '0')), json(payload));
+    // Touch the first so the second becomes the least recently used.
+    expect(cache.get(key('video0'.padEnd(11, '0')))).toBeDefined();
+    for (let i = 4; i < 20; i++) {
+      cache.set(key(`video${i}`.padEnd(11, '0')), json(payload));
+      expect(cache.stats().bytes).toBeLessThanOrEqual(maxBytes);
+    }
+    expect(cache.stats().entries).toBe(4);
+    expect(cache.get(key('video1'.padEnd(11, '0')))).toBeUndefined();
+    expect(cache.get(key('video19'.padEnd(11, '0')))).toBeDefined();
+  });
+
+  it('does not store an entry larger than the cap', () => {
+    const cache = createExtractCache({ ttlMs: 60_000, maxBytes: 1_000, clock: new ManualClock(0) })!;
+    cache.set(key('aaaaaaaaaaa'), json('y'.repeat(1_000)));
+    expect(cache.get(key('aaaaaaaaaaa'))).toBeUndefined();
+    expect(cache.stats()).toEqual({ entries: 0, bytes: 0 });
+  });
+
+  it('head + per-request tail are the bytes JSON.stringify gives for the whole body', () => {
+    const rest = {
+      video_id: 'aaaaaaaaaaa',
+      metadata: { title: 'Ünïcödé "quoted" \\ \u2028 😀', tags: ['a', 'b'] },
+      subtitles: [{ text: 'line\nbreak\t<b>', start: 0.1, duration: 1e-7 }],
+      cached: true,
+      extracted_at: '2026-03-10T11:00:00.000Z',
+    };
+    const rateLimit = { limit: 100, remaining: 7, reset: 1773187200, reset_at: '2026-03-11T00:00:00.000Z' };
+    const requestId = 'req_"odd"\\id';
+    expect(completeJsonBody(jsonHead(rest), rateLimit, requestId)).toBe(
+      JSON.stringify({ ...rest, rate_limit: rateLimit, request_id: requestId }),
+    );
+  });
+});
