@@ -287,7 +287,7 @@ export function registerOutboxBacklog(source: () => Promise<OutboxBacklog>): () 
   outboxRead = undefined;
   gauge(
     'subx_outbox_pending',
-    'Outbox entries (credit-usage events) committed but not yet published.',
+    'Outbox entries (credit-usage events and request-usage reports) committed but not yet published.',
     [],
     async function () {
       const backlog = await readOutbox();

@@ -213,7 +213,15 @@ export function createAccessModule(deps: AccessModuleDeps): AccessModule {
         logger.warn({ err, topics: [topic, requestTopic] }, 'could not ensure the usage topics');
       });
       relay.start();
-      unregisterBacklog = registerOutboxBacklog(() => relay.backlog());
+      // One backlog for both outboxes (credit-usage events, request-usage reports): what the
+      // SubxOutboxBacklogOld alert watches is "usage not yet on the bus", whichever kind.
+      unregisterBacklog = registerOutboxBacklog(async () => {
+        const [charges, reports] = await Promise.all([relay.backlog(), requestRelay.backlog()]);
+        return {
+          pending: charges.pending + reports.pending,
+          oldestAgeSeconds: Math.max(charges.oldestAgeSeconds, reports.oldestAgeSeconds),
+        };
+      });
       requestLog.start();
       requestRelay.start();
     },
