@@ -63,6 +63,22 @@ export function describeEventBusContract(
       return topic;
     };
 
+    /** Collects the topic's dead letters (a group of its own, from the beginning). */
+    const deadLettersOf = async (topic: string): Promise<DeliveredMessage[]> => {
+      const dead: DeliveredMessage[] = [];
+      await subscribe({
+        groupId: uniqueGroup(),
+        topics: [dlqTopic(topic)],
+        fromBeginning: true,
+        handler: async (m) => void dead.push(m),
+      });
+      return dead;
+    };
+
+    /** The group's lag on the topic, as the bus reports it to its observer. */
+    const lagOf = async (groupId: string, topic: string): Promise<number | undefined> =>
+      (await seen.lag!()).find((l) => l.groupId === groupId && l.topic === topic)?.lag;
+
     // What the bus reported to its observer during the test.
     let seen: {
       published: string[];
@@ -284,13 +300,7 @@ export function describeEventBusContract(
       const topic = await newTopic();
       const poisonSeen: DeliveredMessage[] = [];
       const good: string[] = [];
-      const dead: DeliveredMessage[] = [];
-      await subscribe({
-        groupId: uniqueGroup(),
-        topics: [dlqTopic(topic)],
-        fromBeginning: true,
-        handler: async (m) => void dead.push(m),
-      });
+      const dead = await deadLettersOf(topic);
       await subscribe({
         groupId: uniqueGroup(),
         topics: [topic],
@@ -366,16 +376,22 @@ export function describeEventBusContract(
       expect(seen.deadLettered).toEqual([`${topic} ${groupId}`]);
 
       // Lag: nothing behind once everything is committed, then two behind while the group is away.
-      const lagOf = async () =>
-        (await seen.lag!()).find((l) => l.groupId === groupId && l.topic === topic)?.lag;
       expect(seen.lag).toBeDefined();
-      await waitFor(async () => (await lagOf()) === 0, { timeoutMs, intervalMs: 50, message: 'lag 0' });
+      await waitFor(async () => (await lagOf(groupId, topic)) === 0, {
+        timeoutMs,
+        intervalMs: 50,
+        message: 'lag 0',
+      });
       await subscription.stop();
       await bus.publish(topic, [
         { key: 'a', value: encode('later 1') },
         { key: 'b', value: encode('later 2') },
       ]);
-      await waitFor(async () => (await lagOf()) === 2, { timeoutMs, intervalMs: 50, message: 'lag 2' });
+      await waitFor(async () => (await lagOf(groupId, topic)) === 2, {
+        timeoutMs,
+        intervalMs: 50,
+        message: 'lag 2',
+      });
     });
 
     it('stop() waits for the in-flight handler and commits its message', async () => {
@@ -519,9 +535,11 @@ export function describeEventBusContract(
         // The slow one comes again; the later ones may (the commit stayed before the slow one).
         expect(redelivered[0]).toBe('slow');
         expect(redelivered.filter((v) => v === 'slow')).toHaveLength(1);
-        const lagOf = async () =>
-          (await seen.lag!()).find((l) => l.groupId === groupId && l.topic === topic)?.lag;
-        await waitFor(async () => (await lagOf()) === 0, { timeoutMs, intervalMs: 50, message: 'lag 0' });
+        await waitFor(async () => (await lagOf(groupId, topic)) === 0, {
+          timeoutMs,
+          intervalMs: 50,
+          message: 'lag 0',
+        });
       });
 
       it('retries a failing message while later ones succeed, dead-letters it, and only then commits past it', async () => {
@@ -531,13 +549,7 @@ export function describeEventBusContract(
         releaseOnCleanup.push(() => gate.resolve());
         const poisonAttempts: number[] = [];
         const good: string[] = [];
-        const dead: DeliveredMessage[] = [];
-        await subscribe({
-          groupId: uniqueGroup(),
-          topics: [dlqTopic(topic)],
-          fromBeginning: true,
-          handler: async (m) => void dead.push(m),
-        });
+        const dead = await deadLettersOf(topic);
         await subscribe({
           groupId,
           topics: [topic],
@@ -557,10 +569,8 @@ export function describeEventBusContract(
           () => good.length === 2 && poisonAttempts.length === 2,
           'the later ones around the retries',
         );
-        const lagOf = async () =>
-          (await seen.lag!()).find((l) => l.groupId === groupId && l.topic === topic)?.lag;
         // Nothing committed while the first message is unfinished, though the later ones are done.
-        expect(await lagOf()).toBe(3);
+        expect(await lagOf(groupId, topic)).toBe(3);
         expect(dead).toEqual([]);
 
         gate.resolve();
@@ -568,7 +578,11 @@ export function describeEventBusContract(
         expect(poisonAttempts).toEqual([1, 2, 3]);
         expect(decode(dead[0]!.value)).toBe('poison');
         expect(dead[0]!.headers['x-original-offset']).toBe('0');
-        await waitFor(async () => (await lagOf()) === 0, { timeoutMs, intervalMs: 50, message: 'lag 0' });
+        await waitFor(async () => (await lagOf(groupId, topic)) === 0, {
+          timeoutMs,
+          intervalMs: 50,
+          message: 'lag 0',
+        });
         expect([...good].sort()).toEqual(['good-1', 'good-2']);
       });
     });

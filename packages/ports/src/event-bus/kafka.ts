@@ -639,31 +639,22 @@ export function createKafkaEventBus(options: KafkaEventBusOptions): KafkaEventBu
     // kafkajs restarts a crashed consumer only when the error is one of its retriable ones; an
     // error of ours (a DLQ publish that timed out, a failed offset lookup) would stop the member
     // for good. Nothing committed past the message, so re-reading it after the restart is safe.
-    const runConfig =
-      perPartition === 1
-        ? {
-            autoCommit: false,
-            partitionsConsumedConcurrently: partitionsAtOnce,
-            eachMessage: async (payload: EachMessagePayload) => {
-              try {
-                await consume(payload);
-              } catch (error) {
-                throw asKafkaRetriable(error);
-              }
-            },
-          }
-        : {
-            autoCommit: false,
-            partitionsConsumedConcurrently: partitionsAtOnce,
-            eachBatchAutoResolve: false,
-            eachBatch: async (payload: EachBatchPayload) => {
-              try {
-                await consumeBatch(payload);
-              } catch (error) {
-                throw asKafkaRetriable(error);
-              }
-            },
-          };
+    const retriableFor =
+      <P>(consumeOne: (payload: P) => Promise<void>) =>
+      async (payload: P): Promise<void> => {
+        try {
+          await consumeOne(payload);
+        } catch (error) {
+          throw asKafkaRetriable(error);
+        }
+      };
+    const runConfig = {
+      autoCommit: false,
+      partitionsConsumedConcurrently: partitionsAtOnce,
+      ...(perPartition === 1
+        ? { eachMessage: retriableFor(consume) }
+        : { eachBatchAutoResolve: false, eachBatch: retriableFor(consumeBatch) }),
+    };
     await consumer.run(runConfig);
     try {
       await withTimeout(joined, joinTimeoutMs, `consumer group ${groupId} join`);
