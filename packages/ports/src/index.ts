@@ -15,6 +15,7 @@ export {
   type KafkaEventBusOptions,
 } from './event-bus/kafka.ts';
 export type { RetryBackoff } from './event-bus/shared.ts';
+export { MAX_UNCOMMITTED_SPAN } from './event-bus/shared.ts';
 export { createInMemoryDocumentStore } from './document-store/in-memory.ts';
 export {
   createMongoDocumentStore,

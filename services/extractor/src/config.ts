@@ -9,6 +9,7 @@ import {
   metricsPort,
 } from '@subx/service-kit';
 import { z } from 'zod';
+import { DEFAULT_EXTRACT_WORKER_CONCURRENCY } from './jobs/extract-worker.ts';
 
 /**
  * Environment of the extractor service. The YouTube client reads its own YOUTUBE_* variables
@@ -35,8 +36,15 @@ export const ConfigSchema = z.object({
     .enum(['true', 'false', '1', '0'])
     .default('true')
     .transform((v) => v === 'true' || v === '1'),
-  /** Consumer-group members per process: one job per partition at a time each (docs/events.md). */
+  /** Consumer-group members per process (docs/events.md). */
   EXTRACT_WORKER_MEMBERS: z.coerce.number().int().min(1).max(64).default(4),
+  /** Jobs one member runs at once, several of one partition included (docs/events.md). */
+  EXTRACT_WORKER_CONCURRENCY: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(256)
+    .default(DEFAULT_EXTRACT_WORKER_CONCURRENCY),
   TRANSCRIPT_CACHE_TTL_MS: durationMs.default(24 * 60 * 60 * 1000),
   VALIDATE_CACHE_TTL_MS: durationMs.default(60 * 60 * 1000),
   PLAYLIST_CACHE_TTL_MS: durationMs.default(10 * 60 * 1000),

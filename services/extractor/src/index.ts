@@ -77,6 +77,7 @@ export async function startExtractorService(
       clock,
       groupId: config.KAFKA_GROUP_ID,
       members: config.EXTRACT_WORKER_MEMBERS,
+      concurrency: config.EXTRACT_WORKER_CONCURRENCY,
       topic: config.EXTRACT_JOBS_TOPIC,
       resultsTopic: config.EXTRACT_RESULTS_TOPIC,
     });
@@ -88,7 +89,7 @@ export async function startExtractorService(
   return {
     port: server.port,
     async stop(timeoutMs = config.SHUTDOWN_TIMEOUT_MS) {
-      // Stop taking jobs first (the in-flight one finishes and commits), then the gRPC intake.
+      // Stop taking jobs first (the in-flight ones finish and commit), then the gRPC intake.
       await worker?.stop();
       await server.shutdown(timeoutMs);
     },

@@ -63,6 +63,22 @@ export function describeEventBusContract(
       return topic;
     };
 
+    /** Collects the topic's dead letters (a group of its own, from the beginning). */
+    const deadLettersOf = async (topic: string): Promise<DeliveredMessage[]> => {
+      const dead: DeliveredMessage[] = [];
+      await subscribe({
+        groupId: uniqueGroup(),
+        topics: [dlqTopic(topic)],
+        fromBeginning: true,
+        handler: async (m) => void dead.push(m),
+      });
+      return dead;
+    };
+
+    /** The group's lag on the topic, as the bus reports it to its observer. */
+    const lagOf = async (groupId: string, topic: string): Promise<number | undefined> =>
+      (await seen.lag!()).find((l) => l.groupId === groupId && l.topic === topic)?.lag;
+
     // What the bus reported to its observer during the test.
     let seen: {
       published: string[];
@@ -284,13 +300,7 @@ export function describeEventBusContract(
       const topic = await newTopic();
       const poisonSeen: DeliveredMessage[] = [];
       const good: string[] = [];
-      const dead: DeliveredMessage[] = [];
-      await subscribe({
-        groupId: uniqueGroup(),
-        topics: [dlqTopic(topic)],
-        fromBeginning: true,
-        handler: async (m) => void dead.push(m),
-      });
+      const dead = await deadLettersOf(topic);
       await subscribe({
         groupId: uniqueGroup(),
         topics: [topic],
@@ -366,16 +376,22 @@ export function describeEventBusContract(
       expect(seen.deadLettered).toEqual([`${topic} ${groupId}`]);
 
       // Lag: nothing behind once everything is committed, then two behind while the group is away.
-      const lagOf = async () =>
-        (await seen.lag!()).find((l) => l.groupId === groupId && l.topic === topic)?.lag;
       expect(seen.lag).toBeDefined();
-      await waitFor(async () => (await lagOf()) === 0, { timeoutMs, intervalMs: 50, message: 'lag 0' });
+      await waitFor(async () => (await lagOf(groupId, topic)) === 0, {
+        timeoutMs,
+        intervalMs: 50,
+        message: 'lag 0',
+      });
       await subscription.stop();
       await bus.publish(topic, [
         { key: 'a', value: encode('later 1') },
         { key: 'b', value: encode('later 2') },
       ]);
-      await waitFor(async () => (await lagOf()) === 2, { timeoutMs, intervalMs: 50, message: 'lag 2' });
+      await waitFor(async () => (await lagOf(groupId, topic)) === 2, {
+        timeoutMs,
+        intervalMs: 50,
+        message: 'lag 2',
+      });
     });
 
     it('stop() waits for the in-flight handler and commits its message', async () => {
@@ -402,6 +418,173 @@ export function describeEventBusContract(
       await bus.publish(topic, [{ key: 'k', value: encode('marker') }]);
       await until(() => later.includes('marker'), 'the marker on the next member');
       expect(later).toEqual(['marker']);
+    });
+
+    describe('perPartitionConcurrency', () => {
+      /** Messages with one key: one partition. */
+      const sameKey = (values: readonly string[]) => values.map((v) => ({ key: 'one', value: encode(v) }));
+
+      it('rejects a concurrency that is not a positive integer', async () => {
+        const topic = await newTopic();
+        const handler = async () => undefined;
+        for (const bad of [0, -1, 1.5, Number.NaN]) {
+          await expect(
+            bus.subscribe({ groupId: uniqueGroup(), topics: [topic], handler, perPartitionConcurrency: bad }),
+          ).rejects.toThrow(/perPartitionConcurrency must be a positive integer/);
+          await expect(
+            bus.subscribe({ groupId: uniqueGroup(), topics: [topic], handler, maxInFlight: bad }),
+          ).rejects.toThrow(/maxInFlight must be a positive integer/);
+        }
+      });
+
+      it('overlaps slow handlers of one partition; stop() waits for all of them and commits them', async () => {
+        const topic = await newTopic();
+        const groupId = uniqueGroup();
+        const release = deferred();
+        releaseOnCleanup.push(() => release.resolve());
+        const started: string[] = [];
+        const finished: string[] = [];
+        let running = 0;
+        let mostAtOnce = 0;
+        const member = await subscribe({
+          groupId,
+          topics: [topic],
+          perPartitionConcurrency: 4,
+          handler: async (m) => {
+            started.push(decode(m.value));
+            mostAtOnce = Math.max(mostAtOnce, ++running);
+            await release.promise;
+            running--;
+            finished.push(decode(m.value));
+          },
+        });
+        const values = ['s0', 's1', 's2', 's3'];
+        await bus.publish(topic, sameKey(values));
+        // All four of one partition running at once, none finished.
+        await until(() => started.length === 4, 'four handlers running at once');
+        expect(mostAtOnce).toBe(4);
+        expect(finished).toEqual([]);
+
+        const stopping = member.stop();
+        setTimeout(() => release.resolve(), 100);
+        await stopping;
+        expect([...finished].sort()).toEqual(values);
+
+        const later: string[] = [];
+        await subscribe({ groupId, topics: [topic], handler: async (m) => void later.push(decode(m.value)) });
+        await bus.publish(topic, sameKey(['marker']));
+        await until(() => later.includes('marker'), 'the marker on the next member');
+        expect(later).toEqual(['marker']);
+      });
+
+      it('keeps at most maxInFlight messages of a member in flight', async () => {
+        const topic = await newTopic();
+        const release = deferred();
+        releaseOnCleanup.push(() => release.resolve());
+        const started: string[] = [];
+        const done: string[] = [];
+        await subscribe({
+          groupId: uniqueGroup(),
+          topics: [topic],
+          perPartitionConcurrency: 4,
+          maxInFlight: 2,
+          handler: async (m) => {
+            started.push(decode(m.value));
+            await release.promise;
+            done.push(decode(m.value));
+          },
+        });
+        await bus.publish(topic, sameKey(['c0', 'c1', 'c2', 'c3']));
+        await until(() => started.length === 2, 'two handlers running');
+        // Given time, a third does not start while two run.
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        expect(started).toEqual(['c0', 'c1']);
+        release.resolve();
+        await until(() => done.length === 4, 'all four handled');
+      });
+
+      it('never commits past an unfinished message: after a crash it is redelivered, nothing lost', async () => {
+        const topic = await newTopic();
+        const groupId = uniqueGroup();
+        const neverEnds = deferred();
+        releaseOnCleanup.push(() => neverEnds.resolve());
+        const firstDone: string[] = [];
+        const crashing = await subscribe({
+          groupId,
+          topics: [topic],
+          perPartitionConcurrency: 4,
+          handler: async (m) => {
+            if (decode(m.value) === 'slow') await neverEnds.promise;
+            firstDone.push(decode(m.value));
+          },
+        });
+        await bus.publish(topic, sameKey(['slow', 'fast-1', 'fast-2', 'fast-3']));
+        await until(() => firstDone.length === 3, 'the three later messages handled around the slow one');
+        expect([...firstDone].sort()).toEqual(['fast-1', 'fast-2', 'fast-3']);
+        await crashing.crash();
+
+        const redelivered: string[] = [];
+        await subscribe({
+          groupId,
+          topics: [topic],
+          perPartitionConcurrency: 4,
+          handler: async (m) => void redelivered.push(decode(m.value)),
+        });
+        await bus.publish(topic, sameKey(['marker']));
+        await until(() => redelivered.includes('slow') && redelivered.includes('marker'), 'slow and marker');
+        // The slow one comes again; the later ones may (the commit stayed before the slow one).
+        expect(redelivered[0]).toBe('slow');
+        expect(redelivered.filter((v) => v === 'slow')).toHaveLength(1);
+        await waitFor(async () => (await lagOf(groupId, topic)) === 0, {
+          timeoutMs,
+          intervalMs: 50,
+          message: 'lag 0',
+        });
+      });
+
+      it('retries a failing message while later ones succeed, dead-letters it, and only then commits past it', async () => {
+        const topic = await newTopic();
+        const groupId = uniqueGroup();
+        const gate = deferred();
+        releaseOnCleanup.push(() => gate.resolve());
+        const poisonAttempts: number[] = [];
+        const good: string[] = [];
+        const dead = await deadLettersOf(topic);
+        await subscribe({
+          groupId,
+          topics: [topic],
+          perPartitionConcurrency: 4,
+          maxAttempts: 3,
+          handler: async (m) => {
+            const value = decode(m.value);
+            if (value !== 'poison') return void good.push(value);
+            poisonAttempts.push(m.attempt);
+            // Held at its second attempt until the later messages are checked.
+            if (m.attempt === 2) await gate.promise;
+            throw new Error('cannot parse poison');
+          },
+        });
+        await bus.publish(topic, sameKey(['poison', 'good-1', 'good-2']));
+        await until(
+          () => good.length === 2 && poisonAttempts.length === 2,
+          'the later ones around the retries',
+        );
+        // Nothing committed while the first message is unfinished, though the later ones are done.
+        expect(await lagOf(groupId, topic)).toBe(3);
+        expect(dead).toEqual([]);
+
+        gate.resolve();
+        await until(() => dead.length === 1, 'the dead letter');
+        expect(poisonAttempts).toEqual([1, 2, 3]);
+        expect(decode(dead[0]!.value)).toBe('poison');
+        expect(dead[0]!.headers['x-original-offset']).toBe('0');
+        await waitFor(async () => (await lagOf(groupId, topic)) === 0, {
+          timeoutMs,
+          intervalMs: 50,
+          message: 'lag 0',
+        });
+        expect([...good].sort()).toEqual(['good-1', 'good-2']);
+      });
     });
   });
 }

@@ -9,7 +9,14 @@ import {
   type EventBus,
   type SubscribeOptions,
 } from './port.ts';
-import { backoffDelay, deadLetterErrorMessage, stableHash, type RetryBackoff } from './shared.ts';
+import {
+  MAX_UNCOMMITTED_SPAN,
+  backoffDelay,
+  concurrencyOf,
+  deadLetterErrorMessage,
+  stableHash,
+  type RetryBackoff,
+} from './shared.ts';
 
 export interface InProcessEventBusOptions {
   /** Partitions per topic. Default 3 (same as the Kafka adapter). */
@@ -34,17 +41,22 @@ interface Topic {
   nextRoundRobin: number;
 }
 
-/** Per (group, topic, partition): the committed offset and who, if anyone, is working on it. */
+/** Per (group, topic, partition): the committed offset and who is working on which message. */
 interface PartitionState {
+  /** The lowest unfinished offset: everything below it is handled. */
   committed: number;
-  /** Member currently handling (or backing off on) the message at `committed`. */
-  busyWith: Member | null;
+  /** Offsets above `committed` already handled (only with `perPartitionConcurrency` above 1). */
+  done: Set<number>;
+  /** Offsets being handled (or backing off), and by whom. */
+  busy: Map<number, Member>;
 }
 
 interface Member {
   id: number;
   group: Group;
   options: SubscribeOptions;
+  perPartition: number;
+  maxInFlight: number;
   alive: boolean;
   crashed: boolean;
   /** Keys `${topic}/${partition}` this member owns after the last rebalance. */
@@ -115,26 +127,47 @@ export function createInProcessEventBus(options: InProcessEventBusOptions = {}):
     }
   };
 
+  /** The next offset of a partition nobody handles or has handled yet, if it may start now. */
+  const nextOffset = (state: PartitionState, length: number, perPartition: number): number | null => {
+    if (state.busy.size >= perPartition) return null;
+    const end = Math.min(length, state.committed + MAX_UNCOMMITTED_SPAN);
+    for (let offset = state.committed; offset < end; offset++) {
+      if (!state.busy.has(offset) && !state.done.has(offset)) return offset;
+    }
+    return null;
+  };
+
   const pump = (group: Group): void => {
     if (closed) return;
     for (const member of group.members) {
       for (const key of member.assigned) {
         const state = group.partitions.get(key);
-        if (!state || state.busyWith) continue;
+        if (!state) continue;
         const [topicName, p] = splitKey(key);
         const log = topicOf(topicName).partitions[p]!;
-        if (state.committed >= log.length) continue;
-        state.busyWith = member;
-        const work = deliver(member, state, topicName, p, state.committed, log[state.committed]!);
-        member.inFlight.add(work);
-        void work.finally(() => {
-          member.inFlight.delete(work);
-          // A crashed member's partitions were already released when it crashed.
-          if (state.busyWith === member) state.busyWith = null;
-          pump(group);
-        });
+        for (;;) {
+          if (member.inFlight.size >= member.maxInFlight) break;
+          const offset = nextOffset(state, log.length, member.perPartition);
+          if (offset === null) break;
+          state.busy.set(offset, member);
+          const work = deliver(member, state, topicName, p, offset, log[offset]!);
+          member.inFlight.add(work);
+          void work.finally(() => {
+            member.inFlight.delete(work);
+            // A crashed member's messages were already released when it crashed; a message left
+            // between attempts (stop, rebalance) goes back to whoever owns the partition now.
+            if (state.busy.get(offset) === member) state.busy.delete(offset);
+            pump(group);
+          });
+        }
       }
     }
+  };
+
+  /** Marks one message handled and moves the commit over every handled message in a row. */
+  const finish = (state: PartitionState, offset: number): void => {
+    state.done.add(offset);
+    while (state.done.delete(state.committed)) state.committed++;
   };
 
   const sleepFor = (member: Member, ms: number): Promise<void> =>
@@ -185,7 +218,7 @@ export function createInProcessEventBus(options: InProcessEventBusOptions = {}):
         error === null ? 'ok' : error instanceof RetriableError ? 'retry' : 'failed',
       );
       if (error === null) {
-        state.committed = offset + 1;
+        finish(state, offset);
         return;
       }
       if (!(error instanceof RetriableError)) {
@@ -204,7 +237,7 @@ export function createInProcessEventBus(options: InProcessEventBusOptions = {}):
               'x-original-offset': String(offset),
             },
           });
-          state.committed = offset + 1;
+          finish(state, offset);
           const dlqGroups = [...groups.values()].filter((g) =>
             g.members.some((m) => m.options.topics.includes(dlqTopic(topic))),
           );
@@ -250,6 +283,7 @@ export function createInProcessEventBus(options: InProcessEventBusOptions = {}):
 
     async subscribe(subscribeOptions) {
       assertOpen();
+      const { perPartition, maxInFlight } = concurrencyOf(subscribeOptions);
       let group = groups.get(subscribeOptions.groupId);
       if (!group) {
         group = { id: subscribeOptions.groupId, members: [], partitions: new Map() };
@@ -262,7 +296,8 @@ export function createInProcessEventBus(options: InProcessEventBusOptions = {}):
           if (!group.partitions.has(key)) {
             group.partitions.set(key, {
               committed: subscribeOptions.fromBeginning ? 0 : log.length,
-              busyWith: null,
+              done: new Set(),
+              busy: new Map(),
             });
           }
         });
@@ -271,6 +306,8 @@ export function createInProcessEventBus(options: InProcessEventBusOptions = {}):
         id: nextMemberId++,
         group,
         options: subscribeOptions,
+        perPartition,
+        maxInFlight: maxInFlight ?? Number.POSITIVE_INFINITY,
         alive: true,
         crashed: false,
         assigned: new Set(),
@@ -306,9 +343,9 @@ export function createInProcessEventBus(options: InProcessEventBusOptions = {}):
           member.crashed = true;
           leave(member);
           cancelTimers();
-          // The dead member's work is abandoned: release its partitions at once, uncommitted.
+          // The dead member's work is abandoned: release its messages at once, uncommitted.
           for (const state of group.partitions.values()) {
-            if (state.busyWith === member) state.busyWith = null;
+            for (const [offset, owner] of state.busy) if (owner === member) state.busy.delete(offset);
           }
           pump(group);
         },

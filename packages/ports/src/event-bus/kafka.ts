@@ -4,6 +4,7 @@ import {
   logLevel,
   type Admin,
   type Consumer,
+  type EachBatchPayload,
   type EachMessagePayload,
   type IHeaders,
   type Producer,
@@ -19,7 +20,13 @@ import {
   type EventBus,
   type SubscribeOptions,
 } from './port.ts';
-import { backoffDelay, deadLetterErrorMessage, type RetryBackoff } from './shared.ts';
+import {
+  MAX_UNCOMMITTED_SPAN,
+  backoffDelay,
+  concurrencyOf,
+  deadLetterErrorMessage,
+  type RetryBackoff,
+} from './shared.ts';
 
 /** Pino-shaped logger; kafkajs's own log lines are routed here (or dropped when absent). */
 export interface BusLogger {
@@ -85,11 +92,33 @@ interface Member {
   stop(): Promise<void>;
 }
 
+/** How one delivery ended: handled (or dead-lettered), given up between attempts, or a crash. */
+type Outcome = 'done' | 'interrupted' | 'crashed';
+
+/**
+ * One partition's messages in flight with `perPartitionConcurrency` above 1, for one generation of
+ * the group (a rebalance fetches again from the committed offsets, into fresh windows).
+ */
+interface Window {
+  /** Started and not handled (running, backing off, or given up on at stop), ascending. */
+  unfinished: bigint[];
+  running: number;
+  /** The offset after the last message started. */
+  next: bigint;
+  /** The highest offset committed from this window. */
+  committed: bigint;
+  /** Commits run one after another, so a lower one never lands after a higher one. */
+  commits: Promise<void>;
+  /** Replaced (rebalance, or a delivery that failed outside the handler): commits only if still ours. */
+  stale: boolean;
+}
+
 /**
  * EventBus on Kafka. One idempotent producer (acks=all), one admin client, and one kafkajs consumer
- * per subscription (a group member). Offsets are committed by hand, one message at a time, only
- * after the handler resolved; a failed message is retried in place (the partition waits) and, on
- * rebalance or stop, the consumer seeks back to it so nothing after it is committed first.
+ * per subscription (a group member). Offsets are committed by hand, only after the handler resolved.
+ * By default one message of a partition at a time (eachMessage): a failed message is retried in
+ * place (the partition waits) and, on rebalance or stop, the consumer seeks back to it so nothing
+ * after it is committed first. With `perPartitionConcurrency` above 1 (eachBatch), see `Window`.
  */
 export function createKafkaEventBus(options: KafkaEventBusOptions): KafkaEventBus {
   const logger = options.logger;
@@ -281,6 +310,11 @@ export function createKafkaEventBus(options: KafkaEventBusOptions): KafkaEventBu
     if (closed) throw new Error('event bus is closed');
     const { groupId, topics, handler } = subscribeOptions;
     const maxAttempts = subscribeOptions.maxAttempts ?? 3;
+    const concurrency = concurrencyOf(subscribeOptions);
+    const perPartition = concurrency.perPartition;
+    // The partitions kafkajs hands us at once; with eachBatch also the cap on messages in flight.
+    const partitionsAtOnce = concurrency.maxInFlight ?? partitions;
+    const maxInFlight = concurrency.maxInFlight ?? perPartition * partitions;
     await ensureExact(topics);
     const pins = subscribeOptions.fromBeginning
       ? new Map<string, bigint>()
@@ -314,10 +348,11 @@ export function createKafkaEventBus(options: KafkaEventBusOptions): KafkaEventBu
       while (Date.now() < deadline) {
         if (state !== 'running') return 'interrupted';
         try {
-          // Also how we learn that the group is rebalancing while this partition waits.
+          // Also how we learn that the group is rebalancing while this partition waits. With
+          // eachBatch nothing waits for us to rejoin, so the retry goes on (at least once).
           await heartbeat();
         } catch {
-          return 'interrupted';
+          if (perPartition === 1) return 'interrupted';
         }
         const slice = Math.min(deadline - Date.now(), heartbeatEveryMs);
         let timer: ReturnType<typeof setTimeout> | undefined;
@@ -348,12 +383,13 @@ export function createKafkaEventBus(options: KafkaEventBusOptions): KafkaEventBu
     const commit = (topic: string, partition: number, offset: string): Promise<void> =>
       consumer.commitOffsets([{ topic, partition, offset: (BigInt(offset) + 1n).toString() }]);
 
+    /** Runs the handler (retries and dead letter included); the caller commits. */
     const processMessage = async (
       topic: string,
       partition: number,
       raw: { offset: string; key: Buffer | null; value: Buffer | null; headers?: IHeaders },
       heartbeat: () => Promise<void>,
-    ): Promise<void> => {
+    ): Promise<Outcome> => {
       const headers = toStringHeaders(raw.headers);
       const key = raw.key === null ? null : raw.key.toString('utf8');
       const value = raw.value ?? Buffer.alloc(0);
@@ -369,16 +405,13 @@ export function createKafkaEventBus(options: KafkaEventBusOptions): KafkaEventBu
           attempt,
         };
         const error = await runHandler(delivered, heartbeat);
-        if (crashed()) return;
+        if (crashed()) return 'crashed';
         observer?.handled?.(
           topic,
           groupId,
           error === null ? 'ok' : error instanceof RetriableError ? 'retry' : 'failed',
         );
-        if (error === null) {
-          await commit(topic, partition, raw.offset);
-          return;
-        }
+        if (error === null) return 'done';
         if (!(error instanceof RetriableError)) {
           failures++;
           if (failures >= maxAttempts) {
@@ -396,8 +429,7 @@ export function createKafkaEventBus(options: KafkaEventBusOptions): KafkaEventBu
                 },
               },
             ]);
-            await commit(topic, partition, raw.offset);
-            return;
+            return 'done';
           }
           logger?.warn(
             { topic, partition, offset: raw.offset, attempt, err: String(error) },
@@ -405,9 +437,7 @@ export function createKafkaEventBus(options: KafkaEventBusOptions): KafkaEventBu
           );
         }
         if ((await waitBackoff(backoffDelay(retryBackoff, attempt), heartbeat)) === 'interrupted') {
-          // Not committed: whoever owns the partition next (maybe us after a rebalance) reads it again.
-          if (!crashed()) consumer.seek({ topic, partition, offset: raw.offset });
-          return;
+          return crashed() ? 'crashed' : 'interrupted';
         }
       }
     };
@@ -415,6 +445,18 @@ export function createKafkaEventBus(options: KafkaEventBusOptions): KafkaEventBu
     let assignment: Record<string, number[]> = {};
     const offAssignment = consumer.on(consumer.events.GROUP_JOIN, (event) => {
       assignment = event.payload.memberAssignment;
+    });
+    // eachBatch: the partition windows of the current generation, and what this member owns.
+    let windows = new Map<string, Window>();
+    let owned = new Set<string>();
+    consumer.on(consumer.events.GROUP_JOIN, (event) => {
+      for (const window of windows.values()) window.stale = true;
+      windows = new Map();
+      owned = new Set(
+        Object.entries(event.payload.memberAssignment).flatMap(([topic, ps]) =>
+          ps.map((p) => `${topic}/${p}`),
+        ),
+      );
     });
     const joined = new Promise<void>((resolve, reject) => {
       const offJoin = consumer.on(consumer.events.GROUP_JOIN, () => {
@@ -437,45 +479,181 @@ export function createKafkaEventBus(options: KafkaEventBusOptions): KafkaEventBu
     };
     for (const topic of topics) known.topics.add(topic);
     subscribed.set(groupId, known);
+    /** True when the message lies below the group's pinned start: fast-forwarded (commit + seek). */
+    const belowPin = async (topic: string, partition: number, offset: string): Promise<boolean> => {
+      const pinKey = `${topic}/${partition}`;
+      const pin = pins.get(pinKey);
+      if (pin === undefined) return false;
+      if (BigInt(offset) < pin) {
+        // Below the pin: fast-forward, unless the group has really committed a lower offset.
+        const committed = await committedOffset(groupId, topic, partition);
+        if (committed === null || committed >= pin) {
+          if (committed === null)
+            await consumer.commitOffsets([{ topic, partition, offset: pin.toString() }]);
+          consumer.seek({ topic, partition, offset: (committed ?? pin).toString() });
+          return true;
+        }
+      }
+      pins.delete(pinKey);
+      return false;
+    };
+
+    // eachBatch: woken whenever a message finishes, so a batch waiting for a free slot goes on.
+    const waiters: (() => void)[] = [];
+    const track = (work: Promise<void>): Promise<void> => {
+      inFlight.add(work);
+      return work.finally(() => {
+        inFlight.delete(work);
+        for (const wake of waiters.splice(0)) wake();
+      });
+    };
+
     const consume = async ({ topic, partition, message, heartbeat }: EachMessagePayload): Promise<void> => {
       // While stopping, later messages are left alone: nothing is committed past the last handled one.
       if (state !== 'running') return;
-      const pinKey = `${topic}/${partition}`;
-      const pin = pins.get(pinKey);
-      if (pin !== undefined) {
-        if (BigInt(message.offset) < pin) {
-          // Below the pin: fast-forward, unless the group has really committed a lower offset.
-          const committed = await committedOffset(groupId, topic, partition);
-          if (committed === null || committed >= pin) {
-            if (committed === null)
-              await consumer.commitOffsets([{ topic, partition, offset: pin.toString() }]);
-            consumer.seek({ topic, partition, offset: (committed ?? pin).toString() });
-            return;
-          }
-        }
-        pins.delete(pinKey);
-      }
-      const work = processMessage(topic, partition, message, heartbeat);
-      inFlight.add(work);
+      if (await belowPin(topic, partition, message.offset)) return;
+      await track(
+        (async () => {
+          const outcome = await processMessage(topic, partition, message, heartbeat);
+          if (outcome === 'done') await commit(topic, partition, message.offset);
+          // Not committed: whoever owns the partition next (maybe us after a rebalance) reads it again.
+          else if (outcome === 'interrupted') consumer.seek({ topic, partition, offset: message.offset });
+        })(),
+      );
+    };
+
+    /** Waits (bounded by one heartbeat interval) for a message to finish; false: leave the batch. */
+    const waitForSlot = async (heartbeat: () => Promise<void>): Promise<boolean> => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        interrupted,
+        new Promise<void>((resolve) => {
+          waiters.push(resolve);
+          timer = setTimeout(resolve, heartbeatEveryMs);
+        }),
+      ]);
+      clearTimeout(timer);
       try {
-        await work;
-      } finally {
-        inFlight.delete(work);
+        await heartbeat();
+        return true;
+      } catch {
+        // Rebalancing: let kafkajs rejoin; the messages not started are fetched again.
+        return false;
       }
     };
-    const runConfig = {
-      autoCommit: false,
-      partitionsConsumedConcurrently: partitions,
-      // kafkajs restarts a crashed consumer only when the error is one of its retriable ones; an
-      // error of ours (a DLQ publish that timed out, a failed offset lookup) would stop the member
-      // for good. Nothing committed past the message, so re-reading it after the restart is safe.
-      eachMessage: async (payload: EachMessagePayload) => {
+
+    /** One message in its partition's window; the commit moves up to the lowest unfinished one. */
+    const runInWindow = async (
+      window: Window,
+      topic: string,
+      partition: number,
+      message: EachBatchPayload['batch']['messages'][number],
+      heartbeat: () => Promise<void>,
+    ): Promise<void> => {
+      const offset = BigInt(message.offset);
+      let outcome: Outcome;
+      try {
+        outcome = await processMessage(topic, partition, message, heartbeat);
+      } catch (error) {
+        // A dead letter that could not be published: the message stays unfinished here, and the
+        // partition is read again from the lowest unfinished message (a fresh window).
+        logger?.error({ topic, partition, offset: message.offset, err: String(error) }, 'delivery failed');
+        outcome = 'interrupted';
+        if (state === 'running' && !window.stale) {
+          window.stale = true;
+          windows.delete(`${topic}/${partition}`);
+          consumer.seek({ topic, partition, offset: (window.unfinished[0] ?? offset).toString() });
+        }
+      } finally {
+        window.running--;
+      }
+      // Stop or crash: left uncommitted, so the next owner of the partition reads it again.
+      if (outcome !== 'done') return;
+      window.unfinished.splice(window.unfinished.indexOf(offset), 1);
+      const mark = window.unfinished[0] ?? window.next;
+      if (mark <= window.committed) return;
+      if (window.stale && !owned.has(`${topic}/${partition}`)) return;
+      window.committed = mark;
+      window.commits = window.commits
+        .then(() => consumer.commitOffsets([{ topic, partition, offset: mark.toString() }]))
+        .catch((error: unknown) => {
+          // Left for the next commit of this partition, or redelivered (at least once).
+          logger?.warn({ topic, partition, offset: mark.toString(), err: String(error) }, 'commit failed');
+        });
+      await window.commits;
+    };
+
+    /**
+     * perPartitionConcurrency above 1: messages start as slots free up (the member's `maxInFlight`,
+     * the partition's `perPartitionConcurrency`, at most MAX_UNCOMMITTED_SPAN past its lowest
+     * unfinished message) and the batch returns once all have started, so kafkajs fetches again
+     * while they run (with eachMessage it fetches only after every message of its last fetch is
+     * done). The fetch position (resolveOffset) thus runs ahead of the commit.
+     */
+    const consumeBatch = async ({
+      batch,
+      resolveOffset,
+      heartbeat,
+      isRunning,
+      isStale,
+    }: EachBatchPayload): Promise<void> => {
+      const { topic, partition } = batch;
+      const key = `${topic}/${partition}`;
+      for (const message of batch.messages) {
+        if (state !== 'running' || !isRunning() || isStale()) return;
+        if (await belowPin(topic, partition, message.offset)) return;
+        const offset = BigInt(message.offset);
+        let window = windows.get(key);
+        if (!window) {
+          window = {
+            unfinished: [],
+            running: 0,
+            next: offset,
+            committed: -1n,
+            commits: Promise.resolve(),
+            stale: false,
+          };
+          windows.set(key, window);
+        }
+        // Fetched again in this generation (kafkajs reset its position): started already.
+        if (offset < window.next) {
+          resolveOffset(message.offset);
+          continue;
+        }
+        while (
+          inFlight.size >= maxInFlight ||
+          window.running >= perPartition ||
+          offset - (window.unfinished[0] ?? offset) >= BigInt(MAX_UNCOMMITTED_SPAN)
+        ) {
+          if (!(await waitForSlot(heartbeat))) return;
+          if (state !== 'running' || !isRunning() || isStale() || window.stale) return;
+        }
+        window.unfinished.push(offset);
+        window.running++;
+        window.next = offset + 1n;
+        void track(runInWindow(window, topic, partition, message, heartbeat));
+        resolveOffset(message.offset);
+      }
+    };
+
+    // kafkajs restarts a crashed consumer only when the error is one of its retriable ones; an
+    // error of ours (a DLQ publish that timed out, a failed offset lookup) would stop the member
+    // for good. Nothing committed past the message, so re-reading it after the restart is safe.
+    const retriableFor =
+      <P>(consumeOne: (payload: P) => Promise<void>) =>
+      async (payload: P): Promise<void> => {
         try {
-          await consume(payload);
+          await consumeOne(payload);
         } catch (error) {
           throw asKafkaRetriable(error);
         }
-      },
+      };
+    const runConfig = {
+      autoCommit: false,
+      partitionsConsumedConcurrently: partitionsAtOnce,
+      ...(perPartition === 1
+        ? { eachMessage: retriableFor(consume) }
+        : { eachBatchAutoResolve: false, eachBatch: retriableFor(consumeBatch) }),
     };
     await consumer.run(runConfig);
     try {

@@ -12,6 +12,11 @@
  *   `<topic>.dlq` with headers `x-error-message`, `x-original-topic`, `x-original-partition`,
  *   `x-original-offset`, and is committed (a poison message never blocks its partition).
  * - A member that stops (or crashes) before committing leaves the message for redelivery.
+ * - With `perPartitionConcurrency` above 1 (opt-in per subscription), a member handles several
+ *   messages of one partition at once, so same-key order of handling is no longer kept for that
+ *   subscription; the commit still moves in offset order, only up to the lowest unfinished message
+ *   (a slow or retried message holds it back, never a later success moves it past), and a stop,
+ *   crash or rebalance redelivers from there (messages already handled after it may come again).
  */
 export interface BusMessage {
   key: string | null;
@@ -40,10 +45,23 @@ export interface SubscribeOptions {
   fromBeginning?: boolean;
   /** Non-retriable failures before a message is dead-lettered. Default 3. */
   maxAttempts?: number;
+  /**
+   * Messages of one partition this member handles at the same time. Default 1: one after another,
+   * in order. Above 1, later messages start while earlier ones run (or wait out a retry backoff);
+   * for work keyed by something other than order (one job per video). At most
+   * `MAX_UNCOMMITTED_SPAN` messages past the lowest unfinished one are started ahead of it.
+   */
+  perPartitionConcurrency?: number;
+  /**
+   * Cap on the messages this member handles at the same time over all its partitions. Default:
+   * `perPartitionConcurrency` for each partition it is working on (Kafka: × the bus's `partitions`
+   * option, the partitions its consumer works on at once; in-process: × its assigned partitions).
+   */
+  maxInFlight?: number;
 }
 
 export interface Subscription {
-  /** Leaves the group after the in-flight message finishes (its offset is committed). */
+  /** Leaves the group after the in-flight messages finish (their offsets are committed). */
   stop(): Promise<void>;
 }
 

@@ -28,3 +28,27 @@ export function deadLetterErrorMessage(error: unknown): string {
     ? message
     : `${message.slice(0, MAX_DEAD_LETTER_ERROR_CHARS - 1)}…`;
 }
+
+/**
+ * With `perPartitionConcurrency` above 1: how far past the lowest unfinished message of a partition
+ * a member starts messages. Bounds what a stop or crash redelivers and the bookkeeping per partition
+ * while one message is slow or retrying.
+ */
+export const MAX_UNCOMMITTED_SPAN = 1_000;
+
+/** The subscription's concurrency options, checked: positive integers. */
+export function concurrencyOf(options: { perPartitionConcurrency?: number; maxInFlight?: number }): {
+  perPartition: number;
+  maxInFlight: number | undefined;
+} {
+  const perPartition = options.perPartitionConcurrency ?? 1;
+  for (const [name, value] of [
+    ['perPartitionConcurrency', perPartition],
+    ['maxInFlight', options.maxInFlight ?? 1],
+  ] as const) {
+    if (!Number.isInteger(value) || value < 1) {
+      throw new RangeError(`${name} must be a positive integer, got ${String(value)}`);
+    }
+  }
+  return { perPartition, maxInFlight: options.maxInFlight };
+}

@@ -198,6 +198,45 @@ describe('extract worker (in-process bus)', () => {
     expect(dead[1]!.headers['x-error-message']).toContain('reply_to');
   });
 
+  it('runs several jobs of one partition at once, up to its concurrency per member', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let running = 0;
+    let mostAtOnce = 0;
+    const calls: string[] = [];
+    subs.push(
+      await startExtractWorker({
+        bus,
+        clock,
+        logger: silent,
+        members: 1,
+        concurrency: 3,
+        extraction: extractionWith(async (req) => {
+          calls.push(req.videoId);
+          mostAtOnce = Math.max(mostAtOnce, ++running);
+          await gate;
+          running--;
+          return transcriptOf(req);
+        }),
+      }),
+    );
+    const results: DeliveredMessage[] = [];
+    subs.push(await collect(bus, EXTRACT_RESULTS_TOPIC, results));
+    // One key: one partition. Four jobs; three run at once, the fourth waits for a free slot.
+    await bus.publish(
+      EXTRACT_JOBS_TOPIC,
+      [0, 1, 2, 3].map((i) => ({ key: 'aaaaaaaaaaa', value: job(clock, { itemIndex: i }) })),
+    );
+    await expect.poll(() => calls.length).toBe(3);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(calls).toHaveLength(3);
+    release();
+    await expect.poll(() => results.length).toBe(4);
+    expect(mostAtOnce).toBe(3);
+    const indexes = results.map((m) => extractJobV1.ExtractResult.decode(m.value).itemIndex);
+    expect(indexes.sort()).toEqual([0, 1, 2, 3]);
+  });
+
   it('retries publishing a result until the bus takes it (redelivery of the job)', async () => {
     let failures = 2;
     const flaky: EventBus = {

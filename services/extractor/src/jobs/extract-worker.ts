@@ -40,13 +40,22 @@ export interface ExtractWorkerDeps {
   /** Where results go when a job names no `reply_topic`. */
   resultsTopic?: string;
   /**
-   * Group members this process runs (default 4). Each member handles one job per partition at a
-   * time, and a Kafka consumer fetches again only after every job of its last fetch finished, so
-   * one slow video holds back the member's other partitions: several members per process keep
-   * that head-of-line blocking to a few partitions each.
+   * Group members this process runs (default 4); the group's partitions are split among all
+   * members of all processes.
    */
   members?: number;
+  /**
+   * Jobs one member runs at once, several of one partition included (the bus's
+   * `perPartitionConcurrency` and `maxInFlight`). Default `DEFAULT_EXTRACT_WORKER_CONCURRENCY`.
+   * Jobs are keyed by video id, so with one job per partition at a time two videos of a batch that
+   * hash to one partition ran one after the other; their order does not matter. 1: one job at a
+   * time per member.
+   */
+  concurrency?: number;
 }
+
+/** Jobs in flight per member by default (measured: scripts/bench/batch-fanout.ts, docs/events.md). */
+export const DEFAULT_EXTRACT_WORKER_CONCURRENCY = 16;
 
 /** What `startExtractWorker` returns: all members stop (or, in tests, crash) together. */
 export interface ExtractWorker extends Subscription {
@@ -210,6 +219,7 @@ export async function startExtractWorker(deps: ExtractWorkerDeps): Promise<Extra
     );
   }
 
+  const concurrency = deps.concurrency ?? DEFAULT_EXTRACT_WORKER_CONCURRENCY;
   const members: Subscription[] = [];
   try {
     for (let i = 0; i < Math.max(1, deps.members ?? 4); i++) {
@@ -221,6 +231,8 @@ export async function startExtractWorker(deps: ExtractWorkerDeps): Promise<Extra
           // Decoding is deterministic: a job that failed once fails always. Everything else is a
           // result or a RetriableError, so the only non-retriable failure is poison.
           maxAttempts: 1,
+          perPartitionConcurrency: concurrency,
+          maxInFlight: concurrency,
         }),
       );
     }
