@@ -334,6 +334,8 @@ export function createKafkaEventBus(options: KafkaEventBusOptions): KafkaEventBu
     const heartbeatEveryMs = tuning.heartbeatInterval;
 
     let state: 'running' | 'stopping' | 'crashed' = 'running';
+    /** Delay before the next revive (below): doubles per revive, back to the start on progress. */
+    let reviveInMs = reviveDelayMs;
     // A function, so checks after an await are not narrowed away by the compiler.
     const crashed = (): boolean => state === 'crashed';
     let interrupt!: () => void;
@@ -411,7 +413,10 @@ export function createKafkaEventBus(options: KafkaEventBusOptions): KafkaEventBu
           groupId,
           error === null ? 'ok' : error instanceof RetriableError ? 'retry' : 'failed',
         );
-        if (error === null) return 'done';
+        if (error === null) {
+          reviveInMs = reviveDelayMs;
+          return 'done';
+        }
         if (!(error instanceof RetriableError)) {
           failures++;
           if (failures >= maxAttempts) {
@@ -682,9 +687,13 @@ export function createKafkaEventBus(options: KafkaEventBusOptions): KafkaEventBu
     // the member is started again, with a growing delay, until it runs or is stopped. A member that
     // silently stopped consuming left billing without usage events in one CI run.
     let reviving = false;
-    const revive = (error: unknown, delayMs: number): void => {
+    const revive = (error: unknown): void => {
       if (state !== 'running') return;
       reviving = true;
+      const delayMs = reviveInMs;
+      // A member that keeps crashing (a message it can neither handle nor dead-letter) is retried
+      // less and less often; one handled message resets the delay.
+      reviveInMs = Math.min(30_000, reviveInMs * 2);
       logger?.error(
         { groupId, err: String(error), retryInMs: delayMs },
         'consumer stopped; starting it again',
@@ -699,14 +708,14 @@ export function createKafkaEventBus(options: KafkaEventBusOptions): KafkaEventBu
             await consumer.run(runConfig);
             reviving = false;
           } catch (err) {
-            revive(err, Math.min(30_000, delayMs * 2));
+            revive(err);
           }
         })();
       }, delayMs);
       timer.unref?.();
     };
     consumer.on(consumer.events.CRASH, (event) => {
-      if (!event.payload.restart && !reviving) revive(event.payload.error, reviveDelayMs);
+      if (!event.payload.restart && !reviving) revive(event.payload.error);
     });
 
     let stopped: Promise<void> | null = null;
