@@ -447,22 +447,17 @@ export function createKafkaEventBus(options: KafkaEventBusOptions): KafkaEventBu
       }
     };
 
+    // The member's partitions and (eachBatch) their windows, both of the current generation: a
+    // rebalance starts fresh windows from the committed offsets.
     let assignment: Record<string, number[]> = {};
-    const offAssignment = consumer.on(consumer.events.GROUP_JOIN, (event) => {
-      assignment = event.payload.memberAssignment;
-    });
-    // eachBatch: the partition windows of the current generation, and what this member owns.
     let windows = new Map<string, Window>();
-    let owned = new Set<string>();
     consumer.on(consumer.events.GROUP_JOIN, (event) => {
+      assignment = event.payload.memberAssignment;
       for (const window of windows.values()) window.stale = true;
       windows = new Map();
-      owned = new Set(
-        Object.entries(event.payload.memberAssignment).flatMap(([topic, ps]) =>
-          ps.map((p) => `${topic}/${p}`),
-        ),
-      );
     });
+    const owns = (topic: string, partition: number): boolean =>
+      assignment[topic]?.includes(partition) === true;
     const joined = new Promise<void>((resolve, reject) => {
       const offJoin = consumer.on(consumer.events.GROUP_JOIN, () => {
         offJoin();
@@ -577,7 +572,7 @@ export function createKafkaEventBus(options: KafkaEventBusOptions): KafkaEventBu
       window.unfinished.splice(window.unfinished.indexOf(offset), 1);
       const mark = window.unfinished[0] ?? window.next;
       if (mark <= window.committed) return;
-      if (window.stale && !owned.has(`${topic}/${partition}`)) return;
+      if (window.stale && !owns(topic, partition)) return;
       window.committed = mark;
       window.commits = window.commits
         .then(() => consumer.commitOffsets([{ topic, partition, offset: mark.toString() }]))
@@ -664,11 +659,9 @@ export function createKafkaEventBus(options: KafkaEventBusOptions): KafkaEventBu
     try {
       await withTimeout(joined, joinTimeoutMs, `consumer group ${groupId} join`);
     } catch (error) {
-      offAssignment();
       await consumer.disconnect().catch(() => undefined);
       throw error;
     }
-    offAssignment();
     // Make the start position the group's own (committed) state at once, so a member that joins
     // later, or replaces this one after a crash, starts there too.
     const initial = Object.entries(assignment).flatMap(([topic, partitionsOfTopic]) =>
