@@ -32,6 +32,7 @@ import {
   createKafkaEventBus,
 } from '@subx/ports';
 import type { EventBus, Subscription } from '@subx/ports';
+import { FAST_KAFKA_TIMINGS } from '@subx/testing/engines';
 import { generatePlaylist, startFakeYouTube } from '@subx/testing/fake-youtube';
 import { YouTubeClient, loadYouTubeConfig } from '@subx/youtube';
 import { createExtractionService } from '../../services/extractor/src/extraction-service.ts';
@@ -70,7 +71,7 @@ const makeBus = (clientId: string): EventBus =>
     brokers: brokers!,
     clientId,
     partitions: PARTITIONS,
-    consumer: { sessionTimeout: 6_000, heartbeatInterval: 300, rebalanceTimeout: 5_000, maxWaitTimeInMs: 10 },
+    consumer: { ...FAST_KAFKA_TIMINGS.consumer, maxWaitTimeInMs: 10 },
   });
 
 const videos = syntheticVideos(200, 'bench');

@@ -21,6 +21,7 @@ import type { RunningExtractorService } from '../../services/extractor/src/index
 import { loadConfig as loadGatewayConfig } from '../../services/gateway/src/config.ts';
 import { startGateway } from '../../services/gateway/src/start-gateway.ts';
 import type { RunningGateway } from '../../services/gateway/src/start-gateway.ts';
+import { FAST_KAFKA_TIMINGS } from '@subx/testing/engines';
 import { defaultRoutes, loadFixture, videoIds } from '@subx/testing/fake-youtube';
 import type { RouteTable, VideoRoute } from '@subx/testing/fake-youtube';
 import { YouTubeClient, loadYouTubeConfig } from '@subx/youtube';
@@ -38,8 +39,8 @@ export function testKafkaBus(brokers: string[], clientId: string, partitions = 3
     brokers,
     clientId,
     partitions,
-    consumer: { sessionTimeout: 6_000, heartbeatInterval: 300, rebalanceTimeout: 5_000, maxWaitTimeInMs: 20 },
-    retryBackoff: { initialMs: 20, maxMs: 200 },
+    ...FAST_KAFKA_TIMINGS,
+    consumer: { ...FAST_KAFKA_TIMINGS.consumer, maxWaitTimeInMs: 20 },
   });
 }
 

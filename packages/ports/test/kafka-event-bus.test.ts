@@ -1,4 +1,4 @@
-import { brokerList, describeWithEngine } from '@subx/testing/engines';
+import { FAST_KAFKA_TIMINGS, brokerList, describeWithEngine } from '@subx/testing/engines';
 import { describeEventBusContract } from '../src/event-bus/contract.ts';
 import { createKafkaEventBus } from '../src/event-bus/kafka.ts';
 
@@ -9,14 +9,7 @@ describeWithEngine('kafka', 'Kafka event bus', (brokers) => {
       createKafkaEventBus({
         brokers: brokerList(brokers),
         clientId: 'ports-contract',
-        // Short group timings so joins, leaves and rebalances take well under a second or two.
-        consumer: {
-          sessionTimeout: 6_000,
-          heartbeatInterval: 300,
-          rebalanceTimeout: 5_000,
-          maxWaitTimeInMs: 50,
-        },
-        retryBackoff: { initialMs: 20, maxMs: 200 },
+        ...FAST_KAFKA_TIMINGS,
         observer,
       }),
     { timeoutMs: 30_000 },

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
 import { ConfigResourceTypes, Kafka, logLevel } from 'kafkajs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { brokerList, describeWithEngine } from '@subx/testing/engines';
+import { FAST_KAFKA_TIMINGS, brokerList, describeWithEngine } from '@subx/testing/engines';
 import { createKafkaEventBus } from '../src/event-bus/kafka.ts';
 import type { EventBus } from '../src/event-bus/port.ts';
 
@@ -77,13 +77,7 @@ describeWithEngine('kafka', 'Kafka: a consumer kafkajs gave up on', (brokers) =>
     const bus = createKafkaEventBus({
       brokers: brokerList(brokers),
       clientId: 'revive-test',
-      consumer: {
-        sessionTimeout: 6_000,
-        heartbeatInterval: 300,
-        rebalanceTimeout: 5_000,
-        maxWaitTimeInMs: 50,
-      },
-      retryBackoff: { initialMs: 20, maxMs: 200 },
+      ...FAST_KAFKA_TIMINGS,
       reviveDelayMs: 200,
       observer: { consumerRevived: (group) => void revived.push(group) },
       logger: {

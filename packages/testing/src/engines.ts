@@ -37,6 +37,17 @@ export function recordRequirement(requirement: SuiteRequirement): void {
   if (suite) (suite.meta as Record<string, unknown>)[REQUIREMENT_META_KEY] = requirement;
 }
 
+/**
+ * Kafka adapter timings for tests on a real broker: group joins, leaves and rebalances take a second
+ * or two (the adapter's production defaults: session 10 s, rebalance 10 s), redelivery backs off
+ * from 20 ms. Spread into `createKafkaEventBus`; override `consumer.maxWaitTimeInMs` where a suite
+ * wants a shorter fetch wait.
+ */
+export const FAST_KAFKA_TIMINGS = {
+  consumer: { sessionTimeout: 6_000, heartbeatInterval: 300, rebalanceTimeout: 5_000, maxWaitTimeInMs: 50 },
+  retryBackoff: { initialMs: 20, maxMs: 200 },
+};
+
 /** Kafka broker list as the array kafkajs wants. */
 export const brokerList = (brokers: string): string[] =>
   brokers

@@ -17,7 +17,7 @@ import {
 import type { DeliveredMessage, DocumentStore, EventBus, KafkaEventBus } from '@subx/ports';
 import { createGrpcClient, createLogger } from '@subx/service-kit';
 import type { GrpcClient } from '@subx/service-kit';
-import { brokerList, describeWithEngine } from '@subx/testing/engines';
+import { FAST_KAFKA_TIMINGS, brokerList, describeWithEngine } from '@subx/testing/engines';
 import {
   createRequestCounts,
   createUsageLedger,
@@ -186,10 +186,7 @@ suite('billing service (embedded adapters)', async () => {
   };
 });
 
-const kafkaTuning = {
-  consumer: { sessionTimeout: 6_000, heartbeatInterval: 300, rebalanceTimeout: 5_000, maxWaitTimeInMs: 50 },
-  retryBackoff: { initialMs: 20, maxMs: 200 },
-};
+const kafkaTuning = FAST_KAFKA_TIMINGS;
 
 describeWithEngine('kafka', 'billing on Kafka', (brokers) => {
   describeWithEngine('mongo', 'and FerretDB', (mongoUrl) => {
