@@ -450,7 +450,10 @@ describe.skipIf(!helm)('helm chart deploy/helm/subx', () => {
 
     it('with metrics.enabled=false, turns METRICS_PORT off and exposes no metrics port', () => {
       const objs = render(path.join(chartDir, 'ci/minimal-values.yaml'));
-      for (const cm of ofKind(objs, 'ConfigMap')) expect(cm.data?.METRICS_PORT, cm.metadata.name).toBe('off');
+      // Every component's ConfigMap (not the helm test's script).
+      for (const cm of ofKind(objs, 'ConfigMap').filter((m) => component(m) !== 'smoke-test')) {
+        expect(cm.data?.METRICS_PORT, cm.metadata.name).toBe('off');
+      }
       for (const svc of ofKind(objs, 'Service')) {
         expect(servicePorts(svc).map((p) => p.name)).not.toContain('metrics');
       }
@@ -518,5 +521,141 @@ describe.skipIf(!helm)('helm chart deploy/helm/subx', () => {
         expect(a.annotations?.runbook_url, a.alert).toBe(`${base}#${a.alert!.toLowerCase()}`);
       }
     });
+  });
+});
+
+// `helm test`: templates/tests/smoke-test.yaml (the calls themselves run for real in
+// test/deploy/helm-test-smoke.test.ts).
+describe.skipIf(!helm)('helm test hook (templates/tests/smoke-test.yaml)', () => {
+  type Hooked = Obj & { metadata: Obj['metadata'] & { annotations?: Record<string, string> } };
+  type TestPod = PodSpec & {
+    restartPolicy?: string;
+    activeDeadlineSeconds?: number;
+    automountServiceAccountToken?: boolean;
+    imagePullSecrets?: { name: string }[];
+    securityContext?: PodSpec['securityContext'] & { seccompProfile?: { type: string } };
+    containers: (Container & {
+      image: string;
+      args?: string[];
+      securityContext?: Container['securityContext'] & { capabilities?: { drop?: string[] } };
+      volumeMounts?: { name: string; mountPath: string; readOnly?: boolean }[];
+    })[];
+    volumes?: { name: string; configMap?: { name: string } }[];
+  };
+  const smoke = (objs: Obj[]) => objs.filter((o) => component(o) === 'smoke-test') as Hooked[];
+  const testPod = (objs: Obj[]) => {
+    const pod = smoke(objs).find((o) => o.kind === 'Pod');
+    if (!pod) throw new Error('no smoke-test Pod rendered');
+    return { pod, spec: pod.spec as unknown as TestPod };
+  };
+  const envOf = (spec: TestPod) => new Map((spec.containers[0]?.env ?? []).map((e) => [e.name, e]));
+
+  it('renders a test-hook Pod that runs the chart script with the gateway image against the gateway Service', () => {
+    const objs = render(path.join(chartDir, 'ci/dev-values.yaml'));
+    const hooks = smoke(objs);
+    expect(hooks.map((o) => o.kind).sort()).toEqual(['ConfigMap', 'Pod']);
+    for (const o of hooks) {
+      expect(o.metadata.annotations?.['helm.sh/hook'], o.kind).toBe('test');
+      expect(o.metadata.annotations?.['helm.sh/hook-delete-policy'], o.kind).toBe('before-hook-creation');
+    }
+    // The script's ConfigMap exists before the Pod that mounts it.
+    const cm = hooks.find((o) => o.kind === 'ConfigMap') as Hooked;
+    expect(Number(cm.metadata.annotations?.['helm.sh/hook-weight'])).toBeLessThan(0);
+    expect(cm.data?.['smoke-test.mjs']).toBe(
+      readFileSync(path.join(chartDir, 'files/smoke-test.mjs'), 'utf8'),
+    );
+
+    const { spec } = testPod(objs);
+    const [c] = spec.containers;
+    const gateway = ofKind(objs, 'Deployment').find((d) => component(d) === 'gateway') as Obj;
+    expect(c?.image).toBe((podSpec(gateway) as unknown as TestPod).containers[0]?.image);
+    expect(c?.args).toEqual(['node', '/smoke/smoke-test.mjs']);
+    expect(c?.volumeMounts).toContainEqual({ name: 'script', mountPath: '/smoke', readOnly: true });
+    expect(spec.volumes?.find((v) => v.name === 'script')?.configMap?.name).toBe(cm.metadata.name);
+    expect(spec.restartPolicy).toBe('Never');
+    expect(spec.activeDeadlineSeconds).toBeGreaterThan(0);
+
+    const gatewaySvc = ofKind(objs, 'Service').find((s) => component(s) === 'gateway') as Obj;
+    const port = (gatewaySvc.spec as { ports: { port: number }[] }).ports[0]?.port;
+    const env = envOf(spec);
+    expect(env.get('SMOKE_GATEWAY_URL')?.value).toBe(`http://${gatewaySvc.metadata.name}:${port}`);
+    // Default: health only, no key anywhere.
+    expect(env.get('SMOKE_VIDEO_URL')?.value).toBe('');
+    expect(env.get('SMOKE_BATCH_URLS')?.value).toBe('');
+    expect(env.has('SMOKE_API_KEY')).toBe(false);
+    expect(Number(env.get('SMOKE_TIMEOUT_MS')?.value)).toBeGreaterThan(0);
+  });
+
+  it('runs restricted: non-root, seccomp, read-only root, no capabilities, no token, bounded memory', () => {
+    for (const file of examples) {
+      const { spec } = testPod(render(path.join(chartDir, 'ci', file)));
+      expect(spec.securityContext?.runAsNonRoot, file).toBe(true);
+      expect(spec.securityContext?.runAsUser, file).not.toBe(0);
+      expect(spec.securityContext?.seccompProfile?.type, file).toBe('RuntimeDefault');
+      expect(spec.automountServiceAccountToken, file).toBe(false);
+      const [c] = spec.containers;
+      expect(c?.securityContext?.allowPrivilegeEscalation, file).toBe(false);
+      expect(c?.securityContext?.readOnlyRootFilesystem, file).toBe(true);
+      expect(c?.securityContext?.capabilities?.drop, file).toEqual(['ALL']);
+      expect(c?.resources?.limits?.memory, file).toBeTruthy();
+    }
+  });
+
+  it('with the demo values, extracts and batches with the key from a test-only Secret, never a plain value', () => {
+    const objs = render(path.join(chartDir, 'ci/demo-values.yaml'));
+    const { spec } = testPod(objs);
+    const env = envOf(spec);
+    expect(env.get('SMOKE_VIDEO_URL')?.value).toBe('https://youtu.be/F1xioXWb8CY');
+    expect(env.get('SMOKE_BATCH_URLS')?.value).toBe(
+      'https://youtu.be/it3OtbTxQk0,https://youtu.be/Kn56bMZ9OE8',
+    );
+    const key = env.get('SMOKE_API_KEY');
+    expect(key?.value).toBeUndefined();
+    const secret = smoke(objs).find((o) => o.kind === 'Secret') as Hooked;
+    expect(secret.metadata.annotations?.['helm.sh/hook']).toBe('test');
+    expect(key?.valueFrom?.secretKeyRef).toEqual({ name: secret.metadata.name, key: 'API_KEY' });
+    expect(Buffer.from(String(secret.data?.API_KEY), 'base64').toString()).toBe(
+      'sxk_v1_demoDemoDemoDemoDemoDemoDemoDemo',
+    );
+    const extractorCm = ofKind(objs, 'ConfigMap').find((m) => component(m) === 'extractor');
+    expect(extractorCm?.data?.YOUTUBE_BASE_URL).toBe('http://demo-platform:8080');
+  });
+
+  it('takes the key from a Secret the operator manages, and pulls the gateway image like the gateway', () => {
+    const objs = render(path.join(chartDir, 'ci/production-values.yaml'), [
+      '--set',
+      'tests.smoke.videoUrl=https://youtu.be/F1xioXWb8CY',
+      '--set',
+      'tests.smoke.apiKeySecret.name=subx-smoke-key',
+    ]);
+    expect(smoke(objs).filter((o) => o.kind === 'Secret')).toEqual([]);
+    const { spec } = testPod(objs);
+    expect(envOf(spec).get('SMOKE_API_KEY')?.valueFrom?.secretKeyRef).toEqual({
+      name: 'subx-smoke-key',
+      key: 'API_KEY',
+    });
+    expect(spec.imagePullSecrets).toEqual([{ name: 'registry-credentials' }]);
+    expect(spec.containers[0]?.image).toBe('registry.example.com/platform/subx/gateway:0.1.0');
+  });
+
+  it('can be turned off, and refuses settings it cannot run', () => {
+    const off = render(path.join(chartDir, 'ci/dev-values.yaml'), ['--set', 'tests.smoke.enabled=false']);
+    expect(smoke(off)).toEqual([]);
+    expect(
+      off.filter((o) => (o as Hooked).metadata.annotations?.['helm.sh/hook']),
+      'no hook left when the test is off',
+    ).toEqual([]);
+    expect(() =>
+      render(path.join(chartDir, 'ci/dev-values.yaml'), [
+        '--set',
+        'tests.smoke.videoUrl=https://youtu.be/F1xioXWb8CY',
+      ]),
+    ).toThrow(/need an API key/);
+    expect(() =>
+      render(path.join(chartDir, 'ci/dev-values.yaml'), ['--set', 'components.gateway.enabled=false']),
+    ).toThrow(/tests.smoke.enabled calls the gateway/);
+    expect(() =>
+      render(path.join(chartDir, 'ci/dev-values.yaml'), ['--set', 'tests.smoke.videoUrl=youtu.be/x']),
+    ).toThrow(/videoUrl/);
   });
 });
