@@ -71,7 +71,10 @@ schemas() {
   fi
   need_go "the Kubernetes API schemas (go mod download)"
   [ -x "$NODE" ] || fail "$NODE is missing: run npm ci first"
-  rm -rf "$SCHEMAS_DIR"
+  # Built aside and moved into place: a run in another worktree never sees half a directory.
+  mkdir -p "$TOOLS_DIR/kube-schemas"
+  building=$(mktemp -d "$TOOLS_DIR/kube-schemas/.building.XXXXXX")
+  trap 'rm -rf "$building"' EXIT
   local operator crds=()
   operator=$(module_dir "github.com/prometheus-operator/prometheus-operator@$PROMETHEUS_OPERATOR_VERSION")
   for crd in "$operator"/example/prometheus-operator-crd/monitoring.coreos.com_*.yaml; do crds+=(--crd "$crd"); done
@@ -80,11 +83,12 @@ schemas() {
     local kube
     kube=$(module_dir "k8s.io/kubernetes@v$version")
     "$NODE" "$converter" --kube-version "$version" --openapi "$kube/api/openapi-spec/v3" \
-      "${crds[@]}" --out "$SCHEMAS_DIR"
+      "${crds[@]}" --out "$building"
   done
-  touch "$SCHEMAS_DIR/.complete"
-  # Older conversions are dead weight once the key changed.
-  find "$TOOLS_DIR/kube-schemas" -mindepth 1 -maxdepth 1 -type d ! -name "$schemas_key" -exec rm -rf {} +
+  touch "$building/.complete"
+  # Another run may have finished first: its result is the same, keep it.
+  mv -T "$building" "$SCHEMAS_DIR" 2>/dev/null || rm -rf "$building"
+  [ -f "$SCHEMAS_DIR/.complete" ] || fail "could not put the schemas into $SCHEMAS_DIR"
 }
 
 chart() {
