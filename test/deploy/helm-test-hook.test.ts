@@ -347,6 +347,16 @@ describe.skipIf(!helm)('helm test hook: the smoke calls against npm run demo', (
     expect(run.ms).toBeLessThan(10_000);
   });
 
+  it('refuses a timeout that is not a number instead of waiting without bound', async () => {
+    const run = await runScript(scriptFile, {
+      ...demo.env,
+      SMOKE_GATEWAY_URL: gatewayUrl,
+      SMOKE_READY_WAIT_MS: '1m',
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('smoke: FAIL config: SMOKE_READY_WAIT_MS must be milliseconds, got "1m"');
+  });
+
   it('refuses extract settings without a key before calling anything', async () => {
     const run = await runScript(scriptFile, {
       ...demo.env,

@@ -135,6 +135,14 @@ async function batch() {
 async function main() {
   if (!/^https?:\/\/[^/]+/.test(base))
     fail('config', `SMOKE_GATEWAY_URL must be an http(s) URL, got "${base}"`);
+  for (const [name, value] of [
+    ['SMOKE_READY_WAIT_MS', readyWaitMs],
+    ['SMOKE_TIMEOUT_MS', timeoutMs],
+  ]) {
+    // A bound that is not a number would make the waits below unbounded.
+    if (!Number.isFinite(value) || value < 0)
+      fail('config', `${name} must be milliseconds, got "${env[name]}"`);
+  }
   if ((videoUrl || batchUrls.length) && !apiKey)
     fail('config', 'SMOKE_VIDEO_URL/SMOKE_BATCH_URLS need SMOKE_API_KEY');
   const checks = [waitReady];
