@@ -4,6 +4,7 @@
  * can be written down without opening DevTools.
  *
  *   node_modules/.bin/node scripts/bench/cpu-profile-summary.ts PROFILE.cpuprofile [--top 25]
+ *     [--callers NAME]   (also: the call stacks that lead to the function NAME, by self time)
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -21,7 +22,7 @@ interface Profile {
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { top: { type: 'string', default: '25' } },
+  options: { top: { type: 'string', default: '25' }, callers: { type: 'string' } },
 });
 const file = positionals[0];
 if (!file) throw new Error('usage: cpu-profile-summary.ts PROFILE.cpuprofile [--top N]');
@@ -65,3 +66,25 @@ const show = (title: string, m: Map<string, number>) => {
 console.log(`${file}: ${(total / 1e6).toFixed(1)} s of samples`);
 show('self time by package / folder', buckets);
 show('self time by function', functions);
+
+if (values.callers) {
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const stacks = new Map<string, number>();
+  for (const [id, us] of selfUs) {
+    if (byId.get(id)!.callFrame.functionName !== values.callers) continue;
+    const frames: string[] = [];
+    for (
+      let at: number | undefined = parent.get(id);
+      at !== undefined && frames.length < 12;
+      at = parent.get(at)
+    ) {
+      const f = byId.get(at)!.callFrame;
+      if (f.functionName === '(root)') break;
+      frames.push(`${f.functionName || '(anonymous)'} ${bucket(f.url, f.functionName)}:${f.lineNumber + 1}`);
+    }
+    const key = frames.join(' < ');
+    stacks.set(key, (stacks.get(key) ?? 0) + us);
+  }
+  show(`stacks leading to ${values.callers}`, stacks);
+}

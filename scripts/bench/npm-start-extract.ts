@@ -28,6 +28,7 @@ import autocannon from 'autocannon';
 import Fastify from 'fastify';
 import { startFakeYouTube, videoIds } from '@subx/testing/fake-youtube';
 import { EMBEDDED_ENV, spawnLauncher, type Launcher } from '@subx/testing/launcher';
+import { reportResult } from './result.ts';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -215,10 +216,24 @@ async function main(): Promise<void> {
           const met = ratio >= TARGETS.cached && p99 < TARGETS.cachedP99;
           ok &&= met;
           target = `>= ${pct(TARGETS.cached)}, p99 < ${TARGETS.cachedP99} ms: ${met ? 'met' : 'NOT met'}`;
+          reportResult({
+            bench: 'npm-start-extract',
+            what: `npm start, cached extract, ${size} segments, % of bare${QUICK ? ' (quick)' : ''}`,
+            value: `${pct(ratio)}, p99 ${p99} ms`,
+            target: `>= ${pct(TARGETS.cached)}, p99 < ${TARGETS.cachedP99} ms`,
+            met,
+          });
         } else if (size === SIZES[0] && path === 'uncached') {
           const met = ratio >= TARGETS.uncached;
           ok &&= met;
           target = `>= ${pct(TARGETS.uncached)}: ${met ? 'met' : 'NOT met'}`;
+          reportResult({
+            bench: 'npm-start-extract',
+            what: `npm start, micro-cache off (gRPC hop), ${size} segments, % of bare${QUICK ? ' (quick)' : ''}`,
+            value: `${pct(ratio)}, p99 ${p99} ms`,
+            target: `>= ${pct(TARGETS.uncached)}`,
+            met,
+          });
         }
         ok &&= non2xx === 0;
         console.log(

@@ -23,6 +23,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
 import { startFakeYouTube, videoIds } from '@subx/testing/fake-youtube';
 import { startNpmStart } from '../../test/system/npm-start-process.ts';
+import { reportResult } from './result.ts';
 
 const { values } = parseArgs({
   options: { latency: { type: 'string', default: '150' }, runs: { type: 'string', default: '5' } },
@@ -123,6 +124,13 @@ try {
     );
   }
   const overall = median(ratios);
+  reportResult({
+    bench: 'vs-youtube-transcript-api',
+    what: 'cold extract time, ours / youtube-transcript-api (median over the videos)',
+    value: `${overall.toFixed(2)}×`,
+    target: '<= 0.70×',
+    met: overall <= 0.7,
+  });
   console.log(
     `median ratio ours/theirs: ${overall.toFixed(2)} (target ≤ 0.70: ${overall <= 0.7 ? 'met' : 'NOT MET'})`,
   );
