@@ -6,14 +6,15 @@
  *   node_modules/.bin/node scripts/bench/cold-extract-cpu.ts [--latency 150] [--total 300]
  *     [--concurrency 50]
  *
- * - Ours: `npm start` as a child process (every service in one process, default settings, logs at
- *   error), POST /api/v1/extract with `force_refresh: true`, so every request goes to the platform
- *   (2 sequential round trips, with the base metadata the library does not fetch). The CPU is the
- *   whole process's (user + system from /proc/PID/stat) over the load: the gateway's HTTP, auth
- *   and limits and the gRPC hop are counted as extraction too, so the figure is an upper bound of
- *   the extractor's own. Memory per in-flight extraction: the process's RSS during the load (the
- *   median of samples every 50 ms) minus its RSS at rest after the warm-up, divided by the
- *   concurrency.
+ * - Ours, the extractor: the extractor service alone, as its image runs it (services/extractor
+ *   `npm start`: src/main.ts with the OpenTelemetry preload, logs at error), called over gRPC
+ *   (GetTranscript with `forceRefresh`, so every call goes to the platform: 2 sequential round
+ *   trips, with the base metadata the library does not fetch). The CPU is the process's user +
+ *   system time from /proc/PID/stat over the load. Memory per in-flight extraction: the process's
+ *   RSS during the load (the median of samples every 50 ms) minus its RSS at rest after the
+ *   warm-up, divided by the concurrency.
+ * - Ours, the whole system: `npm start` (every service in one process) with POST /api/v1/extract
+ *   and `force_refresh: true`; the gateway's HTTP, auth and limits and the gRPC hop count too.
  * - Theirs: the library (driver.py --cpu) fetching the same videos, `--concurrency` threads with a
  *   session each; the CPU is the Python process's over the fetches, after its imports.
  * The fake runs in this process, so neither side pays for it. Target (issue 27): at least 5x less
@@ -21,7 +22,10 @@
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { parseArgs } from 'node:util';
+import * as grpc from '@grpc/grpc-js';
+import { extractorV1 } from '@subx/contracts';
 import { startFakeYouTube, videoIds } from '@subx/testing/fake-youtube';
 import { startNpmStart } from '../../test/system/npm-start-process.ts';
 import { reportResult } from './result.ts';
@@ -97,30 +101,23 @@ function theirs(fakeUrl: string): Promise<TheirRun> {
   });
 }
 
-const version = await ensureLibrary();
-const fake = await startFakeYouTube({ mode: 'today', latencyMs: LATENCY });
-const system = await startNpmStart({ YOUTUBE_BASE_URL: fake.url, LOG_LEVEL: 'error' });
-const pid = system.child.pid!;
-try {
-  const extract = async (i: number) => {
-    const c = cases[i % cases.length]!;
-    const res = await fetch(`${system.base}/api/v1/extract`, {
-      method: 'POST',
-      headers: { 'x-api-key': system.apiKey, 'content-type': 'application/json' },
-      body: JSON.stringify({
-        url: `https://youtu.be/${c.videoId}`,
-        language: c.language,
-        force_refresh: true,
-      }),
-    });
-    const body = await res.text();
-    if (res.status !== 200) throw new Error(`extract of ${c.videoId} answered ${res.status}: ${body}`);
-  };
+interface OurRun {
+  cpuMs: number;
+  wallMs: number;
+  restRss: number;
+  loadRss: number;
+}
+
+/**
+ * Runs `total` calls of `one`, CONCURRENCY at a time, after a warm-up of 2 x CONCURRENCY calls, and
+ * measures the CPU and RSS of process `pid` over them.
+ */
+async function measure(pid: number, one: (i: number) => Promise<void>): Promise<OurRun> {
   const atConcurrency = async (total: number) => {
     let next = 0;
     await Promise.all(
       Array.from({ length: CONCURRENCY }, async () => {
-        while (next < total) await extract(next++);
+        while (next < total) await one(next++);
       }),
     );
   };
@@ -134,38 +131,137 @@ try {
   const wall0 = performance.now();
   await atConcurrency(TOTAL);
   const wallMs = performance.now() - wall0;
-  const ourCpuMs = cpuMsOf(pid) - cpu0;
+  const cpuMs = cpuMsOf(pid) - cpu0;
   clearInterval(sampler);
-  const perInFlight = (median(rssSamples) - restRss) / CONCURRENCY;
+  return { cpuMs, wallMs, restRss, loadRss: median(rssSamples) };
+}
 
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** The extractor service alone, as its image runs it, driven over gRPC. */
+async function extractorAlone(fakeUrl: string): Promise<OurRun> {
+  const port = await freePort();
+  const child = spawn(
+    process.execPath,
+    [
+      '--disable-warning=ExperimentalWarning',
+      '--import',
+      '../../packages/service-kit/src/instrumentation.ts',
+      'src/main.ts',
+    ],
+    {
+      cwd: new URL('../../services/extractor/', import.meta.url).pathname,
+      env: {
+        ...process.env,
+        GRPC_PORT: String(port),
+        METRICS_PORT: 'off',
+        YOUTUBE_BASE_URL: fakeUrl,
+        LOG_LEVEL: 'error',
+        REDIS_URL: '',
+        KAFKA_BROKERS: '',
+      },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    },
+  );
+  const client = new extractorV1.ExtractorServiceClient(
+    `127.0.0.1:${port}`,
+    grpc.credentials.createInsecure(),
+  );
+  const call = (i: number) =>
+    new Promise<void>((resolve, reject) => {
+      const c = cases[i % cases.length]!;
+      client.getTranscript(
+        { videoId: c.videoId, language: c.language, include: [], forceRefresh: true, translate: false },
+        new grpc.Metadata(),
+        { deadline: Date.now() + 30_000 },
+        (err) => (err ? reject(err) : resolve()),
+      );
+    });
+  try {
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      try {
+        await call(0);
+        break;
+      } catch (err) {
+        if (Date.now() > deadline || child.exitCode !== null) throw err;
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    }
+    return await measure(child.pid!, call);
+  } finally {
+    client.close();
+    child.kill('SIGTERM');
+  }
+}
+
+/** `npm start`, every service in one process, driven over HTTP. */
+async function wholeSystem(fakeUrl: string): Promise<OurRun> {
+  const system = await startNpmStart({ YOUTUBE_BASE_URL: fakeUrl, LOG_LEVEL: 'error' });
+  try {
+    return await measure(system.child.pid!, async (i) => {
+      const c = cases[i % cases.length]!;
+      const res = await fetch(`${system.base}/api/v1/extract`, {
+        method: 'POST',
+        headers: { 'x-api-key': system.apiKey, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          url: `https://youtu.be/${c.videoId}`,
+          language: c.language,
+          force_refresh: true,
+        }),
+      });
+      const body = await res.text();
+      if (res.status !== 200) throw new Error(`extract of ${c.videoId} answered ${res.status}: ${body}`);
+    });
+  } finally {
+    await system.stop();
+  }
+}
+
+const version = await ensureLibrary();
+const fake = await startFakeYouTube({ mode: 'today', latencyMs: LATENCY });
+try {
+  const extractor = await extractorAlone(fake.url);
+  const system = await wholeSystem(fake.url);
   const them = await theirs(fake.url);
   if (them.errors > 0)
     throw new Error(`youtube-transcript-api failed ${them.errors} times: ${them.first_error}`);
-  const ours = ourCpuMs / TOTAL;
   const theirsPer = them.cpu_ms / them.fetches;
-  const ratio = theirsPer / ours;
+  const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
   console.log(
     `fake platform in today's mode, ${LATENCY} ms per answer; ${TOTAL} cold extracts, ${CONCURRENCY} at a time; ` +
       `youtube-transcript-api ${version}\n`,
   );
   console.log('| side | CPU ms per transcript | wall s | transcripts/s | memory per in-flight extraction |');
   console.log('|---|---:|---:|---:|---:|');
-  console.log(
-    `| ours (npm start, whole process) | ${ours.toFixed(2)} | ${(wallMs / 1000).toFixed(1)} | ${((1000 * TOTAL) / wallMs).toFixed(0)} | ` +
-      `${(perInFlight / 1024).toFixed(0)} KiB (RSS ${(restRss / 2 ** 20).toFixed(0)} MB at rest, ${(median(rssSamples) / 2 ** 20).toFixed(0)} MB under load) |`,
-  );
+  for (const [name, run] of [
+    ['ours: the extractor service (gRPC)', extractor],
+    ['ours: npm start, whole process (HTTP)', system],
+  ] as const) {
+    console.log(
+      `| ${name} | ${(run.cpuMs / TOTAL).toFixed(2)} | ${(run.wallMs / 1000).toFixed(1)} | ${((1000 * TOTAL) / run.wallMs).toFixed(0)} | ` +
+        `${((run.loadRss - run.restRss) / CONCURRENCY / 1024).toFixed(0)} KiB (RSS ${mb(run.restRss)} at rest, ${mb(run.loadRss)} under load) |`,
+    );
+  }
   console.log(
     `| youtube-transcript-api ${version} (threads) | ${theirsPer.toFixed(2)} | ${(them.wall_ms / 1000).toFixed(1)} | ` +
       `${((1000 * them.fetches) / them.wall_ms).toFixed(0)} | |`,
   );
+  const ours = extractor.cpuMs / TOTAL;
+  const ratio = theirsPer / ours;
   reportResult({
     bench: 'cold-extract-cpu',
-    what: `CPU per cold transcript, youtube-transcript-api / ours (${CONCURRENCY} concurrent, ${LATENCY} ms per answer)`,
+    what: `CPU per cold transcript, youtube-transcript-api / our extractor (${CONCURRENCY} concurrent, ${LATENCY} ms per answer)`,
     value: `${ratio.toFixed(1)}× less (${ours.toFixed(2)} vs ${theirsPer.toFixed(2)} ms)`,
     target: '>= 5× less',
     met: ratio >= 5,
   });
 } finally {
-  await system.stop();
   await fake.close();
 }
