@@ -134,7 +134,8 @@ export async function buildDashboardApp(deps: DashboardDeps): Promise<FastifyIns
     // Every socket wait is bounded: the whole request must arrive within the request timeout
     // (slow-loris), an idle socket closes after the keep-alive timeout.
     requestTimeout: config.DASHBOARD_REQUEST_TIMEOUT_MS,
-    connectionTimeout: config.DASHBOARD_REQUEST_TIMEOUT_MS,
+    // Socket inactivity: a handler may wait on a few sequential gateway calls, each bounded.
+    connectionTimeout: Math.max(config.DASHBOARD_REQUEST_TIMEOUT_MS, 3 * config.GATEWAY_TIMEOUT_MS),
     keepAliveTimeout: config.DASHBOARD_KEEP_ALIVE_TIMEOUT_MS,
     // Node checks the request timeout every 30 s by default, far too coarse for short bounds.
     http: {
@@ -409,9 +410,12 @@ export async function buildDashboardApp(deps: DashboardDeps): Promise<FastifyIns
     const hash = await hashPassword(password, config.PASSWORD_SCRYPT_N);
     // A sign-up for an address nobody confirmed yet replaces the pending one (pre-account hijack:
     // whoever signed up first with someone else's address keeps no password, session or link).
+    // Its links die before its password changes, so an old link cannot confirm the new password.
     const created = await users.create(email, hash, now());
-    const user = created ?? (await users.replacePending(email, hash));
-    if (user && !created) await links.revokeAll('verify', user._id);
+    const pending = created ? null : await users.byEmail(email);
+    if (pending && !pending.email_verified) await links.revokeAll('verify', pending._id);
+    const user =
+      created ?? (pending && !pending.email_verified ? await users.replacePending(email, hash) : null);
     // The same answer whether or not the address was taken: sign-up does not reveal who has an account.
     if (user) await sendLink(user, 'verify', !created);
     return page(request, reply, (ctx) =>

@@ -91,7 +91,7 @@ export function createSignInThrottle(deps: { kv: KeyValueStore; now: () => numbe
         // Undo this attempt everywhere: it was never checked.
         await Promise.all(
           counted.map(async (c) => {
-            await kv.increment(failKey(c.subject), -1);
+            await kv.increment(failKey(c.subject), -1, { expireAtMs: now() + WINDOW_MS });
             if (c.holdsLock) await kv.delete(lockKey(c.subject));
           }),
         );
@@ -121,7 +121,7 @@ export function createSignInThrottle(deps: { kv: KeyValueStore; now: () => numbe
             await Promise.all(
               counted.map(async (c) => {
                 if (c.subject.kind === 'email') return clear(c.subject);
-                await kv.increment(failKey(c.subject), -1);
+                await kv.increment(failKey(c.subject), -1, { expireAtMs: now() + WINDOW_MS });
                 if (c.holdsLock) await kv.delete(lockKey(c.subject));
               }),
             );
