@@ -3,8 +3,8 @@
  * request is a POST form carrying a CSRF token: the session's (synchronizer pattern) once signed
  * in, a signed double-submit token before (anonymous-csrf.ts, so anonymous visits store nothing);
  * sessions, throttling and one-time links live in the KeyValueStore, people in the DocumentStore,
- * and everything about accounts, keys and usage comes from the gateway's admin API. Operators:
- * operators.ts.
+ * and everything about accounts, keys and usage comes from the gateway's admin API. Signed-in
+ * pages: account-routes.ts; operators: operators.ts.
  */
 import { fileURLToPath } from 'node:url';
 import Fastify, { LogController } from 'fastify';
@@ -16,28 +16,18 @@ import type { DocumentStore, KeyValueStore } from '@subx/ports';
 import { withTimeout } from '@subx/service-kit';
 import type { Logger } from '@subx/service-kit';
 import { createAbuseLimits } from './abuse-limits.ts';
+import { registerAccountRoutes } from './account-routes.ts';
 import { createAnonymousCsrf } from './anonymous-csrf.ts';
 import { createAuditLog } from './audit.ts';
 import type { DashboardConfig } from './config.ts';
 import { cookiePolicy } from './cookies.ts';
-import type { GatewayAccount, GatewayClient } from './gateway-client.ts';
+import type { GatewayClient } from './gateway-client.ts';
 import { GatewayError } from './gateway-client.ts';
 import type { Mailer } from './mailer.ts';
 import { createOneTimeLinks } from './one-time-links.ts';
 import { createOperatorPolicy, registerOperatorRoutes } from './operators.ts';
-import type { Notice, PageContext, PlaygroundInput, Viewer } from './pages.ts';
-import {
-  FORMATS,
-  forgotPage,
-  keysPage,
-  messagePage,
-  playgroundPage,
-  resetPage,
-  signInPage,
-  signUpPage,
-  usagePage,
-  verifyPage,
-} from './pages.ts';
+import type { PageContext, Viewer } from './pages.ts';
+import { forgotPage, messagePage, resetPage, signInPage, signUpPage, verifyPage } from './pages.ts';
 import {
   MAX_PASSWORD_LENGTH,
   MIN_PASSWORD_LENGTH,
@@ -55,7 +45,6 @@ import type { UserDoc } from './users.ts';
 import { createUserRepository, normalizeEmail } from './users.ts';
 
 const STATIC_ROOT = fileURLToPath(new URL('../static/', import.meta.url));
-const DAY_MS = 86_400_000;
 const IP_FREE_FAILURES = 20;
 const EMAIL_FREE_FAILURES = 3;
 
@@ -333,11 +322,6 @@ export async function buildDashboardApp(deps: DashboardDeps): Promise<FastifyIns
     await mailer.send({ to: user.email, ...mail });
   }
 
-  /** The signed-in person's gateway account, or null before verification. */
-  async function accountOf(user: UserDoc): Promise<GatewayAccount | null> {
-    return user.account_id ? gateway.getAccount(user.account_id) : null;
-  }
-
   // ---------------------------------------------------------------- pages without sign-in
 
   // Probes: live = the process answers; ready = both stores answer within 2 s and we are not
@@ -591,157 +575,7 @@ export async function buildDashboardApp(deps: DashboardDeps): Promise<FastifyIns
 
   // ---------------------------------------------------------------- signed in
 
-  const keyNotice = (text: string): Notice => ({ kind: 'ok', text });
-
-  app.get('/keys', async (request, reply) => {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
-    const account = user.email_verified ? await accountOf(user) : null;
-    return page(request, reply, (ctx) => keysPage(ctx, account, null));
-  });
-
-  async function issueKey(request: FastifyRequest, reply: FastifyReply, mode: 'generate' | 'regenerate') {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
-    const current = user.email_verified ? await accountOf(user) : null;
-    if (!current)
-      return page(
-        request,
-        reply,
-        (ctx) => keysPage(ctx, null, null, { kind: 'error', text: 'Confirm your email first.' }),
-        403,
-      );
-    if (mode === 'regenerate' && field(request.body, 'confirm') !== 'yes') {
-      return page(
-        request,
-        reply,
-        (ctx) => keysPage(ctx, current, null, { kind: 'error', text: 'Tick the box to confirm.' }),
-        400,
-      );
-    }
-    if (mode === 'generate' && current.key.status === 'active') {
-      return page(
-        request,
-        reply,
-        (ctx) =>
-          keysPage(ctx, current, null, {
-            kind: 'error',
-            text: 'You already have a key: regenerate it instead.',
-          }),
-        409,
-      );
-    }
-    const apiKey = await gateway.issueKey(current.account_id);
-    const account = await gateway.getAccount(current.account_id);
-    const notice = keyNotice(
-      mode === 'generate'
-        ? 'Your API key is ready.'
-        : 'Your key was regenerated; the previous key no longer works.',
-    );
-    // Rendered into this response only (no redirect, no storage): the key is shown once.
-    return page(request, reply, (ctx) => keysPage(ctx, account, apiKey, notice));
-  }
-
-  app.post('/keys/generate', (request, reply) => issueKey(request, reply, 'generate'));
-  app.post('/keys/regenerate', (request, reply) => issueKey(request, reply, 'regenerate'));
-
-  app.post('/keys/revoke', async (request, reply) => {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
-    const current = user.email_verified ? await accountOf(user) : null;
-    if (!current) return reply.redirect('/keys', 303);
-    if (field(request.body, 'confirm') !== 'yes') {
-      return page(
-        request,
-        reply,
-        (ctx) => keysPage(ctx, current, null, { kind: 'error', text: 'Tick the box to confirm.' }),
-        400,
-      );
-    }
-    await gateway.revokeKey(current.account_id);
-    const account = await gateway.getAccount(current.account_id);
-    return page(request, reply, (ctx) => keysPage(ctx, account, null, keyNotice('Your key is revoked.')));
-  });
-
-  app.get('/usage', async (request, reply) => {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
-    if (!user.email_verified || !user.account_id) return page(request, reply, (ctx) => usagePage(ctx, null));
-    const today = new Date(now()).toISOString().slice(0, 10);
-    const from = new Date(Date.parse(today) - 29 * DAY_MS).toISOString().slice(0, 10);
-    const [limits, usage] = await Promise.all([
-      gateway.limits(user.account_id),
-      gateway.usage(user.account_id, from, today),
-    ]);
-    return page(request, reply, (ctx) => usagePage(ctx, { limits, usage }));
-  });
-
-  const defaultInput: PlaygroundInput = {
-    operation: 'extract',
-    url: 'https://www.youtube.com/watch?v=dQw4w9WgXcQ',
-    format: 'json',
-    language: '',
-  };
-
-  app.get('/playground', async (request, reply) => {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
-    const account = user.email_verified ? await accountOf(user) : null;
-    return page(request, reply, (ctx) =>
-      playgroundPage(ctx, {
-        apiUrl,
-        input: defaultInput,
-        result: null,
-        available: account?.key.status === 'active',
-      }),
-    );
-  });
-
-  app.post('/playground', async (request, reply) => {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
-    const body = request.body;
-    const operation = field(body, 'operation') === 'validate' ? 'validate' : 'extract';
-    const format = (FORMATS as readonly string[]).includes(field(body, 'format'))
-      ? field(body, 'format')
-      : 'json';
-    const input: PlaygroundInput = {
-      operation,
-      url: field(body, 'url').trim().slice(0, 2048),
-      format,
-      language: field(body, 'language').trim().slice(0, 35),
-    };
-    const account = user.email_verified ? await accountOf(user) : null;
-    if (!account || account.key.status !== 'active') {
-      return page(
-        request,
-        reply,
-        (ctx) =>
-          playgroundPage(
-            ctx,
-            { apiUrl, input, result: null, available: false },
-            { kind: 'error', text: 'Generate an API key first.' },
-          ),
-        409,
-      );
-    }
-    const result =
-      operation === 'validate'
-        ? await gateway.call(account.account_id, {
-            path: '/api/v1/validate',
-            query: { url: input.url },
-            client_ip: request.ip,
-          })
-        : await gateway.call(account.account_id, {
-            path: '/api/v1/extract',
-            body: {
-              url: input.url,
-              ...(format !== 'json' ? { format } : {}),
-              ...(input.language ? { language: input.language } : {}),
-            },
-          });
-    return page(request, reply, (ctx) => playgroundPage(ctx, { apiUrl, input, result, available: true }));
-  });
+  registerAccountRoutes(app, { gateway, now, apiUrl, field, page, requireUser });
 
   // ---------------------------------------------------------------- operators
 
