@@ -19,7 +19,10 @@ const PASSWORD = 'operator squatter passphrase';
 class FormClient {
   private cookies = new Map<string, string>();
   private html = '';
-  constructor(private readonly base: string) {}
+  private readonly base: string;
+  constructor(base: string) {
+    this.base = base;
+  }
 
   private async send(path: string, init: RequestInit = {}) {
     const res = await fetch(`${this.base}${path}`, {
