@@ -455,7 +455,7 @@ const TOOLS: ToolDefinition[] = [
 function description(tool: ToolDefinition, spec: OperationSpec): string {
   const access = spec.auth
     ? `Counts as one ${spec.method} ${spec.path} request against the key's daily limit${spec.tier ? '; needs the Pro tier or higher' : ''}. Credits: ${spec.credits}.`
-    : `Free; limited per client IP like ${spec.method} ${spec.path}.`;
+    : `Credits: ${spec.credits}; no daily count, limited per client IP like ${spec.method} ${spec.path}.`;
   return `${tool.lead}\n\n${spec.summary}. ${spec.description}\n\n${access}`;
 }
 
