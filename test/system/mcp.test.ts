@@ -3,6 +3,7 @@
  * official TypeScript SDK's Client over StreamableHTTPClientTransport, as an agent would. Every tool
  * on a recorded video, errors as tool errors, auth, the free tier's daily limit and credits.
  */
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -252,6 +253,25 @@ describe('MCP server of npm run demo', () => {
       await free.close();
     }
   }, 120_000);
+
+  it("the README's client configuration connects as written (the address aside)", async () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const section = readme.split(/^## MCP server \(AI agents\)$/m)[1]!;
+    const config = JSON.parse(/```json\n([\s\S]*?)```/.exec(section)![1]!) as Loose;
+    const server = config.mcpServers.subx as Loose;
+    expect(server.type).toBe('http');
+    const client = new Client({ name: 'readme', version: '1' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(String(server.url).replace('http://localhost:8080', base)), {
+        requestInit: { headers: server.headers as Record<string, string> },
+      }),
+    );
+    try {
+      expect((await client.listTools()).tools.length).toBe(7);
+    } finally {
+      await client.close();
+    }
+  });
 
   it('/llms.txt describes the API and the MCP endpoint', async () => {
     const res = await fetch(`${base}/llms.txt`);
