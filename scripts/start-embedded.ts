@@ -194,6 +194,7 @@ const lines = [
   `subx is running at ${gateway.url}`,
   `  health:       ${gateway.url}/health`,
   `  API docs:     ${gateway.url}/docs`,
+  `  MCP:          ${gateway.url}/mcp  (tools for AI agents, same key; ${gateway.url}/llms.txt)`,
   `  dashboard:    ${dashboard.url}  (sign up, API keys, usage, playground; mails are printed here)`,
   `  admin token:  ${gateway.generated.adminToken ? `${gateway.adminToken}  (generated; set ADMIN_TOKEN to choose one)` : '(from ADMIN_TOKEN)'}`,
   `  pro API key:  ${apiKey}  (account ${account._id})`,

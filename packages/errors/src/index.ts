@@ -60,7 +60,8 @@ export const ERROR_CATALOG = {
     status: 401,
     grpc: GrpcStatus.UNAUTHENTICATED,
     retryable: false,
-    summary: 'The X-API-Key header is missing, or the key is wrong, regenerated or revoked.',
+    summary:
+      'No API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`), or the key is wrong, regenerated or revoked. The answer carries `WWW-Authenticate`.',
   },
   INSUFFICIENT_CREDITS: {
     status: 402,
@@ -340,7 +341,11 @@ export const Errors = {
       `Unknown include field${bad.length > 1 ? 's' : ''}: ${bad.join(', ')}. Valid fields: ${valid.join(', ')}.`,
       { details: { valid_fields: [...valid] } },
     ),
-  unauthorized: () => new AppError('UNAUTHORIZED', 'The API key is missing or invalid.'),
+  unauthorized: () =>
+    new AppError(
+      'UNAUTHORIZED',
+      'The API key is missing or invalid. Send it as `X-API-Key: <key>` or `Authorization: Bearer <key>`; a key is `sxk_v1_` followed by 32 letters and digits.',
+    ),
   tierRequired: (required: string, current: string) =>
     new AppError(
       'TIER_REQUIRED',

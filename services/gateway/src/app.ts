@@ -18,6 +18,7 @@ import { acceptEmptyJsonBody } from './http/json-body.ts';
 import { installNotFound } from './http/not-found.ts';
 import { installReceiveTimeout } from './http/receive-timeout.ts';
 import { genReqId } from './http/request-id.ts';
+import mcpPlugin from './mcp/index.ts';
 import { compileValidator } from './http/validation.ts';
 import { registerDocs } from './routes/docs.ts';
 import { registerHealth } from './routes/health.ts';
@@ -119,6 +120,8 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   registerCommentsAnalyze(app, ctx);
   registerHealth(app, ctx, version);
   await registerDocs(app, buildOpenApi(version));
+  // The API as MCP tools for AI agents, and /llms.txt (issue 24; src/mcp/README.md).
+  await app.register(mcpPlugin, { access: deps.access, version });
   if (deps.adminRoutes) await app.register(deps.adminRoutes);
 
   await app.ready();

@@ -39,5 +39,6 @@ export function createAccessControl(deps: {
       }
       return { account, rateLimit: consumed.state, refund: consumed.refund };
     },
+    authenticate: (apiKey) => accounts.authenticate(apiKey),
   };
 }

@@ -47,6 +47,11 @@ export interface AccessControl {
    * not in `details`, which toPublicErrorBody copies into the public body.
    */
   admit(input: { apiKey: string | undefined; operation: Operation }): Promise<Admission>;
+  /**
+   * The key's account, or null for a missing, ill-formed, unknown or revoked key. Counts nothing:
+   * the MCP endpoint answers its own 401 with it, and each tool call is then admitted by its route.
+   */
+  authenticate(apiKey: string | undefined): Promise<Account | null>;
 }
 
 export interface UsageReport {

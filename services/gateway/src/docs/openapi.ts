@@ -35,6 +35,7 @@ const HEADERS = {
     format: 'date-time',
   }),
   'Retry-After': header('Seconds to wait before retrying.', { type: 'integer' }),
+  'WWW-Authenticate': header('The challenge of every 401: `Bearer realm="subx"`.'),
   'Idempotent-Replayed': header(
     '`true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` (nothing was run or charged again).',
     { type: 'string', enum: ['true'] },
@@ -116,6 +117,7 @@ function errorResponses(codes: readonly string[], authenticated = false) {
           description: errorList(list),
           headers: headerRefs([
             ...(status === 429 ? (['Retry-After'] as const) : []),
+            ...(status === 401 ? (['WWW-Authenticate'] as const) : []),
             'X-Request-Id',
             ...(authenticated && status !== 401 ? RATE_LIMIT_HEADER_NAMES : []),
           ]),
@@ -145,7 +147,8 @@ function operationObject(spec: OperationSpec) {
     summary: spec.summary,
     description: `${spec.description}\n\nCredits: ${spec.credits}.${spec.tier ? ' Requires the Pro tier or higher.' : ''}`,
     tags: [spec.auth ? 'Subtitles and analysis' : 'Open'],
-    security: spec.auth ? [{ ApiKey: [] }] : [],
+    // Either header carries the key (alternatives, not both).
+    security: spec.auth ? [{ ApiKey: [] }, { Bearer: [] }] : [],
     parameters: [
       ...queryParameters(spec.querystring).map((p) =>
         example?.query?.[p.name] === undefined ? p : { ...p, example: example.query[p.name] },
@@ -221,12 +224,20 @@ export function buildOpenApi(version: string): OpenApiDocument {
       title: 'Subtitle Extraction API',
       version,
       description:
-        'Subtitles, comments and AI analyses of videos. Authenticate with the X-API-Key header. Every error has the body `{ error: { code, message, docs_url, request_id, retryable } }`; see /docs/errors.',
+        'Subtitles, comments and AI analyses of videos. Authenticate with the API key in the X-API-Key header, or as `Authorization: Bearer <key>`. AI agents: the same operations are tools of the MCP server at /mcp (Streamable HTTP, same key); /llms.txt describes both. Every error has the body `{ error: { code, message, docs_url, request_id, retryable } }`; see /docs/errors.',
     },
     servers: [{ url: '/' }],
     tags: [{ name: 'Subtitles and analysis' }, { name: 'Open' }],
     components: {
-      securitySchemes: { ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
+      securitySchemes: {
+        ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+        Bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'The same API key (`sxk_v1_` + 32 letters and digits) as `Authorization: Bearer <key>`.',
+        },
+      },
       schemas: { Error: errorBodySchema, RateLimit: rateLimitSchema },
       headers: HEADERS,
     },

@@ -14,6 +14,7 @@ import { AppError, Errors } from '@subx/errors';
 import type { AccessControl, Admission, IdempotencyStore, Operation } from '../access/types.ts';
 import type { IpRateLimiter } from '../access/rate-limit.ts';
 import { rateLimitOf } from '../access/rate-limit.ts';
+import { apiKeyOf } from './api-key-header.ts';
 import { setRateLimitHeaders } from './rate-limit-headers.ts';
 
 declare module 'fastify' {
@@ -25,12 +26,8 @@ declare module 'fastify' {
 
 export function admitHook(access: AccessControl, operation: Operation): onRequestAsyncHookHandler {
   return async function admit(request: FastifyRequest, reply: FastifyReply) {
-    const header = request.headers['x-api-key'];
     try {
-      const admission = await access.admit({
-        apiKey: typeof header === 'string' ? header : undefined,
-        operation,
-      });
+      const admission = await access.admit({ apiKey: apiKeyOf(request.headers), operation });
       request.admission = admission;
       setRateLimitHeaders(reply, admission.rateLimit);
     } catch (error) {

@@ -6,6 +6,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, Errors, isAppError, toPublicErrorBody } from '@subx/errors';
 import { rateLimitOf } from '../access/rate-limit.ts';
+import { WWW_AUTHENTICATE } from './api-key-header.ts';
 import { setRateLimitHeaders } from './rate-limit-headers.ts';
 import { validationToAppError } from './validation.ts';
 
@@ -49,6 +50,7 @@ export function toAppError(err: unknown, request: FastifyRequest, bodyLimit: num
 export function sendError(request: FastifyRequest, reply: FastifyReply, appError: AppError): FastifyReply {
   const state = rateLimitOf(appError);
   if (state) setRateLimitHeaders(reply, state);
+  if (appError.status === 401) reply.header('www-authenticate', WWW_AUTHENTICATE);
   if (appError.status === 429 || appError.retryAfterSeconds !== undefined) {
     reply.header('retry-after', String(Math.max(1, Math.ceil(appError.retryAfterSeconds ?? 60))));
   }

@@ -39,8 +39,43 @@ describe('authentication and the order of checks', () => {
     });
     expect(res.statusCode).toBe(401);
     expectErrorShape(res.json(), 'UNAUTHORIZED', res.headers['x-request-id']);
-    expect(res.json().error.message).toMatch(/invalid or missing|missing or invalid/i);
+    // Says which headers and which key format it expected (issue 26 item 3), and challenges (RFC 9110).
+    expect(res.json().error.message).toMatch(/missing or invalid/i);
+    expect(res.json().error.message).toContain('X-API-Key: <key>');
+    expect(res.json().error.message).toContain('Authorization: Bearer <key>');
+    expect(res.json().error.message).toContain('sxk_v1_');
+    expect(res.headers['www-authenticate']).toBe('Bearer realm="subx"');
     expect(res.headers['x-ratelimit-limit']).toBeUndefined();
+    expect(gw.backends.calls).toHaveLength(0);
+  });
+
+  it('the key as Authorization: Bearer is admitted and counted like X-API-Key (scheme case-insensitive)', async () => {
+    for (const authorization of [`Bearer ${KEYS.free}`, `bearer  ${KEYS.free}`]) {
+      const res = await gw.app.inject({
+        method: 'POST',
+        url: '/api/v1/extract',
+        payload: { url: VIDEO_URL },
+        headers: { authorization },
+      });
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['x-ratelimit-limit']).toBe('3');
+    }
+    expect(gw.access.used.get('acc_free')).toBe(2);
+  });
+
+  it.each([
+    ['Basic credentials', `Basic ${Buffer.from(`u:${KEYS.free}`).toString('base64')}`],
+    ['Bearer without a token', 'Bearer '],
+    ['a wrong Bearer key', 'Bearer sxk_v1_wrongwrongwrongwrongwrongwrong12'],
+  ])('%s is 401 with WWW-Authenticate', async (_name, authorization) => {
+    const res = await gw.app.inject({
+      method: 'POST',
+      url: '/api/v1/extract',
+      payload: { url: VIDEO_URL },
+      headers: { authorization },
+    });
+    expect(res.statusCode).toBe(401);
+    expect(res.headers['www-authenticate']).toBe('Bearer realm="subx"');
     expect(gw.backends.calls).toHaveLength(0);
   });
 

@@ -135,6 +135,11 @@ describe('docs', () => {
       in: 'header',
       name: 'X-API-Key',
     });
+    expect(doc.components.securitySchemes.Bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(doc.paths['/api/v1/extract'].post.security).toEqual([{ ApiKey: [] }, { Bearer: [] }]);
+    expect(Object.keys(doc.paths['/api/v1/extract'].post.responses['401'].headers)).toContain(
+      'WWW-Authenticate',
+    );
     expect(doc.paths['/api/v1/validate'].get.security).toEqual([]);
   });
 

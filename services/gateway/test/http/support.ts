@@ -58,6 +58,7 @@ export function createTestAccess(options: { dailyLimits?: Partial<Record<Tier, n
     };
   };
   const access: AccessControl = {
+    authenticate: async (apiKey) => (apiKey === undefined ? null : (accounts.get(apiKey) ?? null)),
     async admit({ apiKey, operation }) {
       const account = apiKey === undefined ? undefined : accounts.get(apiKey);
       if (!account) throw Errors.unauthorized();

@@ -1,0 +1,155 @@
+/**
+ * The MCP endpoint in process (fake backends, test doubles of access control) with the SDK's own
+ * client over a real socket: the tool table follows the operation table, every schema is valid
+ * JSON Schema (compiled with ajv, as the MCP Inspector does), and the HTTP edges (405, batch cap,
+ * idempotency through a tool).
+ */
+import { Ajv } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { aiV1 } from '@subx/contracts';
+import { OPERATIONS, operationById } from '../../src/schemas/operations.ts';
+import { buildTools } from '../../src/mcp/tools.ts';
+import { KEYS, VIDEO_URL, buildTestGateway } from './support.ts';
+import type { TestGateway } from './support.ts';
+
+let gw: TestGateway;
+let base = '';
+let client: Client;
+
+beforeAll(async () => {
+  gw = await buildTestGateway();
+  base = (await gw.app.listen({ port: 0, host: '127.0.0.1' })).replace('localhost', '127.0.0.1');
+  client = new Client({ name: 't', version: '1' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer ${KEYS.pro}` } },
+    }),
+  );
+});
+afterAll(async () => {
+  await client?.close();
+  await gw?.app.close();
+});
+
+const TWINS: Record<string, string> = {
+  get_transcript: 'extract',
+  check_subtitles: 'validate',
+  get_video_metadata: 'extract',
+  get_playlist_transcripts: 'playlist',
+  get_comments: 'comments',
+  summarize_video: 'summarize',
+  analyze_comments: 'analyzeComments',
+};
+
+describe('MCP tools', () => {
+  it('every input and output schema is valid JSON Schema (draft-07 and 2020-12) with an object root', async () => {
+    const { tools } = await client.listTools();
+    expect(tools).toHaveLength(7);
+    for (const tool of tools) {
+      for (const schema of [tool.inputSchema, tool.outputSchema]) {
+        expect(schema?.type).toBe('object');
+        expect(() => new Ajv({ strict: false }).compile(schema!)).not.toThrow();
+        expect(() => new Ajv2020({ strict: false }).compile(schema!)).not.toThrow();
+      }
+    }
+  });
+
+  it('input schemas and descriptions are the operation table’s, field for field', async () => {
+    const { tools } = await client.listTools();
+    for (const tool of tools) {
+      const spec = operationById(TWINS[tool.name]!);
+      const source = (spec.body ?? spec.querystring)!.properties as Record<string, Record<string, unknown>>;
+      for (const [name, schema] of Object.entries(tool.inputSchema.properties ?? {})) {
+        if (name === 'cursor' || name === 'idempotency_key') continue;
+        const { default: _toolDefault, ...rest } = schema as Record<string, unknown>;
+        const { default: _apiDefault, ...expected } = source[name]!;
+        expect(rest, `${tool.name}.${name}`).toEqual(expected);
+      }
+      expect(tool.description).toContain(spec.summary);
+      expect(tool.description).toContain(spec.credits);
+    }
+    // Every operation but batch (get_playlist_transcripts and get_transcript cover it) has a tool.
+    const covered = new Set(Object.values(TWINS));
+    expect(OPERATIONS.map((o) => o.operationId).filter((id) => !covered.has(id))).toEqual(['batch']);
+    expect(buildTools().map((t) => t.name)).toEqual(Object.keys(TWINS));
+  });
+
+  it('a tool call is one counted request of its route, and its rate_limit is the route’s', async () => {
+    const before = gw.access.used.get('acc_pro') ?? 0;
+    const r = (await client.callTool({
+      name: 'get_transcript',
+      arguments: { url: VIDEO_URL, format: 'txt' },
+    })) as {
+      content: { text: string }[];
+      structuredContent: Record<string, unknown>;
+    };
+    expect(r.content[0]!.text).toBe('Hello world\nSecond line\n');
+    expect(gw.access.used.get('acc_pro')).toBe(before + 1);
+    expect(gw.backends.calls.at(-1)?.method).toBe('getTranscript');
+    expect((r.structuredContent.request_id as string).endsWith('.t1')).toBe(true);
+  });
+
+  it('bad arguments are INVALID_REQUEST tool errors, before any request is counted', async () => {
+    const before = gw.access.used.get('acc_pro') ?? 0;
+    const r = (await client.callTool({
+      name: 'get_transcript',
+      arguments: { url: VIDEO_URL, format: 'doc' },
+    })) as {
+      isError: boolean;
+      content: { text: string }[];
+    };
+    expect(r.isError).toBe(true);
+    expect(r.content[0]!.text).toMatch(/^INVALID_REQUEST: arguments\.format /);
+    expect(gw.access.used.get('acc_pro')).toBe(before);
+    const unknown = (await client.callTool({ name: 'nope', arguments: {} })) as { isError: boolean };
+    expect(unknown.isError).toBe(true);
+  });
+
+  it('idempotency_key replays a charged call without charging twice', async () => {
+    gw.backends.handlers.summarize = async (req): Promise<aiV1.SummarizeResponse> => ({
+      videoId: req.videoId,
+      summary: req.cachedOnly ? '' : 'A summary.',
+      timestamps: [],
+      videoTitle: 'T',
+      videoDuration: 125,
+      videoChannel: 'C',
+      cached: false,
+      model: 'local-extractive',
+      generatedAt: req.cachedOnly ? '' : '2026-03-10T11:00:00.000Z',
+      language: 'en',
+    });
+    const args = { video_url: VIDEO_URL, idempotency_key: 'mcp-idem-0001' };
+    const balance = gw.ledger.balances.get('acc_pro')!;
+    const first = (await client.callTool({ name: 'summarize_video', arguments: args })) as {
+      isError?: boolean;
+    };
+    expect(first.isError).toBeFalsy();
+    const charged = balance - gw.ledger.balances.get('acc_pro')!;
+    const again = (await client.callTool({ name: 'summarize_video', arguments: args })) as {
+      isError?: boolean;
+    };
+    expect(again.isError).toBeFalsy();
+    expect(charged).toBe(2);
+    expect(balance - gw.ledger.balances.get('acc_pro')!).toBe(charged);
+  });
+
+  it('GET /mcp is 405 (no standalone stream); a batch over 10 messages is 400', async () => {
+    const get = await fetch(`${base}/mcp`, { headers: { authorization: `Bearer ${KEYS.pro}` } });
+    expect(get.status).toBe(405);
+    expect(get.headers.get('allow')).toBe('POST');
+    const batch = Array.from({ length: 11 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'tools/list' }));
+    const res = await fetch(`${base}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${KEYS.pro}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify(batch),
+    });
+    expect(res.status).toBe(400);
+  });
+});
