@@ -13,3 +13,4 @@ export * from './startup-errors.ts';
 export * from './metrics/index.ts';
 export * from './net/trust-proxy.ts';
 export * from './net/ip-bucket.ts';
+export * from './net/grpc-tls.ts';

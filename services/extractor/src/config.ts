@@ -7,6 +7,7 @@ import {
   urlStringOf,
   grpcHost,
   metricsPort,
+  grpcTlsEnv,
 } from '@subx/service-kit';
 import { z } from 'zod';
 import { DEFAULT_EXTRACT_WORKER_CONCURRENCY } from './jobs/extract-worker.ts';
@@ -16,6 +17,8 @@ import { DEFAULT_EXTRACT_WORKER_CONCURRENCY } from './jobs/extract-worker.ts';
  * (packages/youtube, `loadYouTubeConfig`).
  */
 export const ConfigSchema = z.object({
+  /** gRPC over TLS (service-kit net/grpc-tls.ts): GRPC_TLS*, off unless set. */
+  ...grpcTlsEnv,
   GRPC_PORT: port.default(50051),
   /** `/metrics` (Prometheus) on its own port; `off` disables it. */
   METRICS_PORT: metricsPort.default(9465),

@@ -4,7 +4,7 @@
  */
 import type { Clock, EventBus, KeyValueStore, Subscription } from '@subx/ports';
 import { createJsonCache, systemClock } from '@subx/ports';
-import { cacheLookupMetrics, startGrpcServer, upstreamMetrics } from '@subx/service-kit';
+import { cacheLookupMetrics, startGrpcServer, upstreamMetrics, grpcTlsFromConfig } from '@subx/service-kit';
 import type { Logger } from '@subx/service-kit';
 import { YouTubeClient } from '@subx/youtube';
 import type { YouTubeClientConfig } from '@subx/youtube';
@@ -65,6 +65,7 @@ export async function startExtractorService(
   const server = await startGrpcServer({
     port: config.GRPC_PORT,
     host: options.host ?? config.GRPC_HOST,
+    credentials: grpcTlsFromConfig(config).serverCredentials,
     services: [extractorServiceRegistration(extraction)],
     logger,
   });

@@ -16,9 +16,12 @@ import {
   secretKeysOf,
   metricsPort,
   trustProxyEnv,
+  grpcTlsEnv,
 } from '@subx/service-kit';
 
 export const ConfigSchema = z.object({
+  /** gRPC over TLS (service-kit net/grpc-tls.ts): GRPC_TLS*, off unless set. */
+  ...grpcTlsEnv,
   PORT: port.default(8080),
   /** `/metrics` (Prometheus) on its own port; `off` disables it. */
   METRICS_PORT: metricsPort.default(9464),
