@@ -19,6 +19,7 @@ import {
   busMetrics,
   createLifecycle,
   createLogger,
+  kafkaSecurityFromConfig,
   loadAllConfig,
   metricsPort,
   startMetricsServer,
@@ -70,6 +71,8 @@ try {
         LOG_LEVEL: logLevel,
       }),
     access: () => loadAccessConfig(env, { embedded: true }),
+    // KAFKA_SSL* / KAFKA_SASL_* of the one bus every service shares here (files read now).
+    kafkaSecurity: () => kafkaSecurityFromConfig(loadGatewayConfig(env)),
     // GATEWAY_URL, GATEWAY_ADMIN_URL and ADMIN_TOKEN come from the gateway once it runs; the rest is checked now
     dashboard: () =>
       loadDashboardConfig({
@@ -93,6 +96,7 @@ const serviceLogger = (service: string) => createLogger({ service, level: logLev
 const adapters = createAdapters({
   redisUrl: env.REDIS_URL,
   kafkaBrokers: env.KAFKA_BROKERS,
+  ...(configs.kafkaSecurity ? { kafkaSecurity: configs.kafkaSecurity } : {}),
   mongoUrl: env.MONGO_URL,
   mongoDb: env.MONGO_DB,
   clientId: 'subx-embedded',

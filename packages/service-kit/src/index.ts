@@ -14,3 +14,4 @@ export * from './metrics/index.ts';
 export * from './net/trust-proxy.ts';
 export * from './net/ip-bucket.ts';
 export * from './net/grpc-tls.ts';
+export * from './net/kafka-security-env.ts';

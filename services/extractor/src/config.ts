@@ -8,6 +8,7 @@ import {
   grpcHost,
   metricsPort,
   grpcTlsEnv,
+  kafkaSecurityEnv,
 } from '@subx/service-kit';
 import { z } from 'zod';
 import { DEFAULT_EXTRACT_WORKER_CONCURRENCY } from './jobs/extract-worker.ts';
@@ -19,6 +20,8 @@ import { DEFAULT_EXTRACT_WORKER_CONCURRENCY } from './jobs/extract-worker.ts';
 export const ConfigSchema = z.object({
   /** gRPC over TLS (service-kit net/grpc-tls.ts): GRPC_TLS*, off unless set. */
   ...grpcTlsEnv,
+  /** Kafka TLS and SASL (service-kit net/kafka-security-env.ts): KAFKA_SSL*, KAFKA_SASL_*. */
+  ...kafkaSecurityEnv,
   GRPC_PORT: port.default(50051),
   /** `/metrics` (Prometheus) on its own port; `off` disables it. */
   METRICS_PORT: metricsPort.default(9465),

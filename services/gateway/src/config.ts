@@ -17,11 +17,14 @@ import {
   metricsPort,
   trustProxyEnv,
   grpcTlsEnv,
+  kafkaSecurityEnv,
 } from '@subx/service-kit';
 
 export const ConfigSchema = z.object({
   /** gRPC over TLS (service-kit net/grpc-tls.ts): GRPC_TLS*, off unless set. */
   ...grpcTlsEnv,
+  /** Kafka TLS and SASL (service-kit net/kafka-security-env.ts): KAFKA_SSL*, KAFKA_SASL_*. */
+  ...kafkaSecurityEnv,
   PORT: port.default(8080),
   /** `/metrics` (Prometheus) on its own port; `off` disables it. */
   METRICS_PORT: metricsPort.default(9464),
