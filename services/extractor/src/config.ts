@@ -37,6 +37,11 @@ export const ConfigSchema = z.object({
   /** Topic of extraction jobs, and of results of jobs naming no reply topic (docs/events.md). */
   EXTRACT_JOBS_TOPIC: z.string().trim().min(1).default('extract.jobs.v1'),
   EXTRACT_RESULTS_TOPIC: z.string().trim().min(1).default('extract.results.v1'),
+  /**
+   * Further topics a job may name as its reply_topic (csv; e.g. per-gateway reply topics). Results
+   * go to EXTRACT_RESULTS_TOPIC or one of these, never to another topic a job names.
+   */
+  EXTRACT_REPLY_TOPICS: csv.optional(),
   /** Run Kafka extraction workers in this process. */
   EXTRACT_WORKERS_ENABLED: z
     .enum(['true', 'false', '1', '0'])

@@ -81,6 +81,7 @@ export async function startExtractorService(
       concurrency: config.EXTRACT_WORKER_CONCURRENCY,
       topic: config.EXTRACT_JOBS_TOPIC,
       resultsTopic: config.EXTRACT_RESULTS_TOPIC,
+      ...(config.EXTRACT_REPLY_TOPICS ? { replyTopics: config.EXTRACT_REPLY_TOPICS } : {}),
     });
   }
   logger.info(
