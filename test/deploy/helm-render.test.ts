@@ -509,6 +509,13 @@ describe.skipIf(!helm)('helm chart deploy/helm/subx', () => {
         podSpec(extractor) as { volumes?: { name: string; secret?: { secretName: string } }[] }
       ).volumes;
       expect(volumes?.find((v) => v.name === 'grpc-tls')?.secret?.secretName).toBe('subx-grpc-tls');
+      // The kubelet's gRPC probe cannot speak TLS: the probes check the port instead.
+      const probe = podSpec(extractor).containers[0]?.readinessProbe as {
+        tcpSocket?: { port: number };
+        grpc?: unknown;
+      };
+      expect(probe.tcpSocket?.port).toBe(50051);
+      expect(probe.grpc).toBeUndefined();
       expect(() =>
         render(path.join(chartDir, 'ci/dev-values.yaml'), ['--set', 'grpcTls.enabled=true']),
       ).toThrow(/grpcTls.secretName is required/);

@@ -2,8 +2,8 @@
  * Issue 19 items 3 and 8: no span attribute and no log line carries a one-time token or an API key,
  * though real requests put them in URLs (the dashboard's mailed `/reset?token=…` and
  * `/verify?token=…` links, a key pasted into a gateway URL). The services run in a child process
- * exactly as deployed (`node --import` telemetry preload, HTTP auto-instrumentation) with an
- * in-memory span collector behind the real bootstrap.
+ * exactly as deployed (`node --import` telemetry preload, HTTP auto-instrumentation), spans going to
+ * OpenTelemetry's InMemorySpanExporter behind the real bootstrap.
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -31,7 +31,7 @@ function run(token: string, apiKey: string): Promise<Output> {
       [
         '--disable-warning=ExperimentalWarning',
         '--import',
-        '../../../packages/service-kit/test/fixtures/memory-telemetry.ts',
+        './memory-exporter-telemetry.ts',
         './url-secrets-app.ts',
         token,
         apiKey,

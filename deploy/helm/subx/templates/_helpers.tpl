@@ -125,7 +125,12 @@ Returns a YAML list of {name, optional}. Call with (dict "root" $ "c" $component
 {{- $live := dict -}}
 {{- $ready := dict -}}
 {{- $startup := dict -}}
-{{- if eq .c.protocol "grpc" -}}
+{{- if and (eq .c.protocol "grpc") .root.Values.grpcTls.enabled -}}
+{{- /* The kubelet's gRPC probe speaks plaintext only: with TLS on, the port accepting connections. */ -}}
+{{- $live = dict "tcpSocket" (dict "port" $port) -}}
+{{- $ready = dict "tcpSocket" (dict "port" $port) -}}
+{{- $startup = dict "tcpSocket" (dict "port" $port) -}}
+{{- else if eq .c.protocol "grpc" -}}
 {{- $live = dict "grpc" (dict "port" $port) -}}
 {{- $ready = dict "grpc" (dict "port" $port) -}}
 {{- $startup = dict "grpc" (dict "port" $port) -}}
