@@ -60,7 +60,7 @@ for _ in $(seq 1 100); do [[ -s $work/youtube.out ]] && break; sleep 0.1; done
 youtube_url=$(head -n1 "$work/youtube.out")
 [[ -n $youtube_url ]] || { cat "$work/youtube.err" >&2; log "fake platform did not start"; exit 1; }
 
-PORT=0 METRICS_PORT=0 YOUTUBE_BASE_URL=$youtube_url REDIS_URL='' KAFKA_BROKERS='' MONGO_URL='' OPENAI_API_KEY='' \
+PORT=0 ADMIN_PORT=0 METRICS_PORT=0 YOUTUBE_BASE_URL=$youtube_url REDIS_URL='' KAFKA_BROKERS='' MONGO_URL='' OPENAI_API_KEY='' \
   LOG_LEVEL=error "$NODE" --disable-warning=ExperimentalWarning --disable-warning=TimeoutNegativeWarning \
   scripts/start-embedded.ts >"$work/start.out" 2>&1 &
 pids+=($!)

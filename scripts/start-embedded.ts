@@ -7,7 +7,7 @@
  * One process has one metrics registry: `/metrics` on METRICS_PORT (default 9464, `off` to disable)
  * serves the series of all five services together.
  *
- * Prints the URL, the admin token (generated unless ADMIN_TOKEN is set), a ready-to-use pro key and
+ * Prints the URL, the admin API's URL (its own listener, ADMIN_PORT), the admin token (generated unless ADMIN_TOKEN is set), a ready-to-use pro key and
  * the dashboard's URL (DASHBOARD_PORT, default 8090). Without SMTP_URL the dashboard's mails
  * (verification and reset links) are printed here.
  *
@@ -19,6 +19,7 @@ import {
   busMetrics,
   createLifecycle,
   createLogger,
+  kafkaSecurityFromConfig,
   loadAllConfig,
   metricsPort,
   startMetricsServer,
@@ -61,9 +62,18 @@ try {
     extractor: () => loadExtractorConfig(serviceEnv),
     comments: () => loadCommentsConfig(serviceEnv),
     ai: () => loadAiConfig(serviceEnv),
-    gateway: () => loadGatewayConfig({ ...env, HOST: env.HOST || LOOPBACK, LOG_LEVEL: logLevel }),
+    gateway: () =>
+      loadGatewayConfig({
+        ...env,
+        HOST: env.HOST || LOOPBACK,
+        // PORT=0 (tests): the admin listener on a free port too, unless ADMIN_PORT says otherwise.
+        ADMIN_PORT: env.ADMIN_PORT || (env.PORT === '0' ? '0' : undefined),
+        LOG_LEVEL: logLevel,
+      }),
     access: () => loadAccessConfig(env, { embedded: true }),
-    // GATEWAY_URL and ADMIN_TOKEN come from the gateway once it runs; the rest is checked now
+    // KAFKA_SSL* / KAFKA_SASL_* of the one bus every service shares here (files read now).
+    kafkaSecurity: () => kafkaSecurityFromConfig(loadGatewayConfig(env)),
+    // GATEWAY_URL, GATEWAY_ADMIN_URL and ADMIN_TOKEN come from the gateway once it runs; the rest is checked now
     dashboard: () =>
       loadDashboardConfig({
         ...env,
@@ -89,6 +99,7 @@ const serviceLogger = (service: string) => createLogger({ service, level: logLev
 const adapters = createAdapters({
   redisUrl: env.REDIS_URL,
   kafkaBrokers: env.KAFKA_BROKERS,
+  ...(configs.kafkaSecurity ? { kafkaSecurity: configs.kafkaSecurity } : {}),
   mongoUrl: env.MONGO_URL,
   mongoDb: env.MONGO_DB,
   clientId: 'subx-embedded',
@@ -168,7 +179,12 @@ const gateway = await startGateway({
 lifecycle.register('gateway', { stop: () => gateway.stop() });
 
 const dashboard = await startDashboard({
-  config: { ...configs.dashboard, GATEWAY_URL: gateway.url, ADMIN_TOKEN: gateway.adminToken },
+  config: {
+    ...configs.dashboard,
+    GATEWAY_URL: gateway.url,
+    GATEWAY_ADMIN_URL: gateway.admin.url,
+    ADMIN_TOKEN: gateway.adminToken,
+  },
   kv: adapters.kv,
   store: adapters.store,
   logger: serviceLogger('dashboard'),
@@ -196,6 +212,8 @@ const lines = [
   `  API docs:     ${gateway.url}/docs`,
   `  MCP:          ${gateway.url}/mcp  (tools for AI agents, same key; ${gateway.url}/llms.txt)`,
   `  dashboard:    ${dashboard.url}  (sign up, API keys, usage, playground; mails are printed here)`,
+  // One space after the colon: outside checks read this line as `admin API: <url>`.
+  `  admin API: ${gateway.admin.url}  (ADMIN_HOST:ADMIN_PORT, loopback by default; never on the public port)`,
   `  admin token:  ${gateway.generated.adminToken ? `${gateway.adminToken}  (generated; set ADMIN_TOKEN to choose one)` : '(from ADMIN_TOKEN)'}`,
   `  pro API key:  ${apiKey}  (account ${account._id})`,
   `  engines:      bus=${engines.bus} store=${engines.store} kv=${engines.kv}`,

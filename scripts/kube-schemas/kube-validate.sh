@@ -104,7 +104,7 @@ chart() {
     fail "$chart/Chart.yaml declares kubeVersion >=${floor:-?}, but the oldest release validated is $oldest: update KUBE_SCHEMA_VERSIONS"
   mkdir -p "$out"
   # Default values need only the secrets the chart refuses to render without (SMTP_URL: the dashboard's mail).
-  local renders=("default|--set secrets.values.ADMIN_TOKEN=validate-admin-token --set secrets.values.API_KEY_PEPPER=validate-pepper-0123456789abcdef0123 --set secrets.values.SMTP_URL=smtp://mail.invalid:587")
+  local renders=("default|--set secrets.values.ADMIN_TOKEN=validate-admin-token-0123456789abcdef --set secrets.values.API_KEY_PEPPER=validate-pepper-0123456789abcdef0123 --set secrets.values.SMTP_URL=smtp://mail.invalid:587")
   for values in "$chart"/ci/*.yaml; do renders+=("$(basename "$values" .yaml)|-f $values"); done
   local status=0
   for version in "${KUBE_SCHEMA_VERSIONS[@]}"; do

@@ -4,12 +4,13 @@
 // helm comes from $HELM, PATH, or ~/.cache/subx-tools/bin (scripts/validate-deploy.sh installs it
 // there). Without helm the suite is skipped loudly, except in CI, where it fails.
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { parse as parseYaml, parseAllDocuments } from 'yaml';
+import { parse as parseYaml, parseAllDocuments, stringify as stringifyYaml } from 'yaml';
 import { recordRequirement } from '@subx/testing/engines';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -256,7 +257,9 @@ describe.skipIf(!helm)('helm chart deploy/helm/subx', () => {
     it('creates the Secret from values, base64-encoded, and references it by name', () => {
       const objs = render(path.join(chartDir, 'ci/dev-values.yaml'));
       const [secret] = ofKind(objs, 'Secret');
-      expect(secret?.data?.ADMIN_TOKEN).toBe(Buffer.from('ci-admin-token').toString('base64'));
+      expect(secret?.data?.ADMIN_TOKEN).toBe(
+        Buffer.from('ci-admin-token-0123456789abcdef0123').toString('base64'),
+      );
       const gateway = ofKind(objs, 'Deployment').find((d) => component(d) === 'gateway') as Obj;
       const ref = podSpec(gateway).containers[0]?.env?.find((e) => e.name === 'ADMIN_TOKEN');
       expect(ref?.valueFrom?.secretKeyRef?.name).toBe(secret?.metadata.name);
@@ -281,10 +284,42 @@ describe.skipIf(!helm)('helm chart deploy/helm/subx', () => {
       ).toThrow(/ADMIN_TOKEN is required/);
     });
 
+    it('refuses an admin token the gateway would reject (under 32 characters)', () => {
+      expect(() =>
+        render(path.join(chartDir, 'ci/dev-values.yaml'), ['--set', 'secrets.values.ADMIN_TOKEN=too-short']),
+      ).toThrow(/ADMIN_TOKEN/);
+    });
+
+    it('puts no plain hash of secret values in pod annotations (keyed with the pepper)', () => {
+      const annotation = (objs: Obj[]) =>
+        (
+          ofKind(objs, 'Deployment')[0]?.spec as {
+            template: { metadata: { annotations: Record<string, string> } };
+          }
+        ).template.metadata.annotations['checksum/secrets'];
+      const values = path.join(chartDir, 'ci/dev-values.yaml');
+      const objs = render(values);
+      const secret = ofKind(objs, 'Secret')[0] as Obj;
+      const plain = Object.fromEntries(
+        Object.entries(secret.data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString()]),
+      );
+      const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+      const got = annotation(objs);
+      expect(got).toMatch(/^[0-9a-f]{64}$/);
+      // Not the hash of the values (whatever their serialisation), nor of any one value.
+      const yaml = stringifyYaml(plain);
+      for (const text of [yaml, yaml.trimEnd()]) expect(got).not.toBe(sha256(text));
+      for (const v of Object.values(plain)) expect(got).not.toBe(sha256(v));
+      // Still changes when a secret changes (the pods roll), e.g. a rotated Redis password.
+      expect(
+        annotation(render(values, ['--set', 'secrets.values.REDIS_URL=redis://:rotated@redis:6379'])),
+      ).not.toBe(got);
+    });
+
     it('refuses to render the dashboard without SMTP unless mails to the log are chosen explicitly', () => {
       const bare = [
         '--set',
-        'secrets.values.ADMIN_TOKEN=ci-admin-token',
+        'secrets.values.ADMIN_TOKEN=ci-admin-token-0123456789abcdef0123',
         '--set',
         'secrets.values.API_KEY_PEPPER=ci-pepper-0123456789abcdef-0123456789',
       ];
@@ -328,13 +363,22 @@ describe.skipIf(!helm)('helm chart deploy/helm/subx', () => {
   });
 
   describe('NetworkPolicy', () => {
-    it('is absent unless enabled', () => {
-      expect(ofKind(render(path.join(chartDir, 'ci/dev-values.yaml')), 'NetworkPolicy')).toEqual([]);
+    it('is on by default, absent when disabled', () => {
+      expect(ofKind(render(path.join(chartDir, 'ci/dev-values.yaml')), 'NetworkPolicy')).not.toEqual([]);
+      expect(
+        ofKind(
+          render(path.join(chartDir, 'ci/dev-values.yaml'), ['--set', 'networkPolicy.enabled=false']),
+          'NetworkPolicy',
+        ),
+      ).toEqual([]);
     });
 
-    it('lets anyone reach the gateway and only gateway/ai reach the internal services', () => {
-      const objs = render(path.join(chartDir, 'ci/dev-values.yaml'), ['--set', 'networkPolicy.enabled=true']);
-      type Rule = { from?: { podSelector?: { matchLabels: Record<string, string> } }[]; ports?: unknown[] };
+    it('lets anyone reach the gateway, only the dashboard its admin port, only gateway/ai the internal services', () => {
+      const objs = render(path.join(chartDir, 'ci/dev-values.yaml'));
+      type Rule = {
+        from?: { podSelector?: { matchLabels: Record<string, string> } }[];
+        ports?: { port: string | number }[];
+      };
       const policies = new Map(
         ofKind(objs, 'NetworkPolicy').map((p) => [
           component(p),
@@ -354,8 +398,11 @@ describe.skipIf(!helm)('helm chart deploy/helm/subx', () => {
 
       const gateway = policies.get('gateway');
       expect(gateway?.policyTypes).toEqual(['Ingress']);
-      expect(gateway?.ingress).toHaveLength(1);
+      expect(gateway?.ingress).toHaveLength(2);
       expect(gateway?.ingress[0]?.from).toBeUndefined(); // no `from`: any source
+      expect(gateway?.ingress[0]?.ports).toEqual([{ port: 'http', protocol: 'TCP' }]); // never `admin`
+      expect(gateway?.ingress[1]?.ports).toEqual([{ port: 'admin', protocol: 'TCP' }]);
+      expect(callers('gateway')).toEqual(['dashboard']);
       expect(callers('extractor')).toEqual(['ai', 'gateway']);
       expect(callers('comments')).toEqual(['ai', 'gateway']);
       expect(callers('ai')).toEqual(['gateway']);
@@ -363,6 +410,142 @@ describe.skipIf(!helm)('helm chart deploy/helm/subx', () => {
       for (const [name, spec] of policies) {
         expect(spec.podSelector.matchLabels['app.kubernetes.io/component'], String(name)).toBe(name);
       }
+    });
+  });
+
+  describe('admin listener, trusted proxies, internal TLS', () => {
+    it('gives the admin API a Service of its own that the ingress never routes; the dashboard calls it', () => {
+      const objs = render(path.join(chartDir, 'ci/production-values.yaml'));
+      const services = ofKind(objs, 'Service');
+      const portsOf = (o: Obj) => (o.spec as { ports: { name: string; port: number }[] }).ports;
+      const publicSvc = services.find((s) => component(s) === 'gateway') as Obj;
+      const adminSvc = services.find((s) => component(s) === 'gateway-admin') as Obj;
+      expect(portsOf(publicSvc).map((p) => p.name)).not.toContain('admin');
+      expect(portsOf(adminSvc)).toEqual([expect.objectContaining({ name: 'admin', port: 8081 })]);
+      expect(
+        (adminSvc.spec as { selector: Record<string, string> }).selector['app.kubernetes.io/component'],
+      ).toBe('gateway');
+      const backends = JSON.stringify(ofKind(objs, 'Ingress').map((i) => i.spec));
+      expect(backends).not.toContain(adminSvc.metadata.name);
+      expect(() =>
+        render(path.join(chartDir, 'ci/production-values.yaml'), [
+          '--set',
+          'ingress.hosts[0].component=gateway-admin',
+        ]),
+      ).toThrow(/not an enabled http component/);
+
+      const cm = (name: string) => ofKind(objs, 'ConfigMap').find((m) => component(m) === name)?.data ?? {};
+      expect(cm('gateway')).toMatchObject({ ADMIN_PORT: '8081', ADMIN_HOST: '0.0.0.0' });
+      expect(cm('dashboard').GATEWAY_ADMIN_URL).toBe(`http://${adminSvc.metadata.name}:8081`);
+      const gateway = ofKind(objs, 'Deployment').find((d) => component(d) === 'gateway') as Obj;
+      expect(podSpec(gateway).containers[0]?.ports?.map((p) => p.name)).toContain('admin');
+    });
+
+    it('sets TRUST_PROXY on the HTTP components, in a form the services accept', async () => {
+      const objs = render(path.join(chartDir, 'ci/dev-values.yaml'));
+      const cm = (name: string) => ofKind(objs, 'ConfigMap').find((m) => component(m) === name)?.data ?? {};
+      expect(cm('gateway').TRUST_PROXY).toBe('uniquelocal');
+      expect(cm('dashboard').TRUST_PROXY).toBe('uniquelocal');
+      expect(cm('extractor')).not.toHaveProperty('TRUST_PROXY');
+      const { loadConfig } = await import('../../services/gateway/src/config.ts');
+      expect(loadConfig(cm('gateway')).TRUST_PROXY).toEqual(['uniquelocal']);
+      expect(() => render(path.join(chartDir, 'ci/dev-values.yaml'), ['--set', 'trustProxy=true'])).toThrow(
+        /trustProxy/,
+      );
+    });
+
+    it('configures Kafka TLS and SASL from values, the password from the Secret', async () => {
+      const objs = render(path.join(chartDir, 'ci/dev-values.yaml'), [
+        '--set',
+        'infra.kafka.tls.enabled=true',
+        '--set',
+        'infra.kafka.tls.caSecret=kafka-ca',
+        '--set',
+        'infra.kafka.sasl.mechanism=scram-sha-512',
+        '--set',
+        'infra.kafka.sasl.username=subx',
+        '--set',
+        'secrets.values.KAFKA_SASL_PASSWORD=kafka-secret',
+      ]);
+      for (const d of ofKind(objs, 'Deployment')) {
+        const name = component(d) as string;
+        const cm = ofKind(objs, 'ConfigMap').find((m) => m.metadata.name === d.metadata.name)?.data ?? {};
+        const env = new Map((podSpec(d).containers[0]?.env ?? []).map((e) => [e.name, e]));
+        const usesKafka = 'KAFKA_BROKERS' in cm;
+        expect(usesKafka, name).toBe(['gateway', 'extractor', 'billing'].includes(name));
+        if (!usesKafka) {
+          expect(env.has('KAFKA_SASL_PASSWORD'), name).toBe(false);
+          continue;
+        }
+        expect(cm, name).toMatchObject({
+          KAFKA_SSL: 'true',
+          KAFKA_SSL_CA_FILE: '/etc/subx/kafka-ca/ca.crt',
+          KAFKA_SASL_MECHANISM: 'scram-sha-512',
+          KAFKA_SASL_USERNAME: 'subx',
+        });
+        expect(cm, name).not.toHaveProperty('KAFKA_SASL_PASSWORD');
+        expect(env.get('KAFKA_SASL_PASSWORD')?.valueFrom?.secretKeyRef?.key, name).toBe(
+          'KAFKA_SASL_PASSWORD',
+        );
+        const volumes = (podSpec(d) as { volumes?: { name: string; secret?: { secretName: string } }[] })
+          .volumes;
+        expect(volumes?.find((v) => v.name === 'kafka-ca')?.secret?.secretName, name).toBe('kafka-ca');
+      }
+      // The rendered variables are what the services read.
+      const { loadConfig } = await import('../../services/gateway/src/config.ts');
+      const gatewayCm = ofKind(objs, 'ConfigMap').find((m) => component(m) === 'gateway')?.data ?? {};
+      expect(loadConfig({ ...gatewayCm, KAFKA_SASL_PASSWORD: 'x' })).toMatchObject({
+        KAFKA_SSL: true,
+        KAFKA_SASL_MECHANISM: 'scram-sha-512',
+      });
+      expect(() =>
+        render(path.join(chartDir, 'ci/dev-values.yaml'), [
+          '--set',
+          'infra.kafka.sasl.mechanism=plain',
+          '--set',
+          'infra.kafka.sasl.username=u',
+        ]),
+      ).toThrow(/KAFKA_SASL_PASSWORD is required/);
+    });
+
+    it('configures gRPC over mutual TLS from a TLS Secret', () => {
+      const objs = render(path.join(chartDir, 'ci/dev-values.yaml'), [
+        '--set',
+        'grpcTls.enabled=true',
+        '--set',
+        'grpcTls.secretName=subx-grpc-tls',
+      ]);
+      const cm = (name: string) => ofKind(objs, 'ConfigMap').find((m) => component(m) === name)?.data ?? {};
+      for (const name of Object.keys(GRPC_COMPONENTS)) {
+        expect(cm(name), name).toMatchObject({
+          GRPC_TLS_CERT_FILE: '/etc/subx/grpc-tls/tls.crt',
+          GRPC_TLS_KEY_FILE: '/etc/subx/grpc-tls/tls.key',
+          GRPC_TLS_CLIENT_CA_FILE: '/etc/subx/grpc-tls/ca.crt',
+        });
+      }
+      // The callers: TLS with the CA, presenting the certificate.
+      for (const name of ['gateway', 'ai']) {
+        expect(cm(name), name).toMatchObject({
+          GRPC_TLS: 'true',
+          GRPC_TLS_CA_FILE: '/etc/subx/grpc-tls/ca.crt',
+        });
+      }
+      expect(cm('dashboard')).not.toHaveProperty('GRPC_TLS_CERT_FILE');
+      const extractor = ofKind(objs, 'Deployment').find((d) => component(d) === 'extractor') as Obj;
+      const volumes = (
+        podSpec(extractor) as { volumes?: { name: string; secret?: { secretName: string } }[] }
+      ).volumes;
+      expect(volumes?.find((v) => v.name === 'grpc-tls')?.secret?.secretName).toBe('subx-grpc-tls');
+      // The kubelet's gRPC probe cannot speak TLS: the probes check the port instead.
+      const probe = podSpec(extractor).containers[0]?.readinessProbe as {
+        tcpSocket?: { port: number };
+        grpc?: unknown;
+      };
+      expect(probe.tcpSocket?.port).toBe(50051);
+      expect(probe.grpc).toBeUndefined();
+      expect(() =>
+        render(path.join(chartDir, 'ci/dev-values.yaml'), ['--set', 'grpcTls.enabled=true']),
+      ).toThrow(/grpcTls.secretName is required/);
     });
   });
 
@@ -499,14 +682,21 @@ describe.skipIf(!helm)('helm chart deploy/helm/subx', () => {
       expect(monitor?.apiVersion).toBe('monitoring.coreos.com/v1');
       expect(monitor?.metadata.labels?.release).toBe('kube-prometheus-stack');
       const spec = monitor?.spec as {
-        selector: { matchLabels: Record<string, string> };
+        selector: {
+          matchLabels: Record<string, string>;
+          matchExpressions?: { key: string; operator: string }[];
+        };
         endpoints: { port: string; path: string; interval: string }[];
       };
       expect(spec.endpoints).toEqual([
         expect.objectContaining({ port: 'metrics', path: '/metrics', interval: '15s' }),
       ]);
-      const selected = ofKind(objs, 'Service').filter((svc) =>
-        Object.entries(spec.selector.matchLabels).every(([k, v]) => svc.metadata.labels?.[k] === v),
+      const selected = ofKind(objs, 'Service').filter(
+        (svc) =>
+          Object.entries(spec.selector.matchLabels).every(([k, v]) => svc.metadata.labels?.[k] === v) &&
+          (spec.selector.matchExpressions ?? []).every(
+            (e) => e.operator === 'DoesNotExist' && !(e.key in (svc.metadata.labels ?? {})),
+          ),
       );
       expect(selected.map(component).sort()).toEqual([...ALL_COMPONENTS].sort());
       for (const svc of selected) expect(servicePorts(svc).map((p) => p.name)).toContain('metrics');

@@ -10,6 +10,8 @@ export interface NpmStartProcess {
   base: string;
   apiKey: string;
   accountId: string;
+  /** The banner's `admin API: <url>`: the admin listener (ADMIN_PORT), never the public port. */
+  adminUrl: string;
   /** The banner's metrics URL (absent with METRICS_PORT=off). */
   metricsUrl: string | undefined;
   child: ChildProcess;
@@ -32,10 +34,13 @@ export async function startNpmStart(
       timeoutMs,
     );
     const metricsUrl = /metrics:\s+(http:\/\/\S+\/metrics)/.exec(launcher.output())?.[1];
+    const adminUrl = /admin API: (http:\/\/\S+)/.exec(launcher.output())?.[1];
+    if (!adminUrl) throw new Error(`the banner names no admin API:\n${launcher.output()}`);
     return {
       base: banner[1]!,
       apiKey: banner[2]!,
       accountId: banner[3]!,
+      adminUrl,
       metricsUrl,
       child: launcher.child,
       output: launcher.output,

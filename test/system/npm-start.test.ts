@@ -184,8 +184,28 @@ describe('npm start over a real socket', () => {
     expect(a.model).toBe('local-lexicon');
   });
 
+  it('the admin API answers 404 on the public port and works on the listener the banner names', async () => {
+    const adminUrl = system.adminUrl;
+    expect(adminUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(adminUrl).not.toBe(base);
+    const auth = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
+    const onPublic = await fetch(`${base}/admin/v1/accounts`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ tier: 'free' }),
+    });
+    expect(onPublic.status).toBe(404);
+    expect((await json(onPublic)).error.code).toBe('NOT_FOUND');
+    expect((await fetch(`${base}/admin/v1/accounts/${system.accountId}`, { headers: auth })).status).toBe(
+      404,
+    );
+    const onAdmin = await fetch(`${adminUrl}/admin/v1/accounts/${system.accountId}`, { headers: auth });
+    expect(onAdmin.status).toBe(200);
+    expect((await json(onAdmin)).account_id).toBe(system.accountId);
+  });
+
   it('the admin API creates a free account whose key is refused on Pro operations', async () => {
-    const created = await fetch(`${base}/admin/v1/accounts`, {
+    const created = await fetch(`${system.adminUrl}/admin/v1/accounts`, {
       method: 'POST',
       headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
       body: JSON.stringify({ tier: 'free' }),

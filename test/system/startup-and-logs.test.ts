@@ -73,12 +73,19 @@ afterAll(async () => {
 describe('a busy port is one line naming the port and the variable, exit 1', () => {
   const gatewaySecrets = {
     API_KEY_PEPPER: 'startup-test-pepper-0123456789abcdef0123',
-    ADMIN_TOKEN: 'startup-test-admin-token',
+    ADMIN_TOKEN: 'startup-test-admin-token-0123456789',
     LOG_LEVEL: 'silent',
   };
   it.each([
     ['npm start', 'scripts/start-embedded.ts', 'PORT', 'subx', {}],
     ['gateway', 'services/gateway/src/main.ts', 'PORT', 'gateway', gatewaySecrets],
+    [
+      'gateway admin',
+      'services/gateway/src/main.ts',
+      'ADMIN_PORT',
+      'gateway',
+      { ...gatewaySecrets, PORT: '0' },
+    ],
     ['extractor', 'services/extractor/src/main.ts', 'GRPC_PORT', 'extractor', { LOG_LEVEL: 'silent' }],
     ['comments', 'services/comments/src/main.ts', 'GRPC_PORT', 'comments', { LOG_LEVEL: 'silent' }],
     ['ai', 'services/ai/src/main.ts', 'GRPC_PORT', 'ai', { LOG_LEVEL: 'silent' }],

@@ -4,6 +4,7 @@ import { createMongoDocumentStore } from './document-store/mongo.ts';
 import type { DocumentStore } from './document-store/port.ts';
 import { createInProcessEventBus } from './event-bus/in-process.ts';
 import { createKafkaEventBus, type BusLogger, type KafkaConsumerTuning } from './event-bus/kafka.ts';
+import type { KafkaSecurity } from './event-bus/kafka-security.ts';
 import type { BusObserver, EventBus } from './event-bus/port.ts';
 import { createInMemoryKeyValueStore } from './key-value/in-memory.ts';
 import type { KeyValueStore } from './key-value/port.ts';
@@ -25,6 +26,8 @@ export interface AdaptersConfig {
   kafkaConsumer?: KafkaConsumerTuning;
   /** Metrics of the bus (service-kit's `busMetrics()`). */
   busObserver?: BusObserver;
+  /** TLS and SASL to Kafka (service-kit's `kafkaSecurityFromConfig`). */
+  kafkaSecurity?: KafkaSecurity;
 }
 
 export interface Adapters {
@@ -56,6 +59,7 @@ export function createAdapters(config: AdaptersConfig): Adapters {
           ...(config.logger ? { logger: config.logger } : {}),
           ...(config.kafkaConsumer ? { consumer: config.kafkaConsumer } : {}),
           ...(config.busObserver ? { observer: config.busObserver } : {}),
+          ...(config.kafkaSecurity ? { security: config.kafkaSecurity } : {}),
         })
       : createInProcessEventBus(config.busObserver ? { observer: config.busObserver } : {});
   const store = mongoUrl

@@ -14,6 +14,11 @@ export {
   type KafkaEventBus,
   type KafkaEventBusOptions,
 } from './event-bus/kafka.ts';
+export {
+  kafkaSecurityConfig,
+  type KafkaSaslMechanism,
+  type KafkaSecurity,
+} from './event-bus/kafka-security.ts';
 export type { RetryBackoff } from './event-bus/shared.ts';
 export { MAX_UNCOMMITTED_SPAN } from './event-bus/shared.ts';
 export { createInMemoryDocumentStore } from './document-store/in-memory.ts';

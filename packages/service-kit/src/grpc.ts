@@ -268,6 +268,8 @@ export interface StartGrpcServerOptions {
   logger: Logger;
   health?: GrpcServerHealthOptions;
   serverOptions?: grpc.ServerOptions;
+  /** TLS (net/grpc-tls.ts); default plaintext. */
+  credentials?: grpc.ServerCredentials;
 }
 
 export interface GrpcServerHealth {
@@ -320,8 +322,11 @@ export async function startGrpcServer(options: StartGrpcServerOptions): Promise<
     host.includes(':') && !host.startsWith('[') ? `[${host}]:${options.port}` : `${host}:${options.port}`;
   routeGrpcLogs(logger);
   const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync(bindAddress, grpc.ServerCredentials.createInsecure(), (err, bound) =>
-      err ? reject(portInUse(err, options.portVariable ?? 'GRPC_PORT', options.port)) : resolve(bound),
+    server.bindAsync(
+      bindAddress,
+      options.credentials ?? grpc.ServerCredentials.createInsecure(),
+      (err, bound) =>
+        err ? reject(portInUse(err, options.portVariable ?? 'GRPC_PORT', options.port)) : resolve(bound),
     );
   });
 

@@ -11,3 +11,7 @@ export { HEALTH_PATHS, createInstrumentations } from './instrumentations.ts';
 export * from './timeout.ts';
 export * from './startup-errors.ts';
 export * from './metrics/index.ts';
+export * from './net/trust-proxy.ts';
+export * from './net/ip-bucket.ts';
+export * from './net/grpc-tls.ts';
+export * from './net/kafka-security-env.ts';

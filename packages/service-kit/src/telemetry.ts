@@ -4,6 +4,9 @@
  * even when nothing is exported; spans are exported over OTLP (http/protobuf) only when
  * OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) is set.
  *
+ * No span leaves the process (or reaches a test's collector) with a one-time token or an API key in
+ * it: telemetry/redact-spans.ts runs first on every ended span and wraps the OTLP exporter.
+ *
  * Services do not call this directly: `node --import @subx/service-kit/instrumentation` does it
  * (see instrumentation.ts / bootstrap.ts), because the hooks must be in place before any
  * instrumented library is imported.
@@ -13,6 +16,7 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import type { NodeSDKConfiguration } from '@opentelemetry/sdk-node';
 import { createInstrumentations } from './instrumentations.ts';
+import { redactSpan, redactingExporter } from './telemetry/redact-spans.ts';
 
 export type SdkInstrumentation = NodeSDKConfiguration['instrumentations'][number];
 export type SpanProcessor = NonNullable<NodeSDKConfiguration['spanProcessors']>[number];
@@ -46,6 +50,14 @@ const dropSpans: SpanProcessor = {
   shutdown: async () => {},
 };
 
+// Processors run in order: this one first, so every later processor sees the redacted span.
+const redactSpans: SpanProcessor = {
+  onStart: () => {},
+  onEnd: (span) => redactSpan(span),
+  forceFlush: async () => {},
+  shutdown: async () => {},
+};
+
 let active: Telemetry | undefined;
 
 /** The telemetry started in this process (by the --import preload), if any. */
@@ -69,9 +81,9 @@ export function startTelemetry(options: StartTelemetryOptions): Telemetry {
       propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()],
     }),
     ...(options.spanProcessors
-      ? { spanProcessors: options.spanProcessors }
+      ? { spanProcessors: [redactSpans, ...options.spanProcessors] }
       : endpoint
-        ? { traceExporter: new OTLPTraceExporter() }
+        ? { traceExporter: redactingExporter(new OTLPTraceExporter()) }
         : { spanProcessors: [dropSpans] }),
     // Metrics and the OTel log pipeline are off: logs go to stdout as JSON.
     metricReaders: [],

@@ -12,11 +12,12 @@ const root = fileURLToPath(new URL('../../../', import.meta.url));
 const OUTPUT_CAP = 200_000;
 
 /**
- * `npm start` as a test wants it by default: every port free (API, dashboard; /metrics is free in
+ * `npm start` as a test wants it by default: every port free (API, admin API, dashboard; /metrics is free in
  * any case), every engine embedded, no model key, whatever the test process's environment says.
  */
 export const EMBEDDED_ENV: Readonly<Record<string, string>> = {
   PORT: '0',
+  ADMIN_PORT: '0',
   DASHBOARD_PORT: '0',
   REDIS_URL: '',
   KAFKA_BROKERS: '',

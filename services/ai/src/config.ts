@@ -8,6 +8,7 @@ import {
   secret,
   urlStringOf,
   metricsPort,
+  grpcTlsEnv,
 } from '@subx/service-kit';
 import { z } from 'zod';
 
@@ -16,6 +17,8 @@ import { z } from 'zod';
  * (extractive summaries, lexicon analysis) and never calls a model.
  */
 export const ConfigSchema = z.object({
+  /** gRPC over TLS (service-kit net/grpc-tls.ts): GRPC_TLS*, off unless set. */
+  ...grpcTlsEnv,
   GRPC_PORT: port.default(50053),
   /** `/metrics` (Prometheus) on its own port; `off` disables it. */
   METRICS_PORT: metricsPort.default(9467),

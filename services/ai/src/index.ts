@@ -4,7 +4,7 @@
  */
 import type { Clock, KeyValueStore } from '@subx/ports';
 import { systemClock } from '@subx/ports';
-import { startGrpcServer } from '@subx/service-kit';
+import { startGrpcServer, grpcTlsFromConfig } from '@subx/service-kit';
 import type { Logger } from '@subx/service-kit';
 import { createUpstreamClients } from './adapters/grpc-sources.ts';
 import { createAiService } from './ai-service.ts';
@@ -53,6 +53,7 @@ export async function startAiService(options: StartAiServiceOptions): Promise<Ru
           commentsAddr: config.COMMENTS_GRPC_ADDR,
           deadlineMs: config.GRPC_DEFAULT_DEADLINE_MS,
           logger,
+          tls: grpcTlsFromConfig(config).client,
         });
   const engine = createEngineFromConfig(config, (event) => logger.info({ event }, 'model engine event'));
   const service = createAiService({
@@ -67,6 +68,7 @@ export async function startAiService(options: StartAiServiceOptions): Promise<Ru
   const server = await startGrpcServer({
     port: config.GRPC_PORT,
     host: options.host ?? config.GRPC_HOST,
+    credentials: grpcTlsFromConfig(config).serverCredentials,
     services: [aiServiceRegistration(service)],
     logger,
   });

@@ -7,11 +7,17 @@ import {
   urlStringOf,
   grpcHost,
   metricsPort,
+  grpcTlsEnv,
+  kafkaSecurityEnv,
 } from '@subx/service-kit';
 import { z } from 'zod';
 
 /** Environment of the billing service. */
 export const ConfigSchema = z.object({
+  /** gRPC over TLS (service-kit net/grpc-tls.ts): GRPC_TLS*, off unless set. */
+  ...grpcTlsEnv,
+  /** Kafka TLS and SASL (service-kit net/kafka-security-env.ts): KAFKA_SSL*, KAFKA_SASL_*. */
+  ...kafkaSecurityEnv,
   GRPC_PORT: port.default(50054),
   /** `/metrics` (Prometheus) on its own port; `off` disables it. */
   METRICS_PORT: metricsPort.default(9468),

@@ -5,7 +5,7 @@
  */
 import type { Clock, DocumentStore, EventBus, Subscription } from '@subx/ports';
 import { systemClock } from '@subx/ports';
-import { startGrpcServer } from '@subx/service-kit';
+import { startGrpcServer, grpcTlsFromConfig } from '@subx/service-kit';
 import type { Logger } from '@subx/service-kit';
 import type { BillingConfig } from './config.ts';
 import { billingServiceRegistration } from './grpc/billing.handlers.ts';
@@ -89,6 +89,7 @@ export async function startBillingService(
   const server = await startGrpcServer({
     port: config.GRPC_PORT,
     host: options.host ?? config.GRPC_HOST,
+    credentials: grpcTlsFromConfig(config).serverCredentials,
     services: [billingServiceRegistration(reports)],
     logger,
   });

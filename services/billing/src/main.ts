@@ -1,6 +1,6 @@
 /** Composition root of the billing service running alone (compose, Kubernetes). */
 import { createAdapters } from '@subx/ports';
-import { busMetrics, runService } from '@subx/service-kit';
+import { busMetrics, kafkaSecurityFromConfig, runService } from '@subx/service-kit';
 import { ConfigSchema } from './config.ts';
 import { startBillingService } from './index.ts';
 
@@ -10,6 +10,7 @@ await runService({
   start: async (config, logger) => {
     const adapters = createAdapters({
       kafkaBrokers: config.KAFKA_BROKERS,
+      kafkaSecurity: kafkaSecurityFromConfig(config),
       mongoUrl: config.MONGO_URL,
       mongoDb: config.MONGO_DB,
       clientId: config.KAFKA_CLIENT_ID,

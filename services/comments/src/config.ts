@@ -1,8 +1,19 @@
-import { durationMs, loadConfig, port, secret, urlStringOf, grpcHost, metricsPort } from '@subx/service-kit';
+import {
+  durationMs,
+  loadConfig,
+  port,
+  secret,
+  urlStringOf,
+  grpcHost,
+  metricsPort,
+  grpcTlsEnv,
+} from '@subx/service-kit';
 import { z } from 'zod';
 
 /** Environment of the comments service (the YouTube client reads its own YOUTUBE_* variables). */
 export const ConfigSchema = z.object({
+  /** gRPC over TLS (service-kit net/grpc-tls.ts): GRPC_TLS*, off unless set. */
+  ...grpcTlsEnv,
   GRPC_PORT: port.default(50052),
   /** `/metrics` (Prometheus) on its own port; `off` disables it. */
   METRICS_PORT: metricsPort.default(9466),

@@ -1,7 +1,7 @@
 /** @subx/comments: comment downloads over gRPC (subx.comments.v1.CommentsService). */
 import type { Clock, KeyValueStore } from '@subx/ports';
 import { createJsonCache, systemClock } from '@subx/ports';
-import { cacheLookupMetrics, startGrpcServer, upstreamMetrics } from '@subx/service-kit';
+import { cacheLookupMetrics, startGrpcServer, upstreamMetrics, grpcTlsFromConfig } from '@subx/service-kit';
 import type { Logger } from '@subx/service-kit';
 import { YouTubeClient } from '@subx/youtube';
 import type { YouTubeClientConfig } from '@subx/youtube';
@@ -46,6 +46,7 @@ export async function startCommentsService(
   const server = await startGrpcServer({
     port: config.GRPC_PORT,
     host: options.host ?? config.GRPC_HOST,
+    credentials: grpcTlsFromConfig(config).serverCredentials,
     services: [commentsServiceRegistration(service)],
     logger,
   });

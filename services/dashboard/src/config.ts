@@ -6,6 +6,7 @@ import {
   port,
   positiveInt,
   secret,
+  trustedProxyList,
   urlString,
   urlStringOf,
 } from '@subx/service-kit';
@@ -16,8 +17,13 @@ export const ConfigSchema = z
   .object({
     DASHBOARD_PORT: port.default(8090),
     HOST: z.string().trim().min(1).default('0.0.0.0'),
-    /** Where the dashboard reaches the gateway (admin API and playground). */
+    /** The gateway's public API (the playground's curl shows it unless PUBLIC_API_URL is set). */
     GATEWAY_URL: urlString.default('http://127.0.0.1:8080'),
+    /**
+     * The gateway's admin listener (ADMIN_HOST:ADMIN_PORT): every call the dashboard makes (accounts,
+     * keys, usage, the playground's calls) goes here, never to the public port.
+     */
+    GATEWAY_ADMIN_URL: urlString.default('http://127.0.0.1:8081'),
     /** The gateway's admin bearer token. */
     ADMIN_TOKEN: secret(z.string().min(1)),
     /** The gateway URL people use, shown in the playground's curl. Default: GATEWAY_URL. */
@@ -42,7 +48,7 @@ export const ConfigSchema = z
      * Proxies whose X-Forwarded-For / X-Forwarded-Proto are believed (IPs or CIDRs, csv). Unset:
      * none, so the client IP is the socket's and Secure cookies follow the socket's TLS.
      */
-    TRUST_PROXY: csv.default([]),
+    TRUST_PROXY: trustedProxyList.default([]),
     /** Always mark cookies Secure, whatever the request (a TLS-terminating proxy we cannot list). */
     COOKIE_SECURE: z.enum(['auto', 'always']).default('auto'),
     SESSION_TTL_MS: durationMs.default(12 * 3_600_000),

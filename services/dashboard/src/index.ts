@@ -44,7 +44,7 @@ export async function startDashboard(options: {
   const gateway =
     options.gateway ??
     createGatewayClient({
-      baseUrl: config.GATEWAY_URL,
+      baseUrl: config.GATEWAY_ADMIN_URL,
       adminToken: config.ADMIN_TOKEN,
       timeoutMs: config.GATEWAY_TIMEOUT_MS,
     });

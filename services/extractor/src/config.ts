@@ -7,6 +7,8 @@ import {
   urlStringOf,
   grpcHost,
   metricsPort,
+  grpcTlsEnv,
+  kafkaSecurityEnv,
 } from '@subx/service-kit';
 import { z } from 'zod';
 import { DEFAULT_EXTRACT_WORKER_CONCURRENCY } from './jobs/extract-worker.ts';
@@ -16,6 +18,10 @@ import { DEFAULT_EXTRACT_WORKER_CONCURRENCY } from './jobs/extract-worker.ts';
  * (packages/youtube, `loadYouTubeConfig`).
  */
 export const ConfigSchema = z.object({
+  /** gRPC over TLS (service-kit net/grpc-tls.ts): GRPC_TLS*, off unless set. */
+  ...grpcTlsEnv,
+  /** Kafka TLS and SASL (service-kit net/kafka-security-env.ts): KAFKA_SSL*, KAFKA_SASL_*. */
+  ...kafkaSecurityEnv,
   GRPC_PORT: port.default(50051),
   /** `/metrics` (Prometheus) on its own port; `off` disables it. */
   METRICS_PORT: metricsPort.default(9465),
@@ -31,6 +37,11 @@ export const ConfigSchema = z.object({
   /** Topic of extraction jobs, and of results of jobs naming no reply topic (docs/events.md). */
   EXTRACT_JOBS_TOPIC: z.string().trim().min(1).default('extract.jobs.v1'),
   EXTRACT_RESULTS_TOPIC: z.string().trim().min(1).default('extract.results.v1'),
+  /**
+   * Further topics a job may name as its reply_topic (csv; e.g. per-gateway reply topics). Results
+   * go to EXTRACT_RESULTS_TOPIC or one of these, never to another topic a job names.
+   */
+  EXTRACT_REPLY_TOPICS: csv.optional(),
   /** Run Kafka extraction workers in this process. */
   EXTRACT_WORKERS_ENABLED: z
     .enum(['true', 'false', '1', '0'])

@@ -4,7 +4,7 @@
  */
 import type { Clock, EventBus, KeyValueStore, Subscription } from '@subx/ports';
 import { createJsonCache, systemClock } from '@subx/ports';
-import { cacheLookupMetrics, startGrpcServer, upstreamMetrics } from '@subx/service-kit';
+import { cacheLookupMetrics, startGrpcServer, upstreamMetrics, grpcTlsFromConfig } from '@subx/service-kit';
 import type { Logger } from '@subx/service-kit';
 import { YouTubeClient } from '@subx/youtube';
 import type { YouTubeClientConfig } from '@subx/youtube';
@@ -65,6 +65,7 @@ export async function startExtractorService(
   const server = await startGrpcServer({
     port: config.GRPC_PORT,
     host: options.host ?? config.GRPC_HOST,
+    credentials: grpcTlsFromConfig(config).serverCredentials,
     services: [extractorServiceRegistration(extraction)],
     logger,
   });
@@ -80,6 +81,7 @@ export async function startExtractorService(
       concurrency: config.EXTRACT_WORKER_CONCURRENCY,
       topic: config.EXTRACT_JOBS_TOPIC,
       resultsTopic: config.EXTRACT_RESULTS_TOPIC,
+      ...(config.EXTRACT_REPLY_TOPICS ? { replyTopics: config.EXTRACT_REPLY_TOPICS } : {}),
     });
   }
   logger.info(

@@ -1,6 +1,6 @@
 /** Composition root of the extractor service running alone (compose, Kubernetes). */
 import { createAdapters } from '@subx/ports';
-import { busMetrics, runService } from '@subx/service-kit';
+import { busMetrics, kafkaSecurityFromConfig, runService } from '@subx/service-kit';
 import { loadYouTubeConfig } from '@subx/youtube';
 import { ConfigSchema } from './config.ts';
 import { startExtractorService } from './index.ts';
@@ -14,6 +14,7 @@ await runService({
     const adapters = createAdapters({
       redisUrl: config.REDIS_URL,
       kafkaBrokers: config.KAFKA_BROKERS,
+      kafkaSecurity: kafkaSecurityFromConfig(config),
       clientId: config.KAFKA_CLIENT_ID,
       logger,
       busObserver: busMetrics(),

@@ -1,6 +1,7 @@
 /**
- * The gateway as a fastify instance (no listen): the public API, its docs, health, and the
- * optional admin routes. Everything it talks to comes in through `deps`.
+ * The gateway as a fastify instance (no listen): the public API, its docs and health. The admin
+ * API is not here: it has a listener of its own (admin-listener.ts), so /admin answers 404 on the
+ * public port. Everything it talks to comes in through `deps`.
  */
 import Fastify, { LogController } from 'fastify';
 import { observeHttpRequest } from '@subx/service-kit';
@@ -122,7 +123,6 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   await registerDocs(app, buildOpenApi(version));
   // The API as MCP tools for AI agents, and /llms.txt (issue 24; src/mcp/README.md).
   await app.register(mcpPlugin, { access: deps.access, version });
-  if (deps.adminRoutes) await app.register(deps.adminRoutes);
 
   await app.ready();
   return app;

@@ -12,13 +12,24 @@ describe('gateway config', () => {
       PLAYLIST_TIMEOUT_MS: 120_000,
       FANOUT_MIN_ITEM_TIMEOUT_MS: 10_000,
       TRUST_PROXY: false,
+      ADMIN_PORT: 8081,
+      ADMIN_HOST: '127.0.0.1',
     });
     expect(config.KAFKA_BROKERS).toBeUndefined();
   });
 
   it('parses numbers, booleans and lists from strings', () => {
-    const config = loadConfig({ PORT: '9000', TRUST_PROXY: 'true', KAFKA_BROKERS: 'a:9092, b:9092' });
-    expect(config).toMatchObject({ PORT: 9000, TRUST_PROXY: true, KAFKA_BROKERS: ['a:9092', 'b:9092'] });
+    const config = loadConfig({ PORT: '9000', TRUST_PROXY: '10.0.0.0/8', KAFKA_BROKERS: 'a:9092, b:9092' });
+    expect(config).toMatchObject({
+      PORT: 9000,
+      TRUST_PROXY: ['10.0.0.0/8'],
+      KAFKA_BROKERS: ['a:9092', 'b:9092'],
+    });
+    expect(loadConfig({ TRUST_PROXY: '1' }).TRUST_PROXY).toBeTypeOf('function');
+  });
+
+  it('refuses TRUST_PROXY=true: every client could choose its address for the per-IP limit', () => {
+    expect(() => loadConfig({ TRUST_PROXY: 'true' })).toThrow(/TRUST_PROXY[\s\S]*hop count/);
   });
 
   it('reports every bad key at once, without secret values', () => {

@@ -6,7 +6,6 @@
  */
 import { z } from 'zod';
 import {
-  boolEnv,
   csv,
   port,
   nonNegativeInt,
@@ -16,9 +15,16 @@ import {
   secret,
   secretKeysOf,
   metricsPort,
+  trustProxyEnv,
+  grpcTlsEnv,
+  kafkaSecurityEnv,
 } from '@subx/service-kit';
 
 export const ConfigSchema = z.object({
+  /** gRPC over TLS (service-kit net/grpc-tls.ts): GRPC_TLS*, off unless set. */
+  ...grpcTlsEnv,
+  /** Kafka TLS and SASL (service-kit net/kafka-security-env.ts): KAFKA_SSL*, KAFKA_SASL_*. */
+  ...kafkaSecurityEnv,
   PORT: port.default(8080),
   /** `/metrics` (Prometheus) on its own port; `off` disables it. */
   METRICS_PORT: metricsPort.default(9464),
@@ -68,8 +74,17 @@ export const ConfigSchema = z.object({
    */
   EXTRACT_CACHE_TTL_MS: nonNegativeInt.default(30_000),
   EXTRACT_CACHE_MAX_BYTES: nonNegativeInt.default(64 * 1024 * 1024),
-  /** Honour X-Forwarded-For for the client IP (only behind a trusted proxy). */
-  TRUST_PROXY: boolEnv.default(false),
+  /**
+   * Whose X-Forwarded-For gives the client IP (per-IP limits): false, a hop count, or the proxies'
+   * IPs/CIDRs (service-kit net/trust-proxy.ts).
+   */
+  TRUST_PROXY: trustProxyEnv.default(false),
+  /**
+   * The admin API (/admin/v1) listens here only, never on PORT; loopback by default, so only this
+   * machine (or pod) reaches it unless ADMIN_HOST says otherwise.
+   */
+  ADMIN_PORT: port.default(8081),
+  ADMIN_HOST: z.string().trim().min(1).default('127.0.0.1'),
   SHUTDOWN_TIMEOUT_MS: positiveInt.default(10_000),
 });
 

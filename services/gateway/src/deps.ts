@@ -1,4 +1,4 @@
-import type { FastifyBaseLogger, FastifyPluginAsync } from 'fastify';
+import type { FastifyBaseLogger } from 'fastify';
 import type { Clock, KeyValueStore } from '@subx/ports';
 import type { AccessPricing } from './access/pricing.ts';
 import type { IpRateLimiter } from './access/rate-limit.ts';
@@ -22,8 +22,6 @@ export interface GatewayDeps {
   clock: Clock;
   /** Defaults to the access module's DEFAULT_PRICING. */
   pricing?: AccessPricing;
-  /** Operator routes (/admin/v1/...), registered inside the app so they share errors and ids. */
-  adminRoutes?: FastifyPluginAsync;
   /** /health/ready: false while draining or when a dependency is unusable. */
   readiness?: () => Promise<boolean>;
   /** Reported by /health; defaults to this package's version. */

@@ -1,6 +1,6 @@
 /** Composition root of the gateway running alone (compose, Kubernetes). */
 import { createAdapters } from '@subx/ports';
-import { busMetrics, runService } from '@subx/service-kit';
+import { busMetrics, kafkaSecurityFromConfig, runService } from '@subx/service-kit';
 import { ConfigSchema } from './config.ts';
 import { loadAccessConfig } from './access/config.ts';
 import { startGateway } from './start-gateway.ts';
@@ -14,6 +14,7 @@ await runService({
     const adapters = createAdapters({
       redisUrl: config.REDIS_URL,
       kafkaBrokers: config.KAFKA_BROKERS,
+      kafkaSecurity: kafkaSecurityFromConfig(config),
       mongoUrl: config.MONGO_URL,
       mongoDb: config.MONGO_DB,
       clientId: config.KAFKA_CLIENT_ID,

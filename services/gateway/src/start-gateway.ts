@@ -17,6 +17,7 @@ import {
   loadAccessConfig,
 } from './access/index.ts';
 import type { AccessModule } from './access/index.ts';
+import { buildAdminApp, listenAdmin } from './admin-listener.ts';
 import { buildApp } from './app.ts';
 import { grpcBackendsFromConfig } from './backends/grpc.ts';
 import type { Config } from './config.ts';
@@ -49,6 +50,8 @@ export interface RunningGateway {
   url: string;
   port: number;
   app: FastifyInstance;
+  /** The admin API's listener (ADMIN_HOST:ADMIN_PORT), never the public port. */
+  admin: { url: string; port: number; app: FastifyInstance };
   access: AccessModule;
   /** Secrets generated because the environment had none (embedded mode prints the admin token). */
   generated: { apiKeyPepper: boolean; adminToken: boolean };
@@ -119,7 +122,6 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     kv,
     clock,
     pricing: accessConfig.pricing,
-    adminRoutes: access.adminRoutes,
     readiness: async () => {
       if (draining || !backends.channelsHealthy()) return false;
       try {
@@ -133,29 +135,42 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
       }
     },
   });
+  const adminApp = await buildAdminApp({
+    config,
+    routes: access.adminRoutes,
+    publicApp: app,
+    logger: logger.child({ listener: 'admin' }),
+  });
   let address: string;
+  let admin: { url: string; port: number };
   try {
-    address = await app.listen({ port: config.PORT, host: config.HOST });
+    address = await app.listen({ port: config.PORT, host: config.HOST }).catch((err: unknown) => {
+      throw portInUse(err, 'PORT', config.PORT);
+    });
+    admin = await listenAdmin(adminApp, config);
   } catch (err) {
-    // Release what was started before the port turned out to be busy, then say which one it is.
+    // Release what was started before a port turned out to be busy, then say which one it is.
+    await adminApp.close().catch(() => {});
     await app.close().catch(() => {});
     await fanOut.stop?.().catch(() => {});
     await access.stop().catch(() => {});
     backends.close();
-    throw portInUse(err, 'PORT', config.PORT);
+    throw err;
   }
   const port = (app.server.address() as { port: number }).port;
-  logger.info({ address }, 'gateway listening');
+  logger.info({ address, admin_address: admin.url }, 'gateway listening');
 
   return {
     url: `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${port}`,
     port,
     app,
+    admin: { ...admin, app: adminApp },
     access,
     generated,
     adminToken: accessConfig.adminToken,
     async stop() {
       draining = true;
+      await adminApp.close();
       await app.close();
       await fanOut.stop?.();
       await access.stop();

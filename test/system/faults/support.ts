@@ -115,7 +115,7 @@ export async function startSplitSystem(options: {
   const id = Math.random().toString(36).slice(2, 10);
   const videos = syntheticVideos(options.videoCount, options.prefix);
   const youtube = await startFakeYouTube({ routes: videos.routes });
-  const ports = { extractor: await freePort(), gateway: await freePort() };
+  const ports = { extractor: await freePort(), gateway: await freePort(), admin: await freePort() };
   const kafkaEnv = {
     KAFKA_BROKERS: options.brokers,
     EXTRACT_JOBS_TOPIC: `t.fault.jobs.${id}`,
@@ -139,6 +139,7 @@ export async function startSplitSystem(options: {
   const gateway = launch('services/gateway/src/main.ts', {
     ...kafkaEnv,
     PORT: String(ports.gateway),
+    ADMIN_PORT: String(ports.admin),
     HOST: '127.0.0.1',
     EXTRACTOR_GRPC_ADDR: `127.0.0.1:${ports.extractor}`,
     EXTRACT_WORKERS_GROUP: `fault-workers-${id}`,
@@ -154,7 +155,8 @@ export async function startSplitSystem(options: {
   } catch (error) {
     throw new Error(`gateway did not come up:\n${gateway.output()}`, { cause: error });
   }
-  const created = await timedFetch(`${base}/admin/v1/accounts`, {
+  // The admin API has a listener of its own (ADMIN_PORT), never the public port.
+  const created = await timedFetch(`http://127.0.0.1:${ports.admin}/admin/v1/accounts`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_TOKEN}` },
     body: JSON.stringify({ tier: 'pro' }),

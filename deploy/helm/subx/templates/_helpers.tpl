@@ -62,12 +62,13 @@ app.kubernetes.io/component: {{ .name }}
 
 {{/*
 Secret keys one component receives: its own secretEnv plus the infra URLs it uses.
-Returns a YAML list of {name, optional}. Call with (dict "c" $component).
+Returns a YAML list of {name, optional}. Call with (dict "root" $ "c" $component).
 */}}
 {{- define "subx.secretEnv" -}}
 {{- $keys := list -}}
 {{- if .c.uses.redis }}{{ $keys = append $keys (dict "name" "REDIS_URL" "optional" false) }}{{ end -}}
 {{- if .c.uses.mongo }}{{ $keys = append $keys (dict "name" "MONGO_URL" "optional" false) }}{{ end -}}
+{{- if and .c.uses.kafka .root.Values.infra.kafka.sasl.mechanism }}{{ $keys = append $keys (dict "name" "KAFKA_SASL_PASSWORD" "optional" false) }}{{ end -}}
 {{- range .c.secretEnv }}{{ $keys = append $keys (dict "name" .name "optional" (default false .optional)) }}{{ end -}}
 {{- toYaml $keys -}}
 {{- end -}}
@@ -80,7 +81,25 @@ Returns a YAML list of {name, optional}. Call with (dict "c" $component).
 {{- $portEnv := .c.portEnv | default (ternary "GRPC_PORT" "PORT" (eq .c.protocol "grpc")) -}}
 {{- $_ := set $env $portEnv (toString (int .c.port)) -}}
 {{- $_ := set $env "METRICS_PORT" (ternary (toString (int $root.Values.metrics.port)) "off" $root.Values.metrics.enabled) -}}
-{{- if .c.uses.kafka }}{{ $_ := set $env "KAFKA_BROKERS" $root.Values.infra.kafkaBrokers }}{{ end -}}
+{{- if .c.uses.kafka }}{{ $_ := set $env "KAFKA_BROKERS" $root.Values.infra.kafkaBrokers }}
+{{- $k := $root.Values.infra.kafka -}}
+{{- if $k.tls.enabled }}{{ $_ := set $env "KAFKA_SSL" "true" }}{{ end -}}
+{{- if $k.tls.caSecret }}{{ $_ := set $env "KAFKA_SSL_CA_FILE" "/etc/subx/kafka-ca/ca.crt" }}{{ end -}}
+{{- if $k.sasl.mechanism }}
+{{- if not $k.sasl.username }}{{ fail "infra.kafka.sasl.username is required with infra.kafka.sasl.mechanism" }}{{ end -}}
+{{- $_ := set $env "KAFKA_SASL_MECHANISM" $k.sasl.mechanism }}{{ $_ := set $env "KAFKA_SASL_USERNAME" $k.sasl.username -}}
+{{- end -}}
+{{- end -}}
+{{- if .c.adminPort }}{{ $_ := set $env "ADMIN_PORT" (toString (int .c.adminPort)) }}{{ $_ := set $env "ADMIN_HOST" "0.0.0.0" }}{{ end -}}
+{{- if and (eq .c.protocol "http") $root.Values.trustProxy }}{{ $_ := set $env "TRUST_PROXY" (toString $root.Values.trustProxy) }}{{ end -}}
+{{- $tls := $root.Values.grpcTls -}}
+{{- if and $tls.enabled (or (eq .c.protocol "grpc") .c.peers) -}}
+{{- if not $tls.secretName }}{{ fail "grpcTls.secretName is required with grpcTls.enabled" }}{{ end -}}
+{{- /* Servers serve this certificate; clients verify with ca.crt and present it for mutual TLS. */ -}}
+{{- $_ := set $env "GRPC_TLS_CERT_FILE" "/etc/subx/grpc-tls/tls.crt" }}{{ $_ := set $env "GRPC_TLS_KEY_FILE" "/etc/subx/grpc-tls/tls.key" -}}
+{{- if .c.peers }}{{ $_ := set $env "GRPC_TLS" "true" }}{{ $_ := set $env "GRPC_TLS_CA_FILE" "/etc/subx/grpc-tls/ca.crt" }}{{ end -}}
+{{- if and $tls.mutual (eq .c.protocol "grpc") }}{{ $_ := set $env "GRPC_TLS_CLIENT_CA_FILE" "/etc/subx/grpc-tls/ca.crt" }}{{ end -}}
+{{- end -}}
 {{- if .c.uses.mongo }}{{ $_ := set $env "MONGO_DB" $root.Values.infra.mongoDb }}{{ end -}}
 {{- range $peer := .c.peers -}}
 {{- $p := index $root.Values.components $peer | default dict -}}
@@ -94,6 +113,7 @@ Returns a YAML list of {name, optional}. Call with (dict "c" $component).
 {{- if ne $p.protocol "http" }}{{ fail (printf "components.%s.httpPeers: %q is not an http component" $.name $peer) }}{{ end -}}
 {{- if not $p.enabled }}{{ fail (printf "components.%s.httpPeers: %q is disabled" $.name $peer) }}{{ end -}}
 {{- $_ := set $env (printf "%s_URL" (upper $peer)) (printf "http://%s:%d" (include "subx.componentName" (dict "root" $root "name" $peer)) (int $p.port)) -}}
+{{- if $p.adminPort }}{{ $_ := set $env (printf "%s_ADMIN_URL" (upper $peer)) (printf "http://%s:%d" (include "subx.componentName" (dict "root" $root "name" (printf "%s-admin" $peer))) (int $p.adminPort)) }}{{ end -}}
 {{- end -}}
 {{- range $k, $v := .c.env }}{{ $_ := set $env $k (toString $v) }}{{ end -}}
 {{- toYaml $env -}}
@@ -105,7 +125,12 @@ Returns a YAML list of {name, optional}. Call with (dict "c" $component).
 {{- $live := dict -}}
 {{- $ready := dict -}}
 {{- $startup := dict -}}
-{{- if eq .c.protocol "grpc" -}}
+{{- if and (eq .c.protocol "grpc") .root.Values.grpcTls.enabled -}}
+{{- /* The kubelet's gRPC probe speaks plaintext only: with TLS on, the port accepting connections. */ -}}
+{{- $live = dict "tcpSocket" (dict "port" $port) -}}
+{{- $ready = dict "tcpSocket" (dict "port" $port) -}}
+{{- $startup = dict "tcpSocket" (dict "port" $port) -}}
+{{- else if eq .c.protocol "grpc" -}}
 {{- $live = dict "grpc" (dict "port" $port) -}}
 {{- $ready = dict "grpc" (dict "port" $port) -}}
 {{- $startup = dict "grpc" (dict "port" $port) -}}

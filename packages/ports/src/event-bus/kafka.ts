@@ -27,6 +27,7 @@ import {
   deadLetterErrorMessage,
   type RetryBackoff,
 } from './shared.ts';
+import { kafkaSecurityConfig, type KafkaSecurity } from './kafka-security.ts';
 
 /** Pino-shaped logger; kafkajs's own log lines are routed here (or dropped when absent). */
 export interface BusLogger {
@@ -80,6 +81,8 @@ export interface KafkaEventBusOptions {
   /** Delay before a consumer that kafkajs gave up on is started again. Default 1 000 ms. */
   reviveDelayMs?: number;
   observer?: BusObserver;
+  /** TLS and SASL (kafka-security.ts); default plaintext. */
+  security?: KafkaSecurity;
 }
 
 export interface KafkaEventBus extends EventBus {
@@ -135,6 +138,7 @@ export function createKafkaEventBus(options: KafkaEventBusOptions): KafkaEventBu
   const kafka = new Kafka({
     clientId: options.clientId,
     brokers: [...options.brokers],
+    ...kafkaSecurityConfig(options.security),
     connectionTimeout: 3_000,
     // Each request gives up after 10 s (kafkajs: 30 s) and retries back off at most 2 s each
     // (kafkajs: 30 s), so a broker outage is noticed, and recovered from, within seconds.

@@ -2,7 +2,7 @@
 import { commentsV1, commonV1, extractorV1 } from '@subx/contracts';
 import { Errors } from '@subx/errors';
 import { createGrpcClient } from '@subx/service-kit';
-import type { GrpcClient } from '@subx/service-kit';
+import type { GrpcClient, GrpcTls } from '@subx/service-kit';
 import type { Logger } from '@subx/service-kit';
 import type { CommentSource, TranscriptSource } from '../sources.ts';
 
@@ -74,13 +74,20 @@ export function createUpstreamClients(options: {
   commentsAddr: string;
   deadlineMs: number;
   logger: Logger;
+  /** TLS to both (service-kit grpcTlsFromConfig(config).client); default plaintext. */
+  tls?: GrpcTls['client'];
 }) {
+  const secure = options.tls
+    ? { credentials: options.tls.credentials, channelOptions: options.tls.channelOptions }
+    : {};
   const extractor = createGrpcClient(extractorV1.ExtractorServiceClient, options.extractorAddr, {
+    ...secure,
     defaultDeadlineMs: options.deadlineMs,
     logger: options.logger,
     label: 'extractor',
   });
   const comments = createGrpcClient(commentsV1.CommentsServiceClient, options.commentsAddr, {
+    ...secure,
     defaultDeadlineMs: options.deadlineMs,
     logger: options.logger,
     label: 'comments',

@@ -198,6 +198,35 @@ describe('extract worker (in-process bus)', () => {
     expect(dead[1]!.headers['x-error-message']).toContain('reply_to');
   });
 
+  it('answers only on the reply topics it is configured for, never another topic a job names', async () => {
+    const extra = 'extract.results.gw-b.v1';
+    subs.push(
+      await startExtractWorker({
+        bus,
+        clock,
+        logger: silent,
+        replyTopics: [extra],
+        extraction: extractionWith(async (req) => transcriptOf(req)),
+      }),
+    );
+    const [results, onExtra, stolen, dead] = [[], [], [], []] as DeliveredMessage[][];
+    subs.push(await collect(bus, EXTRACT_RESULTS_TOPIC, results!));
+    subs.push(await collect(bus, extra, onExtra!));
+    subs.push(await collect(bus, 'billing.credit-usage.v1', stolen!));
+    subs.push(await collect(bus, dlqTopic(EXTRACT_JOBS_TOPIC), dead!));
+    await bus.publish(EXTRACT_JOBS_TOPIC, [
+      { key: 'aaaaaaaaaaa', value: job(clock, { replyTopic: 'billing.credit-usage.v1' }) },
+      { key: 'aaaaaaaaaaa', value: job(clock, { replyTopic: extra }) },
+      { key: 'aaaaaaaaaaa', value: job(clock, { replyTopic: '' }) },
+    ]);
+    await expect.poll(() => results!.length + onExtra!.length).toBe(2);
+    await expect.poll(() => dead!.length).toBe(1);
+    expect(onExtra).toHaveLength(1);
+    expect(results).toHaveLength(1);
+    expect(stolen).toHaveLength(0);
+    expect(dead![0]!.headers['x-error-message']).toContain('reply_topic');
+  });
+
   it('runs several jobs of one partition at once, up to its concurrency per member', async () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));

@@ -40,6 +40,12 @@ export interface ExtractWorkerDeps {
   /** Where results go when a job names no `reply_topic`. */
   resultsTopic?: string;
   /**
+   * Other topics a job may name as its `reply_topic` (per-instance reply topics). The worker
+   * publishes on `resultsTopic` and these only: a job naming any other topic is poison, so that
+   * whoever can publish a job cannot make the extractor write into an arbitrary topic.
+   */
+  replyTopics?: readonly string[];
+  /**
    * Group members this process runs (default 4); the group's partitions are split among all
    * members of all processes.
    */
@@ -71,12 +77,14 @@ export interface ExtractWorker extends Subscription {
  * partition moves on (the fetch itself still completes into the cache). A job whose deadline has
  * passed is acknowledged without work, since nobody waits for it any more. Only publishing the
  * result is retried (redelivery); a redelivered job may produce a second result, which the
- * gateway ignores. An undecodable or incomplete job is poison: dead-lettered on its first failure.
+ * gateway ignores. An undecodable or incomplete job is poison: dead-lettered on its first failure,
+ * and so is a job whose `reply_topic` is not one this worker is configured to answer on.
  */
 export async function startExtractWorker(deps: ExtractWorkerDeps): Promise<ExtractWorker> {
   const clock = deps.clock ?? { now: () => Date.now() };
   const topic = deps.topic ?? EXTRACT_JOBS_TOPIC;
   const resultsTopic = deps.resultsTopic ?? EXTRACT_RESULTS_TOPIC;
+  const replyTopics = new Set([resultsTopic, ...(deps.replyTopics ?? [])]);
   await deps.bus.ensureTopics([topic, resultsTopic]);
 
   /** The transcript, or an AppError; TIMEOUT when the budget runs out first. */
@@ -199,6 +207,11 @@ export async function startExtractWorker(deps: ExtractWorkerDeps): Promise<Extra
     }
     if (!job.correlationId || !job.replyTo || !job.videoId) {
       throw new PoisonJobError('extract job without correlation_id, reply_to or video_id');
+    }
+    if (job.replyTopic && !replyTopics.has(job.replyTopic)) {
+      throw new PoisonJobError(
+        `extract job names a reply_topic this worker does not answer on (${job.replyTopic.slice(0, 100)}); allowed: ${[...replyTopics].join(', ')} (EXTRACT_RESULTS_TOPIC, EXTRACT_REPLY_TOPICS)`,
+      );
     }
     await withSpan(
       `${message.topic} process`,

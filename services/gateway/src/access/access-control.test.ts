@@ -326,4 +326,18 @@ describe('per-IP limit of the open routes', () => {
     clock.set(Date.UTC(2026, 2, 15, 10, 1, 0));
     await a!.ipLimiter.check('203.0.113.7');
   });
+
+  it('counts IPv6 callers by their /64: another address of the same prefix shares the bucket', async () => {
+    replicas = await startReplicas(1);
+    const [a] = replicas.modules;
+    replicas.clock.set(Date.UTC(2026, 2, 15, 10, 0, 15));
+    // A host rotating through its /64 (privacy addresses, or on purpose) stays one caller.
+    for (let i = 0; i < 60; i += 1) await a!.ipLimiter.check(`2001:db8:1:2:${(i + 1).toString(16)}::1`);
+    const err = await rejection(a!.ipLimiter.check('2001:db8:1:2:ffff:ffff:ffff:ffff'));
+    expect(err.code).toBe('RATE_LIMITED');
+    // The neighbouring /64 is someone else; IPv4-mapped addresses count as their IPv4 address.
+    await a!.ipLimiter.check('2001:db8:1:3::1');
+    for (let i = 0; i < 60; i += 1) await a!.ipLimiter.check(i % 2 ? '198.51.100.4' : '::ffff:198.51.100.4');
+    expect((await rejection(a!.ipLimiter.check('198.51.100.4'))).code).toBe('RATE_LIMITED');
+  });
 });

@@ -3,7 +3,8 @@
  *
  * API_KEY_PEPPER   HMAC key for stored API key hashes (>= 32 chars). Required unless embedded,
  *                  where a random one is generated (keys then do not survive a restart).
- * ADMIN_TOKEN      Bearer token of the admin API. Required unless embedded (then generated).
+ * ADMIN_TOKEN      Bearer token of the admin API (>= 32 chars). Required unless embedded (then
+ *                  generated: 32 random bytes, base64url).
  * ACCESS_PRICING_JSON  Optional JSON merged over DEFAULT_PRICING (limits, allowances, prices).
  * IP_RATE_LIMIT_PER_MINUTE  Per-IP limit of /api/v1/validate (default 60; /health is never limited).
  * KEY_CACHE_TTL_MS  In-process key cache lifetime (default 30000).
@@ -14,6 +15,8 @@ import type { ConfigIssue } from '@subx/service-kit';
 import type { AccessPricing } from './pricing.ts';
 import { DEFAULT_PRICING } from './pricing.ts';
 import { DEFAULT_RESERVATION_TTL_MS } from './credits.ts';
+
+export const MIN_ADMIN_TOKEN_LENGTH = 32;
 
 export interface AccessConfig {
   apiKeyPepper: string;
@@ -76,8 +79,11 @@ export function loadAccessConfig(
   }
   if (!token) {
     if (!embedded) issues.push({ key: 'ADMIN_TOKEN', message: 'is required' });
-    token = randomBytes(24).toString('base64url');
+    token = randomBytes(32).toString('base64url');
     generated.adminToken = true;
+  } else if (token.length < MIN_ADMIN_TOKEN_LENGTH) {
+    // Guessable tokens are the one thing the failure limit cannot make up for.
+    issues.push({ key: 'ADMIN_TOKEN', message: `must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters` });
   }
   let pricing = DEFAULT_PRICING;
   if (env.ACCESS_PRICING_JSON) {

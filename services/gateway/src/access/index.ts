@@ -99,8 +99,12 @@ export interface AccessModule {
   /** Publishes the request-usage reports of `requestLog` (billing.request-usage.v1). */
   requestRelay: OutboxRelay;
   requestLog: DailyRequestLog;
-  /** The admin API with its options bound: `app.register(module.adminRoutes)` (no prefix). */
-  adminRoutes: (fastify: FastifyInstance) => Promise<void>;
+  /**
+   * The admin API with its options bound, for the admin listener (admin-listener.ts):
+   * `app.register(module.adminRoutes, { publicApp })` (no prefix). `publicApp` is the public API
+   * that the playground's calls on behalf of an account run through.
+   */
+  adminRoutes: (fastify: FastifyInstance, options: { publicApp: FastifyInstance }) => Promise<void>;
   /** Creates indexes, subscribes to key invalidations, ensures the usage topic, starts the relay. */
   start(): Promise<void>;
   /** Stops the relay (after a last flush) and the invalidation subscription. */
@@ -191,7 +195,7 @@ export function createAccessModule(deps: AccessModuleDeps): AccessModule {
     outboxRelay: relay,
     requestRelay,
     requestLog,
-    adminRoutes: async (fastify) => {
+    adminRoutes: async (fastify, { publicApp }) => {
       await adminRoutes(fastify, {
         accounts,
         adminToken: deps.config.adminToken,
@@ -201,7 +205,7 @@ export function createAccessModule(deps: AccessModuleDeps): AccessModule {
         logger,
       });
       // Same plugin context: the bearer-token hook and error handler above cover these too.
-      selfServiceRoutes(fastify, { accounts, rateLimiter, pricing, delegations });
+      selfServiceRoutes(fastify, { accounts, rateLimiter, pricing, delegations, publicApp });
     },
     async start() {
       await accounts.init();

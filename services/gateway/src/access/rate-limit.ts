@@ -6,7 +6,7 @@
 import { Errors } from '@subx/errors';
 import type { AppError } from '@subx/errors';
 import type { Clock, KeyValueStore } from '@subx/ports';
-import { countRateLimitRejection } from '@subx/service-kit';
+import { countRateLimitRejection, ipBucket } from '@subx/service-kit';
 import type { Account, Operation, RateLimitState } from './types.ts';
 import type { AccessPricing } from './pricing.ts';
 import { DAY_MS, nextUtcMidnight, utcDate } from './time.ts';
@@ -215,8 +215,9 @@ export function createIpRateLimiter(deps: {
       const now = clock.now();
       const windowStart = Math.floor(now / 60_000) * 60_000;
       const windowEnd = windowStart + 60_000;
-      // Bound the key: the address comes from the socket or a proxy header.
-      const id = String(ip).slice(0, 64) || 'unknown';
+      // One bucket per IPv4 address or IPv6 /64 (a host holds a whole /64); bounded in length,
+      // since the address comes from the socket or a proxy header.
+      const id = ipBucket(String(ip));
       const result = await kv
         .incrementWithin(`rl:ip:${id}:${windowStart}`, 1, limit, { expireAtMs: windowEnd + 1_000 })
         .catch((error: unknown) => {

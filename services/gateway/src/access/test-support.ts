@@ -14,7 +14,7 @@ import type { AccessModule, AccessModuleDeps } from './index.ts';
 import { silentLogger } from './logger.ts';
 
 export const TEST_PEPPER = 'test-pepper-0123456789-abcdefghijklmnop';
-export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789';
+export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 
 export interface Replicas {
   store: DocumentStore;

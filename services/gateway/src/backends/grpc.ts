@@ -4,7 +4,7 @@
  */
 import type * as grpc from '@grpc/grpc-js';
 import { aiV1, billingV1, commentsV1, extractorV1 } from '@subx/contracts';
-import { checkHealth, createGrpcClient } from '@subx/service-kit';
+import { checkHealth, createGrpcClient, grpcTlsFromConfig } from '@subx/service-kit';
 import type { GrpcClient, Logger } from '@subx/service-kit';
 import type { Config } from '../config.ts';
 import type { AiBackend, Backends, BillingBackend, CommentsBackend, ExtractorBackend } from './types.ts';
@@ -18,6 +18,7 @@ export interface GrpcBackendsConfig {
   aiDeadlineMs: number;
   logger?: Logger;
   credentials?: grpc.ChannelCredentials;
+  channelOptions?: grpc.ChannelOptions;
 }
 
 export interface GrpcBackends extends Backends {
@@ -39,7 +40,11 @@ async function healthy(
 
 /** The backends at the addresses and with the deadlines of the gateway's configuration. */
 export function grpcBackendsFromConfig(config: Config, logger?: Logger): GrpcBackends {
+  // GRPC_TLS*: TLS (and a client certificate for mutual TLS) to every backend, or plaintext.
+  const tls = grpcTlsFromConfig(config).client;
   return createGrpcBackends({
+    credentials: tls.credentials,
+    channelOptions: tls.channelOptions,
     extractorAddress: config.EXTRACTOR_GRPC_ADDR,
     commentsAddress: config.COMMENTS_GRPC_ADDR,
     aiAddress: config.AI_GRPC_ADDR,
@@ -54,6 +59,7 @@ export function createGrpcBackends(config: GrpcBackendsConfig): GrpcBackends {
   const common = {
     ...(config.logger ? { logger: config.logger } : {}),
     ...(config.credentials ? { credentials: config.credentials } : {}),
+    ...(config.channelOptions ? { channelOptions: config.channelOptions } : {}),
   };
   const ex = createGrpcClient(extractorV1.ExtractorServiceClient, config.extractorAddress, {
     ...common,

@@ -1,22 +1,26 @@
 /**
- * The dashboard's admin routes (routes/admin/self-service.ts) inside a real gateway app with the
- * real access module: limits, and calls on behalf of an account that run through the public routes.
+ * The dashboard's admin routes (routes/admin/self-service.ts) on the admin listener's app, beside a
+ * real public gateway app with the real access module: limits, and calls on behalf of an account
+ * that run through the public routes.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { createDelegationRegistry } from '../../src/access/delegation.ts';
 import { TEST_ADMIN_TOKEN, startReplicas } from '../../src/access/test-support.ts';
 import type { Replicas } from '../../src/access/test-support.ts';
+import { buildAdminApp } from '../../src/admin-listener.ts';
 import { buildTestGateway, VIDEO_URL } from './support.ts';
 
 const auth = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
 let replicas: Replicas | undefined;
 let app: FastifyInstance | undefined;
+let publicApp: FastifyInstance | undefined;
 
 afterEach(async () => {
   await app?.close();
+  await publicApp?.close();
   await replicas?.stop();
-  app = replicas = undefined;
+  app = publicApp = replicas = undefined;
 });
 
 async function setup() {
@@ -28,10 +32,10 @@ async function setup() {
       credits: m.credits,
       idempotency: m.idempotency,
       clock: replicas.clock,
-      adminRoutes: m.adminRoutes,
     },
   });
-  app = gateway.app;
+  publicApp = gateway.app;
+  app = await buildAdminApp({ config: gateway.config, routes: m.adminRoutes, publicApp });
   const created = await app.inject({
     method: 'POST',
     url: '/admin/v1/accounts',
@@ -40,13 +44,13 @@ async function setup() {
   });
   expect(created.statusCode).toBe(201);
   const { account_id: id, api_key: apiKey } = created.json() as { account_id: string; api_key: string };
-  return { app, gateway, id, apiKey };
+  return { app, publicApp, gateway, id, apiKey };
 }
 
 describe('GET /admin/v1/accounts/{id}/limits', () => {
   it('reports today against the daily limit, the reset time, balance and allowance', async () => {
-    const { app, id, apiKey } = await setup();
-    const extract = await app.inject({
+    const { app, publicApp, id, apiKey } = await setup();
+    const extract = await publicApp.inject({
       method: 'POST',
       url: '/api/v1/extract',
       headers: { 'x-api-key': apiKey },

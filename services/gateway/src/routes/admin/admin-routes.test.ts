@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import Fastify from 'fastify';
 import type { FastifyInstance } from 'fastify';
+import { buildAdminApp } from '../../admin-listener.ts';
+import { loadConfig } from '../../config.ts';
 import type { Replicas } from '../../access/test-support.ts';
 import { TEST_ADMIN_TOKEN, startReplicas } from '../../access/test-support.ts';
 
@@ -16,14 +18,12 @@ afterEach(async () => {
 
 async function setup(count = 1) {
   replicas = await startReplicas(count);
-  app = Fastify({
-    genReqId: (() => {
-      let n = 0;
-      return () => `req-${++n}`;
-    })(),
+  // The admin listener's app, as startGateway builds it (the public app only serves /calls).
+  app = await buildAdminApp({
+    config: loadConfig({}),
+    routes: replicas.modules[0]!.adminRoutes,
+    publicApp: Fastify(),
   });
-  await app.register(replicas.modules[0]!.adminRoutes);
-  await app.ready();
   return { replicas, app };
 }
 
@@ -53,6 +53,7 @@ describe('admin API authentication', () => {
       { authorization: 'Bearer ' },
       { authorization: `Bearer ${'x'.repeat(10_000)}` },
     ];
+    let caller = 0;
     for (const headers of attempts) {
       for (const [method, url] of [
         ['POST', '/admin/v1/accounts'],
@@ -64,6 +65,8 @@ describe('admin API authentication', () => {
           url,
           headers,
           payload: method === 'POST' ? { tier: 'pro' } : undefined,
+          // One caller each: the failure limit (tested below) is per address.
+          remoteAddress: `192.0.2.${++caller}`,
         });
         expect(res.statusCode).toBe(401);
         const body = res.json();

@@ -26,6 +26,8 @@ export interface SelfServiceRoutesOptions {
   rateLimiter: DailyRateLimiter;
   pricing: AccessPricing;
   delegations: DelegationRegistry;
+  /** The public API (another listener than this one): the calls run through its real routes. */
+  publicApp: FastifyInstance;
 }
 
 const notFound = () => new AppError('NOT_FOUND', 'No account exists with this id.');
@@ -77,7 +79,7 @@ function readCall(body: unknown) {
 }
 
 export function selfServiceRoutes(fastify: FastifyInstance, options: SelfServiceRoutesOptions): void {
-  const { accounts, rateLimiter, pricing, delegations } = options;
+  const { accounts, rateLimiter, pricing, delegations, publicApp } = options;
   const id = (params: unknown) => (params as { id: string }).id;
 
   fastify.get('/admin/v1/accounts/:id/limits', async (request) => {
@@ -109,7 +111,7 @@ export function selfServiceRoutes(fastify: FastifyInstance, options: SelfService
       headers['x-api-key'] = delegations.issue({ id: doc._id, tier: doc.tier });
     }
     if (call.body !== undefined) headers['content-type'] = 'application/json';
-    const response = await fastify.inject({
+    const response = await publicApp.inject({
       method: call.method,
       url: call.path,
       headers,

@@ -1,0 +1,100 @@
+/**
+ * The admin API (/admin/v1) on a listener of its own: ADMIN_HOST:ADMIN_PORT, loopback by default,
+ * never the public PORT (which answers 404 for /admin). In Kubernetes it has a Service of its own
+ * that no ingress routes, and the NetworkPolicy lets only the dashboard reach it.
+ *
+ * Wrong or missing tokens are limited per caller (access/admin-failures.ts): 429 with Retry-After
+ * after a few failures, before the token is compared (the compare itself stays constant-time).
+ */
+import Fastify, { LogController } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import { Errors } from '@subx/errors';
+import { portInUse } from '@subx/service-kit';
+import { createAdminFailureLimiter } from './access/admin-failures.ts';
+import type { AdminFailureLimiterOptions } from './access/admin-failures.ts';
+import type { Config } from './config.ts';
+import { logAccess } from './http/access-log.ts';
+import { createErrorHandler } from './http/errors.ts';
+import { installNotFound } from './http/not-found.ts';
+import { genReqId } from './http/request-id.ts';
+
+/** The access module's admin plugin; `publicApp` runs the playground's calls through the real API. */
+export type AdminRoutesPlugin = (
+  fastify: FastifyInstance,
+  options: { publicApp: FastifyInstance },
+) => Promise<void>;
+
+export interface AdminAppOptions {
+  config: Pick<Config, 'BODY_LIMIT_BYTES' | 'REQUEST_RECEIVE_TIMEOUT_MS' | 'CONNECTION_IDLE_TIMEOUT_MS'>;
+  routes: AdminRoutesPlugin;
+  publicApp: FastifyInstance;
+  logger?: FastifyBaseLogger;
+  /** Failed-attempt limit (default 5 per minute per caller). */
+  failures?: AdminFailureLimiterOptions;
+}
+
+export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyInstance> {
+  const { config } = options;
+  const app = Fastify({
+    ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
+    bodyLimit: config.BODY_LIMIT_BYTES,
+    requestTimeout: config.REQUEST_RECEIVE_TIMEOUT_MS,
+    keepAliveTimeout: config.CONNECTION_IDLE_TIMEOUT_MS,
+    genReqId,
+    requestIdHeader: false,
+    logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
+    // The dashboard calls this port directly: the caller is the socket's peer, never a header.
+    trustProxy: false,
+    exposeHeadRoutes: false,
+    return503OnClosing: true,
+    routerOptions: { ignoreTrailingSlash: true },
+  }) as unknown as FastifyInstance;
+
+  const failures = createAdminFailureLimiter(options.failures);
+  app.setErrorHandler(createErrorHandler(config.BODY_LIMIT_BYTES));
+  installNotFound(app);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    // Unknown paths never reach the token check; they do not count (nor are they blocked).
+    if (request.routeOptions.url === undefined) return;
+    const retryAfter = failures.begin(request.ip);
+    if (retryAfter !== null) {
+      // The admin plugin's error handler writes the body; the header is set here.
+      reply.header('retry-after', String(retryAfter));
+      throw Errors.rateLimited(
+        `Too many failed admin token attempts from this address. Retry in ${retryAfter} s.`,
+        retryAfter,
+      );
+    }
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    logAccess(request, reply);
+    // Anything but a rejected token (401) or this limit's own 429 gives the attempt back.
+    if (request.routeOptions.url !== undefined && reply.statusCode !== 401 && reply.statusCode !== 429) {
+      failures.succeeded(request.ip);
+    }
+  });
+  await app.register(options.routes, { publicApp: options.publicApp });
+  await app.ready();
+  return app;
+}
+
+/** Listens on ADMIN_HOST:ADMIN_PORT; the URL to call (0.0.0.0 is reached on 127.0.0.1). */
+export async function listenAdmin(
+  app: FastifyInstance,
+  config: Pick<Config, 'ADMIN_PORT' | 'ADMIN_HOST'>,
+): Promise<{ url: string; port: number }> {
+  try {
+    await app.listen({ port: config.ADMIN_PORT, host: config.ADMIN_HOST });
+  } catch (err) {
+    throw portInUse(err, 'ADMIN_PORT', config.ADMIN_PORT);
+  }
+  const port = (app.server.address() as { port: number }).port;
+  const host =
+    config.ADMIN_HOST === '0.0.0.0' || config.ADMIN_HOST === '::'
+      ? '127.0.0.1'
+      : config.ADMIN_HOST.includes(':')
+        ? `[${config.ADMIN_HOST}]`
+        : config.ADMIN_HOST;
+  return { url: `http://${host}:${port}`, port };
+}
