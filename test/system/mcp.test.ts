@@ -16,6 +16,8 @@ const PLAYLIST = 'https://www.youtube.com/playlist?list=PLsubxDemoPlaylist01';
 
 let launcher: Launcher;
 let base = '';
+/** The admin listener the banner names (`admin API: <url>`): the public port has no /admin. */
+let adminBase = '';
 let accountId = '';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -33,7 +35,7 @@ const text = (result: Loose) =>
   (result.content as { type: string; text: string }[]).map((c) => c.text).join('\n');
 
 async function admin(path: string, init: RequestInit = {}): Promise<Loose> {
-  const res = await fetch(`${base}${path}`, {
+  const res = await fetch(`${adminBase}${path}`, {
     ...init,
     headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
   });
@@ -54,6 +56,7 @@ beforeAll(async () => {
   base = banner[1]!;
   accountId = banner[2]!;
   await launcher.waitFor(/Ctrl-C stops everything/, 30_000);
+  adminBase = (await launcher.waitFor(/admin API: (http:\/\/\S+)/, 1_000))[1]!;
   pro = await connect({ Authorization: `Bearer ${DEMO_KEY}` });
 }, 90_000);
 
