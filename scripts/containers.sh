@@ -5,7 +5,9 @@
 #   bash scripts/containers.sh engine   # install Docker from Debian where none runs, start dockerd, wait
 #   bash scripts/containers.sh images   # engine + compose CLI + stand-in base/third-party images + subx images
 #   bash scripts/containers.sh up       # images, then the stack with the demo platform, waiting until healthy
-#   bash scripts/containers.sh down     # stop the stack and delete its volumes
+#   bash scripts/containers.sh down [-v] # stop the stack (-v: and delete its volumes)
+#   bash scripts/containers.sh env      # write .env from .env.example with fresh random secrets
+#   bash scripts/containers.sh stand-ins # only the third-party stand-ins (testcontainers uses them)
 #   bash scripts/containers.sh test     # up, then the container suite (test/containers, CONTAINERS=1)
 #   bash scripts/containers.sh compose ARGS...  # the project's compose CLI with the project's files
 #
@@ -161,7 +163,13 @@ ensure_debian() {
     rm -rf "$dir"
     log "images: Debian rootfs in $(($(now) - t0)) s ($(du -h "$tar" | cut -f1))"
   fi
-  docker import -c 'CMD ["bash"]' "$tar" "$image" >/dev/null
+  docker import -c 'CMD ["bash"]' "$tar" "subx-stand-in/debian-rootfs:$DEBIAN_SUITE" >/dev/null
+  # The stand-ins trust what this machine trusts: where egress goes through a TLS-inspecting proxy,
+  # its CA is in the host's bundle, and npm/apt inside image builds need it too.
+  local ctx=$CONTAINERS_CACHE/ctx/debian
+  rm -rf "$ctx"; mkdir -p "$ctx"
+  if [[ -s /etc/ssl/certs/ca-certificates.crt ]]; then cp /etc/ssl/certs/ca-certificates.crt "$ctx/"; else : >"$ctx/ca-certificates.crt"; fi
+  build_stand_in "$image" "$STAND_INS/debian.Dockerfile" "$ctx" --build-arg "SUITE=$DEBIAN_SUITE"
   docker tag "$image" "debian:$DEBIAN_SUITE"
 }
 
@@ -300,13 +308,83 @@ cmd_images() {
   local t0; t0=$(now)
   cmd_stand_ins
   compose_bin >/dev/null
+  cmd_env   # compose interpolates the whole file, secrets included, even to build
   build_subx_images
   log "images: all images ready in $(($(now) - t0)) s"
+}
+
+# ----------------------------------------------------------------------------- env, up, down
+
+SECRETS=(ADMIN_TOKEN API_KEY_PEPPER GRAFANA_ADMIN_PASSWORD)
+
+random_secret() { head -c 32 /dev/urandom | base64 | tr -d '/+=\n'; }
+
+# .env from .env.example, with every empty secret filled with a fresh random value. An existing
+# .env keeps its values; only secrets that are missing or empty there are added.
+cmd_env() {
+  local file=$ROOT/.env name
+  [[ -f $file ]] || { cp "$ROOT/.env.example" "$file"; chmod 600 "$file"; log "env: wrote $file from .env.example"; }
+  for name in "${SECRETS[@]}"; do
+    if grep -q "^$name=." "$file"; then continue; fi
+    if grep -q "^$name=" "$file"; then
+      sed -i "s|^$name=.*|$name=$(random_secret)|" "$file"
+    else
+      echo "$name=$(random_secret)" >>"$file"
+    fi
+    log "env: generated $name in $file"
+  done
+}
+
+# The demo key of scripts/demo.ts (README "Try it").
+DEMO_API_KEY=sxk_v1_demoDemoDemoDemoDemoDemoDemoDemo
+
+cmd_up() {
+  local t0; t0=$(now)
+  cmd_images
+  cmd_env
+  log "up: starting ${UP_SERVICES[*]} (waiting up to ${UP_TIMEOUT}s for healthy)"
+  # The demo platform stands in for YouTube (the shell's value wins over .env's).
+  YOUTUBE_BASE_URL=http://demo-youtube:8079 \
+    compose "${UP_PROFILES[@]}" up -d --no-build --wait --wait-timeout "$UP_TIMEOUT" "${UP_SERVICES[@]}" >&2 || {
+    compose "${UP_PROFILES[@]}" ps -a >&2 || true
+    compose "${UP_PROFILES[@]}" logs --tail 30 >&2 || true
+    die "the stack did not become healthy within ${UP_TIMEOUT}s"
+  }
+  local gw=${GATEWAY_HOST_PORT:-8080} db=${DASHBOARD_HOST_PORT:-8090} pr=${PROMETHEUS_HOST_PORT:-9090}
+  log "up: stack healthy in $(($(now) - t0)) s"
+  cat >&2 <<EOF
+
+subx is running in containers (compose project $COMPOSE_PROJECT_NAME; the demo platform stands in for YouTube)
+  API:        http://localhost:$gw   (the README's "Try it" commands work as they are)
+  demo key:   $DEMO_API_KEY  (pro tier)
+  dashboard:  http://localhost:$db
+  Prometheus: http://localhost:$pr
+  Grafana:    not started (cannot be built offline here; see deploy/README.md)
+  stop:       bash scripts/containers.sh down
+EOF
+}
+
+cmd_down() {
+  compose "${UP_PROFILES[@]}" down --remove-orphans "$@" >&2
+}
+
+# The container suite against the stack of `up` (test/containers, vitest project "containers").
+cmd_test() {
+  local t0; t0=$(now)
+  cmd_up
+  log "test: container suite (CONTAINERS=1 vitest run --project containers)"
+  CONTAINERS=1 CONTAINERS_COMPOSE="$(compose_bin)" npx --no-install vitest run --project containers "$@"
+  log "test: container suite passed; up + suite took $(($(now) - t0)) s"
 }
 
 case ${1:-} in
   engine) cmd_engine ;;
   images) cmd_images ;;
   stand-ins) cmd_stand_ins ;;
-  *) die "usage: $SELF engine|images|up|down|test|compose ARGS..." ;;
+  env) cmd_env ;;
+  up) cmd_up ;;
+  down) shift; cmd_down "$@" ;;
+  test) shift; cmd_test "$@" ;;
+  compose) shift; compose "$@" ;;
+  *) die "usage: $SELF engine|images|stand-ins|env|up|down|test|compose ARGS..." ;;
 esac

@@ -17,5 +17,6 @@ RUN set -eux \
  && useradd --uid 1000 --gid node --shell /bin/bash --create-home node \
  && rm -rf /tmp/node /tmp/*.tgz \
  && node --version && npm --version
-ENV NODE_VERSION=${NODE_VERSION}
+ENV NODE_VERSION=${NODE_VERSION} \
+    NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt
 CMD ["node"]
