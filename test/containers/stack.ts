@@ -129,7 +129,7 @@ export async function api(
     signal: AbortSignal.timeout(60_000),
   });
   const text = await response.text();
-  let json: Record<string, unknown> = {};
+  let json: Record<string, unknown>;
   try {
     json = JSON.parse(text) as Record<string, unknown>;
   } catch {

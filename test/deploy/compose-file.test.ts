@@ -93,6 +93,17 @@ describe('docker-compose.yml', () => {
     expect(services.kafka?.environment?.KAFKA_AUTO_CREATE_TOPICS_ENABLE).toBe('false');
   });
 
+  it('runs every app as the Helm chart does: uid 1000, read-only root, no capabilities, no escalation', () => {
+    for (const name of APPS) {
+      const svc = services[name] as Service & Record<string, unknown>;
+      expect(svc.user, name).toBe('1000:1000');
+      expect(svc.read_only, name).toBe(true);
+      expect(svc.cap_drop, name).toEqual(['ALL']);
+      expect(svc.security_opt, name).toContain('no-new-privileges:true');
+      expect(svc.tmpfs, name).toEqual(['/tmp:size=64m']);
+    }
+  });
+
   it('points every *_GRPC_ADDR at the port the target service listens on, and waits for it', () => {
     let checked = 0;
     for (const [name, svc] of Object.entries(services)) {

@@ -20,7 +20,8 @@ while IFS='=' read -r name value; do
   printf '%s=%s\n' "$key" "$value" >>"$props"
 done < <(env)
 grep -q '^log.dirs=' "$props" || echo 'log.dirs=/var/lib/kafka/data' >>"$props"
-: "${CLUSTER_ID:?CLUSTER_ID must be set (any base64url UUID, e.g. from kafka-storage.sh random-uuid)}"
+# The official image formats with this id when CLUSTER_ID is not given.
+CLUSTER_ID=${CLUSTER_ID:-5L6g3nShT-eMCtK--X86sw}
 logdir=$(sed -n 's/^log.dirs=//p' "$props" | cut -d, -f1)
 if [[ ! -f $logdir/meta.properties ]]; then
   /opt/kafka/bin/kafka-storage.sh format --ignore-formatted -t "$CLUSTER_ID" -c "$props"
