@@ -67,7 +67,12 @@ export function demoAccountDoc(pepper: string, now: Date): AccountDoc {
     email: null,
     created_at: iso,
     updated_at: iso,
-    key: { hash: hashApiKey(DEMO_API_KEY, pepper), ...keyDisplay(DEMO_API_KEY), created_at: iso, status: 'active' },
+    key: {
+      hash: hashApiKey(DEMO_API_KEY, pepper),
+      ...keyDisplay(DEMO_API_KEY),
+      created_at: iso,
+      status: 'active',
+    },
     holds: {},
   };
 }

@@ -18,7 +18,7 @@ type Service = {
   image?: string;
   build?: { context: string; dockerfile: string; args?: Record<string, string> };
   environment?: Record<string, string | number>;
-  depends_on?: Record<string, { condition: string; required?: boolean }>;
+  depends_on?: Record<string, { condition: string }>;
   healthcheck?: { test: string[] | string };
   ports?: string[];
   volumes?: string[];
@@ -63,11 +63,10 @@ describe('docker-compose.yml', () => {
 
   it('only depends on services that are enabled with it and can meet the condition', () => {
     for (const [name, svc] of Object.entries(services)) {
-      for (const [dep, { condition, required }] of Object.entries(svc.depends_on ?? {})) {
+      for (const [dep, { condition }] of Object.entries(svc.depends_on ?? {})) {
         const target = services[dep];
         expect(target, `${name} -> ${dep}`).toBeDefined();
-        // required: false (the demo platform) is waited for only when its profile runs it.
-        for (const profile of required === false ? [] : (svc.profiles ?? [])) {
+        for (const profile of svc.profiles ?? []) {
           expect(target?.profiles ?? [profile], `${name} -> ${dep} under profile ${profile}`).toContain(
             profile,
           );
@@ -134,8 +133,8 @@ describe('docker-compose.yml', () => {
 
   it('has no default for any secret: compose refuses to start until one is given', () => {
     const secret = /TOKEN|PEPPER|PASSWORD|SECRET|_KEY$/;
-    const defaults = [...composeText.matchAll(/\$\{([A-Z_][A-Z0-9_]*)(:?[-?])([^}]*)\}/g)].filter(([, name]) =>
-      secret.test(name ?? ''),
+    const defaults = [...composeText.matchAll(/\$\{([A-Z_][A-Z0-9_]*)(:?[-?])([^}]*)\}/g)].filter(
+      ([, name]) => secret.test(name ?? ''),
     );
     expect(defaults.map(([, name]) => name)).toEqual(
       expect.arrayContaining(['ADMIN_TOKEN', 'API_KEY_PEPPER', 'GRAFANA_ADMIN_PASSWORD']),

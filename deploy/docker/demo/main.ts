@@ -24,8 +24,6 @@ const pepper = required('API_KEY_PEPPER');
 const mongoUrl = required('MONGO_URL');
 const port = Number(process.env.DEMO_YOUTUBE_PORT ?? '8079');
 
-const platform = await startDemoPlatform({ ...process.env, API_KEY_PEPPER: pepper }, { host: '0.0.0.0', port });
-
 // Seeded again on every start: the key follows the pepper of the current .env, the rest of the
 // account (credits used so far) stays as it is.
 const client = new MongoClient(mongoUrl, { serverSelectionTimeoutMS: SEED_TIMEOUT_MS });
@@ -41,7 +39,14 @@ try {
   await client.close();
 }
 
-console.log(`demo-youtube: replaying recorded YouTube on 0.0.0.0:${port}; demo key ${DEMO_API_KEY} seeded (pro)`);
+// Listening only once the key is in: the healthcheck (a GET on the replay) then means "ready to try".
+const platform = await startDemoPlatform(
+  { ...process.env, API_KEY_PEPPER: pepper },
+  { host: '0.0.0.0', port },
+);
+console.log(
+  `demo-youtube: replaying recorded YouTube on 0.0.0.0:${port}; demo key ${DEMO_API_KEY} seeded (pro)`,
+);
 
 const stop = (): void => {
   void platform.close().then(() => process.exit(0));
