@@ -28,6 +28,7 @@ export type ContainerOutcome = { endpoint: string; via: string } | { endpoint: n
 const PULL_TIMEOUT_MS = 60_000;
 const START_TIMEOUT_MS = 120_000;
 const LABEL = 'org.subx.testing.engine';
+const PID_LABEL = 'org.subx.testing.pid';
 const startedIds: string[] = [];
 
 async function dockerClient() {
@@ -59,7 +60,42 @@ async function ensureImage(image: string): Promise<string | null> {
 }
 
 // Without Ryuk (its image cannot be pulled where no registry answers) nothing would remove the
-// containers of a finished test process: they are removed when it exits.
+// containers of a finished test process: they are removed when it exits, and a worker that was
+// killed instead leaves them to the next start, which removes those of processes no longer alive.
+function removeStale(): void {
+  let rows: string[];
+  try {
+    rows = execFileSync(
+      'docker',
+      ['ps', '-a', '--filter', `label=${LABEL}`, '--format', `{{.ID}} {{.Label "${PID_LABEL}"}}`],
+      {
+        encoding: 'utf8',
+        timeout: 15_000,
+      },
+    )
+      .split('\n')
+      .filter(Boolean);
+  } catch {
+    return;
+  }
+  const stale = rows
+    .map((row) => row.split(' '))
+    .filter(([, pid]) => !pidAlive(Number(pid)))
+    .map(([id]) => id!);
+  if (stale.length)
+    execFileSync('docker', ['rm', '-f', '-v', ...stale], { stdio: 'ignore', timeout: 30_000 });
+}
+
+function pidAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function removeOnExit(id: string): void {
   if (startedIds.length === 0)
     process.once('exit', () => {
@@ -72,9 +108,13 @@ function removeOnExit(id: string): void {
   startedIds.push(id);
 }
 
-export async function startEngineContainer(engine: ContainerEngine): Promise<ContainerOutcome> {
+/** `image`: another image of the same engine (the tests name one that does not exist). */
+export async function startEngineContainer(
+  engine: ContainerEngine,
+  image = ENGINE_IMAGES[engine],
+): Promise<ContainerOutcome> {
   if (!(await dockerClient())) return { endpoint: null, reason: null };
-  const image = ENGINE_IMAGES[engine];
+  removeStale();
   const missing = await ensureImage(image);
   if (missing) return { endpoint: null, reason: missing };
   try {
@@ -87,7 +127,7 @@ export async function startEngineContainer(engine: ContainerEngine): Promise<Con
   }
   const { GenericContainer, Wait } = await import('testcontainers');
   const base = new GenericContainer(image)
-    .withLabels({ [LABEL]: engine })
+    .withLabels({ [LABEL]: engine, [PID_LABEL]: String(process.pid) })
     .withStartupTimeout(START_TIMEOUT_MS)
     .withPullPolicy({ shouldPull: () => false });
   const via = `testcontainers ${image}`;
