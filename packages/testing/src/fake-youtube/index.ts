@@ -11,7 +11,13 @@ import {
   videoIds,
   type RouteTable,
 } from './routes.ts';
-import { generateComments, generatePlaylist, genericCues, renderCaptions } from './synthetic.ts';
+import {
+  generateComments,
+  generatePlaylist,
+  genericCues,
+  numberedCues,
+  renderCaptions,
+} from './synthetic.ts';
 import {
   FAILED_PRECONDITION,
   LOGIN_REQUIRED,
@@ -140,6 +146,11 @@ export interface FakeYouTubeOptions {
   /** Where to listen (default 127.0.0.1 on a free port); the demo container listens on 0.0.0.0:8079. */
   host?: string;
   port?: number;
+  /**
+   * Caption bodies of these videos (every track, untranslated) are this many generated cues instead
+   * of the recorded or three-cue bodies: answers of a chosen size, for the benchmarks.
+   */
+  captionCues?: Record<string, number>;
 }
 
 export interface FakeYouTube {
@@ -521,6 +532,9 @@ export async function startFakeYouTube(options: FakeYouTubeOptions = {}): Promis
           ? files?.srv3
           : files?.srv1;
     const type = fmt === 'json3' ? JSON_TYPE : 'text/xml; charset=UTF-8';
+    const cueCount = tlang ? undefined : options.captionCues?.[v];
+    if (cueCount !== undefined)
+      return { status: 200, contentType: type, body: renderCaptions(numberedCues(cueCount), fmt) };
     if (file) return { status: 200, contentType: type, body: readSynthetic(file) };
     return { status: 200, contentType: type, body: renderCaptions(genericCues(v, lang, asr, tlang), fmt) };
   }
