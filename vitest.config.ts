@@ -2,6 +2,10 @@ import { defineConfig } from 'vitest/config';
 
 // Two projects: `unit` runs anywhere with embedded adapters only; `integration` talks to real
 // engines (REDIS_URL / KAFKA_BROKERS / MONGO_URL from scripts/engines.sh, or testcontainers).
+// A third, `containers` (test/containers), runs against the compose stack and exists only with
+// CONTAINERS=1: `bash scripts/containers.sh test` (its own step in .ci/run) brings the stack up
+// first, so `npm test` never depends on a Docker engine.
+const containers = process.env.CONTAINERS === '1';
 export default defineConfig({
   test: {
     pool: 'forks',
@@ -23,10 +27,27 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['packages/*/test/**/*.test.ts', 'services/*/test/**/*.test.ts', 'test/**/*.test.ts'],
+          exclude: ['test/containers/**'],
           testTimeout: 120_000,
           hookTimeout: 120_000,
         },
       },
+      ...(containers
+        ? [
+            {
+              extends: true,
+              test: {
+                name: 'containers',
+                include: ['test/containers/**/*.test.ts'],
+                // One stack: files that restart or scale services must not overlap.
+                fileParallelism: false,
+                retry: 0,
+                testTimeout: 300_000,
+                hookTimeout: 300_000,
+              },
+            },
+          ]
+        : []),
     ],
   },
 });

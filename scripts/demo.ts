@@ -49,6 +49,34 @@ function demoPlaylistRoutes(): Partial<RouteTable> {
   return { videos: {}, continuations: {}, playlists: { [DEMO_PLAYLIST_ID]: { inline: JSON.parse(page) } } };
 }
 
+/** The demo account's id: fixed, so seeding it again (a container restart) updates the same account. */
+export const DEMO_ACCOUNT_ID = 'acct_00000000000000000000000000de7a00';
+
+/**
+ * The demo account as the gateway stores it (the `accounts` collection), for the demo container
+ * (deploy/docker/demo/main.ts), which seeds the compose stack's MongoDB directly: the key under
+ * the stack's API_KEY_PEPPER, the pro tier and DEMO_CREDITS.
+ */
+export function demoAccountDoc(pepper: string, now: Date): AccountDoc {
+  const iso = now.toISOString();
+  return {
+    _id: DEMO_ACCOUNT_ID,
+    tier: 'pro',
+    credits: DEMO_CREDITS,
+    allowance_month: iso.slice(0, 7),
+    email: null,
+    created_at: iso,
+    updated_at: iso,
+    key: {
+      hash: hashApiKey(DEMO_API_KEY, pepper),
+      ...keyDisplay(DEMO_API_KEY),
+      created_at: iso,
+      status: 'active',
+    },
+    holds: {},
+  };
+}
+
 export interface DemoPlatform {
   youtube: FakeYouTube;
   /** The video of the banner's "Try:" line. */
@@ -64,8 +92,11 @@ export interface DemoPlatform {
  * Starts the replaying platform and points the environment at it. Must run before the services
  * read their configuration (YOUTUBE_BASE_URL, API_KEY_PEPPER).
  */
-export async function startDemoPlatform(env: NodeJS.ProcessEnv): Promise<DemoPlatform> {
-  const youtube = await startFakeYouTube({ routes: demoPlaylistRoutes() });
+export async function startDemoPlatform(
+  env: NodeJS.ProcessEnv,
+  listen: { host?: string; port?: number } = {},
+): Promise<DemoPlatform> {
+  const youtube = await startFakeYouTube({ routes: demoPlaylistRoutes(), ...listen });
   env.YOUTUBE_BASE_URL = youtube.url;
   // The seeded key is stored as the gateway stores every key, so the pepper must be known here.
   env.API_KEY_PEPPER ||= randomBytes(32).toString('base64url');

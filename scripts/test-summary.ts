@@ -57,6 +57,14 @@ export function formatSummary(input: SummaryInput): string[] {
         (missedOfKind.length ? `, ${missedOfKind.length} skipped` : ''),
     );
   }
+  // Where the engines came from, so a run says whether it used the environment or testcontainers.
+  const engines = countBy(
+    input.suites.filter((s) => s.requirement.kind === 'engine'),
+    (s) =>
+      `${s.requirement.name} ${s.requirement.ran ? `via ${s.requirement.via ?? 'the environment'}` : 'not available'}`,
+  );
+  if (engines.length > 0)
+    lines.push(`  engines:      ${[...new Set(engines.map(([what]) => what))].join(', ')}`);
   if (missed.length > 0) {
     const tests = missed.reduce((sum, s) => sum + s.skippedTests, 0);
     lines.push(`  skipped:      ${plural(missed.length, 'suite')} (${plural(tests, 'test')}), and why:`);

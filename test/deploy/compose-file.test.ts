@@ -27,6 +27,18 @@ type Service = {
 const compose = parse(composeText, { merge: true }) as { services: Record<string, Service> };
 const services = compose.services;
 
+// What the .env of `bash scripts/containers.sh env` supplies for the required secrets.
+const SECRET_VALUES: Record<string, string> = {
+  ADMIN_TOKEN: 'test-admin-token-0123456789abcdef0123',
+  API_KEY_PEPPER: 'test-pepper-0123456789abcdef0123456789abcdef',
+  GRAFANA_ADMIN_PASSWORD: 'test-grafana-password',
+};
+/** `${NAME:-default}` → default, `${NAME:?message}` → the secret's value. */
+const withDefaults = (value: string): string =>
+  value
+    .replace(/\$\{([A-Z0-9_]+):\?[^}]*\}/g, (_, name: string) => SECRET_VALUES[name] ?? '')
+    .replace(/\$\{[A-Z0-9_]+:-([^}]*)\}/g, '$1');
+
 const INFRA = ['kafka', 'kafka-init', 'mongo', 'otel-collector', 'redis'];
 const APPS = ['ai', 'billing', 'comments', 'dashboard', 'extractor', 'gateway'];
 
@@ -80,6 +92,17 @@ describe('docker-compose.yml', () => {
     expect(services.kafka?.environment?.KAFKA_AUTO_CREATE_TOPICS_ENABLE).toBe('false');
   });
 
+  it('runs every app as the Helm chart does: uid 1000, read-only root, no capabilities, no escalation', () => {
+    for (const name of APPS) {
+      const svc = services[name] as Service & Record<string, unknown>;
+      expect(svc.user, name).toBe('1000:1000');
+      expect(svc.read_only, name).toBe(true);
+      expect(svc.cap_drop, name).toEqual(['ALL']);
+      expect(svc.security_opt, name).toContain('no-new-privileges:true');
+      expect(svc.tmpfs, name).toEqual(['/tmp:size=64m']);
+    }
+  });
+
   it('points every *_GRPC_ADDR at the port the target service listens on, and waits for it', () => {
     let checked = 0;
     for (const [name, svc] of Object.entries(services)) {
@@ -97,7 +120,33 @@ describe('docker-compose.yml', () => {
 
   it('publishes the API on localhost:8080 and reads ADMIN_TOKEN from the environment', () => {
     expect(services.gateway?.ports).toContain('${GATEWAY_HOST_PORT:-8080}:8080');
-    expect(services.gateway?.environment?.ADMIN_TOKEN).toMatch(/^\$\{ADMIN_TOKEN:-.+\}$/);
+    expect(services.gateway?.environment?.ADMIN_TOKEN).toMatch(/^\$\{ADMIN_TOKEN:\?.+\}$/);
+  });
+
+  it('publishes Redis, MongoDB, Kafka and the collector on the loopback interface only', () => {
+    for (const name of ['redis', 'mongo', 'kafka', 'otel-collector']) {
+      const ports = services[name]?.ports ?? [];
+      expect(ports.length, name).toBeGreaterThan(0);
+      for (const port of ports) expect(port, name).toMatch(/^127\.0\.0\.1:/);
+    }
+  });
+
+  it('has no default for any secret: compose refuses to start until one is given', () => {
+    const secret = /TOKEN|PEPPER|PASSWORD|SECRET|_KEY$/;
+    const defaults = [...composeText.matchAll(/\$\{([A-Z_][A-Z0-9_]*)(:?[-?])([^}]*)\}/g)].filter(
+      ([, name]) => secret.test(name ?? ''),
+    );
+    expect(defaults.map(([, name]) => name)).toEqual(
+      expect.arrayContaining(['ADMIN_TOKEN', 'API_KEY_PEPPER', 'GRAFANA_ADMIN_PASSWORD']),
+    );
+    for (const [text, , operator, value] of defaults) {
+      // `${X:?message}` (required) or an empty default (an optional key such as OPENAI_API_KEY).
+      if (operator === ':?') continue;
+      expect(value, text).toBe('');
+    }
+    const env = readFileSync(path.join(repoRoot, '.env.example'), 'utf8');
+    for (const name of ['ADMIN_TOKEN', 'API_KEY_PEPPER', 'GRAFANA_ADMIN_PASSWORD'])
+      expect(env, `.env.example ${name}`).toMatch(new RegExp(`^${name}=$`, 'm'));
   });
 
   it('documents every variable it interpolates in .env.example', () => {
@@ -174,12 +223,9 @@ describe('docker-compose.yml defaults start a gateway', () => {
   it("the gateway's default environment passes the gateway's own config validation", async () => {
     const { loadAccessConfig } = await import('../../services/gateway/src/access/config.ts');
     const { loadConfig } = await import('../../services/gateway/src/config.ts');
-    // `${NAME:-default}` → default: what `docker compose up` without a .env gives the gateway.
+    // `${NAME:-default}` → default: what `docker compose up` with only the secrets set gives the gateway.
     const env = Object.fromEntries(
-      Object.entries(services.gateway?.environment ?? {}).map(([k, v]) => [
-        k,
-        String(v).replace(/\$\{[A-Z0-9_]+:-([^}]*)\}/g, '$1'),
-      ]),
+      Object.entries(services.gateway?.environment ?? {}).map(([k, v]) => [k, withDefaults(String(v))]),
     );
     expect(() => loadConfig(env)).not.toThrow();
     expect(() => loadAccessConfig(env, { embedded: false })).not.toThrow();
@@ -190,16 +236,11 @@ describe('docker-compose.yml defaults start a dashboard', () => {
   it("the dashboard's default environment passes its config validation and reaches the gateway", async () => {
     const { loadDashboardConfig } = await import('../../services/dashboard/src/config.ts');
     const env = Object.fromEntries(
-      Object.entries(services.dashboard?.environment ?? {}).map(([k, v]) => [
-        k,
-        String(v).replace(/\$\{[A-Z0-9_]+:-([^}]*)\}/g, '$1'),
-      ]),
+      Object.entries(services.dashboard?.environment ?? {}).map(([k, v]) => [k, withDefaults(String(v))]),
     );
     const config = loadDashboardConfig(env);
     expect(config.GATEWAY_URL).toBe(`http://gateway:${services.gateway?.environment?.PORT}`);
-    expect(config.ADMIN_TOKEN).toBe(
-      String(services.gateway?.environment?.ADMIN_TOKEN).replace(/\$\{[A-Z0-9_]+:-([^}]*)\}/g, '$1'),
-    );
+    expect(config.ADMIN_TOKEN).toBe(withDefaults(String(services.gateway?.environment?.ADMIN_TOKEN)));
     expect(services.dashboard?.ports).toContain('${DASHBOARD_HOST_PORT:-8090}:8090');
     expect(config.DASHBOARD_PORT).toBe(8090);
   });

@@ -86,5 +86,10 @@ export async function runService<S extends z.ZodType, E = undefined>(options: {
     else print(`${options.service}: ${problem}`);
     process.exitCode = 1;
     await lifecycle.stop('start failed');
+    // What the failed start had already opened (a listening gRPC server, a Kafka consumer) belongs
+    // to no registered component, so nothing closes it and the process would linger, looking
+    // healthy, without the rest of its start (seen when Kafka restarted during an extractor's
+    // start). Exiting lets the orchestrator start it again.
+    process.exit(1);
   }
 }

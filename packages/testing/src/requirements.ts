@@ -14,6 +14,8 @@ export interface SuiteRequirement {
   reason?: string;
   /** The one command that makes it run. */
   enable: string;
+  /** Where an engine that ran came from: its environment variable, or `testcontainers <image>`. */
+  via?: string;
 }
 
 /** The key of the requirement in a suite's task meta. */

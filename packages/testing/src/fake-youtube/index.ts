@@ -143,6 +143,9 @@ export interface FakeYouTubeOptions {
   webClientVersion?: string;
   /** Today mode: first-page shape per playlist id, merged over todayPlaylistShapes(). */
   playlistShapes?: Record<string, PlaylistShape>;
+  /** Where to listen (default 127.0.0.1 on a free port); the demo container listens on 0.0.0.0:8079. */
+  host?: string;
+  port?: number;
   /**
    * Caption bodies of these videos (every track, untranslated) are this many generated cues instead
    * of the recorded or three-cue bodies: answers of a chosen size, for the benchmarks.
@@ -647,11 +650,12 @@ export async function startFakeYouTube(options: FakeYouTubeOptions = {}): Promis
       res.end(`fake-youtube: ${(err as Error).message}`);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, host, resolve));
   const { port } = server.address() as AddressInfo;
 
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`,
     requests,
     routes,
     get mode() {
