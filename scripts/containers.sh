@@ -317,7 +317,8 @@ cmd_images() {
 
 SECRETS=(ADMIN_TOKEN API_KEY_PEPPER GRAFANA_ADMIN_PASSWORD)
 
-random_secret() { head -c 32 /dev/urandom | base64 | tr -d '/+=\n'; }
+# 48 hex characters: the gateway wants an ADMIN_TOKEN of at least 32.
+random_secret() { head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n'; }
 
 # .env from .env.example, with every empty secret filled with a fresh random value. An existing
 # .env keeps its values; only secrets that are missing or empty there are added.
