@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Images of the node: the stand-in pause image and the test toolbox (one static busybox each,
+# written as image tars by image-tar.py), and the project's images and the engines' stand-ins,
+# taken from the local Docker engine that `scripts/containers.sh images` fills, tagged with the
+# public names the compose file uses. Then the chart: engines, topics, `helm upgrade --install`.
+# Sourced by scripts/cluster.sh.
+
+TOOLBOX_IMAGE=subx-cluster/toolbox:1
+# The engines the chart expects beside it (deploy/README.md): their images are the compose file's.
+ENGINE_SERVICES=(redis kafka mongo)
+
+import_node_images() {
+  local dir=$CLUSTER_CACHE/images
+  mkdir -p "$dir"
+  python3 scripts/cluster/image-tar.py "$dir/pause.tar" "$PAUSE_IMAGE" /bin/busybox /bin/busybox \
+    /bin/busybox sleep 2147483647
+  python3 scripts/cluster/image-tar.py "$dir/toolbox.tar" "$TOOLBOX_IMAGE" /bin/busybox /bin/busybox \
+    /bin/busybox sleep 3600
+  ctr_ -n k8s.io images import "$dir/pause.tar" >/dev/null
+  ctr_ -n k8s.io images import "$dir/toolbox.tar" >/dev/null
+}
+
+# compose_image SERVICE: the image docker-compose.yml names for SERVICE, ${VAR:-default} resolved
+# to its default (what `scripts/containers.sh images` builds and tags).
+compose_image() {
+  awk -v svc="  $1:" '
+    $0 == svc { inside = 1; next }
+    inside && /^  [a-z]/ { exit }
+    inside && /^    image:/ { sub(/^    image: */, ""); print; exit }
+  ' docker-compose.yml | sed -E 's/\$\{[A-Z_]+:-([^}]*)\}/\1/g'
+}
+
+# The images the cluster runs: the chart's (rendered with the CI values) and the engines'.
+cluster_images() {
+  {
+    "$HELM" template "$RELEASE" deploy/helm/subx -f "$CI_VALUES" --namespace "$NAMESPACE" |
+      sed -n 's/^ *image: *"\{0,1\}\([^"]*\)"\{0,1\}$/\1/p'
+    for s in "${ENGINE_SERVICES[@]}"; do compose_image "$s"; done
+    [ -z "$(compose_image demo-youtube)" ] || compose_image demo-youtube
+  } | sort -u
+}
+
+load_project_images() {
+  local images=() missing=() i
+  mapfile -t images < <(cluster_images)
+  if [ -f scripts/containers.sh ]; then
+    log "images: scripts/containers.sh images (the project's images and the stand-ins, in Docker)"
+    bash scripts/containers.sh images >&2 || die "scripts/containers.sh images failed"
+  fi
+  command -v docker >/dev/null || die "no docker: the images come from the local Docker engine (scripts/containers.sh engine)"
+  for i in "${images[@]}"; do docker image inspect "$i" >/dev/null 2>&1 || missing+=("$i"); done
+  [ ${#missing[@]} -eq 0 ] || die "images missing from Docker: ${missing[*]} (build them with: bash scripts/containers.sh images)"
+  log "images: loading ${#images[@]} images into the node: ${images[*]}"
+  docker save "${images[@]}" | ctr_ -n k8s.io images import - >/dev/null || die "importing images into the node failed"
+}
+
+# --- the chart ---------------------------------------------------------------------------------
+install_engines() {
+  kubectl_ create namespace "$NAMESPACE" --dry-run=client -o yaml | kubectl_ apply -f - >/dev/null
+  kubectl_ -n "$NAMESPACE" create configmap kafka-topics --from-file=kafka-topics.sh=scripts/kafka-topics.sh \
+    --dry-run=client -o yaml | kubectl_ apply -f - >/dev/null
+  local demo_image
+  demo_image=$(compose_image demo-youtube)
+  [ -n "$demo_image" ] || die "docker-compose.yml has no demo-youtube service (the recorded platform image)"
+  sed -e "s|@REDIS_IMAGE@|$(compose_image redis)|" -e "s|@KAFKA_IMAGE@|$(compose_image kafka)|" \
+    -e "s|@MONGO_IMAGE@|$(compose_image mongo)|" -e "s|@DEMO_YOUTUBE_IMAGE@|$demo_image|" \
+    "$ENGINES_MANIFEST" | kubectl_ -n "$NAMESPACE" apply -f - >/dev/null
+  log "chart: waiting for the engines (redis, kafka, mongo, youtube) and the kafka-topics job"
+  kubectl_ -n "$NAMESPACE" rollout status deploy/redis deploy/kafka deploy/mongo deploy/youtube --timeout=300s >&2 ||
+    die "engines not available (kubectl -n $NAMESPACE get pods)"
+  kubectl_ -n "$NAMESPACE" wait --for=condition=complete job/kafka-topics --timeout=300s >&2 ||
+    die "kafka-topics job did not complete (kubectl -n $NAMESPACE logs job/kafka-topics)"
+}
+
+# The Prometheus-operator CRDs (from its Go module's example/prometheus-operator-crd), so the
+# chart's ServiceMonitor and PrometheusRule are validated by the apiserver against their schemas.
+install_prometheus_crds() {
+  local dir
+  dir=$(cd /tmp && GOWORK=off GOFLAGS=-mod=mod "$(go_bin)" mod download -json \
+    "github.com/prometheus-operator/prometheus-operator@$PROMETHEUS_OPERATOR_VERSION" |
+    python3 -c 'import json,sys; print(json.load(sys.stdin)["Dir"])') ||
+    die "go mod download prometheus-operator $PROMETHEUS_OPERATOR_VERSION failed"
+  local crd
+  for crd in servicemonitors prometheusrules; do
+    # server-side: these CRDs are too large for the last-applied annotation of a client-side apply
+    kubectl_ apply --server-side -f "$dir/example/prometheus-operator-crd/monitoring.coreos.com_$crd.yaml" >/dev/null
+  done
+  kubectl_ wait --for=condition=established --timeout=60s \
+    crd/servicemonitors.monitoring.coreos.com crd/prometheusrules.monitoring.coreos.com >/dev/null
+}
+
+install_chart() {
+  export KUBECONFIG=$KUBECONFIG_PATH
+  install_prometheus_crds
+  install_engines
+  log "chart: helm upgrade --install $RELEASE deploy/helm/subx -f $CI_VALUES (waits for every Deployment)"
+  "$HELM" upgrade --install "$RELEASE" deploy/helm/subx -f "$CI_VALUES" --namespace "$NAMESPACE" \
+    --wait --timeout 10m >&2 || die "helm install failed (kubectl -n $NAMESPACE get pods; logs: $RUN_DIR/logs)"
+}
