@@ -6,6 +6,7 @@
 # Sourced by scripts/cluster.sh.
 
 TOOLBOX_IMAGE=subx-cluster/toolbox:1
+YOUTUBE_IMAGE=subx-cluster/youtube:dev
 # The engines the chart expects beside it (deploy/README.md): their images are the compose file's.
 ENGINE_SERVICES=(redis kafka mongo)
 
@@ -21,13 +22,16 @@ import_node_images() {
 }
 
 # compose_image SERVICE: the image docker-compose.yml names for SERVICE, ${VAR:-default} resolved
-# to its default (what `scripts/containers.sh images` builds and tags).
+# as compose resolves it (the variable if set, else the default): what `scripts/containers.sh
+# images` builds and tags.
 compose_image() {
   awk -v svc="  $1:" '
-    $0 == svc { inside = 1; next }
+    /^services:/ { services = 1; next }
+    services && $0 == svc { inside = 1; next }
     inside && /^  [a-z]/ { exit }
     inside && /^    image:/ { sub(/^    image: */, ""); print; exit }
-  ' docker-compose.yml | sed -E 's/\$\{[A-Z_]+:-([^}]*)\}/\1/g'
+  ' docker-compose.yml |
+    python3 -c 'import os, re, sys; print(re.sub(r"\$\{([A-Z_]+):-([^}]*)\}", lambda m: os.environ.get(m[1]) or m[2], sys.stdin.read().strip()))'
 }
 
 # The images the cluster runs: the chart's (rendered with the CI values) and the engines'.
@@ -36,8 +40,32 @@ cluster_images() {
     "$HELM" template "$RELEASE" deploy/helm/subx -f "$CI_VALUES" --namespace "$NAMESPACE" |
       sed -n 's/^ *image: *"\{0,1\}\([^"]*\)"\{0,1\}$/\1/p'
     for s in "${ENGINE_SERVICES[@]}"; do compose_image "$s"; done
-    [ -z "$(compose_image demo-youtube)" ] || compose_image demo-youtube
   } | sort -u
+}
+
+# The recorded YouTube platform's pod image (test/cluster/youtube), on the stand-in node:24-slim.
+build_youtube_image() {
+  local ctx=$CLUSTER_CACHE/ctx/youtube
+  rm -rf "$ctx" && mkdir -p "$ctx/packages/testing/src" "$ctx/node_modules/@bufbuild"
+  [ -d node_modules/@bufbuild/protobuf ] || die "node_modules/@bufbuild/protobuf missing: run npm ci first"
+  cp -r packages/testing/src/fake-youtube "$ctx/packages/testing/src/"
+  cp -r packages/testing/fixtures-recorded "$ctx/packages/testing/"
+  cp -rL node_modules/@bufbuild/protobuf "$ctx/node_modules/@bufbuild/"
+  cp test/cluster/youtube/main.ts test/cluster/youtube/Dockerfile "$ctx/"
+  echo '{ "type": "module" }' >"$ctx/package.json"
+  DOCKER_BUILDKIT=0 docker build -q -t "$YOUTUBE_IMAGE" "$ctx" >/dev/null || die "building $YOUTUBE_IMAGE failed"
+}
+
+# Without scripts/containers.sh (it lands with the container work): the subx images straight from
+# deploy/docker/Dockerfile, on a node:24-slim that must already be in Docker.
+build_subx_images_directly() {
+  local svc
+  for svc in gateway extractor comments ai billing dashboard; do
+    docker image inspect "subx/$svc:dev" >/dev/null 2>&1 && continue
+    log "images: docker build subx/$svc:dev (deploy/docker/Dockerfile)"
+    DOCKER_BUILDKIT=0 docker build -q -f deploy/docker/Dockerfile --build-arg "SERVICE=$svc" -t "subx/$svc:dev" . >/dev/null ||
+      die "building subx/$svc:dev failed"
+  done
 }
 
 load_project_images() {
@@ -46,8 +74,12 @@ load_project_images() {
   if [ -f scripts/containers.sh ]; then
     log "images: scripts/containers.sh images (the project's images and the stand-ins, in Docker)"
     bash scripts/containers.sh images >&2 || die "scripts/containers.sh images failed"
+  else
+    build_subx_images_directly
   fi
   command -v docker >/dev/null || die "no docker: the images come from the local Docker engine (scripts/containers.sh engine)"
+  build_youtube_image
+  images+=("$YOUTUBE_IMAGE")
   for i in "${images[@]}"; do docker image inspect "$i" >/dev/null 2>&1 || missing+=("$i"); done
   [ ${#missing[@]} -eq 0 ] || die "images missing from Docker: ${missing[*]} (build them with: bash scripts/containers.sh images)"
   log "images: loading ${#images[@]} images into the node: ${images[*]}"
@@ -59,11 +91,8 @@ install_engines() {
   kubectl_ create namespace "$NAMESPACE" --dry-run=client -o yaml | kubectl_ apply -f - >/dev/null
   kubectl_ -n "$NAMESPACE" create configmap kafka-topics --from-file=kafka-topics.sh=scripts/kafka-topics.sh \
     --dry-run=client -o yaml | kubectl_ apply -f - >/dev/null
-  local demo_image
-  demo_image=$(compose_image demo-youtube)
-  [ -n "$demo_image" ] || die "docker-compose.yml has no demo-youtube service (the recorded platform image)"
   sed -e "s|@REDIS_IMAGE@|$(compose_image redis)|" -e "s|@KAFKA_IMAGE@|$(compose_image kafka)|" \
-    -e "s|@MONGO_IMAGE@|$(compose_image mongo)|" -e "s|@DEMO_YOUTUBE_IMAGE@|$demo_image|" \
+    -e "s|@MONGO_IMAGE@|$(compose_image mongo)|" -e "s|@YOUTUBE_IMAGE@|$YOUTUBE_IMAGE|" \
     "$ENGINES_MANIFEST" | kubectl_ -n "$NAMESPACE" apply -f - >/dev/null
   log "chart: waiting for the engines (redis, kafka, mongo, youtube) and the kafka-topics job"
   kubectl_ -n "$NAMESPACE" rollout status deploy/redis deploy/kafka deploy/mongo deploy/youtube --timeout=300s >&2 ||
