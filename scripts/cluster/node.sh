@@ -92,12 +92,26 @@ EOF
     openssl genrsa -out sa.key 2048 2>/dev/null
     openssl rsa -in sa.key -pubout -out sa.pub 2>/dev/null
   ) || die "creating certificates failed"
-  "$CLUSTER_CACHE/bin/kubectl" config set-cluster subx --server="https://$NODE_IP:$APISERVER_PORT" \
-    --certificate-authority="$PKI/ca.crt" --embed-certs --kubeconfig "$KUBECONFIG_PATH" >/dev/null
-  "$CLUSTER_CACHE/bin/kubectl" config set-credentials admin --client-certificate="$PKI/admin.crt" \
-    --client-key="$PKI/admin.key" --embed-certs --kubeconfig "$KUBECONFIG_PATH" >/dev/null
-  "$CLUSTER_CACHE/bin/kubectl" config set-context subx --cluster=subx --user=admin --kubeconfig "$KUBECONFIG_PATH" >/dev/null
-  "$CLUSTER_CACHE/bin/kubectl" config use-context subx --kubeconfig "$KUBECONFIG_PATH" >/dev/null
+  b64() { base64 -w0 "$PKI/$1"; }
+  cat >"$KUBECONFIG_PATH" <<EOF
+apiVersion: v1
+kind: Config
+clusters:
+  - name: subx
+    cluster:
+      server: https://$NODE_IP:$APISERVER_PORT
+      certificate-authority-data: $(b64 ca.crt)
+users:
+  - name: admin
+    user:
+      client-certificate-data: $(b64 admin.crt)
+      client-key-data: $(b64 admin.key)
+contexts:
+  - name: subx
+    context: { cluster: subx, user: admin }
+current-context: subx
+EOF
+  chmod 600 "$KUBECONFIG_PATH"
 }
 
 # --- network -----------------------------------------------------------------------------------
@@ -196,6 +210,7 @@ start_control_plane() {
     --service-account-issuer https://kubernetes.default.svc.cluster.local \
     --service-account-key-file "$PKI/sa.pub" --service-account-signing-key-file "$PKI/sa.key" \
     --kubelet-client-certificate "$PKI/admin.crt" --kubelet-client-key "$PKI/admin.key" \
+    --kubelet-preferred-address-types InternalIP \
     --allow-privileged=true --profiling=false --enable-priority-and-fairness=false \
     --event-ttl 30m
   wait_for "$START_TIMEOUT" kube-apiserver healthz
@@ -308,6 +323,8 @@ EOF
   start coredns "$bin/coredns" -conf "$RUN_DIR/Corefile"
   wait_for "$START_TIMEOUT" "node $NODE_NAME Ready" node_ready
   wait_for 60 coredns curl -sf --max-time 2 http://127.0.0.1:18181/ready
+  # the controller-manager creates each namespace's default service account; pods wait on it
+  wait_for 60 "service account default/default" kubectl_ -n default get serviceaccount default
 }
 node_ready() { kubectl_ get node "$NODE_NAME" -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}' | grep -qx True; }
 
