@@ -49,7 +49,7 @@ build_youtube_image() {
   rm -rf "$ctx" && mkdir -p "$ctx/packages/testing/src" "$ctx/node_modules/@bufbuild"
   [ -d node_modules/@bufbuild/protobuf ] || die "node_modules/@bufbuild/protobuf missing: run npm ci first"
   cp -r packages/testing/src/fake-youtube "$ctx/packages/testing/src/"
-  cp -r packages/testing/fixtures-recorded "$ctx/packages/testing/"
+  cp -r packages/testing/fixtures-recorded packages/testing/fixtures-synthetic "$ctx/packages/testing/"
   cp -rL node_modules/@bufbuild/protobuf "$ctx/node_modules/@bufbuild/"
   cp test/cluster/youtube/main.ts test/cluster/youtube/Dockerfile "$ctx/"
   echo '{ "type": "module" }' >"$ctx/package.json"
