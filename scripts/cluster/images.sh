@@ -53,7 +53,9 @@ build_youtube_image() {
   cp -rL node_modules/@bufbuild/protobuf "$ctx/node_modules/@bufbuild/"
   cp test/cluster/youtube/main.ts test/cluster/youtube/Dockerfile "$ctx/"
   echo '{ "type": "module" }' >"$ctx/package.json"
-  DOCKER_BUILDKIT=0 docker build -q -t "$YOUTUBE_IMAGE" "$ctx" >/dev/null || die "building $YOUTUBE_IMAGE failed"
+  mkdir -p "$CLUSTER_CACHE/logs"
+  DOCKER_BUILDKIT=0 docker build -t "$YOUTUBE_IMAGE" "$ctx" >"$CLUSTER_CACHE/logs/youtube-image.log" 2>&1 ||
+    { tail -20 "$CLUSTER_CACHE/logs/youtube-image.log" >&2; die "building $YOUTUBE_IMAGE failed"; }
 }
 
 # Without scripts/containers.sh (it lands with the container work): the subx images straight from
@@ -63,8 +65,10 @@ build_subx_images_directly() {
   for svc in gateway extractor comments ai billing dashboard; do
     docker image inspect "subx/$svc:dev" >/dev/null 2>&1 && continue
     log "images: docker build subx/$svc:dev (deploy/docker/Dockerfile)"
-    DOCKER_BUILDKIT=0 docker build -q -f deploy/docker/Dockerfile --build-arg "SERVICE=$svc" -t "subx/$svc:dev" . >/dev/null ||
-      die "building subx/$svc:dev failed"
+    mkdir -p "$CLUSTER_CACHE/logs"
+    DOCKER_BUILDKIT=0 docker build -f deploy/docker/Dockerfile --build-arg "SERVICE=$svc" -t "subx/$svc:dev" . \
+      >"$CLUSTER_CACHE/logs/$svc-image.log" 2>&1 ||
+      { tail -20 "$CLUSTER_CACHE/logs/$svc-image.log" >&2; die "building subx/$svc:dev failed"; }
   done
 }
 

@@ -163,6 +163,20 @@ net_down() {
   iptables -D FORWARD -j "$FWD_CHAIN" 2>/dev/null || true
   iptables -F "$FWD_CHAIN" 2>/dev/null || true
   iptables -X "$FWD_CHAIN" 2>/dev/null || true
+  # the kubelet's own chains (kube-proxy --cleanup removed kube-proxy's)
+  local ipt table chain rule
+  for ipt in iptables ip6tables; do
+    for table in filter nat mangle; do
+      for chain in KUBE-FIREWALL KUBE-KUBELET-CANARY KUBE-IPTABLES-HINT; do
+        "$ipt" -t "$table" -S 2>/dev/null | grep -- "-j $chain\$" | sed 's/^-A /-D /' | while read -r rule; do
+          # shellcheck disable=SC2086 # a rule as iptables -S prints it
+          "$ipt" -t "$table" $rule 2>/dev/null || true
+        done
+        "$ipt" -t "$table" -F "$chain" 2>/dev/null || true
+        "$ipt" -t "$table" -X "$chain" 2>/dev/null || true
+      done
+    done
+  done
 }
 
 # --- processes ---------------------------------------------------------------------------------
