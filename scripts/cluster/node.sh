@@ -168,7 +168,7 @@ net_down() {
   for ipt in iptables ip6tables; do
     for table in filter nat mangle; do
       for chain in KUBE-FIREWALL KUBE-KUBELET-CANARY KUBE-IPTABLES-HINT; do
-        "$ipt" -t "$table" -S 2>/dev/null | grep -- "-j $chain\$" | sed 's/^-A /-D /' | while read -r rule; do
+        { "$ipt" -t "$table" -S 2>/dev/null || true; } | { grep -- "-j $chain\$" || true; } | sed 's/^-A /-D /' | while read -r rule; do
           # shellcheck disable=SC2086 # a rule as iptables -S prints it
           "$ipt" -t "$table" $rule 2>/dev/null || true
         done
