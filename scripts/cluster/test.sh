@@ -78,7 +78,19 @@ check_probes() {
       }
       console.log(bad.join("; "));
     });')
-  [ -z "$bad" ] && pass "probes: every pod ready, liveness and readiness declared, no restarts" || fail "probes: $bad"
+  if [ -z "$bad" ]; then
+    pass "probes: every pod ready, liveness and readiness declared, no restarts"
+  else
+    fail "probes: $bad"
+    # why: the last termination and the probe events, and the previous container's last lines
+    local pod
+    for pod in $(grep -o "$RELEASE-[a-z]*-[a-z0-9]*-[a-z0-9]*: [0-9]* restarts" <<<"$bad" | cut -d: -f1 | sort -u); do
+      echo "      $pod last state: $(k get pod "$pod" -o jsonpath='{.status.containerStatuses[0].lastState.terminated}' 2>&1)"
+      k get events --field-selector "involvedObject.name=$pod" -o jsonpath='{range .items[*]}{.reason}: {.message}{"\n"}{end}' 2>&1 |
+        grep -v '^Scheduled\|^Pulled\|^Created\|^Started' | tail -5 | sed 's/^/      /'
+      k logs "$pod" --previous --tail=5 2>&1 | cut -c1-300 | sed 's/^/      /'
+    done
+  fi
 }
 
 check_dns() {
