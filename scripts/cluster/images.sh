@@ -51,7 +51,10 @@ build_youtube_image() {
   cp -r packages/testing/src/fake-youtube "$ctx/packages/testing/src/"
   cp -r packages/testing/fixtures-recorded packages/testing/fixtures-synthetic "$ctx/packages/testing/"
   cp -rL node_modules/@bufbuild/protobuf "$ctx/node_modules/@bufbuild/"
-  cp test/cluster/youtube/main.ts test/cluster/youtube/Dockerfile "$ctx/"
+  # main.ts keeps its repository path, so its import of the fake is the same here and in the image
+  mkdir -p "$ctx/test/cluster/youtube"
+  cp test/cluster/youtube/main.ts "$ctx/test/cluster/youtube/"
+  cp test/cluster/youtube/Dockerfile "$ctx/"
   echo '{ "type": "module" }' >"$ctx/package.json"
   mkdir -p "$CLUSTER_CACHE/logs"
   DOCKER_BUILDKIT=0 docker build -t "$YOUTUBE_IMAGE" "$ctx" >"$CLUSTER_CACHE/logs/youtube-image.log" 2>&1 ||

@@ -5,7 +5,7 @@
  * to it; nothing here changes what it answers.
  */
 import { createServer, connect } from 'node:net';
-import { startFakeYouTube } from './packages/testing/src/fake-youtube/index.ts';
+import { startFakeYouTube } from '../../../packages/testing/src/fake-youtube/index.ts';
 
 const port = Number(process.env.PORT ?? 8080);
 const fake = await startFakeYouTube();
