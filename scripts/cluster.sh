@@ -5,6 +5,7 @@
 #   bash scripts/cluster.sh build   # build (once, cached) etcd, Kubernetes, CoreDNS into ~/.cache/subx-cluster/bin
 #   bash scripts/cluster.sh up      # build, start the cluster, load the images, install the chart;
 #                                   # prints KUBECONFIG=<path> on stdout
+#   bash scripts/cluster.sh start   # only the cluster (no images, no chart); prints KUBECONFIG=<path>
 #   bash scripts/cluster.sh test    # up, then the cluster suite (scripts/cluster/test.sh); CI's step
 #   bash scripts/cluster.sh down    # stop every process, release mounts, remove interfaces and rules
 #   bash scripts/cluster.sh env     # prints KUBECONFIG=<path> of the running cluster
@@ -92,5 +93,5 @@ case ${1:-} in
     ;;
   down) cluster_down ;;
   env) [ -f "$KUBECONFIG_PATH" ] || die "no cluster running"; echo "KUBECONFIG=$KUBECONFIG_PATH" ;;
-  *) die "usage: $SELF build|up|test|down|env" ;;
+  *) die "usage: $SELF build|up|start|test|down|env" ;;
 esac
