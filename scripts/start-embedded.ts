@@ -72,6 +72,9 @@ try {
         HOST: env.HOST || LOOPBACK,
         LOG_LEVEL: logLevel,
         ADMIN_TOKEN: env.ADMIN_TOKEN || 'set-from-the-running-gateway',
+        // npm start is not a deployment: without SMTP_URL it prints each mail (and its link) to
+        // this console on purpose, even under NODE_ENV=production; MAIL_TO_LOG=false still refuses.
+        MAIL_TO_LOG: env.MAIL_TO_LOG || 'true',
       }),
   });
 } catch (err) {

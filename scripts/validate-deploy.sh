@@ -6,12 +6,16 @@
 #   2. deploy/helm/subx: `helm lint --strict` and `helm template` for every deploy/helm/subx/ci/*.yaml,
 #      rendered into $VALIDATE_DEPLOY_OUT (default: a temp dir), plus a render that must fail
 #      (no ADMIN_TOKEN);
-#   3. Prometheus rules and config: `promtool check rules` on the rule file and on the groups of the
+#   3. the same chart rendered with its default values and every ci/*.yaml, validated strictly
+#      (unknown fields rejected) by kubeconform against the API schemas of Kubernetes releases and
+#      the Prometheus-operator CRDs (scripts/kube-schemas/kube-validate.sh);
+#   4. Prometheus rules and config: `promtool check rules` on the rule file and on the groups of the
 #      PrometheusRule the chart renders, `promtool test rules` (deploy/prometheus/tests/) on the
 #      rendered groups, `promtool check config` on the compose Prometheus configuration;
-#   4. shell syntax of the scripts the stack runs.
-# Tools it installs when missing: helm and promtool (pinned, `go install`, cached in
-# $SUBX_TOOLS_DIR/bin) and docker-compose (apt). Timings per step are printed at the end.
+#   5. shell syntax of the scripts the stack runs.
+# Tools it installs when missing: helm, promtool and kubeconform (pinned, `go install`, cached in
+# $SUBX_TOOLS_DIR/bin), the API schemas (`go mod download`, converted and cached in
+# $SUBX_TOOLS_DIR/kube-schemas) and docker-compose (apt). Timings per step are printed at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -79,6 +83,14 @@ fi
 "$PROMTOOL" --version | head -1
 step_end
 
+step "kubeconform"
+bash scripts/kube-schemas/kube-validate.sh tool
+step_end
+
+step "kube API schemas"
+bash scripts/kube-schemas/kube-validate.sh schemas
+step_end
+
 step "docker-compose"
 if command -v docker-compose >/dev/null; then
   COMPOSE=(docker-compose)
@@ -130,6 +142,11 @@ fi
 grep -q 'ADMIN_TOKEN is required' "$OUT_DIR/no-secrets.err" || { cat "$OUT_DIR/no-secrets.err" >&2; fail "unexpected error without secrets"; }
 step_end
 
+# --- Kubernetes API schemas ----------------------------------------------------------------------
+step "kubeconform -strict"
+HELM=$HELM bash scripts/kube-schemas/kube-validate.sh chart "$CHART" "$OUT_DIR" || fail "strict schema validation of $CHART"
+step_end
+
 # --- Prometheus rules and config ------------------------------------------------------------------
 step "promtool rules + config"
 RULES=$CHART/files/prometheus-rules.yaml
@@ -161,7 +178,7 @@ step_end
 
 # --- scripts -----------------------------------------------------------------------------------
 step "shell syntax"
-for script in scripts/kafka-topics.sh scripts/validate-deploy.sh; do
+for script in scripts/kafka-topics.sh scripts/validate-deploy.sh scripts/kube-schemas/kube-validate.sh; do
   bash -n "$script" || fail "syntax error in $script"
 done
 step_end

@@ -43,6 +43,7 @@ import {
 import { createKafkaFanOut } from '../../services/gateway/src/fanout/kafka-fan-out.ts';
 import type { FanOutRequest } from '../../services/gateway/src/fanout/types.ts';
 import { silentLogger, syntheticVideos } from '../../test/system/support.ts';
+import { reportResult } from './result.ts';
 
 const args = process.argv.slice(2);
 const arg = (name: string, fallback: number) => {
@@ -236,6 +237,13 @@ console.log(
   `batch of ${BATCH} (cold, via bus):    median ${fmt(median(batches))}  [${batches.map(fmt).join(', ')}]`,
 );
 console.log(`ratio batch/single: ${ratio.toFixed(2)} (target <= 1.5: ${ratio <= 1.5 ? 'met' : 'NOT met'})`);
+reportResult({
+  bench: 'batch-fanout',
+  what: `cold batch of ${BATCH} via the bus / one cold extract`,
+  value: `${ratio.toFixed(2)}×`,
+  target: '<= 1.5×',
+  met: ratio <= 1.5,
+});
 console.log(
   `load: ${CLIENTS} clients x ${BATCHES} batches of ${BATCH}: p50 ${fmt(percentile(latencies, 50))}, p99 ${fmt(percentile(latencies, 99))}, max ${fmt(latencies.at(-1)!)}; ${(latencies.length / loadSeconds).toFixed(1)} batches/s`,
 );
@@ -246,6 +254,13 @@ console.log(
   `  of which the listing: median ${fmt(trialListing)}; the 25 videos via bus: ${fmt(median(playlistTrials) - trialListing)} ` +
     `(${((median(playlistTrials) - trialListing) / median(playlistSingles)).toFixed(2)}x a single extract)`,
 );
+reportResult({
+  bench: 'batch-fanout',
+  what: `cold playlist of ${PLAYLIST_SIZE} / one cold extract`,
+  value: `${playlistRatio.toFixed(2)}×`,
+  target: '<= 2×',
+  met: playlistRatio <= 2,
+});
 console.log(
   `ratio playlist/single: ${playlistRatio.toFixed(2)} (target <= 2: ${playlistRatio <= 2 ? 'met' : 'NOT met'})`,
 );

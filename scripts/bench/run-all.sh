@@ -1,16 +1,29 @@
 #!/usr/bin/env bash
-# Runs every benchmark in turn. Each reports ratios against a baseline measured in the same run
+# `npm run bench`: runs every benchmark in turn, then prints one table of every figure with its
+# target (scripts/bench/summary.ts). Each reports ratios against a baseline measured in the same run
 # (machines here are noisy); absolute numbers are only comparable within one run.
 # batch-fanout needs a real broker: eval "$(bash scripts/engines.sh up kafka)" first, or it uses
 # the in-process bus and says so.
+#
+#   npm run bench                 # everything (about 15 minutes)
+#   npm run bench -- --quick      # the CI-safe variant: ratios only, generous bounds, under a minute
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 node=node_modules/.bin/node
-status=0
-for bench in youtube-parse cold-extract vs-youtube-transcript-api gateway-extract batch-fanout metrics-record; do
-  [ -f "scripts/bench/$bench.ts" ] || continue
-  echo "== $bench"
-  "$node" --disable-warning=ExperimentalWarning "scripts/bench/$bench.ts" "$@" || status=1
+out=$(mktemp -t subx-bench.XXXXXX)
+trap 'rm -f "$out"' EXIT
+run() {
+  echo "== $*"
+  "$node" --disable-warning=ExperimentalWarning "scripts/bench/$1.ts" "${@:2}" 2>&1 | tee -a "$out"
   echo
-done
-exit $status
+}
+if [[ ${1:-} == --quick ]]; then
+  # Ratios against a baseline of the same run, with bounds that only a large regression breaks.
+  run npm-start-extract --quick
+  run cold-extract --latency 100 --runs 3 --max-ratio 4
+else
+  for bench in youtube-parse cold-extract vs-youtube-transcript-api cold-extract-cpu npm-start-extract gateway-extract batch-fanout metrics-record; do
+    [ -f "scripts/bench/$bench.ts" ] && run "$bench" "$@"
+  done
+fi
+"$node" --disable-warning=ExperimentalWarning scripts/bench/summary.ts "$out"

@@ -8,53 +8,29 @@
  * - Ours: `npm start` (scripts/start-embedded.ts) as a child process, POST /api/v1/extract with
  *   `force_refresh: true` (every run goes to the platform: 2 sequential round trips, with base
  *   metadata that the library does not fetch at all).
- * - Theirs: youtube-transcript-api (latest from PyPI, installed into a virtual environment under
+ * - Theirs: youtube-transcript-api (1.2.5 from PyPI, installed into a virtual environment under
  *   ~/.cache/subx-bench the first time) fetching the same video and language, unmodified; a requests
  *   Session sends its https://www.youtube.com requests to the fake (driver.py beside this file):
  *   watch page, ANDROID /player, timedtext, 3 sequential round trips.
  * Both are measured in the same run, videos interleaved; the fake counts each side's upstream
  * requests. Target: ours ≤ 0.7 × theirs (the physical limit is 2/3).
  */
-import { execFile, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { parseArgs, promisify } from 'node:util';
+import { spawn } from 'node:child_process';
+import { parseArgs } from 'node:util';
 import { startFakeYouTube, videoIds } from '@subx/testing/fake-youtube';
 import { startNpmStart } from '../../test/system/npm-start-process.ts';
+import { reportResult } from './result.ts';
+import { driver, ensureLibrary, python } from './vs-youtube-transcript-api/library.ts';
 
 const { values } = parseArgs({
   options: { latency: { type: 'string', default: '150' }, runs: { type: 'string', default: '5' } },
 });
 const latency = Number(values.latency);
 const runs = Number(values.runs);
-const here = fileURLToPath(new URL('.', import.meta.url));
-const venv = join(homedir(), '.cache', 'subx-bench', 'venv');
-const python = join(venv, 'bin', 'python');
-const run = promisify(execFile);
-
-async function ensureLibrary(): Promise<string> {
-  if (!existsSync(python)) await run('python3', ['-m', 'venv', venv]);
-  await run(python, ['-m', 'pip', 'install', '-q', '--disable-pip-version-check', 'youtube-transcript-api'], {
-    timeout: 300_000,
-  });
-  const { stdout } = await run(python, [
-    '-c',
-    'import importlib.metadata as m; print(m.version("youtube-transcript-api"))',
-  ]);
-  return stdout.trim();
-}
-
 /** The library's fetches of one video, in a child process (the fake answers from this process). */
 function theirs(fakeUrl: string, videoId: string, language: string): Promise<number[]> {
   return new Promise((resolve, reject) => {
-    const child = spawn(python, [
-      join(here, 'vs-youtube-transcript-api', 'driver.py'),
-      fakeUrl,
-      String(runs),
-      `${videoId}:${language}`,
-    ]);
+    const child = spawn(python, [driver, fakeUrl, String(runs), `${videoId}:${language}`]);
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (out += d.toString()));
@@ -123,6 +99,13 @@ try {
     );
   }
   const overall = median(ratios);
+  reportResult({
+    bench: 'vs-youtube-transcript-api',
+    what: 'cold extract time, ours / youtube-transcript-api (median over the videos)',
+    value: `${overall.toFixed(2)}×`,
+    target: '<= 0.70×',
+    met: overall <= 0.7,
+  });
   console.log(
     `median ratio ours/theirs: ${overall.toFixed(2)} (target ≤ 0.70: ${overall <= 0.7 ? 'met' : 'NOT MET'})`,
   );

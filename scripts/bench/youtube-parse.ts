@@ -11,6 +11,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { generateAsrJson3, generateComments } from '@subx/testing/fake-youtube';
 import { YouTubeClient, loadYouTubeConfig, parseCommentsPage, parseTimedText } from '@subx/youtube';
+import { reportResult } from './result.ts';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -74,6 +75,13 @@ const parse = await measure('parseTimedText(body, dedupeRolling)', 30, () =>
 table('Transcript', [jsonBase, parse], jsonBase);
 const transcriptOk = parse.medianMs < 50 && parse.heapMb < 50;
 console.log(`target (< 50 ms, < 50 MB): ${transcriptOk ? 'met' : 'NOT met'}`);
+reportResult({
+  bench: 'youtube-parse',
+  what: '3-hour auto-generated transcript parsed: time and heap',
+  value: `${parse.medianMs.toFixed(1)} ms, ${parse.heapMb.toFixed(1)} MB`,
+  target: '< 50 ms, < 50 MB',
+  met: transcriptOk,
+});
 
 // ---------------------------------------------------------------- 2,000 comments
 const videoId = 'benchCmnts1';

@@ -243,11 +243,14 @@ run_cluster_suite() {
   check_probes
   check_dns
   check_in_cluster_health
-  check_helm_test
   check_crds
   if create_key; then
+    # the helm test hook reads its key from this Secret (ci/cluster-values.yaml tests.smoke)
+    k create secret generic subx-cluster-smoke-key --from-literal=API_KEY="$API_KEY" \
+      --dry-run=client -o yaml | k apply -f - >/dev/null
     check_extractor_deletion
     check_extract
+    check_helm_test
     check_rolling_restart
     check_probes
   fi

@@ -282,6 +282,33 @@ describe.skipIf(!helm)('helm chart deploy/helm/subx', () => {
       ).toThrow(/ADMIN_TOKEN is required/);
     });
 
+    it('refuses to render the dashboard without SMTP unless mails to the log are chosen explicitly', () => {
+      const bare = [
+        '--set',
+        'secrets.values.ADMIN_TOKEN=ci-admin-token',
+        '--set',
+        'secrets.values.API_KEY_PEPPER=ci-pepper-0123456789abcdef-0123456789',
+      ];
+      const values = path.join(chartDir, 'ci/minimal-values.yaml');
+      const withDashboard = [...bare, '--set', 'components.dashboard.enabled=true'];
+      expect(() => render(values, withDashboard)).toThrow(
+        /components\.dashboard is enabled without SMTP: set secrets\.values\.SMTP_URL .*MAIL_TO_LOG/,
+      );
+      const withSmtp = render(values, [...withDashboard, '--set', 'secrets.values.SMTP_URL=smtp://mail:587']);
+      expect(enabledComponents(withSmtp)).toContain('dashboard');
+      const dashboardEnv = (objs: Obj[]) =>
+        ofKind(objs, 'ConfigMap').find((o) => component(o) === 'dashboard')!.data as Record<string, string>;
+      expect(dashboardEnv(withSmtp).NODE_ENV).toBe('production');
+      const optedIn = render(values, [
+        ...withDashboard,
+        '--set-string',
+        'components.dashboard.env.MAIL_TO_LOG=true',
+      ]);
+      expect(dashboardEnv(optedIn).MAIL_TO_LOG).toBe('true');
+      // Without the dashboard, no SMTP is needed.
+      expect(() => render(values, bare)).not.toThrow();
+    });
+
     it('refuses an API key pepper the gateway would reject (under 32 characters)', () => {
       expect(() =>
         render(path.join(chartDir, 'ci/dev-values.yaml'), [
@@ -451,7 +478,10 @@ describe.skipIf(!helm)('helm chart deploy/helm/subx', () => {
 
     it('with metrics.enabled=false, turns METRICS_PORT off and exposes no metrics port', () => {
       const objs = render(path.join(chartDir, 'ci/minimal-values.yaml'));
-      for (const cm of ofKind(objs, 'ConfigMap')) expect(cm.data?.METRICS_PORT, cm.metadata.name).toBe('off');
+      // Every component's ConfigMap (not the helm test's script).
+      for (const cm of ofKind(objs, 'ConfigMap').filter((m) => component(m) !== 'smoke-test')) {
+        expect(cm.data?.METRICS_PORT, cm.metadata.name).toBe('off');
+      }
       for (const svc of ofKind(objs, 'Service')) {
         expect(servicePorts(svc).map((p) => p.name)).not.toContain('metrics');
       }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CONTENT_SECURITY_POLICY } from './app.ts';
 import { GatewayError } from './gateway-client.ts';
-import { delayAfter } from './throttle.ts';
+import { delayAfter } from './sign-in-throttle.ts';
 import { hashPassword, needsRehash, verifyPassword } from './passwords.ts';
 import { html, raw } from './html.ts';
 import { curlFor } from './pages.ts';
@@ -98,7 +98,8 @@ describe('pages and sessions', () => {
   it('marks cookies Secure behind a trusted TLS proxy', async () => {
     const { app } = await buildTestDashboard({ TRUST_PROXY: '198.51.100.7' });
     const res = await new Browserish(app).get('/sign-in', { 'x-forwarded-proto': 'https' });
-    expect(String(res.headers['set-cookie'])).toMatch(/Secure/);
+    // Secure cookies carry the __Host- prefix (issue 19).
+    expect(String(res.headers['set-cookie'])).toMatch(/^__Host-subx_csrf=.*Secure/);
     const other = await new Browserish(app, '203.0.113.1').get('/sign-in', { 'x-forwarded-proto': 'https' });
     expect(String(other.headers['set-cookie'])).not.toMatch(/Secure/);
     await app.close();

@@ -1,10 +1,11 @@
 /**
  * The dashboard as a fastify instance (no listen). Server-rendered pages; every state-changing
- * request is a POST form carrying the session's CSRF token (synchronizer pattern); sessions,
- * throttling and one-time links live in the KeyValueStore, people in the DocumentStore, and
- * everything about accounts, keys and usage comes from the gateway's admin API.
+ * request is a POST form carrying a CSRF token: the session's (synchronizer pattern) once signed
+ * in, a signed double-submit token before (anonymous-csrf.ts, so anonymous visits store nothing);
+ * sessions, throttling and one-time links live in the KeyValueStore, people in the DocumentStore,
+ * and everything about accounts, keys and usage comes from the gateway's admin API. Signed-in
+ * pages: account-routes.ts; operators: operators.ts.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import Fastify, { LogController } from 'fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -14,25 +15,19 @@ import fastifyStatic from '@fastify/static';
 import type { DocumentStore, KeyValueStore } from '@subx/ports';
 import { withTimeout } from '@subx/service-kit';
 import type { Logger } from '@subx/service-kit';
+import { createAbuseLimits } from './abuse-limits.ts';
+import { registerAccountRoutes } from './account-routes.ts';
+import { createAnonymousCsrf } from './anonymous-csrf.ts';
+import { createAuditLog } from './audit.ts';
 import type { DashboardConfig } from './config.ts';
-import type { GatewayAccount, GatewayClient, Tier } from './gateway-client.ts';
-import { GatewayError, TIERS } from './gateway-client.ts';
+import { cookiePolicy } from './cookies.ts';
+import type { GatewayClient } from './gateway-client.ts';
+import { GatewayError } from './gateway-client.ts';
 import type { Mailer } from './mailer.ts';
 import { createOneTimeLinks } from './one-time-links.ts';
-import type { Notice, OperatorRow, PageContext, PlaygroundInput, Viewer } from './pages.ts';
-import {
-  FORMATS,
-  forgotPage,
-  keysPage,
-  messagePage,
-  operatorsPage,
-  playgroundPage,
-  resetPage,
-  signInPage,
-  signUpPage,
-  usagePage,
-  verifyPage,
-} from './pages.ts';
+import { createOperatorPolicy, registerOperatorRoutes } from './operators.ts';
+import type { PageContext, Viewer } from './pages.ts';
+import { forgotPage, messagePage, resetPage, signInPage, signUpPage, verifyPage } from './pages.ts';
 import {
   MAX_PASSWORD_LENGTH,
   MIN_PASSWORD_LENGTH,
@@ -43,18 +38,15 @@ import {
 } from './passwords.ts';
 import type { Session } from './sessions.ts';
 import { createSessionStore, csrfMatches } from './sessions.ts';
-import type { ThrottleSubject } from './throttle.ts';
-import { createSignInThrottle } from './throttle.ts';
+import type { ThrottleSubject } from './sign-in-throttle.ts';
+import { createSignInThrottle } from './sign-in-throttle.ts';
+import { throttleNetwork } from './throttle-network.ts';
 import type { UserDoc } from './users.ts';
 import { createUserRepository, normalizeEmail } from './users.ts';
 
-export const SESSION_COOKIE = 'subx_sid';
 const STATIC_ROOT = fileURLToPath(new URL('../static/', import.meta.url));
-const DAY_MS = 86_400_000;
-const OPERATORS_PAGE_SIZE = 25;
 const IP_FREE_FAILURES = 20;
 const EMAIL_FREE_FAILURES = 3;
-const MAIL_INTERVAL_MS = 60_000;
 
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
@@ -78,8 +70,11 @@ export interface DashboardDeps {
 }
 
 interface RequestState {
+  /** Signed-in visitors only. */
   session: Session | null;
   user: UserDoc | null;
+  /** An anonymous visitor's CSRF token, once this request has one. */
+  anonymousCsrf?: string;
 }
 
 declare module 'fastify' {
@@ -101,8 +96,12 @@ export async function buildDashboardApp(deps: DashboardDeps): Promise<FastifyIns
   await users.init();
   const sessions = createSessionStore({ kv, ttlMs: config.SESSION_TTL_MS, now });
   const throttle = createSignInThrottle({ kv, now });
+  const limits = createAbuseLimits({ kv, now });
   const links = createOneTimeLinks(kv);
-  const operatorEmails = new Set(config.OPERATOR_EMAILS.map((e) => e.toLowerCase()));
+  const audit = createAuditLog(logger);
+  const operators = createOperatorPolicy(config, audit);
+  const anonymousCsrf = createAnonymousCsrf(config.ADMIN_TOKEN);
+  const cookiesFor = cookiePolicy(config);
   // The emailed links' base is configuration, never the request's Host header (which an attacker
   // chooses: a reset link pointing at their host would hand them the token).
   const publicUrl = () => {
@@ -121,6 +120,18 @@ export async function buildDashboardApp(deps: DashboardDeps): Promise<FastifyIns
     logController: new LogController({ disableRequestLogging: true }),
     trustProxy: config.TRUST_PROXY.length > 0 ? config.TRUST_PROXY : false,
     bodyLimit: 16 * 1024,
+    // Every socket wait is bounded: the whole request must arrive within the request timeout
+    // (slow-loris), an idle socket closes after the keep-alive timeout.
+    requestTimeout: config.DASHBOARD_REQUEST_TIMEOUT_MS,
+    // Socket inactivity: a handler may wait on a few sequential gateway calls, each bounded.
+    connectionTimeout: Math.max(config.DASHBOARD_REQUEST_TIMEOUT_MS, 3 * config.GATEWAY_TIMEOUT_MS),
+    keepAliveTimeout: config.DASHBOARD_KEEP_ALIVE_TIMEOUT_MS,
+    // Node checks the request timeout every 30 s by default, far too coarse for short bounds.
+    http: {
+      connectionsCheckingInterval: Math.min(1_000, config.DASHBOARD_REQUEST_TIMEOUT_MS),
+      headersTimeout: config.DASHBOARD_REQUEST_TIMEOUT_MS,
+      requestTimeout: config.DASHBOARD_REQUEST_TIMEOUT_MS,
+    },
     exposeHeadRoutes: false,
     return503OnClosing: true,
   }) as unknown as FastifyInstance;
@@ -130,40 +141,45 @@ export async function buildDashboardApp(deps: DashboardDeps): Promise<FastifyIns
   await app.register(fastifyStatic, { root: STATIC_ROOT, prefix: '/static/', maxAge: 3_600_000 });
   app.decorateRequest('dash', null as unknown as RequestState);
 
-  const isOperator = (user: UserDoc) => user.operator || operatorEmails.has(user.email);
   const viewerOf = (user: UserDoc | null): Viewer | null =>
-    user ? { email: user.email, verified: user.email_verified, operator: isOperator(user) } : null;
-  const ctxOf = (request: FastifyRequest, session: Session): PageContext => ({
-    csrf: session.csrf,
+    user ? { email: user.email, verified: user.email_verified, operator: operators.isOperator(user) } : null;
+  const ctxOf = (request: FastifyRequest, csrf: string): PageContext => ({
+    csrf,
     viewer: viewerOf(request.dash.user),
     path: request.url.split('?')[0]!,
   });
 
-  function setSessionCookie(request: FastifyRequest, reply: FastifyReply, session: Session): void {
-    void reply.setCookie(SESSION_COOKIE, session.id, {
+  function setCookie(request: FastifyRequest, reply: FastifyReply, kind: 'session' | 'csrf', value: string) {
+    const names = cookiesFor(request);
+    // __Host- cookies must be Secure with Path=/ and no Domain (cookies.ts has the rule).
+    void reply.setCookie(names[kind], value, {
       httpOnly: true,
       sameSite: 'lax',
       path: '/',
-      // request.protocol believes X-Forwarded-Proto only from TRUST_PROXY addresses.
-      secure: config.COOKIE_SECURE === 'always' || request.protocol === 'https',
+      secure: names.secure,
       maxAge: Math.floor(config.SESSION_TTL_MS / 1000),
     });
   }
 
-  /** The visitor's session, creating an anonymous one for pages with forms. */
-  async function sessionFor(request: FastifyRequest, reply: FastifyReply): Promise<Session> {
-    if (request.dash.session) return request.dash.session;
-    const session = await sessions.create(null);
-    request.dash.session = session;
-    setSessionCookie(request, reply, session);
-    return session;
+  /** The CSRF token for this visitor's forms: the session's, or a stateless one (no store write). */
+  function csrfFor(request: FastifyRequest, reply: FastifyReply): string {
+    if (request.dash.session) return request.dash.session.csrf;
+    if (request.dash.anonymousCsrf) return request.dash.anonymousCsrf;
+    const cookie = request.cookies[cookiesFor(request).csrf];
+    let token = anonymousCsrf.isSigned(cookie) ? cookie : null;
+    if (!token) {
+      token = anonymousCsrf.mint();
+      setCookie(request, reply, 'csrf', token);
+    }
+    request.dash.anonymousCsrf = token;
+    return token;
   }
 
   async function signIn(request: FastifyRequest, reply: FastifyReply, user: UserDoc): Promise<void> {
     if (request.dash.session) await sessions.destroy(request.dash.session.id);
     const session = await sessions.create(user._id, user.session_epoch);
     request.dash = { session, user };
-    setSessionCookie(request, reply, session);
+    setCookie(request, reply, 'session', session.id);
   }
 
   async function page(
@@ -172,27 +188,36 @@ export async function buildDashboardApp(deps: DashboardDeps): Promise<FastifyIns
     render: (ctx: PageContext) => string,
     status = 200,
   ) {
-    const session = await sessionFor(request, reply);
     return reply
       .code(status)
       .type('text/html; charset=utf-8')
-      .send(render(ctxOf(request, session)));
+      .send(render(ctxOf(request, csrfFor(request, reply))));
   }
+
+  /** Sets Retry-After; the whole seconds to show. */
+  function tooManyAttempts(reply: FastifyReply, waitMs: number): number {
+    const seconds = Math.max(1, Math.ceil(waitMs / 1000));
+    void reply.header('retry-after', String(seconds));
+    return seconds;
+  }
+
+  const signInSubjects = (request: FastifyRequest, email: string | null): ThrottleSubject[] => [
+    { kind: 'ip', value: throttleNetwork(request.ip), free: IP_FREE_FAILURES },
+    ...(email ? [{ kind: 'email' as const, value: email, free: EMAIL_FREE_FAILURES }] : []),
+  ];
 
   app.addHook('onRequest', async (request, reply) => {
     request.dash = { session: null, user: null };
     // Probes and static files need no session (and a probe must not depend on a session lookup).
     const sessionless = request.url.startsWith('/static/') || request.url.startsWith('/health/');
-    const session = sessionless ? null : await sessions.load(request.cookies[SESSION_COOKIE]);
-    if (session?.userId) {
+    const session = sessionless ? null : await sessions.load(request.cookies[cookiesFor(request).session]);
+    if (session) {
       const user = await users.byId(session.userId);
       if (user && session.epoch === user.session_epoch) {
         request.dash = { session, user };
       } else {
         await sessions.destroy(session.id);
       }
-    } else if (session) {
-      request.dash.session = session;
     }
     void reply.headers({
       'content-security-policy': CONTENT_SECURITY_POLICY,
@@ -210,14 +235,17 @@ export async function buildDashboardApp(deps: DashboardDeps): Promise<FastifyIns
   // any handler runs. /admin/* is bearer-token API, not cookie-authenticated.
   app.addHook('preHandler', async (request, reply) => {
     if (request.method === 'GET' || request.url.startsWith('/admin/')) return;
-    if (!csrfMatches(request.dash.session, field(request.body, '_csrf'))) {
-      const session = await sessionFor(request, reply);
+    const token = field(request.body, '_csrf');
+    const valid = request.dash.session
+      ? csrfMatches(request.dash.session, token)
+      : anonymousCsrf.matches(request.cookies[cookiesFor(request).csrf], token);
+    if (!valid) {
       return reply
         .code(403)
         .type('text/html; charset=utf-8')
         .send(
           messagePage(
-            ctxOf(request, session),
+            ctxOf(request, csrfFor(request, reply)),
             'Form expired',
             'This form has expired or did not come from this site. Go back, reload the page and try again.',
             'error',
@@ -276,11 +304,9 @@ export async function buildDashboardApp(deps: DashboardDeps): Promise<FastifyIns
     return null;
   }
 
-  async function sendLink(user: UserDoc, purpose: 'verify' | 'reset'): Promise<void> {
-    // At most one mail of each kind per address per minute: the forms cannot be used to flood
-    // someone's inbox. The page answers the same either way.
-    const gate = `dashboard:mail:${purpose}:${createHash('sha256').update(user.email).digest('base64url')}`;
-    if (!(await kv.setIfAbsent(gate, '1', { ttlMs: MAIL_INTERVAL_MS }))) return;
+  async function sendLink(user: UserDoc, purpose: 'verify' | 'reset', replacing = false): Promise<void> {
+    // A few mails of each kind per address (abuse-limits.ts); the page answers the same either way.
+    if (!(await limits.mayMail(purpose, user.email, { replacing }))) return;
     const token = await links.issue(purpose, user._id);
     const url = `${publicUrl()}/${purpose}?token=${token}`;
     const mail =
@@ -294,11 +320,6 @@ export async function buildDashboardApp(deps: DashboardDeps): Promise<FastifyIns
             text: `Open this link to choose a new password:\n\n${url}\n\nThe link works once, for 1 hour. If you did not ask for it, ignore this mail.`,
           };
     await mailer.send({ to: user.email, ...mail });
-  }
-
-  /** The signed-in person's gateway account, or null before verification. */
-  async function accountOf(user: UserDoc): Promise<GatewayAccount | null> {
-    return user.account_id ? gateway.getAccount(user.account_id) : null;
   }
 
   // ---------------------------------------------------------------- pages without sign-in
@@ -354,9 +375,33 @@ export async function buildDashboardApp(deps: DashboardDeps): Promise<FastifyIns
         400,
       );
     }
-    const user = await users.create(email, await hashPassword(password, config.PASSWORD_SCRYPT_N), now());
+    // Per client network, before scrypt runs: a sign-up flood cannot burn the CPU.
+    const waitMs = await limits.signUpWaitMs(throttleNetwork(request.ip));
+    if (waitMs > 0) {
+      const seconds = tooManyAttempts(reply, waitMs);
+      return page(
+        request,
+        reply,
+        (ctx) =>
+          signUpPage(
+            ctx,
+            { kind: 'error', text: `Too many sign-ups from your network. Try again in ${seconds} s.` },
+            email,
+          ),
+        429,
+      );
+    }
+    const hash = await hashPassword(password, config.PASSWORD_SCRYPT_N);
+    // A sign-up for an address nobody confirmed yet replaces the pending one (pre-account hijack:
+    // whoever signed up first with someone else's address keeps no password, session or link).
+    // Its links die before its password changes, so an old link cannot confirm the new password.
+    const created = await users.create(email, hash, now());
+    const pending = created ? null : await users.byEmail(email);
+    if (pending && !pending.email_verified) await links.revokeAll('verify', pending._id);
+    const user =
+      created ?? (pending && !pending.email_verified ? await users.replacePending(email, hash) : null);
     // The same answer whether or not the address was taken: sign-up does not reveal who has an account.
-    if (user) await sendLink(user, 'verify');
+    if (user) await sendLink(user, 'verify', !created);
     return page(request, reply, (ctx) =>
       messagePage(
         ctx,
@@ -372,12 +417,9 @@ export async function buildDashboardApp(deps: DashboardDeps): Promise<FastifyIns
     const emailInput = field(request.body, 'email');
     const email = normalizeEmail(emailInput);
     const password = field(request.body, 'password');
-    const subjects: ThrottleSubject[] = [{ kind: 'ip', value: request.ip, free: IP_FREE_FAILURES }];
-    if (email) subjects.push({ kind: 'email', value: email, free: EMAIL_FREE_FAILURES });
-    const waitMs = await throttle.waitMs(subjects);
-    if (waitMs > 0) {
-      const seconds = Math.ceil(waitMs / 1000);
-      void reply.header('retry-after', String(seconds));
+    const decision = await throttle.begin(signInSubjects(request, email));
+    if (!decision.allowed) {
+      const seconds = tooManyAttempts(reply, decision.waitMs);
       return page(
         request,
         reply,
@@ -396,7 +438,7 @@ export async function buildDashboardApp(deps: DashboardDeps): Promise<FastifyIns
       ? await verifyPassword(password, user.password_hash)
       : (await verifyPassword(password, await decoy), false);
     if (!user || !ok) {
-      await throttle.failed(subjects);
+      await decision.attempt.failed();
       return page(
         request,
         reply,
@@ -404,10 +446,11 @@ export async function buildDashboardApp(deps: DashboardDeps): Promise<FastifyIns
         401,
       );
     }
-    await throttle.succeeded({ kind: 'email', value: user.email, free: EMAIL_FREE_FAILURES });
+    await decision.attempt.succeeded();
     if (needsRehash(user.password_hash, config.PASSWORD_SCRYPT_N)) {
       await users.update(user._id, { password_hash: await hashPassword(password, config.PASSWORD_SCRYPT_N) });
     }
+    operators.noteConfiguredGrant(user, 'sign-in');
     await signIn(request, reply, user);
     return reply.redirect('/keys', 303);
   });
@@ -415,7 +458,7 @@ export async function buildDashboardApp(deps: DashboardDeps): Promise<FastifyIns
   app.post('/sign-out', async (request, reply) => {
     if (request.dash.session) await sessions.destroy(request.dash.session.id);
     request.dash = { session: null, user: null };
-    void reply.clearCookie(SESSION_COOKIE, { path: '/' });
+    void reply.clearCookie(cookiesFor(request).session, { path: '/', secure: cookiesFor(request).secure });
     return reply.redirect('/sign-in', 303);
   });
 
@@ -453,6 +496,12 @@ export async function buildDashboardApp(deps: DashboardDeps): Promise<FastifyIns
     }
     if ((await links.redeem('verify', token)) === null) return linkExpired(request, reply);
     await users.update(user._id, { email_verified: true });
+    // Confirming ends every other session of the account (one opened by whoever signed up with
+    // this address before its owner did); the confirming person, if signed in as it, stays in.
+    await users.endSessions(user._id);
+    const confirmed = await users.byId(user._id);
+    if (confirmed && request.dash.user?._id === confirmed._id) await signIn(request, reply, confirmed);
+    if (confirmed) operators.noteConfiguredGrant(confirmed, 'confirmation');
     return page(request, reply, (ctx) =>
       messagePage(
         ctx,
@@ -516,7 +565,7 @@ export async function buildDashboardApp(deps: DashboardDeps): Promise<FastifyIns
     // Every existing session of this person ends (the old password may be what leaked).
     await users.update(user._id, { password_hash: await hashPassword(password, config.PASSWORD_SCRYPT_N) });
     await users.endSessions(user._id);
-    await throttle.succeeded({ kind: 'email', value: user.email, free: EMAIL_FREE_FAILURES });
+    await throttle.clear({ kind: 'email', value: user.email, free: EMAIL_FREE_FAILURES });
     if (request.dash.session) await sessions.destroy(request.dash.session.id);
     request.dash = { session: null, user: null };
     return page(request, reply, (ctx) =>
@@ -526,260 +575,24 @@ export async function buildDashboardApp(deps: DashboardDeps): Promise<FastifyIns
 
   // ---------------------------------------------------------------- signed in
 
-  const keyNotice = (text: string): Notice => ({ kind: 'ok', text });
-
-  app.get('/keys', async (request, reply) => {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
-    const account = user.email_verified ? await accountOf(user) : null;
-    return page(request, reply, (ctx) => keysPage(ctx, account, null));
-  });
-
-  async function issueKey(request: FastifyRequest, reply: FastifyReply, mode: 'generate' | 'regenerate') {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
-    const current = user.email_verified ? await accountOf(user) : null;
-    if (!current)
-      return page(
-        request,
-        reply,
-        (ctx) => keysPage(ctx, null, null, { kind: 'error', text: 'Confirm your email first.' }),
-        403,
-      );
-    if (mode === 'regenerate' && field(request.body, 'confirm') !== 'yes') {
-      return page(
-        request,
-        reply,
-        (ctx) => keysPage(ctx, current, null, { kind: 'error', text: 'Tick the box to confirm.' }),
-        400,
-      );
-    }
-    if (mode === 'generate' && current.key.status === 'active') {
-      return page(
-        request,
-        reply,
-        (ctx) =>
-          keysPage(ctx, current, null, {
-            kind: 'error',
-            text: 'You already have a key: regenerate it instead.',
-          }),
-        409,
-      );
-    }
-    const apiKey = await gateway.issueKey(current.account_id);
-    const account = await gateway.getAccount(current.account_id);
-    const notice = keyNotice(
-      mode === 'generate'
-        ? 'Your API key is ready.'
-        : 'Your key was regenerated; the previous key no longer works.',
-    );
-    // Rendered into this response only (no redirect, no storage): the key is shown once.
-    return page(request, reply, (ctx) => keysPage(ctx, account, apiKey, notice));
-  }
-
-  app.post('/keys/generate', (request, reply) => issueKey(request, reply, 'generate'));
-  app.post('/keys/regenerate', (request, reply) => issueKey(request, reply, 'regenerate'));
-
-  app.post('/keys/revoke', async (request, reply) => {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
-    const current = user.email_verified ? await accountOf(user) : null;
-    if (!current) return reply.redirect('/keys', 303);
-    if (field(request.body, 'confirm') !== 'yes') {
-      return page(
-        request,
-        reply,
-        (ctx) => keysPage(ctx, current, null, { kind: 'error', text: 'Tick the box to confirm.' }),
-        400,
-      );
-    }
-    await gateway.revokeKey(current.account_id);
-    const account = await gateway.getAccount(current.account_id);
-    return page(request, reply, (ctx) => keysPage(ctx, account, null, keyNotice('Your key is revoked.')));
-  });
-
-  app.get('/usage', async (request, reply) => {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
-    if (!user.email_verified || !user.account_id) return page(request, reply, (ctx) => usagePage(ctx, null));
-    const today = new Date(now()).toISOString().slice(0, 10);
-    const from = new Date(Date.parse(today) - 29 * DAY_MS).toISOString().slice(0, 10);
-    const [limits, usage] = await Promise.all([
-      gateway.limits(user.account_id),
-      gateway.usage(user.account_id, from, today),
-    ]);
-    return page(request, reply, (ctx) => usagePage(ctx, { limits, usage }));
-  });
-
-  const defaultInput: PlaygroundInput = {
-    operation: 'extract',
-    url: 'https://www.youtube.com/watch?v=dQw4w9WgXcQ',
-    format: 'json',
-    language: '',
-  };
-
-  app.get('/playground', async (request, reply) => {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
-    const account = user.email_verified ? await accountOf(user) : null;
-    return page(request, reply, (ctx) =>
-      playgroundPage(ctx, {
-        apiUrl,
-        input: defaultInput,
-        result: null,
-        available: account?.key.status === 'active',
-      }),
-    );
-  });
-
-  app.post('/playground', async (request, reply) => {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
-    const body = request.body;
-    const operation = field(body, 'operation') === 'validate' ? 'validate' : 'extract';
-    const format = (FORMATS as readonly string[]).includes(field(body, 'format'))
-      ? field(body, 'format')
-      : 'json';
-    const input: PlaygroundInput = {
-      operation,
-      url: field(body, 'url').trim().slice(0, 2048),
-      format,
-      language: field(body, 'language').trim().slice(0, 35),
-    };
-    const account = user.email_verified ? await accountOf(user) : null;
-    if (!account || account.key.status !== 'active') {
-      return page(
-        request,
-        reply,
-        (ctx) =>
-          playgroundPage(
-            ctx,
-            { apiUrl, input, result: null, available: false },
-            { kind: 'error', text: 'Generate an API key first.' },
-          ),
-        409,
-      );
-    }
-    const result =
-      operation === 'validate'
-        ? await gateway.call(account.account_id, {
-            path: '/api/v1/validate',
-            query: { url: input.url },
-            client_ip: request.ip,
-          })
-        : await gateway.call(account.account_id, {
-            path: '/api/v1/extract',
-            body: {
-              url: input.url,
-              ...(format !== 'json' ? { format } : {}),
-              ...(input.language ? { language: input.language } : {}),
-            },
-          });
-    return page(request, reply, (ctx) => playgroundPage(ctx, { apiUrl, input, result, available: true }));
-  });
+  registerAccountRoutes(app, { gateway, now, apiUrl, field, page, requireUser });
 
   // ---------------------------------------------------------------- operators
 
-  function requireOperator(request: FastifyRequest, reply: FastifyReply): UserDoc | null {
-    const user = requireUser(request, reply);
-    if (!user) return null;
-    if (isOperator(user)) return user;
-    void page(
-      request,
-      reply,
-      (ctx) => messagePage(ctx, 'Operators only', 'This page is for operators.', 'error'),
-      403,
-    );
-    return null;
-  }
-
-  async function operatorsView(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    pageNumber: number,
-    notice?: Notice,
-    status = 200,
-  ) {
-    const total = await users.count();
-    const pages = Math.max(1, Math.ceil(total / OPERATORS_PAGE_SIZE));
-    const number = Math.min(Math.max(1, pageNumber), pages);
-    const list = await users.list({ skip: (number - 1) * OPERATORS_PAGE_SIZE, limit: OPERATORS_PAGE_SIZE });
-    const rows: OperatorRow[] = await Promise.all(
-      list.map(async (user) => ({
-        user,
-        account: user.account_id ? await gateway.getAccount(user.account_id).catch(() => null) : null,
-      })),
-    );
-    return page(request, reply, (ctx) => operatorsPage(ctx, rows, { number, pages, total }, notice), status);
-  }
-
-  app.get('/operators', async (request, reply) => {
-    if (!requireOperator(request, reply)) return reply;
-    const n = Number((request.query as Record<string, unknown>).page ?? 1);
-    return operatorsView(request, reply, Number.isSafeInteger(n) ? n : 1);
-  });
-
-  app.post('/operators/accounts/:id', async (request, reply) => {
-    if (!requireOperator(request, reply)) return reply;
-    const id = (request.params as { id: string }).id;
-    const tier = field(request.body, 'tier');
-    const addRaw = field(request.body, 'add_credits').trim() || '0';
-    const add = /^\d{1,9}$/.test(addRaw) ? Number(addRaw) : NaN;
-    if (!(TIERS as readonly string[]).includes(tier) || Number.isNaN(add)) {
-      return operatorsView(
-        request,
-        reply,
-        1,
-        { kind: 'error', text: 'Choose a tier and a whole number of credits.' },
-        400,
-      );
-    }
-    await gateway.updateAccount(id, { tier: tier as Tier, ...(add > 0 ? { add_credits: add } : {}) });
-    request.log.info(
-      { operator: request.dash.user?._id, account: id, tier, add_credits: add },
-      'operator changed an account',
-    );
-    return operatorsView(request, reply, 1, { kind: 'ok', text: `Saved ${id}.` });
-  });
-
-  app.post('/operators/accounts/:id/revoke', async (request, reply) => {
-    if (!requireOperator(request, reply)) return reply;
-    const id = (request.params as { id: string }).id;
-    await gateway.revokeKey(id);
-    request.log.info({ operator: request.dash.user?._id, account: id }, 'operator revoked a key');
-    return operatorsView(request, reply, 1, { kind: 'ok', text: `Revoked the key of ${id}.` });
-  });
-
-  // Promotion through the API: `PUT /admin/operators/{email}` with the gateway's admin token,
-  // body `{ "operator": true|false }`. Not cookie-authenticated, so no CSRF token.
-  app.put('/admin/operators/:email', async (request, reply) => {
-    const header = request.headers.authorization ?? '';
-    const token = /^Bearer (\S+)$/.exec(header)?.[1] ?? '';
-    const expected = Buffer.from(config.ADMIN_TOKEN);
-    const given = Buffer.from(token);
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-      return reply
-        .code(401)
-        .header('www-authenticate', 'Bearer')
-        .send({ error: { code: 'UNAUTHORIZED', message: 'The admin token is missing or invalid.' } });
-    }
-    const email = normalizeEmail((request.params as { email: string }).email);
-    const operator = (request.body as { operator?: unknown } | undefined)?.operator;
-    if (!email || typeof operator !== 'boolean') {
-      return reply.code(400).send({
-        error: {
-          code: 'INVALID_REQUEST',
-          message: 'Send an email in the path and { "operator": true|false }.',
-        },
-      });
-    }
-    const user = await users.byEmail(email);
-    if (!user)
-      return reply
-        .code(404)
-        .send({ error: { code: 'NOT_FOUND', message: 'Nobody signed up with this email.' } });
-    await users.update(user._id, { operator });
-    return { email, operator };
+  registerOperatorRoutes(app, {
+    config,
+    users,
+    gateway,
+    sessions,
+    throttle,
+    audit,
+    policy: operators,
+    now,
+    field,
+    page,
+    requireUser,
+    signInSubjects,
+    tooManyAttempts,
   });
 
   return app;

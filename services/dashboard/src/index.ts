@@ -14,7 +14,8 @@ import { createMailer } from './mailer.ts';
 
 export { ConfigSchema, loadDashboardConfig } from './config.ts';
 export type { DashboardConfig } from './config.ts';
-export { buildDashboardApp, CONTENT_SECURITY_POLICY, SESSION_COOKIE } from './app.ts';
+export { buildDashboardApp, CONTENT_SECURITY_POLICY } from './app.ts';
+export { SECURE_SESSION_COOKIE, SESSION_COOKIE } from './cookies.ts';
 export type { Mail } from './mailer.ts';
 
 export interface RunningDashboard {

@@ -141,6 +141,21 @@ export function signInPage(ctx: PageContext, notice?: Notice | null, email = '')
   );
 }
 
+/** Operator step-up: the password again before operator pages and actions. */
+export function reauthPage(ctx: PageContext, next: string, notice?: Notice | null): string {
+  return layout(
+    ctx,
+    'Confirm it is you',
+    html`<form method="post" action="/reauth" class="card">
+      ${csrfField(ctx)}<input type="hidden" name="next" value="${next}" />
+      <p>Operator pages need your password again every few minutes.</p>
+      ${passwordField('Password', 'current')}
+      <button type="submit">Continue</button>
+    </form>`,
+    notice,
+  );
+}
+
 export function messagePage(
   ctx: PageContext,
   title: string,

@@ -9,7 +9,8 @@ import type { FastifyInstance } from 'fastify';
 import { ManualClock, createInMemoryDocumentStore, createInMemoryKeyValueStore } from '@subx/ports';
 import type { DocumentStore, KeyValueStore } from '@subx/ports';
 import { createLogger } from '@subx/service-kit';
-import { buildDashboardApp, SESSION_COOKIE } from './app.ts';
+import { buildDashboardApp } from './app.ts';
+import { CSRF_COOKIE, SECURE_CSRF_COOKIE, SECURE_SESSION_COOKIE, SESSION_COOKIE } from './cookies.ts';
 import { loadDashboardConfig } from './config.ts';
 import type { AccountUsage, CallResult, GatewayAccount, GatewayClient } from './gateway-client.ts';
 import { GatewayError } from './gateway-client.ts';
@@ -174,9 +175,13 @@ export async function buildTestDashboard(
   return { app, gateway, mail, logs, kv, store, clock };
 }
 
-/** A browser-like client over inject: keeps the session cookie, reads the CSRF token from forms. */
+/**
+ * A browser-like client over inject: keeps the session cookie (`cookie`, as `name=value`) and the
+ * anonymous CSRF cookie, reads the CSRF token from forms.
+ */
 export class Browserish {
   cookie = '';
+  csrfCookie = '';
   lastHtml = '';
   readonly app: FastifyInstance;
   readonly ip: string;
@@ -189,15 +194,23 @@ export class Browserish {
     for (const c of [setCookie ?? []].flat()) {
       const [pair] = c.split(';');
       const [name, value] = pair!.split('=');
-      if (name === SESSION_COOKIE) this.cookie = value ? `${name}=${value}` : '';
+      if (name === SESSION_COOKIE || name === SECURE_SESSION_COOKIE)
+        this.cookie = value ? `${name}=${value}` : '';
+      if (name === CSRF_COOKIE || name === SECURE_CSRF_COOKIE)
+        this.csrfCookie = value ? `${name}=${value}` : '';
     }
+  }
+
+  private cookieHeader(): Record<string, string> {
+    const all = [this.cookie, this.csrfCookie].filter(Boolean).join('; ');
+    return all ? { cookie: all } : {};
   }
 
   async get(path: string, headers: Record<string, string> = {}) {
     const res = await this.app.inject({
       method: 'GET',
       url: path,
-      headers: { ...(this.cookie ? { cookie: this.cookie } : {}), ...headers },
+      headers: { ...this.cookieHeader(), ...headers },
       remoteAddress: this.ip,
     });
     this.remember(res.headers['set-cookie']);
@@ -223,7 +236,7 @@ export class Browserish {
       url: path,
       headers: {
         'content-type': 'application/x-www-form-urlencoded',
-        ...(this.cookie ? { cookie: this.cookie } : {}),
+        ...this.cookieHeader(),
         ...options.headers,
       },
       payload: body,

@@ -41,6 +41,12 @@ export interface UserRepository {
   update(id: string, set: Partial<Omit<UserDoc, '_id' | 'email' | 'session_epoch'>>): Promise<void>;
   /** Ends every session of this user (they carry the old epoch). */
   endSessions(id: string): Promise<void>;
+  /**
+   * A new sign-up for an address nobody has confirmed yet takes the pending account over: the new
+   * password replaces the old one and every session of the old one ends. The stored user, or null
+   * when the address is confirmed (then nothing changes).
+   */
+  replacePending(email: string, passwordHash: string): Promise<UserDoc | null>;
   /** Sets the account only if none is set yet; returns the user as stored afterwards. */
   attachAccount(id: string, accountId: string): Promise<UserDoc | null>;
   list(options: { skip: number; limit: number }): Promise<UserDoc[]>;
@@ -80,6 +86,12 @@ export function createUserRepository(store: DocumentStore): UserRepository {
     async endSessions(id) {
       await users.updateOne({ _id: id }, { $inc: { session_epoch: 1 } });
     },
+    replacePending: (email, passwordHash) =>
+      users.findOneAndUpdate(
+        { email, email_verified: false },
+        { $set: { password_hash: passwordHash }, $inc: { session_epoch: 1 } },
+        { returnDocument: 'after' },
+      ),
     async attachAccount(id, accountId) {
       await users.updateOne({ _id: id, account_id: null }, { $set: { account_id: accountId } });
       return users.findOne({ _id: id });

@@ -3,7 +3,8 @@
  * `npm start` with a fake YouTube and a real SMTP server in this process: sign up → confirm by the
  * mailed link → sign in → generate a key → call /api/v1/extract with it → regenerate → the old key
  * is 401 → the usage page shows the calls; then the playground, the operators page, and a password
- * reset by the mailed link. Every page is checked with axe-core (no serious or critical
+ * reset by the mailed link. The operators page comes after the password step-up (OPERATOR_REAUTH_MS
+ * is short here, and the test waits it out). Every page is checked with axe-core (no serious or critical
  * violations), most at 375 px (no horizontal scroll), for CSP violations, and screenshotted to
  * test-artifacts/dashboard/. The launcher's whole output is checked for the passwords and keys.
  */
@@ -25,6 +26,8 @@ const VIDEO_URL = 'https://www.youtube.com/watch?v=F1xioXWb8CY';
 const ARTIFACTS = join(ROOT, 'test-artifacts', 'dashboard');
 // Page changes wait on scrypt and SMTP: generous bounds for a loaded machine.
 const POLL = { timeout: 20_000, interval: 100 };
+// Operators enter their password again after this long (10 minutes by default).
+const REAUTH_MS = 15_000;
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 interface AxeViolation {
@@ -51,6 +54,7 @@ describeWithBrowser('dashboard in a real browser', (executablePath) => {
       ADMIN_TOKEN: 'browser-test-admin-token-0123456789',
       SMTP_URL: mailbox.url,
       OPERATOR_EMAILS: EMAIL,
+      OPERATOR_REAUTH_MS: String(REAUTH_MS),
       LOG_LEVEL: 'info',
     });
     browser = await launchChromium(executablePath);
@@ -131,6 +135,7 @@ describeWithBrowser('dashboard in a real browser', (executablePath) => {
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.waitForURL(`${dash}/keys`);
+    const signedInAt = Date.now();
     await audit(page, 'keys-empty');
 
     await page.getByRole('button', { name: 'Generate API Key' }).click();
@@ -201,7 +206,14 @@ describeWithBrowser('dashboard in a real browser', (executablePath) => {
     await audit(page, 'playground');
     await phone('/playground', 'playground');
 
+    // The password step-up: past REAUTH_MS since sign-in, /operators asks for the password again.
+    await page.waitForTimeout(Math.max(0, signedInAt + REAUTH_MS + 500 - Date.now()));
     await page.goto(`${dash}/operators`);
+    await page.waitForURL(`${dash}/reauth?next=%2Foperators`);
+    await audit(page, 'reauth');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.waitForURL(`${dash}/operators`);
     expect(await page.textContent('table.accounts')).toContain(EMAIL);
     await audit(page, 'operators');
     await phone('/operators', 'operators');

@@ -65,8 +65,9 @@ describeWithEngine('redis', 'dashboard replicas on real Redis', (redisUrl) => {
       expect((await moved.post('/keys/generate', {})).body).toContain('Your new API key');
 
       // Failures through A lock the email on B.
-      // addresses of this run only: sign-in counters live 24 h in the shared Redis
-      const address = () => `2001:db8::${randomUUID().slice(0, 4)}:${randomUUID().slice(0, 4)}`;
+      // networks of this run only: sign-in counters live 24 h in the shared Redis, and IPv6
+      // clients are counted per /64
+      const address = () => `2001:db8:${randomUUID().slice(0, 4)}:${randomUUID().slice(0, 4)}::1`;
       const attacker = new Browserish(a.app, address());
       for (let i = 0; i < 4; i++) {
         await attacker.get('/sign-in');
@@ -77,6 +78,31 @@ describeWithEngine('redis', 'dashboard replicas on real Redis', (redisUrl) => {
       const elsewhere = new Browserish(b.app, address());
       await elsewhere.get('/sign-in');
       expect((await elsewhere.post('/sign-in', { email, password: PASSWORD })).statusCode).toBe(429);
+    });
+
+    it('keeps a concurrent burst on two replicas to a few checked passwords, and replaces a pending sign-up', async () => {
+      const email = `burst-${randomUUID().slice(0, 8)}@example.com`;
+      const first = new Browserish(a.app, `2001:db8:${randomUUID().slice(0, 4)}::1`);
+      await first.get('/sign-up');
+      await first.post('/sign-up', { email, password: 'the first password' });
+      const second = new Browserish(b.app, `2001:db8:${randomUUID().slice(0, 4)}::1`);
+      await second.get('/sign-up');
+      await second.post('/sign-up', { email, password: PASSWORD });
+      // The replaced password is gone; the new one works (findOneAndUpdate on the real server).
+      await second.get('/sign-in');
+      expect((await second.post('/sign-in', { email, password: PASSWORD })).statusCode).toBe(303);
+
+      const attackers = [a, b].map(
+        (replica) => new Browserish(replica.app, `2001:db8:${randomUUID().slice(0, 4)}::2`),
+      );
+      for (const attacker of attackers) await attacker.get('/sign-in');
+      const answers = await Promise.all(
+        Array.from({ length: 40 }, (_, i) =>
+          attackers[i % 2]!.post('/sign-in', { email, password: 'the first password' }),
+        ),
+      );
+      expect(answers.filter((r) => r.statusCode === 401).length).toBeLessThanOrEqual(5);
+      expect(answers.filter((r) => r.statusCode === 429).length).toBeGreaterThanOrEqual(35);
     });
   });
 });

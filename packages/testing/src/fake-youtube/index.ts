@@ -11,7 +11,13 @@ import {
   videoIds,
   type RouteTable,
 } from './routes.ts';
-import { generateComments, generatePlaylist, genericCues, renderCaptions } from './synthetic.ts';
+import {
+  generateComments,
+  generatePlaylist,
+  genericCues,
+  numberedCues,
+  renderCaptions,
+} from './synthetic.ts';
 import {
   FAILED_PRECONDITION,
   LOGIN_REQUIRED,
@@ -137,6 +143,11 @@ export interface FakeYouTubeOptions {
   webClientVersion?: string;
   /** Today mode: first-page shape per playlist id, merged over todayPlaylistShapes(). */
   playlistShapes?: Record<string, PlaylistShape>;
+  /**
+   * Caption bodies of these videos (every track, untranslated) are this many generated cues instead
+   * of the recorded or three-cue bodies: answers of a chosen size, for the benchmarks.
+   */
+  captionCues?: Record<string, number>;
 }
 
 export interface FakeYouTube {
@@ -518,6 +529,9 @@ export async function startFakeYouTube(options: FakeYouTubeOptions = {}): Promis
           ? files?.srv3
           : files?.srv1;
     const type = fmt === 'json3' ? JSON_TYPE : 'text/xml; charset=UTF-8';
+    const cueCount = tlang ? undefined : options.captionCues?.[v];
+    if (cueCount !== undefined)
+      return { status: 200, contentType: type, body: renderCaptions(numberedCues(cueCount), fmt) };
     if (file) return { status: 200, contentType: type, body: readSynthetic(file) };
     return { status: 200, contentType: type, body: renderCaptions(genericCues(v, lang, asr, tlang), fmt) };
   }

@@ -53,6 +53,15 @@ export function genericCues(videoId: string, lang: string, asr: boolean, tlang?:
   }));
 }
 
+/** `count` cues of a typical subtitle line's length, 3 s apart (answers of a chosen size). */
+export function numberedCues(count: number): SynthCue[] {
+  return Array.from({ length: count }, (_, i) => ({
+    startMs: i * 3000,
+    durMs: 3000,
+    text: `This is subtitle line number ${i + 1} of the benchmark video`,
+  }));
+}
+
 const WORDS = [
   'the',
   'army',

@@ -1,7 +1,15 @@
 /** UTC calendar helpers: days reset at 00:00 UTC, allowances at the first of the month 00:00 UTC. */
 export function utcDate(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
+  // Called several times per request (daily counter, request log, headers): the day's string is
+  // kept until the clock leaves that day, instead of formatting a Date every time.
+  if (!(ms >= lastDay.start && ms < lastDay.end)) {
+    const start = ms - (((ms % DAY_MS) + DAY_MS) % DAY_MS);
+    lastDay = { start, end: start + DAY_MS, date: new Date(start).toISOString().slice(0, 10) };
+  }
+  return lastDay.date;
 }
+
+let lastDay = { start: 0, end: 0, date: '' };
 
 export function utcMonth(ms: number): string {
   return new Date(ms).toISOString().slice(0, 7);

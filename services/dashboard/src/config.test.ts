@@ -1,0 +1,33 @@
+/** Issue 19, item 3: without SMTP the mails (and their one-time links) go to the log only by choice. */
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '@subx/service-kit';
+import { loadDashboardConfig } from './config.ts';
+
+const base = { ADMIN_TOKEN: 'config-test-admin-token-0123456789' };
+
+describe('mail to the log', () => {
+  it('refuses to start under NODE_ENV=production without SMTP_URL, with a clear message', () => {
+    let error: unknown;
+    try {
+      loadDashboardConfig({ ...base, NODE_ENV: 'production' });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).issues).toEqual([
+      expect.objectContaining({ key: 'SMTP_URL', message: expect.stringContaining('MAIL_TO_LOG=true') }),
+    ]);
+    expect(() => loadDashboardConfig({ ...base, MAIL_TO_LOG: 'false' })).toThrow(/SMTP_URL/);
+  });
+
+  it('starts in production with SMTP_URL, or with an explicit MAIL_TO_LOG=true; outside production as before', () => {
+    expect(
+      loadDashboardConfig({ ...base, NODE_ENV: 'production', SMTP_URL: 'smtp://mail.internal:587' }).SMTP_URL,
+    ).toBe('smtp://mail.internal:587');
+    expect(loadDashboardConfig({ ...base, NODE_ENV: 'production', MAIL_TO_LOG: 'true' }).MAIL_TO_LOG).toBe(
+      true,
+    );
+    expect(loadDashboardConfig({ ...base }).SMTP_URL).toBeUndefined();
+    expect(() => loadDashboardConfig({ ...base, MAIL_TO_LOG: 'maybe' })).toThrow(/MAIL_TO_LOG/);
+  });
+});
