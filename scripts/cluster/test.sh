@@ -68,7 +68,8 @@ check_probes() {
     let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => {
       const bad = [];
       for (const p of JSON.parse(s).items) {
-        if (p.metadata.deletionTimestamp) continue;
+        // the helm test hook pod runs to completion, it has no probes
+        if (p.metadata.deletionTimestamp || (p.metadata.annotations || {})["helm.sh/hook"]) continue;
         for (const c of p.spec.containers) {
           const st = (p.status.containerStatuses || []).find((x) => x.name === c.name) || {};
           if (!c.readinessProbe || !c.livenessProbe) bad.push(`${p.metadata.name}: no probes`);
