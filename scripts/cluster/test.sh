@@ -1,0 +1,261 @@
+#!/usr/bin/env bash
+# The cluster suite (`bash scripts/cluster.sh test`, a step of .ci/run): the chart installed by
+# scripts/cluster.sh up, checked as an SRE would on a real cluster. Sourced by scripts/cluster.sh
+# after `up` (KUBECONFIG set). Each check prints PASS/FAIL with its evidence; the suite ends with
+# the line `cluster: N passed, N failed` and fails when any check did.
+#
+# Clients outside the pods call the gateway through its cluster IP, which kube-proxy translates on
+# this machine (no port-forward in between), so a rolling restart is seen as a user sees it.
+
+YT_MANUAL_AUTO=F1xioXWb8CY # packages/testing fake-youtube videoIds.manualAndAuto
+YT_BATCH=(it3OtbTxQk0 Kn56bMZ9OE8) # autoOnly, audioTracks (English): extracted first, in the deletion check
+ROLL_MAX_REQUESTS=${CLUSTER_ROLL_MAX_REQUESTS:-3000}
+ROLL_TIMEOUT=${CLUSTER_ROLL_TIMEOUT:-300}
+SUITE_TMP=$RUN_DIR/suite
+passed=0
+failed=0
+
+pass() { passed=$((passed + 1)); echo "PASS  $*"; }
+fail() { failed=$((failed + 1)); echo "FAIL  $*"; }
+k() { kubectl_ -n "$NAMESPACE" "$@"; }
+component_pods() { k get pods -l "app.kubernetes.io/instance=$RELEASE,app.kubernetes.io/component=$1" -o jsonpath='{range .items[*]}{.metadata.name}{"\n"}{end}'; }
+
+# gw METHOD PATH [BODY] : a call to the gateway's cluster IP; prints the body, then the status line.
+gw() {
+  local args=(-s --max-time 70 -o - -w '\n%{http_code}' -X "$1" "http://$GATEWAY_IP:8080$2" -H 'content-type: application/json')
+  [ -z "${API_KEY:-}" ] || args+=(-H "X-API-Key: $API_KEY")
+  [ -z "${3:-}" ] || args+=(--data "$3")
+  curl "${args[@]}"
+}
+json() { node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const v=new Function("r","return ("+process.argv[1]+")")(JSON.parse(s));console.log(typeof v==="string"?v:JSON.stringify(v))})' "$1"; }
+
+# in_pod NAME IMAGE CMD... : runs CMD in a pod of the test namespace (non-root); prints its output.
+in_pod() {
+  local name=$1 image=$2
+  shift 2
+  k delete pod "$name" --ignore-not-found --wait=true >/dev/null 2>&1
+  k run "$name" --image="$image" --image-pull-policy=Never --restart=Never \
+    --overrides='{"spec":{"securityContext":{"runAsNonRoot":true,"runAsUser":1000},"enableServiceLinks":false}}' \
+    --command -- "$@" >/dev/null
+  local i phase
+  for i in $(seq 1 120); do
+    phase=$(k get pod "$name" -o jsonpath='{.status.phase}' 2>/dev/null)
+    case $phase in Succeeded | Failed) break ;; esac
+    sleep 1
+  done
+  k logs "$name" 2>&1
+  k delete pod "$name" --wait=false >/dev/null 2>&1
+  [ "$phase" = Succeeded ]
+}
+# busybox's own resolver (nslookup) asks CoreDNS directly; its wget would need glibc's NSS, which a
+# static busybox lacks, so HTTP from a pod goes through node in the gateway image instead.
+toolbox() { in_pod "$1" "$TOOLBOX_IMAGE" /bin/busybox sh -c "$2"; }
+
+gateway_image() { k get deploy "$RELEASE-gateway" -o jsonpath='{.spec.template.spec.containers[0].image}'; }
+
+check_deployments() {
+  if k wait --for=condition=available deploy -l "app.kubernetes.io/instance=$RELEASE" --timeout=300s >/dev/null; then
+    pass "every Deployment available: $(k get deploy -l "app.kubernetes.io/instance=$RELEASE" -o jsonpath='{range .items[*]}{.metadata.name}={.status.availableReplicas}/{.spec.replicas} {end}')"
+  else
+    fail "Deployments not available: $(k get deploy -o wide 2>&1 | tr '\n' ';')"
+  fi
+}
+
+check_probes() {
+  local bad
+  # Every subx container declares both probes, is ready, and was never restarted by them.
+  bad=$(k get pods -l "app.kubernetes.io/instance=$RELEASE" -o json | node -e '
+    let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => {
+      const bad = [];
+      for (const p of JSON.parse(s).items) {
+        // the helm test hook pod runs to completion, it has no probes
+        if (p.metadata.deletionTimestamp || (p.metadata.annotations || {})["helm.sh/hook"]) continue;
+        for (const c of p.spec.containers) {
+          const st = (p.status.containerStatuses || []).find((x) => x.name === c.name) || {};
+          if (!c.readinessProbe || !c.livenessProbe) bad.push(`${p.metadata.name}: no probes`);
+          if (!st.ready) bad.push(`${p.metadata.name}: not ready`);
+          if (st.restartCount) bad.push(`${p.metadata.name}: ${st.restartCount} restarts`);
+        }
+      }
+      console.log(bad.join("; "));
+    });')
+  if [ -z "$bad" ]; then
+    pass "probes: every pod ready, liveness and readiness declared, no restarts"
+  else
+    fail "probes: $bad"
+    # why: the last termination and the probe events, and the previous container's last lines
+    local pod
+    for pod in $(grep -o "$RELEASE-[a-z]*-[a-z0-9]*-[a-z0-9]*: [0-9]* restarts" <<<"$bad" | cut -d: -f1 | sort -u); do
+      echo "      $pod last state: $(k get pod "$pod" -o jsonpath='{.status.containerStatuses[0].lastState.terminated}' 2>&1)"
+      k get events --field-selector "involvedObject.name=$pod" -o jsonpath='{range .items[*]}{.reason}: {.message}{"\n"}{end}' 2>&1 |
+        grep -v '^Scheduled\|^Pulled\|^Created\|^Started' | tail -5 | sed 's/^/      /'
+      k logs "$pod" --previous --tail=5 2>&1 | cut -c1-300 | sed 's/^/      /'
+    done
+  fi
+}
+
+check_dns() {
+  local script="" svc out want got bad=""
+  for svc in gateway extractor comments ai billing dashboard; do
+    script+="/bin/busybox nslookup $RELEASE-$svc.$NAMESPACE.svc.cluster.local; /bin/busybox nslookup $RELEASE-$svc; "
+  done
+  out=$(toolbox dns-check "$script")
+  for svc in gateway extractor comments ai billing dashboard; do
+    want=$(k get svc "$RELEASE-$svc" -o jsonpath='{.spec.clusterIP}')
+    got=$(printf '%s\n' "$out" | grep -A2 "Name:.*$RELEASE-$svc" | sed -n 's/^Address: *//p' | sort -u | tr '\n' ' ')
+    [ "$got" = "$want " ] || bad+="$RELEASE-$svc -> '$got' (cluster IP $want); "
+  done
+  [ -z "$bad" ] && pass "CoreDNS: every Service resolves to its cluster IP, by full and by short name" ||
+    fail "CoreDNS: $bad output: $(printf '%s' "$out" | tail -5 | tr '\n' ' ')"
+}
+
+check_in_cluster_health() {
+  local out
+  out=$(in_pod health-check "$(gateway_image)" node -e "
+    fetch('http://$RELEASE-gateway:8080/health', { signal: AbortSignal.timeout(10000) })
+      .then(async (r) => { console.log(r.status, await r.text()); process.exit(r.ok ? 0 : 1); })
+      .catch((e) => { console.log(String(e.cause ?? e)); process.exit(1); });")
+  if grep -q '"status":"ok"' <<<"$out" && ! grep -q '"down"' <<<"$out"; then
+    pass "in-cluster GET http://$RELEASE-gateway:8080/health: $out"
+  else
+    fail "in-cluster /health: $out"
+  fi
+}
+
+check_helm_test() {
+  if [ -d deploy/helm/subx/templates/tests ]; then
+    if "$HELM" test "$RELEASE" -n "$NAMESPACE" --timeout 5m --logs >"$SUITE_TMP/helm-test.log" 2>&1; then
+      pass "helm test $RELEASE ($(grep -c '^TEST SUITE\|Phase: *Succeeded' "$SUITE_TMP/helm-test.log") hooks succeeded)"
+    else
+      fail "helm test: $(tail -20 "$SUITE_TMP/helm-test.log" | tr '\n' ' ')"
+    fi
+  else
+    echo "NOTE  the chart has no helm test hook (templates/tests/) on this branch: the in-cluster health check stands in"
+  fi
+}
+
+check_crds() {
+  local rendered=$SUITE_TMP/monitoring.yaml
+  "$HELM" template "$RELEASE" deploy/helm/subx -f "$CI_VALUES" -n "$NAMESPACE" \
+    --show-only templates/servicemonitor.yaml --show-only templates/prometheusrule.yaml >"$rendered"
+  local installed
+  installed=$(k get servicemonitor,prometheusrule -l "app.kubernetes.io/instance=$RELEASE" -o name 2>&1)
+  if grep -q servicemonitor <<<"$installed" && grep -q prometheusrule <<<"$installed" &&
+    k apply --dry-run=server --validate=strict -f "$rendered" >/dev/null 2>"$SUITE_TMP/crd.err"; then
+    # and the schema really is enforced: an unknown field and a wrong type are refused
+    sed 's/^spec:$/spec:\n  notAField: true/' "$rendered" >"$SUITE_TMP/monitoring-bad.yaml"
+    if k apply --dry-run=server --validate=strict -f "$SUITE_TMP/monitoring-bad.yaml" >/dev/null 2>&1; then
+      fail "CRDs: a ServiceMonitor with an unknown field was accepted (schema not enforced)"
+    else
+      pass "ServiceMonitor and PrometheusRule installed and valid against the prometheus-operator $PROMETHEUS_OPERATOR_VERSION CRDs (an unknown field is refused)"
+    fi
+  else
+    fail "CRDs: installed: $installed; $(head -5 "$SUITE_TMP/crd.err" 2>/dev/null)"
+  fi
+}
+
+create_key() {
+  local out status
+  out=$(API_KEY='' curl -s --max-time 30 -w '\n%{http_code}' -X POST "http://$GATEWAY_IP:8080/admin/v1/accounts" \
+    -H "Authorization: Bearer ci-cluster-admin-token" -H 'content-type: application/json' \
+    --data '{"tier":"pro","credits":100000}')
+  status=$(printf '%s' "$out" | tail -1)
+  API_KEY=$(printf '%s' "$out" | head -n -1 | json r.api_key 2>/dev/null || true)
+  [ "$status" = 201 ] && [ -n "$API_KEY" ] && pass "admin API: a pro account and its key created (201)" ||
+    { fail "admin API: POST /admin/v1/accounts -> $status $(printf '%s' "$out" | head -c 300)"; return 1; }
+}
+
+check_extract() {
+  local out
+  out=$(gw POST /api/v1/extract "{\"url\":\"https://www.youtube.com/watch?v=$YT_MANUAL_AUTO\"}")
+  if [ "$(printf '%s' "$out" | tail -1)" = 200 ] &&
+    [ "$(printf '%s' "$out" | head -n -1 | json 'r.video_id + " " + (r.subtitles.length > 0)')" = "$YT_MANUAL_AUTO true" ]; then
+    pass "extract $YT_MANUAL_AUTO on the recorded platform: 200, $(printf '%s' "$out" | head -n -1 | json 'r.subtitles.length') segments"
+  else
+    fail "extract: $(printf '%s' "$out" | head -c 400)"
+  fi
+}
+
+# A batch fans out over Kafka (extract.jobs.v1) to the extractors. One extractor pod is killed
+# (no grace) first: its partitions stay assigned to a dead member until the group rebalances, so
+# the jobs sent there are redone by the other replica or the replacement.
+check_extractor_deletion() {
+  local victim out urls="" id ok after
+  victim=$(component_pods extractor | head -1)
+  [ -n "$victim" ] || { fail "extractor deletion: no extractor pod"; return; }
+  for id in "${YT_BATCH[@]}"; do urls+="\"https://www.youtube.com/watch?v=$id\","; done
+  k delete pod "$victim" --grace-period=0 --force >/dev/null 2>&1
+  local t0=$SECONDS
+  out=$(gw POST /api/v1/batch "{\"urls\":[${urls%,}]}")
+  local took=$((SECONDS - t0))
+  ok=$(printf '%s' "$out" | head -n -1 | json 'r.results.filter(x => x.success).length' 2>/dev/null || echo 0)
+  k rollout status deploy/"$RELEASE-extractor" --timeout=180s >/dev/null 2>&1 || true
+  after=$(component_pods extractor | tr '\n' ' ')
+  if [ "$(printf '%s' "$out" | tail -1)" = 200 ] && [ "$ok" = "${#YT_BATCH[@]}" ] && ! grep -qw "$victim" <<<"$after" &&
+    [ "$(k get deploy "$RELEASE-extractor" -o jsonpath='{.status.availableReplicas}')" = 2 ]; then
+    pass "extractor pod $victim killed: batch of ${#YT_BATCH[@]} over Kafka all successful in ${took} s, pod replaced ($after)"
+  else
+    fail "extractor deletion: batch $(printf '%s' "$out" | head -c 400); pods now: $after"
+  fi
+}
+
+# A client loops through the gateway's cluster IP during `kubectl rollout restart`: no request may fail.
+check_rolling_restart() {
+  local stop=$SUITE_TMP/roll.stop results=$SUITE_TMP/roll.codes before
+  rm -f "$stop"
+  : >"$results"
+  before=$(component_pods gateway | tr '\n' ' ')
+  (
+    local n=0 deadline=$((SECONDS + ROLL_TIMEOUT))
+    while [ ! -f "$stop" ] && [ $n -lt "$ROLL_MAX_REQUESTS" ] && [ $SECONDS -lt $deadline ]; do
+      curl -s --max-time 10 -o /dev/null -w '%{http_code}\n' -X POST "http://$GATEWAY_IP:8080/api/v1/extract" \
+        -H "X-API-Key: $API_KEY" -H 'content-type: application/json' \
+        --data "{\"url\":\"https://www.youtube.com/watch?v=$YT_MANUAL_AUTO\"}" >>"$results" || echo "curl-error" >>"$results"
+      n=$((n + 1))
+    done
+  ) &
+  local loop=$!
+  sleep 2
+  k rollout restart deploy/"$RELEASE-gateway" >/dev/null
+  k rollout status deploy/"$RELEASE-gateway" --timeout="${ROLL_TIMEOUT}s" >/dev/null 2>&1 || true
+  # the last old pod's preStop pause and shutdown
+  sleep 8
+  touch "$stop"
+  wait "$loop"
+  local total bad after
+  total=$(wc -l <"$results")
+  bad=$(grep -vc '^200$' "$results" || true)
+  after=$(component_pods gateway | tr '\n' ' ')
+  if [ "$bad" = 0 ] && [ "$total" -ge 20 ] && [ "$before" != "$after" ]; then
+    pass "rolling restart of the gateway ($before-> $after): $total requests through the cluster IP, none failed"
+  else
+    fail "rolling restart: $bad of $total requests failed ($(grep -v '^200$' "$results" | sort | uniq -c | tr '\n' ' ')); pods $before-> $after"
+  fi
+}
+
+run_cluster_suite() {
+  # every check reports and the suite goes on; the verdict is the count at the end
+  set +e
+  mkdir -p "$SUITE_TMP"
+  local t0=$SECONDS
+  GATEWAY_IP=$(k get svc "$RELEASE-gateway" -o jsonpath='{.spec.clusterIP}')
+  echo "== cluster suite: release $RELEASE in namespace $NAMESPACE, gateway at $GATEWAY_IP:8080"
+  check_deployments
+  check_probes
+  check_dns
+  check_in_cluster_health
+  check_crds
+  if create_key; then
+    # the helm test hook reads its key from this Secret (ci/cluster-values.yaml tests.smoke)
+    k create secret generic subx-cluster-smoke-key --from-literal=API_KEY="$API_KEY" \
+      --dry-run=client -o yaml | k apply -f - >/dev/null
+    check_extractor_deletion
+    check_extract
+    check_helm_test
+    check_rolling_restart
+    check_probes
+  fi
+  echo "== cluster suite: $((SECONDS - t0)) s"
+  echo "cluster: $passed passed, $failed failed"
+  [ "$failed" = 0 ]
+}
