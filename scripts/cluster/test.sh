@@ -156,8 +156,9 @@ check_crds() {
 
 create_key() {
   local out status
-  out=$(API_KEY='' curl -s --max-time 30 -w '\n%{http_code}' -X POST "http://$GATEWAY_IP:8080/admin/v1/accounts" \
-    -H "Authorization: Bearer ci-cluster-admin-token" -H 'content-type: application/json' \
+  # The admin API has a Service of its own (never the public one): ci/cluster-values.yaml's token.
+  out=$(API_KEY='' curl -s --max-time 30 -w '\n%{http_code}' -X POST "http://$ADMIN_IP:8081/admin/v1/accounts" \
+    -H "Authorization: Bearer ci-cluster-admin-token-0123456789abcdef" -H 'content-type: application/json' \
     --data '{"tier":"pro","credits":100000}')
   status=$(printf '%s' "$out" | tail -1)
   API_KEY=$(printf '%s' "$out" | head -n -1 | json r.api_key 2>/dev/null || true)
@@ -239,6 +240,7 @@ run_cluster_suite() {
   mkdir -p "$SUITE_TMP"
   local t0=$SECONDS
   GATEWAY_IP=$(k get svc "$RELEASE-gateway" -o jsonpath='{.spec.clusterIP}')
+  ADMIN_IP=$(k get svc "$RELEASE-gateway-admin" -o jsonpath='{.spec.clusterIP}')
   echo "== cluster suite: release $RELEASE in namespace $NAMESPACE, gateway at $GATEWAY_IP:8080"
   check_deployments
   check_probes
