@@ -23,7 +23,8 @@ import {
 import { TimedTextParseError, parseTimedText } from './parse/timedtext.ts';
 import { SessionPool, type Session } from './sessions.ts';
 import { commentsContinuation, playlistContinuation } from './tokens.ts';
-import { Transport, UpstreamHttpError, type TransportResponse } from './transport.ts';
+import { Transport, UpstreamHttpError, outcomeOf, type TransportResponse } from './transport.ts';
+import { AdaptiveLadder } from './ladder/adaptive-ladder.ts';
 import {
   NEXT_FIELDS,
   type Clock,
@@ -50,6 +51,8 @@ export interface YouTubeClientDeps {
   observer?: UpstreamObserver;
   /** Defaults to the process-wide breaker of the base URL (shared by every client of the process). */
   breaker?: CircuitBreaker;
+  /** The adaptive caption ladder (default: one per client, on `clock`). */
+  ladder?: AdaptiveLadder;
 }
 
 type Endpoint = 'player' | 'next' | 'browse';
@@ -83,6 +86,7 @@ export class YouTubeClient {
   readonly #config: YouTubeClientConfig;
   readonly #transport: Transport;
   readonly #clock: Clock;
+  readonly #ladder: AdaptiveLadder;
   readonly #logger: Logger | undefined;
   readonly #sessions: SessionPool;
   readonly #breaker: CircuitBreaker;
@@ -98,6 +102,7 @@ export class YouTubeClient {
   private constructor(config: YouTubeClientConfig, deps: YouTubeClientDeps) {
     this.#config = config;
     this.#clock = deps.clock ?? { now: () => Date.now() };
+    this.#ladder = deps.ladder ?? new AdaptiveLadder({ clock: this.#clock, ...config.ladder });
     this.#logger = deps.logger;
     this.#clients = structuredClone(config.clients);
     this.#versionCheckedAt = Date.now();
@@ -145,6 +150,11 @@ export class YouTubeClient {
   /** The process-wide circuit breaker's state. */
   get breakerState(): 'closed' | 'open' | 'half_open' {
     return this.#breaker.state;
+  }
+
+  /** The adaptive caption ladder's record per client identity. */
+  get ladder(): AdaptiveLadder {
+    return this.#ladder;
   }
 
   /** The visitor sessions (for diagnostics and tests). */
@@ -625,7 +635,8 @@ export class YouTubeClient {
    * unavailability, then a confirmed or sole not-found, then the first transport error.
    */
   async *#players(videoId: string, lease: Lease): AsyncGenerator<PlayerHit> {
-    const ladder = this.#config.captionClients;
+    const configured = this.#config.captionClients;
+    const ladder = this.#ladder.order(configured.map((name) => this.#client(name))).map((c) => c.name);
     let blocked: AppError | undefined;
     let unavailable: AppError | undefined;
     let notFound: AppError | undefined;
@@ -646,6 +657,7 @@ export class YouTubeClient {
           });
         } catch (err) {
           if (!(err instanceof AppError)) throw err;
+          this.#ladder.record(client, outcomeOf(err) === 'client_rejected' ? 'client_failed' : 'neutral');
           if (err.code === 'UPSTREAM_BLOCKED') {
             // IP-level answers (429, captcha) are not about the client or the visitor: the transport has
             // already tried the other egress addresses, so asking again from here only hammers
@@ -667,6 +679,7 @@ export class YouTubeClient {
         }
         const verdict = classifyPlayability(player, videoId);
         if (verdict.ok) {
+          this.#ladder.record(client, 'ok');
           yielded = true;
           yield { client: name, player };
           break;
@@ -684,7 +697,7 @@ export class YouTubeClient {
     if (yielded) return;
     if (blocked) throw blocked;
     if (unavailable) throw unavailable;
-    if (notFound && ladder.length === 1) throw notFound;
+    if (notFound && configured.length === 1) throw notFound;
     if (notFound) {
       throw Errors.upstreamError(
         `One client said video ${videoId} does not exist and no other client could confirm it; retry later.`,

@@ -298,6 +298,9 @@ export function outcomeOf(err: unknown): UpstreamOutcome {
     return err.reason === 'http_429' || err.reason === 'rate_limited' ? 'rate_limited' : 'blocked';
   }
   // a definitive answer about the video (private, not found, ...) is the platform working as it should
+  const http = err.cause;
+  if (http instanceof UpstreamHttpError && http.status === 400 && http.apiStatus === 'FAILED_PRECONDITION')
+    return 'client_rejected';
   if (['VIDEO_NOT_FOUND', 'VIDEO_UNAVAILABLE', 'PLAYLIST_NOT_FOUND'].includes(err.code)) return 'ok';
   return 'error';
 }
