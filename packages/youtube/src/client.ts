@@ -129,6 +129,7 @@ export class YouTubeClient {
       sleep: deps.sleep,
       observer,
       breaker: this.#breaker,
+      clock: deps.clock,
     });
     this.#sessions = new SessionPool({
       config: config.sessions,

@@ -39,6 +39,8 @@ export interface YouTubeClientConfig {
   captionClients: string[];
   /** The adaptive ladder: refusals in a row that take a client out, and how often an out client is probed. */
   ladder: { retireAfter: number; probeIntervalMs: number };
+  /** With several proxies: how long an egress that drew a bot check or a 429 is skipped before its probe. */
+  egressQuarantineMs: number;
   /** Client for /next, /browse and the masked metadata /player. */
   webClient: string;
   /** The HTTP API of a bgutil PO-token provider; with it WEB caption URLs get `pot` and WEB joins the ladder. */
@@ -80,6 +82,7 @@ export const DEFAULT_CONFIG: YouTubeClientConfig = {
   clients: DEFAULT_CLIENTS,
   captionClients: DEFAULT_CAPTION_CLIENTS,
   ladder: { retireAfter: 3, probeIntervalMs: 60_000 },
+  egressQuarantineMs: 300_000,
   webClient: 'WEB',
   poTokenProviderUrl: undefined,
   sessions: { size: 4, rotateEvery: 50, bootstrap: 'visitor_id' },
@@ -270,6 +273,14 @@ export function loadYouTubeConfig(env: Env = process.env): YouTubeClientConfig {
         errors,
       ),
     },
+    egressQuarantineMs: numVar(
+      env,
+      'YOUTUBE_EGRESS_QUARANTINE_MS',
+      d.egressQuarantineMs,
+      0,
+      86_400_000,
+      errors,
+    ),
     versionRefreshMs: numVar(
       env,
       'YOUTUBE_VERSION_REFRESH_MS',
