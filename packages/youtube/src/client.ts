@@ -25,6 +25,7 @@ import { SessionPool, type Session } from './sessions.ts';
 import { commentsContinuation, playlistContinuation } from './tokens.ts';
 import { Transport, UpstreamHttpError, outcomeOf, type TransportResponse } from './transport.ts';
 import { AdaptiveLadder } from './ladder/adaptive-ladder.ts';
+import { parseJson, playerBody } from './requests.ts';
 import {
   NEXT_FIELDS,
   type Clock,
@@ -318,7 +319,7 @@ export class YouTubeClient {
 
   /** WEB /player masked to microformat: upload date and category. Failure only costs those fields. */
   #maskedWebPlayer(videoId: string, lease: Lease): Promise<unknown> {
-    return this.#post('player', this.#config.webClient, this.#playerBody(videoId, false), {
+    return this.#post('player', this.#config.webClient, playerBody(videoId, false), {
       lease,
       query: MICROFORMAT_MASK,
     }).catch((err: unknown) => {
@@ -608,25 +609,6 @@ export class YouTubeClient {
     return { s: this.#sessions.acquire() };
   }
 
-  #playerBody(
-    videoId: string,
-    withSignatureTimestamp: boolean,
-    client?: InnertubeClient,
-  ): Record<string, unknown> {
-    const sts = withSignatureTimestamp ? client?.signatureTimestamp : undefined;
-    return {
-      videoId,
-      contentCheckOk: true,
-      racyCheckOk: true,
-      playbackContext: {
-        contentPlaybackContext: {
-          html5Preference: 'HTML5_PREF_WANTS',
-          ...(sts !== undefined ? { signatureTimestamp: sts } : {}),
-        },
-      },
-    };
-  }
-
   /**
    * Playable /player answers of the caption ladder, in order. Definitive errors (private, members-only,
    * ...) stop at once. A session-level block (bot check, page reload, unexplained sign-in, "try again
@@ -652,7 +634,7 @@ export class YouTubeClient {
       for (;;) {
         let player: unknown;
         try {
-          player = await this.#post('player', name, this.#playerBody(videoId, web, client), {
+          player = await this.#post('player', name, playerBody(videoId, web, client), {
             lease,
             playerOf: videoId,
           });
@@ -894,13 +876,5 @@ export class YouTubeClient {
       }
       throw err;
     }
-  }
-}
-
-function parseJson(text: string, what: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw Errors.upstreamError(`The platform's ${what} answer is not JSON.`);
   }
 }
