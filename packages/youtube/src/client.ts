@@ -26,6 +26,7 @@ import { commentsContinuation, playlistContinuation } from './tokens.ts';
 import { Transport, UpstreamHttpError, outcomeOf, type TransportResponse } from './transport.ts';
 import { AdaptiveLadder } from './ladder/adaptive-ladder.ts';
 import { parseJson, playerBody } from './requests.ts';
+import { PoTokenProvider, type PoTokenHealth } from './po-tokens/provider.ts';
 import {
   NEXT_FIELDS,
   type Clock,
@@ -96,7 +97,7 @@ export class YouTubeClient {
   readonly #clients: Record<string, InnertubeClient>;
   #versionCheckedAt: number;
   #versionRefresh: Promise<void> | undefined;
-  readonly #poTokens = new Map<string, Promise<string>>();
+  #poTokens: PoTokenProvider | undefined;
   /** Running totals of upstream outcomes (client, endpoint, outcome). */
   readonly upstreamStats = new UpstreamStats();
 
@@ -152,6 +153,11 @@ export class YouTubeClient {
   /** The process-wide circuit breaker's state. */
   get breakerState(): 'closed' | 'open' | 'half_open' {
     return this.#breaker.state;
+  }
+
+  /** The PO-token provider's health (calls, failures, latency, token age); undefined until first used. */
+  get poTokenHealth(): PoTokenHealth | undefined {
+    return this.#poTokens?.health();
   }
 
   /** The adaptive caption ladder's record per client identity. */
@@ -754,33 +760,15 @@ export class YouTubeClient {
     return this.#versionRefresh;
   }
 
-  /** A PO token for the video's WEB caption URLs from the bgutil provider (cached per video, bounded). */
+  /** A PO token for the video's WEB caption URLs (cached per video until the provider's expiry). */
   #poToken(videoId: string): Promise<string> {
-    const hit = this.#poTokens.get(videoId);
-    if (hit) return hit;
-    const url = `${this.#config.poTokenProviderUrl}/get_pot`;
-    const p = (async () => {
-      const res = await fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ content_binding: videoId }),
-        signal: AbortSignal.timeout(this.#config.timeoutMs),
-      }).catch((err: unknown) => {
-        throw Errors.upstreamError('The PO-token provider is not reachable.', err);
-      });
-      const body = (await res.json().catch(() => undefined)) as { poToken?: unknown } | undefined;
-      if (!res.ok || typeof body?.poToken !== 'string' || body.poToken === '') {
-        throw Errors.upstreamError(`The PO-token provider answered HTTP ${res.status} without a token.`);
-      }
-      return body.poToken;
-    })();
-    p.catch(() => this.#poTokens.delete(videoId));
-    this.#poTokens.set(videoId, p);
-    if (this.#poTokens.size > PO_TOKEN_CACHE) {
-      const oldest = this.#poTokens.keys().next().value as string;
-      this.#poTokens.delete(oldest);
-    }
-    return p;
+    this.#poTokens ??= new PoTokenProvider({
+      url: this.#config.poTokenProviderUrl ?? '',
+      timeoutMs: this.#config.timeoutMs,
+      clock: this.#clock,
+      maxEntries: PO_TOKEN_CACHE,
+    });
+    return this.#poTokens.get(videoId);
   }
 
   // ---------------------------------------------------------------- plumbing

@@ -14,6 +14,8 @@ export {
   type ClientHealth,
   type LadderVerdict,
 } from './ladder/adaptive-ladder.ts';
+export { EgressQuarantine } from './egress/quarantine.ts';
+export { PoTokenProvider, type PoTokenHealth } from './po-tokens/provider.ts';
 export { playlistContinuation, commentsContinuation } from './tokens.ts';
 export type { Session } from './sessions.ts';
 export { parseVideoUrl, parsePlaylistUrl, isVideoId } from './url.ts';
