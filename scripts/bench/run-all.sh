@@ -22,7 +22,7 @@ if [[ ${1:-} == --quick ]]; then
   run npm-start-extract --quick
   run cold-extract --latency 100 --runs 3 --max-ratio 4
 else
-  for bench in youtube-parse cold-extract vs-youtube-transcript-api cold-extract-cpu npm-start-extract gateway-extract batch-fanout metrics-record; do
+  for bench in youtube-parse cold-extract ladder-adaptation vs-youtube-transcript-api cold-extract-cpu npm-start-extract gateway-extract batch-fanout metrics-record; do
     [ -f "scripts/bench/$bench.ts" ] && run "$bench" "$@"
   done
 fi

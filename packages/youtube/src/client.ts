@@ -23,7 +23,10 @@ import {
 import { TimedTextParseError, parseTimedText } from './parse/timedtext.ts';
 import { SessionPool, type Session } from './sessions.ts';
 import { commentsContinuation, playlistContinuation } from './tokens.ts';
-import { Transport, UpstreamHttpError, type TransportResponse } from './transport.ts';
+import { Transport, UpstreamHttpError, outcomeOf, type TransportResponse } from './transport.ts';
+import { AdaptiveLadder } from './ladder/adaptive-ladder.ts';
+import { parseJson, playerBody } from './requests.ts';
+import { PoTokenProvider, type PoTokenHealth } from './po-tokens/provider.ts';
 import {
   NEXT_FIELDS,
   type Clock,
@@ -50,6 +53,8 @@ export interface YouTubeClientDeps {
   observer?: UpstreamObserver;
   /** Defaults to the process-wide breaker of the base URL (shared by every client of the process). */
   breaker?: CircuitBreaker;
+  /** The adaptive caption ladder (default: one per client, on `clock`). */
+  ladder?: AdaptiveLadder;
 }
 
 type Endpoint = 'player' | 'next' | 'browse';
@@ -83,6 +88,7 @@ export class YouTubeClient {
   readonly #config: YouTubeClientConfig;
   readonly #transport: Transport;
   readonly #clock: Clock;
+  readonly #ladder: AdaptiveLadder;
   readonly #logger: Logger | undefined;
   readonly #sessions: SessionPool;
   readonly #breaker: CircuitBreaker;
@@ -91,13 +97,14 @@ export class YouTubeClient {
   readonly #clients: Record<string, InnertubeClient>;
   #versionCheckedAt: number;
   #versionRefresh: Promise<void> | undefined;
-  readonly #poTokens = new Map<string, Promise<string>>();
+  #poTokens: PoTokenProvider | undefined;
   /** Running totals of upstream outcomes (client, endpoint, outcome). */
   readonly upstreamStats = new UpstreamStats();
 
   private constructor(config: YouTubeClientConfig, deps: YouTubeClientDeps) {
     this.#config = config;
     this.#clock = deps.clock ?? { now: () => Date.now() };
+    this.#ladder = deps.ladder ?? new AdaptiveLadder({ clock: this.#clock, ...config.ladder });
     this.#logger = deps.logger;
     this.#clients = structuredClone(config.clients);
     this.#versionCheckedAt = Date.now();
@@ -124,6 +131,7 @@ export class YouTubeClient {
       sleep: deps.sleep,
       observer,
       breaker: this.#breaker,
+      clock: deps.clock,
     });
     this.#sessions = new SessionPool({
       config: config.sessions,
@@ -145,6 +153,16 @@ export class YouTubeClient {
   /** The process-wide circuit breaker's state. */
   get breakerState(): 'closed' | 'open' | 'half_open' {
     return this.#breaker.state;
+  }
+
+  /** The PO-token provider's health (calls, failures, latency, token age); undefined until first used. */
+  get poTokenHealth(): PoTokenHealth | undefined {
+    return this.#poTokens?.health();
+  }
+
+  /** The adaptive caption ladder's record per client identity. */
+  get ladder(): AdaptiveLadder {
+    return this.#ladder;
   }
 
   /** The visitor sessions (for diagnostics and tests). */
@@ -307,7 +325,7 @@ export class YouTubeClient {
 
   /** WEB /player masked to microformat: upload date and category. Failure only costs those fields. */
   #maskedWebPlayer(videoId: string, lease: Lease): Promise<unknown> {
-    return this.#post('player', this.#config.webClient, this.#playerBody(videoId, false), {
+    return this.#post('player', this.#config.webClient, playerBody(videoId, false), {
       lease,
       query: MICROFORMAT_MASK,
     }).catch((err: unknown) => {
@@ -597,25 +615,6 @@ export class YouTubeClient {
     return { s: this.#sessions.acquire() };
   }
 
-  #playerBody(
-    videoId: string,
-    withSignatureTimestamp: boolean,
-    client?: InnertubeClient,
-  ): Record<string, unknown> {
-    const sts = withSignatureTimestamp ? client?.signatureTimestamp : undefined;
-    return {
-      videoId,
-      contentCheckOk: true,
-      racyCheckOk: true,
-      playbackContext: {
-        contentPlaybackContext: {
-          html5Preference: 'HTML5_PREF_WANTS',
-          ...(sts !== undefined ? { signatureTimestamp: sts } : {}),
-        },
-      },
-    };
-  }
-
   /**
    * Playable /player answers of the caption ladder, in order. Definitive errors (private, members-only,
    * ...) stop at once. A session-level block (bot check, page reload, unexplained sign-in, "try again
@@ -625,7 +624,8 @@ export class YouTubeClient {
    * unavailability, then a confirmed or sole not-found, then the first transport error.
    */
   async *#players(videoId: string, lease: Lease): AsyncGenerator<PlayerHit> {
-    const ladder = this.#config.captionClients;
+    const configured = this.#config.captionClients;
+    const ladder = this.#ladder.order(configured.map((name) => this.#client(name))).map((c) => c.name);
     let blocked: AppError | undefined;
     let unavailable: AppError | undefined;
     let notFound: AppError | undefined;
@@ -640,12 +640,13 @@ export class YouTubeClient {
       for (;;) {
         let player: unknown;
         try {
-          player = await this.#post('player', name, this.#playerBody(videoId, web, client), {
+          player = await this.#post('player', name, playerBody(videoId, web, client), {
             lease,
             playerOf: videoId,
           });
         } catch (err) {
           if (!(err instanceof AppError)) throw err;
+          this.#ladder.record(client, outcomeOf(err) === 'client_rejected' ? 'client_failed' : 'neutral');
           if (err.code === 'UPSTREAM_BLOCKED') {
             // IP-level answers (429, captcha) are not about the client or the visitor: the transport has
             // already tried the other egress addresses, so asking again from here only hammers
@@ -667,6 +668,7 @@ export class YouTubeClient {
         }
         const verdict = classifyPlayability(player, videoId);
         if (verdict.ok) {
+          this.#ladder.record(client, 'ok');
           yielded = true;
           yield { client: name, player };
           break;
@@ -684,7 +686,7 @@ export class YouTubeClient {
     if (yielded) return;
     if (blocked) throw blocked;
     if (unavailable) throw unavailable;
-    if (notFound && ladder.length === 1) throw notFound;
+    if (notFound && configured.length === 1) throw notFound;
     if (notFound) {
       throw Errors.upstreamError(
         `One client said video ${videoId} does not exist and no other client could confirm it; retry later.`,
@@ -758,33 +760,15 @@ export class YouTubeClient {
     return this.#versionRefresh;
   }
 
-  /** A PO token for the video's WEB caption URLs from the bgutil provider (cached per video, bounded). */
+  /** A PO token for the video's WEB caption URLs (cached per video until the provider's expiry). */
   #poToken(videoId: string): Promise<string> {
-    const hit = this.#poTokens.get(videoId);
-    if (hit) return hit;
-    const url = `${this.#config.poTokenProviderUrl}/get_pot`;
-    const p = (async () => {
-      const res = await fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ content_binding: videoId }),
-        signal: AbortSignal.timeout(this.#config.timeoutMs),
-      }).catch((err: unknown) => {
-        throw Errors.upstreamError('The PO-token provider is not reachable.', err);
-      });
-      const body = (await res.json().catch(() => undefined)) as { poToken?: unknown } | undefined;
-      if (!res.ok || typeof body?.poToken !== 'string' || body.poToken === '') {
-        throw Errors.upstreamError(`The PO-token provider answered HTTP ${res.status} without a token.`);
-      }
-      return body.poToken;
-    })();
-    p.catch(() => this.#poTokens.delete(videoId));
-    this.#poTokens.set(videoId, p);
-    if (this.#poTokens.size > PO_TOKEN_CACHE) {
-      const oldest = this.#poTokens.keys().next().value as string;
-      this.#poTokens.delete(oldest);
-    }
-    return p;
+    this.#poTokens ??= new PoTokenProvider({
+      url: this.#config.poTokenProviderUrl ?? '',
+      timeoutMs: this.#config.timeoutMs,
+      clock: this.#clock,
+      maxEntries: PO_TOKEN_CACHE,
+    });
+    return this.#poTokens.get(videoId);
   }
 
   // ---------------------------------------------------------------- plumbing
@@ -880,13 +864,5 @@ export class YouTubeClient {
       }
       throw err;
     }
-  }
-}
-
-function parseJson(text: string, what: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw Errors.upstreamError(`The platform's ${what} answer is not JSON.`);
   }
 }

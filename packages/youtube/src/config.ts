@@ -37,6 +37,10 @@ export interface YouTubeClientConfig {
   clients: Record<string, InnertubeClient>;
   /** The caption ladder: /player clients in order, whose caption URLs are not gated. */
   captionClients: string[];
+  /** The adaptive ladder: refusals in a row that take a client out, and how often an out client is probed. */
+  ladder: { retireAfter: number; probeIntervalMs: number };
+  /** With several proxies: how long an egress that drew a bot check or a 429 is skipped before its probe. */
+  egressQuarantineMs: number;
   /** Client for /next, /browse and the masked metadata /player. */
   webClient: string;
   /** The HTTP API of a bgutil PO-token provider; with it WEB caption URLs get `pot` and WEB joins the ladder. */
@@ -77,6 +81,8 @@ export const DEFAULT_CONFIG: YouTubeClientConfig = {
   blockedRetries: 2,
   clients: DEFAULT_CLIENTS,
   captionClients: DEFAULT_CAPTION_CLIENTS,
+  ladder: { retireAfter: 3, probeIntervalMs: 60_000 },
+  egressQuarantineMs: 300_000,
   webClient: 'WEB',
   poTokenProviderUrl: undefined,
   sessions: { size: 4, rotateEvery: 50, bootstrap: 'visitor_id' },
@@ -256,6 +262,25 @@ export function loadYouTubeConfig(env: Env = process.env): YouTubeClientConfig {
       windowMs: numVar(env, 'YOUTUBE_BREAKER_WINDOW_MS', d.breaker.windowMs, 1_000, 3_600_000, errors),
       cooldownMs: numVar(env, 'YOUTUBE_BREAKER_COOLDOWN_MS', d.breaker.cooldownMs, 0, 3_600_000, errors),
     },
+    ladder: {
+      retireAfter: numVar(env, 'YOUTUBE_LADDER_RETIRE_AFTER', d.ladder.retireAfter, 1, 100, errors),
+      probeIntervalMs: numVar(
+        env,
+        'YOUTUBE_LADDER_PROBE_INTERVAL_MS',
+        d.ladder.probeIntervalMs,
+        1_000,
+        86_400_000,
+        errors,
+      ),
+    },
+    egressQuarantineMs: numVar(
+      env,
+      'YOUTUBE_EGRESS_QUARANTINE_MS',
+      d.egressQuarantineMs,
+      0,
+      86_400_000,
+      errors,
+    ),
     versionRefreshMs: numVar(
       env,
       'YOUTUBE_VERSION_REFRESH_MS',

@@ -8,6 +8,14 @@ export {
 } from './config.ts';
 export { DEFAULT_CLIENTS, DEFAULT_CAPTION_CLIENTS, isWebFamily, type InnertubeClient } from './clients.ts';
 export { CircuitBreaker, sharedBreaker } from './breaker.ts';
+export {
+  AdaptiveLadder,
+  type AdaptiveLadderOptions,
+  type ClientHealth,
+  type LadderVerdict,
+} from './ladder/adaptive-ladder.ts';
+export { EgressQuarantine } from './egress/quarantine.ts';
+export { PoTokenProvider, type PoTokenHealth } from './po-tokens/provider.ts';
 export { playlistContinuation, commentsContinuation } from './tokens.ts';
 export type { Session } from './sessions.ts';
 export { parseVideoUrl, parsePlaylistUrl, isVideoId } from './url.ts';

@@ -13,15 +13,18 @@ export type UpstreamEndpoint = 'player' | 'next' | 'browse' | 'timedtext' | 'vis
  * - ok: a usable answer (a definitive "video is private" is ok: the platform answered);
  * - blocked: bot check, captcha, "page needs to be reloaded", PO token required, empty caption body;
  * - rate_limited: HTTP 429 or "try again later";
+ * - client_rejected: 400 FAILED_PRECONDITION, the platform refusing this client identity (a retired
+ *   version or client, e.g. VISIONOS on 2026-09-11): about the client, not the egress or the video;
  * - timeout: no answer within the per-request timeout;
  * - error: network failure, 4xx/5xx, an unparseable or oversized body.
  */
-export type UpstreamOutcome = 'ok' | 'blocked' | 'rate_limited' | 'timeout' | 'error';
+export type UpstreamOutcome = 'ok' | 'blocked' | 'rate_limited' | 'client_rejected' | 'timeout' | 'error';
 
 export const UPSTREAM_OUTCOMES: readonly UpstreamOutcome[] = [
   'ok',
   'blocked',
   'rate_limited',
+  'client_rejected',
   'timeout',
   'error',
 ];

@@ -1,6 +1,7 @@
 import { AppError, Errors } from '@subx/errors';
 import { ProxyAgent, fetch as undiciFetch } from 'undici';
 import type { CircuitBreaker } from './breaker.ts';
+import { EgressQuarantine } from './egress/quarantine.ts';
 import type { YouTubeClientConfig } from './config.ts';
 import type { UpstreamEndpoint, UpstreamObserver, UpstreamOutcome } from './observer.ts';
 import type { FetchLike, Logger } from './types.ts';
@@ -54,6 +55,8 @@ export interface TransportDeps {
   /** Told the outcome of every request sent. */
   observer?: UpstreamObserver | undefined;
   breaker?: CircuitBreaker | undefined;
+  /** Clock of the egress quarantine (tests inject one). */
+  clock?: { now(): number } | undefined;
 }
 
 /** Hosts whose absolute URLs we follow (re-based); anything else is refused. */
@@ -95,6 +98,7 @@ export class Transport {
   readonly #observer: UpstreamObserver | undefined;
   readonly #breaker: CircuitBreaker | undefined;
   readonly #agents: ProxyAgent[];
+  readonly #quarantine: EgressQuarantine;
   readonly #inflight = new Map<string, Promise<TransportResponse>>();
   /** Upstream calls actually made (coalesced callers count once). */
   upstreamCalls = 0;
@@ -102,6 +106,11 @@ export class Transport {
   constructor(config: YouTubeClientConfig, deps: TransportDeps = {}) {
     this.#config = config;
     this.#agents = config.proxies.map((p) => new ProxyAgent(p));
+    this.#quarantine = new EgressQuarantine({
+      count: this.#agents.length > 1 ? this.#agents.length : 0,
+      quarantineMs: config.egressQuarantineMs,
+      clock: deps.clock,
+    });
     // With proxies the dispatcher must come from the same undici as the fetch (mixing versions breaks).
     this.#fetch =
       deps.fetch ??
@@ -132,6 +141,9 @@ export class Transport {
     let attempt = 0;
     let moves = 0;
     let proxy = this.#agents.length > 0 ? (req.proxy ?? 0) % this.#agents.length : 0;
+    // a quarantined egress is skipped for this request only: the session keeps its home egress and goes
+    // back to it once its probe succeeds
+    proxy = this.#quarantine.pick(proxy);
     for (;;) {
       try {
         return await this.#once(req, proxy, moves > 0 && this.#agents.length === 1);
@@ -152,7 +164,7 @@ export class Transport {
           if (moves < allowed) {
             moves++;
             if (n > 1) {
-              proxy = (proxy + 1) % n;
+              proxy = this.#quarantine.pick((proxy + 1) % n);
               req.onProxyMoved?.(proxy);
             }
             this.#logger?.warn(
@@ -184,6 +196,10 @@ export class Transport {
       throw err;
     } finally {
       this.#breaker?.record(outcome, probe);
+      this.#quarantine.record(
+        proxy,
+        outcome === 'ok' ? 'ok' : outcome === 'blocked' || outcome === 'rate_limited' ? 'flagged' : 'neutral',
+      );
       try {
         this.#observer?.call({
           client: req.client,
@@ -298,6 +314,9 @@ export function outcomeOf(err: unknown): UpstreamOutcome {
     return err.reason === 'http_429' || err.reason === 'rate_limited' ? 'rate_limited' : 'blocked';
   }
   // a definitive answer about the video (private, not found, ...) is the platform working as it should
+  const http = err.cause;
+  if (http instanceof UpstreamHttpError && http.status === 400 && http.apiStatus === 'FAILED_PRECONDITION')
+    return 'client_rejected';
   if (['VIDEO_NOT_FOUND', 'VIDEO_UNAVAILABLE', 'PLAYLIST_NOT_FOUND'].includes(err.code)) return 'ok';
   return 'error';
 }

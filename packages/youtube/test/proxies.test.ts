@@ -75,6 +75,42 @@ describe('proxy pool', () => {
     expect(blockingProxy.tunnels.length).toBe(1);
   });
 
+  it('skips a quarantined egress until its probe succeeds', async () => {
+    blockedFake.reset();
+    fake.reset();
+    blockedFake.failNext({ kind: 'status', status: 429 }, { times: 100 });
+    let now = Date.UTC(2026, 5, 1);
+    const config = loadYouTubeConfig({
+      YOUTUBE_BASE_URL: fake.url,
+      YOUTUBE_PROXIES: `${blockingProxy.url},${goodProxy.url}`,
+      YOUTUBE_SESSIONS: '4',
+      YOUTUBE_EGRESS_QUARANTINE_MS: '300000',
+    });
+    const yt = YouTubeClient.create(config, { clock: { now: () => now } });
+    const validates = async (n: number) => {
+      for (let i = 0; i < n; i++) expect((await yt.validate(videoIds.manualAndAuto)).valid).toBe(true);
+    };
+    try {
+      await validates(4);
+      // one 429, then every session whose home is the burned egress goes through the other one
+      expect(blockedFake.requests.map((r) => r.status)).toEqual([429]);
+      // the egress recovers, but nothing is sent through it before its probe is due
+      blockedFake.reset();
+      await validates(4);
+      expect(blockedFake.requests).toHaveLength(0);
+      now += 300_000;
+      await validates(4);
+      expect(blockedFake.requests.length).toBeGreaterThanOrEqual(1);
+      expect(blockedFake.requests.every((r) => r.status === 200)).toBe(true);
+      // the probe succeeded: the egress is back for its sessions
+      const afterProbe = blockedFake.requests.length;
+      await validates(4);
+      expect(blockedFake.requests.length).toBeGreaterThan(afterProbe);
+    } finally {
+      await yt.close();
+    }
+  });
+
   it('reports UPSTREAM_BLOCKED when every proxy is blocked', async () => {
     blockedFake.reset();
     blockedFake.failNext({ kind: 'status', status: 429 }, { times: 100 });

@@ -110,7 +110,8 @@ export function observeGrpcCall(
 // ---------------------------------------------------------------------------------------------
 // Upstream (the video platform) and caches
 
-export type UpstreamOutcomeLabel = 'ok' | 'blocked' | 'rate_limited' | 'timeout' | 'error';
+export type UpstreamOutcomeLabel =
+  'ok' | 'blocked' | 'rate_limited' | 'client_rejected' | 'timeout' | 'error';
 export type BreakerStateLabel = 'closed' | 'open' | 'half_open';
 const BREAKER_STATES: readonly BreakerStateLabel[] = ['closed', 'open', 'half_open'];
 

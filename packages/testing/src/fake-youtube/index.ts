@@ -166,6 +166,12 @@ export interface FakeYouTube {
   setMinWebClientVersion(version: string | undefined): void;
   setWebClientVersion(version: string): void;
   setPlaylistShape(playlistId: string, shape: PlaylistShape): void;
+  /**
+   * Retire an InnerTube client the way the platform does overnight (VISIONOS on 2026-09-11): from now on
+   * every /player as that client answers 400 FAILED_PRECONDITION. `restoreClient` undoes it.
+   */
+  retireClient(clientName: string): void;
+  restoreClient(clientName: string): void;
   /** Every visitorData handed out by /youtubei/v1/visitor_id and /sw.js_data, in order. */
   visitorDataIssued: string[];
   failNext(failure: Failure, match?: FailureMatch): void;
@@ -299,6 +305,7 @@ export async function startFakeYouTube(options: FakeYouTubeOptions = {}): Promis
     ...options.playlistShapes,
   };
   const playerCallsByVisitor = new Map<string, number>();
+  const retiredClients = new Set<string>();
   const visitorDataIssued: string[] = [];
   let captionFormat: 'json3' | 'srv3' | 'srv1' | undefined;
   const failures: { failure: Failure; match: FailureMatch; left: number }[] = [];
@@ -465,6 +472,8 @@ export async function startFakeYouTube(options: FakeYouTubeOptions = {}): Promis
   /** What the platform does before it looks at the content: version rot and per-session quotas. */
   function platformRefusal(rec: RecordedRequest): LoadedResponse | undefined {
     const innertube = rec.endpoint === 'player' || rec.endpoint === 'next' || rec.endpoint === 'browse';
+    if (rec.endpoint === 'player' && rec.clientName !== undefined && retiredClients.has(rec.clientName))
+      return { status: 400, contentType: JSON_TYPE, body: FAILED_PRECONDITION };
     if (
       innertube &&
       minWebClientVersion !== undefined &&
@@ -669,6 +678,12 @@ export async function startFakeYouTube(options: FakeYouTubeOptions = {}): Promis
     setLatency: (ms, endpoint) => {
       if (endpoint) endpointLatency.set(endpoint, ms);
       else latency = ms;
+    },
+    retireClient: (clientName) => {
+      retiredClients.add(clientName);
+    },
+    restoreClient: (clientName) => {
+      retiredClients.delete(clientName);
     },
     setGatedCaptionDelay: (ms) => {
       gatedCaptionDelay = ms;
