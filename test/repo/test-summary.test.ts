@@ -41,6 +41,7 @@ describe('npm test summary', () => {
       'Test summary',
       '  real engines: 1 suite ran (kafka 1), 1 skipped',
       '  browser:      0 suites ran, 1 skipped',
+      '  engines:      kafka via KAFKA_BROKERS, redis not available',
       '  skipped:      2 suites (3 tests), and why:',
       '    1 suite  chromium: no Chromium found (or CHROMIUM_PATH)',
       '    1 suite  redis: REDIS_URL not set and no Docker engine for testcontainers',
