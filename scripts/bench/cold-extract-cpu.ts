@@ -28,6 +28,7 @@ import * as grpc from '@grpc/grpc-js';
 import { extractorV1 } from '@subx/contracts';
 import { startFakeYouTube, videoIds } from '@subx/testing/fake-youtube';
 import { startNpmStart } from '../../test/system/npm-start-process.ts';
+import { coldExtract } from './npm-start-calls.ts';
 import { reportResult } from './result.ts';
 import { driver, ensureLibrary, python } from './vs-youtube-transcript-api/library.ts';
 
@@ -207,17 +208,7 @@ async function wholeSystem(fakeUrl: string): Promise<OurRun> {
   try {
     return await measure(system.child.pid!, async (i) => {
       const c = cases[i % cases.length]!;
-      const res = await fetch(`${system.base}/api/v1/extract`, {
-        method: 'POST',
-        headers: { 'x-api-key': system.apiKey, 'content-type': 'application/json' },
-        body: JSON.stringify({
-          url: `https://youtu.be/${c.videoId}`,
-          language: c.language,
-          force_refresh: true,
-        }),
-      });
-      const body = await res.text();
-      if (res.status !== 200) throw new Error(`extract of ${c.videoId} answered ${res.status}: ${body}`);
+      await coldExtract(system, c.videoId, c.language);
     });
   } finally {
     await system.stop();

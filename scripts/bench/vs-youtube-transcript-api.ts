@@ -19,6 +19,7 @@ import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { startFakeYouTube, videoIds } from '@subx/testing/fake-youtube';
 import { startNpmStart } from '../../test/system/npm-start-process.ts';
+import { coldExtract } from './npm-start-calls.ts';
 import { reportResult } from './result.ts';
 import { driver, ensureLibrary, python } from './vs-youtube-transcript-api/library.ts';
 
@@ -73,18 +74,8 @@ try {
     fake.reset();
     for (let i = 0; i < runs; i++) {
       const t0 = performance.now();
-      const res = await fetch(`${system.base}/api/v1/extract`, {
-        method: 'POST',
-        headers: { 'x-api-key': system.apiKey, 'content-type': 'application/json' },
-        body: JSON.stringify({
-          url: `https://youtu.be/${c.videoId}`,
-          language: c.language,
-          force_refresh: true,
-        }),
-      });
-      const body = await res.text();
+      await coldExtract(system, c.videoId, c.language);
       ourTimes.push(performance.now() - t0);
-      if (res.status !== 200) throw new Error(`our extract of ${c.videoId} answered ${res.status}: ${body}`);
     }
     const ourRequests = fake.requests.filter((r) => r.endpoint !== 'visitor_id').length / runs;
     fake.reset();
