@@ -6,17 +6,18 @@
  * Wrong or missing tokens are limited per caller (access/admin-failures.ts): 429 with Retry-After
  * after a few failures, before the token is compared (the compare itself stays constant-time).
  */
-import Fastify, { LogController } from 'fastify';
+import Fastify from 'fastify';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { Errors } from '@subx/errors';
 import { portInUse } from '@subx/service-kit';
 import { createAdminFailureLimiter } from './access/admin-failures.ts';
 import type { AdminFailureLimiterOptions } from './access/admin-failures.ts';
-import type { Config } from './config.ts';
 import { logAccess } from './http/access-log.ts';
 import { createErrorHandler } from './http/errors.ts';
 import { installNotFound } from './http/not-found.ts';
-import { genReqId } from './http/request-id.ts';
+import { listenerOptions } from './http/listener-options.ts';
+import type { Config } from './config.ts';
+import type { ListenerConfig } from './http/listener-options.ts';
 
 /** The access module's admin plugin; `publicApp` runs the playground's calls through the real API. */
 export type AdminRoutesPlugin = (
@@ -25,7 +26,7 @@ export type AdminRoutesPlugin = (
 ) => Promise<void>;
 
 export interface AdminAppOptions {
-  config: Pick<Config, 'BODY_LIMIT_BYTES' | 'REQUEST_RECEIVE_TIMEOUT_MS' | 'CONNECTION_IDLE_TIMEOUT_MS'>;
+  config: ListenerConfig;
   routes: AdminRoutesPlugin;
   publicApp: FastifyInstance;
   logger?: FastifyBaseLogger;
@@ -36,18 +37,9 @@ export interface AdminAppOptions {
 export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyInstance> {
   const { config } = options;
   const app = Fastify({
-    ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
-    bodyLimit: config.BODY_LIMIT_BYTES,
-    requestTimeout: config.REQUEST_RECEIVE_TIMEOUT_MS,
-    keepAliveTimeout: config.CONNECTION_IDLE_TIMEOUT_MS,
-    genReqId,
-    requestIdHeader: false,
-    logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
+    ...listenerOptions(config, options.logger),
     // The dashboard calls this port directly: the caller is the socket's peer, never a header.
     trustProxy: false,
-    exposeHeadRoutes: false,
-    return503OnClosing: true,
-    routerOptions: { ignoreTrailingSlash: true },
   }) as unknown as FastifyInstance;
 
   const failures = createAdminFailureLimiter(options.failures);

@@ -3,7 +3,7 @@
  * API is not here: it has a listener of its own (admin-listener.ts), so /admin answers 404 on the
  * public port. Everything it talks to comes in through `deps`.
  */
-import Fastify, { LogController } from 'fastify';
+import Fastify from 'fastify';
 import { observeHttpRequest } from '@subx/service-kit';
 import type { FastifyInstance } from 'fastify';
 import { AppError, Errors } from '@subx/errors';
@@ -18,7 +18,7 @@ import { logAccess } from './http/access-log.ts';
 import { acceptEmptyJsonBody } from './http/json-body.ts';
 import { installNotFound } from './http/not-found.ts';
 import { installReceiveTimeout } from './http/receive-timeout.ts';
-import { genReqId } from './http/request-id.ts';
+import { listenerOptions } from './http/listener-options.ts';
 import mcpPlugin from './mcp/index.ts';
 import { compileValidator } from './http/validation.ts';
 import { registerDocs } from './routes/docs.ts';
@@ -37,23 +37,8 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   const { config } = deps;
   const version = deps.version ?? packageJson.version;
   const app = Fastify({
-    ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
-    bodyLimit: config.BODY_LIMIT_BYTES,
-    // Every wait has a bound (issue 14 item 5): headers + body must arrive within
-    // requestTimeout; idle keep-alive sockets close after keepAliveTimeout. The response side is
-    // bounded by the operations' own deadlines (gRPC deadlines, batch/playlist budgets).
-    requestTimeout: config.REQUEST_RECEIVE_TIMEOUT_MS,
-    keepAliveTimeout: config.CONNECTION_IDLE_TIMEOUT_MS,
-    genReqId,
-    requestIdHeader: false,
-    // One field name for the request id across the system (gRPC handlers log `request_id` too);
-    // fastify's two lines per request are replaced by one access line (http/access-log.ts).
-    logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
+    ...listenerOptions(config, deps.logger),
     trustProxy: config.TRUST_PROXY,
-    // HEAD would run (and count) authenticated GETs; without it HEAD is a 405 like any other method.
-    exposeHeadRoutes: false,
-    return503OnClosing: true,
-    routerOptions: { ignoreTrailingSlash: true },
     // Requests the HTTP parser rejects get the documented error body, not fastify's own.
     clientErrorHandler: createClientErrorHandler(() => app.log),
     // Router-level failures (a path that is not valid percent-encoding) as well.

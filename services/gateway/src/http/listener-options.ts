@@ -1,0 +1,35 @@
+/**
+ * The fastify options both gateway listeners share (the public API in app.ts, the admin API in
+ * admin-listener.ts): the same bounds on receiving, the same request ids and one access line per
+ * request. Each adds what is its own (trust of proxies, error handlers).
+ */
+import { LogController } from 'fastify';
+import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify';
+import type { Config } from '../config.ts';
+import { genReqId } from './request-id.ts';
+
+export type ListenerConfig = Pick<
+  Config,
+  'BODY_LIMIT_BYTES' | 'REQUEST_RECEIVE_TIMEOUT_MS' | 'CONNECTION_IDLE_TIMEOUT_MS'
+>;
+
+export function listenerOptions(config: ListenerConfig, logger: FastifyBaseLogger | undefined) {
+  return {
+    ...(logger ? { loggerInstance: logger } : { logger: false }),
+    bodyLimit: config.BODY_LIMIT_BYTES,
+    // Every wait has a bound (issue 14 item 5): headers + body must arrive within
+    // requestTimeout; idle keep-alive sockets close after keepAliveTimeout. The response side is
+    // bounded by the operations' own deadlines (gRPC deadlines, batch/playlist budgets).
+    requestTimeout: config.REQUEST_RECEIVE_TIMEOUT_MS,
+    keepAliveTimeout: config.CONNECTION_IDLE_TIMEOUT_MS,
+    genReqId,
+    requestIdHeader: false as const,
+    // One field name for the request id across the system (gRPC handlers log `request_id` too);
+    // fastify's two lines per request are replaced by one access line (http/access-log.ts).
+    logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
+    // HEAD would run (and count) authenticated GETs; without it HEAD is a 405 like any other method.
+    exposeHeadRoutes: false,
+    return503OnClosing: true,
+    routerOptions: { ignoreTrailingSlash: true },
+  } satisfies FastifyServerOptions & { loggerInstance?: FastifyBaseLogger };
+}
