@@ -5,7 +5,7 @@
  * because a member (or a producer) stopped for good; these are the two ways that can happen.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server, type Socket } from 'node:net';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import { ConfigResourceTypes, Kafka, logLevel } from 'kafkajs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FAST_KAFKA_TIMINGS, brokerList, describeWithEngine } from '@subx/testing/engines';
@@ -128,4 +128,60 @@ describeWithEngine('kafka', 'Kafka: a consumer kafkajs gave up on', (brokers) =>
     const dlq = await admin.fetchTopicOffsets(`${topic}.dlq`);
     expect(dlq.reduce((n, p) => n + Number(p.high), 0)).toBe(1);
   }, 120_000);
+});
+
+describeWithEngine('kafka', 'Kafka: a broker that is not listening yet', (brokers) => {
+  it('ensureTopics keeps trying until it is, then creates the topics', async () => {
+    // What a service meets when it starts alongside its broker (compose, a fresh cluster): the
+    // address refuses connections for longer than kafkajs's own retries last (about 4 s here).
+    const [host, port] = brokerList(brokers)[0]!.split(':') as [string, string];
+    const reserved = createServer();
+    await new Promise<void>((resolve) => reserved.listen(0, '127.0.0.1', resolve));
+    const late = (reserved.address() as { port: number }).port;
+    await new Promise<void>((resolve) => reserved.close(() => resolve()));
+    const sockets = new Set<Socket>();
+    const proxy = createServer((client) => {
+      const upstream = connect(Number(port), host);
+      for (const s of [client, upstream]) {
+        sockets.add(s);
+        s.on('close', () => sockets.delete(s));
+        s.on('error', () => undefined);
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    const opens = setTimeout(() => proxy.listen(late, '127.0.0.1'), 7_000);
+    const warnings: string[] = [];
+    const bus = createKafkaEventBus({
+      brokers: [`127.0.0.1:${late}`],
+      clientId: 'late-broker',
+      logger: {
+        info: () => undefined,
+        warn: (_fields, message) => void warnings.push(message),
+        error: () => undefined,
+      },
+    });
+    const topic = `t.late.${randomUUID().slice(0, 8)}`;
+    try {
+      const t0 = performance.now();
+      await bus.ensureTopics([topic]);
+      expect(performance.now() - t0).toBeGreaterThan(6_000);
+      expect(warnings.some((m) => m.startsWith('kafka topic setup failed; retrying'))).toBe(true);
+      const check = new Kafka({
+        clientId: 'late-check',
+        brokers: brokerList(brokers),
+        logLevel: logLevel.NOTHING,
+      }).admin();
+      await check.connect();
+      try {
+        expect(await check.listTopics()).toEqual(expect.arrayContaining([topic, `${topic}.dlq`]));
+      } finally {
+        await check.disconnect();
+      }
+    } finally {
+      clearTimeout(opens);
+      await bus.close();
+      for (const s of sockets) s.destroy();
+      proxy.close();
+    }
+  }, 90_000);
 });

@@ -80,6 +80,13 @@ export interface KafkaEventBusOptions {
   sendTimeoutMs?: number;
   /** Delay before a consumer that kafkajs gave up on is started again. Default 1 000 ms. */
   reviveDelayMs?: number;
+  /**
+   * How long creating topics (`ensureTopics`, and the check before a first `subscribe`) keeps
+   * retrying a broker that refuses connections or is still electing leaders. Default 60 000 ms: a
+   * broker started alongside the services (compose, a fresh cluster) takes seconds to get there,
+   * and a service that exits instead is restarted by its supervisor only after a backoff.
+   */
+  topicSetupTimeoutMs?: number;
   observer?: BusObserver;
   /** TLS and SASL (kafka-security.ts); default plaintext. */
   security?: KafkaSecurity;
@@ -134,6 +141,7 @@ export function createKafkaEventBus(options: KafkaEventBusOptions): KafkaEventBu
   const joinTimeoutMs = options.joinTimeoutMs ?? 60_000;
   const sendTimeoutMs = options.sendTimeoutMs ?? 30_000;
   const reviveDelayMs = options.reviveDelayMs ?? 1_000;
+  const topicSetupTimeoutMs = options.topicSetupTimeoutMs ?? 60_000;
 
   const kafka = new Kafka({
     clientId: options.clientId,
@@ -201,28 +209,62 @@ export function createKafkaEventBus(options: KafkaEventBusOptions): KafkaEventBu
       () => (adminPromise = null),
     ));
 
-  /** Creates exactly these topics if missing (no `.dlq` twins). */
+  const dropAdmin = (failed: Promise<Admin>): void => {
+    if (adminPromise !== failed) return;
+    adminPromise = null;
+    void failed
+      .then((admin) => withTimeout(admin.disconnect(), 5_000, 'kafka admin disconnect'))
+      .catch(() => undefined);
+  };
+
+  const createMissing = async (wanted: readonly string[]): Promise<void> => {
+    const current = getAdmin();
+    try {
+      const admin = await current;
+      const existing = new Set(await admin.listTopics());
+      const missing = wanted.filter((t) => !existing.has(t));
+      if (missing.length === 0) return;
+      await admin.createTopics({
+        waitForLeaders: true,
+        topics: missing.map((topic) => ({
+          topic,
+          numPartitions: partitions,
+          ...(options.replicationFactor === undefined
+            ? {}
+            : { replicationFactor: options.replicationFactor }),
+        })),
+      });
+    } catch (error) {
+      // Another process may have created them between listTopics and createTopics.
+      if (String((error as Error).message).includes('already exists')) return;
+      dropAdmin(current);
+      throw error;
+    }
+  };
+
+  /**
+   * Creates exactly these topics if missing (no `.dlq` twins), retrying within
+   * `topicSetupTimeoutMs`. A broker that just started refuses connections, or answers metadata
+   * requests mid leader election, for a few seconds; kafkajs's own retries give up sooner (and its
+   * `listTopics` then fails with a TypeError on the missing metadata), which made a gateway pod
+   * exit at start in a fresh cluster.
+   */
   const ensureExact = async (names: readonly string[]): Promise<void> => {
     const unknown = [...new Set(names)].filter((t) => !knownTopics.has(t));
     if (unknown.length === 0) return;
-    const admin = await getAdmin();
-    const existing = new Set(await admin.listTopics());
-    const missing = unknown.filter((t) => !existing.has(t));
-    if (missing.length > 0) {
+    const deadline = Date.now() + topicSetupTimeoutMs;
+    for (let attempt = 1; ; attempt++) {
       try {
-        await admin.createTopics({
-          waitForLeaders: true,
-          topics: missing.map((topic) => ({
-            topic,
-            numPartitions: partitions,
-            ...(options.replicationFactor === undefined
-              ? {}
-              : { replicationFactor: options.replicationFactor }),
-          })),
-        });
+        await createMissing(unknown);
+        break;
       } catch (error) {
-        // Another process may have created them between listTopics and createTopics.
-        if (!String((error as Error).message).includes('already exists')) throw error;
+        const delay = backoffDelay({ initialMs: 250, maxMs: 2_000 }, attempt);
+        if (closed || Date.now() + delay >= deadline) throw error;
+        logger?.warn(
+          { err: error, topics: unknown, attempt, retryInMs: delay },
+          'kafka topic setup failed; retrying (a broker that just started may not be ready yet)',
+        );
+        await new Promise((resolve) => setTimeout(resolve, delay));
       }
     }
     for (const t of unknown) knownTopics.add(t);
