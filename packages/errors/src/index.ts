@@ -196,7 +196,7 @@ export const ERROR_CATALOG = {
     grpc: GrpcStatus.UNAVAILABLE,
     retryable: true,
     summary:
-      'The video platform refused us (`error.reason`: bot_check, captcha, http_429, rate_limited, page_reload, login_required, po_token, empty_caption_body), or we are leaving it alone for a while after repeated refusals (cooling_down, with Retry-After). Retry later.',
+      'The video platform refused us (`error.reason`: bot_check, captcha, http_429, rate_limited, page_reload, login_required, po_token, empty_caption_body), or we are leaving it alone for a while after repeated refusals (cooling_down, with Retry-After) or to stay under the request rates that get an address blocked (paced, with Retry-After). Retry later.',
   },
   UPSTREAM_TIMEOUT: {
     status: 504,
@@ -242,7 +242,9 @@ export type BlockedReason =
   /** LOGIN_REQUIRED that is neither age nor privacy: a session/IP signal. */
   | 'login_required'
   /** Our own circuit breaker: the platform blocked us repeatedly, so we wait before calling it again. */
-  | 'cooling_down';
+  | 'cooling_down'
+  /** Our own pacing: this egress's request budget is spent for longer than a request may wait. */
+  | 'paced';
 
 export interface AppErrorOptions {
   /** Machine-readable refinement, e.g. the VIDEO_UNAVAILABLE reason. Public. */

@@ -119,6 +119,10 @@ export class YouTubeClient {
         stats.breaker(state);
         external?.breaker?.(state);
       },
+      paced: (request) => {
+        stats.paced(request);
+        external?.paced?.(request);
+      },
     };
     this.#breaker = deps.breaker ?? sharedBreaker(config.baseUrl, config.breaker);
     this.#unsubscribeBreaker = this.#breaker.onStateChange((state) => {

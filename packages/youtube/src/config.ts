@@ -21,6 +21,25 @@ export interface BreakerConfig {
   cooldownMs: number;
 }
 
+export interface PacingConfig {
+  /** `auto`: paced when talking to the real platform (youtube.com), not a fake or a replay. */
+  mode: 'auto' | 'on' | 'off';
+  /** Requests per minute per egress, after the burst. */
+  perMinute: number;
+  /** Requests a quiet egress may send at once. */
+  burst: number;
+  /** What a translated-track request (`tlang`) costs, in plain requests: the platform limits those first. */
+  translatedCost: number;
+  /** The longest a request waits for its turn before it is answered UPSTREAM_BLOCKED (`paced`). */
+  maxWaitMs: number;
+}
+
+/** Whether requests to `baseUrl` are paced: always, never, or (auto) only for the platform itself. */
+export function pacingApplies(config: Pick<YouTubeClientConfig, 'baseUrl' | 'pacing'>): boolean {
+  if (config.pacing.mode !== 'auto') return config.pacing.mode === 'on';
+  return /(^|\.)youtube\.com$/i.test(new URL(config.baseUrl).hostname);
+}
+
 export interface YouTubeClientConfig {
   /** Every request goes here; absolute platform URLs in responses are re-based onto it. */
   baseUrl: string;
@@ -41,6 +60,8 @@ export interface YouTubeClientConfig {
   ladder: { retireAfter: number; probeIntervalMs: number };
   /** With several proxies: how long an egress that drew a bot check or a 429 is skipped before its probe. */
   egressQuarantineMs: number;
+  /** Requests per egress address kept under the rates that get it blocked (egress/pacing.ts). */
+  pacing: PacingConfig;
   /** Client for /next, /browse and the masked metadata /player. */
   webClient: string;
   /** The HTTP API of a bgutil PO-token provider; with it WEB caption URLs get `pot` and WEB joins the ladder. */
@@ -83,6 +104,7 @@ export const DEFAULT_CONFIG: YouTubeClientConfig = {
   captionClients: DEFAULT_CAPTION_CLIENTS,
   ladder: { retireAfter: 3, probeIntervalMs: 60_000 },
   egressQuarantineMs: 300_000,
+  pacing: { mode: 'auto', perMinute: 30, burst: 20, translatedCost: 4, maxWaitMs: 10_000 },
   webClient: 'WEB',
   poTokenProviderUrl: undefined,
   sessions: { size: 4, rotateEvery: 50, bootstrap: 'visitor_id' },
@@ -242,6 +264,10 @@ export function loadYouTubeConfig(env: Env = process.env): YouTubeClientConfig {
     ? numVar(env, 'YOUTUBE_MAX_BODY_BYTES', 0, 1024, 256 * MiB, errors)
     : 0;
   const d = DEFAULT_CONFIG;
+  const pacingMode = env.YOUTUBE_PACING?.trim() || d.pacing.mode;
+  if (pacingMode !== 'auto' && pacingMode !== 'on' && pacingMode !== 'off') {
+    errors.push(`YOUTUBE_PACING must be auto, on or off (got '${pacingMode}')`);
+  }
   const config: YouTubeClientConfig = {
     ...d,
     baseUrl,
@@ -281,6 +307,20 @@ export function loadYouTubeConfig(env: Env = process.env): YouTubeClientConfig {
       86_400_000,
       errors,
     ),
+    pacing: {
+      mode: pacingMode === 'on' || pacingMode === 'off' ? pacingMode : 'auto',
+      perMinute: numVar(env, 'YOUTUBE_PACING_PER_MINUTE', d.pacing.perMinute, 0.1, 1_000_000, errors, false),
+      burst: numVar(env, 'YOUTUBE_PACING_BURST', d.pacing.burst, 1, 1_000_000, errors),
+      translatedCost: numVar(
+        env,
+        'YOUTUBE_PACING_TRANSLATED_COST',
+        d.pacing.translatedCost,
+        1,
+        1_000,
+        errors,
+      ),
+      maxWaitMs: numVar(env, 'YOUTUBE_PACING_MAX_WAIT_MS', d.pacing.maxWaitMs, 0, 600_000, errors),
+    },
     versionRefreshMs: numVar(
       env,
       'YOUTUBE_VERSION_REFRESH_MS',

@@ -39,15 +39,25 @@ export interface UpstreamCall {
 
 export type BreakerState = 'closed' | 'open' | 'half_open';
 
+/** A request's turn under egress pacing: how long it waited, or that it was refused (the wait too long). */
+export interface PacedRequest {
+  waitMs: number;
+  refused: boolean;
+}
+
 export interface UpstreamObserver {
   call(call: UpstreamCall): void;
   breaker?(state: BreakerState): void;
+  paced?(request: PacedRequest): void;
 }
 
 /** Running totals by `client|endpoint|outcome`, kept by every client. */
 export class UpstreamStats implements UpstreamObserver {
   readonly counts = new Map<string, number>();
   breakerState: BreakerState = 'closed';
+  /** Requests that waited for their turn under pacing, and requests refused by it. */
+  pacedWaits = 0;
+  pacedRefusals = 0;
 
   call(c: UpstreamCall): void {
     const key = `${c.client}|${c.endpoint}|${c.outcome}`;
@@ -56,6 +66,11 @@ export class UpstreamStats implements UpstreamObserver {
 
   breaker(state: BreakerState): void {
     this.breakerState = state;
+  }
+
+  paced(request: PacedRequest): void {
+    if (request.refused) this.pacedRefusals++;
+    else if (request.waitMs > 0) this.pacedWaits++;
   }
 
   /** Sum over the entries matching every given field. */

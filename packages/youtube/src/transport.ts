@@ -1,8 +1,9 @@
 import { AppError, Errors } from '@subx/errors';
 import { ProxyAgent, fetch as undiciFetch } from 'undici';
 import type { CircuitBreaker } from './breaker.ts';
+import { EgressPacer, PacingWaitTooLong } from './egress/pacing.ts';
 import { EgressQuarantine } from './egress/quarantine.ts';
-import type { YouTubeClientConfig } from './config.ts';
+import { pacingApplies, type YouTubeClientConfig } from './config.ts';
 import type { UpstreamEndpoint, UpstreamObserver, UpstreamOutcome } from './observer.ts';
 import type { FetchLike, Logger } from './types.ts';
 
@@ -55,7 +56,7 @@ export interface TransportDeps {
   /** Told the outcome of every request sent. */
   observer?: UpstreamObserver | undefined;
   breaker?: CircuitBreaker | undefined;
-  /** Clock of the egress quarantine (tests inject one). */
+  /** Clock of the egress quarantine and pacing (tests inject one). */
   clock?: { now(): number } | undefined;
 }
 
@@ -99,6 +100,8 @@ export class Transport {
   readonly #breaker: CircuitBreaker | undefined;
   readonly #agents: ProxyAgent[];
   readonly #quarantine: EgressQuarantine;
+  /** Undefined when requests are not paced (a fake or a replay platform, or YOUTUBE_PACING=off). */
+  readonly #pacer: EgressPacer | undefined;
   readonly #inflight = new Map<string, Promise<TransportResponse>>();
   /** Upstream calls actually made (coalesced callers count once). */
   upstreamCalls = 0;
@@ -111,6 +114,16 @@ export class Transport {
       quarantineMs: config.egressQuarantineMs,
       clock: deps.clock,
     });
+    this.#pacer = pacingApplies(config)
+      ? new EgressPacer({
+          count: Math.max(1, this.#agents.length),
+          perMinute: config.pacing.perMinute,
+          burst: config.pacing.burst,
+          maxWaitMs: config.pacing.maxWaitMs,
+          clock: deps.clock,
+          sleep: deps.sleep,
+        })
+      : undefined;
     // With proxies the dispatcher must come from the same undici as the fetch (mixing versions breaks).
     this.#fetch =
       deps.fetch ??
@@ -146,6 +159,7 @@ export class Transport {
     proxy = this.#quarantine.pick(proxy);
     for (;;) {
       try {
+        await this.#takeTurn(req, proxy);
         return await this.#once(req, proxy, moves > 0 && this.#agents.length === 1);
       } catch (err) {
         if (err instanceof RetryableNetworkError && attempt < this.#config.retries) {
@@ -156,10 +170,16 @@ export class Transport {
           await this.#sleep(delay);
           continue;
         }
-        if (err instanceof AppError && err.code === 'UPSTREAM_BLOCKED' && err.reason !== 'cooling_down') {
+        const n = this.#agents.length;
+        if (
+          err instanceof AppError &&
+          err.code === 'UPSTREAM_BLOCKED' &&
+          err.reason !== 'cooling_down' &&
+          // our own pacing: another proxy has its own budget, a fresh connection does not
+          (err.reason !== 'paced' || n > 1)
+        ) {
           // Several proxies: move to the next one (at most once through each). One rotating proxy: a new
           // connection gets a new egress address, up to YOUTUBE_BLOCKED_RETRIES times.
-          const n = this.#agents.length;
           const allowed = n > 1 ? n - 1 : n === 1 ? this.#config.blockedRetries : 0;
           if (moves < allowed) {
             moves++;
@@ -169,7 +189,9 @@ export class Transport {
             }
             this.#logger?.warn(
               { reason: err.reason, proxy, fresh_connection: n === 1 },
-              'youtube blocked us; retrying through another egress',
+              err.reason === 'paced'
+                ? 'egress busy under pacing; trying another egress'
+                : 'youtube blocked us; retrying through another egress',
             );
             continue;
           }
@@ -179,6 +201,29 @@ export class Transport {
         }
         throw err;
       }
+    }
+  }
+
+  /**
+   * Waits for this egress's next slot under pacing (every attempt counts: the platform sees each). A
+   * translated track costs more, since `tlang` requests are the first the platform rate-limits.
+   */
+  async #takeTurn(req: TransportRequest, proxy: number): Promise<void> {
+    if (!this.#pacer) return;
+    const cost = /[?&]tlang=/.test(req.url) ? this.#config.pacing.translatedCost : 1;
+    try {
+      const waitMs = await this.#pacer.acquire(proxy, cost);
+      this.#observer?.paced?.({ waitMs, refused: false });
+    } catch (err) {
+      if (!(err instanceof PacingWaitTooLong)) throw err;
+      this.#observer?.paced?.({ waitMs: err.waitMs, refused: true });
+      const seconds = Math.ceil(err.waitMs / 1000);
+      throw Errors.upstreamBlocked(
+        'paced',
+        `We pace our requests to the video platform to stay under the rates that get an address blocked, and this one would wait ${seconds} s for its turn. Retry later.`,
+        undefined,
+        seconds,
+      );
     }
   }
 

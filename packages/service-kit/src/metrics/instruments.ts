@@ -124,6 +124,7 @@ const BREAKER_STATES: readonly BreakerStateLabel[] = ['closed', 'open', 'half_op
 export function upstreamMetrics(component: string): {
   call(call: { client: string; endpoint: string; outcome: UpstreamOutcomeLabel; durationMs: number }): void;
   breaker(state: BreakerStateLabel): void;
+  paced(request: { waitMs: number; refused: boolean }): void;
 } {
   const calls = counter(
     'subx_upstream_requests_total',
@@ -141,6 +142,16 @@ export function upstreamMetrics(component: string): {
     ['component', 'state'],
   );
   for (const state of BREAKER_STATES) breaker.set({ component, state }, state === 'closed' ? 1 : 0);
+  const pacingWait = histogram(
+    'subx_upstream_pacing_wait_seconds',
+    'How long platform requests waited for their turn under egress pacing (YOUTUBE_PACING).',
+    ['component'],
+  );
+  const pacingRefused = counter(
+    'subx_upstream_pacing_refusals_total',
+    'Platform requests refused by egress pacing (the wait would exceed YOUTUBE_PACING_MAX_WAIT_MS): answered UPSTREAM_BLOCKED paced.',
+    ['component'],
+  );
   return {
     call({ client, endpoint, outcome, durationMs }) {
       calls.inc({ component, client, upstream_endpoint: endpoint, outcome });
@@ -148,6 +159,10 @@ export function upstreamMetrics(component: string): {
     },
     breaker(current) {
       for (const state of BREAKER_STATES) breaker.set({ component, state }, state === current ? 1 : 0);
+    },
+    paced({ waitMs, refused }) {
+      if (refused) pacingRefused.inc({ component });
+      else pacingWait.observe({ component }, waitMs / 1000);
     },
   };
 }

@@ -93,6 +93,17 @@ describe('recording', () => {
     ).toBe(1);
   });
 
+  it('upstream pacing: waits in a histogram, refusals counted', async () => {
+    const observer = upstreamMetrics('extractor');
+    observer.paced({ waitMs: 1_500, refused: false });
+    observer.paced({ waitMs: 0, refused: false });
+    observer.paced({ waitMs: 12_000, refused: true });
+    const text = await scrape();
+    expect(valueOf(text, 'subx_upstream_pacing_wait_seconds_count{component="extractor"}')).toBe(2);
+    expect(valueOf(text, 'subx_upstream_pacing_wait_seconds_sum{component="extractor"}')).toBe(1.5);
+    expect(valueOf(text, 'subx_upstream_pacing_refusals_total{component="extractor"}')).toBe(1);
+  });
+
   it('cache: named by the first key segment, never by the id in the key', async () => {
     const onLookup = cacheLookupMetrics();
     onLookup('transcript:v1:dQw4w9WgXcQ:en:o:', true);
