@@ -730,8 +730,11 @@ describe.skipIf(!helm)('helm chart deploy/helm/subx', () => {
           'SubxKafkaConsumerLagHigh',
           'SubxLatencyBudgetBurn',
           'SubxOutboxBacklogOld',
+          'SubxPoTokenProviderFailing',
+          'SubxPoTokenProviderSlow',
           'SubxUpstreamBlockedRatioHigh',
           'SubxUpstreamCircuitOpen',
+          'SubxUpstreamClientRejected',
         ].sort(),
       );
       for (const a of alerts) {

@@ -26,7 +26,7 @@ import { commentsContinuation, playlistContinuation } from './tokens.ts';
 import { Transport, UpstreamHttpError, outcomeOf, type TransportResponse } from './transport.ts';
 import { AdaptiveLadder } from './ladder/adaptive-ladder.ts';
 import { parseJson, playerBody } from './requests.ts';
-import { PoTokenProvider, type PoTokenHealth } from './po-tokens/provider.ts';
+import { PoTokenProvider, type PoTokenHealth, type PoTokenObserver } from './po-tokens/provider.ts';
 import {
   NEXT_FIELDS,
   type Clock,
@@ -98,6 +98,7 @@ export class YouTubeClient {
   #versionCheckedAt: number;
   #versionRefresh: Promise<void> | undefined;
   #poTokens: PoTokenProvider | undefined;
+  readonly #poTokenObserver: PoTokenObserver | undefined;
   /** Running totals of upstream outcomes (client, endpoint, outcome). */
   readonly upstreamStats = new UpstreamStats();
 
@@ -124,6 +125,7 @@ export class YouTubeClient {
         external?.paced?.(request);
       },
     };
+    this.#poTokenObserver = deps.observer?.poToken;
     this.#breaker = deps.breaker ?? sharedBreaker(config.baseUrl, config.breaker);
     this.#unsubscribeBreaker = this.#breaker.onStateChange((state) => {
       observer.breaker?.(state);
@@ -771,6 +773,7 @@ export class YouTubeClient {
       timeoutMs: this.#config.timeoutMs,
       clock: this.#clock,
       maxEntries: PO_TOKEN_CACHE,
+      ...(this.#poTokenObserver ? { observer: this.#poTokenObserver } : {}),
     });
     return this.#poTokens.get(videoId);
   }

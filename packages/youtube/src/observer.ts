@@ -1,3 +1,5 @@
+import type { PoTokenObserver } from './po-tokens/provider.ts';
+
 /**
  * The one place where every upstream call's outcome is reported. The client calls it once per HTTP
  * request it sends to the platform (coalesced callers share one report), and whenever the shared
@@ -49,6 +51,8 @@ export interface UpstreamObserver {
   call(call: UpstreamCall): void;
   breaker?(state: BreakerState): void;
   paced?(request: PacedRequest): void;
+  /** The PO-token provider, measured like any dependency (po-tokens/provider.ts). */
+  poToken?: PoTokenObserver;
 }
 
 /** Running totals by `client|endpoint|outcome`, kept by every client. */

@@ -112,6 +112,9 @@ export function observeGrpcCall(
 
 export type UpstreamOutcomeLabel =
   'ok' | 'blocked' | 'rate_limited' | 'client_rejected' | 'timeout' | 'error';
+/** Tokens live up to 6 h (bgutil's cache): a minute to six hours. */
+const PO_TOKEN_AGE_BUCKETS = [0, 60, 300, 900, 1_800, 3_600, 7_200, 14_400, 21_600];
+
 export type BreakerStateLabel = 'closed' | 'open' | 'half_open';
 const BREAKER_STATES: readonly BreakerStateLabel[] = ['closed', 'open', 'half_open'];
 
@@ -125,6 +128,10 @@ export function upstreamMetrics(component: string): {
   call(call: { client: string; endpoint: string; outcome: UpstreamOutcomeLabel; durationMs: number }): void;
   breaker(state: BreakerStateLabel): void;
   paced(request: { waitMs: number; refused: boolean }): void;
+  poToken: {
+    call(call: { outcome: 'ok' | 'error'; durationMs: number }): void;
+    served(ageMs: number): void;
+  };
 } {
   const calls = counter(
     'subx_upstream_requests_total',
@@ -152,6 +159,20 @@ export function upstreamMetrics(component: string): {
     'Platform requests refused by egress pacing (the wait would exceed YOUTUBE_PACING_MAX_WAIT_MS): answered UPSTREAM_BLOCKED paced.',
     ['component'],
   );
+  const poTokenCalls = counter(
+    'subx_po_token_requests_total',
+    'Calls to the PO-token provider (YOUTUBE_PO_TOKEN_PROVIDER_URL), by outcome (ok, error).',
+    ['component', 'outcome'],
+  );
+  const poTokenDuration = histogram('subx_po_token_request_duration_seconds', 'PO-token provider latency.', [
+    'component',
+  ]);
+  const poTokenAge = histogram(
+    'subx_po_token_age_seconds',
+    'Age of the PO tokens put on caption URLs (0 for a freshly minted one).',
+    ['component'],
+    PO_TOKEN_AGE_BUCKETS,
+  );
   return {
     call({ client, endpoint, outcome, durationMs }) {
       calls.inc({ component, client, upstream_endpoint: endpoint, outcome });
@@ -163,6 +184,15 @@ export function upstreamMetrics(component: string): {
     paced({ waitMs, refused }) {
       if (refused) pacingRefused.inc({ component });
       else pacingWait.observe({ component }, waitMs / 1000);
+    },
+    poToken: {
+      call({ outcome, durationMs }) {
+        poTokenCalls.inc({ component, outcome });
+        poTokenDuration.observe({ component }, durationMs / 1000);
+      },
+      served(ageMs) {
+        poTokenAge.observe({ component }, ageMs / 1000);
+      },
     },
   };
 }

@@ -93,6 +93,20 @@ describe('recording', () => {
     ).toBe(1);
   });
 
+  it('PO-token provider: calls by outcome, latency, and the age of tokens served', async () => {
+    const observer = upstreamMetrics('extractor');
+    observer.poToken.call({ outcome: 'ok', durationMs: 40 });
+    observer.poToken.call({ outcome: 'error', durationMs: 2_000 });
+    observer.poToken.served(0);
+    observer.poToken.served(7_200_000);
+    const text = await scrape();
+    expect(valueOf(text, 'subx_po_token_requests_total{component="extractor",outcome="ok"}')).toBe(1);
+    expect(valueOf(text, 'subx_po_token_requests_total{component="extractor",outcome="error"}')).toBe(1);
+    expect(valueOf(text, 'subx_po_token_request_duration_seconds_count{component="extractor"}')).toBe(2);
+    expect(valueOf(text, 'subx_po_token_age_seconds_bucket{le="3600",component="extractor"}')).toBe(1);
+    expect(valueOf(text, 'subx_po_token_age_seconds_bucket{le="7200",component="extractor"}')).toBe(2);
+  });
+
   it('upstream pacing: waits in a histogram, refusals counted', async () => {
     const observer = upstreamMetrics('extractor');
     observer.paced({ waitMs: 1_500, refused: false });
