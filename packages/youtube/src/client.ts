@@ -1,7 +1,8 @@
 import { AppError, Errors } from '@subx/errors';
 import { sharedBreaker, type CircuitBreaker } from './breaker.ts';
 import { isWebFamily, type InnertubeClient } from './clients.ts';
-import type { YouTubeClientConfig } from './config.ts';
+import type { ClientIdentities, YouTubeClientConfig } from './config.ts';
+import { ClientsFile, readInitialIdentities } from './identities/clients-file.ts';
 import { availableLanguages, captionUrl, chooseTrack, type TrackChoice } from './language.ts';
 import { UpstreamStats, type UpstreamCall, type UpstreamObserver } from './observer.ts';
 import { parseCommentsPage, type CommentsPage, type CommentThread } from './parse/comments.ts';
@@ -85,7 +86,8 @@ const MICROFORMAT_MASK = '&$fields=microformat,videoDetails';
 const PO_TOKEN_CACHE = 500;
 
 export class YouTubeClient {
-  readonly #config: YouTubeClientConfig;
+  /** Replaced (never mutated) when the client identities file changes. */
+  #config: YouTubeClientConfig;
   readonly #transport: Transport;
   readonly #clock: Clock;
   readonly #ladder: AdaptiveLadder;
@@ -94,7 +96,8 @@ export class YouTubeClient {
   readonly #breaker: CircuitBreaker;
   readonly #unsubscribeBreaker: () => void;
   /** Client contexts; the WEB version is healed at run time from /sw.js_data. */
-  readonly #clients: Record<string, InnertubeClient>;
+  #clients: Record<string, InnertubeClient>;
+  readonly #clientsFile: ClientsFile | undefined;
   #versionCheckedAt: number;
   #versionRefresh: Promise<void> | undefined;
   #poTokens: PoTokenProvider | undefined;
@@ -108,6 +111,19 @@ export class YouTubeClient {
     this.#ladder = deps.ladder ?? new AdaptiveLadder({ clock: this.#clock, ...config.ladder });
     this.#logger = deps.logger;
     this.#clients = structuredClone(config.clients);
+    this.#clientsFile = config.clientsFile
+      ? new ClientsFile(
+          {
+            path: config.clientsFile,
+            intervalMs: config.clientsFileCheckMs,
+            poTokenProvider: config.poTokenProviderUrl !== undefined,
+            apply: (identities) => this.useIdentities(identities),
+            logger: deps.logger,
+          },
+          readInitialIdentities(config.clientsFile),
+        )
+      : undefined;
+    this.#clientsFile?.start();
     this.#versionCheckedAt = Date.now();
     const stats = this.upstreamStats;
     const external = deps.observer;
@@ -181,7 +197,27 @@ export class YouTubeClient {
     return this.#sessions.warmUp(timeoutMs);
   }
 
+  /**
+   * Switches to new client identities (the identities file changed): requests from now on use them;
+   * the adaptive ladder keeps its record per name and version, so a new version starts clean.
+   */
+  useIdentities(identities: ClientIdentities): void {
+    this.#clients = structuredClone(identities.clients);
+    this.#config = {
+      ...this.#config,
+      clients: identities.clients,
+      captionClients: identities.captionClients,
+      webClient: identities.webClient,
+    };
+  }
+
+  /** Reads the identities file now, as its timer does (for tests and operators' tooling). */
+  reloadIdentities(): Promise<void> {
+    return this.#clientsFile?.check() ?? Promise.resolve();
+  }
+
   async close(): Promise<void> {
+    this.#clientsFile?.stop();
     this.#unsubscribeBreaker();
     await this.#sessions.close();
     await this.#transport.close();

@@ -1,3 +1,4 @@
+import { readFileSync, statSync } from 'node:fs';
 import { Errors } from '@subx/errors';
 import { DEFAULT_CAPTION_CLIENTS, DEFAULT_CLIENTS, isWebFamily, type InnertubeClient } from './clients.ts';
 import type { UpstreamEndpoint } from './observer.ts';
@@ -40,6 +41,9 @@ export function pacingApplies(config: Pick<YouTubeClientConfig, 'baseUrl' | 'pac
   return /(^|\.)youtube\.com$/i.test(new URL(config.baseUrl).hostname);
 }
 
+/** Which InnerTube clients exist and how the caption ladder uses them: what YOUTUBE_CLIENTS sets. */
+export type ClientIdentities = Pick<YouTubeClientConfig, 'clients' | 'captionClients' | 'webClient'>;
+
 export interface YouTubeClientConfig {
   /** Every request goes here; absolute platform URLs in responses are re-based onto it. */
   baseUrl: string;
@@ -64,6 +68,13 @@ export interface YouTubeClientConfig {
   pacing: PacingConfig;
   /** Client for /next, /browse and the masked metadata /player. */
   webClient: string;
+  /**
+   * A file of client identities (the YOUTUBE_CLIENTS format, e.g. a mounted ConfigMap), read again
+   * every `clientsFileCheckMs` while running: a valid change applies without a restart, an invalid one
+   * is logged and the identities in use are kept (identities/clients-file.ts).
+   */
+  clientsFile: string | undefined;
+  clientsFileCheckMs: number;
   /** The HTTP API of a bgutil PO-token provider; with it WEB caption URLs get `pot` and WEB joins the ladder. */
   poTokenProviderUrl: string | undefined;
   sessions: SessionConfig;
@@ -107,6 +118,8 @@ export const DEFAULT_CONFIG: YouTubeClientConfig = {
   pacing: { mode: 'auto', perMinute: 30, burst: 20, translatedCost: 4, maxWaitMs: 10_000 },
   webClient: 'WEB',
   poTokenProviderUrl: undefined,
+  clientsFile: undefined,
+  clientsFileCheckMs: 10_000,
   sessions: { size: 4, rotateEvery: 50, bootstrap: 'visitor_id' },
   breaker: { minBlocks: 10, ratio: 0.5, windowMs: 60_000, cooldownMs: 30_000 },
   versionRefreshMs: 6 * 3_600_000,
@@ -163,7 +176,8 @@ function clientsVar(
   raw: string | undefined,
   poTokenProvider: boolean,
   errors: string[],
-): Pick<YouTubeClientConfig, 'clients' | 'captionClients' | 'webClient'> {
+  source = 'YOUTUBE_CLIENTS',
+): ClientIdentities {
   const base = {
     clients: structuredClone(DEFAULT_CLIENTS),
     captionClients: [...DEFAULT_CAPTION_CLIENTS],
@@ -174,17 +188,17 @@ function clientsVar(
     try {
       parsed = JSON.parse(raw);
     } catch {
-      errors.push('YOUTUBE_CLIENTS must be JSON');
+      errors.push(`${source} must be JSON`);
       return base;
     }
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-      errors.push('YOUTUBE_CLIENTS must be a JSON object with optional order, web and clients');
+      errors.push(`${source} must be a JSON object with optional order, web and clients`);
       return base;
     }
     const p = parsed as { order?: unknown; web?: unknown; clients?: unknown };
     if (p.clients !== undefined) {
       if (typeof p.clients !== 'object' || p.clients === null)
-        errors.push('YOUTUBE_CLIENTS.clients must be an object');
+        errors.push(`${source}.clients must be an object`);
       else {
         for (const [name, override] of Object.entries(p.clients as Record<string, unknown>)) {
           const merged = {
@@ -196,7 +210,7 @@ function clientsVar(
             typeof merged.id !== 'number' ||
             typeof merged.userAgent !== 'string'
           ) {
-            errors.push(`YOUTUBE_CLIENTS.clients.${name} needs id (number), version and userAgent (strings)`);
+            errors.push(`${source}.clients.${name} needs id (number), version and userAgent (strings)`);
             continue;
           }
           base.clients[name] = merged;
@@ -205,21 +219,21 @@ function clientsVar(
     }
     if (p.order !== undefined) {
       if (!Array.isArray(p.order) || p.order.length === 0 || !p.order.every((c) => typeof c === 'string')) {
-        errors.push('YOUTUBE_CLIENTS.order must be a non-empty array of client names');
+        errors.push(`${source}.order must be a non-empty array of client names`);
       } else base.captionClients = p.order as string[];
     }
     if (p.web !== undefined) {
-      if (typeof p.web !== 'string') errors.push('YOUTUBE_CLIENTS.web must be a client name');
+      if (typeof p.web !== 'string') errors.push(`${source}.web must be a client name`);
       else base.webClient = p.web;
     }
   }
   for (const name of [...base.captionClients, base.webClient]) {
-    if (!base.clients[name]) errors.push(`YOUTUBE_CLIENTS names an unknown client '${name}'`);
+    if (!base.clients[name]) errors.push(`${source} names an unknown client '${name}'`);
   }
   const gated = base.captionClients.filter((n) => base.clients[n] && isWebFamily(base.clients[n]));
   if (gated.length > 0 && !poTokenProvider) {
     errors.push(
-      `YOUTUBE_CLIENTS.order lists ${gated.join(', ')}, whose caption URLs need a PO token since Aug 2026: ` +
+      `${source}.order lists ${gated.join(', ')}, whose caption URLs need a PO token since Aug 2026: ` +
         'set YOUTUBE_PO_TOKEN_PROVIDER_URL or leave them out',
     );
   }
@@ -228,6 +242,44 @@ function clientsVar(
     base.captionClients = [...base.captionClients, base.webClient];
   }
   return base;
+}
+
+/**
+ * Client identities from JSON in the YOUTUBE_CLIENTS format (for the identities file, read again
+ * while running): the identities, or every problem found, each naming `source`.
+ */
+export function parseClientIdentities(
+  raw: string,
+  poTokenProvider: boolean,
+  source: string,
+): { identities: ClientIdentities; errors: string[] } {
+  const errors: string[] = [];
+  const identities = clientsVar(raw, poTokenProvider, errors, source);
+  return { identities, errors };
+}
+
+/** The largest identities file read: a few clients are a few KiB. */
+export const MAX_CLIENTS_FILE_BYTES = 256 * 1024;
+
+function clientsFileVar(
+  path: string,
+  poTokenProvider: boolean,
+  errors: string[],
+): ClientIdentities | undefined {
+  let raw: string;
+  try {
+    if (statSync(path).size > MAX_CLIENTS_FILE_BYTES) {
+      errors.push(`YOUTUBE_CLIENTS_FILE ${path} is larger than ${MAX_CLIENTS_FILE_BYTES} bytes`);
+      return undefined;
+    }
+    raw = readFileSync(path, 'utf8');
+  } catch (err) {
+    errors.push(
+      `YOUTUBE_CLIENTS_FILE ${path} cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
+    return undefined;
+  }
+  return clientsVar(raw, poTokenProvider, errors, `YOUTUBE_CLIENTS_FILE ${path}`);
 }
 
 /** Reads the YOUTUBE_* variables; every problem is reported at once in one INVALID_REQUEST error. */
@@ -264,6 +316,10 @@ export function loadYouTubeConfig(env: Env = process.env): YouTubeClientConfig {
     ? numVar(env, 'YOUTUBE_MAX_BODY_BYTES', 0, 1024, 256 * MiB, errors)
     : 0;
   const d = DEFAULT_CONFIG;
+  const clientsFile = env.YOUTUBE_CLIENTS_FILE?.trim() || undefined;
+  if (clientsFile && env.YOUTUBE_CLIENTS?.trim()) {
+    errors.push('set YOUTUBE_CLIENTS or YOUTUBE_CLIENTS_FILE, not both (the file replaces the variable)');
+  }
   const pacingMode = env.YOUTUBE_PACING?.trim() || d.pacing.mode;
   if (pacingMode !== 'auto' && pacingMode !== 'on' && pacingMode !== 'off') {
     errors.push(`YOUTUBE_PACING must be auto, on or off (got '${pacingMode}')`);
@@ -335,7 +391,17 @@ export function loadYouTubeConfig(env: Env = process.env): YouTubeClientConfig {
           number
         >)
       : d.maxBodyBytes,
-    ...clientsVar(env.YOUTUBE_CLIENTS, poTokenProviderUrl !== undefined, errors),
+    clientsFile,
+    clientsFileCheckMs: numVar(
+      env,
+      'YOUTUBE_CLIENTS_FILE_CHECK_MS',
+      d.clientsFileCheckMs,
+      1_000,
+      3_600_000,
+      errors,
+    ),
+    ...((clientsFile ? clientsFileVar(clientsFile, poTokenProviderUrl !== undefined, errors) : undefined) ??
+      clientsVar(env.YOUTUBE_CLIENTS, poTokenProviderUrl !== undefined, errors)),
   };
   if (errors.length > 0) {
     throw Errors.invalidRequest(`Invalid YouTube client configuration: ${errors.join('; ')}`, { errors });
