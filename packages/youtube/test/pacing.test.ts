@@ -8,6 +8,7 @@ import { startFakeYouTube, videoIds, type FakeYouTube } from '@subx/testing/fake
 import type { AppError } from '@subx/errors';
 import { YouTubeClient } from '../src/client.ts';
 import { loadYouTubeConfig, pacingApplies } from '../src/config.ts';
+import { virtualTime } from './virtual-time.ts';
 
 let fake: FakeYouTube;
 beforeAll(async () => {
@@ -16,21 +17,7 @@ beforeAll(async () => {
 afterAll(() => fake.close());
 beforeEach(() => fake.reset());
 
-/** Time moves only when the client sleeps, so waits are exact and cost no real time. */
-function virtualTime() {
-  let now = 1_000_000;
-  const slept: number[] = [];
-  return {
-    clock: { now: () => now },
-    sleep: async (ms: number) => {
-      slept.push(ms);
-      now += ms;
-    },
-    slept,
-  };
-}
-
-function pacedClient(env: Record<string, string>, time = virtualTime()) {
+function pacedClient(env: Record<string, string>, time = virtualTime(1_000_000)) {
   const config = loadYouTubeConfig({ YOUTUBE_BASE_URL: fake.url, YOUTUBE_PACING: 'on', ...env });
   return { yt: YouTubeClient.create(config, { clock: time.clock, sleep: time.sleep }), time };
 }
@@ -117,7 +104,7 @@ describe('egress pacing', () => {
   });
 
   it('under auto against the fake nothing waits, whatever the budget', async () => {
-    const time = virtualTime();
+    const time = virtualTime(1_000_000);
     const config = loadYouTubeConfig({
       YOUTUBE_BASE_URL: fake.url,
       YOUTUBE_PACING_PER_MINUTE: '1',

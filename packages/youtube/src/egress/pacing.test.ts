@@ -1,20 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { virtualTime } from '../../test/virtual-time.ts';
 import { EgressPacer, PacingWaitTooLong } from './pacing.ts';
-
-/** A clock that only moves when the pacer sleeps: waits are exact and the test takes no time. */
-function virtualTime() {
-  let now = 0;
-  const slept: number[] = [];
-  return {
-    clock: { now: () => now },
-    sleep: async (ms: number) => {
-      slept.push(ms);
-      now += ms;
-    },
-    advance: (ms: number) => void (now += ms),
-    slept,
-  };
-}
 
 describe('EgressPacer', () => {
   it('lets a burst through, then spaces requests at the rate', async () => {
