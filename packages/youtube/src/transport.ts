@@ -122,6 +122,10 @@ export class Transport {
           maxWaitMs: config.pacing.maxWaitMs,
           clock: deps.clock,
           sleep: deps.sleep,
+          // the address is what the platform counts: one budget per egress for the whole process
+          sharedKeys: (config.proxies.length > 0 ? config.proxies : ['direct']).map(
+            (egress) => `${config.baseUrl}|${egress}`,
+          ),
         })
       : undefined;
     // With proxies the dispatcher must come from the same undici as the fetch (mixing versions breaks).

@@ -71,4 +71,16 @@ describe('EgressPacer', () => {
   it('refuses a rate that is not positive', () => {
     expect(() => new EgressPacer({ count: 1, perMinute: 0, burst: 1, maxWaitMs: 0 })).toThrow(RangeError);
   });
+
+  it('shares a bucket per egress key across pacers of the process (real clock only)', async () => {
+    const key = `http://127.0.0.1:1|direct|${Math.random()}`;
+    const options = { count: 1, perMinute: 6, burst: 1, maxWaitMs: 0, sharedKeys: [key] };
+    const first = new EgressPacer(options);
+    const second = new EgressPacer(options);
+    expect(await first.acquire(0)).toBe(0);
+    // the other pacer (another client of the same address) finds the budget spent
+    await expect(second.acquire(0)).rejects.toBeInstanceOf(PacingWaitTooLong);
+    const isolated = new EgressPacer({ ...options, sharedKeys: [`${key}-other`] });
+    expect(await isolated.acquire(0)).toBe(0);
+  });
 });

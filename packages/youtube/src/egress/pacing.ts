@@ -27,7 +27,16 @@ export interface EgressPacingOptions {
   maxWaitMs: number;
   clock?: PacingClock;
   sleep?: (ms: number) => Promise<void>;
+  /**
+   * One key per egress (base URL and proxy): buckets with the same key are shared by every pacer of
+   * the process, so two clients (the extractor's and the comments service's in `npm start`, or a
+   * canary's) spend one budget per address, as the platform counts it. Only with the real clock.
+   */
+  sharedKeys?: readonly string[];
 }
+
+/** Process-wide buckets by egress key (and rate, so a different setting gets its own). */
+const sharedBuckets = new Map<string, Bucket>();
 
 /** Thrown when the tokens a request needs would take longer than `maxWaitMs` to come. */
 export class PacingWaitTooLong extends Error {
@@ -60,10 +69,17 @@ export class EgressPacer {
     this.#clock = options.clock ?? { now: () => Date.now() };
     this.#sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     const now = this.#clock.now();
-    this.#buckets = Array.from({ length: Math.max(1, options.count) }, () => ({
-      tokens: this.#burst,
-      at: now,
-    }));
+    const fresh = (): Bucket => ({ tokens: this.#burst, at: now });
+    if (options.sharedKeys && options.sharedKeys.length > 0 && !options.clock) {
+      this.#buckets = options.sharedKeys.map((key) => {
+        const id = `${key} ${options.perMinute}/${this.#burst}`;
+        let bucket = sharedBuckets.get(id);
+        if (!bucket) sharedBuckets.set(id, (bucket = fresh()));
+        return bucket;
+      });
+    } else {
+      this.#buckets = Array.from({ length: Math.max(1, options.count) }, fresh);
+    }
   }
 
   /**
