@@ -72,7 +72,7 @@ describe('EgressPacer', () => {
     expect(() => new EgressPacer({ count: 1, perMinute: 0, burst: 1, maxWaitMs: 0 })).toThrow(RangeError);
   });
 
-  it('shares a bucket per egress key across pacers of the process (real clock only)', async () => {
+  it('shares a bucket per egress key across pacers of the process (real time only)', async () => {
     const key = `http://127.0.0.1:1|direct|${Math.random()}`;
     const options = { count: 1, perMinute: 6, burst: 1, maxWaitMs: 0, sharedKeys: [key] };
     const first = new EgressPacer(options);

@@ -30,7 +30,8 @@ export interface EgressPacingOptions {
   /**
    * One key per egress (base URL and proxy): buckets with the same key are shared by every pacer of
    * the process, so two clients (the extractor's and the comments service's in `npm start`, or a
-   * canary's) spend one budget per address, as the platform counts it. Only with the real clock.
+   * canary's) spend one budget per address, as the platform counts it. Not with an injected `sleep`
+   * (a test's virtual time keeps its buckets to itself).
    */
   sharedKeys?: readonly string[];
 }
@@ -70,7 +71,7 @@ export class EgressPacer {
     this.#sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     const now = this.#clock.now();
     const fresh = (): Bucket => ({ tokens: this.#burst, at: now });
-    if (options.sharedKeys && options.sharedKeys.length > 0 && !options.clock) {
+    if (options.sharedKeys && options.sharedKeys.length > 0 && !options.sleep) {
       this.#buckets = options.sharedKeys.map((key) => {
         const id = `${key} ${options.perMinute}/${this.#burst}`;
         let bucket = sharedBuckets.get(id);
