@@ -167,6 +167,11 @@ export class YouTubeClient {
     return new YouTubeClient(config, deps);
   }
 
+  /** The configuration in use (identities included, as the identities file last set them). */
+  get config(): YouTubeClientConfig {
+    return this.#config;
+  }
+
   /** Upstream HTTP calls made so far (coalesced calls count once). */
   get upstreamCalls(): number {
     return this.#transport.upstreamCalls;

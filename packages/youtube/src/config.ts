@@ -1,4 +1,5 @@
 import { readFileSync, statSync } from 'node:fs';
+import { parseCanaryVideos } from './canary/videos.ts';
 import { Errors } from '@subx/errors';
 import { DEFAULT_CAPTION_CLIENTS, DEFAULT_CLIENTS, isWebFamily, type InnertubeClient } from './clients.ts';
 import type { UpstreamEndpoint } from './observer.ts';
@@ -75,6 +76,8 @@ export interface YouTubeClientConfig {
    */
   clientsFile: string | undefined;
   clientsFileCheckMs: number;
+  /** Canaries (canary/canary.ts): off while `videos` is empty (CANARY_VIDEOS unset). */
+  canary: { videos: { id: string; language: string }[]; intervalMs: number };
   /** The HTTP API of a bgutil PO-token provider; with it WEB caption URLs get `pot` and WEB joins the ladder. */
   poTokenProviderUrl: string | undefined;
   sessions: SessionConfig;
@@ -120,6 +123,7 @@ export const DEFAULT_CONFIG: YouTubeClientConfig = {
   poTokenProviderUrl: undefined,
   clientsFile: undefined,
   clientsFileCheckMs: 10_000,
+  canary: { videos: [], intervalMs: 900_000 },
   sessions: { size: 4, rotateEvery: 50, bootstrap: 'visitor_id' },
   breaker: { minBlocks: 10, ratio: 0.5, windowMs: 60_000, cooldownMs: 30_000 },
   versionRefreshMs: 6 * 3_600_000,
@@ -320,6 +324,12 @@ export function loadYouTubeConfig(env: Env = process.env): YouTubeClientConfig {
   if (clientsFile && env.YOUTUBE_CLIENTS?.trim()) {
     errors.push('set YOUTUBE_CLIENTS or YOUTUBE_CLIENTS_FILE, not both (the file replaces the variable)');
   }
+  let canaryVideos: YouTubeClientConfig['canary']['videos'] = [];
+  try {
+    canaryVideos = parseCanaryVideos(env.CANARY_VIDEOS);
+  } catch (err) {
+    errors.push((err as Error).message);
+  }
   const pacingMode = env.YOUTUBE_PACING?.trim() || d.pacing.mode;
   if (pacingMode !== 'auto' && pacingMode !== 'on' && pacingMode !== 'off') {
     errors.push(`YOUTUBE_PACING must be auto, on or off (got '${pacingMode}')`);
@@ -391,6 +401,10 @@ export function loadYouTubeConfig(env: Env = process.env): YouTubeClientConfig {
           number
         >)
       : d.maxBodyBytes,
+    canary: {
+      videos: canaryVideos,
+      intervalMs: numVar(env, 'CANARY_INTERVAL_MS', d.canary.intervalMs, 10_000, 86_400_000, errors),
+    },
     clientsFile,
     clientsFileCheckMs: numVar(
       env,

@@ -15,6 +15,8 @@ export {
   type LadderVerdict,
 } from './ladder/adaptive-ladder.ts';
 export { EgressQuarantine } from './egress/quarantine.ts';
+export { Canary, type CanaryOptions, type CanaryProbe } from './canary/canary.ts';
+export { parseCanaryVideos, type CanaryVideo } from './canary/videos.ts';
 export { PoTokenProvider, type PoTokenHealth } from './po-tokens/provider.ts';
 export { playlistContinuation, commentsContinuation } from './tokens.ts';
 export type { Session } from './sessions.ts';

@@ -4,9 +4,15 @@
  */
 import type { Clock, EventBus, KeyValueStore, Subscription } from '@subx/ports';
 import { createJsonCache, systemClock } from '@subx/ports';
-import { cacheLookupMetrics, startGrpcServer, upstreamMetrics, grpcTlsFromConfig } from '@subx/service-kit';
+import {
+  cacheLookupMetrics,
+  canaryMetrics,
+  startGrpcServer,
+  upstreamMetrics,
+  grpcTlsFromConfig,
+} from '@subx/service-kit';
 import type { Logger } from '@subx/service-kit';
-import { YouTubeClient } from '@subx/youtube';
+import { Canary, YouTubeClient } from '@subx/youtube';
 import type { YouTubeClientConfig } from '@subx/youtube';
 import type { ExtractorConfig } from './config.ts';
 import { createExtractionService } from './extraction-service.ts';
@@ -47,11 +53,26 @@ export async function startExtractorService(
 ): Promise<RunningExtractorService> {
   const { config, logger } = options;
   const clock = options.clock ?? systemClock;
+  const upstream = upstreamMetrics('extractor');
   const youtube = YouTubeClient.create(options.youtube, {
     clock,
     logger: logger.child({ component: 'youtube' }),
-    observer: upstreamMetrics('extractor'),
+    observer: upstream,
   });
+  // CANARY_VIDEOS: a known video through every client of the ladder and every egress, on a timer,
+  // in the same upstream metrics, so a client the platform retired shows before users see it.
+  const canary =
+    options.youtube.canary.videos.length > 0
+      ? new Canary({
+          config: () => youtube.config,
+          videos: options.youtube.canary.videos,
+          intervalMs: options.youtube.canary.intervalMs,
+          observer: upstream,
+          logger: logger.child({ component: 'canary' }),
+          onProbe: canaryMetrics(),
+        })
+      : undefined;
+  canary?.start();
   const extraction = createExtractionService({
     youtube,
     cache: createJsonCache(options.kv, { prefix: 'extractor', onLookup: cacheLookupMetrics() }),
@@ -85,7 +106,12 @@ export async function startExtractorService(
     });
   }
   logger.info(
-    { port: server.port, workers: worker !== undefined, youtube: options.youtube.baseUrl },
+    {
+      port: server.port,
+      workers: worker !== undefined,
+      youtube: options.youtube.baseUrl,
+      canary: canary ? options.youtube.canary.videos.map((v) => v.id) : 'off',
+    },
     'extractor started',
   );
   return {
@@ -94,6 +120,7 @@ export async function startExtractorService(
       // Stop taking jobs first (the in-flight ones finish and commit), then the gRPC intake.
       await worker?.stop();
       await server.shutdown(timeoutMs);
+      await canary?.close();
     },
   };
 }

@@ -197,6 +197,34 @@ export function upstreamMetrics(component: string): {
   };
 }
 
+/**
+ * What the canary (CANARY_VIDEOS) reports per probe: one known video through one client identity
+ * and one egress. `subx_canary_up` is 1 while that pair's last probe succeeded; `outcome` is ok or
+ * the error code (a bounded set), never the video or the message.
+ */
+export function canaryMetrics(): (probe: {
+  client: string;
+  egress: string;
+  outcome: string;
+  latencyMs: number;
+}) => void {
+  const probes = counter(
+    'subx_canary_probes_total',
+    'Canary probes (CANARY_VIDEOS): a known video through one platform client and one egress, by outcome.',
+    ['client', 'egress', 'outcome'],
+  );
+  const up = gauge('subx_canary_up', "1 while the pair's last canary probe succeeded, else 0.", [
+    'client',
+    'egress',
+  ]);
+  const duration = histogram('subx_canary_probe_duration_seconds', 'Canary probe latency.', ['client']);
+  return ({ client, egress, outcome, latencyMs }) => {
+    probes.inc({ client, egress, outcome });
+    up.set({ client, egress }, outcome === 'ok' ? 1 : 0);
+    duration.observe({ client }, latencyMs / 1000);
+  };
+}
+
 /** One cache lookup: `cache` is the cache's name (transcript, metadata, comments, summary, ...). */
 export function countCacheLookup(cache: string, hit: boolean): void {
   counter('subx_cache_requests_total', 'Cache lookups, by cache and result (hit or miss).', [
