@@ -794,6 +794,7 @@ describe.skipIf(!helm)('helm chart deploy/helm/subx', () => {
           'SubxAvailabilityBudgetBurnSlow',
           'SubxBillingConsumerStalled',
           'SubxDeadLettersGrowing',
+          'SubxEgressQuarantined',
           'SubxEventConsumerRestarting',
           'SubxGateway5xxRatioHigh',
           'SubxKafkaConsumerLagHigh',

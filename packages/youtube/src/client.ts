@@ -140,6 +140,7 @@ export class YouTubeClient {
         stats.paced(request);
         external?.paced?.(request);
       },
+      egress: (change) => external?.egress?.(change),
     };
     this.#poTokenObserver = deps.observer?.poToken;
     this.#breaker = deps.breaker ?? sharedBreaker(config.baseUrl, config.breaker);
@@ -148,6 +149,7 @@ export class YouTubeClient {
       this.#logger?.warn({ state }, 'youtube circuit breaker changed state');
     });
     this.#transport = new Transport(config, {
+      clientVersion: (name) => (name === 'none' ? undefined : this.#clients[name]?.version),
       fetch: deps.fetch,
       logger: deps.logger,
       sleep: deps.sleep,

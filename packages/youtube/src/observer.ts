@@ -34,6 +34,10 @@ export const UPSTREAM_OUTCOMES: readonly UpstreamOutcome[] = [
 export interface UpstreamCall {
   /** InnerTube client name (WEB, ANDROID, VISIONOS, IOS, ...); 'none' for requests not made as a client. */
   client: string;
+  /** That client identity's version at the time ('none' for requests not made as a client). */
+  clientVersion?: string;
+  /** The proxy's index in YOUTUBE_PROXIES, or 'direct' without proxies. */
+  egress?: string;
   endpoint: UpstreamEndpoint;
   outcome: UpstreamOutcome;
   durationMs: number;
@@ -51,6 +55,8 @@ export interface UpstreamObserver {
   call(call: UpstreamCall): void;
   breaker?(state: BreakerState): void;
   paced?(request: PacedRequest): void;
+  /** An egress went into quarantine (a bot check or a 429) or came back (egress/quarantine.ts). */
+  egress?(change: { egress: string; quarantined: boolean }): void;
   /** The PO-token provider, measured like any dependency (po-tokens/provider.ts). */
   poToken?: PoTokenObserver;
 }

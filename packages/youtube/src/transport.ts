@@ -56,6 +56,8 @@ export interface TransportDeps {
   /** Told the outcome of every request sent. */
   observer?: UpstreamObserver | undefined;
   breaker?: CircuitBreaker | undefined;
+  /** The version of a client identity by name (for the outcome reports); the client's current one. */
+  clientVersion?: ((client: string) => string | undefined) | undefined;
   /** Clock of the egress quarantine and pacing (tests inject one). */
   clock?: { now(): number } | undefined;
 }
@@ -97,6 +99,7 @@ export class Transport {
   readonly #sleep: (ms: number) => Promise<void>;
   readonly #random: () => number;
   readonly #observer: UpstreamObserver | undefined;
+  readonly #clientVersion: (client: string) => string;
   readonly #breaker: CircuitBreaker | undefined;
   readonly #agents: ProxyAgent[];
   readonly #quarantine: EgressQuarantine;
@@ -136,6 +139,14 @@ export class Transport {
     this.#sleep = deps.sleep ?? defaultSleep;
     this.#random = deps.random ?? Math.random;
     this.#observer = deps.observer;
+    const versionOf = deps.clientVersion;
+    this.#clientVersion = (client) => versionOf?.(client) ?? 'none';
+    // with several proxies every egress starts out of quarantine (so its gauge exists from the start)
+    if (this.#agents.length > 1) {
+      for (let i = 0; i < this.#agents.length; i++) {
+        this.#observer?.egress?.({ egress: String(i), quarantined: false });
+      }
+    }
     this.#breaker = deps.breaker;
   }
 
@@ -245,14 +256,25 @@ export class Transport {
       throw err;
     } finally {
       this.#breaker?.record(outcome, probe);
+      const wasQuarantined = this.#quarantine.isQuarantined(proxy);
       this.#quarantine.record(
         proxy,
         outcome === 'ok' ? 'ok' : outcome === 'blocked' || outcome === 'rate_limited' ? 'flagged' : 'neutral',
       );
+      const quarantined = this.#quarantine.isQuarantined(proxy);
       try {
+        if (quarantined !== wasQuarantined) {
+          this.#observer?.egress?.({ egress: String(proxy), quarantined });
+          this.#logger?.warn(
+            { egress: proxy, quarantined },
+            quarantined ? 'egress quarantined after a bot check or a 429' : 'egress back from quarantine',
+          );
+        }
         this.#observer?.call({
           client: req.client,
+          clientVersion: this.#clientVersion(req.client),
           endpoint: req.endpoint,
+          egress: this.#agents.length > 0 ? String(proxy) : 'direct',
           outcome,
           durationMs: performance.now() - started,
         });

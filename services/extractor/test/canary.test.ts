@@ -60,7 +60,7 @@ describe('extractor canaries', () => {
     expect(text).toMatch(/subx_canary_probes_total\{client="VISIONOS",egress="direct",outcome="[A-Z_]+"\} 1/);
     // the probes' own platform calls are in the upstream metrics, by client and outcome
     expect(text).toMatch(
-      /subx_upstream_requests_total\{component="extractor",client="VISIONOS",upstream_endpoint="player",outcome="client_rejected"\} [1-9]/,
+      /subx_upstream_requests_total\{component="extractor",client="VISIONOS",client_version="[^"]+",upstream_endpoint="player",egress="direct",outcome="client_rejected"\} [1-9]/,
     );
   });
 });

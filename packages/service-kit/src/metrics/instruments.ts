@@ -125,8 +125,16 @@ const BREAKER_STATES: readonly BreakerStateLabel[] = ['closed', 'open', 'half_op
  * (Kubernetes Service, port name) and would rename ours to exported_*.
  */
 export function upstreamMetrics(component: string): {
-  call(call: { client: string; endpoint: string; outcome: UpstreamOutcomeLabel; durationMs: number }): void;
+  call(call: {
+    client: string;
+    clientVersion?: string;
+    endpoint: string;
+    egress?: string;
+    outcome: UpstreamOutcomeLabel;
+    durationMs: number;
+  }): void;
   breaker(state: BreakerStateLabel): void;
+  egress(change: { egress: string; quarantined: boolean }): void;
   paced(request: { waitMs: number; refused: boolean }): void;
   poToken: {
     call(call: { outcome: 'ok' | 'error'; durationMs: number }): void;
@@ -135,8 +143,13 @@ export function upstreamMetrics(component: string): {
 } {
   const calls = counter(
     'subx_upstream_requests_total',
-    'HTTP requests sent to the video platform, by platform client, endpoint and outcome.',
-    ['component', 'client', 'upstream_endpoint', 'outcome'],
+    'HTTP requests sent to the video platform, by platform client and its version, endpoint, egress (proxy index or direct) and outcome.',
+    ['component', 'client', 'client_version', 'upstream_endpoint', 'egress', 'outcome'],
+  );
+  const quarantined = gauge(
+    'subx_upstream_egress_quarantined',
+    'With several proxies: 1 while the egress is quarantined (it drew a bot check or a 429 and waits for its probe), else 0.',
+    ['component', 'egress'],
   );
   const duration = histogram(
     'subx_upstream_request_duration_seconds',
@@ -174,12 +187,22 @@ export function upstreamMetrics(component: string): {
     PO_TOKEN_AGE_BUCKETS,
   );
   return {
-    call({ client, endpoint, outcome, durationMs }) {
-      calls.inc({ component, client, upstream_endpoint: endpoint, outcome });
+    call({ client, clientVersion, endpoint, egress, outcome, durationMs }) {
+      calls.inc({
+        component,
+        client,
+        client_version: clientVersion ?? 'none',
+        upstream_endpoint: endpoint,
+        egress: egress ?? 'direct',
+        outcome,
+      });
       duration.observe({ component, client, upstream_endpoint: endpoint }, durationMs / 1000);
     },
     breaker(current) {
       for (const state of BREAKER_STATES) breaker.set({ component, state }, state === current ? 1 : 0);
+    },
+    egress({ egress, quarantined: now }) {
+      quarantined.set({ component, egress }, now ? 1 : 0);
     },
     paced({ waitMs, refused }) {
       if (refused) pacingRefused.inc({ component });

@@ -78,7 +78,7 @@ describe('recording', () => {
     expect(
       valueOf(
         text,
-        'subx_upstream_requests_total{component="extractor",client="WEB",upstream_endpoint="player",outcome="blocked"}',
+        'subx_upstream_requests_total{component="extractor",client="WEB",client_version="none",upstream_endpoint="player",egress="direct",outcome="blocked"}',
       ),
     ).toBe(1);
     expect(valueOf(text, 'subx_upstream_circuit_breaker_state{component="extractor",state="open"}')).toBe(1);
@@ -105,6 +105,29 @@ describe('recording', () => {
     expect(valueOf(text, 'subx_po_token_request_duration_seconds_count{component="extractor"}')).toBe(2);
     expect(valueOf(text, 'subx_po_token_age_seconds_bucket{le="3600",component="extractor"}')).toBe(1);
     expect(valueOf(text, 'subx_po_token_age_seconds_bucket{le="7200",component="extractor"}')).toBe(2);
+  });
+
+  it('upstream: labelled by client version and egress; egress quarantine as a gauge', async () => {
+    const observer = upstreamMetrics('extractor');
+    observer.call({
+      client: 'IOS',
+      clientVersion: '21.03.1',
+      endpoint: 'player',
+      egress: '1',
+      outcome: 'rate_limited',
+      durationMs: 80,
+    });
+    observer.egress({ egress: '1', quarantined: true });
+    observer.egress({ egress: '0', quarantined: false });
+    const text = await scrape();
+    expect(
+      valueOf(
+        text,
+        'subx_upstream_requests_total{component="extractor",client="IOS",client_version="21.03.1",upstream_endpoint="player",egress="1",outcome="rate_limited"}',
+      ),
+    ).toBe(1);
+    expect(valueOf(text, 'subx_upstream_egress_quarantined{component="extractor",egress="1"}')).toBe(1);
+    expect(valueOf(text, 'subx_upstream_egress_quarantined{component="extractor",egress="0"}')).toBe(0);
   });
 
   it('upstream pacing: waits in a histogram, refusals counted', async () => {
