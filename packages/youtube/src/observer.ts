@@ -12,24 +12,63 @@ import type { PoTokenObserver } from './po-tokens/provider.ts';
 export type UpstreamEndpoint = 'player' | 'next' | 'browse' | 'timedtext' | 'visitor_id' | 'sw_js_data';
 
 /**
- * - ok: a usable answer (a definitive "video is private" is ok: the platform answered);
- * - blocked: bot check, captcha, "page needs to be reloaded", PO token required, empty caption body;
+ * The typed outcome of one upstream call:
+ * - ok: a usable answer (a definitive "not found" is ok: the platform answered);
+ * - unplayable: the platform answered that the video cannot be played (private, removed, members
+ *   only, age-gated, ...): about the video, not us;
+ * - no_tracks: the platform answered, with no caption track for the video;
+ * - bot_check: "confirm you're not a bot", a captcha, "the page needs to be reloaded";
+ * - login_required: LOGIN_REQUIRED that is neither age nor privacy: a session/address signal;
+ * - po_gated_empty: a 200 with an empty body where a PO token was required (caption URLs of
+ *   WEB-family clients since Aug 2026);
  * - rate_limited: HTTP 429 or "try again later";
  * - client_rejected: 400 FAILED_PRECONDITION, the platform refusing this client identity (a retired
  *   version or client, e.g. VISIONOS on 2026-09-11): about the client, not the egress or the video;
  * - timeout: no answer within the per-request timeout;
- * - error: network failure, 4xx/5xx, an unparseable or oversized body.
+ * - too_large: an answer above the endpoint's body cap, abandoned;
+ * - error: network failure, other 4xx/5xx, an unparseable body.
  */
-export type UpstreamOutcome = 'ok' | 'blocked' | 'rate_limited' | 'client_rejected' | 'timeout' | 'error';
+export type UpstreamOutcome =
+  | 'ok'
+  | 'unplayable'
+  | 'no_tracks'
+  | 'bot_check'
+  | 'login_required'
+  | 'po_gated_empty'
+  | 'rate_limited'
+  | 'client_rejected'
+  | 'timeout'
+  | 'too_large'
+  | 'error';
 
 export const UPSTREAM_OUTCOMES: readonly UpstreamOutcome[] = [
   'ok',
-  'blocked',
+  'unplayable',
+  'no_tracks',
+  'bot_check',
+  'login_required',
+  'po_gated_empty',
   'rate_limited',
   'client_rejected',
   'timeout',
+  'too_large',
   'error',
 ];
+
+/** The platform refusing us (the session or the address), as the breaker and the quarantine count it. */
+export function isRefusal(outcome: UpstreamOutcome): boolean {
+  return (
+    outcome === 'bot_check' ||
+    outcome === 'login_required' ||
+    outcome === 'po_gated_empty' ||
+    outcome === 'rate_limited'
+  );
+}
+
+/** The platform answered as it should (about the video, even when the answer is "no"). */
+export function isAnswer(outcome: UpstreamOutcome): boolean {
+  return outcome === 'ok' || outcome === 'unplayable' || outcome === 'no_tracks';
+}
 
 export interface UpstreamCall {
   /** InnerTube client name (WEB, ANDROID, VISIONOS, IOS, ...); 'none' for requests not made as a client. */

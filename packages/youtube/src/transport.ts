@@ -4,7 +4,13 @@ import type { CircuitBreaker } from './breaker.ts';
 import { EgressPacer, PacingWaitTooLong } from './egress/pacing.ts';
 import { EgressQuarantine } from './egress/quarantine.ts';
 import { pacingApplies, type YouTubeClientConfig } from './config.ts';
-import type { UpstreamEndpoint, UpstreamObserver, UpstreamOutcome } from './observer.ts';
+import {
+  isAnswer,
+  isRefusal,
+  type UpstreamEndpoint,
+  type UpstreamObserver,
+  type UpstreamOutcome,
+} from './observer.ts';
 import type { FetchLike, Logger } from './types.ts';
 
 /**
@@ -257,10 +263,7 @@ export class Transport {
     } finally {
       this.#breaker?.record(outcome, probe);
       const wasQuarantined = this.#quarantine.isQuarantined(proxy);
-      this.#quarantine.record(
-        proxy,
-        outcome === 'ok' ? 'ok' : outcome === 'blocked' || outcome === 'rate_limited' ? 'flagged' : 'neutral',
-      );
+      this.#quarantine.record(proxy, isAnswer(outcome) ? 'ok' : isRefusal(outcome) ? 'flagged' : 'neutral');
       const quarantined = this.#quarantine.isQuarantined(proxy);
       try {
         if (quarantined !== wasQuarantined) {
@@ -348,6 +351,7 @@ async function readCapped(
   const tooLarge = () =>
     Errors.upstreamError(
       `The platform's ${endpoint} answer is larger than ${max} bytes; refusing to read it.`,
+      new BodyTooLargeError(endpoint, max),
     );
   const declared = Number(res.headers.get('content-length'));
   if (Number.isFinite(declared) && declared > max) {
@@ -377,18 +381,40 @@ async function readCapped(
   return Buffer.concat(chunks, total).toString('utf8');
 }
 
+/** The cause of an answer abandoned at the endpoint's body cap (outcome `too_large`). */
+export class BodyTooLargeError extends Error {
+  constructor(endpoint: UpstreamEndpoint, max: number) {
+    super(`${endpoint} answer above ${max} bytes`);
+  }
+}
+
 /** The outcome class of a failed request (see observer.ts). */
 export function outcomeOf(err: unknown): UpstreamOutcome {
   if (!(err instanceof AppError)) return 'error';
   if (err.code === 'UPSTREAM_TIMEOUT') return 'timeout';
   if (err.code === 'UPSTREAM_BLOCKED') {
-    return err.reason === 'http_429' || err.reason === 'rate_limited' ? 'rate_limited' : 'blocked';
+    switch (err.reason) {
+      case 'http_429':
+      case 'rate_limited':
+        return 'rate_limited';
+      case 'login_required':
+        return 'login_required';
+      case 'po_token':
+      case 'empty_caption_body':
+        return 'po_gated_empty';
+      default:
+        // bot_check, captcha, page_reload
+        return 'bot_check';
+    }
   }
-  // a definitive answer about the video (private, not found, ...) is the platform working as it should
-  const http = err.cause;
-  if (http instanceof UpstreamHttpError && http.status === 400 && http.apiStatus === 'FAILED_PRECONDITION')
+  const cause = err.cause;
+  if (cause instanceof UpstreamHttpError && cause.status === 400 && cause.apiStatus === 'FAILED_PRECONDITION')
     return 'client_rejected';
-  if (['VIDEO_NOT_FOUND', 'VIDEO_UNAVAILABLE', 'PLAYLIST_NOT_FOUND'].includes(err.code)) return 'ok';
+  if (cause instanceof BodyTooLargeError) return 'too_large';
+  // definitive answers about the video are the platform working as it should
+  if (err.code === 'VIDEO_UNAVAILABLE') return 'unplayable';
+  if (err.code === 'NO_SUBTITLES') return 'no_tracks';
+  if (err.code === 'VIDEO_NOT_FOUND' || err.code === 'PLAYLIST_NOT_FOUND') return 'ok';
   return 'error';
 }
 

@@ -111,7 +111,17 @@ export function observeGrpcCall(
 // Upstream (the video platform) and caches
 
 export type UpstreamOutcomeLabel =
-  'ok' | 'blocked' | 'rate_limited' | 'client_rejected' | 'timeout' | 'error';
+  | 'ok'
+  | 'unplayable'
+  | 'no_tracks'
+  | 'bot_check'
+  | 'login_required'
+  | 'po_gated_empty'
+  | 'rate_limited'
+  | 'client_rejected'
+  | 'timeout'
+  | 'too_large'
+  | 'error';
 /** Tokens live up to 6 h (bgutil's cache): a minute to six hours. */
 const PO_TOKEN_AGE_BUCKETS = [0, 60, 300, 900, 1_800, 3_600, 7_200, 14_400, 21_600];
 

@@ -72,13 +72,13 @@ describe('recording', () => {
 
   it('upstream: one observer per component; the breaker gauge shows exactly the current state', async () => {
     const observer = upstreamMetrics('extractor');
-    observer.call({ client: 'WEB', endpoint: 'player', outcome: 'blocked', durationMs: 120 });
+    observer.call({ client: 'WEB', endpoint: 'player', outcome: 'bot_check', durationMs: 120 });
     observer.breaker('open');
     let text = await scrape();
     expect(
       valueOf(
         text,
-        'subx_upstream_requests_total{component="extractor",client="WEB",client_version="none",upstream_endpoint="player",egress="direct",outcome="blocked"}',
+        'subx_upstream_requests_total{component="extractor",client="WEB",client_version="none",upstream_endpoint="player",egress="direct",outcome="bot_check"}',
       ),
     ).toBe(1);
     expect(valueOf(text, 'subx_upstream_circuit_breaker_state{component="extractor",state="open"}')).toBe(1);
