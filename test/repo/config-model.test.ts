@@ -46,14 +46,17 @@ const SERVICES = {
 } as const;
 
 describe('one configuration model', () => {
-  it.each(Object.entries(SERVICES))('%s reads LOG_LEVEL, SHUTDOWN_TIMEOUT_MS and METRICS_PORT alike', (_, s) => {
-    const shape = (s.schemas[0] as z.ZodObject).shape as Record<string, z.ZodType>;
-    // The very same schema objects, not look-alikes: one parser for every service.
-    expect(shape.LOG_LEVEL).toBe(logLevel);
-    expect(shape.SHUTDOWN_TIMEOUT_MS).toBe(shutdownTimeoutMs);
-    expect(shape.METRICS_PORT?.safeParse('off').data).toBeNull();
-    expect(shape.METRICS_PORT?.safeParse('9000').data).toBe(9000);
-  });
+  it.each(Object.entries(SERVICES))(
+    '%s reads LOG_LEVEL, SHUTDOWN_TIMEOUT_MS and METRICS_PORT alike',
+    (_, s) => {
+      const shape = (s.schemas[0] as z.ZodObject).shape as Record<string, z.ZodType>;
+      // The very same schema objects, not look-alikes: one parser for every service.
+      expect(shape.LOG_LEVEL).toBe(logLevel);
+      expect(shape.SHUTDOWN_TIMEOUT_MS).toBe(shutdownTimeoutMs);
+      expect(shape.METRICS_PORT?.safeParse('off').data).toBeNull();
+      expect(shape.METRICS_PORT?.safeParse('9000').data).toBe(9000);
+    },
+  );
 
   it.each(Object.entries(SERVICES))('%s: every variable it reads is in its README', (_, s) => {
     const docs = s.docs.map(read).join('\n');
@@ -61,17 +64,32 @@ describe('one configuration model', () => {
     expect(missing).toEqual([]);
   });
 
-  it.each(Object.entries(SERVICES))('%s: every variable of its own schema is in its .env.example', (name, s) => {
-    const example = read(`services/${name}/.env.example`);
-    const own = keysOf(...s.schemas.filter((schema) => schema !== YouTubeEnvSchema));
-    expect(own.filter((key) => !new RegExp(`\\b${key}\\b`).test(example))).toEqual([]);
-  });
+  it.each(Object.entries(SERVICES))(
+    '%s: every variable of its own schema is in its .env.example',
+    (name, s) => {
+      const example = read(`services/${name}/.env.example`);
+      const own = keysOf(...s.schemas.filter((schema) => schema !== YouTubeEnvSchema));
+      expect(own.filter((key) => !new RegExp(`\\b${key}\\b`).test(example))).toEqual([]);
+    },
+  );
 
   // Both sides of each topic and group read one variable, so renaming is one value set twice.
   const SIDES: { name: string; env: string; sides: Record<string, z.ZodType[]> }[] = [
-    { name: 'credit usage', ...TOPICS.creditUsage, sides: { gateway: [accessSchema], billing: [billingSchema] } },
-    { name: 'request usage', ...TOPICS.requestUsage, sides: { gateway: [accessSchema], billing: [billingSchema] } },
-    { name: 'extract jobs', ...TOPICS.extractJobs, sides: { gateway: [gatewaySchema], extractor: [extractorSchema] } },
+    {
+      name: 'credit usage',
+      ...TOPICS.creditUsage,
+      sides: { gateway: [accessSchema], billing: [billingSchema] },
+    },
+    {
+      name: 'request usage',
+      ...TOPICS.requestUsage,
+      sides: { gateway: [accessSchema], billing: [billingSchema] },
+    },
+    {
+      name: 'extract jobs',
+      ...TOPICS.extractJobs,
+      sides: { gateway: [gatewaySchema], extractor: [extractorSchema] },
+    },
     {
       name: 'extract results',
       ...TOPICS.extractResults,

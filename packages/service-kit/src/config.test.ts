@@ -212,8 +212,9 @@ describe('secret keys and redactConfig', () => {
 
 describe('the shared env helpers every service uses', () => {
   const one = <T extends z.ZodType>(schema: T, value: string | undefined) =>
-    loadConfig(z.object({ V: schema }), { V: value }).V as z.output<T>;
-  const problem = <T extends z.ZodType>(schema: T, value: string) => configError(() => one(schema, value)).message;
+    (loadConfig(z.object({ V: schema }), { V: value }) as { V: z.output<T> }).V;
+  const problem = <T extends z.ZodType>(schema: T, value: string) =>
+    configError(() => one(schema, value)).message;
 
   it('a single bad variable is one line naming it and what it expected', () => {
     const message = problem(serviceBasicsEnv.SHUTDOWN_TIMEOUT_MS, 'soon');
@@ -230,7 +231,9 @@ describe('the shared env helpers every service uses', () => {
       LOG_LEVEL: 'debug',
       SHUTDOWN_TIMEOUT_MS: 15_000,
     });
-    expect(problem(logLevel, 'loud')).toMatch(/V: must be one of fatal, error, warn, info, debug, trace, silent$/);
+    expect(problem(logLevel, 'loud')).toMatch(
+      /V: must be one of fatal, error, warn, info, debug, trace, silent$/,
+    );
   });
 
   it('nameString trims and refuses blanks; grpcAddress wants host:port', () => {
@@ -253,7 +256,9 @@ describe('the shared env helpers every service uses', () => {
   it('durationMsBetween accepts units and 0 only when the range starts at 0', () => {
     expect(one(durationMsBetween(0, 60_000), '0')).toBe(0);
     expect(one(durationMsBetween(0, 60_000), '30s')).toBe(30_000);
-    expect(problem(durationMsBetween(0, 60_000), '2m')).toMatch(/V: must be a duration between 0 and 60000 ms/);
+    expect(problem(durationMsBetween(0, 60_000), '2m')).toMatch(
+      /V: must be a duration between 0 and 60000 ms/,
+    );
     expect(problem(durationMsBetween(100, 1_000), '0')).toMatch(/between 100 and 1000/);
   });
 

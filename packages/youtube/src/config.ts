@@ -145,9 +145,7 @@ export const YouTubeEnvSchema = z.object({
           .min(1, { error: 'must be a non-empty array of client names' })
           .optional(),
         web: z.string({ error: 'must be a client name' }).optional(),
-        clients: z
-          .record(z.string(), z.looseObject({}), { error: 'must be an object' })
-          .optional(),
+        clients: z.record(z.string(), z.looseObject({}), { error: 'must be an object' }).optional(),
       },
       { error: 'must be a JSON object with optional order, web and clients' },
     ),
@@ -176,7 +174,10 @@ function clientsVar(
     webClient: 'WEB',
   };
   for (const [name, override] of Object.entries(parsed?.clients ?? {})) {
-    const merged = { ...(base.clients[name] ?? { name, hasMicroformat: false }), ...override } as InnertubeClient;
+    const merged = {
+      ...(base.clients[name] ?? { name, hasMicroformat: false }),
+      ...override,
+    } as InnertubeClient;
     if (
       typeof merged.version !== 'string' ||
       typeof merged.id !== 'number' ||
@@ -193,7 +194,8 @@ function clientsVar(
   if (parsed?.order) base.captionClients = parsed.order;
   if (parsed?.web) base.webClient = parsed.web;
   for (const name of [...base.captionClients, base.webClient]) {
-    if (!base.clients[name]) issues.push({ key: 'YOUTUBE_CLIENTS', message: `names an unknown client '${name}'` });
+    if (!base.clients[name])
+      issues.push({ key: 'YOUTUBE_CLIENTS', message: `names an unknown client '${name}'` });
   }
   const gated = base.captionClients.filter((n) => base.clients[n] && isWebFamily(base.clients[n]));
   if (gated.length > 0 && !poTokenProvider) {
@@ -230,9 +232,10 @@ export function loadYouTubeConfig(env: Env = process.env): YouTubeClientConfig {
     issues.push(...issuesOf(err));
     // The variables that did parse, so YOUTUBE_CLIENTS's own rules are reported in the same go.
     e = loadConfig(YouTubeEnvSchema.partial(), {
-      YOUTUBE_CLIENTS: env.YOUTUBE_CLIENTS && !issues.some((i) => i.key.startsWith('YOUTUBE_CLIENTS'))
-        ? env.YOUTUBE_CLIENTS
-        : undefined,
+      YOUTUBE_CLIENTS:
+        env.YOUTUBE_CLIENTS && !issues.some((i) => i.key.startsWith('YOUTUBE_CLIENTS'))
+          ? env.YOUTUBE_CLIENTS
+          : undefined,
     }) as z.output<typeof YouTubeEnvSchema>;
   }
   const providerSet = httpUrl.safeParse(env.YOUTUBE_PO_TOKEN_PROVIDER_URL ?? '').success;

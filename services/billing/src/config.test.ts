@@ -19,7 +19,10 @@ describe('billing config', () => {
       KAFKA_GROUP_ID: CONSUMER_GROUPS.billingLedger.default,
     });
     expect(
-      loadBillingConfig({ [TOPICS.creditUsage.env]: 'acme.credits', [TOPICS.requestUsage.env]: 'acme.requests' }),
+      loadBillingConfig({
+        [TOPICS.creditUsage.env]: 'acme.credits',
+        [TOPICS.requestUsage.env]: 'acme.requests',
+      }),
     ).toMatchObject({ CREDIT_USAGE_TOPIC: 'acme.credits', REQUEST_USAGE_TOPIC: 'acme.requests' });
   });
 });

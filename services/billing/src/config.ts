@@ -1,6 +1,5 @@
 import {
   csv,
-  durationMs,
   loadConfig,
   serviceBasicsEnv,
   nameString,

@@ -2,7 +2,6 @@ import {
   durationMs,
   loadConfig,
   serviceBasicsEnv,
-  nameString,
   port,
   secret,
   urlStringOf,

@@ -27,13 +27,20 @@ describe('access config', () => {
   });
 
   it('refuses an ACCESS_PRICING_JSON that does not fit the table, naming the field', () => {
-    expect(issues({ ACCESS_PRICING_JSON: '{"dailyLimit":' })).toEqual({ ACCESS_PRICING_JSON: 'must be JSON' });
+    expect(issues({ ACCESS_PRICING_JSON: '{"dailyLimit":' })).toEqual({
+      ACCESS_PRICING_JSON: 'must be JSON',
+    });
     const bad = issues({
       ACCESS_PRICING_JSON: JSON.stringify({
         dailyLimits: { pro: 1 },
         dailyLimit: { pro: -5, gold: 1 },
         minimumTier: { summarize: 'platinum' },
-        prices: { summarize: [{ upToSeconds: 600, credits: 2 }, { upToSeconds: 300, credits: 4 }] },
+        prices: {
+          summarize: [
+            { upToSeconds: 600, credits: 2 },
+            { upToSeconds: 300, credits: 4 },
+          ],
+        },
       }),
     });
     expect(Object.keys(bad).sort()).toEqual([
@@ -53,8 +60,11 @@ describe('access config', () => {
       requestUsageTopic: TOPICS.requestUsage.default,
     });
     expect(
-      loadAccessConfig({ ...secrets, CREDIT_USAGE_TOPIC: 'acme.credits', REQUEST_USAGE_TOPIC: 'acme.requests' })
-        .config,
+      loadAccessConfig({
+        ...secrets,
+        CREDIT_USAGE_TOPIC: 'acme.credits',
+        REQUEST_USAGE_TOPIC: 'acme.requests',
+      }).config,
     ).toMatchObject({ creditUsageTopic: 'acme.credits', requestUsageTopic: 'acme.requests' });
   });
 
@@ -78,6 +88,9 @@ describe('access config', () => {
       { key: 'ADMIN_TOKEN', message: 'is required' },
     ]);
     expect((error as Error).message).not.toContain('short-pepper');
-    expect(loadAccessConfig({}, { embedded: true }).generated).toEqual({ apiKeyPepper: true, adminToken: true });
+    expect(loadAccessConfig({}, { embedded: true }).generated).toEqual({
+      apiKeyPepper: true,
+      adminToken: true,
+    });
   });
 });

@@ -12,10 +12,12 @@ const credits = z.number().int().nonnegative();
 const tier = z.enum(TIERS);
 
 function perTier<T extends z.ZodType>(value: T) {
-  return z.strictObject(Object.fromEntries(TIERS.map((t) => [t, value.optional()])) as Record<
-    (typeof TIERS)[number],
-    z.ZodOptional<T>
-  >);
+  return z.strictObject(
+    Object.fromEntries(TIERS.map((t) => [t, value.optional()])) as Record<
+      (typeof TIERS)[number],
+      z.ZodOptional<T>
+    >,
+  );
 }
 
 const operations = Object.keys(DEFAULT_PRICING.minimumTier) as (keyof AccessPricing['minimumTier'])[];
@@ -45,7 +47,10 @@ export const PricingOverrideSchema = z.strictObject({
           for (let i = 1; i < steps.length; i++) {
             const before = steps[i - 1]?.upToSeconds;
             const here = steps[i]?.upToSeconds;
-            if (before === null || (here !== null && here !== undefined && before !== undefined && here <= before)) {
+            if (
+              before === null ||
+              (here !== null && here !== undefined && before !== undefined && here <= before)
+            ) {
               ctx.addIssue({
                 code: 'custom',
                 path: [i, 'upToSeconds'],
