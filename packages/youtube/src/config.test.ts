@@ -100,6 +100,27 @@ describe('loadYouTubeConfig', () => {
   });
 });
 
+describe('loadYouTubeConfig with the shared env helpers', () => {
+  it('takes durations with units and names the range of a number out of it', () => {
+    expect(
+      loadYouTubeConfig({ YOUTUBE_TIMEOUT_MS: '5s', YOUTUBE_LADDER_PROBE_INTERVAL_MS: '2m' }),
+    ).toMatchObject({
+      timeoutMs: 5_000,
+      ladder: { probeIntervalMs: 120_000 },
+    });
+    let err: { details?: { errors?: string[] } } | undefined;
+    try {
+      loadYouTubeConfig({ YOUTUBE_RETRIES: '11', YOUTUBE_PROXIES: 'http://ok:1, ftp://user:pw@x' });
+    } catch (e) {
+      err = e as typeof err;
+    }
+    expect(err?.details?.errors).toEqual([
+      'YOUTUBE_PROXIES.1 must be an http(s) URL',
+      'YOUTUBE_RETRIES must be an integer between 0 and 10',
+    ]);
+  });
+});
+
 describe('rebase', () => {
   it('moves absolute platform URLs onto the base URL and keeps path and query', () => {
     expect(rebase('http://127.0.0.1:1234', 'https://www.youtube.com/api/timedtext?v=a&lang=en')).toBe(

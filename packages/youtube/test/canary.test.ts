@@ -103,7 +103,7 @@ describe('Canary', () => {
     ]);
     expect(parseCanaryVideos(undefined)).toEqual([]);
     expect(() => loadYouTubeConfig({ CANARY_VIDEOS: 'https://youtu.be/dQw4w9WgXcQ' })).toThrow(
-      /CANARY_VIDEOS: 'https:\/\/youtu.be\/dQw4w9WgXcQ' is not a video id/,
+      /CANARY_VIDEOS 'https:\/\/youtu.be\/dQw4w9WgXcQ' is not a video id/,
     );
     expect(() => loadYouTubeConfig({ CANARY_VIDEOS: 'dQw4w9WgXcQ:english!' })).toThrow(/no valid language/);
     const many = Array.from({ length: MAX_CANARY_VIDEOS + 1 }, () => 'dQw4w9WgXcQ').join(',');

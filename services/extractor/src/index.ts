@@ -15,6 +15,7 @@ import type { Logger } from '@subx/service-kit';
 import { Canary, YouTubeClient } from '@subx/youtube';
 import type { YouTubeClientConfig } from '@subx/youtube';
 import type { ExtractorConfig } from './config.ts';
+import { workersGroupOf } from './config.ts';
 import { createExtractionService } from './extraction-service.ts';
 import { extractorServiceRegistration } from './grpc/extractor.handlers.ts';
 import { startExtractWorker } from './jobs/extract-worker.ts';
@@ -97,7 +98,7 @@ export async function startExtractorService(
       extraction,
       logger: logger.child({ component: 'extract-worker' }),
       clock,
-      groupId: config.KAFKA_GROUP_ID,
+      groupId: workersGroupOf(config),
       members: config.EXTRACT_WORKER_MEMBERS,
       concurrency: config.EXTRACT_WORKER_CONCURRENCY,
       topic: config.EXTRACT_JOBS_TOPIC,

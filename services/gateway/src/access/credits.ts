@@ -12,6 +12,7 @@
  *   refund, so repeating the step (after a crash, or by the sweeper) can never refund twice.
  * - The relay publishes committed reservations whose event is pending and marks them sent.
  */
+import { TOPICS } from '@subx/contracts';
 import { randomUUID } from 'node:crypto';
 import { creditUsageV1 } from '@subx/contracts';
 import { Errors } from '@subx/errors';
@@ -25,7 +26,7 @@ import { utcDate, utcMonth } from './time.ts';
 
 export const OUTBOX_COLLECTION = 'outbox';
 export const DEFAULT_RESERVATION_TTL_MS = 3 * 60_000;
-export const CREDIT_USAGE_TOPIC = 'billing.credit-usage.v1';
+export const CREDIT_USAGE_TOPIC = TOPICS.creditUsage.default;
 
 export type ReservationState = 'open' | 'committed' | 'released';
 export type OutboxStatus = 'none' | 'pending' | 'sent';

@@ -3,6 +3,7 @@
  * credits with their outbox relay, idempotency, and the admin API plugin.
  */
 import type { FastifyInstance } from 'fastify';
+import { TOPICS } from '@subx/contracts';
 import type { Clock, DocumentStore, EventBus, KeyValueStore } from '@subx/ports';
 import { registerOutboxBacklog } from '@subx/service-kit';
 import type { AccessControl, IdempotencyStore } from './types.ts';
@@ -114,7 +115,7 @@ export interface AccessModule {
 export function createAccessModule(deps: AccessModuleDeps): AccessModule {
   const { store, kv, bus, clock, logger } = deps;
   const pricing = deps.config.pricing ?? DEFAULT_PRICING;
-  const topic = deps.config.creditUsageTopic ?? 'billing.credit-usage.v1';
+  const topic = deps.config.creditUsageTopic ?? TOPICS.creditUsage.default;
   const requestTopic = deps.config.requestUsageTopic ?? REQUEST_USAGE_TOPIC;
   const keyCache = createKeyCache({
     kv,
