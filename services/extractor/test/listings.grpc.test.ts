@@ -135,7 +135,7 @@ describe('extractor listings over gRPC against the fake YouTube', () => {
   });
 
   it('carries CHANNEL_NOT_FOUND with its reason, and INVALID_URL / INVALID_REQUEST for bad input', async () => {
-    const list = (url: string, maxVideos = 10, tab = ChannelTab.CHANNEL_TAB_VIDEOS) =>
+    const list = (url: string, maxVideos = 10, tab: extractorV1.ChannelTab = ChannelTab.CHANNEL_TAB_VIDEOS) =>
       errorOf(client.listChannelVideos({ url, tab, maxVideos }));
     const terminated = await list(`https://www.youtube.com/channel/${channelIds.terminated}`);
     expect(terminated).toBeInstanceOf(AppError);
