@@ -65,7 +65,7 @@ export async function resolveChannelId(calls: InnertubeCalls, ref: ChannelRef): 
     }
     const resolved = parseResolveUrl(answer);
     if (resolved.channelId) return resolved.channelId;
-    const next = resolved.followUrl && new URL(resolved.followUrl, 'https://www.youtube.com/');
+    const next = resolved.followUrl ? URL.parse(resolved.followUrl, 'https://www.youtube.com/') : null;
     // only platform pages are followed, and only by path (the host is always ours to choose)
     if (!next || !/(^|\.)youtube\.com$/i.test(next.hostname)) break;
     url = `https://www.youtube.com${next.pathname}`;
@@ -123,7 +123,8 @@ export async function listChannelTab(
     tab,
   };
   // without a Shorts (or live) tab the platform answers its home tab: the channel has none of these
-  if (first.selectedTab !== tab) return { ...base, videos: [], hasMore: false };
+  if (first.selectedTab !== undefined && first.selectedTab !== tab)
+    return { ...base, videos: [], hasMore: false };
   const collected = await collectPages<ListedVideo>({
     first: { items: first.videos, ...(first.nextToken ? { nextToken: first.nextToken } : {}) },
     fetchPage: async (token) => {
