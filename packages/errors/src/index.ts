@@ -42,7 +42,7 @@ export const ERROR_CATALOG = {
     status: 400,
     grpc: GrpcStatus.INVALID_ARGUMENT,
     retryable: false,
-    summary: 'The URL is not an accepted video or playlist URL.',
+    summary: 'The URL is not an accepted video, playlist or channel URL.',
   },
   INVALID_INCLUDE: {
     status: 400,
@@ -111,6 +111,13 @@ export const ERROR_CATALOG = {
     grpc: GrpcStatus.NOT_FOUND,
     retryable: false,
     summary: 'No such playlist, or it is private.',
+  },
+  CHANNEL_NOT_FOUND: {
+    status: 404,
+    grpc: GrpcStatus.NOT_FOUND,
+    retryable: false,
+    summary:
+      'No channel at this URL, or it cannot be listed: `error.reason` is not_found, terminated or age_restricted.',
   },
   COMMENTS_DISABLED: {
     status: 404,
@@ -381,6 +388,14 @@ export const Errors = {
     ),
   playlistNotFound: (playlistId: string) =>
     new AppError('PLAYLIST_NOT_FOUND', `Playlist ${playlistId} was not found or is private.`),
+  channelNotFound: (channel: string, why: string, reason = 'not_found') =>
+    new AppError(
+      'CHANNEL_NOT_FOUND',
+      `Channel ${channel} was not found or cannot be listed: ${why.replace(/\.$/, '')}.`,
+      {
+        reason,
+      },
+    ),
   commentsDisabled: (videoId: string) =>
     new AppError('COMMENTS_DISABLED', `Comments are turned off for video ${videoId}.`),
   notEnoughComments: (videoId: string, available: number) =>

@@ -15,6 +15,10 @@ import {
   parseLikeCount,
 } from './parse/next.ts';
 import { parsePlaylistPage } from './parse/playlist.ts';
+import { listChannelTab, type ChannelListing, type ChannelListingRequest } from './channel/list.ts';
+import type { ListingOptions } from './listing/collect.ts';
+import type { InnertubeCalls } from './listing/innertube.ts';
+import { listPlaylist, type PlaylistListing } from './listing/playlist.ts';
 import {
   classifyPlayability,
   hasMicroformat,
@@ -58,7 +62,7 @@ export interface YouTubeClientDeps {
   ladder?: AdaptiveLadder;
 }
 
-type Endpoint = 'player' | 'next' | 'browse';
+type Endpoint = 'player' | 'next' | 'browse' | 'resolve_url';
 
 /** The session an operation runs on; replaced in place when the platform blocks it. */
 interface Lease {
@@ -505,6 +509,29 @@ export class YouTubeClient {
     };
   }
 
+  // ---------------------------------------------------------------- long listings (src/listing, src/channel)
+
+  /** A playlist past its first page, every continuation up to `max` (bounded; for bulk jobs). */
+  listPlaylist(playlistId: string, listing: ListingOptions): Promise<PlaylistListing> {
+    return listPlaylist(this.#innertube(), playlistId, listing);
+  }
+
+  /** A channel's videos, Shorts or live tab from its URL, continuations up to `max` (bounded). */
+  listChannel(req: ChannelListingRequest): Promise<ChannelListing> {
+    return listChannelTab(this.#innertube(), req);
+  }
+
+  /** /browse and resolve_url as the WEB client, on one session for the whole listing. */
+  #innertube(): InnertubeCalls {
+    const lease = this.#lease();
+    const web = this.#config.webClient;
+    return {
+      browse: (body) => this.#post('browse', web, body, { lease }),
+      resolveUrl: (url) => this.#post('resolve_url', web, { url }, { lease }),
+      logger: this.#logger,
+    };
+  }
+
   // ---------------------------------------------------------------- comments
 
   /**
@@ -873,7 +900,7 @@ export class YouTubeClient {
     try {
       const res = await this.#transport.request({
         method: 'POST',
-        url: `/youtubei/v1/${endpoint}?prettyPrint=false${query}`,
+        url: `/youtubei/v1/${endpoint === 'resolve_url' ? 'navigation/resolve_url' : endpoint}?prettyPrint=false${query}`,
         endpoint,
         client: clientName,
         proxy: session.proxy,

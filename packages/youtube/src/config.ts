@@ -115,6 +115,7 @@ export const DEFAULT_MAX_BODY_BYTES: Record<UpstreamEndpoint, number> = {
   player: 8 * MiB,
   next: 8 * MiB,
   browse: 8 * MiB,
+  resolve_url: 1 * MiB,
   timedtext: 16 * MiB,
   visitor_id: 1 * MiB,
   sw_js_data: 1 * MiB,

@@ -19,9 +19,12 @@ import { workersGroupOf } from './config.ts';
 import { createExtractionService } from './extraction-service.ts';
 import { extractorServiceRegistration } from './grpc/extractor.handlers.ts';
 import { startExtractWorker } from './jobs/extract-worker.ts';
+import { createListingService } from './listings/listing-service.ts';
 
 export { createExtractionService, toProtoMetadata } from './extraction-service.ts';
 export type { ExtractionService, ExtractionCacheTtl } from './extraction-service.ts';
+export { createListingService } from './listings/listing-service.ts';
+export type { ListingService } from './listings/listing-service.ts';
 export { ConfigSchema, loadExtractorConfig } from './config.ts';
 export type { ExtractorConfig } from './config.ts';
 export {
@@ -74,9 +77,10 @@ export async function startExtractorService(
         })
       : undefined;
   canary?.start();
+  const cache = createJsonCache(options.kv, { prefix: 'extractor', onLookup: cacheLookupMetrics() });
   const extraction = createExtractionService({
     youtube,
-    cache: createJsonCache(options.kv, { prefix: 'extractor', onLookup: cacheLookupMetrics() }),
+    cache,
     ttl: {
       transcriptMs: config.TRANSCRIPT_CACHE_TTL_MS,
       validateMs: config.VALIDATE_CACHE_TTL_MS,
@@ -88,7 +92,12 @@ export async function startExtractorService(
     port: config.GRPC_PORT,
     host: options.host ?? config.GRPC_HOST,
     credentials: grpcTlsFromConfig(config).serverCredentials,
-    services: [extractorServiceRegistration(extraction)],
+    services: [
+      extractorServiceRegistration(
+        extraction,
+        createListingService({ youtube, cache, ttlMs: config.PLAYLIST_CACHE_TTL_MS }),
+      ),
+    ],
     logger,
   });
   let worker: Subscription | undefined;
