@@ -17,7 +17,7 @@
  *   and `force_refresh: true`; the gateway's HTTP, auth and limits and the gRPC hop count too.
  * - Theirs: the library (driver.py --cpu) fetching the same videos, `--concurrency` threads with a
  *   session each; the CPU is the Python process's over the fetches, after its imports.
- * The fake runs in this process, so neither side pays for it. Target (issue 27): at least 5x less
+ * The fake runs in this process, so neither side pays for it. Target: at least 5x less
  * CPU per transcript than the library.
  */
 import { spawn } from 'node:child_process';
