@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fuzzing the live API with schemathesis (issue 14): `npm start` on embedded adapters against the
+# Fuzzing the live API with schemathesis: `npm start` on embedded adapters against the
 # offline fake platform, then schemathesis's stateless checks over the live /openapi.json, once
 # without a key and once with the pro key `npm start` prints. Any 5xx (not_a_server_error), a
 # documented response whose body does not match its schema (response_schema_conformance) or whose

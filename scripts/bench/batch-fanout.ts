@@ -8,11 +8,11 @@
  *     [--partitions 32] [--latency 200] [--concurrency 8] [--members 4]
  *
  * 1. Ratio: a cold batch of 10 videos vs a cold single extract (one getTranscript on the same
- *    extraction service, no bus), median over `trials`. Target (issue 15 item 3): <= 1.5 (the
+ *    extraction service, no bus), median over `trials`. Target: <= 1.5 (the
  *    videos run in parallel, not one after another).
  * 2. Load: `clients` concurrent clients each sending `batches` batches of 10 cold videos; end-to-end
  *    latency of FanOut.run (publish → all results back), p50/p99.
- * 3. Playlist of 25 (issue 15 item 3): the listing (cold, one getPlaylist on an extraction service,
+ * 3. Playlist of 25: the listing (cold, one getPlaylist on an extraction service,
  *    as the gateway asks the extractor over gRPC) then its 25 cold videos through the bus, against
  *    the same cold single extract, median over `trials` with p50/p99; then `clients` concurrent
  *    clients each asking `playlists` playlists, p50/p99. Target: playlist <= 2x a single extract.

@@ -17,16 +17,16 @@
  *   and `force_refresh: true`; the gateway's HTTP, auth and limits and the gRPC hop count too.
  * - Theirs: the library (driver.py --cpu) fetching the same videos, `--concurrency` threads with a
  *   session each; the CPU is the Python process's over the fetches, after its imports.
- * The fake runs in this process, so neither side pays for it. Target (issue 27): at least 5x less
+ * The fake runs in this process, so neither side pays for it. Target: at least 5x less
  * CPU per transcript than the library.
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { parseArgs } from 'node:util';
 import * as grpc from '@grpc/grpc-js';
 import { extractorV1 } from '@subx/contracts';
 import { startFakeYouTube, videoIds } from '@subx/testing/fake-youtube';
+import { freePort } from '@subx/testing/free-port';
 import { startNpmStart } from '../../test/system/npm-start-process.ts';
 import { coldExtract } from './npm-start-calls.ts';
 import { reportResult } from './result.ts';
@@ -135,14 +135,6 @@ async function measure(pid: number, one: (i: number) => Promise<void>): Promise<
   const cpuMs = cpuMsOf(pid) - cpu0;
   clearInterval(sampler);
   return { cpuMs, wallMs, restRss, loadRss: median(rssSamples) };
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** The extractor service alone, as its image runs it, driven over gRPC. */

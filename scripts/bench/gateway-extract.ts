@@ -11,12 +11,12 @@
  * gateway's micro-cache of recent answers (src/extract-cache.ts, default configuration) in front of
  * a real gRPC call over loopback to an extractor that answers from its cache (cached: true), the
  * JSON mapping and serialisation. The same run measures the breakdown: the bare route, the full
- * path with the micro-cache off (every request pays the gRPC hop, the path before issue 15), and
+ * path with the micro-cache off (every request pays the gRPC hop, the path before the micro-cache), and
  * the gRPC hop alone. The servers run in child processes; the load generator runs in this process
  * so it does not compete for the servers' event loop.
  * Target: full path >= 40% of the bare route's requests/s, with p99 < 20 ms at 50 connections.
  *
- * Memory (issue 15 item 4): every server process reports its RSS every 2 s; for the full-path run
+ * Memory: every server process reports its RSS every 2 s; for the full-path run
  * the output gives, per process, the median RSS of the run's second and last quarter and the growth
  * between them. `--split` runs the extractor in its own process, so gateway and extractor are
  * reported apart (otherwise one process holds both). `--videos N` spreads the load over N videos

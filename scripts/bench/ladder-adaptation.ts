@@ -1,5 +1,5 @@
 /**
- * The adaptive caption ladder against a client retired mid-run (issue 25), against the fake platform in
+ * The adaptive caption ladder against a client retired mid-run, against the fake platform in
  * today's mode with a fixed latency per answer (run: node_modules/.bin/node scripts/bench/ladder-adaptation.ts
  * [--latency 100] [--before 10] [--after 25]).
  *

@@ -16,7 +16,7 @@
  *
  * Each round measures bare, cached and uncached once per answer size; the ratios are per round
  * (machines here are noisy), the table gives the median of the rounds and every round's value.
- * Targets (issue 27): cached >= 60% of bare with p99 < 20 ms, uncached >= 35% of bare, at 50
+ * Targets: cached >= 60% of bare with p99 < 20 ms, uncached >= 35% of bare, at 50
  * connections and 40-segment answers. `--quick` (the CI-safe variant in .ci/run): one round of 3 s,
  * 40 segments only, and generous bounds that only a large regression breaks. `--profile DIR`: both
  * npm start processes write a V8 CPU profile into DIR when they stop (open it in Chrome DevTools,
@@ -47,7 +47,7 @@ const ROUNDS = Number(values.rounds ?? (QUICK ? 1 : 3));
 const CONNECTIONS = Number(values.connections);
 const SIZES = (values.segments ?? (QUICK ? '40' : '40,400')).split(',').map(Number);
 
-/** Targets of issue 27, and the bounds of the CI-safe run (a large regression only). */
+/** The targets, and the bounds of the CI-safe run (a large regression only). */
 const TARGETS = QUICK
   ? { cached: 0.1, cachedP99: 100, uncached: 0.02 }
   : { cached: 0.6, cachedP99: 20, uncached: 0.35 };

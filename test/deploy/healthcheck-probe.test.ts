@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as grpc from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
+import { freePort } from '@subx/testing/free-port';
 
 const probePath = fileURLToPath(new URL('../../deploy/docker/healthcheck.ts', import.meta.url));
 
@@ -75,14 +76,7 @@ describe('healthcheck probe, gRPC mode', () => {
   });
 
   it('exits 1 when nothing listens on the port', async () => {
-    const closed = new grpc.Server();
-    const freePort = await new Promise<number>((resolve, reject) =>
-      closed.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) =>
-        err ? reject(err) : resolve(p),
-      ),
-    );
-    closed.forceShutdown();
-    const result = await runProbe(['grpc', String(freePort)]);
+    const result = await runProbe(['grpc', String(await freePort())]);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/unhealthy/);
   });

@@ -14,8 +14,8 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 const SELF = 'test/repo/self-contained.test.ts';
 const EXEMPT = 'packages/testing/fixtures-recorded/';
 
-/** A path out of the clone into the workspace beside it. */
-const OUTSIDE = /\.\.\/shared\b|\bshared\/(?:spec|docs|fixtures)\b/;
+/** A path out of the clone into the workspace beside it (a sibling module `../shared.ts` is not). */
+const OUTSIDE = /\.\.\/shared\b(?!\.\w)|\bshared\/(?:spec|docs|fixtures)\b/;
 
 function trackedFiles(): string[] {
   const out = execFileSync('git', ['ls-files', '-z'], { cwd: root, encoding: 'utf8', maxBuffer: 64 << 20 });

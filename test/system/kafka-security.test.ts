@@ -17,7 +17,7 @@ import { createAdapters } from '@subx/ports';
 import type { DeliveredMessage } from '@subx/ports';
 import { ConfigError, kafkaSecurityFromConfig } from '@subx/service-kit';
 import { FAST_KAFKA_TIMINGS } from '@subx/testing/engines';
-import { freePort } from '@subx/testing/faults';
+import { freePort } from '@subx/testing/free-port';
 import { createTestPki } from '@subx/testing/tls';
 import type { TestPki } from '@subx/testing/tls';
 import { loadConfig } from '../../services/gateway/src/config.ts';

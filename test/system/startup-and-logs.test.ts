@@ -1,6 +1,6 @@
 /**
- * What a person sees when a service cannot start, and what the running system writes to its log
- * (issue 12, "Errors a person can read"), from real processes: `npm start` (scripts/start-embedded.ts)
+ * What a person sees when a service cannot start, and what the running system writes to its log,
+ * from real processes: `npm start` (scripts/start-embedded.ts)
  * and each service's own main.ts.
  *
  * - a busy port is ONE line naming the port and the variable, exit code 1;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createAdapters } from './adapters.ts';
 import { ManualClock } from './clock.ts';
-import { waitFor } from './testing/wait.ts';
+import { waitFor } from '@subx/testing/wait';
 
 describe('createAdapters without engines', () => {
   it('chooses the embedded adapters, which work together, and closes them', async () => {

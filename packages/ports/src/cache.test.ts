@@ -3,7 +3,7 @@ import { createJsonCache } from './cache.ts';
 import { ManualClock } from './clock.ts';
 import { createInMemoryKeyValueStore } from './key-value/in-memory.ts';
 import { KeyValueUnavailableError } from './key-value/port.ts';
-import { deferred } from './testing/wait.ts';
+import { deferred } from '@subx/testing/wait';
 
 const setup = () => {
   const clock = new ManualClock();

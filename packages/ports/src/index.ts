@@ -27,7 +27,11 @@ export {
   type MongoDocumentStore,
   type MongoDocumentStoreOptions,
 } from './document-store/mongo.ts';
-export { createInMemoryKeyValueStore, type InMemoryKeyValueStoreOptions } from './key-value/in-memory.ts';
+export {
+  createInMemoryKeyValueStore,
+  type InMemoryKeyValueStore,
+  type InMemoryKeyValueStoreOptions,
+} from './key-value/in-memory.ts';
 export { createRedisKeyValueStore, type RedisKeyValueStoreOptions } from './key-value/redis.ts';
 export { createJsonCache, type JsonCache } from './cache.ts';
 export { createAdapters, type Adapters, type AdaptersConfig } from './adapters.ts';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { expect, it } from 'vitest';
 import { describeWithEngine } from '@subx/testing/engines';
 import { createAdapters } from '../src/adapters.ts';
-import { waitFor } from '../src/testing/wait.ts';
+import { waitFor } from '@subx/testing/wait';
 
 describeWithEngine('kafka', 'createAdapters with real engines', (kafkaBrokers) => {
   describeWithEngine('redis', 'with Redis', (redisUrl) => {

@@ -9,6 +9,7 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 import { ConfigResourceTypes, Kafka, logLevel } from 'kafkajs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FAST_KAFKA_TIMINGS, brokerList, describeWithEngine } from '@subx/testing/engines';
+import { freePort } from '@subx/testing/free-port';
 import { createKafkaEventBus } from '../src/event-bus/kafka.ts';
 import type { EventBus } from '../src/event-bus/port.ts';
 
@@ -135,10 +136,7 @@ describeWithEngine('kafka', 'Kafka: a broker that is not listening yet', (broker
     // What a service meets when it starts alongside its broker (compose, a fresh cluster): the
     // address refuses connections for longer than kafkajs's own retries last (about 4 s here).
     const [host, port] = brokerList(brokers)[0]!.split(':') as [string, string];
-    const reserved = createServer();
-    await new Promise<void>((resolve) => reserved.listen(0, '127.0.0.1', resolve));
-    const late = (reserved.address() as { port: number }).port;
-    await new Promise<void>((resolve) => reserved.close(() => resolve()));
+    const late = await freePort();
     const sockets = new Set<Socket>();
     const proxy = createServer((client) => {
       const upstream = connect(Number(port), host);

@@ -14,7 +14,7 @@ import type { EventBus } from '../src/event-bus/port.ts';
 
 const fixture = fileURLToPath(new URL('./fixtures/kafka-member.ts', import.meta.url));
 // With kafkajs's default timings (session 30 s, rebalance 60 s) this took 30.1 s here (63 s in
-// the fault probe of issue 14); with the adapter's defaults about 11 s. The bound leaves slack.
+// an earlier fault probe); with the adapter's defaults about 11 s. The bound leaves slack.
 const REJOIN_BOUND_MS = 20_000;
 
 describeWithEngine('kafka', 'Kafka: a crashed member replaced at once', (brokers) => {

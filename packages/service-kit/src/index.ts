@@ -2,7 +2,7 @@ export * from './config.ts';
 export * from './logger.ts';
 export * from './lifecycle.ts';
 export * from './health.ts';
-export * from './grpc.ts';
+export * from './grpc/index.ts';
 export * from './run-service.ts';
 export * from './trace-context.ts';
 export { activeTelemetry, startTelemetry } from './telemetry.ts';

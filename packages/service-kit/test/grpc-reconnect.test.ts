@@ -4,7 +4,7 @@
 import { createServer, type Socket } from 'node:net';
 import { commentsV1 } from '@subx/contracts';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createGrpcClient } from '../src/grpc.ts';
+import { createGrpcClient } from '../src/grpc/index.ts';
 
 const cleanup: (() => unknown)[] = [];
 afterEach(async () => {

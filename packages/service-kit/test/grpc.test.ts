@@ -3,10 +3,10 @@ import * as grpc from '@grpc/grpc-js';
 import { commentsV1 } from '@subx/contracts';
 import { AppError, Errors } from '@subx/errors';
 import { afterEach, describe, expect, it } from 'vitest';
-import { HealthClient } from '../src/grpc-health.ts';
-import type { ServingStatus } from '../src/grpc-health.ts';
-import { checkHealth, createGrpcClient, defineService, startGrpcServer } from '../src/grpc.ts';
-import type { CallContext } from '../src/grpc.ts';
+import { HealthClient } from '../src/grpc/health-service.ts';
+import type { ServingStatus } from '../src/grpc/health-service.ts';
+import { checkHealth, createGrpcClient, defineService, startGrpcServer } from '../src/grpc/index.ts';
+import type { CallContext } from '../src/grpc/index.ts';
 import { createHealthRegistry } from '../src/health.ts';
 import { createLogger } from '../src/logger.ts';
 

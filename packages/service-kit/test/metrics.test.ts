@@ -3,7 +3,7 @@
 import { commentsV1 } from '@subx/contracts';
 import { Errors } from '@subx/errors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGrpcClient, defineService, startGrpcServer } from '../src/grpc.ts';
+import { createGrpcClient, defineService, startGrpcServer } from '../src/grpc/index.ts';
 import { createLogger } from '../src/logger.ts';
 import { startMetricsServer, type MetricsServer } from '../src/metrics/server.ts';
 

@@ -3,7 +3,7 @@ import type { CaptionList, CaptionTrack } from './parse/player.ts';
 import type { SubtitleType } from './types.ts';
 
 /**
- * decisions.md "Inputs": exact manual → exact auto-generated → manual or auto-generated of the same base
+ * docs/decisions.md "Inputs": exact manual → exact auto-generated → manual or auto-generated of the same base
  * language → LANGUAGE_NOT_AVAILABLE; with translate, the platform translates the best track (tlang never equals
  * the source language: "Setting tlang=lang returns damaged subtitles", yt-dlp).
  */

@@ -33,7 +33,7 @@ describe('parseVideoUrl', () => {
     'https://www.youtube.com/shorts/',
     'https://www.youtube.com/playlist?list=PL8dPuuaLjXtOAKed_MxxWBNaPno5h3Zs8',
     'not a url',
-    // A path after the id, user info, a port, control characters (issue 12).
+    // A path after the id, user info, a port, control characters: read as written, never repaired.
     'https://www.youtube.com/watch/extra?v=F1xioXWb8CY',
     'https://youtu.be/F1xioXWb8CY/extra',
     'https://www.youtube.com/shorts/tjz2u2DiveM/extra',

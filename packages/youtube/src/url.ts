@@ -1,4 +1,4 @@
-/** URL forms accepted by decisions.md "Inputs". The service never fetches a caller-supplied URL; it only reads the id. */
+/** URL forms accepted by docs/decisions.md "Inputs". The service never fetches a caller-supplied URL; it only reads the id. */
 
 const VIDEO_ID = /^[A-Za-z0-9_-]{11}$/;
 const PLAYLIST_ID = /^[A-Za-z0-9_-]{2,64}$/;

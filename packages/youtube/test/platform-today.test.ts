@@ -4,7 +4,7 @@ import { playlistIds, videoIds, type FakeYouTube } from '@subx/testing/fake-yout
 import { clientFor, errorOf, roundTrips, setup, timedFetch, type TimedCall } from './helpers.ts';
 
 /**
- * The platform as it answers since late Aug 2026 (extraction notes, "Update, November 2026"), against the
+ * The platform as it answers since late Aug 2026 (packages/testing/src/fake-youtube/README.md), against the
  * fake's today mode: gated WEB caption URLs, WEB /player without captions, client-specific errors,
  * per-visitor quotas, version rot, the PO-token provider and the circuit breaker.
  */

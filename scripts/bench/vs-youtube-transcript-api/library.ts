@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
-/** The version compared against (issue 27 names it), pinned so that runs stay comparable. */
+/** The version compared against, pinned so that runs stay comparable. */
 export const LIBRARY_VERSION = '1.2.5';
 const venv = join(homedir(), '.cache', 'subx-bench', 'venv');
 export const python = join(venv, 'bin', 'python');

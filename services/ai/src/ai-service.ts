@@ -1,7 +1,7 @@
 /**
  * The AI service's use cases: summaries and comment analysis with their 24-hour caches.
  *
- * Caching (decisions.md, "Summary charging"): one entry per (video, style[, language]) and per
+ * Caching (docs/decisions.md "Summary charging"): one entry per (video, style[, language]) and per
  * (video, sample size), keyed also by the engine so that switching engines does not serve the other
  * engine's answers. Each entry has a `generated_at` that identifies it; the gateway charges a user
  * once per entry, so this service reports `cached` and `generated_at` truthfully and never charges.

@@ -4,7 +4,7 @@ import { createLocalEngine } from './model/local-engine.ts';
 import { createModelEngine } from './model/model-engine.ts';
 import type { ModelEvent } from './model/model-engine.ts';
 
-/** The model engine when an API key is configured, else the offline engine (decisions.md). */
+/** The model engine when an API key is configured, else the offline engine (docs/decisions.md "Run-time contract"). */
 export function createEngineFromConfig(
   config: Pick<
     AiConfig,

@@ -139,7 +139,7 @@ describe('pages and sessions', () => {
     const other = new Browserish(app);
     await other.get('/sign-in');
     expect((await b.post('/keys/generate', {}, { csrf: other.csrf() })).statusCode).toBe(403);
-    // the interface's words (§5): "Generate API Key", "Regenerate Key"
+    // the interface's words (docs/decisions.md "Dashboard wording"): "Generate API Key", "Regenerate Key"
     expect((await b.get('/keys')).body).toContain('Generate API Key');
     await app.close();
   });

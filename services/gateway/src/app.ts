@@ -77,7 +77,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   });
   app.addHook('onResponse', async (request, reply) => {
     logAccess(request, reply);
-    // A 5xx does not count against the daily limit (decisions.md "What counts").
+    // A 5xx does not count against the daily limit (docs/decisions.md "Identity and access", what counts).
     if (request.admission && reply.statusCode >= 500) {
       await request.admission.refund().catch((err: unknown) => request.log.error({ err }, 'refund failed'));
     }
@@ -106,7 +106,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   registerCommentsAnalyze(app, ctx);
   registerHealth(app, ctx, version);
   await registerDocs(app, buildOpenApi(version));
-  // The API as MCP tools for AI agents, and /llms.txt (issue 24; src/mcp/README.md).
+  // The API as MCP tools for AI agents, and /llms.txt (src/mcp/README.md).
   await app.register(mcpPlugin, { access: deps.access, version });
 
   await app.ready();

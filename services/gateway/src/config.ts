@@ -60,7 +60,7 @@ export const ConfigSchema = z.object({
   REQUEST_RECEIVE_TIMEOUT_MS: durationMs.default(10_000),
   /** A connection idle this long (no request in progress) is closed (keep-alive sockets). */
   CONNECTION_IDLE_TIMEOUT_MS: durationMs.default(30_000),
-  /** Interface §8: batch 60 s in total, playlist 120 s in total. */
+  /** docs/decisions.md "Deadlines of batch and playlist": batch 60 s in total, playlist 120 s in total. */
   BATCH_TIMEOUT_MS: durationMs.default(60_000),
   PLAYLIST_TIMEOUT_MS: durationMs.default(120_000),
   /** Floor of the per-video budget max(total / n, floor); the interface gives 10 s for playlists. */

@@ -1,5 +1,5 @@
 /**
- * The gateway's micro-cache of recent extract answers (issue 15 item 1). A hot video's answer was
+ * The gateway's micro-cache of recent extract answers (README, "Extract micro-cache"). A hot video's answer was
  * paying a gRPC round trip, the protobuf decode of every segment, the JSON mapping and
  * serialisation on every request; the profile of scripts/bench/gateway-extract.ts put those at
  * well over half of the gateway's CPU per request. A hit here serves the already serialised

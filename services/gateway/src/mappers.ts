@@ -1,4 +1,4 @@
-/** ts-proto messages → the public JSON shapes of service-interface.md §2. */
+/** ts-proto messages → the public JSON shapes of docs/api.md (and GET /openapi.json). */
 import { aiV1, commonV1 } from '@subx/contracts';
 import type { commentsV1, extractorV1 } from '@subx/contracts';
 import { renderDocument, toPlainText } from '@subx/formats';
@@ -16,7 +16,8 @@ const num = (value: bigint | number | undefined): number | null =>
   value === undefined ? null : Number(value);
 
 /**
- * The six always-present fields, plus each opt-in field named in `include` (interface §2.2). A
+ * The six always-present fields, plus each opt-in field named in `include` (docs/decisions.md
+ * "Metadata fields"). A
  * requested field the platform does not provide is still present: '' / [] / null.
  */
 export function metadataJson(
@@ -95,7 +96,7 @@ export function documentFor(
   });
 }
 
-/** A successful batch/playlist item (interface §2.4; decisions.md "Outputs" for non-json formats). */
+/** A successful batch/playlist item (docs/decisions.md "Batch and playlist items"; "Outputs" for non-json formats). */
 export function successItem(
   url: string,
   t: extractorV1.GetTranscriptResponse,

@@ -99,7 +99,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
       resultsTopic: config.EXTRACT_RESULTS_TOPIC,
       busTimeoutMs: config.FANOUT_BUS_TIMEOUT_MS,
       // No worker active (all extractors restarting) or the bus unreachable: the items go to the
-      // extractor over gRPC instead of waiting out the deadline (issue 14 items 4 and 6).
+      // extractor over gRPC instead of waiting out the deadline (README, "When a dependency misbehaves").
       fallback: directFanOut,
     });
     // Join the results group now: fail fast, and keep the first batch request fast.

@@ -1,5 +1,5 @@
 /**
- * URL → id for the routes. The accepted forms are @subx/youtube's (decisions.md "Inputs"); this
+ * URL → id for the routes. The accepted forms are @subx/youtube's (docs/decisions.md "Inputs"); this
  * module only turns "not accepted" into the INVALID_URL error.
  */
 import { Errors } from '@subx/errors';

@@ -11,7 +11,8 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { root, startSplitSystem, until, type SplitSystem } from './support.ts';
+import { waitFor } from '@subx/testing/wait';
+import { root, startSplitSystem, type SplitSystem } from './support.ts';
 
 const BOUND_MS = 25_000;
 const java = spawnSync('java', ['-version'], { stdio: 'ignore' }).status === 0;
@@ -63,7 +64,11 @@ describe.skipIf(!java)('fault: Kafka goes down under batch traffic', () => {
       stdio: 'ignore',
     });
     const restarted = new Promise((resolve) => restart.once('exit', resolve));
-    await until(async () => !(await listening(port)), 30_000);
+    await waitFor(async () => !(await listening(port)), {
+      timeoutMs: 30_000,
+      intervalMs: 250,
+      message: `kafka to stop listening on ${port}`,
+    });
 
     const during = await system.batch(system.urls);
     expect(during.status).toBe(200);
@@ -71,7 +76,11 @@ describe.skipIf(!java)('fault: Kafka goes down under batch traffic', () => {
     expect(system.codes(during)).toEqual(['ok', 'ok', 'ok']);
 
     await restarted;
-    await until(async () => system.codes(await system.batch(system.urls)).every((c) => c === 'ok'), 60_000);
+    await waitFor(async () => system.codes(await system.batch(system.urls)).every((c) => c === 'ok'), {
+      timeoutMs: 60_000,
+      intervalMs: 250,
+      message: 'every batch item ok again',
+    });
     const after = await system.batch(system.urls);
     expect(after.ms).toBeLessThan(BOUND_MS);
     expect(system.codes(after)).toEqual(['ok', 'ok', 'ok']);

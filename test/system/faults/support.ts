@@ -6,7 +6,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { startFakeYouTube } from '@subx/testing/fake-youtube';
-import { freePort } from '@subx/testing/faults';
+import { freePort } from '@subx/testing/free-port';
+import { waitFor } from '@subx/testing/wait';
 import { startNpmStart, type NpmStartProcess } from '../npm-start-process.ts';
 import { syntheticVideos } from '../support.ts';
 
@@ -64,16 +65,6 @@ export function launch(
   child.stdout!.on('data', keep);
   child.stderr!.on('data', keep);
   return { child, output: () => output };
-}
-
-/** Polls `condition` until true, at most `timeoutMs`. */
-export async function until(condition: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await condition()) return;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error(`not within ${timeoutMs} ms`);
 }
 
 export async function kill(child: ChildProcess | undefined, signal: NodeJS.Signals): Promise<void> {
@@ -151,7 +142,11 @@ export async function startSplitSystem(options: {
   });
   const base = `http://127.0.0.1:${ports.gateway}`;
   try {
-    await until(async () => (await fetch(`${base}/health/live`).catch(() => null))?.status === 200, 60_000);
+    await waitFor(async () => (await fetch(`${base}/health/live`).catch(() => null))?.status === 200, {
+      timeoutMs: 60_000,
+      intervalMs: 250,
+      message: `${base}/health/live`,
+    });
   } catch (error) {
     throw new Error(`gateway did not come up:\n${gateway.output()}`, { cause: error });
   }
@@ -178,7 +173,11 @@ export async function startSplitSystem(options: {
     );
   const urls = videos.ids.map((v) => `https://youtu.be/${v}`);
   // The workers have joined once a batch goes through.
-  await until(async () => codes(await batch(urls)).every((c) => c === 'ok'), 60_000);
+  await waitFor(async () => codes(await batch(urls)).every((c) => c === 'ok'), {
+    timeoutMs: 60_000,
+    intervalMs: 250,
+    message: 'every batch item ok',
+  });
   return {
     base,
     urls,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { deferred, waitFor } from '../testing/wait.ts';
+import { deferred, waitFor } from '@subx/testing/wait';
 import { MAX_DEAD_LETTER_ERROR_CHARS } from './shared.ts';
 import {
   RetriableError,
@@ -27,17 +27,6 @@ const uniqueGroup = (): string => `g-${randomUUID()}`;
  * test, reporting to `observer`; every topic and group name is unique, so adapters sharing one
  * server do not interfere.
  */
-async function waitForAsync<T>(read: () => Promise<T>, expected: T, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let last: T | undefined;
-  while (Date.now() < deadline) {
-    last = await read();
-    if (last === expected) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`expected ${String(expected)}, still ${String(last)} after ${timeoutMs} ms`);
-}
-
 export function describeEventBusContract(
   name: string,
   makeBus: (observer: BusObserver) => Promise<ContractEventBus>,
@@ -136,9 +125,17 @@ export function describeEventBusContract(
       const groupId = uniqueGroup();
       expect(await bus.hasActiveMembers(groupId)).toBe(false);
       const member = await subscribe({ groupId, topics: [topic], handler: async () => undefined });
-      await waitForAsync(() => bus.hasActiveMembers(groupId), true, timeoutMs);
+      await waitFor(() => bus.hasActiveMembers(groupId), {
+        timeoutMs,
+        intervalMs: 50,
+        message: 'an active member',
+      });
       await member.stop();
-      await waitForAsync(() => bus.hasActiveMembers(groupId), false, timeoutMs);
+      await waitFor(async () => !(await bus.hasActiveMembers(groupId)), {
+        timeoutMs,
+        intervalMs: 50,
+        message: 'no active member',
+      });
     });
 
     it('starts a new group at the end of the topic unless fromBeginning', async () => {

@@ -1,22 +1,14 @@
+import { CRASHED, deliver } from './delivery.ts';
 import {
-  RetriableError,
   dlqTopic,
   type BusMessage,
   type BusObserver,
   type ConsumerLag,
   type CrashableSubscription,
-  type DeliveredMessage,
   type EventBus,
   type SubscribeOptions,
 } from './port.ts';
-import {
-  MAX_UNCOMMITTED_SPAN,
-  backoffDelay,
-  concurrencyOf,
-  deadLetterErrorMessage,
-  stableHash,
-  type RetryBackoff,
-} from './shared.ts';
+import { MAX_UNCOMMITTED_SPAN, concurrencyOf, stableHash, type RetryBackoff } from './shared.ts';
 
 export interface InProcessEventBusOptions {
   /** Partitions per topic. Default 3 (same as the Kafka adapter). */
@@ -150,7 +142,7 @@ export function createInProcessEventBus(options: InProcessEventBusOptions = {}):
           const offset = nextOffset(state, log.length, member.perPartition);
           if (offset === null) break;
           state.busy.set(offset, member);
-          const work = deliver(member, state, topicName, p, offset, log[offset]!);
+          const work = deliverOne(member, state, topicName, p, offset, log[offset]!);
           member.inFlight.add(work);
           void work.finally(() => {
             member.inFlight.delete(work);
@@ -182,7 +174,7 @@ export function createInProcessEventBus(options: InProcessEventBusOptions = {}):
       member.timers.add(entry);
     });
 
-  const deliver = async (
+  const deliverOne = async (
     member: Member,
     state: PartitionState,
     topic: string,
@@ -190,62 +182,43 @@ export function createInProcessEventBus(options: InProcessEventBusOptions = {}):
     offset: number,
     stored: StoredMessage,
   ): Promise<void> => {
-    const maxAttempts = member.options.maxAttempts ?? 3;
-    let failures = 0;
-    for (let attempt = 1; ; attempt++) {
+    const outcome = await deliver({
+      topic,
+      partition,
+      offset: String(offset),
+      groupId: member.group.id,
+      key: stored.key,
+      value: stored.value,
+      headers: stored.headers,
+      maxAttempts: member.options.maxAttempts ?? 3,
+      retryBackoff,
+      observer: options.observer,
       // Leaving (stop/rebalance) between attempts hands the message to whoever owns it next.
-      if (!member.alive || !member.assigned.has(partitionKey(topic, partition))) return;
-      const message: DeliveredMessage = {
-        topic,
-        partition,
-        offset: String(offset),
-        key: stored.key,
-        value: new Uint8Array(stored.value),
-        headers: { ...stored.headers },
-        attempt,
-      };
-      let error: unknown = null;
-      try {
-        await member.options.handler(message);
-      } catch (e) {
-        error = e ?? new Error('handler threw a nullish value');
-      }
-      if (member.crashed) return;
-      const groupId = member.group.id;
-      options.observer?.handled?.(
-        topic,
-        groupId,
-        error === null ? 'ok' : error instanceof RetriableError ? 'retry' : 'failed',
-      );
-      if (error === null) {
-        finish(state, offset);
-        return;
-      }
-      if (!(error instanceof RetriableError)) {
-        failures++;
-        if (failures >= maxAttempts) {
-          options.observer?.deadLettered?.(topic, groupId);
-          options.observer?.published?.(dlqTopic(topic), 1);
-          append(dlqTopic(topic), {
-            key: stored.key,
-            value: stored.value,
-            headers: {
-              ...stored.headers,
-              'x-error-message': deadLetterErrorMessage(error),
-              'x-original-topic': topic,
-              'x-original-partition': String(partition),
-              'x-original-offset': String(offset),
-            },
-          });
-          finish(state, offset);
-          const dlqGroups = [...groups.values()].filter((g) =>
-            g.members.some((m) => m.options.topics.includes(dlqTopic(topic))),
-          );
-          for (const g of dlqGroups) queueMicrotask(() => pump(g));
-          return;
+      stillOwned: () => member.alive && member.assigned.has(partitionKey(topic, partition)),
+      runHandler: async (message) => {
+        let error: unknown = null;
+        try {
+          await member.options.handler(message);
+        } catch (e) {
+          error = e ?? new Error('handler threw a nullish value');
         }
-      }
-      await sleepFor(member, backoffDelay(retryBackoff, attempt));
+        return member.crashed ? CRASHED : error;
+      },
+      publishDeadLetter: (deadLetter) => {
+        options.observer?.published?.(dlqTopic(topic), 1);
+        append(dlqTopic(topic), deadLetter);
+      },
+      waitBackoff: async (ms) => {
+        await sleepFor(member, ms);
+        return 'done';
+      },
+    });
+    if (outcome === 'handled' || outcome === 'dead-lettered') finish(state, offset);
+    if (outcome === 'dead-lettered') {
+      const dlqGroups = [...groups.values()].filter((g) =>
+        g.members.some((m) => m.options.topics.includes(dlqTopic(topic))),
+      );
+      for (const g of dlqGroups) queueMicrotask(() => pump(g));
     }
   };
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { waitFor } from '../testing/wait.ts';
+import { waitFor } from '@subx/testing/wait';
 import type { KeyValueStore } from './port.ts';
 
 export interface KeyValueContractOptions {

@@ -25,6 +25,20 @@ describe('in-memory key-value store with an injected clock', () => {
     expect(await kv.increment('day', 1)).toBe(1);
   });
 
+  it('lists the keys that hold a value now, expired ones left out', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 0, 1));
+    const kv = createInMemoryKeyValueStore({ clock });
+    expect(kv.keys()).toEqual([]);
+    await kv.set('kept', '1');
+    await kv.set('short', '2', { ttlMs: 1_000 });
+    await kv.increment('count', 1);
+    expect(kv.keys().sort()).toEqual(['count', 'kept', 'short']);
+    clock.advance(1_000);
+    expect(kv.keys().sort()).toEqual(['count', 'kept']);
+    await kv.delete('kept');
+    expect(kv.keys()).toEqual(['count']);
+  });
+
   it('rejects increments of non-integer values', async () => {
     const kv = createInMemoryKeyValueStore();
     await kv.set('text', 'abc');

@@ -6,6 +6,12 @@ export interface InMemoryKeyValueStoreOptions {
   clock?: Clock;
 }
 
+/** The embedded store, which can also list its keys (a real store's would need a SCAN). */
+export interface InMemoryKeyValueStore extends KeyValueStore {
+  /** The keys that hold a value now (expired ones left out), e.g. for a test that nothing was stored. */
+  keys(): string[];
+}
+
 interface Entry {
   value: string;
   expiresAt: number | null;
@@ -18,7 +24,9 @@ const SWEEP_EVERY_WRITES = 1_000;
  * instance only (there is no other process to reach); messages are delivered asynchronously, as
  * over a network.
  */
-export function createInMemoryKeyValueStore(options: InMemoryKeyValueStoreOptions = {}): KeyValueStore {
+export function createInMemoryKeyValueStore(
+  options: InMemoryKeyValueStoreOptions = {},
+): InMemoryKeyValueStore {
   const clock = options.clock ?? systemClock;
   const entries = new Map<string, Entry>();
   const channels = new Map<string, Set<(message: string) => void>>();
@@ -69,6 +77,9 @@ export function createInMemoryKeyValueStore(options: InMemoryKeyValueStoreOption
   };
 
   return {
+    keys() {
+      return [...entries.keys()].filter((key) => live(key) !== null);
+    },
     async get(key) {
       assertOpen();
       return live(key)?.value ?? null;

@@ -1,8 +1,9 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '../free-port.ts';
+import { waitFor } from '../wait.ts';
 
 /**
  * A private redis-server for fault tests: its own port and data directory, so freezing
@@ -28,26 +29,6 @@ export function redisServerAvailable(): boolean {
   return spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0;
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs: number, what: string) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await condition()) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`${what}: not within ${timeoutMs} ms`);
-}
-
 function answers(port: number): boolean {
   return spawnSync('redis-cli', ['-p', String(port), 'ping'], { encoding: 'utf8', timeout: 1_000 })
     .stdout?.trim()
@@ -65,7 +46,11 @@ export async function startOwnRedis(): Promise<OwnRedis> {
       ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'],
       { stdio: 'ignore' },
     );
-    await waitFor(() => answers(port), 10_000, `redis-server on ${port}`);
+    await waitFor(() => answers(port), {
+      timeoutMs: 10_000,
+      intervalMs: 50,
+      message: `redis-server on ${port}`,
+    });
   };
   const kill = async (): Promise<void> => {
     const c = child;

@@ -3,7 +3,7 @@ import { parseCommentsEntry } from './next.ts';
 import { classifyPlayability } from './player.ts';
 import { parsePlaylistPage } from './playlist.ts';
 
-/** Shapes the platform answers since Aug 2026 (extraction notes, "Update, November 2026"). */
+/** Shapes the platform answers since Aug 2026 (packages/testing/src/fake-youtube/README.md, today mode). */
 
 const player = (status: string, reason: string, extra: Record<string, unknown> = {}) => ({
   playabilityStatus: { status, reason, ...extra },

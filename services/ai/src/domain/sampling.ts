@@ -18,7 +18,7 @@ const byRecency = (a: CommentItem, b: CommentItem): number =>
   b.publishedAt - a.publishedAt || b.likes - a.likes || a.id.localeCompare(b.id);
 
 /**
- * The analysis sample (interface §4.7): half the sample from the top comments by likes, half from
+ * The analysis sample (docs/decisions.md "Comment analysis"): half the sample from the top comments by likes, half from
  * the most recent ones, never the same comment twice. An odd size gives the extra one to the top
  * half. When one half runs out of distinct comments the other half fills the gap, so the sample is
  * `min(size, distinct comments)` long. Comments with empty text carry nothing to analyse and are

@@ -68,8 +68,8 @@ export interface SentimentVerdict {
 /**
  * Overall sentiment of a sample. A side "clearly dominates" when it has at least twice the comments
  * of the other side and at least 30% of all comments (neutral ones included); anything else,
- * including a sample of mostly neutral comments, is `mixed` (decisions.md: mixed also when neither
- * clearly dominates).
+ * including a sample of mostly neutral comments, is `mixed` (docs/decisions.md "Outputs": mixed also
+ * when neither clearly dominates).
  */
 export function overallSentiment(scored: readonly CommentPolarity[]): SentimentVerdict {
   const positive = scored.filter((s) => s.label === 'positive').length;

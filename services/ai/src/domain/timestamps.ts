@@ -28,8 +28,8 @@ function segmentIndexAt(starts: readonly number[], seconds: number): number {
  * Grounds proposed timestamps in the transcript: each one is snapped to the start of the real
  * segment it falls into, ones outside the video (negative, past its duration or past the last
  * caption) are dropped, duplicates after snapping are merged (first wins), and the result is in
- * time order. Videos shorter than 3 minutes get none (interface §2.5: "may be empty for short
- * videos"; a table of contents adds nothing to a clip that short).
+ * time order. Videos shorter than 3 minutes get none (docs/decisions.md "Summaries": "may be
+ * empty for short videos"; a table of contents adds nothing to a clip that short).
  */
 export function groundTimestamps(
   proposed: readonly TimestampItem[],

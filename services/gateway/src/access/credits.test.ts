@@ -17,7 +17,8 @@ import type { ReservationDoc } from './credits.ts';
 import { createOutboxRelay } from './outbox-relay.ts';
 import { createIdempotencyStore } from './idempotency.ts';
 import { silentLogger } from './logger.ts';
-import { TEST_PEPPER, waitFor } from './test-support.ts';
+import { waitFor } from '@subx/testing/wait';
+import { TEST_PEPPER } from './test-support.ts';
 
 const TOPIC = 'billing.credit-usage.v1';
 

@@ -63,15 +63,3 @@ export async function startReplicas(
     },
   };
 }
-
-/** Polls until `predicate` holds; fails after `timeoutMs` (a bound, never a fixed sleep). */
-export async function waitFor(
-  predicate: () => boolean | Promise<boolean>,
-  { timeoutMs = 10_000, message = 'condition' }: { timeoutMs?: number; message?: string } = {},
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await predicate())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${message}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

@@ -100,7 +100,8 @@ function queryParameters(schema: JsonSchema | undefined) {
 /**
  * One response per status, listing every code the operation can answer with that status (with a
  * link to its /docs/errors anchor) and an example body per code. `authenticated`: every response
- * but a 401 carries the key's rate-limit headers (decisions.md).
+ * but a 401 carries the key's rate-limit headers (docs/decisions.md
+ * "Rate-limit reporting").
  */
 function errorResponses(codes: readonly string[], authenticated = false) {
   const byStatus = new Map<number, ErrorCode[]>();

@@ -33,7 +33,7 @@ export interface FanOut {
   run(request: FanOutRequest): Promise<FanOutOutcome[]>;
 }
 
-/** Interface §8: max(total / n, floor) per video (the playlist rule; batch uses it with 60 s). */
+/** docs/decisions.md "Deadlines of batch and playlist": max(total / n, floor) per video (the playlist rule; batch uses it with 60 s). */
 export function perItemTimeoutMs(totalMs: number, items: number, floorMs: number): number {
   return Math.max(Math.floor(totalMs / Math.max(1, items)), floorMs);
 }

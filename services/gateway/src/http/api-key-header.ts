@@ -1,6 +1,6 @@
 /**
  * Where a request carries its API key: `X-API-Key: <key>`, or `Authorization: Bearer <key>` (what
- * OpenAPI generators and MCP clients send by default; issue 26 item 3, issue 24). One reader for
+ * OpenAPI generators and MCP clients send by default; docs/api.md "Authentication and keys"). One reader for
  * every authenticated route and the MCP endpoint, so there is one auth code path.
  */
 import type { IncomingHttpHeaders } from 'node:http';

@@ -1,5 +1,5 @@
 /**
- * One error body for every failure (decisions.md "Errors"): fastify's own errors (body limit,
+ * One error body for every failure (docs/decisions.md "Errors"): fastify's own errors (body limit,
  * media type, malformed JSON, validation) are translated into catalogue codes; anything unknown
  * becomes INTERNAL_ERROR and its message stays in the log.
  */

@@ -17,7 +17,7 @@ export function listenerOptions(config: ListenerConfig, logger: FastifyBaseLogge
   return {
     ...(logger ? { loggerInstance: logger } : { logger: false }),
     bodyLimit: config.BODY_LIMIT_BYTES,
-    // Every wait has a bound (issue 14 item 5): headers + body must arrive within
+    // Every wait has a bound (README, "When a dependency misbehaves"): headers + body must arrive within
     // requestTimeout; idle keep-alive sockets close after keepAliveTimeout. The response side is
     // bounded by the operations' own deadlines (gRPC deadlines, batch/playlist budgets).
     requestTimeout: config.REQUEST_RECEIVE_TIMEOUT_MS,

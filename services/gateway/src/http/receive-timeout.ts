@@ -1,5 +1,5 @@
 /**
- * Bounds on receiving a request (issue 14 item 5). Node's `requestTimeout` cuts stalled headers
+ * Bounds on receiving a request (README, "When a dependency misbehaves"). Node's `requestTimeout` cuts stalled headers
  * (408), but once fastify is reading a body Node no longer enforces it, so a client could send
  * headers and then trickle or stall the body forever. This hook gives the body the same budget:
  * past it the body stream fails with 400 INVALID_REQUEST (the documented error shape) and the

@@ -13,11 +13,11 @@ interface HealthBody {
 }
 
 /**
- * /health and /api/v1/health (decisions.md): every backend's gRPC health check, in parallel.
+ * /health and /api/v1/health (docs/decisions.md "Outputs"): every backend's gRPC health check, in parallel.
  * `down` (503) when the extractor is unreachable, since no subtitle operation can work then;
  * `degraded` when another service is.
  *
- * Probes and load balancers poll these, so (issue 12): they answer HEAD as well as GET, are never
+ * Probes and load balancers poll these, so (docs/api.md "Health"): they answer HEAD as well as GET, are never
  * rate limited (a probe that sees 429 takes a healthy instance out), and answer 200 or 503, never
  * 500: a dependency check that throws, even synchronously, counts as that dependency down, and a
  * failure of the route itself is reported as the gateway down. Concurrent requests share one round

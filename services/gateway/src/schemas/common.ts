@@ -6,7 +6,7 @@
 import { OUTPUT_FORMATS } from '@subx/formats';
 import { METADATA_FIELDS } from '@subx/youtube';
 
-/** Interface §2.2: the nine opt-in metadata fields, as the platform client defines them. */
+/** docs/decisions.md "Metadata fields": the nine opt-in metadata fields, as the platform client defines them. */
 export const INCLUDE_FIELDS = METADATA_FIELDS;
 export type IncludeField = (typeof INCLUDE_FIELDS)[number];
 

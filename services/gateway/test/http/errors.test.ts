@@ -39,7 +39,8 @@ describe('authentication and the order of checks', () => {
     });
     expect(res.statusCode).toBe(401);
     expectErrorShape(res.json(), 'UNAUTHORIZED', res.headers['x-request-id']);
-    // Says which headers and which key format it expected (issue 26 item 3), and challenges (RFC 9110).
+    // Says which headers and which key format it expected (docs/api.md "Authentication and keys"),
+    // and challenges (RFC 9110).
     expect(res.json().error.message).toMatch(/missing or invalid/i);
     expect(res.json().error.message).toContain('X-API-Key: <key>');
     expect(res.json().error.message).toContain('Authorization: Bearer <key>');

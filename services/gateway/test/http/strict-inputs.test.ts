@@ -1,5 +1,5 @@
 /**
- * Inputs are read as written (issue 12): video URLs with anything around the id are INVALID_URL,
+ * Inputs are read as written (docs/decisions.md "Inputs"): video URLs with anything around the id are INVALID_URL,
  * and numbers are never coerced from hex, exponent or padded strings, in the query or the body.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

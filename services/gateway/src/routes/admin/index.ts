@@ -1,5 +1,5 @@
 /**
- * The admin API (decisions.md "Admin API"), a fastify plugin with full paths under /admin/v1:
+ * The admin API (docs/decisions.md "Admin API"), a fastify plugin with full paths under /admin/v1:
  * register it without a prefix. Every route needs `Authorization: Bearer <ADMIN_TOKEN>`.
  *
  * PATCH /admin/v1/accounts/{id}: `credits` SETS the available balance, `add_credits` ADDS to it

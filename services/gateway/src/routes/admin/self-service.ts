@@ -1,5 +1,5 @@
 /**
- * Admin routes the self-service dashboard (services/dashboard) needs beyond decisions.md's list.
+ * Admin routes the self-service dashboard (services/dashboard) needs beyond the list in docs/decisions.md "Admin API".
  * Registered into the admin plugin's context (after `adminRoutes`), so they share its bearer-token
  * check and error handler.
  *

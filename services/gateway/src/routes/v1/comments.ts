@@ -39,7 +39,7 @@ export const registerComments: RouteRegistrar = (app, ctx) => {
           request_id: request.id,
         };
       };
-      // A cached listing costs 0 (decisions.md): served without a reservation, whatever the balance.
+      // A cached listing costs 0 (docs/decisions.md "Credits"): served without a reservation, whatever the balance.
       const look = await backends.comments.getComments(
         { ...ask, cachedOnly: true },
         { requestId: request.id },

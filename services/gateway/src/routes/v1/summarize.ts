@@ -24,7 +24,7 @@ export const summaryPaidKey = (accountId: string, videoId: string, style: string
 /**
  * Summaries are priced before any work: a cache-only look at the AI service answers either the
  * cached summary (with its `generated_at`) or, on a miss, the video's duration and the caption
- * language that would be read. So (decisions.md "Credits", issue 12):
+ * language that would be read. So (docs/decisions.md "Summary charging"):
  * - a cache entry this user already paid for is served for 0 credits without touching the ledger,
  *   whatever their balance;
  * - otherwise exactly the price of that duration is reserved (a 2-credit video needs 2 credits,

@@ -92,7 +92,7 @@ export interface GetTranscriptRequest {
   videoId: string;
   /** BCP-47-ish platform code: en, en-GB, pt-BR, zh-Hans. */
   language: string;
-  /** Opt-in metadata field names (interface §2.2). */
+  /** Opt-in metadata field names (docs/decisions.md "Metadata fields"). */
   include: string[];
   forceRefresh: boolean;
   /** Let the platform translate from the best available track when `language` has none. */

@@ -1,8 +1,8 @@
 import * as grpc from '@grpc/grpc-js';
 import { AppError, Errors, GrpcStatus } from '@subx/errors';
 import { describe, expect, it } from 'vitest';
-import { fromGrpcError, serviceNameOf, toGrpcError } from './grpc.ts';
-import { createLogger } from './logger.ts';
+import { fromGrpcError, serviceNameOf, toGrpcError } from './index.ts';
+import { createLogger } from '../logger.ts';
 
 function logger() {
   const lines: Record<string, unknown>[] = [];

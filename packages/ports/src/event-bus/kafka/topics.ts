@@ -1,0 +1,87 @@
+/** Topic setup through the admin client: created when missing, retried while a broker gets ready. */
+import { backoffDelay } from '../shared.ts';
+import type { KafkaConnections } from './connections.ts';
+import type { BusLogger } from './options.ts';
+
+export interface TopicSetupOptions {
+  connections: KafkaConnections;
+  /** Partitions of topics created here. */
+  partitions: number;
+  /** Default: the broker's default.replication.factor. */
+  replicationFactor: number | undefined;
+  /** How long `ensureExact` keeps retrying. */
+  topicSetupTimeoutMs: number;
+  logger: BusLogger | undefined;
+  /** A closed bus stops retrying. */
+  isClosed(): boolean;
+}
+
+export interface TopicSetup {
+  /**
+   * Creates exactly these topics if missing (no `.dlq` twins), retrying within
+   * `topicSetupTimeoutMs`. A broker that just started refuses connections, or answers metadata
+   * requests mid leader election, for a few seconds; kafkajs's own retries give up sooner (and its
+   * `listTopics` then fails with a TypeError on the missing metadata), which made a gateway pod
+   * exit at start in a fresh cluster.
+   */
+  ensureExact(names: readonly string[]): Promise<void>;
+  /** Checked again next time: a broker that came back without its data lost the topic too. */
+  forget(topic: string): void;
+}
+
+export function createTopicSetup(options: TopicSetupOptions): TopicSetup {
+  const { connections, logger } = options;
+  const knownTopics = new Set<string>();
+
+  const createMissing = async (wanted: readonly string[]): Promise<void> => {
+    const current = connections.getAdmin();
+    try {
+      const admin = await current;
+      const existing = new Set(await admin.listTopics());
+      const missing = wanted.filter((t) => !existing.has(t));
+      if (missing.length === 0) return;
+      await admin.createTopics({
+        waitForLeaders: true,
+        topics: missing.map((topic) => ({
+          topic,
+          numPartitions: options.partitions,
+          ...(options.replicationFactor === undefined
+            ? {}
+            : { replicationFactor: options.replicationFactor }),
+        })),
+      });
+    } catch (error) {
+      // Another process may have created them between listTopics and createTopics.
+      if (String((error as Error).message).includes('already exists')) return;
+      connections.dropAdmin(current);
+      throw error;
+    }
+  };
+
+  return {
+    async ensureExact(names) {
+      const unknown = [...new Set(names)].filter((t) => !knownTopics.has(t));
+      if (unknown.length === 0) return;
+      const deadline = Date.now() + options.topicSetupTimeoutMs;
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await createMissing(unknown);
+          break;
+        } catch (error) {
+          const delay = backoffDelay({ initialMs: 250, maxMs: 2_000 }, attempt);
+          if (options.isClosed() || Date.now() + delay >= deadline) throw error;
+          logger?.warn(
+            { err: error, topics: unknown, attempt, retryInMs: delay },
+            'kafka topic setup failed; retrying (a broker that just started may not be ready yet)',
+          );
+          await new Promise((resolve) => setTimeout(resolve, delay));
+        }
+      }
+      for (const t of unknown) knownTopics.add(t);
+    },
+
+    forget(topic) {
+      knownTopics.delete(topic);
+    },
+  };
+}

@@ -1,0 +1,55 @@
+/** Small helpers of the Kafka adapter: bounded waits, kafkajs's retriability, header decoding. */
+import type { IHeaders } from 'kafkajs';
+
+const RETRY_ATTEMPTS = 8;
+
+/** Retries kafkajs errors the protocol marks retriable (coordinator loading, leader moved, ...). */
+export async function retrying<T>(operation: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await operation();
+    } catch (error) {
+      const retriable = (error as { retriable?: boolean }).retriable === true;
+      if (!retriable || attempt >= RETRY_ATTEMPTS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, 50 * 2 ** attempt)));
+    }
+  }
+}
+
+/**
+ * Errors of ours marked the way kafkajs judges retriability (`retriable: true` on the innermost
+ * error, so no `cause`). Not a `KafkaJSError` instance: kafkajs is CommonJS and its error classes
+ * are not named exports Node's ESM loader can see.
+ */
+export function asKafkaRetriable(error: unknown): Error {
+  if (error instanceof Error && error.name.startsWith('KafkaJS')) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return Object.assign(new Error(`while handling a message: ${message}`), {
+    name: 'SubxHandlingError',
+    retriable: true,
+  });
+}
+
+export function toStringHeaders(headers: IHeaders | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, raw] of Object.entries(headers ?? {})) {
+    const value = Array.isArray(raw) ? raw[raw.length - 1] : raw;
+    if (value === undefined) continue;
+    out[name] = typeof value === 'string' ? value : value.toString('utf8');
+  }
+  return out;
+}
+
+export async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,223 @@
+/** Server start/shutdown with grpc.health.v1, and async handlers with request ids and metrics. */
+import { randomUUID } from 'node:crypto';
+import * as grpc from '@grpc/grpc-js';
+import type { Logger } from 'pino';
+import type { HealthRegistry } from '../health.ts';
+import { observeGrpcCall } from '../metrics/instruments.ts';
+import { portInUse } from '../startup-errors.ts';
+import { REQUEST_ID_HEADER, firstString, toGrpcError } from './errors.ts';
+import { createHealthServer } from './health-service.ts';
+import type { ServingStatus } from './health-service.ts';
+import { serviceNameOf } from './service-definition.ts';
+import type {
+  CallContext,
+  ServiceRegistration,
+  UnaryHandler,
+  UnaryMethodDefinition,
+} from './service-definition.ts';
+
+function wrapUnary(
+  path: string,
+  handler: UnaryHandler<UnaryMethodDefinition>,
+  logger: Logger,
+): grpc.handleUnaryCall<unknown, unknown> {
+  return (call, callback) => {
+    const requestId = firstString(call.metadata, REQUEST_ID_HEADER) || randomUUID();
+    const log = logger.child({ request_id: requestId, rpc: path });
+    const controller = new AbortController();
+    call.on('cancelled', () => controller.abort(new Error('call cancelled by the client or its deadline')));
+    const rawDeadline = call.getDeadline();
+    const deadlineMs = rawDeadline instanceof Date ? rawDeadline.getTime() : rawDeadline;
+    const ctx: CallContext = {
+      requestId,
+      logger: log,
+      metadata: call.metadata,
+      deadline: Number.isFinite(deadlineMs) ? new Date(deadlineMs) : undefined,
+      signal: controller.signal,
+    };
+    const t0 = performance.now();
+    Promise.resolve()
+      .then(() => handler(call.request, ctx))
+      .then(
+        (response) => {
+          const ms = performance.now() - t0;
+          log.debug({ ms: Math.round(ms) }, 'rpc ok');
+          observeGrpcCall('server', path, 'OK', ms / 1000);
+          callback(null, response);
+        },
+        (err: unknown) => {
+          const grpcError = toGrpcError(err, log);
+          observeGrpcCall(
+            'server',
+            path,
+            grpc.status[grpcError.code ?? grpc.status.UNKNOWN] ?? 'UNKNOWN',
+            (performance.now() - t0) / 1000,
+          );
+          callback(grpcError);
+        },
+      );
+  };
+}
+
+export interface GrpcServerHealthOptions {
+  /** When given, every service (and '') is SERVING iff the registry is not 'down', re-evaluated every intervalMs. */
+  registry?: HealthRegistry;
+  /** Default 5000 ms. */
+  intervalMs?: number;
+}
+
+let grpcLogsRouted = false;
+
+/**
+ * grpc-js writes its own diagnostics to stderr as plain text ("E No address added out of total 1
+ * resolved"); route them into the service's JSON log instead. A failed bind is not logged here at
+ * error level: it comes back to the caller as an error, and a busy port is reported once, by name
+ * (PortInUseError). The first server's logger wins (grpc-js has one process-wide logger).
+ */
+function routeGrpcLogs(logger: Logger): void {
+  if (grpcLogsRouted) return;
+  grpcLogsRouted = true;
+  const text = (args: unknown[]) =>
+    args
+      .map(String)
+      .join(' ')
+      .replace(/^[DIE] /, '');
+  grpc.setLogger({
+    debug: (...args: unknown[]) => logger.debug({ component: 'grpc-js' }, text(args)),
+    info: (...args: unknown[]) => logger.info({ component: 'grpc-js' }, text(args)),
+    error: (...args: unknown[]) => {
+      const message = text(args);
+      if (message.startsWith('No address added')) logger.debug({ component: 'grpc-js' }, message);
+      else logger.error({ component: 'grpc-js' }, message);
+    },
+  });
+}
+
+export interface StartGrpcServerOptions {
+  /** 0 = any free port (tests). */
+  port: number;
+  /** The variable that sets `port`, named when the port is busy (default GRPC_PORT). */
+  portVariable?: string;
+  /** Default '0.0.0.0' (containers); tests use '127.0.0.1'. */
+  host?: string;
+  services: readonly ServiceRegistration[];
+  logger: Logger;
+  health?: GrpcServerHealthOptions;
+  serverOptions?: grpc.ServerOptions;
+  /** TLS (net/grpc-tls.ts); default plaintext. */
+  credentials?: grpc.ServerCredentials;
+}
+
+export interface GrpcServerHealth {
+  /** `service` is a fully-qualified name, or '' for the whole server. */
+  setServing(service: string, serving: boolean): void;
+  setAllServing(serving: boolean): void;
+  status(service: string): ServingStatus | undefined;
+}
+
+export interface StartedGrpcServer {
+  /** The bound port (the real one when 0 was asked for). */
+  port: number;
+  server: grpc.Server;
+  health: GrpcServerHealth;
+  /**
+   * Health → NOT_SERVING, then tryShutdown (in-flight calls finish, new ones are refused), then
+   * forceShutdown if that takes longer than timeoutMs. Resolves true when graceful.
+   */
+  shutdown(timeoutMs?: number): Promise<boolean>;
+}
+
+export async function startGrpcServer(options: StartGrpcServerOptions): Promise<StartedGrpcServer> {
+  const { logger } = options;
+  const host = options.host ?? '0.0.0.0';
+  const server = new grpc.Server(options.serverOptions);
+  const serviceNames: string[] = [];
+
+  for (const { definition, implementation } of options.services) {
+    const handlers: grpc.UntypedServiceImplementation = {};
+    for (const [method, def] of Object.entries(definition)) {
+      if (def.requestStream || def.responseStream)
+        throw new Error(`${def.path}: only unary methods are supported`);
+      const handler = implementation[method];
+      if (typeof handler !== 'function') throw new Error(`${def.path}: no handler for "${method}"`);
+      handlers[method] = wrapUnary(def.path, handler, logger);
+    }
+    server.addService(definition as grpc.ServiceDefinition, handlers);
+    serviceNames.push(serviceNameOf(definition));
+  }
+
+  const health = createHealthServer();
+  health.addTo(server);
+  const allNames = ['', ...serviceNames];
+  let shuttingDown = false;
+  const setAll = (status: ServingStatus) => {
+    for (const name of allNames) health.set(name, status);
+  };
+
+  const bindAddress =
+    host.includes(':') && !host.startsWith('[') ? `[${host}]:${options.port}` : `${host}:${options.port}`;
+  routeGrpcLogs(logger);
+  const port = await new Promise<number>((resolve, reject) => {
+    server.bindAsync(
+      bindAddress,
+      options.credentials ?? grpc.ServerCredentials.createInsecure(),
+      (err, bound) =>
+        err ? reject(portInUse(err, options.portVariable ?? 'GRPC_PORT', options.port)) : resolve(bound),
+    );
+  });
+
+  let poll: NodeJS.Timeout | undefined;
+  if (options.health?.registry) {
+    const registry = options.health.registry;
+    setAll('NOT_SERVING');
+    const evaluate = async () => {
+      const report = await registry.run();
+      if (!shuttingDown) setAll(report.status === 'down' ? 'NOT_SERVING' : 'SERVING');
+    };
+    await evaluate();
+    poll = setInterval(
+      () => void evaluate().catch((err: unknown) => logger.error({ err }, 'health evaluation failed')),
+      options.health.intervalMs ?? 5_000,
+    );
+    poll.unref();
+  } else {
+    setAll('SERVING');
+  }
+  logger.info({ host, port, services: serviceNames }, 'gRPC server listening');
+
+  let shutdownPromise: Promise<boolean> | undefined;
+  return {
+    port,
+    server,
+    health: {
+      setServing(service, serving) {
+        if (!allNames.includes(service)) throw new Error(`unknown service "${service}"`);
+        if (!shuttingDown) health.set(service, serving ? 'SERVING' : 'NOT_SERVING');
+      },
+      setAllServing(serving) {
+        if (!shuttingDown) setAll(serving ? 'SERVING' : 'NOT_SERVING');
+      },
+      status: (service) => health.get(service),
+    },
+    shutdown(timeoutMs = 10_000) {
+      if (shutdownPromise) return shutdownPromise;
+      shuttingDown = true;
+      clearInterval(poll);
+      setAll('NOT_SERVING');
+      health.endWatches();
+      shutdownPromise = new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => {
+          logger.warn({ timeoutMs }, 'gRPC graceful shutdown timed out; forcing');
+          server.forceShutdown();
+          resolve(false);
+        }, timeoutMs);
+        server.tryShutdown((err) => {
+          clearTimeout(timer);
+          if (err) logger.warn({ err }, 'gRPC tryShutdown reported an error');
+          resolve(!err);
+        });
+      });
+      return shutdownPromise;
+    },
+  };
+}

@@ -1,0 +1,133 @@
+/** Transcripts: the caption ladder's /player, then the caption track and the metadata. */
+import { AppError, Errors } from '@subx/errors';
+import { isWebFamily } from '../clients.ts';
+import { REFERER, type Lease } from '../innertube.ts';
+import type { PlayerHit } from '../ladder/player-ladder.ts';
+import { captionUrl, chooseTrack, type TrackChoice } from '../language.ts';
+import { parseCaptionTracks } from '../parse/player.ts';
+import { TimedTextParseError, parseTimedText } from '../parse/timedtext.ts';
+import type { TransportResponse } from '../transport.ts';
+import type { Transcript, TranscriptRequest } from '../types.ts';
+import type { YouTubeOperations } from './context.ts';
+import { maybeNext, metadataFrom } from './metadata.ts';
+
+/**
+ * Cold: one /player of the first ladder client that answers (round trip 1), then the timedtext GET and,
+ * for the upload date and category the mobile clients lack, a field-masked WEB /player in parallel
+ * (round trip 2). /next joins round trip 1 when an opt-in field needs it.
+ */
+export async function getTranscript(yt: YouTubeOperations, req: TranscriptRequest): Promise<Transcript> {
+  const { videoId, language } = req;
+  const include = req.include ?? [];
+  const lease = yt.innertube.lease();
+  const nextP = maybeNext(yt, videoId, include, lease);
+  try {
+    let chosen: { hit: PlayerHit; choice: TrackChoice; pot?: string } | undefined;
+    let poTokenNeeded = false;
+    let webWithoutCaptions = false;
+    for await (const hit of yt.players.players(videoId, lease)) {
+      const list = parseCaptionTracks(hit.player);
+      const web = isWebFamily(yt.innertube.client(hit.client));
+      if (list.tracks.length === 0) {
+        // WEB omits `captions` without a signatureTimestamp: it never decides that there are none
+        if (web) {
+          webWithoutCaptions = true;
+          continue;
+        }
+        throw Errors.noSubtitles(videoId);
+      }
+      const choice = chooseTrack(videoId, list, language, req.translate === true);
+      if (choice.track.requiresPoToken) {
+        if (yt.poTokens.configured) {
+          chosen = { hit, choice, pot: await yt.poTokens.get(videoId) };
+          break;
+        }
+        poTokenNeeded = true;
+        yt.logger?.debug({ videoId, client: hit.client }, 'caption URL is gated; next client');
+        continue;
+      }
+      chosen = { hit, choice };
+      break;
+    }
+    if (!chosen) {
+      throw poTokenNeeded
+        ? Errors.upstreamBlocked('po_token', 'Every client returned caption URLs that need a PO token.')
+        : Errors.upstreamError(
+            webWithoutCaptions
+              ? 'Only a WEB answer was available and it lists no captions (WEB hides them); retry later.'
+              : 'No client returned a usable player response.',
+          );
+    }
+    const { choice, hit, pot } = chosen;
+    const [segments, metadata] = await Promise.all([
+      fetchCaptions(yt, choice, hit.client, lease, pot),
+      metadataFrom(yt, videoId, hit.player, include, nextP, lease),
+    ]);
+    return {
+      videoId,
+      language: choice.language,
+      subtitleType: choice.subtitleType,
+      ...(choice.translatedFrom ? { translatedFrom: choice.translatedFrom } : {}),
+      segments,
+      metadata,
+    };
+  } finally {
+    nextP?.catch(() => undefined);
+  }
+}
+
+/**
+ * GET of the caption URL with the answering client's user agent and the watch page as Referer (timedtext
+ * requests are fingerprinted). A 429 on a translated track is retried once in another format.
+ */
+async function fetchCaptions(
+  yt: YouTubeOperations,
+  choice: TrackChoice,
+  client: string,
+  lease: Lease,
+  pot?: string,
+) {
+  const get = async (fmt: string) => {
+    let url = captionUrl(choice.track.baseUrl, choice.tlang, fmt);
+    if (pot) {
+      const u = new URL(url);
+      u.searchParams.set('pot', pot);
+      u.searchParams.set('potc', '1');
+      u.searchParams.set('c', yt.innertube.client(client).name);
+      url = u.toString();
+    }
+    return yt.innertube.transport.request({
+      method: 'GET',
+      url,
+      endpoint: 'timedtext',
+      client,
+      proxy: lease.s.proxy,
+      headers: { 'User-Agent': yt.innertube.client(client).userAgent, Referer: REFERER },
+      inspect: (res) => {
+        if (res.text.trim().length === 0) {
+          throw Errors.upstreamBlocked(
+            'empty_caption_body',
+            'The platform returned an empty caption body (a PO token is required or we are blocked).',
+          );
+        }
+        return undefined;
+      },
+    });
+  };
+  let res: TransportResponse;
+  try {
+    res = await get('json3');
+  } catch (err) {
+    if (!(choice.tlang && err instanceof AppError && err.reason === 'http_429')) throw err;
+    // auto-translated tracks draw 429s; another format sometimes passes (yt-dlp #13770, FreeTube #7711)
+    yt.logger?.debug({ tlang: choice.tlang }, 'translated caption 429; trying srv3');
+    res = await get('srv3');
+  }
+  try {
+    return parseTimedText(res.text, { dedupeRolling: choice.track.kind === 'asr' });
+  } catch (err) {
+    if (err instanceof TimedTextParseError)
+      throw Errors.upstreamError(`Unparseable caption body: ${err.message}`, err);
+    throw err;
+  }
+}
