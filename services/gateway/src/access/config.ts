@@ -14,7 +14,7 @@ import { ConfigError } from '@subx/service-kit';
 import type { ConfigIssue } from '@subx/service-kit';
 import type { AccessPricing } from './pricing.ts';
 import { DEFAULT_PRICING } from './pricing.ts';
-import { DEFAULT_RESERVATION_TTL_MS } from './credits.ts';
+import { DEFAULT_RESERVATION_TTL_MS } from './credit-ledger.ts';
 
 export const MIN_ADMIN_TOKEN_LENGTH = 32;
 

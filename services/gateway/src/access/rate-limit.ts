@@ -12,11 +12,7 @@ import type { AccessPricing } from './pricing.ts';
 import { DAY_MS, nextUtcMidnight, utcDate } from './time.ts';
 import { isStoreUnavailable } from './store-guard.ts';
 import type { DailyRequestLog } from './daily-requests.ts';
-
-/** Per-operation credit counters are kept this long for the embedded usage report. */
-export const USAGE_RETENTION_MS = 400 * DAY_MS;
-
-export const dailyCounterKey = (accountId: string, date: string) => `rl:day:${accountId}:${date}`;
+import { dailyCounterKey } from './usage-keys.ts';
 
 export interface Consumed {
   admitted: boolean;

@@ -9,7 +9,7 @@ import { unknownIncludeNames } from '../../http/validation.ts';
 import { playlistIdOf } from '../../video-urls.ts';
 import { routeOptions } from './context.ts';
 import type { RouteRegistrar } from './context.ts';
-import { withReservation } from './credits.ts';
+import { withReservation } from './reservation.ts';
 import { extractItems, settleItems } from './fan-out-items.ts';
 
 interface PlaylistQuery {

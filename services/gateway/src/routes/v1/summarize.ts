@@ -4,7 +4,7 @@ import { operationById } from '../../schemas/operations.ts';
 import { videoIdOf } from '../../video-urls.ts';
 import { routeOptions } from './context.ts';
 import type { RouteRegistrar } from './context.ts';
-import { admissionOf, withReservation } from './credits.ts';
+import { admissionOf, withReservation } from './reservation.ts';
 
 type Style = 'brief' | 'detailed' | 'key_points';
 
