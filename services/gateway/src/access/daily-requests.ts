@@ -47,7 +47,7 @@ export interface RequestOutboxDoc extends OutboxEntry {
   event_id: string;
 }
 
-export interface DailyRequestsDoc extends Doc {
+interface DailyRequestsDoc extends Doc {
   /** `<account id>:<YYYY-MM-DD>`. */
   _id: string;
   account_id: string;

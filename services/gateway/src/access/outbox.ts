@@ -4,7 +4,7 @@
  */
 import type { Doc, Filter } from '@subx/ports';
 
-export type OutboxStatus = 'none' | 'pending' | 'sent';
+type OutboxStatus = 'none' | 'pending' | 'sent';
 
 /** What the relay reads of an outbox entry. */
 export interface OutboxEntry extends Doc {

@@ -14,7 +14,7 @@ import { isStoreUnavailable } from './store-guard.ts';
 import type { DailyRequestLog } from './daily-requests.ts';
 import { dailyCounterKey } from './usage-keys.ts';
 
-export interface Consumed {
+interface Consumed {
   admitted: boolean;
   state: RateLimitState;
   /** Un-counts the request (5xx). Idempotent; a no-op when not admitted. */
@@ -150,7 +150,7 @@ export function rateLimitBody(state: RateLimitState): {
 }
 
 /** Whole seconds until `resetAtMs`, at least 1 (the Retry-After value). */
-export function secondsUntil(resetAtMs: number, now: number): number {
+function secondsUntil(resetAtMs: number, now: number): number {
   return Math.max(1, Math.ceil((resetAtMs - now) / 1000));
 }
 

@@ -13,12 +13,12 @@ import type { DailyRequestLog } from './daily-requests.ts';
 import { usageCreditsKey } from './usage-keys.ts';
 import { DAY_MS, parseUtcDate, utcDate } from './time.ts';
 
-export interface OperationUsage {
+interface OperationUsage {
   requests: number;
   credits: number;
 }
 
-export interface DayUsage {
+interface DayUsage {
   /** YYYY-MM-DD (UTC). */
   date: string;
   requests: number;
@@ -27,7 +27,7 @@ export interface DayUsage {
   operations: Record<Operation, OperationUsage>;
 }
 
-export interface AccountUsage {
+interface AccountUsage {
   account_id: string;
   from: string;
   to: string;
@@ -44,7 +44,7 @@ export interface UsageReader {
 /** The longest range the admin API accepts in one call. */
 export const MAX_USAGE_RANGE_DAYS = 366;
 
-export function datesBetween(from: string, to: string): string[] {
+function datesBetween(from: string, to: string): string[] {
   const start = parseUtcDate(from);
   const end = parseUtcDate(to);
   if (start === null || end === null) return [];

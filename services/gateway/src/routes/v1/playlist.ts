@@ -23,7 +23,7 @@ interface PlaylistQuery {
 }
 
 /** The comma-separated include of the playlist query (empty entries ignored). */
-export function parseIncludeCsv(csv: string): IncludeField[] {
+function parseIncludeCsv(csv: string): IncludeField[] {
   const names = csv
     .split(',')
     .map((s) => s.trim())
