@@ -3,8 +3,8 @@
  * rules (.dependency-cruiser.cjs) and knip (knip.config.ts), run on small projects made here that
  * break each rule once and keep each allowed direction once, find exactly the breaks.
  */
-import { execFile } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -154,5 +154,39 @@ describe('knip', () => {
     const exports = report.issues.flatMap((i) => i.exports.map((e) => `${i.file}:${e.name}`));
     expect(exports).toContain('src/lib.ts:forgotten');
     expect(report.issues.flatMap((i) => i.dependencies.map((d) => d.name))).toContain('left-pad');
+  });
+});
+
+describe('paths the import rules cannot see', () => {
+  it('no package or service source runs or reads a file of scripts/ by path', () => {
+    // A spawned path is no import: `packages/testing` once started `scripts/start-embedded.ts` so.
+    const files = execFileSync(
+      'git',
+      [
+        'ls-files',
+        '-z',
+        '--cached',
+        '--others',
+        '--exclude-standard',
+        'packages/*/src/*.ts',
+        'services/*/src/*.ts',
+      ],
+      {
+        cwd: root,
+        encoding: 'utf8',
+      },
+    )
+      .split('\0')
+      .filter(Boolean);
+    expect(files.length).toBeGreaterThan(100);
+    const offenders = files.flatMap((file) =>
+      readFileSync(join(root, file), 'utf8')
+        // comments may name a script for the reader
+        .replace(/\/\*[\s\S]*?\*\//g, '')
+        .split('\n')
+        .filter((line) => !line.trim().startsWith('//') && /['"`](\.\.\/)*scripts\//.test(line))
+        .map((line) => `${file}: ${line.trim()}`),
+    );
+    expect(offenders).toEqual([]);
   });
 });
