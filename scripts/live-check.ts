@@ -2,7 +2,8 @@
  * `npm run live-check`: a canary for a person with internet access. Runs every platform operation of
  * the YouTube client (transcript, validate, metadata, playlist, comments) against the real platform on
  * well-known public videos, playlists and comment threads, and prints one row per call: outcome,
- * upstream requests, latency and the client that answered. Exits 1 when the core operations
+ * upstream requests, latency and the client that answered, then each client of the caption ladder on
+ * its own (the extractor's canary probes, CANARY_VIDEOS). Exits 1 when the core operations
  * (transcript, validate) succeed less often than `--min-success` (default 0.75) or any playlist comes
  * back empty, so a cron job or a CI job with network can watch the platform move.
  *
@@ -16,7 +17,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { isAppError } from '@subx/errors';
-import { YouTubeClient, loadYouTubeConfig, type UpstreamStats } from '@subx/youtube';
+import { Canary, YouTubeClient, loadYouTubeConfig, type UpstreamStats } from '@subx/youtube';
 
 interface Targets {
   videos: { id: string; language: string; what: string }[];
@@ -47,7 +48,7 @@ export const DEFAULT_TARGETS: Targets = {
 };
 
 export interface Row {
-  operation: 'transcript' | 'validate' | 'metadata' | 'playlist' | 'comments';
+  operation: 'transcript' | 'validate' | 'metadata' | 'playlist' | 'comments' | 'ladder';
   target: string;
   outcome: string;
   upstreamRequests: number;
@@ -135,7 +136,32 @@ export async function liveCheck(yt: YouTubeClient, targets: Targets): Promise<Ro
       }),
     );
   }
+  rows.push(...(await ladderRows(yt, targets)));
   return rows;
+}
+
+/**
+ * Every client of the caption ladder on its own, through every egress: the extractor's canary
+ * (CANARY_VIDEOS) runs the same probes on a timer. Informational: a retired client shows here
+ * while the ladder keeps the core operations working through the others.
+ */
+async function ladderRows(yt: YouTubeClient, targets: Targets): Promise<Row[]> {
+  const video = targets.videos[0];
+  if (!video) return [];
+  const canary = new Canary({ config: () => yt.config, videos: [video], intervalMs: 60_000 });
+  try {
+    return (await canary.runOnce()).map((p) => ({
+      operation: 'ladder' as const,
+      target: `${p.client}@${p.egress}`,
+      outcome: p.reason ? `${p.outcome}/${p.reason}` : p.outcome,
+      upstreamRequests: p.upstreamRequests,
+      latencyMs: p.latencyMs,
+      client: p.outcome === 'ok' ? p.client : '-',
+      detail: `${p.videoId} through ${p.client} alone`,
+    }));
+  } finally {
+    await canary.close();
+  }
 }
 
 /** Whether the run is healthy: core operations mostly succeed and no playlist came back empty. */

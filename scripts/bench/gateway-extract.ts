@@ -143,6 +143,8 @@ async function startExtractor(): Promise<number> {
     },
     validateVideo: (_call, callback) => callback({ code: grpc.status.UNIMPLEMENTED }),
     getPlaylist: (_call, callback) => callback({ code: grpc.status.UNIMPLEMENTED }),
+    listPlaylistVideos: (_call, callback) => callback({ code: grpc.status.UNIMPLEMENTED }),
+    listChannelVideos: (_call, callback) => callback({ code: grpc.status.UNIMPLEMENTED }),
   };
   server.addService(extractorV1.ExtractorServiceService, impl);
   createHealthServer({ '': 'SERVING' }).addTo(server);

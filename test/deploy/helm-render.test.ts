@@ -623,6 +623,75 @@ describe.skipIf(!helm)('helm chart deploy/helm/subx', () => {
     ]);
   });
 
+  describe('client identities (youtubeClients)', () => {
+    const prod = () => path.join(chartDir, 'ci/production-values.yaml');
+    const identities = { order: ['ANDROID', 'IOS'], clients: { IOS: { version: '21.03.1' } } };
+
+    it('off by default: no identities ConfigMap, no file, no mount', () => {
+      const objs = render(prod());
+      expect(objs.find((o) => o.metadata.name === 'subx-youtube-clients')).toBeUndefined();
+      for (const cm of ofKind(objs, 'ConfigMap'))
+        expect(cm.data ?? {}).not.toHaveProperty('YOUTUBE_CLIENTS_FILE');
+    });
+
+    it('set: one ConfigMap, mounted as a directory into the platform-facing components only, outside the config checksum', () => {
+      const objs = render(prod(), ['--set-json', `youtubeClients=${JSON.stringify(identities)}`]);
+      const cm = objs.find((o) => o.kind === 'ConfigMap' && o.metadata.name === 'subx-youtube-clients');
+      expect(JSON.parse(cm?.data?.['clients.json'] ?? '{}')).toEqual(identities);
+      const file = '/etc/subx/youtube-clients/clients.json';
+      for (const d of ofKind(objs, 'Deployment')) {
+        const name = component(d) ?? '';
+        const spec = podSpec(d) as PodSpec & {
+          volumes?: { name: string; configMap?: { name: string } }[];
+          containers: (Container & {
+            volumeMounts?: { name: string; mountPath: string; subPath?: string }[];
+          })[];
+        };
+        const env =
+          objs.find((o) => o.kind === 'ConfigMap' && o.metadata.name === `subx-${name}`)?.data ?? {};
+        const mount = spec.containers[0]?.volumeMounts?.find((m) => m.name === 'youtube-clients');
+        if (name === 'extractor' || name === 'comments') {
+          expect(env.YOUTUBE_CLIENTS_FILE, name).toBe(file);
+          // no subPath: a subPath mount never sees ConfigMap updates
+          expect(mount, name).toEqual({
+            name: 'youtube-clients',
+            mountPath: '/etc/subx/youtube-clients',
+            readOnly: true,
+          });
+          expect(spec.volumes?.find((v) => v.name === 'youtube-clients')?.configMap?.name).toBe(
+            'subx-youtube-clients',
+          );
+        } else {
+          expect(env.YOUTUBE_CLIENTS_FILE, name).toBeUndefined();
+          expect(mount, name).toBeUndefined();
+        }
+      }
+      // a new client version changes the ConfigMap only: the pods are not rolled
+      const bumped = render(prod(), [
+        '--set-json',
+        `youtubeClients=${JSON.stringify({ ...identities, clients: { IOS: { version: '21.04.0' } } })}`,
+      ]);
+      const checksums = (list: Obj[]) =>
+        ofKind(list, 'Deployment').map(
+          (d) =>
+            (d.spec as { template: { metadata: { annotations: Record<string, string> } } }).template.metadata
+              .annotations['checksum/config'],
+        );
+      expect(checksums(bumped)).toEqual(checksums(objs));
+    });
+
+    it('refuses identities set twice (env.YOUTUBE_CLIENTS and youtubeClients)', () => {
+      expect(() =>
+        render(prod(), [
+          '--set-json',
+          `youtubeClients=${JSON.stringify(identities)}`,
+          '--set-json',
+          `components.extractor.env.YOUTUBE_CLIENTS=${JSON.stringify('{"order":["IOS"]}')}`,
+        ]),
+      ).toThrow(/set the identities in one place/);
+    });
+  });
+
   describe('metrics', () => {
     type Port = { name: string; port?: number; containerPort?: number; targetPort?: string | number };
     type Rule = {
@@ -725,13 +794,17 @@ describe.skipIf(!helm)('helm chart deploy/helm/subx', () => {
           'SubxAvailabilityBudgetBurnSlow',
           'SubxBillingConsumerStalled',
           'SubxDeadLettersGrowing',
+          'SubxEgressQuarantined',
           'SubxEventConsumerRestarting',
           'SubxGateway5xxRatioHigh',
           'SubxKafkaConsumerLagHigh',
           'SubxLatencyBudgetBurn',
           'SubxOutboxBacklogOld',
+          'SubxPoTokenProviderFailing',
+          'SubxPoTokenProviderSlow',
           'SubxUpstreamBlockedRatioHigh',
           'SubxUpstreamCircuitOpen',
+          'SubxUpstreamClientRejected',
         ].sort(),
       );
       for (const a of alerts) {

@@ -52,6 +52,10 @@ describe('npm run live-check against the fake platform', () => {
     expect(out).toMatch(new RegExp(`transcript\\s+${videoIds.manualAndAuto}\\s+ok\\s+3\\s+\\d+\\s+VISIONOS`));
     expect(out).toMatch(new RegExp(`playlist\\s+${playlistIds.classic}\\s+ok`));
     expect(out).toMatch(/comments\s+\S+\s+ok/);
+    // the canary's probes: every client of the ladder on its own
+    for (const client of ['VISIONOS', 'ANDROID', 'IOS']) {
+      expect(out).toMatch(new RegExp(`ladder\\s+${client}@direct\\s+ok\\s+\\d+\\s+\\d+\\s+${client}`));
+    }
     expect(out).toContain('HEALTHY');
     expect(code).toBe(0);
   });

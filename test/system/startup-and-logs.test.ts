@@ -5,6 +5,7 @@
  *
  * - a busy port is ONE line naming the port and the variable, exit code 1;
  * - every bad variable is listed at once (the service's schema together with YOUTUBE_*);
+ * - one bad variable alone is one line: `<service>: Invalid configuration: VAR: what it expected`;
  * - the log has one access line per request, no key twice in a line, and never an API key.
  */
 import { spawn } from 'node:child_process';
@@ -148,6 +149,57 @@ describe('every bad variable is listed at once', () => {
     expect(result.stderr).toMatch(/- API_KEY_PEPPER: is required/);
     expect(result.stderr).toMatch(/- ADMIN_TOKEN: is required/);
   }, 90_000);
+});
+
+describe('one bad variable is one line naming it and what it expected, exit 1, no stack', () => {
+  const gatewaySecrets = {
+    API_KEY_PEPPER: 'startup-test-pepper-0123456789abcdef0123',
+    ADMIN_TOKEN: 'startup-test-admin-token-0123456789',
+  };
+  const duration = 'must be a positive duration in ms, or with a unit: 500ms, 10s, 2m, 1h';
+  it.each([
+    [
+      'gateway',
+      'services/gateway/src/main.ts',
+      { ...gatewaySecrets, SHUTDOWN_TIMEOUT_MS: 'soon' },
+      `SHUTDOWN_TIMEOUT_MS: ${duration}`,
+    ],
+    [
+      'gateway',
+      'services/gateway/src/main.ts',
+      { ...gatewaySecrets, ACCESS_PRICING_JSON: '{"dailyLimits":{"pro":1}}' },
+      'ACCESS_PRICING_JSON: Unrecognized key: "dailyLimits"',
+    ],
+    [
+      'billing',
+      'services/billing/src/main.ts',
+      { CREDIT_USAGE_TOPIC: ' ' },
+      'CREDIT_USAGE_TOPIC: must not be blank',
+    ],
+    [
+      'dashboard',
+      'services/dashboard/src/main.ts',
+      { ADMIN_TOKEN: gatewaySecrets.ADMIN_TOKEN, METRICS_PORT: 'nine' },
+      'METRICS_PORT: must be a port number (0-65535) or "off"',
+    ],
+    [
+      'extractor',
+      'services/extractor/src/main.ts',
+      { YOUTUBE_RETRIES: '11' },
+      'YOUTUBE_RETRIES: must be an integer between 0 and 10',
+    ],
+    // Every service's loader reads it: reported once.
+    ['subx', 'scripts/start-embedded.ts', { SHUTDOWN_TIMEOUT_MS: '-1' }, `SHUTDOWN_TIMEOUT_MS: ${duration}`],
+  ] as const)(
+    '%s: %j',
+    async (prefix, script, env, problem) => {
+      const result = await run(script, { LOG_LEVEL: 'silent', ...env });
+      expect(result.code, result.stderr).toBe(1);
+      expect(result.stderr.trim()).toBe(`${prefix}: Invalid configuration: ${problem}`);
+      expect(result.stdout).toBe('');
+    },
+    90_000,
+  );
 });
 
 describe('the log of a running npm start', () => {

@@ -42,7 +42,7 @@ export const ERROR_CATALOG = {
     status: 400,
     grpc: GrpcStatus.INVALID_ARGUMENT,
     retryable: false,
-    summary: 'The URL is not an accepted video or playlist URL.',
+    summary: 'The URL is not an accepted video, playlist or channel URL.',
   },
   INVALID_INCLUDE: {
     status: 400,
@@ -111,6 +111,13 @@ export const ERROR_CATALOG = {
     grpc: GrpcStatus.NOT_FOUND,
     retryable: false,
     summary: 'No such playlist, or it is private.',
+  },
+  CHANNEL_NOT_FOUND: {
+    status: 404,
+    grpc: GrpcStatus.NOT_FOUND,
+    retryable: false,
+    summary:
+      'No channel at this URL, or it cannot be listed: `error.reason` is not_found, terminated or age_restricted.',
   },
   COMMENTS_DISABLED: {
     status: 404,
@@ -196,7 +203,7 @@ export const ERROR_CATALOG = {
     grpc: GrpcStatus.UNAVAILABLE,
     retryable: true,
     summary:
-      'The video platform refused us (`error.reason`: bot_check, captcha, http_429, rate_limited, page_reload, login_required, po_token, empty_caption_body), or we are leaving it alone for a while after repeated refusals (cooling_down, with Retry-After). Retry later.',
+      'The video platform refused us (`error.reason`: bot_check, captcha, http_429, rate_limited, page_reload, login_required, po_token, empty_caption_body), or we are leaving it alone for a while after repeated refusals (cooling_down, with Retry-After) or to stay under the request rates that get an address blocked (paced, with Retry-After). Retry later.',
   },
   UPSTREAM_TIMEOUT: {
     status: 504,
@@ -242,7 +249,9 @@ export type BlockedReason =
   /** LOGIN_REQUIRED that is neither age nor privacy: a session/IP signal. */
   | 'login_required'
   /** Our own circuit breaker: the platform blocked us repeatedly, so we wait before calling it again. */
-  | 'cooling_down';
+  | 'cooling_down'
+  /** Our own pacing: this egress's request budget is spent for longer than a request may wait. */
+  | 'paced';
 
 export interface AppErrorOptions {
   /** Machine-readable refinement, e.g. the VIDEO_UNAVAILABLE reason. Public. */
@@ -379,6 +388,14 @@ export const Errors = {
     ),
   playlistNotFound: (playlistId: string) =>
     new AppError('PLAYLIST_NOT_FOUND', `Playlist ${playlistId} was not found or is private.`),
+  channelNotFound: (channel: string, why: string, reason = 'not_found') =>
+    new AppError(
+      'CHANNEL_NOT_FOUND',
+      `Channel ${channel} was not found or cannot be listed: ${why.replace(/\.$/, '')}.`,
+      {
+        reason,
+      },
+    ),
   commentsDisabled: (videoId: string) =>
     new AppError('COMMENTS_DISABLED', `Comments are turned off for video ${videoId}.`),
   notEnoughComments: (videoId: string, available: number) =>

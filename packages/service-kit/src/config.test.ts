@@ -4,8 +4,18 @@ import {
   ConfigError,
   boolEnv,
   csv,
+  csvOf,
   durationMs,
+  durationMsBetween,
+  grpcAddress,
+  httpUrl,
+  intBetween,
+  jsonOf,
   loadConfig,
+  logLevel,
+  nameString,
+  numberBetween,
+  serviceBasicsEnv,
   port,
   positiveInt,
   redactConfig,
@@ -197,5 +207,74 @@ describe('secret keys and redactConfig', () => {
     expect(safe.GRPC_PORT).toBe(50051);
     expect(JSON.stringify(safe)).not.toContain('sk-0123');
     expect(JSON.stringify(safe)).not.toContain('hunter2pass');
+  });
+});
+
+describe('the shared env helpers every service uses', () => {
+  const one = <T extends z.ZodType>(schema: T, value: string | undefined) =>
+    (loadConfig(z.object({ V: schema }), { V: value }) as { V: z.output<T> }).V;
+  const problem = <T extends z.ZodType>(schema: T, value: string) =>
+    configError(() => one(schema, value)).message;
+
+  it('a single bad variable is one line naming it and what it expected', () => {
+    const message = problem(serviceBasicsEnv.SHUTDOWN_TIMEOUT_MS, 'soon');
+    expect(message).toBe(
+      'Invalid configuration: V: must be a positive duration in ms, or with a unit: 500ms, 10s, 2m, 1h',
+    );
+    expect(message).not.toContain('\n');
+  });
+
+  it('LOG_LEVEL and SHUTDOWN_TIMEOUT_MS read the same for every service', () => {
+    const S = z.object(serviceBasicsEnv);
+    expect(loadConfig(S, {})).toEqual({ LOG_LEVEL: 'info', SHUTDOWN_TIMEOUT_MS: 10_000 });
+    expect(loadConfig(S, { LOG_LEVEL: 'debug', SHUTDOWN_TIMEOUT_MS: '15s' })).toEqual({
+      LOG_LEVEL: 'debug',
+      SHUTDOWN_TIMEOUT_MS: 15_000,
+    });
+    expect(problem(logLevel, 'loud')).toMatch(
+      /V: must be one of fatal, error, warn, info, debug, trace, silent$/,
+    );
+  });
+
+  it('nameString trims and refuses blanks; grpcAddress wants host:port', () => {
+    expect(one(nameString, ' billing.credit-usage.v1 ')).toBe('billing.credit-usage.v1');
+    expect(problem(nameString, '   ')).toMatch(/V: must not be blank/);
+    expect(one(grpcAddress, 'extractor:50051')).toBe('extractor:50051');
+    expect(one(grpcAddress, 'dns:///extractor.subx.svc:50051')).toBe('dns:///extractor.subx.svc:50051');
+    expect(problem(grpcAddress, 'extractor')).toMatch(/V: must be a host:port address/);
+  });
+
+  it('intBetween and numberBetween refuse values outside their range', () => {
+    expect(one(intBetween(0, 10), '10')).toBe(10);
+    expect(problem(intBetween(0, 10), '11')).toMatch(/V: must be an integer between 0 and 10/);
+    expect(problem(intBetween(0, 10), '2.5')).toMatch(/between 0 and 10/);
+    expect(one(numberBetween(0, 1), '0.25')).toBe(0.25);
+    expect(problem(numberBetween(0, 1), '2')).toMatch(/V: must be a number between 0 and 1/);
+    expect(problem(numberBetween(0, 1), '1e-1')).toMatch(/between 0 and 1/);
+  });
+
+  it('durationMsBetween accepts units and 0 only when the range starts at 0', () => {
+    expect(one(durationMsBetween(0, 60_000), '0')).toBe(0);
+    expect(one(durationMsBetween(0, 60_000), '30s')).toBe(30_000);
+    expect(problem(durationMsBetween(0, 60_000), '2m')).toMatch(
+      /V: must be a duration between 0 and 60000 ms/,
+    );
+    expect(problem(durationMsBetween(100, 1_000), '0')).toMatch(/between 100 and 1000/);
+  });
+
+  it('httpUrl takes http(s) only; csvOf checks each item and names its index', () => {
+    expect(one(httpUrl, 'https://x.example/a')).toBe('https://x.example/a');
+    expect(problem(httpUrl, 'ftp://x.example')).toMatch(/V: must be an http\(s\) URL/);
+    expect(one(csvOf(httpUrl), 'http://a:1, https://b:2,')).toEqual(['http://a:1', 'https://b:2']);
+    const err = configError(() => one(csvOf(httpUrl), 'http://a:1, socks5://u:pw@b:2'));
+    expect(err.issues).toEqual([{ key: 'V.1', message: 'must be an http(s) URL' }]);
+  });
+
+  it('jsonOf: "must be JSON", or the schema\'s issues at their path inside the value', () => {
+    const S = jsonOf(z.strictObject({ limits: z.object({ pro: z.number().int().positive() }).optional() }));
+    expect(one(S, '{"limits":{"pro":5}}')).toEqual({ limits: { pro: 5 } });
+    expect(problem(S, '{not json')).toMatch(/V: must be JSON/);
+    const err = configError(() => one(S, '{"limits":{"pro":-1},"extra":1}'));
+    expect(err.issues.map((i) => i.key).sort()).toEqual(['V', 'V.limits.pro']);
   });
 });

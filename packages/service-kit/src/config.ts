@@ -68,16 +68,32 @@ export const boolEnv = z.string().transform((value, ctx) => {
   return z.NEVER;
 });
 
+/**
+ * A comma-separated list whose items each pass `item`: "a:9092, b:9092" → ["a:9092", "b:9092"];
+ * blanks are dropped; at least one item. A bad item is reported as `VAR.<index>`.
+ */
+export function csvOf<T extends z.ZodType<unknown, string>>(item: T) {
+  return z
+    .string()
+    .transform((value) =>
+      value
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter((entry) => entry.length > 0),
+    )
+    .pipe(z.array(item).min(1, { error: 'must be a comma-separated list with at least one item' }));
+}
+
 /** "a:9092, b:9092" → ["a:9092", "b:9092"]; blanks are dropped; at least one item. */
-export const csv = z
+export const csv = csvOf(z.string());
+
+/** An absolute http:// or https:// URL, kept as a string. */
+export const httpUrl = z
   .string()
-  .transform((value) =>
-    value
-      .split(',')
-      .map((item) => item.trim())
-      .filter((item) => item.length > 0),
-  )
-  .pipe(z.array(z.string()).min(1, { error: 'must be a comma-separated list with at least one item' }));
+  .trim()
+  .refine((value) => URL.canParse(value) && ['http:', 'https:'].includes(new URL(value).protocol), {
+    error: 'must be an http(s) URL',
+  });
 
 /** An absolute URL, kept as a string (drivers want strings). */
 export const urlString = urlStringOf();
@@ -101,10 +117,14 @@ export function urlStringOf(protocols?: readonly string[]) {
 const DURATION = /^(\d+)\s*(ms|s|m|h)?$/;
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
 
+function parseDurationMs(value: string): number {
+  const match = DURATION.exec(value.trim());
+  return match ? Number(match[1]) * (UNIT_MS[match[2] ?? 'ms'] ?? 1) : Number.NaN;
+}
+
 /** Positive duration in milliseconds: "1500" (ms), "1500ms", "10s", "2m", "1h" → number of ms. */
 export const durationMs = z.string().transform((value, ctx) => {
-  const match = DURATION.exec(value.trim());
-  const ms = match ? Number(match[1]) * (UNIT_MS[match[2] ?? 'ms'] ?? 1) : Number.NaN;
+  const ms = parseDurationMs(value);
   if (!Number.isSafeInteger(ms) || ms <= 0) {
     ctx.addIssue({
       code: 'custom',
@@ -114,6 +134,93 @@ export const durationMs = z.string().transform((value, ctx) => {
   }
   return ms;
 });
+
+/** A duration like `durationMs` within [minMs, maxMs] (0 allowed when minMs is 0: "never"/"off"). */
+export function durationMsBetween(minMs: number, maxMs: number) {
+  return z.string().transform((value, ctx) => {
+    const ms = parseDurationMs(value);
+    if (!Number.isSafeInteger(ms) || ms < minMs || ms > maxMs) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be a duration between ${minMs} and ${maxMs} ms (a number of ms, or 500ms, 10s, 2m, 1h)`,
+      });
+      return z.NEVER;
+    }
+    return ms;
+  });
+}
+
+/** `LOG_LEVEL` values (pino's levels). */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** LOG_LEVEL: one of pino's levels (default `info`). */
+export const logLevel = z
+  .enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` })
+  .default('info');
+
+/** SHUTDOWN_TIMEOUT_MS: the graceful-stop deadline, a duration like every other (default 10 s). */
+export const shutdownTimeoutMs = durationMs.default(10_000);
+
+/**
+ * What every service reads the same way: spread into each service's schema, so `LOG_LEVEL=loud`
+ * or `SHUTDOWN_TIMEOUT_MS=10s` means the same to all of them.
+ */
+export const serviceBasicsEnv = {
+  LOG_LEVEL: logLevel,
+  SHUTDOWN_TIMEOUT_MS: shutdownTimeoutMs,
+};
+
+/** A name (Kafka topic, consumer group, client id, model): trimmed, not blank. */
+export const nameString = z.string().trim().min(1, { error: 'must not be blank' });
+
+/** A peer's gRPC address, `host:port` (or any grpc-js target such as `dns:///host:port`). */
+export const grpcAddress = z
+  .string()
+  .trim()
+  .regex(/^\S+:\d{1,5}$/, { error: 'must be a host:port address' });
+
+/**
+ * An integer between `min` and `max` (inclusive); for tunables with a sensible range, so a typo
+ * (an extra zero) is refused instead of taken.
+ */
+export function intBetween(min: number, max: number) {
+  const error = `must be an integer between ${min} and ${max}`;
+  return z
+    .string()
+    .trim()
+    .regex(INTEGER, { error })
+    .transform(Number)
+    .pipe(z.number().int().min(min, { error }).max(max, { error }));
+}
+
+/** A decimal number between `min` and `max` (inclusive), e.g. a ratio 0-1. */
+export function numberBetween(min: number, max: number) {
+  const error = `must be a number between ${min} and ${max}`;
+  return z
+    .string()
+    .trim()
+    .regex(/^\d+(\.\d+)?$|^\.\d+$/, { error })
+    .transform(Number)
+    .pipe(z.number().min(min, { error }).max(max, { error }));
+}
+
+/**
+ * A JSON value checked by `schema`: "must be JSON" when it does not parse, else the schema's own
+ * issues, each under the variable's name and the path inside the value (`ACCESS_PRICING_JSON.tiers.pro`).
+ */
+export function jsonOf<T extends z.ZodType>(schema: T) {
+  return z
+    .string()
+    .transform((value, ctx) => {
+      try {
+        return JSON.parse(value) as unknown;
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be JSON' });
+        return z.NEVER;
+      }
+    })
+    .pipe(schema);
+}
 
 const secretRegistry = z.registry<{ secret: true }>();
 
@@ -157,8 +264,12 @@ export class ConfigError extends Error {
 
   constructor(issues: readonly ConfigIssue[]) {
     const lines = issues.map((issue) => `  - ${issue.key}: ${issue.message}`);
+    const only = issues.length === 1 ? issues[0] : undefined;
+    // One problem is one line (what a person reads in a crash-looping pod's last log line).
     super(
-      `Invalid configuration (${issues.length} problem${issues.length === 1 ? '' : 's'}):\n${lines.join('\n')}`,
+      only
+        ? `Invalid configuration: ${only.key}: ${only.message}`
+        : `Invalid configuration (${issues.length} problems):\n${lines.join('\n')}`,
     );
     this.name = 'ConfigError';
     this.issues = issues;

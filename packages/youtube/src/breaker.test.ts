@@ -15,17 +15,17 @@ function setup() {
 describe('circuit breaker', () => {
   it('stays closed below the block count or the block ratio', () => {
     const { b } = setup();
-    b.record('blocked', false);
+    b.record('bot_check', false);
     b.record('rate_limited', false);
     expect(b.state).toBe('closed');
     for (let i = 0; i < 10; i++) b.record('ok', false);
-    b.record('blocked', false); // 3 blocks of 13 answers: under half
+    b.record('bot_check', false); // 3 blocks of 13 answers: under half
     expect(b.state).toBe('closed');
   });
 
   it('opens past the threshold and answers UPSTREAM_BLOCKED cooling_down with Retry-After at once', () => {
     const { b, states, advance } = setup();
-    for (let i = 0; i < 3; i++) b.record('blocked', false);
+    for (let i = 0; i < 3; i++) b.record('bot_check', false);
     expect(states).toEqual(['open']);
     advance(1_200);
     let err: { code?: string; reason?: string; retryAfterSeconds?: number } | undefined;
@@ -39,13 +39,13 @@ describe('circuit breaker', () => {
 
   it('lets one probe through after the cool-down: ok closes it, a block opens it again', () => {
     const { b, states, advance } = setup();
-    for (let i = 0; i < 3; i++) b.record('blocked', false);
+    for (let i = 0; i < 3; i++) b.record('bot_check', false);
     advance(5_000);
     expect(b.state).toBe('half_open');
     const probe = b.admit();
     expect(probe.probe).toBe(true);
     expect(() => b.admit()).toThrow(/stop calling/); // only one probe at a time
-    b.record('blocked', true);
+    b.record('bot_check', true);
     expect(b.state).toBe('open');
     advance(5_000);
     b.record('ok', b.admit().probe);
@@ -55,10 +55,10 @@ describe('circuit breaker', () => {
 
   it('forgets blocks older than the window', () => {
     const { b, advance } = setup();
-    b.record('blocked', false);
-    b.record('blocked', false);
+    b.record('bot_check', false);
+    b.record('bot_check', false);
     advance(11_000);
-    b.record('blocked', false);
+    b.record('bot_check', false);
     expect(b.state).toBe('closed');
   });
 });

@@ -1,6 +1,6 @@
 import { Errors } from '@subx/errors';
 import type { BreakerConfig } from './config.ts';
-import type { BreakerState, UpstreamOutcome } from './observer.ts';
+import { isAnswer, isRefusal, type BreakerState, type UpstreamOutcome } from './observer.ts';
 
 /**
  * A cool-down instead of hammering: when the platform blocks or rate-limits more than `ratio` of our
@@ -70,11 +70,11 @@ export class CircuitBreaker {
 
   /** Records an answer (never called for requests the breaker refused). */
   record(outcome: UpstreamOutcome, probe: boolean): void {
-    const blocked = outcome === 'blocked' || outcome === 'rate_limited';
+    const blocked = isRefusal(outcome);
     if (probe) {
       this.#probeInFlight = false;
       if (blocked) this.#open();
-      else if (outcome === 'ok') this.#set('closed');
+      else if (isAnswer(outcome)) this.#set('closed');
       return;
     }
     const second = Math.floor(this.#now() / 1000);

@@ -1,7 +1,8 @@
 import { AppError, Errors } from '@subx/errors';
 import { sharedBreaker, type CircuitBreaker } from './breaker.ts';
 import { isWebFamily, type InnertubeClient } from './clients.ts';
-import type { YouTubeClientConfig } from './config.ts';
+import type { ClientIdentities, YouTubeClientConfig } from './config.ts';
+import { ClientsFile, readInitialIdentities } from './identities/clients-file.ts';
 import { availableLanguages, captionUrl, chooseTrack, type TrackChoice } from './language.ts';
 import { UpstreamStats, type UpstreamCall, type UpstreamObserver } from './observer.ts';
 import { parseCommentsPage, type CommentsPage, type CommentThread } from './parse/comments.ts';
@@ -14,6 +15,10 @@ import {
   parseLikeCount,
 } from './parse/next.ts';
 import { parsePlaylistPage } from './parse/playlist.ts';
+import { listChannelTab, type ChannelListing, type ChannelListingRequest } from './channel/list.ts';
+import type { ListingOptions } from './listing/collect.ts';
+import type { InnertubeCalls } from './listing/innertube.ts';
+import { listPlaylist, type PlaylistListing } from './listing/playlist.ts';
 import {
   classifyPlayability,
   hasMicroformat,
@@ -26,7 +31,7 @@ import { commentsContinuation, playlistContinuation } from './tokens.ts';
 import { Transport, UpstreamHttpError, outcomeOf, type TransportResponse } from './transport.ts';
 import { AdaptiveLadder } from './ladder/adaptive-ladder.ts';
 import { parseJson, playerBody } from './requests.ts';
-import { PoTokenProvider, type PoTokenHealth } from './po-tokens/provider.ts';
+import { PoTokenProvider, type PoTokenHealth, type PoTokenObserver } from './po-tokens/provider.ts';
 import {
   NEXT_FIELDS,
   type Clock,
@@ -57,7 +62,7 @@ export interface YouTubeClientDeps {
   ladder?: AdaptiveLadder;
 }
 
-type Endpoint = 'player' | 'next' | 'browse';
+type Endpoint = 'player' | 'next' | 'browse' | 'resolve_url';
 
 /** The session an operation runs on; replaced in place when the platform blocks it. */
 interface Lease {
@@ -85,7 +90,8 @@ const MICROFORMAT_MASK = '&$fields=microformat,videoDetails';
 const PO_TOKEN_CACHE = 500;
 
 export class YouTubeClient {
-  readonly #config: YouTubeClientConfig;
+  /** Replaced (never mutated) when the client identities file changes. */
+  #config: YouTubeClientConfig;
   readonly #transport: Transport;
   readonly #clock: Clock;
   readonly #ladder: AdaptiveLadder;
@@ -94,10 +100,12 @@ export class YouTubeClient {
   readonly #breaker: CircuitBreaker;
   readonly #unsubscribeBreaker: () => void;
   /** Client contexts; the WEB version is healed at run time from /sw.js_data. */
-  readonly #clients: Record<string, InnertubeClient>;
+  #clients: Record<string, InnertubeClient>;
+  readonly #clientsFile: ClientsFile | undefined;
   #versionCheckedAt: number;
   #versionRefresh: Promise<void> | undefined;
   #poTokens: PoTokenProvider | undefined;
+  readonly #poTokenObserver: PoTokenObserver | undefined;
   /** Running totals of upstream outcomes (client, endpoint, outcome). */
   readonly upstreamStats = new UpstreamStats();
 
@@ -107,6 +115,19 @@ export class YouTubeClient {
     this.#ladder = deps.ladder ?? new AdaptiveLadder({ clock: this.#clock, ...config.ladder });
     this.#logger = deps.logger;
     this.#clients = structuredClone(config.clients);
+    this.#clientsFile = config.clientsFile
+      ? new ClientsFile(
+          {
+            path: config.clientsFile,
+            intervalMs: config.clientsFileCheckMs,
+            poTokenProvider: config.poTokenProviderUrl !== undefined,
+            apply: (identities) => this.useIdentities(identities),
+            logger: deps.logger,
+          },
+          readInitialIdentities(config.clientsFile),
+        )
+      : undefined;
+    this.#clientsFile?.start();
     this.#versionCheckedAt = Date.now();
     const stats = this.upstreamStats;
     const external = deps.observer;
@@ -119,13 +140,20 @@ export class YouTubeClient {
         stats.breaker(state);
         external?.breaker?.(state);
       },
+      paced: (request) => {
+        stats.paced(request);
+        external?.paced?.(request);
+      },
+      egress: (change) => external?.egress?.(change),
     };
+    this.#poTokenObserver = deps.observer?.poToken;
     this.#breaker = deps.breaker ?? sharedBreaker(config.baseUrl, config.breaker);
     this.#unsubscribeBreaker = this.#breaker.onStateChange((state) => {
       observer.breaker?.(state);
       this.#logger?.warn({ state }, 'youtube circuit breaker changed state');
     });
     this.#transport = new Transport(config, {
+      clientVersion: (name) => (name === 'none' ? undefined : this.#clients[name]?.version),
       fetch: deps.fetch,
       logger: deps.logger,
       sleep: deps.sleep,
@@ -143,6 +171,11 @@ export class YouTubeClient {
 
   static create(config: YouTubeClientConfig, deps: YouTubeClientDeps = {}): YouTubeClient {
     return new YouTubeClient(config, deps);
+  }
+
+  /** The configuration in use (identities included, as the identities file last set them). */
+  get config(): YouTubeClientConfig {
+    return this.#config;
   }
 
   /** Upstream HTTP calls made so far (coalesced calls count once). */
@@ -175,7 +208,27 @@ export class YouTubeClient {
     return this.#sessions.warmUp(timeoutMs);
   }
 
+  /**
+   * Switches to new client identities (the identities file changed): requests from now on use them;
+   * the adaptive ladder keeps its record per name and version, so a new version starts clean.
+   */
+  useIdentities(identities: ClientIdentities): void {
+    this.#clients = structuredClone(identities.clients);
+    this.#config = {
+      ...this.#config,
+      clients: identities.clients,
+      captionClients: identities.captionClients,
+      webClient: identities.webClient,
+    };
+  }
+
+  /** Reads the identities file now, as its timer does (for tests and operators' tooling). */
+  reloadIdentities(): Promise<void> {
+    return this.#clientsFile?.check() ?? Promise.resolve();
+  }
+
   async close(): Promise<void> {
+    this.#clientsFile?.stop();
     this.#unsubscribeBreaker();
     await this.#sessions.close();
     await this.#transport.close();
@@ -453,6 +506,29 @@ export class YouTubeClient {
       uploader: first.uploader ?? '',
       totalVideos: first.totalVideos ?? ids.length,
       videoIds: ids.slice(0, Math.max(0, max)),
+    };
+  }
+
+  // ---------------------------------------------------------------- long listings (src/listing, src/channel)
+
+  /** A playlist past its first page, every continuation up to `max` (bounded; for bulk jobs). */
+  listPlaylist(playlistId: string, listing: ListingOptions): Promise<PlaylistListing> {
+    return listPlaylist(this.#innertube(), playlistId, listing);
+  }
+
+  /** A channel's videos, Shorts or live tab from its URL, continuations up to `max` (bounded). */
+  listChannel(req: ChannelListingRequest): Promise<ChannelListing> {
+    return listChannelTab(this.#innertube(), req);
+  }
+
+  /** /browse and resolve_url as the WEB client, on one session for the whole listing. */
+  #innertube(): InnertubeCalls {
+    const lease = this.#lease();
+    const web = this.#config.webClient;
+    return {
+      browse: (body) => this.#post('browse', web, body, { lease }),
+      resolveUrl: (url) => this.#post('resolve_url', web, { url }, { lease }),
+      logger: this.#logger,
     };
   }
 
@@ -767,6 +843,7 @@ export class YouTubeClient {
       timeoutMs: this.#config.timeoutMs,
       clock: this.#clock,
       maxEntries: PO_TOKEN_CACHE,
+      ...(this.#poTokenObserver ? { observer: this.#poTokenObserver } : {}),
     });
     return this.#poTokens.get(videoId);
   }
@@ -823,7 +900,7 @@ export class YouTubeClient {
     try {
       const res = await this.#transport.request({
         method: 'POST',
-        url: `/youtubei/v1/${endpoint}?prettyPrint=false${query}`,
+        url: `/youtubei/v1/${endpoint === 'resolve_url' ? 'navigation/resolve_url' : endpoint}?prettyPrint=false${query}`,
         endpoint,
         client: clientName,
         proxy: session.proxy,

@@ -60,7 +60,7 @@ describe('loadYouTubeConfig', () => {
       breaker: { minBlocks: 3, ratio: 0.25, windowMs: 10000, cooldownMs: 5000 },
       versionRefreshMs: 0,
     });
-    expect(Object.values(c.maxBodyBytes)).toEqual(Array(6).fill(65536));
+    expect(Object.values(c.maxBodyBytes)).toEqual(Array(7).fill(65536));
     expect(c.proxies).toHaveLength(2);
     expect(c.clients.ANDROID).toMatchObject({ version: '21.02.35', id: 3, name: 'ANDROID' });
   });
@@ -97,6 +97,27 @@ describe('loadYouTubeConfig', () => {
       expect(err?.message).toContain(name);
     }
     expect(err?.message).not.toContain('secret');
+  });
+});
+
+describe('loadYouTubeConfig with the shared env helpers', () => {
+  it('takes durations with units and names the range of a number out of it', () => {
+    expect(
+      loadYouTubeConfig({ YOUTUBE_TIMEOUT_MS: '5s', YOUTUBE_LADDER_PROBE_INTERVAL_MS: '2m' }),
+    ).toMatchObject({
+      timeoutMs: 5_000,
+      ladder: { probeIntervalMs: 120_000 },
+    });
+    let err: { details?: { errors?: string[] } } | undefined;
+    try {
+      loadYouTubeConfig({ YOUTUBE_RETRIES: '11', YOUTUBE_PROXIES: 'http://ok:1, ftp://user:pw@x' });
+    } catch (e) {
+      err = e as typeof err;
+    }
+    expect(err?.details?.errors).toEqual([
+      'YOUTUBE_PROXIES.1 must be an http(s) URL',
+      'YOUTUBE_RETRIES must be an integer between 0 and 10',
+    ]);
   });
 });
 

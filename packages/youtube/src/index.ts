@@ -15,6 +15,8 @@ export {
   type LadderVerdict,
 } from './ladder/adaptive-ladder.ts';
 export { EgressQuarantine } from './egress/quarantine.ts';
+export { Canary, type CanaryOptions, type CanaryProbe } from './canary/canary.ts';
+export { parseCanaryVideos, type CanaryVideo } from './canary/videos.ts';
 export { PoTokenProvider, type PoTokenHealth } from './po-tokens/provider.ts';
 export { playlistContinuation, commentsContinuation } from './tokens.ts';
 export type { Session } from './sessions.ts';
@@ -50,3 +52,26 @@ export {
   type BreakerState,
 } from './observer.ts';
 export * from './types.ts';
+export {
+  parseChannelUrl,
+  canonicalChannelUrl,
+  CHANNEL_TABS,
+  type ChannelTab,
+  type ChannelRef,
+  type ParsedChannelUrl,
+} from './channel/url.ts';
+export {
+  parseChannelPage,
+  parseChannelContinuation,
+  parseResolveUrl,
+  type ListedVideo,
+  type ChannelPage,
+} from './channel/parse.ts';
+export type { ChannelListing, ChannelListingRequest } from './channel/list.ts';
+export {
+  LISTING_MAX_VIDEOS,
+  LISTING_MAX_PAGES,
+  LISTING_DEADLINE_MS,
+  type ListingOptions,
+} from './listing/collect.ts';
+export type { PlaylistListing } from './listing/playlist.ts';

@@ -1,3 +1,5 @@
+import type { PoTokenObserver } from './po-tokens/provider.ts';
+
 /**
  * The one place where every upstream call's outcome is reported. The client calls it once per HTTP
  * request it sends to the platform (coalesced callers share one report), and whenever the shared
@@ -7,31 +9,75 @@
  */
 
 /** Where a request went: the InnerTube endpoint, or the caption GET, or the session bootstrap. */
-export type UpstreamEndpoint = 'player' | 'next' | 'browse' | 'timedtext' | 'visitor_id' | 'sw_js_data';
+export type UpstreamEndpoint =
+  'player' | 'next' | 'browse' | 'resolve_url' | 'timedtext' | 'visitor_id' | 'sw_js_data';
 
 /**
- * - ok: a usable answer (a definitive "video is private" is ok: the platform answered);
- * - blocked: bot check, captcha, "page needs to be reloaded", PO token required, empty caption body;
+ * The typed outcome of one upstream call:
+ * - ok: a usable answer (a definitive "not found" is ok: the platform answered);
+ * - unplayable: the platform answered that the video cannot be played (private, removed, members
+ *   only, age-gated, ...): about the video, not us;
+ * - no_tracks: the platform answered, with no caption track for the video;
+ * - bot_check: "confirm you're not a bot", a captcha, "the page needs to be reloaded";
+ * - login_required: LOGIN_REQUIRED that is neither age nor privacy: a session/address signal;
+ * - po_gated_empty: a 200 with an empty body where a PO token was required (caption URLs of
+ *   WEB-family clients since Aug 2026);
  * - rate_limited: HTTP 429 or "try again later";
  * - client_rejected: 400 FAILED_PRECONDITION, the platform refusing this client identity (a retired
  *   version or client, e.g. VISIONOS on 2026-09-11): about the client, not the egress or the video;
  * - timeout: no answer within the per-request timeout;
- * - error: network failure, 4xx/5xx, an unparseable or oversized body.
+ * - too_large: an answer above the endpoint's body cap, abandoned;
+ * - error: network failure, other 4xx/5xx, an unparseable body.
  */
-export type UpstreamOutcome = 'ok' | 'blocked' | 'rate_limited' | 'client_rejected' | 'timeout' | 'error';
+export type UpstreamOutcome =
+  | 'ok'
+  | 'unplayable'
+  | 'no_tracks'
+  | 'bot_check'
+  | 'login_required'
+  | 'po_gated_empty'
+  | 'rate_limited'
+  | 'client_rejected'
+  | 'timeout'
+  | 'too_large'
+  | 'error';
 
 export const UPSTREAM_OUTCOMES: readonly UpstreamOutcome[] = [
   'ok',
-  'blocked',
+  'unplayable',
+  'no_tracks',
+  'bot_check',
+  'login_required',
+  'po_gated_empty',
   'rate_limited',
   'client_rejected',
   'timeout',
+  'too_large',
   'error',
 ];
+
+/** The platform refusing us (the session or the address), as the breaker and the quarantine count it. */
+export function isRefusal(outcome: UpstreamOutcome): boolean {
+  return (
+    outcome === 'bot_check' ||
+    outcome === 'login_required' ||
+    outcome === 'po_gated_empty' ||
+    outcome === 'rate_limited'
+  );
+}
+
+/** The platform answered as it should (about the video, even when the answer is "no"). */
+export function isAnswer(outcome: UpstreamOutcome): boolean {
+  return outcome === 'ok' || outcome === 'unplayable' || outcome === 'no_tracks';
+}
 
 export interface UpstreamCall {
   /** InnerTube client name (WEB, ANDROID, VISIONOS, IOS, ...); 'none' for requests not made as a client. */
   client: string;
+  /** That client identity's version at the time ('none' for requests not made as a client). */
+  clientVersion?: string;
+  /** The proxy's index in YOUTUBE_PROXIES, or 'direct' without proxies. */
+  egress?: string;
   endpoint: UpstreamEndpoint;
   outcome: UpstreamOutcome;
   durationMs: number;
@@ -39,15 +85,29 @@ export interface UpstreamCall {
 
 export type BreakerState = 'closed' | 'open' | 'half_open';
 
+/** A request's turn under egress pacing: how long it waited, or that it was refused (the wait too long). */
+export interface PacedRequest {
+  waitMs: number;
+  refused: boolean;
+}
+
 export interface UpstreamObserver {
   call(call: UpstreamCall): void;
   breaker?(state: BreakerState): void;
+  paced?(request: PacedRequest): void;
+  /** An egress went into quarantine (a bot check or a 429) or came back (egress/quarantine.ts). */
+  egress?(change: { egress: string; quarantined: boolean }): void;
+  /** The PO-token provider, measured like any dependency (po-tokens/provider.ts). */
+  poToken?: PoTokenObserver;
 }
 
 /** Running totals by `client|endpoint|outcome`, kept by every client. */
 export class UpstreamStats implements UpstreamObserver {
   readonly counts = new Map<string, number>();
   breakerState: BreakerState = 'closed';
+  /** Requests that waited for their turn under pacing, and requests refused by it. */
+  pacedWaits = 0;
+  pacedRefusals = 0;
 
   call(c: UpstreamCall): void {
     const key = `${c.client}|${c.endpoint}|${c.outcome}`;
@@ -56,6 +116,11 @@ export class UpstreamStats implements UpstreamObserver {
 
   breaker(state: BreakerState): void {
     this.breakerState = state;
+  }
+
+  paced(request: PacedRequest): void {
+    if (request.refused) this.pacedRefusals++;
+    else if (request.waitMs > 0) this.pacedWaits++;
   }
 
   /** Sum over the entries matching every given field. */

@@ -1,9 +1,16 @@
 import { AppError, Errors } from '@subx/errors';
 import { ProxyAgent, fetch as undiciFetch } from 'undici';
 import type { CircuitBreaker } from './breaker.ts';
+import { EgressPacer, PacingWaitTooLong } from './egress/pacing.ts';
 import { EgressQuarantine } from './egress/quarantine.ts';
-import type { YouTubeClientConfig } from './config.ts';
-import type { UpstreamEndpoint, UpstreamObserver, UpstreamOutcome } from './observer.ts';
+import { pacingApplies, type YouTubeClientConfig } from './config.ts';
+import {
+  isAnswer,
+  isRefusal,
+  type UpstreamEndpoint,
+  type UpstreamObserver,
+  type UpstreamOutcome,
+} from './observer.ts';
 import type { FetchLike, Logger } from './types.ts';
 
 /**
@@ -55,7 +62,9 @@ export interface TransportDeps {
   /** Told the outcome of every request sent. */
   observer?: UpstreamObserver | undefined;
   breaker?: CircuitBreaker | undefined;
-  /** Clock of the egress quarantine (tests inject one). */
+  /** The version of a client identity by name (for the outcome reports); the client's current one. */
+  clientVersion?: ((client: string) => string | undefined) | undefined;
+  /** Clock of the egress quarantine and pacing (tests inject one). */
   clock?: { now(): number } | undefined;
 }
 
@@ -96,9 +105,12 @@ export class Transport {
   readonly #sleep: (ms: number) => Promise<void>;
   readonly #random: () => number;
   readonly #observer: UpstreamObserver | undefined;
+  readonly #clientVersion: (client: string) => string;
   readonly #breaker: CircuitBreaker | undefined;
   readonly #agents: ProxyAgent[];
   readonly #quarantine: EgressQuarantine;
+  /** Undefined when requests are not paced (a fake or a replay platform, or YOUTUBE_PACING=off). */
+  readonly #pacer: EgressPacer | undefined;
   readonly #inflight = new Map<string, Promise<TransportResponse>>();
   /** Upstream calls actually made (coalesced callers count once). */
   upstreamCalls = 0;
@@ -111,6 +123,20 @@ export class Transport {
       quarantineMs: config.egressQuarantineMs,
       clock: deps.clock,
     });
+    this.#pacer = pacingApplies(config)
+      ? new EgressPacer({
+          count: Math.max(1, this.#agents.length),
+          perMinute: config.pacing.perMinute,
+          burst: config.pacing.burst,
+          maxWaitMs: config.pacing.maxWaitMs,
+          clock: deps.clock,
+          sleep: deps.sleep,
+          // the address is what the platform counts: one budget per egress for the whole process
+          sharedKeys: (config.proxies.length > 0 ? config.proxies : ['direct']).map(
+            (egress) => `${config.baseUrl}|${egress}`,
+          ),
+        })
+      : undefined;
     // With proxies the dispatcher must come from the same undici as the fetch (mixing versions breaks).
     this.#fetch =
       deps.fetch ??
@@ -119,6 +145,14 @@ export class Transport {
     this.#sleep = deps.sleep ?? defaultSleep;
     this.#random = deps.random ?? Math.random;
     this.#observer = deps.observer;
+    const versionOf = deps.clientVersion;
+    this.#clientVersion = (client) => versionOf?.(client) ?? 'none';
+    // with several proxies every egress starts out of quarantine (so its gauge exists from the start)
+    if (this.#agents.length > 1) {
+      for (let i = 0; i < this.#agents.length; i++) {
+        this.#observer?.egress?.({ egress: String(i), quarantined: false });
+      }
+    }
     this.#breaker = deps.breaker;
   }
 
@@ -146,6 +180,7 @@ export class Transport {
     proxy = this.#quarantine.pick(proxy);
     for (;;) {
       try {
+        await this.#takeTurn(req, proxy);
         return await this.#once(req, proxy, moves > 0 && this.#agents.length === 1);
       } catch (err) {
         if (err instanceof RetryableNetworkError && attempt < this.#config.retries) {
@@ -156,10 +191,16 @@ export class Transport {
           await this.#sleep(delay);
           continue;
         }
-        if (err instanceof AppError && err.code === 'UPSTREAM_BLOCKED' && err.reason !== 'cooling_down') {
+        const n = this.#agents.length;
+        if (
+          err instanceof AppError &&
+          err.code === 'UPSTREAM_BLOCKED' &&
+          err.reason !== 'cooling_down' &&
+          // our own pacing: another proxy has its own budget, a fresh connection does not
+          (err.reason !== 'paced' || n > 1)
+        ) {
           // Several proxies: move to the next one (at most once through each). One rotating proxy: a new
           // connection gets a new egress address, up to YOUTUBE_BLOCKED_RETRIES times.
-          const n = this.#agents.length;
           const allowed = n > 1 ? n - 1 : n === 1 ? this.#config.blockedRetries : 0;
           if (moves < allowed) {
             moves++;
@@ -169,7 +210,9 @@ export class Transport {
             }
             this.#logger?.warn(
               { reason: err.reason, proxy, fresh_connection: n === 1 },
-              'youtube blocked us; retrying through another egress',
+              err.reason === 'paced'
+                ? 'egress busy under pacing; trying another egress'
+                : 'youtube blocked us; retrying through another egress',
             );
             continue;
           }
@@ -179,6 +222,29 @@ export class Transport {
         }
         throw err;
       }
+    }
+  }
+
+  /**
+   * Waits for this egress's next slot under pacing (every attempt counts: the platform sees each). A
+   * translated track costs more, since `tlang` requests are the first the platform rate-limits.
+   */
+  async #takeTurn(req: TransportRequest, proxy: number): Promise<void> {
+    if (!this.#pacer) return;
+    const cost = /[?&]tlang=/.test(req.url) ? this.#config.pacing.translatedCost : 1;
+    try {
+      const waitMs = await this.#pacer.acquire(proxy, cost);
+      this.#observer?.paced?.({ waitMs, refused: false });
+    } catch (err) {
+      if (!(err instanceof PacingWaitTooLong)) throw err;
+      this.#observer?.paced?.({ waitMs: err.waitMs, refused: true });
+      const seconds = Math.ceil(err.waitMs / 1000);
+      throw Errors.upstreamBlocked(
+        'paced',
+        `We pace our requests to the video platform to stay under the rates that get an address blocked, and this one would wait ${seconds} s for its turn. Retry later.`,
+        undefined,
+        seconds,
+      );
     }
   }
 
@@ -196,14 +262,22 @@ export class Transport {
       throw err;
     } finally {
       this.#breaker?.record(outcome, probe);
-      this.#quarantine.record(
-        proxy,
-        outcome === 'ok' ? 'ok' : outcome === 'blocked' || outcome === 'rate_limited' ? 'flagged' : 'neutral',
-      );
+      const wasQuarantined = this.#quarantine.isQuarantined(proxy);
+      this.#quarantine.record(proxy, isAnswer(outcome) ? 'ok' : isRefusal(outcome) ? 'flagged' : 'neutral');
+      const quarantined = this.#quarantine.isQuarantined(proxy);
       try {
+        if (quarantined !== wasQuarantined) {
+          this.#observer?.egress?.({ egress: String(proxy), quarantined });
+          this.#logger?.warn(
+            { egress: proxy, quarantined },
+            quarantined ? 'egress quarantined after a bot check or a 429' : 'egress back from quarantine',
+          );
+        }
         this.#observer?.call({
           client: req.client,
+          clientVersion: this.#clientVersion(req.client),
           endpoint: req.endpoint,
+          egress: this.#agents.length > 0 ? String(proxy) : 'direct',
           outcome,
           durationMs: performance.now() - started,
         });
@@ -277,6 +351,7 @@ async function readCapped(
   const tooLarge = () =>
     Errors.upstreamError(
       `The platform's ${endpoint} answer is larger than ${max} bytes; refusing to read it.`,
+      new BodyTooLargeError(endpoint, max),
     );
   const declared = Number(res.headers.get('content-length'));
   if (Number.isFinite(declared) && declared > max) {
@@ -306,18 +381,40 @@ async function readCapped(
   return Buffer.concat(chunks, total).toString('utf8');
 }
 
+/** The cause of an answer abandoned at the endpoint's body cap (outcome `too_large`). */
+export class BodyTooLargeError extends Error {
+  constructor(endpoint: UpstreamEndpoint, max: number) {
+    super(`${endpoint} answer above ${max} bytes`);
+  }
+}
+
 /** The outcome class of a failed request (see observer.ts). */
 export function outcomeOf(err: unknown): UpstreamOutcome {
   if (!(err instanceof AppError)) return 'error';
   if (err.code === 'UPSTREAM_TIMEOUT') return 'timeout';
   if (err.code === 'UPSTREAM_BLOCKED') {
-    return err.reason === 'http_429' || err.reason === 'rate_limited' ? 'rate_limited' : 'blocked';
+    switch (err.reason) {
+      case 'http_429':
+      case 'rate_limited':
+        return 'rate_limited';
+      case 'login_required':
+        return 'login_required';
+      case 'po_token':
+      case 'empty_caption_body':
+        return 'po_gated_empty';
+      default:
+        // bot_check, captcha, page_reload
+        return 'bot_check';
+    }
   }
-  // a definitive answer about the video (private, not found, ...) is the platform working as it should
-  const http = err.cause;
-  if (http instanceof UpstreamHttpError && http.status === 400 && http.apiStatus === 'FAILED_PRECONDITION')
+  const cause = err.cause;
+  if (cause instanceof UpstreamHttpError && cause.status === 400 && cause.apiStatus === 'FAILED_PRECONDITION')
     return 'client_rejected';
-  if (['VIDEO_NOT_FOUND', 'VIDEO_UNAVAILABLE', 'PLAYLIST_NOT_FOUND'].includes(err.code)) return 'ok';
+  if (cause instanceof BodyTooLargeError) return 'too_large';
+  // definitive answers about the video are the platform working as it should
+  if (err.code === 'VIDEO_UNAVAILABLE') return 'unplayable';
+  if (err.code === 'NO_SUBTITLES') return 'no_tracks';
+  if (err.code === 'VIDEO_NOT_FOUND' || err.code === 'PLAYLIST_NOT_FOUND') return 'ok';
   return 'error';
 }
 

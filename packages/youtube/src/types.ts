@@ -115,6 +115,8 @@ export interface Clock {
 export interface Logger {
   debug(obj: object, msg?: string): void;
   warn(obj: object, msg?: string): void;
+  info?(obj: object, msg?: string): void;
+  error?(obj: object, msg?: string): void;
 }
 
 export type FetchLike = (input: string, init: RequestInit & { dispatcher?: unknown }) => Promise<Response>;

@@ -14,7 +14,7 @@ const CONTROL = /[\u0000-\u001F\u007F-\u009F]/;
  * (`https://user@youtube.com/...` names a different authority to some readers), no explicit port
  * (the platform's URLs never carry one). Surrounding spaces are forgiven.
  */
-function parseHttpUrl(input: string): URL | null {
+export function parseHttpUrl(input: string): URL | null {
   if (CONTROL.test(input)) return null;
   const trimmed = input.trim();
   if (!/^https?:\/\//i.test(trimmed)) return null;

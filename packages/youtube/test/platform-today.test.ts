@@ -125,7 +125,7 @@ describe('visitor sessions', () => {
     try {
       const yt = clientFor(quota, { YOUTUBE_SESSIONS: '1', YOUTUBE_SESSION_ROTATE_EVERY: '1000' });
       for (let i = 0; i < 5; i++) expect((await yt.validate(videoIds.manualAndAuto)).valid).toBe(true);
-      expect(yt.upstreamStats.total({ outcome: 'blocked' })).toBeGreaterThan(0);
+      expect(yt.upstreamStats.total({ outcome: 'bot_check' })).toBeGreaterThan(0);
       await yt.close();
     } finally {
       await quota.close();

@@ -86,7 +86,15 @@ describe('proxy pool', () => {
       YOUTUBE_SESSIONS: '4',
       YOUTUBE_EGRESS_QUARANTINE_MS: '300000',
     });
-    const yt = YouTubeClient.create(config, { clock: { now: () => now } });
+    const changes: string[] = [];
+    const egresses: string[] = [];
+    const yt = YouTubeClient.create(config, {
+      clock: { now: () => now },
+      observer: {
+        call: (c) => void egresses.push(`${c.egress}`),
+        egress: ({ egress, quarantined }) => void changes.push(`${egress}:${quarantined ? 'in' : 'out'}`),
+      },
+    });
     const validates = async (n: number) => {
       for (let i = 0; i < n; i++) expect((await yt.validate(videoIds.manualAndAuto)).valid).toBe(true);
     };
@@ -94,6 +102,9 @@ describe('proxy pool', () => {
       await validates(4);
       // one 429, then every session whose home is the burned egress goes through the other one
       expect(blockedFake.requests.map((r) => r.status)).toEqual([429]);
+      // the metrics see both egresses from the start, then the first one quarantined
+      expect(changes).toEqual(['0:out', '1:out', '0:in']);
+      expect(new Set(egresses)).toEqual(new Set(['0', '1']));
       // the egress recovers, but nothing is sent through it before its probe is due
       blockedFake.reset();
       await validates(4);
@@ -102,6 +113,7 @@ describe('proxy pool', () => {
       await validates(4);
       expect(blockedFake.requests.length).toBeGreaterThanOrEqual(1);
       expect(blockedFake.requests.every((r) => r.status === 200)).toBe(true);
+      expect(changes.at(-1)).toBe('0:out');
       // the probe succeeded: the egress is back for its sessions
       const afterProbe = blockedFake.requests.length;
       await validates(4);

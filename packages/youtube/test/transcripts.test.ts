@@ -233,7 +233,7 @@ describe.each(MODES)('getTranscript (fake platform: %s)', (mode) => {
     expect(yt.upstreamStats.total({ endpoint: 'timedtext', outcome: 'ok' })).toBe(1);
     fake.failNext({ kind: 'botCheck' }, { endpoint: 'player' });
     await yt.getTranscript({ videoId: videoIds.manualAndAuto, language: 'en' });
-    expect(yt.upstreamStats.total({ outcome: 'blocked' })).toBe(1);
+    expect(yt.upstreamStats.total({ outcome: 'bot_check' })).toBe(1);
   });
 });
 
@@ -393,6 +393,6 @@ describe.each(MODES)('unavailable videos and platform errors (fake platform: %s)
     const err = await errorOf(yt.getTranscript({ videoId: videoIds.manualAndAuto, language: 'en' }));
     expect(err).toMatchObject({ code: 'UPSTREAM_ERROR', retryable: true });
     expect(err.message).toContain('larger than 65536 bytes');
-    expect(yt.upstreamStats.total({ outcome: 'error' })).toBe(1);
+    expect(yt.upstreamStats.total({ outcome: 'too_large' })).toBe(1);
   });
 });

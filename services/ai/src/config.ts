@@ -1,7 +1,11 @@
 import {
   durationMs,
+  httpUrl,
   grpcHost,
   loadConfig,
+  grpcAddress,
+  serviceBasicsEnv,
+  nameString,
   nonNegativeInt,
   port,
   positiveInt,
@@ -25,24 +29,24 @@ export const ConfigSchema = z.object({
   /** gRPC bind address (default 0.0.0.0). */
   GRPC_HOST: grpcHost,
   /** Any OpenAI-compatible endpoint, including /v1 (e.g. http://localhost:11434/v1 for Ollama). */
-  OPENAI_BASE_URL: urlStringOf(['http:', 'https:']).optional(),
+  OPENAI_BASE_URL: httpUrl.optional(),
   OPENAI_API_KEY: secret().optional(),
-  AI_MODEL: z.string().trim().min(1).default('gpt-4o-mini'),
+  AI_MODEL: nameString.default('gpt-4o-mini'),
   /** Per HTTP attempt to the model. */
   AI_TIMEOUT_MS: durationMs.default(60_000),
   AI_MAX_RETRIES: nonNegativeInt.default(2),
   /** Token budget of one transcript chunk (and of the notes of the reduce step). */
   AI_CHUNK_TOKENS: positiveInt.default(12_000),
-  EXTRACTOR_GRPC_ADDR: z.string().trim().min(1).default('127.0.0.1:50051'),
-  COMMENTS_GRPC_ADDR: z.string().trim().min(1).default('127.0.0.1:50052'),
+  EXTRACTOR_GRPC_ADDR: grpcAddress.default('127.0.0.1:50051'),
+  COMMENTS_GRPC_ADDR: grpcAddress.default('127.0.0.1:50052'),
   /** Unset: an in-process cache (single replica only). */
   REDIS_URL: secret(urlStringOf(['redis:', 'rediss:'])).optional(),
   SUMMARY_CACHE_TTL_MS: durationMs.default(24 * 60 * 60 * 1000),
   ANALYSIS_CACHE_TTL_MS: durationMs.default(24 * 60 * 60 * 1000),
   /** Deadline of calls to the extractor and comments services. */
   GRPC_DEFAULT_DEADLINE_MS: durationMs.default(30_000),
-  SHUTDOWN_TIMEOUT_MS: durationMs.default(10_000),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** LOG_LEVEL and SHUTDOWN_TIMEOUT_MS, read as by every service. */
+  ...serviceBasicsEnv,
 });
 
 export type AiConfig = z.output<typeof ConfigSchema>;

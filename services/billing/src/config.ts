@@ -1,7 +1,8 @@
 import {
   csv,
-  durationMs,
   loadConfig,
+  serviceBasicsEnv,
+  nameString,
   port,
   secret,
   urlStringOf,
@@ -10,6 +11,7 @@ import {
   grpcTlsEnv,
   kafkaSecurityEnv,
 } from '@subx/service-kit';
+import { CONSUMER_GROUPS, TOPICS } from '@subx/contracts';
 import { z } from 'zod';
 
 /** Environment of the billing service. */
@@ -25,17 +27,18 @@ export const ConfigSchema = z.object({
   GRPC_HOST: grpcHost,
   /** Unset: the in-process bus (only meaningful inside `npm start`). */
   KAFKA_BROKERS: csv.optional(),
-  KAFKA_CLIENT_ID: z.string().trim().min(1).default('billing'),
-  KAFKA_GROUP_ID: z.string().trim().min(1).default('billing-ledger'),
-  CREDIT_USAGE_TOPIC: z.string().trim().min(1).default('billing.credit-usage.v1'),
-  REQUEST_USAGE_TOPIC: z.string().trim().min(1).default('billing.request-usage.v1'),
+  KAFKA_CLIENT_ID: nameString.default('billing'),
+  KAFKA_GROUP_ID: nameString.default(CONSUMER_GROUPS.billingLedger.default),
+  /** The usage topics (@subx/contracts TOPICS): the gateway reads the same two variables. */
+  CREDIT_USAGE_TOPIC: nameString.default(TOPICS.creditUsage.default),
+  REQUEST_USAGE_TOPIC: nameString.default(TOPICS.requestUsage.default),
   /** Consumer group of the request-usage topic; unset: `<KAFKA_GROUP_ID>-requests`. */
-  KAFKA_REQUESTS_GROUP_ID: z.string().trim().min(1).optional(),
+  KAFKA_REQUESTS_GROUP_ID: nameString.optional(),
   /** Unset: the in-memory store (only meaningful inside `npm start`). */
   MONGO_URL: secret(urlStringOf(['mongodb:', 'mongodb+srv:'])).optional(),
-  MONGO_DB: z.string().trim().min(1).default('subx'),
-  SHUTDOWN_TIMEOUT_MS: durationMs.default(10_000),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  MONGO_DB: nameString.default('subx'),
+  /** LOG_LEVEL and SHUTDOWN_TIMEOUT_MS, read as by every service. */
+  ...serviceBasicsEnv,
 });
 
 export type BillingConfig = z.output<typeof ConfigSchema>;

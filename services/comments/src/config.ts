@@ -1,6 +1,7 @@
 import {
   durationMs,
   loadConfig,
+  serviceBasicsEnv,
   port,
   secret,
   urlStringOf,
@@ -22,8 +23,8 @@ export const ConfigSchema = z.object({
   /** Unset: an in-process cache (single replica only). */
   REDIS_URL: secret(urlStringOf(['redis:', 'rediss:'])).optional(),
   COMMENTS_CACHE_TTL_MS: durationMs.default(60 * 60 * 1000),
-  SHUTDOWN_TIMEOUT_MS: durationMs.default(10_000),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** LOG_LEVEL and SHUTDOWN_TIMEOUT_MS, read as by every service. */
+  ...serviceBasicsEnv,
 });
 
 export type CommentsConfig = z.output<typeof ConfigSchema>;

@@ -31,3 +31,20 @@ describe('mail to the log', () => {
     expect(() => loadDashboardConfig({ ...base, MAIL_TO_LOG: 'maybe' })).toThrow(/MAIL_TO_LOG/);
   });
 });
+
+describe('read like every service', () => {
+  it('serves /metrics on METRICS_PORT (9469 alone, off to disable)', () => {
+    expect(loadDashboardConfig(base).METRICS_PORT).toBe(9469);
+    expect(loadDashboardConfig({ ...base, METRICS_PORT: 'off' }).METRICS_PORT).toBeNull();
+    expect(() => loadDashboardConfig({ ...base, METRICS_PORT: '99999' })).toThrow(
+      /^Invalid configuration: METRICS_PORT: must be a port number \(0-65535\) or "off"$/,
+    );
+  });
+
+  it('refuses a bad value with one line naming the variable and what it expected', () => {
+    expect(loadDashboardConfig({ ...base, SHUTDOWN_TIMEOUT_MS: '5s' }).SHUTDOWN_TIMEOUT_MS).toBe(5_000);
+    expect(() => loadDashboardConfig({ ...base, GATEWAY_ADMIN_URL: 'gateway:8081' })).toThrow(
+      /^Invalid configuration: GATEWAY_ADMIN_URL: must be an http\(s\) URL$/,
+    );
+  });
+});

@@ -3,11 +3,14 @@ import {
   csv,
   durationMs,
   loadConfig,
+  metricsPort,
+  serviceBasicsEnv,
+  nameString,
   port,
   positiveInt,
   secret,
   trustedProxyList,
-  urlString,
+  httpUrl,
   urlStringOf,
 } from '@subx/service-kit';
 import { z } from 'zod';
@@ -16,20 +19,22 @@ import { z } from 'zod';
 export const ConfigSchema = z
   .object({
     DASHBOARD_PORT: port.default(8090),
-    HOST: z.string().trim().min(1).default('0.0.0.0'),
+    /** `/metrics` (Prometheus) on its own port; `off` disables it. */
+    METRICS_PORT: metricsPort.default(9469),
+    HOST: nameString.default('0.0.0.0'),
     /** The gateway's public API (the playground's curl shows it unless PUBLIC_API_URL is set). */
-    GATEWAY_URL: urlString.default('http://127.0.0.1:8080'),
+    GATEWAY_URL: httpUrl.default('http://127.0.0.1:8080'),
     /**
      * The gateway's admin listener (ADMIN_HOST:ADMIN_PORT): every call the dashboard makes (accounts,
      * keys, usage, the playground's calls) goes here, never to the public port.
      */
-    GATEWAY_ADMIN_URL: urlString.default('http://127.0.0.1:8081'),
+    GATEWAY_ADMIN_URL: httpUrl.default('http://127.0.0.1:8081'),
     /** The gateway's admin bearer token. */
     ADMIN_TOKEN: secret(z.string().min(1)),
     /** The gateway URL people use, shown in the playground's curl. Default: GATEWAY_URL. */
-    PUBLIC_API_URL: urlString.optional(),
+    PUBLIC_API_URL: httpUrl.optional(),
     /** The dashboard's own public URL: the base of the emailed links. Default: http://localhost:PORT. */
-    DASHBOARD_PUBLIC_URL: urlString.optional(),
+    DASHBOARD_PUBLIC_URL: httpUrl.optional(),
     /**
      * smtp:// or smtps:// URL (credentials allowed). Unset: each mail (with its one-time link) is
      * written to the log, which needs MAIL_TO_LOG=true under NODE_ENV=production.
@@ -66,9 +71,9 @@ export const ConfigSchema = z
       .default(32_768),
     REDIS_URL: secret(urlStringOf(['redis:', 'rediss:'])).optional(),
     MONGO_URL: secret(urlStringOf(['mongodb:', 'mongodb+srv:'])).optional(),
-    MONGO_DB: z.string().trim().min(1).default('subx'),
-    SHUTDOWN_TIMEOUT_MS: durationMs.default(10_000),
-    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    MONGO_DB: nameString.default('subx'),
+    /** LOG_LEVEL and SHUTDOWN_TIMEOUT_MS, read as by every service. */
+    ...serviceBasicsEnv,
   })
   .superRefine((config, ctx) => {
     // Without SMTP every mail, reset and confirmation links included, lands in the log: in

@@ -3,6 +3,8 @@
  * its own beyond who signed up, and every key and usage figure comes from the gateway (whose
  * regenerate and revoke already take effect on every replica at once). Each call has a deadline.
  */
+import { REQUEST_ID_HEADER } from '@subx/service-kit';
+
 export type Tier = 'free' | 'pro' | 'business' | 'enterprise';
 export const TIERS: readonly Tier[] = ['free', 'pro', 'business', 'enterprise'];
 
@@ -57,6 +59,8 @@ export class GatewayError extends Error {
 }
 
 export interface GatewayClient {
+  /** The same client, sending `requestId` as X-Request-Id on each call (log correlation). */
+  forRequest(requestId: string): GatewayClient;
   createAccount(email: string): Promise<{ account_id: string }>;
   getAccount(id: string): Promise<GatewayAccount>;
   updateAccount(
@@ -83,6 +87,8 @@ export function createGatewayClient(options: {
   baseUrl: string;
   adminToken: string;
   timeoutMs: number;
+  /** Sent as X-Request-Id (the gateway's admin listener keeps a well-formed one as its own). */
+  requestId?: string;
 }): GatewayClient {
   const base = options.baseUrl.replace(/\/+$/, '');
 
@@ -91,6 +97,7 @@ export function createGatewayClient(options: {
       method,
       headers: {
         authorization: `Bearer ${options.adminToken}`,
+        ...(options.requestId ? { [REQUEST_ID_HEADER]: options.requestId } : {}),
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
       },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -112,6 +119,7 @@ export function createGatewayClient(options: {
 
   const account = (id: string) => `/admin/v1/accounts/${encodeURIComponent(id)}`;
   return {
+    forRequest: (requestId) => createGatewayClient({ ...options, requestId }),
     createAccount: (email) => request('POST', '/admin/v1/accounts', { tier: 'free', email }),
     getAccount: (id) => request('GET', account(id)),
     updateAccount: (id, change) => request('PATCH', account(id), change),

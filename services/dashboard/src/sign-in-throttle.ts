@@ -15,10 +15,11 @@
  */
 import { createHash } from 'node:crypto';
 import type { KeyValueStore } from '@subx/ports';
+import { throttleNetwork } from './throttle-network.ts';
 
 const WINDOW_MS = 24 * 3_600_000;
-export const NETWORK_MAX_DELAY_MS = 15 * 60_000;
-export const EMAIL_MAX_DELAY_MS = 60_000;
+const NETWORK_MAX_DELAY_MS = 15 * 60_000;
+const EMAIL_MAX_DELAY_MS = 60_000;
 
 export interface ThrottleSubject {
   kind: 'ip' | 'email';
@@ -26,6 +27,18 @@ export interface ThrottleSubject {
   value: string;
   /** Failures allowed before delays start. */
   free: number;
+}
+
+/** Failures in a row before delays start: a network is shared by many people, an address by one. */
+const IP_FREE_FAILURES = 20;
+export const EMAIL_FREE_FAILURES = 3;
+
+/** What a password attempt (sign-in, operator step-up) from `ip` for `email` counts against. */
+export function signInSubjects(ip: string, email: string | null): ThrottleSubject[] {
+  return [
+    { kind: 'ip', value: throttleNetwork(ip), free: IP_FREE_FAILURES },
+    ...(email ? [{ kind: 'email' as const, value: email, free: EMAIL_FREE_FAILURES }] : []),
+  ];
 }
 
 const digest = (s: ThrottleSubject) =>
@@ -41,12 +54,12 @@ export function delayAfter(failures: number, free: number, maxMs = NETWORK_MAX_D
 const maxDelayOf = (s: ThrottleSubject) => (s.kind === 'email' ? EMAIL_MAX_DELAY_MS : NETWORK_MAX_DELAY_MS);
 
 /** An attempt that was let through: report its outcome exactly once. */
-export interface SignInAttempt {
+interface SignInAttempt {
   failed(): Promise<void>;
   succeeded(): Promise<void>;
 }
 
-export type AttemptDecision = { allowed: true; attempt: SignInAttempt } | { allowed: false; waitMs: number };
+type AttemptDecision = { allowed: true; attempt: SignInAttempt } | { allowed: false; waitMs: number };
 
 export interface SignInThrottle {
   /** Counts an attempt for every subject, or refuses it (nothing counted) while one is locked. */

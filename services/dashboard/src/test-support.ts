@@ -21,6 +21,8 @@ export const TEST_ADMIN_TOKEN = 'dashboard-test-admin-token-0123';
 export function fakeGateway() {
   const accounts = new Map<string, GatewayAccount>();
   const calls: { id: string; request: unknown }[] = [];
+  /** The request id of every call, in order (the dashboard passes its request's id on). */
+  const requestIds: string[] = [];
   const keys = new Map<string, string>();
   const get = (id: string) => {
     const a = accounts.get(id);
@@ -40,6 +42,20 @@ export function fakeGateway() {
     return key;
   };
   const client: GatewayClient = {
+    forRequest(requestId) {
+      // Every method of the same table, each call recording the id it was made under.
+      return Object.fromEntries(
+        Object.entries(client).map(([name, method]) => [
+          name,
+          name === 'forRequest'
+            ? method
+            : (...args: unknown[]) => {
+                requestIds.push(requestId);
+                return (method as (...a: unknown[]) => unknown)(...args);
+              },
+        ]),
+      ) as unknown as GatewayClient;
+    },
     async createAccount(email) {
       const id = `acct_${randomBytes(16).toString('hex')}`;
       accounts.set(id, {
@@ -108,7 +124,7 @@ export function fakeGateway() {
       };
     },
   };
-  return { client, accounts, keys, calls };
+  return { client, accounts, keys, calls, requestIds };
 }
 
 export function mailbox(): Mailer & { sent: Mail[]; link(to: string, purpose: 'verify' | 'reset'): string } {

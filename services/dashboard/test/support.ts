@@ -11,7 +11,7 @@ import { EMBEDDED_ENV, spawnLauncher } from '@subx/embedded/launcher';
 
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
-export interface ReceivedMail {
+interface ReceivedMail {
   to: string[];
   subject: string;
   text: string;

@@ -4,17 +4,27 @@
  */
 import type { Clock, EventBus, KeyValueStore, Subscription } from '@subx/ports';
 import { createJsonCache, systemClock } from '@subx/ports';
-import { cacheLookupMetrics, startGrpcServer, upstreamMetrics, grpcTlsFromConfig } from '@subx/service-kit';
+import {
+  cacheLookupMetrics,
+  canaryMetrics,
+  startGrpcServer,
+  upstreamMetrics,
+  grpcTlsFromConfig,
+} from '@subx/service-kit';
 import type { Logger } from '@subx/service-kit';
-import { YouTubeClient } from '@subx/youtube';
+import { Canary, YouTubeClient } from '@subx/youtube';
 import type { YouTubeClientConfig } from '@subx/youtube';
 import type { ExtractorConfig } from './config.ts';
+import { workersGroupOf } from './config.ts';
 import { createExtractionService } from './extraction-service.ts';
 import { extractorServiceRegistration } from './grpc/extractor.handlers.ts';
 import { startExtractWorker } from './jobs/extract-worker.ts';
+import { createListingService } from './listings/listing-service.ts';
 
 export { createExtractionService, toProtoMetadata } from './extraction-service.ts';
 export type { ExtractionService, ExtractionCacheTtl } from './extraction-service.ts';
+export { createListingService } from './listings/listing-service.ts';
+export type { ListingService } from './listings/listing-service.ts';
 export { ConfigSchema, loadExtractorConfig } from './config.ts';
 export type { ExtractorConfig } from './config.ts';
 export {
@@ -47,14 +57,30 @@ export async function startExtractorService(
 ): Promise<RunningExtractorService> {
   const { config, logger } = options;
   const clock = options.clock ?? systemClock;
+  const upstream = upstreamMetrics('extractor');
   const youtube = YouTubeClient.create(options.youtube, {
     clock,
     logger: logger.child({ component: 'youtube' }),
-    observer: upstreamMetrics('extractor'),
+    observer: upstream,
   });
+  // CANARY_VIDEOS: a known video through every client of the ladder and every egress, on a timer,
+  // in the same upstream metrics, so a client the platform retired shows before users see it.
+  const canary =
+    options.youtube.canary.videos.length > 0
+      ? new Canary({
+          config: () => youtube.config,
+          videos: options.youtube.canary.videos,
+          intervalMs: options.youtube.canary.intervalMs,
+          observer: upstream,
+          logger: logger.child({ component: 'canary' }),
+          onProbe: canaryMetrics(),
+        })
+      : undefined;
+  canary?.start();
+  const cache = createJsonCache(options.kv, { prefix: 'extractor', onLookup: cacheLookupMetrics() });
   const extraction = createExtractionService({
     youtube,
-    cache: createJsonCache(options.kv, { prefix: 'extractor', onLookup: cacheLookupMetrics() }),
+    cache,
     ttl: {
       transcriptMs: config.TRANSCRIPT_CACHE_TTL_MS,
       validateMs: config.VALIDATE_CACHE_TTL_MS,
@@ -66,7 +92,12 @@ export async function startExtractorService(
     port: config.GRPC_PORT,
     host: options.host ?? config.GRPC_HOST,
     credentials: grpcTlsFromConfig(config).serverCredentials,
-    services: [extractorServiceRegistration(extraction)],
+    services: [
+      extractorServiceRegistration(
+        extraction,
+        createListingService({ youtube, cache, ttlMs: config.PLAYLIST_CACHE_TTL_MS }),
+      ),
+    ],
     logger,
   });
   let worker: Subscription | undefined;
@@ -76,7 +107,7 @@ export async function startExtractorService(
       extraction,
       logger: logger.child({ component: 'extract-worker' }),
       clock,
-      groupId: config.KAFKA_GROUP_ID,
+      groupId: workersGroupOf(config),
       members: config.EXTRACT_WORKER_MEMBERS,
       concurrency: config.EXTRACT_WORKER_CONCURRENCY,
       topic: config.EXTRACT_JOBS_TOPIC,
@@ -85,7 +116,12 @@ export async function startExtractorService(
     });
   }
   logger.info(
-    { port: server.port, workers: worker !== undefined, youtube: options.youtube.baseUrl },
+    {
+      port: server.port,
+      workers: worker !== undefined,
+      youtube: options.youtube.baseUrl,
+      canary: canary ? options.youtube.canary.videos.map((v) => v.id) : 'off',
+    },
     'extractor started',
   );
   return {
@@ -94,6 +130,7 @@ export async function startExtractorService(
       // Stop taking jobs first (the in-flight ones finish and commit), then the gRPC intake.
       await worker?.stop();
       await server.shutdown(timeoutMs);
+      await canary?.close();
     },
   };
 }

@@ -46,4 +46,22 @@ describe('gateway config', () => {
     expect(redacted.MONGO_URL).toBe('[redacted]');
     expect(JSON.stringify(redacted)).not.toContain('pw@');
   });
+
+  it('reads durations, addresses and names with the helpers every service uses', () => {
+    expect(
+      loadConfig({ SHUTDOWN_TIMEOUT_MS: '10s', GRPC_DEADLINE_MS: '45s', LOG_LEVEL: 'debug' }),
+    ).toMatchObject({
+      SHUTDOWN_TIMEOUT_MS: 10_000,
+      GRPC_DEADLINE_MS: 45_000,
+      LOG_LEVEL: 'debug',
+    });
+    expect(() => loadConfig({ SHUTDOWN_TIMEOUT_MS: 'soon' })).toThrow(
+      /^Invalid configuration: SHUTDOWN_TIMEOUT_MS: must be a positive duration in ms, or with a unit/,
+    );
+    expect(() => loadConfig({ EXTRACTOR_GRPC_ADDR: 'extractor' })).toThrow(
+      /EXTRACTOR_GRPC_ADDR: must be a host:port/,
+    );
+    expect(() => loadConfig({ REDIS_URL: 'localhost' })).toThrow(/REDIS_URL: must be an absolute URL/);
+    expect(() => loadConfig({ EXTRACT_JOBS_TOPIC: ' ' })).toThrow(/EXTRACT_JOBS_TOPIC: must not be blank/);
+  });
 });

@@ -5,11 +5,17 @@
  * IP_RATE_LIMIT_PER_MINUTE, KEY_CACHE_TTL_MS) are read by access/config.ts.
  */
 import { z } from 'zod';
+import { CONSUMER_GROUPS, TOPICS } from '@subx/contracts';
 import {
   csv,
+  durationMs,
+  grpcAddress,
+  nameString,
   port,
   nonNegativeInt,
   positiveInt,
+  serviceBasicsEnv,
+  urlStringOf,
   redactConfig as redact,
   loadConfig as parse,
   secret,
@@ -28,45 +34,46 @@ export const ConfigSchema = z.object({
   PORT: port.default(8080),
   /** `/metrics` (Prometheus) on its own port; `off` disables it. */
   METRICS_PORT: metricsPort.default(9464),
-  HOST: z.string().default('0.0.0.0'),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  EXTRACTOR_GRPC_ADDR: z.string().default('127.0.0.1:50051'),
-  COMMENTS_GRPC_ADDR: z.string().default('127.0.0.1:50052'),
-  AI_GRPC_ADDR: z.string().default('127.0.0.1:50053'),
-  BILLING_GRPC_ADDR: z.string().default('127.0.0.1:50054'),
+  HOST: nameString.default('0.0.0.0'),
+  /** LOG_LEVEL and SHUTDOWN_TIMEOUT_MS, read as by every service. */
+  ...serviceBasicsEnv,
+  EXTRACTOR_GRPC_ADDR: grpcAddress.default('127.0.0.1:50051'),
+  COMMENTS_GRPC_ADDR: grpcAddress.default('127.0.0.1:50052'),
+  AI_GRPC_ADDR: grpcAddress.default('127.0.0.1:50053'),
+  BILLING_GRPC_ADDR: grpcAddress.default('127.0.0.1:50054'),
   /** Deadline of a single gRPC call (extract, validate, comments, playlist listing). */
-  GRPC_DEADLINE_MS: positiveInt.default(30_000),
+  GRPC_DEADLINE_MS: durationMs.default(30_000),
   /** Summaries and analyses call a model: a longer deadline. */
-  AI_GRPC_DEADLINE_MS: positiveInt.default(90_000),
+  AI_GRPC_DEADLINE_MS: durationMs.default(90_000),
   /** Each gRPC health check behind /health. */
-  HEALTH_CHECK_TIMEOUT_MS: positiveInt.default(1_000),
-  REDIS_URL: secret(z.string()).optional(),
-  MONGO_URL: secret(z.string()).optional(),
-  MONGO_DB: z.string().default('subx'),
+  HEALTH_CHECK_TIMEOUT_MS: durationMs.default(1_000),
+  REDIS_URL: secret(urlStringOf(['redis:', 'rediss:'])).optional(),
+  MONGO_URL: secret(urlStringOf(['mongodb:', 'mongodb+srv:'])).optional(),
+  MONGO_DB: nameString.default('subx'),
   KAFKA_BROKERS: csv.optional(),
-  KAFKA_CLIENT_ID: z.string().default('gateway'),
+  KAFKA_CLIENT_ID: nameString.default('gateway'),
   BODY_LIMIT_BYTES: positiveInt.default(65_536),
   /**
    * A request whose headers and body have not fully arrived by then is answered 408 and its socket
    * closed (fastify `requestTimeout`): a client that stalls its body holds nothing for long.
    */
-  REQUEST_RECEIVE_TIMEOUT_MS: positiveInt.default(10_000),
+  REQUEST_RECEIVE_TIMEOUT_MS: durationMs.default(10_000),
   /** A connection idle this long (no request in progress) is closed (keep-alive sockets). */
-  CONNECTION_IDLE_TIMEOUT_MS: positiveInt.default(30_000),
+  CONNECTION_IDLE_TIMEOUT_MS: durationMs.default(30_000),
   /** Interface §8: batch 60 s in total, playlist 120 s in total. */
-  BATCH_TIMEOUT_MS: positiveInt.default(60_000),
-  PLAYLIST_TIMEOUT_MS: positiveInt.default(120_000),
+  BATCH_TIMEOUT_MS: durationMs.default(60_000),
+  PLAYLIST_TIMEOUT_MS: durationMs.default(120_000),
   /** Floor of the per-video budget max(total / n, floor); the interface gives 10 s for playlists. */
-  FANOUT_MIN_ITEM_TIMEOUT_MS: positiveInt.default(10_000),
+  FANOUT_MIN_ITEM_TIMEOUT_MS: durationMs.default(10_000),
   /** Videos extracted at the same time per batch/playlist request. */
   FANOUT_CONCURRENCY: positiveInt.default(10),
   /** Bound on each event-bus step of a batch/playlist request (join, worker check, publish). */
-  FANOUT_BUS_TIMEOUT_MS: positiveInt.default(5_000),
-  /** The extractor workers' consumer group (the extractor's KAFKA_GROUP_ID). */
-  EXTRACT_WORKERS_GROUP: z.string().trim().min(1).default('extractor-workers'),
-  /** Topics of batch/playlist jobs and their results (the extractor's, docs/events.md). */
-  EXTRACT_JOBS_TOPIC: z.string().trim().min(1).default('extract.jobs.v1'),
-  EXTRACT_RESULTS_TOPIC: z.string().trim().min(1).default('extract.results.v1'),
+  FANOUT_BUS_TIMEOUT_MS: durationMs.default(5_000),
+  /** The extractor workers' consumer group (the extractor reads the same variable). */
+  EXTRACT_WORKERS_GROUP: nameString.default(CONSUMER_GROUPS.extractWorkers.default),
+  /** Topics of batch/playlist jobs and their results (the extractor reads the same variables, docs/events.md). */
+  EXTRACT_JOBS_TOPIC: nameString.default(TOPICS.extractJobs.default),
+  EXTRACT_RESULTS_TOPIC: nameString.default(TOPICS.extractResults.default),
   /**
    * The micro-cache of recent extract answers (src/extract-cache.ts): how long an answer is served
    * from this process without asking the extractor, and the memory it may hold. 0 disables it.
@@ -84,8 +91,7 @@ export const ConfigSchema = z.object({
    * machine (or pod) reaches it unless ADMIN_HOST says otherwise.
    */
   ADMIN_PORT: port.default(8081),
-  ADMIN_HOST: z.string().trim().min(1).default('127.0.0.1'),
-  SHUTDOWN_TIMEOUT_MS: positiveInt.default(10_000),
+  ADMIN_HOST: nameString.default('127.0.0.1'),
 });
 
 export type Config = z.output<typeof ConfigSchema>;

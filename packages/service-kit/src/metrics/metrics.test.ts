@@ -72,13 +72,13 @@ describe('recording', () => {
 
   it('upstream: one observer per component; the breaker gauge shows exactly the current state', async () => {
     const observer = upstreamMetrics('extractor');
-    observer.call({ client: 'WEB', endpoint: 'player', outcome: 'blocked', durationMs: 120 });
+    observer.call({ client: 'WEB', endpoint: 'player', outcome: 'bot_check', durationMs: 120 });
     observer.breaker('open');
     let text = await scrape();
     expect(
       valueOf(
         text,
-        'subx_upstream_requests_total{component="extractor",client="WEB",upstream_endpoint="player",outcome="blocked"}',
+        'subx_upstream_requests_total{component="extractor",client="WEB",client_version="none",upstream_endpoint="player",egress="direct",outcome="bot_check"}',
       ),
     ).toBe(1);
     expect(valueOf(text, 'subx_upstream_circuit_breaker_state{component="extractor",state="open"}')).toBe(1);
@@ -91,6 +91,54 @@ describe('recording', () => {
     expect(
       valueOf(text, 'subx_upstream_circuit_breaker_state{component="extractor",state="half_open"}'),
     ).toBe(1);
+  });
+
+  it('PO-token provider: calls by outcome, latency, and the age of tokens served', async () => {
+    const observer = upstreamMetrics('extractor');
+    observer.poToken.call({ outcome: 'ok', durationMs: 40 });
+    observer.poToken.call({ outcome: 'error', durationMs: 2_000 });
+    observer.poToken.served(0);
+    observer.poToken.served(7_200_000);
+    const text = await scrape();
+    expect(valueOf(text, 'subx_po_token_requests_total{component="extractor",outcome="ok"}')).toBe(1);
+    expect(valueOf(text, 'subx_po_token_requests_total{component="extractor",outcome="error"}')).toBe(1);
+    expect(valueOf(text, 'subx_po_token_request_duration_seconds_count{component="extractor"}')).toBe(2);
+    expect(valueOf(text, 'subx_po_token_age_seconds_bucket{le="3600",component="extractor"}')).toBe(1);
+    expect(valueOf(text, 'subx_po_token_age_seconds_bucket{le="7200",component="extractor"}')).toBe(2);
+  });
+
+  it('upstream: labelled by client version and egress; egress quarantine as a gauge', async () => {
+    const observer = upstreamMetrics('extractor');
+    observer.call({
+      client: 'IOS',
+      clientVersion: '21.03.1',
+      endpoint: 'player',
+      egress: '1',
+      outcome: 'rate_limited',
+      durationMs: 80,
+    });
+    observer.egress({ egress: '1', quarantined: true });
+    observer.egress({ egress: '0', quarantined: false });
+    const text = await scrape();
+    expect(
+      valueOf(
+        text,
+        'subx_upstream_requests_total{component="extractor",client="IOS",client_version="21.03.1",upstream_endpoint="player",egress="1",outcome="rate_limited"}',
+      ),
+    ).toBe(1);
+    expect(valueOf(text, 'subx_upstream_egress_quarantined{component="extractor",egress="1"}')).toBe(1);
+    expect(valueOf(text, 'subx_upstream_egress_quarantined{component="extractor",egress="0"}')).toBe(0);
+  });
+
+  it('upstream pacing: waits in a histogram, refusals counted', async () => {
+    const observer = upstreamMetrics('extractor');
+    observer.paced({ waitMs: 1_500, refused: false });
+    observer.paced({ waitMs: 0, refused: false });
+    observer.paced({ waitMs: 12_000, refused: true });
+    const text = await scrape();
+    expect(valueOf(text, 'subx_upstream_pacing_wait_seconds_count{component="extractor"}')).toBe(2);
+    expect(valueOf(text, 'subx_upstream_pacing_wait_seconds_sum{component="extractor"}')).toBe(1.5);
+    expect(valueOf(text, 'subx_upstream_pacing_refusals_total{component="extractor"}')).toBe(1);
   });
 
   it('cache: named by the first key segment, never by the id in the key', async () => {

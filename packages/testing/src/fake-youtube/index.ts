@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createFakeChannels, type SyntheticChannelSpec } from './channels.ts';
 import { fixturesDir, loadFixture, readSynthetic, type FixtureRef, type LoadedResponse } from './fixtures.ts';
 import {
   RECORDED_CONTINUATIONS,
@@ -61,11 +62,20 @@ export {
   type DerivedRef,
 } from './fixtures.ts';
 export * from './synthetic.ts';
+export * from './channels.ts';
 export * from './tokens.ts';
 export { isWebFamily, versionLess, type Playability, type PlaylistShape } from './today.ts';
 
 export type Endpoint =
-  'player' | 'next' | 'browse' | 'timedtext' | 'visitor_id' | 'sw_js_data' | 'watch' | 'other';
+  | 'player'
+  | 'next'
+  | 'browse'
+  | 'resolve_url'
+  | 'timedtext'
+  | 'visitor_id'
+  | 'sw_js_data'
+  | 'watch'
+  | 'other';
 
 export type FakeMode = 'today' | 'replay';
 
@@ -151,6 +161,8 @@ export interface FakeYouTubeOptions {
    * of the recorded or three-cue bodies: answers of a chosen size, for the benchmarks.
    */
   captionCues?: Record<string, number>;
+  /** More generated channels (channels.ts), beside the default synthetic one. */
+  syntheticChannels?: SyntheticChannelSpec[];
 }
 
 export interface FakeYouTube {
@@ -310,6 +322,7 @@ export async function startFakeYouTube(options: FakeYouTubeOptions = {}): Promis
   let captionFormat: 'json3' | 'srv3' | 'srv1' | undefined;
   const failures: { failure: Failure; match: FailureMatch; left: number }[] = [];
   const load = (ref: FixtureRef): LoadedResponse => loadFixture(ref, dir);
+  const channels = createFakeChannels({ routes, dir, load, synthetic: options.syntheticChannels });
 
   const matches = (m: FailureMatch, failure: Failure, rec: RecordedRequest): boolean => {
     const endpoint = m.endpoint ?? IMPLIED_ENDPOINT[failure.kind];
@@ -402,6 +415,8 @@ export async function startFakeYouTube(options: FakeYouTubeOptions = {}): Promis
       if (ref) return load(ref);
       return builtContinuation(rec.endpoint, body.continuation) ?? badContinuation();
     }
+    const channel = channels.route(rec.endpoint, body);
+    if (channel) return channel;
     switch (rec.endpoint) {
       case 'player':
         return player(rec, url);
@@ -562,7 +577,9 @@ export async function startFakeYouTube(options: FakeYouTubeOptions = {}): Promis
       }
     }
     const b = (body ?? {}) as Record<string, unknown>;
-    const m = /^\/youtubei\/v1\/(player|next|browse|visitor_id)$/.exec(url.pathname);
+    const m = /^\/youtubei\/v1\/(?:navigation\/)?(player|next|browse|visitor_id|resolve_url)$/.exec(
+      url.pathname,
+    );
     const endpoint: Endpoint = m
       ? (m[1] as Endpoint)
       : url.pathname === '/api/timedtext'

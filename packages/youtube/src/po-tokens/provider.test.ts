@@ -73,3 +73,46 @@ describe('PoTokenProvider', () => {
     expect(h.lastLatencyMs).toBeGreaterThan(0);
   });
 });
+
+describe('PoTokenProvider observer', () => {
+  it('reports every call with its outcome and the age of every token handed out', async () => {
+    const calls: Array<{ outcome: string; durationMs: number }> = [];
+    const ages: number[] = [];
+    let now = T0;
+    const p = new PoTokenProvider({
+      url,
+      timeoutMs: 2_000,
+      clock: { now: () => now },
+      observer: { call: (c) => void calls.push(c), served: (age) => void ages.push(age) },
+    });
+    failing = false;
+    expiresIn = 600_000;
+    await p.get('v1');
+    now += 30_000;
+    await p.get('v1');
+    failing = true;
+    await expect(p.get('v2')).rejects.toMatchObject({ code: 'UPSTREAM_ERROR' });
+    failing = false;
+    expect(calls.map((c) => c.outcome)).toEqual(['ok', 'error']);
+    expect(calls.every((c) => c.durationMs >= 0)).toBe(true);
+    expect(ages).toEqual([0, 30_000]);
+  });
+
+  it('a throwing observer never fails the token', async () => {
+    failing = false;
+    const p = new PoTokenProvider({
+      url,
+      timeoutMs: 2_000,
+      observer: {
+        call: () => {
+          throw new Error('metrics broke');
+        },
+        served: () => {
+          throw new Error('metrics broke');
+        },
+      },
+    });
+    expect(await p.get('v3')).toMatch(/^pot-/);
+    expect(await p.get('v3')).toMatch(/^pot-/);
+  });
+});

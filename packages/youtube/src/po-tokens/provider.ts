@@ -13,6 +13,20 @@ export interface PoTokenProviderOptions {
   clock?: { now(): number };
   /** Videos whose tokens are kept (oldest dropped first). */
   maxEntries?: number;
+  /** Told every call to the provider and the age of every token handed out (metrics plug in here). */
+  observer?: PoTokenObserver;
+}
+
+/** One call to the provider: a token, or a failure (unreachable, an error status, no token). */
+interface PoTokenCall {
+  outcome: 'ok' | 'error';
+  durationMs: number;
+}
+
+export interface PoTokenObserver {
+  call(call: PoTokenCall): void;
+  /** A token handed to a caption URL, this old (0 for a fresh one). */
+  served?(ageMs: number): void;
 }
 
 export interface PoTokenHealth {
@@ -53,10 +67,14 @@ export class PoTokenProvider {
   get(videoId: string): Promise<string> {
     const now = this.#clock.now();
     const hit = this.#entries.get(videoId);
-    if (hit && now < hit.staleAt) return hit.token;
+    if (hit && now < hit.staleAt) {
+      this.#report(() => this.#options.observer?.served?.(now - hit.issuedAt));
+      return hit.token;
+    }
     const entry: Entry = { token: Promise.resolve(''), issuedAt: now, staleAt: Infinity };
     entry.token = this.#fetch(videoId).then(({ token, expiresAt }) => {
       entry.staleAt = (expiresAt ?? entry.issuedAt + DEFAULT_TTL_MS) - EXPIRY_MARGIN_MS;
+      this.#report(() => this.#options.observer?.served?.(0));
       return token;
     });
     entry.token.catch(() => {
@@ -100,10 +118,24 @@ export class PoTokenProvider {
       }
       const expiresAt = typeof body.expiresAt === 'string' ? Date.parse(body.expiresAt) : Number.NaN;
       this.#lastLatencyMs = performance.now() - started;
+      this.#report(() =>
+        this.#options.observer?.call({ outcome: 'ok', durationMs: this.#lastLatencyMs ?? 0 }),
+      );
       return { token: body.poToken, expiresAt: Number.isFinite(expiresAt) ? expiresAt : undefined };
     } catch (err) {
       this.#failures++;
+      const durationMs = performance.now() - started;
+      this.#report(() => this.#options.observer?.call({ outcome: 'error', durationMs }));
       throw err;
+    }
+  }
+
+  /** A failing observer (metrics) must never fail the token it reports on. */
+  #report(notify: () => void): void {
+    try {
+      notify();
+    } catch {
+      // metrics are best effort
     }
   }
 }

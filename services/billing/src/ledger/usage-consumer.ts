@@ -1,13 +1,13 @@
 import type { EventBus, Subscription } from '@subx/ports';
 import { RetriableError } from '@subx/ports';
-import { creditUsageV1, requestUsageV1 } from '@subx/contracts';
+import { CONSUMER_GROUPS, TOPICS, creditUsageV1, requestUsageV1 } from '@subx/contracts';
 import { countBillingEvent } from '@subx/service-kit';
 import { InvalidUsageEventError, type UsageLedger } from './usage-ledger.ts';
 import type { RequestCounts } from './request-counts.ts';
 
-export const CREDIT_USAGE_TOPIC = 'billing.credit-usage.v1';
-export const BILLING_GROUP_ID = 'billing-ledger';
-export const REQUEST_USAGE_TOPIC = 'billing.request-usage.v1';
+export const CREDIT_USAGE_TOPIC = TOPICS.creditUsage.default;
+export const BILLING_GROUP_ID = CONSUMER_GROUPS.billingLedger.default;
+export const REQUEST_USAGE_TOPIC = TOPICS.requestUsage.default;
 /** Its own group: one group with members subscribed to different topics breaks kafkajs' assignment. */
 export const REQUEST_USAGE_GROUP_ID = 'billing-requests';
 

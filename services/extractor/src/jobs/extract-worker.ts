@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DeliveredMessage, EventBus, Subscription } from '@subx/ports';
 import { RetriableError } from '@subx/ports';
-import { extractJobV1 } from '@subx/contracts';
+import { CONSUMER_GROUPS, TOPICS, extractJobV1 } from '@subx/contracts';
 import type { extractorV1 } from '@subx/contracts';
 import { Errors, isAppError } from '@subx/errors';
 import {
@@ -13,9 +13,9 @@ import {
 } from '@subx/service-kit';
 import type { ExtractionService } from '../extraction-service.ts';
 
-export const EXTRACT_JOBS_TOPIC = 'extract.jobs.v1';
-export const EXTRACT_RESULTS_TOPIC = 'extract.results.v1';
-export const EXTRACT_WORKERS_GROUP = 'extractor-workers';
+export const EXTRACT_JOBS_TOPIC = TOPICS.extractJobs.default;
+export const EXTRACT_RESULTS_TOPIC = TOPICS.extractResults.default;
+export const EXTRACT_WORKERS_GROUP = CONSUMER_GROUPS.extractWorkers.default;
 
 interface Logger {
   info(obj: object, msg?: string): void;

@@ -1,22 +1,28 @@
 /**
- * Access-control configuration from the environment. Pure: reads the `env` object it is given.
+ * Access-control configuration from the environment, with service-kit's env helpers like every
+ * other schema. Pure: reads the `env` object it is given.
  *
  * API_KEY_PEPPER   HMAC key for stored API key hashes (>= 32 chars). Required unless embedded,
  *                  where a random one is generated (keys then do not survive a restart).
  * ADMIN_TOKEN      Bearer token of the admin API (>= 32 chars). Required unless embedded (then
  *                  generated: 32 random bytes, base64url).
- * ACCESS_PRICING_JSON  Optional JSON merged over DEFAULT_PRICING (limits, allowances, prices).
+ * ACCESS_PRICING_JSON  Optional JSON merged over DEFAULT_PRICING (limits, allowances, prices),
+ *                  checked by PricingOverrideSchema (pricing-config.ts).
  * IP_RATE_LIMIT_PER_MINUTE  Per-IP limit of /api/v1/validate (default 60; /health is never limited).
- * KEY_CACHE_TTL_MS  In-process key cache lifetime (default 30000).
+ * KEY_CACHE_TTL_MS  In-process key cache lifetime (default 30 s).
+ * CREDIT_USAGE_TOPIC, REQUEST_USAGE_TOPIC  The usage topics billing reads (@subx/contracts TOPICS;
+ *                  billing reads the same two variables).
  */
 import { randomBytes } from 'node:crypto';
-import { ConfigError } from '@subx/service-kit';
-import type { ConfigIssue } from '@subx/service-kit';
+import { z } from 'zod';
+import { TOPICS } from '@subx/contracts';
+import { durationMs, jsonOf, loadConfig, nameString, positiveInt, secret } from '@subx/service-kit';
 import type { AccessPricing } from './pricing.ts';
 import { DEFAULT_PRICING } from './pricing.ts';
+import { mergePricing, PricingOverrideSchema } from './pricing-config.ts';
 import { DEFAULT_RESERVATION_TTL_MS } from './credit-ledger.ts';
 
-export const MIN_ADMIN_TOKEN_LENGTH = 32;
+const MIN_ADMIN_TOKEN_LENGTH = 32;
 
 export interface AccessConfig {
   apiKeyPepper: string;
@@ -36,28 +42,30 @@ export interface LoadedAccessConfig {
   generated: { apiKeyPepper: boolean; adminToken: boolean };
 }
 
-function deepMerge<T>(base: T, override: unknown): T {
-  if (typeof override !== 'object' || override === null || Array.isArray(override)) return override as T;
-  if (typeof base !== 'object' || base === null || Array.isArray(base)) return override as T;
-  const out: Record<string, unknown> = { ...(base as Record<string, unknown>) };
-  for (const [k, v] of Object.entries(override)) out[k] = deepMerge(out[k], v);
-  return out as T;
-}
+const MIN_PEPPER_LENGTH = 32;
 
-function positiveInt(
-  env: Record<string, string | undefined>,
-  name: string,
-  fallback: number,
-  issues: ConfigIssue[],
-): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = /^\d+$/.test(raw.trim()) ? Number(raw) : Number.NaN;
-  if (!Number.isSafeInteger(n) || n <= 0) {
-    issues.push({ key: name, message: 'must be a positive integer' });
-    return fallback;
-  }
-  return n;
+/** The access variables; the two secrets are optional only when embedded (then generated). */
+export function accessEnvSchema(options: { embedded: boolean }) {
+  const pepper = secret(
+    z.string().min(MIN_PEPPER_LENGTH, { error: `must be at least ${MIN_PEPPER_LENGTH} characters` }),
+  );
+  // Guessable tokens are the one thing the failure limit cannot make up for.
+  const token = secret(
+    z
+      .string()
+      .min(MIN_ADMIN_TOKEN_LENGTH, { error: `must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters` }),
+  );
+  return z.object({
+    API_KEY_PEPPER: options.embedded ? pepper.optional() : pepper,
+    ADMIN_TOKEN: options.embedded ? token.optional() : token,
+    ACCESS_PRICING_JSON: jsonOf(PricingOverrideSchema).optional(),
+    IP_RATE_LIMIT_PER_MINUTE: positiveInt.default(60),
+    KEY_CACHE_TTL_MS: durationMs.default(30_000),
+    CREDIT_RESERVATION_TTL_MS: durationMs.default(DEFAULT_RESERVATION_TTL_MS),
+    OUTBOX_INTERVAL_MS: durationMs.default(1_000),
+    CREDIT_USAGE_TOPIC: nameString.default(TOPICS.creditUsage.default),
+    REQUEST_USAGE_TOPIC: nameString.default(TOPICS.requestUsage.default),
+  });
 }
 
 /** Reads the access variables; every problem is reported at once in one ConfigError (never a value). */
@@ -65,45 +73,20 @@ export function loadAccessConfig(
   env: Record<string, string | undefined>,
   options: { embedded?: boolean } = {},
 ): LoadedAccessConfig {
-  const embedded = options.embedded ?? false;
-  const issues: ConfigIssue[] = [];
-  let pepper = env.API_KEY_PEPPER ?? '';
-  let token = env.ADMIN_TOKEN ?? '';
-  const generated = { apiKeyPepper: false, adminToken: false };
-  if (!pepper) {
-    if (!embedded) issues.push({ key: 'API_KEY_PEPPER', message: 'is required' });
-    pepper = randomBytes(32).toString('base64url');
-    generated.apiKeyPepper = true;
-  } else if (pepper.length < 32) {
-    issues.push({ key: 'API_KEY_PEPPER', message: 'must be at least 32 characters' });
-  }
-  if (!token) {
-    if (!embedded) issues.push({ key: 'ADMIN_TOKEN', message: 'is required' });
-    token = randomBytes(32).toString('base64url');
-    generated.adminToken = true;
-  } else if (token.length < MIN_ADMIN_TOKEN_LENGTH) {
-    // Guessable tokens are the one thing the failure limit cannot make up for.
-    issues.push({ key: 'ADMIN_TOKEN', message: `must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters` });
-  }
-  let pricing = DEFAULT_PRICING;
-  if (env.ACCESS_PRICING_JSON) {
-    try {
-      pricing = deepMerge(DEFAULT_PRICING, JSON.parse(env.ACCESS_PRICING_JSON) as unknown);
-    } catch {
-      issues.push({ key: 'ACCESS_PRICING_JSON', message: 'must be JSON' });
-    }
-  }
+  const parsed = loadConfig(accessEnvSchema({ embedded: options.embedded ?? false }), env);
+  const generated = { apiKeyPepper: !parsed.API_KEY_PEPPER, adminToken: !parsed.ADMIN_TOKEN };
   const config: AccessConfig = {
-    apiKeyPepper: pepper,
-    adminToken: token,
-    pricing,
-    ipLimitPerMinute: positiveInt(env, 'IP_RATE_LIMIT_PER_MINUTE', 60, issues),
-    keyCacheTtlMs: positiveInt(env, 'KEY_CACHE_TTL_MS', 30_000, issues),
-    reservationTtlMs: positiveInt(env, 'CREDIT_RESERVATION_TTL_MS', DEFAULT_RESERVATION_TTL_MS, issues),
-    outboxIntervalMs: positiveInt(env, 'OUTBOX_INTERVAL_MS', 1_000, issues),
-    creditUsageTopic: 'billing.credit-usage.v1',
-    requestUsageTopic: 'billing.request-usage.v1',
+    apiKeyPepper: parsed.API_KEY_PEPPER ?? randomBytes(32).toString('base64url'),
+    adminToken: parsed.ADMIN_TOKEN ?? randomBytes(32).toString('base64url'),
+    pricing: parsed.ACCESS_PRICING_JSON
+      ? mergePricing(DEFAULT_PRICING, parsed.ACCESS_PRICING_JSON)
+      : DEFAULT_PRICING,
+    ipLimitPerMinute: parsed.IP_RATE_LIMIT_PER_MINUTE,
+    keyCacheTtlMs: parsed.KEY_CACHE_TTL_MS,
+    reservationTtlMs: parsed.CREDIT_RESERVATION_TTL_MS,
+    outboxIntervalMs: parsed.OUTBOX_INTERVAL_MS,
+    creditUsageTopic: parsed.CREDIT_USAGE_TOPIC,
+    requestUsageTopic: parsed.REQUEST_USAGE_TOPIC,
   };
-  if (issues.length > 0) throw new ConfigError(issues);
   return { config, generated };
 }

@@ -14,6 +14,7 @@
  *   whose event is pending and marks them sent; the ledger knows nothing of it (`onEventPending`
  *   lets the composition root kick it).
  */
+import { TOPICS } from '@subx/contracts';
 import { randomUUID } from 'node:crypto';
 import { creditUsageV1 } from '@subx/contracts';
 import { Errors } from '@subx/errors';
@@ -28,7 +29,7 @@ import { utcDate, utcMonth } from './time.ts';
 
 export const OUTBOX_COLLECTION = 'outbox';
 export const DEFAULT_RESERVATION_TTL_MS = 3 * 60_000;
-export const CREDIT_USAGE_TOPIC = 'billing.credit-usage.v1';
+const CREDIT_USAGE_TOPIC = TOPICS.creditUsage.default;
 
 /**
  * The credit outbox for the relay: a reservation is finished once its hold is settled (taken or

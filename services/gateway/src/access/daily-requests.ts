@@ -15,6 +15,7 @@
  *
  * What a crash loses is the last flush interval of one gateway's counts, in both.
  */
+import { TOPICS } from '@subx/contracts';
 import { randomUUID } from 'node:crypto';
 import { requestUsageV1 } from '@subx/contracts';
 import type { Clock, Doc, DocumentStore } from '@subx/ports';
@@ -25,7 +26,7 @@ import { DAY_MS, utcDate } from './time.ts';
 
 export const DAILY_REQUESTS_COLLECTION = 'daily_requests';
 export const REQUEST_OUTBOX_COLLECTION = 'request_outbox';
-export const REQUEST_USAGE_TOPIC = 'billing.request-usage.v1';
+export const REQUEST_USAGE_TOPIC = TOPICS.requestUsage.default;
 
 /**
  * The request outbox for the relay: one entry per tally, rewritten by each flush; an entry has no

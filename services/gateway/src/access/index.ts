@@ -3,6 +3,7 @@
  * credits with their outbox relays, idempotency. The admin API that manages it lives in
  * `src/routes/admin/` and is mounted by the composition root (`src/admin-listener.ts`), not here.
  */
+import { TOPICS } from '@subx/contracts';
 import type { Clock, DocumentStore, EventBus, KeyValueStore } from '@subx/ports';
 import { registerOutboxBacklog } from '@subx/service-kit';
 import type { AccessControl, IdempotencyStore } from './types.ts';
@@ -17,7 +18,7 @@ import type { DailyRateLimiter, IpRateLimiter } from './rate-limit.ts';
 import { createDailyRateLimiter, createIpRateLimiter } from './rate-limit.ts';
 import { createAccessControl } from './access-control.ts';
 import type { CreditLedgerImpl } from './credit-ledger.ts';
-import { CREDIT_OUTBOX, CREDIT_USAGE_TOPIC, createCreditLedger } from './credit-ledger.ts';
+import { CREDIT_OUTBOX, createCreditLedger } from './credit-ledger.ts';
 import type { OutboxRelay } from './outbox-relay.ts';
 import { createOutboxRelay } from './outbox-relay.ts';
 import { createIdempotencyStore } from './idempotency.ts';
@@ -90,7 +91,7 @@ export interface AccessModule {
 export function createAccessModule(deps: AccessModuleDeps): AccessModule {
   const { store, kv, bus, clock, logger } = deps;
   const pricing = deps.config.pricing ?? DEFAULT_PRICING;
-  const topic = deps.config.creditUsageTopic ?? CREDIT_USAGE_TOPIC;
+  const topic = deps.config.creditUsageTopic ?? TOPICS.creditUsage.default;
   const requestTopic = deps.config.requestUsageTopic ?? REQUEST_USAGE_TOPIC;
   const keyCache = createKeyCache({
     kv,

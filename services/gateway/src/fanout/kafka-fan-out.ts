@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { extractJobV1 } from '@subx/contracts';
+import { CONSUMER_GROUPS, TOPICS, extractJobV1 } from '@subx/contracts';
 import { AppError, Errors, isErrorCode } from '@subx/errors';
 import type { extractorV1 } from '@subx/contracts';
 import type { BusMessage, Clock, DeliveredMessage, EventBus, Subscription } from '@subx/ports';
@@ -14,9 +14,9 @@ import {
 } from '@subx/service-kit';
 import type { FanOut, FanOutOutcome, FanOutRequest } from './types.ts';
 
-/** Topic names; the extractor's worker uses the same (docs/events.md is the reference). */
-export const EXTRACT_JOBS_TOPIC = 'extract.jobs.v1';
-export const EXTRACT_RESULTS_TOPIC = 'extract.results.v1';
+/** Topic names (@subx/contracts TOPICS); the extractor's worker uses the same (docs/events.md). */
+export const EXTRACT_JOBS_TOPIC = TOPICS.extractJobs.default;
+export const EXTRACT_RESULTS_TOPIC = TOPICS.extractResults.default;
 
 /** The slice of a pino logger the fan-out uses. */
 interface FanOutLogger {
@@ -123,7 +123,7 @@ export function createKafkaFanOut(deps: KafkaFanOutDeps): KafkaFanOut {
   const jobsTopic = deps.jobsTopic ?? EXTRACT_JOBS_TOPIC;
   const resultsTopic = deps.resultsTopic ?? EXTRACT_RESULTS_TOPIC;
   const groupId = deps.groupId ?? `gateway-results-${instanceId}`;
-  const workersGroupId = deps.workersGroupId ?? 'extractor-workers';
+  const workersGroupId = deps.workersGroupId ?? CONSUMER_GROUPS.extractWorkers.default;
   const busTimeoutMs = deps.busTimeoutMs ?? 5_000;
   let workersCheck: { at: number; active: Promise<boolean> } | null = null;
 

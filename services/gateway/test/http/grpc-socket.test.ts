@@ -74,6 +74,9 @@ const extractorImpl: extractorV1.ExtractorServiceServer = {
   getPlaylist(_call, callback) {
     fail(callback, new AppError('PLAYLIST_NOT_FOUND', 'Playlist PL was not found or is private.'));
   },
+  // bulk-job listings: no gateway route calls them yet
+  listPlaylistVideos: (_call, callback) => callback({ code: grpc.status.UNIMPLEMENTED }),
+  listChannelVideos: (_call, callback) => callback({ code: grpc.status.UNIMPLEMENTED }),
 };
 
 const aiImpl: aiV1.AiServiceServer = {

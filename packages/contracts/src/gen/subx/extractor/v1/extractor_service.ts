@@ -30,6 +30,64 @@ export const protobufPackage = "subx.extractor.v1";
 
 export const protobufFileName = "subx/extractor/v1/extractor_service.proto";
 
+/** The listable tabs of a channel. */
+export const ChannelTab = {
+  CHANNEL_TAB_UNSPECIFIED: 0,
+  /** CHANNEL_TAB_VIDEOS - Uploads (also the default when neither the request nor the URL names a tab). */
+  CHANNEL_TAB_VIDEOS: 1,
+  CHANNEL_TAB_SHORTS: 2,
+  /** CHANNEL_TAB_STREAMS - Past and current live streams. */
+  CHANNEL_TAB_STREAMS: 3,
+  UNRECOGNIZED: -1,
+} as const;
+
+export type ChannelTab = typeof ChannelTab[keyof typeof ChannelTab];
+
+export namespace ChannelTab {
+  export type CHANNEL_TAB_UNSPECIFIED = typeof ChannelTab.CHANNEL_TAB_UNSPECIFIED;
+  export type CHANNEL_TAB_VIDEOS = typeof ChannelTab.CHANNEL_TAB_VIDEOS;
+  export type CHANNEL_TAB_SHORTS = typeof ChannelTab.CHANNEL_TAB_SHORTS;
+  export type CHANNEL_TAB_STREAMS = typeof ChannelTab.CHANNEL_TAB_STREAMS;
+  export type UNRECOGNIZED = typeof ChannelTab.UNRECOGNIZED;
+}
+
+export function channelTabFromJSON(object: any): ChannelTab {
+  switch (object) {
+    case 0:
+    case "CHANNEL_TAB_UNSPECIFIED":
+      return ChannelTab.CHANNEL_TAB_UNSPECIFIED;
+    case 1:
+    case "CHANNEL_TAB_VIDEOS":
+      return ChannelTab.CHANNEL_TAB_VIDEOS;
+    case 2:
+    case "CHANNEL_TAB_SHORTS":
+      return ChannelTab.CHANNEL_TAB_SHORTS;
+    case 3:
+    case "CHANNEL_TAB_STREAMS":
+      return ChannelTab.CHANNEL_TAB_STREAMS;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return ChannelTab.UNRECOGNIZED;
+  }
+}
+
+export function channelTabToJSON(object: ChannelTab): string {
+  switch (object) {
+    case ChannelTab.CHANNEL_TAB_UNSPECIFIED:
+      return "CHANNEL_TAB_UNSPECIFIED";
+    case ChannelTab.CHANNEL_TAB_VIDEOS:
+      return "CHANNEL_TAB_VIDEOS";
+    case ChannelTab.CHANNEL_TAB_SHORTS:
+      return "CHANNEL_TAB_SHORTS";
+    case ChannelTab.CHANNEL_TAB_STREAMS:
+      return "CHANNEL_TAB_STREAMS";
+    case ChannelTab.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 export interface GetTranscriptRequest {
   videoId: string;
   /** BCP-47-ish platform code: en, en-GB, pt-BR, zh-Hans. */
@@ -80,6 +138,64 @@ export interface GetPlaylistResponse {
   uploader: string;
   totalVideos: number;
   videoIds: string[];
+}
+
+export interface ListPlaylistVideosRequest {
+  playlistId: string;
+  /** How many video ids to return, in playlist order: 1..10000. */
+  maxVideos: number;
+}
+
+export interface ListPlaylistVideosResponse {
+  playlistId: string;
+  title: string;
+  uploader: string;
+  /** What the playlist says it holds (hidden unavailable videos included). */
+  totalVideos: number;
+  videoIds: string[];
+  /** The playlist goes on past video_ids (max_videos was reached). */
+  hasMore: boolean;
+  cached: boolean;
+}
+
+export interface ListChannelVideosRequest {
+  /** A channel URL; its path may name the tab (/@handle/shorts). */
+  url: string;
+  /** UNSPECIFIED: the tab the URL names, else videos. */
+  tab: ChannelTab;
+  /** 1..10000. */
+  maxVideos: number;
+}
+
+/** One video of a channel tab, with what the tab page shows about it. */
+export interface ChannelVideo {
+  videoId: string;
+  title: string;
+  /** Absent for Shorts, live and upcoming streams. */
+  durationSeconds?:
+    | number
+    | undefined;
+  /** As the page words it: "13 days ago", "Streamed 5 years ago". */
+  publishedText?:
+    | string
+    | undefined;
+  /** Parsed from the page's "28 views" / "895k views" (approximate when abbreviated). */
+  viewCount?: bigint | undefined;
+  isLive: boolean;
+  isUpcoming: boolean;
+}
+
+export interface ListChannelVideosResponse {
+  channelId: string;
+  title: string;
+  /** Without the '@'; empty when the channel has none. */
+  handle: string;
+  tab: ChannelTab;
+  /** Newest first. Empty when the channel has no such tab. */
+  videos: ChannelVideo[];
+  /** The tab goes on past videos (max_videos was reached). */
+  hasMore: boolean;
+  cached: boolean;
 }
 
 function createBaseGetTranscriptRequest(): GetTranscriptRequest {
@@ -931,8 +1047,762 @@ export const GetPlaylistResponse: MessageFns<GetPlaylistResponse> = {
   },
 };
 
+function createBaseListPlaylistVideosRequest(): ListPlaylistVideosRequest {
+  return { playlistId: "", maxVideos: 0 };
+}
+
+export const ListPlaylistVideosRequest: MessageFns<ListPlaylistVideosRequest> = {
+  encode(message: ListPlaylistVideosRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.playlistId !== "") {
+      writer.uint32(10).string(message.playlistId);
+    }
+    if (message.maxVideos !== 0) {
+      writer.uint32(16).int32(message.maxVideos);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListPlaylistVideosRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListPlaylistVideosRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.playlistId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.maxVideos = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListPlaylistVideosRequest {
+    return {
+      playlistId: isSet(object.playlistId)
+        ? globalThis.String(object.playlistId)
+        : isSet(object.playlist_id)
+        ? globalThis.String(object.playlist_id)
+        : "",
+      maxVideos: isSet(object.maxVideos)
+        ? globalThis.Number(object.maxVideos)
+        : isSet(object.max_videos)
+        ? globalThis.Number(object.max_videos)
+        : 0,
+    };
+  },
+
+  toJSON(message: ListPlaylistVideosRequest): unknown {
+    const obj: any = {};
+    if (message.playlistId !== "") {
+      obj.playlistId = message.playlistId;
+    }
+    if (message.maxVideos !== 0) {
+      obj.maxVideos = Math.round(message.maxVideos);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListPlaylistVideosRequest>): ListPlaylistVideosRequest {
+    return ListPlaylistVideosRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListPlaylistVideosRequest>): ListPlaylistVideosRequest {
+    const message = createBaseListPlaylistVideosRequest();
+    message.playlistId = object.playlistId ?? "";
+    message.maxVideos = object.maxVideos ?? 0;
+    return message;
+  },
+};
+
+function createBaseListPlaylistVideosResponse(): ListPlaylistVideosResponse {
+  return { playlistId: "", title: "", uploader: "", totalVideos: 0, videoIds: [], hasMore: false, cached: false };
+}
+
+export const ListPlaylistVideosResponse: MessageFns<ListPlaylistVideosResponse> = {
+  encode(message: ListPlaylistVideosResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.playlistId !== "") {
+      writer.uint32(10).string(message.playlistId);
+    }
+    if (message.title !== "") {
+      writer.uint32(18).string(message.title);
+    }
+    if (message.uploader !== "") {
+      writer.uint32(26).string(message.uploader);
+    }
+    if (message.totalVideos !== 0) {
+      writer.uint32(32).int32(message.totalVideos);
+    }
+    for (const v of message.videoIds) {
+      writer.uint32(42).string(v!);
+    }
+    if (message.hasMore !== false) {
+      writer.uint32(48).bool(message.hasMore);
+    }
+    if (message.cached !== false) {
+      writer.uint32(56).bool(message.cached);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListPlaylistVideosResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListPlaylistVideosResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.playlistId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.title = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.uploader = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.totalVideos = reader.int32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.videoIds.push(reader.string());
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.hasMore = reader.bool();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.cached = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListPlaylistVideosResponse {
+    return {
+      playlistId: isSet(object.playlistId)
+        ? globalThis.String(object.playlistId)
+        : isSet(object.playlist_id)
+        ? globalThis.String(object.playlist_id)
+        : "",
+      title: isSet(object.title) ? globalThis.String(object.title) : "",
+      uploader: isSet(object.uploader) ? globalThis.String(object.uploader) : "",
+      totalVideos: isSet(object.totalVideos)
+        ? globalThis.Number(object.totalVideos)
+        : isSet(object.total_videos)
+        ? globalThis.Number(object.total_videos)
+        : 0,
+      videoIds: globalThis.Array.isArray(object?.videoIds)
+        ? object.videoIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.video_ids)
+        ? object.video_ids.map((e: any) => globalThis.String(e))
+        : [],
+      hasMore: isSet(object.hasMore)
+        ? globalThis.Boolean(object.hasMore)
+        : isSet(object.has_more)
+        ? globalThis.Boolean(object.has_more)
+        : false,
+      cached: isSet(object.cached) ? globalThis.Boolean(object.cached) : false,
+    };
+  },
+
+  toJSON(message: ListPlaylistVideosResponse): unknown {
+    const obj: any = {};
+    if (message.playlistId !== "") {
+      obj.playlistId = message.playlistId;
+    }
+    if (message.title !== "") {
+      obj.title = message.title;
+    }
+    if (message.uploader !== "") {
+      obj.uploader = message.uploader;
+    }
+    if (message.totalVideos !== 0) {
+      obj.totalVideos = Math.round(message.totalVideos);
+    }
+    if (message.videoIds?.length) {
+      obj.videoIds = message.videoIds;
+    }
+    if (message.hasMore !== false) {
+      obj.hasMore = message.hasMore;
+    }
+    if (message.cached !== false) {
+      obj.cached = message.cached;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListPlaylistVideosResponse>): ListPlaylistVideosResponse {
+    return ListPlaylistVideosResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListPlaylistVideosResponse>): ListPlaylistVideosResponse {
+    const message = createBaseListPlaylistVideosResponse();
+    message.playlistId = object.playlistId ?? "";
+    message.title = object.title ?? "";
+    message.uploader = object.uploader ?? "";
+    message.totalVideos = object.totalVideos ?? 0;
+    message.videoIds = object.videoIds?.map((e) => e) || [];
+    message.hasMore = object.hasMore ?? false;
+    message.cached = object.cached ?? false;
+    return message;
+  },
+};
+
+function createBaseListChannelVideosRequest(): ListChannelVideosRequest {
+  return { url: "", tab: 0, maxVideos: 0 };
+}
+
+export const ListChannelVideosRequest: MessageFns<ListChannelVideosRequest> = {
+  encode(message: ListChannelVideosRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.url !== "") {
+      writer.uint32(10).string(message.url);
+    }
+    if (message.tab !== 0) {
+      writer.uint32(16).int32(message.tab);
+    }
+    if (message.maxVideos !== 0) {
+      writer.uint32(24).int32(message.maxVideos);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListChannelVideosRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListChannelVideosRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.url = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.tab = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.maxVideos = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListChannelVideosRequest {
+    return {
+      url: isSet(object.url) ? globalThis.String(object.url) : "",
+      tab: isSet(object.tab) ? channelTabFromJSON(object.tab) : 0,
+      maxVideos: isSet(object.maxVideos)
+        ? globalThis.Number(object.maxVideos)
+        : isSet(object.max_videos)
+        ? globalThis.Number(object.max_videos)
+        : 0,
+    };
+  },
+
+  toJSON(message: ListChannelVideosRequest): unknown {
+    const obj: any = {};
+    if (message.url !== "") {
+      obj.url = message.url;
+    }
+    if (message.tab !== 0) {
+      obj.tab = channelTabToJSON(message.tab);
+    }
+    if (message.maxVideos !== 0) {
+      obj.maxVideos = Math.round(message.maxVideos);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListChannelVideosRequest>): ListChannelVideosRequest {
+    return ListChannelVideosRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListChannelVideosRequest>): ListChannelVideosRequest {
+    const message = createBaseListChannelVideosRequest();
+    message.url = object.url ?? "";
+    message.tab = object.tab ?? 0;
+    message.maxVideos = object.maxVideos ?? 0;
+    return message;
+  },
+};
+
+function createBaseChannelVideo(): ChannelVideo {
+  return {
+    videoId: "",
+    title: "",
+    durationSeconds: undefined,
+    publishedText: undefined,
+    viewCount: undefined,
+    isLive: false,
+    isUpcoming: false,
+  };
+}
+
+export const ChannelVideo: MessageFns<ChannelVideo> = {
+  encode(message: ChannelVideo, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.videoId !== "") {
+      writer.uint32(10).string(message.videoId);
+    }
+    if (message.title !== "") {
+      writer.uint32(18).string(message.title);
+    }
+    if (message.durationSeconds !== undefined) {
+      writer.uint32(25).double(message.durationSeconds);
+    }
+    if (message.publishedText !== undefined) {
+      writer.uint32(34).string(message.publishedText);
+    }
+    if (message.viewCount !== undefined) {
+      if (BigInt.asIntN(64, message.viewCount) !== message.viewCount) {
+        throw new globalThis.Error("value provided for field message.viewCount of type int64 too large");
+      }
+      writer.uint32(40).int64(message.viewCount);
+    }
+    if (message.isLive !== false) {
+      writer.uint32(48).bool(message.isLive);
+    }
+    if (message.isUpcoming !== false) {
+      writer.uint32(56).bool(message.isUpcoming);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ChannelVideo {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseChannelVideo();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.videoId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.title = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 25) {
+              break;
+            }
+
+            message.durationSeconds = reader.double();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.publishedText = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.viewCount = reader.int64() as bigint;
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.isLive = reader.bool();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.isUpcoming = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ChannelVideo {
+    return {
+      videoId: isSet(object.videoId)
+        ? globalThis.String(object.videoId)
+        : isSet(object.video_id)
+        ? globalThis.String(object.video_id)
+        : "",
+      title: isSet(object.title) ? globalThis.String(object.title) : "",
+      durationSeconds: isSet(object.durationSeconds)
+        ? globalThis.Number(object.durationSeconds)
+        : isSet(object.duration_seconds)
+        ? globalThis.Number(object.duration_seconds)
+        : undefined,
+      publishedText: isSet(object.publishedText)
+        ? globalThis.String(object.publishedText)
+        : isSet(object.published_text)
+        ? globalThis.String(object.published_text)
+        : undefined,
+      viewCount: isSet(object.viewCount)
+        ? BigInt(object.viewCount)
+        : isSet(object.view_count)
+        ? BigInt(object.view_count)
+        : undefined,
+      isLive: isSet(object.isLive)
+        ? globalThis.Boolean(object.isLive)
+        : isSet(object.is_live)
+        ? globalThis.Boolean(object.is_live)
+        : false,
+      isUpcoming: isSet(object.isUpcoming)
+        ? globalThis.Boolean(object.isUpcoming)
+        : isSet(object.is_upcoming)
+        ? globalThis.Boolean(object.is_upcoming)
+        : false,
+    };
+  },
+
+  toJSON(message: ChannelVideo): unknown {
+    const obj: any = {};
+    if (message.videoId !== "") {
+      obj.videoId = message.videoId;
+    }
+    if (message.title !== "") {
+      obj.title = message.title;
+    }
+    if (message.durationSeconds !== undefined) {
+      obj.durationSeconds = floatToJson(message.durationSeconds);
+    }
+    if (message.publishedText !== undefined) {
+      obj.publishedText = message.publishedText;
+    }
+    if (message.viewCount !== undefined) {
+      obj.viewCount = message.viewCount.toString();
+    }
+    if (message.isLive !== false) {
+      obj.isLive = message.isLive;
+    }
+    if (message.isUpcoming !== false) {
+      obj.isUpcoming = message.isUpcoming;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ChannelVideo>): ChannelVideo {
+    return ChannelVideo.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ChannelVideo>): ChannelVideo {
+    const message = createBaseChannelVideo();
+    message.videoId = object.videoId ?? "";
+    message.title = object.title ?? "";
+    message.durationSeconds = object.durationSeconds ?? undefined;
+    message.publishedText = object.publishedText ?? undefined;
+    message.viewCount = (object.viewCount !== undefined && object.viewCount !== null)
+      ? BigInt(object.viewCount)
+      : undefined;
+    message.isLive = object.isLive ?? false;
+    message.isUpcoming = object.isUpcoming ?? false;
+    return message;
+  },
+};
+
+function createBaseListChannelVideosResponse(): ListChannelVideosResponse {
+  return { channelId: "", title: "", handle: "", tab: 0, videos: [], hasMore: false, cached: false };
+}
+
+export const ListChannelVideosResponse: MessageFns<ListChannelVideosResponse> = {
+  encode(message: ListChannelVideosResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.channelId !== "") {
+      writer.uint32(10).string(message.channelId);
+    }
+    if (message.title !== "") {
+      writer.uint32(18).string(message.title);
+    }
+    if (message.handle !== "") {
+      writer.uint32(26).string(message.handle);
+    }
+    if (message.tab !== 0) {
+      writer.uint32(32).int32(message.tab);
+    }
+    for (const v of message.videos) {
+      ChannelVideo.encode(v!, writer.uint32(42).fork()).join();
+    }
+    if (message.hasMore !== false) {
+      writer.uint32(48).bool(message.hasMore);
+    }
+    if (message.cached !== false) {
+      writer.uint32(56).bool(message.cached);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListChannelVideosResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListChannelVideosResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.channelId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.title = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.handle = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.tab = reader.int32() as any;
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.videos.push(ChannelVideo.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.hasMore = reader.bool();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.cached = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListChannelVideosResponse {
+    return {
+      channelId: isSet(object.channelId)
+        ? globalThis.String(object.channelId)
+        : isSet(object.channel_id)
+        ? globalThis.String(object.channel_id)
+        : "",
+      title: isSet(object.title) ? globalThis.String(object.title) : "",
+      handle: isSet(object.handle) ? globalThis.String(object.handle) : "",
+      tab: isSet(object.tab) ? channelTabFromJSON(object.tab) : 0,
+      videos: globalThis.Array.isArray(object?.videos) ? object.videos.map((e: any) => ChannelVideo.fromJSON(e)) : [],
+      hasMore: isSet(object.hasMore)
+        ? globalThis.Boolean(object.hasMore)
+        : isSet(object.has_more)
+        ? globalThis.Boolean(object.has_more)
+        : false,
+      cached: isSet(object.cached) ? globalThis.Boolean(object.cached) : false,
+    };
+  },
+
+  toJSON(message: ListChannelVideosResponse): unknown {
+    const obj: any = {};
+    if (message.channelId !== "") {
+      obj.channelId = message.channelId;
+    }
+    if (message.title !== "") {
+      obj.title = message.title;
+    }
+    if (message.handle !== "") {
+      obj.handle = message.handle;
+    }
+    if (message.tab !== 0) {
+      obj.tab = channelTabToJSON(message.tab);
+    }
+    if (message.videos?.length) {
+      obj.videos = message.videos.map((e) => ChannelVideo.toJSON(e));
+    }
+    if (message.hasMore !== false) {
+      obj.hasMore = message.hasMore;
+    }
+    if (message.cached !== false) {
+      obj.cached = message.cached;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListChannelVideosResponse>): ListChannelVideosResponse {
+    return ListChannelVideosResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListChannelVideosResponse>): ListChannelVideosResponse {
+    const message = createBaseListChannelVideosResponse();
+    message.channelId = object.channelId ?? "";
+    message.title = object.title ?? "";
+    message.handle = object.handle ?? "";
+    message.tab = object.tab ?? 0;
+    message.videos = object.videos?.map((e) => ChannelVideo.fromPartial(e)) || [];
+    message.hasMore = object.hasMore ?? false;
+    message.cached = object.cached ?? false;
+    return message;
+  },
+};
+
 /**
- * Transcripts, metadata, availability and playlists of the video platform.
+ * Transcripts, metadata, availability, playlists and channel listings of the video platform.
  * Errors travel as gRPC status + trailing metadata `app-error-code` (and `app-error-reason`,
  * `app-error-details` JSON) with codes from packages/errors.
  */
@@ -967,12 +1837,56 @@ export const ExtractorServiceService = {
     responseSerialize: (value: GetPlaylistResponse): Buffer => Buffer.from(GetPlaylistResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetPlaylistResponse => GetPlaylistResponse.decode(value),
   },
+  /**
+   * A whole playlist for a bulk job: every continuation up to max_videos (1..10000), unlike GetPlaylist
+   * (1..25, the public playlist route). Unknown or private: PLAYLIST_NOT_FOUND.
+   */
+  listPlaylistVideos: {
+    path: "/subx.extractor.v1.ExtractorService/ListPlaylistVideos" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListPlaylistVideosRequest): Buffer =>
+      Buffer.from(ListPlaylistVideosRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListPlaylistVideosRequest => ListPlaylistVideosRequest.decode(value),
+    responseSerialize: (value: ListPlaylistVideosResponse): Buffer =>
+      Buffer.from(ListPlaylistVideosResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListPlaylistVideosResponse => ListPlaylistVideosResponse.decode(value),
+  },
+  /**
+   * One tab of a channel (videos, shorts or live streams) from its URL (/@handle, /channel/UC…, /c/…,
+   * /user/…), newest first, every continuation up to max_videos (1..10000). Not a channel URL:
+   * INVALID_URL; no such, terminated or age-gated channel: CHANNEL_NOT_FOUND (reason not_found,
+   * terminated, age_restricted).
+   */
+  listChannelVideos: {
+    path: "/subx.extractor.v1.ExtractorService/ListChannelVideos" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListChannelVideosRequest): Buffer =>
+      Buffer.from(ListChannelVideosRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListChannelVideosRequest => ListChannelVideosRequest.decode(value),
+    responseSerialize: (value: ListChannelVideosResponse): Buffer =>
+      Buffer.from(ListChannelVideosResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListChannelVideosResponse => ListChannelVideosResponse.decode(value),
+  },
 } as const;
 
 export interface ExtractorServiceServer extends UntypedServiceImplementation {
   getTranscript: handleUnaryCall<GetTranscriptRequest, GetTranscriptResponse>;
   validateVideo: handleUnaryCall<ValidateVideoRequest, ValidateVideoResponse>;
   getPlaylist: handleUnaryCall<GetPlaylistRequest, GetPlaylistResponse>;
+  /**
+   * A whole playlist for a bulk job: every continuation up to max_videos (1..10000), unlike GetPlaylist
+   * (1..25, the public playlist route). Unknown or private: PLAYLIST_NOT_FOUND.
+   */
+  listPlaylistVideos: handleUnaryCall<ListPlaylistVideosRequest, ListPlaylistVideosResponse>;
+  /**
+   * One tab of a channel (videos, shorts or live streams) from its URL (/@handle, /channel/UC…, /c/…,
+   * /user/…), newest first, every continuation up to max_videos (1..10000). Not a channel URL:
+   * INVALID_URL; no such, terminated or age-gated channel: CHANNEL_NOT_FOUND (reason not_found,
+   * terminated, age_restricted).
+   */
+  listChannelVideos: handleUnaryCall<ListChannelVideosRequest, ListChannelVideosResponse>;
 }
 
 export interface ExtractorServiceClient extends Client {
@@ -1020,6 +1934,46 @@ export interface ExtractorServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetPlaylistResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * A whole playlist for a bulk job: every continuation up to max_videos (1..10000), unlike GetPlaylist
+   * (1..25, the public playlist route). Unknown or private: PLAYLIST_NOT_FOUND.
+   */
+  listPlaylistVideos(
+    request: ListPlaylistVideosRequest,
+    callback: (error: ServiceError | null, response: ListPlaylistVideosResponse) => void,
+  ): ClientUnaryCall;
+  listPlaylistVideos(
+    request: ListPlaylistVideosRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListPlaylistVideosResponse) => void,
+  ): ClientUnaryCall;
+  listPlaylistVideos(
+    request: ListPlaylistVideosRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListPlaylistVideosResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * One tab of a channel (videos, shorts or live streams) from its URL (/@handle, /channel/UC…, /c/…,
+   * /user/…), newest first, every continuation up to max_videos (1..10000). Not a channel URL:
+   * INVALID_URL; no such, terminated or age-gated channel: CHANNEL_NOT_FOUND (reason not_found,
+   * terminated, age_restricted).
+   */
+  listChannelVideos(
+    request: ListChannelVideosRequest,
+    callback: (error: ServiceError | null, response: ListChannelVideosResponse) => void,
+  ): ClientUnaryCall;
+  listChannelVideos(
+    request: ListChannelVideosRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListChannelVideosResponse) => void,
+  ): ClientUnaryCall;
+  listChannelVideos(
+    request: ListChannelVideosRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListChannelVideosResponse) => void,
   ): ClientUnaryCall;
 }
 

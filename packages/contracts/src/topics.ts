@@ -1,0 +1,32 @@
+/**
+ * The event bus's names, defined once: every topic and consumer group with the environment
+ * variable that renames it and its default. The producing and the consuming service read the same
+ * variable (e.g. CREDIT_USAGE_TOPIC on the gateway and on billing), so renaming a topic is one
+ * value set on both sides. docs/events.md describes the messages.
+ */
+export interface BusName {
+  /** The environment variable that overrides the name, the same on every side. */
+  readonly env: string;
+  readonly default: string;
+}
+
+export const TOPICS = {
+  /** Gateway → billing: one message per credit charge or refund (creditUsageV1). */
+  creditUsage: { env: 'CREDIT_USAGE_TOPIC', default: 'billing.credit-usage.v1' },
+  /** Gateway → billing: one message per counted request (requestUsageV1). */
+  requestUsage: { env: 'REQUEST_USAGE_TOPIC', default: 'billing.request-usage.v1' },
+  /** Gateway → extractor workers: batch/playlist extraction jobs (extractJobV1). */
+  extractJobs: { env: 'EXTRACT_JOBS_TOPIC', default: 'extract.jobs.v1' },
+  /** Extractor workers → gateway: results of jobs naming no reply topic. */
+  extractResults: { env: 'EXTRACT_RESULTS_TOPIC', default: 'extract.results.v1' },
+} as const satisfies Record<string, BusName>;
+
+export const CONSUMER_GROUPS = {
+  /**
+   * The extractor's workers. The gateway names it too (it checks that workers are there before
+   * publishing a job), so both read EXTRACT_WORKERS_GROUP.
+   */
+  extractWorkers: { env: 'EXTRACT_WORKERS_GROUP', default: 'extractor-workers' },
+  /** Billing's ledger of credit usage (its KAFKA_GROUP_ID). */
+  billingLedger: { env: 'KAFKA_GROUP_ID', default: 'billing-ledger' },
+} as const satisfies Record<string, BusName>;

@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import {
+  isPublicAddress,
+  resolveWebhookTarget,
+  WebhookTargetRefused,
+  type HostLookup,
+} from './target-policy.ts';
+
+const answers =
+  (table: Record<string, string[]>): HostLookup =>
+  async (host) => {
+    const list = table[host];
+    if (!list) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+    return list.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+  };
+
+const refusal = async (url: string, lookup: HostLookup = answers({})) => {
+  try {
+    await resolveWebhookTarget(url, { allowPrivateNetworks: false, lookup });
+  } catch (error) {
+    expect(error).toBeInstanceOf(WebhookTargetRefused);
+    return (error as WebhookTargetRefused).reason;
+  }
+  return 'accepted';
+};
+
+describe('which addresses count as public', () => {
+  it('refuses loopback, private, link-local, unique-local, CGNAT, multicast and mapped forms', () => {
+    for (const address of [
+      '127.0.0.1',
+      '10.1.2.3',
+      '172.16.0.1',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '224.0.0.1',
+      '255.255.255.255',
+      '::1',
+      '::',
+      'fe80::1',
+      'fd00::1',
+      '::ffff:127.0.0.1',
+      '::ffff:169.254.169.254',
+      'not-an-ip',
+    ]) {
+      expect(isPublicAddress(address), address).toBe(false);
+    }
+    for (const address of ['93.184.215.14', '8.8.8.8', '2606:4700:4700::1111', '::ffff:8.8.8.8']) {
+      expect(isPublicAddress(address), address).toBe(true);
+    }
+  });
+});
+
+describe('resolveWebhookTarget', () => {
+  it('accepts a public https target and pins the address it resolved', async () => {
+    const target = await resolveWebhookTarget('https://hooks.example.com/subx?x=1', {
+      allowPrivateNetworks: false,
+      lookup: answers({ 'hooks.example.com': ['93.184.215.14'] }),
+    });
+    expect(target).toMatchObject({ address: '93.184.215.14', family: 4 });
+    expect(target.url.pathname).toBe('/subx');
+  });
+
+  it('refuses literal private addresses, names that resolve to one, and mixed answers', async () => {
+    expect(await refusal('http://127.0.0.1:8080/hook')).toBe('private_address');
+    expect(await refusal('http://[::1]/hook')).toBe('private_address');
+    expect(await refusal('http://169.254.169.254/latest/meta-data')).toBe('private_address');
+    expect(
+      await refusal('https://internal.example/hook', answers({ 'internal.example': ['10.0.0.5'] })),
+    ).toBe('private_address');
+    expect(
+      await refusal(
+        'https://both.example/hook',
+        answers({ 'both.example': ['93.184.215.14', '192.168.0.2'] }),
+      ),
+    ).toBe('private_address');
+    expect(await refusal('http://localhost/hook', answers({ localhost: ['127.0.0.1', '::1'] }))).toBe(
+      'private_address',
+    );
+  });
+
+  it('says why the other bad URLs are refused', async () => {
+    expect(await refusal('not a url')).toBe('invalid_url');
+    expect(await refusal(`https://example.com/${'a'.repeat(2_100)}`)).toBe('invalid_url');
+    expect(await refusal('ftp://example.com/hook')).toBe('unsupported_scheme');
+    expect(await refusal('file:///etc/passwd')).toBe('unsupported_scheme');
+    expect(await refusal('https://user:pass@example.com/hook')).toBe('credentials_in_url');
+    expect(await refusal('https://nowhere.invalid/hook')).toBe('unresolvable');
+  });
+
+  it('bounds a DNS answer that never comes', async () => {
+    const t0 = performance.now();
+    await expect(
+      resolveWebhookTarget('https://slow.example/hook', {
+        allowPrivateNetworks: false,
+        lookup: () => new Promise(() => undefined),
+        lookupTimeoutMs: 100,
+      }),
+    ).rejects.toThrow(/did not resolve within 100 ms/);
+    expect(performance.now() - t0).toBeLessThan(2_000);
+  });
+
+  it('lets private targets through when the operator allows private networks', async () => {
+    const target = await resolveWebhookTarget('http://127.0.0.1:9000/hook', { allowPrivateNetworks: true });
+    expect(target).toMatchObject({ address: '127.0.0.1', family: 4 });
+    const v6 = await resolveWebhookTarget('http://[::1]:9000/hook', { allowPrivateNetworks: true });
+    expect(v6).toMatchObject({ address: '::1', family: 6 });
+  });
+});

@@ -1,0 +1,126 @@
+import { lookup as dnsLookup } from 'node:dns/promises';
+import ipaddr from 'ipaddr.js';
+
+/** Why a webhook URL is not accepted; `message` says it to the API user. */
+export type WebhookTargetRefusal =
+  'invalid_url' | 'unsupported_scheme' | 'credentials_in_url' | 'unresolvable' | 'private_address';
+
+export class WebhookTargetRefused extends Error {
+  readonly reason: WebhookTargetRefusal;
+  constructor(reason: WebhookTargetRefusal, message: string) {
+    super(message);
+    this.name = 'WebhookTargetRefused';
+    this.reason = reason;
+  }
+}
+
+export interface ResolvedWebhookTarget {
+  url: URL;
+  /** The address the delivery connects to: checked here, so a second DNS answer cannot swap it. */
+  address: string;
+  family: 4 | 6;
+}
+
+export type HostLookup = (host: string) => Promise<Array<{ address: string; family: number }>>;
+
+export interface WebhookTargetPolicy {
+  /** `WEBHOOK_ALLOW_PRIVATE_NETWORKS=true`: for self-hosted setups whose receivers are internal. */
+  allowPrivateNetworks: boolean;
+  /** Default: the system resolver, every address (`dns.lookup` with `all`). */
+  lookup?: HostLookup;
+  /** Bound on the DNS answer. Default 5 000 ms. */
+  lookupTimeoutMs?: number;
+}
+
+export const MAX_WEBHOOK_URL_LENGTH = 2_048;
+
+const systemLookup: HostLookup = (host) => dnsLookup(host, { all: true, verbatim: true });
+
+/**
+ * Anything but a public unicast address is refused: loopback, RFC 1918, link-local (the cloud
+ * metadata service at 169.254.169.254), unique-local, carrier-grade NAT, multicast, reserved and the
+ * rest, for IPv4 and IPv6 alike (IPv4-mapped IPv6 is judged as the IPv4 it carries).
+ */
+export function isPublicAddress(address: string): boolean {
+  if (!ipaddr.isValid(address)) return false;
+  return ipaddr.process(address).range() === 'unicast';
+}
+
+/**
+ * Checks a webhook URL against the policy and resolves the address to deliver to. Every address
+ * the name resolves to must be public (a name with one public and one private answer is refused:
+ * the connection could go to either); the first is the one used.
+ */
+export async function resolveWebhookTarget(
+  raw: string,
+  policy: WebhookTargetPolicy,
+): Promise<ResolvedWebhookTarget> {
+  if (raw.length > MAX_WEBHOOK_URL_LENGTH) {
+    throw new WebhookTargetRefused(
+      'invalid_url',
+      `webhook_url is longer than ${MAX_WEBHOOK_URL_LENGTH} characters`,
+    );
+  }
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new WebhookTargetRefused('invalid_url', 'webhook_url is not an absolute URL');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new WebhookTargetRefused('unsupported_scheme', 'webhook_url must use https (or http)');
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new WebhookTargetRefused(
+      'credentials_in_url',
+      'webhook_url must not carry credentials; verify deliveries by their webhook-signature instead',
+    );
+  }
+  const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+  const answers = ipaddr.isValid(host)
+    ? [{ address: host, family: ipaddr.parse(host).kind() === 'ipv6' ? 6 : 4 }]
+    : await resolveBounded(host, policy);
+  if (answers.length === 0) {
+    throw new WebhookTargetRefused('unresolvable', `webhook_url's host ${host} does not resolve`);
+  }
+  if (!policy.allowPrivateNetworks) {
+    const blocked = answers.find((a) => !isPublicAddress(a.address));
+    if (blocked) {
+      throw new WebhookTargetRefused(
+        'private_address',
+        `webhook_url's host ${host} resolves to a private, loopback or link-local address (${blocked.address}); ` +
+          'webhooks go to public addresses only unless the operator sets WEBHOOK_ALLOW_PRIVATE_NETWORKS=true',
+      );
+    }
+  }
+  const first = answers[0]!;
+  return { url, address: first.address, family: first.family === 6 ? 6 : 4 };
+}
+
+async function resolveBounded(host: string, policy: WebhookTargetPolicy) {
+  const lookup = policy.lookup ?? systemLookup;
+  const timeoutMs = policy.lookupTimeoutMs ?? 5_000;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      lookup(host),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () =>
+            reject(
+              new WebhookTargetRefused(
+                'unresolvable',
+                `webhook_url's host ${host} did not resolve within ${timeoutMs} ms`,
+              ),
+            ),
+          timeoutMs,
+        );
+      }),
+    ]);
+  } catch (error) {
+    if (error instanceof WebhookTargetRefused) throw error;
+    throw new WebhookTargetRefused('unresolvable', `webhook_url's host ${host} does not resolve`);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,171 @@
+import { isAppError } from '@subx/errors';
+import { CircuitBreaker } from '../breaker.ts';
+import { YouTubeClient } from '../client.ts';
+import type { YouTubeClientConfig } from '../config.ts';
+import type { UpstreamObserver } from '../observer.ts';
+import type { FetchLike, Logger } from '../types.ts';
+import type { CanaryVideo } from './videos.ts';
+
+/**
+ * Canaries: a dead client identity or egress shows on the dashboard before users see it. Every run
+ * fetches one known video through every client of the caption ladder and every egress, each probe
+ * through a client that knows only that identity and that egress, so a probe's outcome is about
+ * them alone. Their upstream calls report to the service's own observer (the same
+ * `subx_upstream_requests_total`, by client) and go through the same per-address pacing budget as
+ * user traffic; each probe's result also goes to `onProbe` (the `subx_canary_*` metrics).
+ *
+ * Off unless `CANARY_VIDEOS` is set (it spends the platform's patience on our own traffic). The
+ * probes get their own circuit breaker: they must keep probing while user traffic waits out an
+ * open breaker, and their failures must not open it for users.
+ */
+
+export interface CanaryProbe {
+  client: string;
+  /** Index into YOUTUBE_PROXIES; 'direct' without proxies. */
+  egress: string;
+  videoId: string;
+  /** 'ok', or the error code the probe ended with (UPSTREAM_BLOCKED, UPSTREAM_ERROR, ...). */
+  outcome: string;
+  /** The error's reason where it has one (bot_check, paced, ...). */
+  reason?: string;
+  latencyMs: number;
+  /** Requests the probe sent to the platform. */
+  upstreamRequests: number;
+}
+
+export interface CanaryOptions {
+  /** The configuration in use (read at every run: identities can change while running). */
+  config: () => YouTubeClientConfig;
+  videos: readonly CanaryVideo[];
+  intervalMs: number;
+  observer?: UpstreamObserver;
+  logger?: Logger;
+  fetch?: FetchLike;
+  onProbe?: (probe: CanaryProbe) => void;
+}
+
+export class Canary {
+  readonly #options: CanaryOptions;
+  readonly #probers = new Map<string, YouTubeClient>();
+  #timer: NodeJS.Timeout | undefined;
+  #run = 0;
+  #running: Promise<CanaryProbe[]> | undefined;
+
+  constructor(options: CanaryOptions) {
+    if (options.videos.length === 0) throw new Error('Canary: no videos to probe with');
+    this.#options = options;
+  }
+
+  /** A first run at once (a fresh deploy shows its clients' state within seconds), then on the timer. */
+  start(): void {
+    if (this.#timer) return;
+    void this.runOnce().catch(() => undefined);
+    this.#timer = setInterval(() => void this.runOnce().catch(() => undefined), this.#options.intervalMs);
+    this.#timer.unref();
+  }
+
+  /** One probe per client of the ladder and egress, on the run's video; runs never overlap. */
+  runOnce(): Promise<CanaryProbe[]> {
+    this.#running ??= this.#probeAll().finally(() => (this.#running = undefined));
+    return this.#running;
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+    await this.#running?.catch(() => undefined);
+    await Promise.all([...this.#probers.values()].map((c) => c.close()));
+    this.#probers.clear();
+  }
+
+  async #probeAll(): Promise<CanaryProbe[]> {
+    const config = this.#options.config();
+    const video = this.#options.videos[this.#run++ % this.#options.videos.length]!;
+    const egresses = config.proxies.length > 0 ? config.proxies.map((_, i) => i) : [undefined];
+    const probes: CanaryProbe[] = [];
+    // One at a time: the canary is background traffic and must stay small next to users'.
+    for (const client of config.captionClients) {
+      for (const egress of egresses) probes.push(await this.#probe(config, client, egress, video));
+    }
+    const failed = probes.filter((p) => p.outcome !== 'ok');
+    this.#options.logger?.[failed.length > 0 ? 'warn' : 'debug'](
+      {
+        video: video.id,
+        probes: probes.length,
+        failed: failed.map((p) => `${p.client}@${p.egress}: ${p.outcome}`),
+      },
+      failed.length > 0 ? 'canary: some probes failed' : 'canary: every probe ok',
+    );
+    return probes;
+  }
+
+  async #probe(
+    config: YouTubeClientConfig,
+    client: string,
+    egress: number | undefined,
+    video: CanaryVideo,
+  ): Promise<CanaryProbe> {
+    const prober = this.#prober(config, client, egress);
+    const calls = prober.upstreamCalls;
+    const started = performance.now();
+    let probe: CanaryProbe;
+    try {
+      await prober.getTranscript({ videoId: video.id, language: video.language, include: [] });
+      probe = {
+        client,
+        egress: egressLabel(egress),
+        videoId: video.id,
+        outcome: 'ok',
+        latencyMs: 0,
+        upstreamRequests: 0,
+      };
+    } catch (err) {
+      probe = {
+        client,
+        egress: egressLabel(egress),
+        videoId: video.id,
+        outcome: isAppError(err) ? err.code : 'INTERNAL_ERROR',
+        ...(isAppError(err) && err.reason ? { reason: err.reason } : {}),
+        latencyMs: 0,
+        upstreamRequests: 0,
+      };
+    }
+    probe.latencyMs = Math.round(performance.now() - started);
+    probe.upstreamRequests = prober.upstreamCalls - calls;
+    try {
+      this.#options.onProbe?.(probe);
+    } catch {
+      // metrics are best effort
+    }
+    return probe;
+  }
+
+  /** A client that knows one identity and one egress; rebuilt when that identity's version changes. */
+  #prober(config: YouTubeClientConfig, client: string, egress: number | undefined): YouTubeClient {
+    const identity = config.clients[client];
+    const key = `${client}@${identity?.version}|${egressLabel(egress)}`;
+    let prober = this.#probers.get(key);
+    if (!prober) {
+      prober = YouTubeClient.create(
+        {
+          ...config,
+          captionClients: [client],
+          proxies: egress === undefined ? [] : [config.proxies[egress]!],
+          clientsFile: undefined,
+          sessions: { ...config.sessions, size: 1 },
+        },
+        {
+          breaker: new CircuitBreaker(config.breaker),
+          ...(this.#options.observer ? { observer: this.#options.observer } : {}),
+          ...(this.#options.logger ? { logger: this.#options.logger } : {}),
+          ...(this.#options.fetch ? { fetch: this.#options.fetch } : {}),
+        },
+      );
+      this.#probers.set(key, prober);
+    }
+    return prober;
+  }
+}
+
+const egressLabel = (egress: number | undefined): string =>
+  egress === undefined ? 'direct' : String(egress);

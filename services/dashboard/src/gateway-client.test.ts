@@ -1,0 +1,44 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GatewayError, createGatewayClient } from './gateway-client.ts';
+
+/** A stand-in for the gateway's admin listener that records the headers of each call. */
+const seen: { url: string; headers: Record<string, unknown> }[] = [];
+const server = createServer((req, res) => {
+  seen.push({ url: req.url ?? '', headers: req.headers });
+  if (req.url?.endsWith('/missing')) {
+    res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"code":"NOT_FOUND"}}');
+    return;
+  }
+  res.writeHead(200, { 'content-type': 'application/json' }).end('{"account_id":"acct_1"}');
+});
+let baseUrl = '';
+beforeAll(async () => {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise((resolve) => server.close(resolve)));
+
+describe('gateway client', () => {
+  it('sends the request id of the dashboard request on every call, and the admin token', async () => {
+    const client = createGatewayClient({ baseUrl, adminToken: 'admin-token', timeoutMs: 2_000 });
+    seen.length = 0;
+    await client.forRequest('req_0123456789').getAccount('acct_1');
+    await client.forRequest('req_abcdefghij').limits('acct_1');
+    await client.getAccount('acct_1');
+    expect(seen.map((s) => s.headers['x-request-id'])).toEqual([
+      'req_0123456789',
+      'req_abcdefghij',
+      undefined,
+    ]);
+    expect(seen.every((s) => s.headers.authorization === 'Bearer admin-token')).toBe(true);
+  });
+
+  it('turns an error answer into a GatewayError with its code', async () => {
+    const client = createGatewayClient({ baseUrl, adminToken: 't', timeoutMs: 2_000 }).forRequest(
+      'req_x1234567',
+    );
+    await expect(client.getAccount('missing')).rejects.toEqual(new GatewayError(404, 'NOT_FOUND'));
+  });
+});

@@ -1,0 +1,82 @@
+/**
+ * The playground: one extract or validate call on behalf of the signed-in account, through the
+ * gateway's admin API (the browser never handles a key); counted and billed like a call with the
+ * key. The page shows the equivalent curl with `<API_KEY>`.
+ */
+import type { FastifyInstance } from 'fastify';
+import { field, formSchema } from '../forms.ts';
+import type { PlaygroundInput } from '../pages.ts';
+import { FORMATS, playgroundPage } from '../pages.ts';
+import type { DashboardServices } from '../services.ts';
+import { accountOf } from './account.ts';
+
+const playgroundForm = formSchema('operation', 'url', 'format', 'language');
+
+const defaultInput: PlaygroundInput = {
+  operation: 'extract',
+  url: 'https://www.youtube.com/watch?v=dQw4w9WgXcQ',
+  format: 'json',
+  language: '',
+};
+
+export default async function playgroundRoutes(app: FastifyInstance, s: DashboardServices) {
+  const { apiUrl, guards } = s;
+
+  app.get('/playground', { preHandler: guards.signedIn }, async (request, reply) => {
+    const account = await accountOf(request);
+    return reply.page((ctx) =>
+      playgroundPage(ctx, {
+        apiUrl,
+        input: defaultInput,
+        result: null,
+        available: account?.key.status === 'active',
+      }),
+    );
+  });
+
+  app.post(
+    '/playground',
+    { schema: { body: playgroundForm }, preHandler: guards.signedIn },
+    async (request, reply) => {
+      const body = request.body;
+      const operation = field(body, 'operation') === 'validate' ? 'validate' : 'extract';
+      const format = (FORMATS as readonly string[]).includes(field(body, 'format'))
+        ? field(body, 'format')
+        : 'json';
+      const input: PlaygroundInput = {
+        operation,
+        url: field(body, 'url').trim().slice(0, 2048),
+        format,
+        language: field(body, 'language').trim().slice(0, 35),
+      };
+      const account = await accountOf(request);
+      if (!account || account.key.status !== 'active') {
+        return reply.page(
+          (ctx) =>
+            playgroundPage(
+              ctx,
+              { apiUrl, input, result: null, available: false },
+              { kind: 'error', text: 'Generate an API key first.' },
+            ),
+          409,
+        );
+      }
+      const result =
+        operation === 'validate'
+          ? await request.gateway.call(account.account_id, {
+              path: '/api/v1/validate',
+              query: { url: input.url },
+              client_ip: request.ip,
+            })
+          : await request.gateway.call(account.account_id, {
+              path: '/api/v1/extract',
+              body: {
+                url: input.url,
+                ...(format !== 'json' ? { format } : {}),
+                ...(input.language ? { language: input.language } : {}),
+              },
+            });
+      return reply.page((ctx) => playgroundPage(ctx, { apiUrl, input, result, available: true }));
+    },
+  );
+}

@@ -1,0 +1,57 @@
+/**
+ * Sign-in and sign-out. Attempts are throttled per client network and per email (sign-in-throttle.ts)
+ * and counted before scrypt runs; an unknown address costs one scrypt too, so timing does not tell
+ * who has an account.
+ */
+import type { FastifyInstance } from 'fastify';
+import { field, formSchema } from '../forms.ts';
+import { signInPage } from '../pages.ts';
+import { MAX_PASSWORD_LENGTH, hashPassword, needsRehash, verifyPassword } from '../passwords.ts';
+import type { DashboardServices } from '../services.ts';
+import { signInSubjects } from '../sign-in-throttle.ts';
+import { normalizeEmail } from '../users.ts';
+
+const signInForm = formSchema('email', 'password');
+
+export default async function signInRoutes(app: FastifyInstance, s: DashboardServices) {
+  app.get('/', async (request, reply) => reply.redirect(request.dash.user ? '/keys' : '/sign-in', 303));
+
+  app.get('/sign-in', async (_request, reply) => reply.page((ctx) => signInPage(ctx)));
+
+  app.post('/sign-in', { schema: { body: signInForm } }, async (request, reply) => {
+    const email = normalizeEmail(field(request.body, 'email'));
+    const password = field(request.body, 'password');
+    const decision = await s.throttle.begin(signInSubjects(request.ip, email));
+    if (!decision.allowed) {
+      const seconds = reply.retryAfter(decision.waitMs);
+      const text = `Too many failed attempts. Try again in ${seconds} s.`;
+      return reply.page((ctx) => signInPage(ctx, { kind: 'error', text }, email ?? ''), 429);
+    }
+    const user = email && password.length <= MAX_PASSWORD_LENGTH ? await s.users.byEmail(email) : null;
+    // Unknown addresses cost one scrypt too, so timing does not tell who has an account.
+    const ok = user
+      ? await verifyPassword(password, user.password_hash)
+      : (await verifyPassword(password, await s.decoy), false);
+    if (!user || !ok) {
+      await decision.attempt.failed();
+      return reply.page(
+        (ctx) => signInPage(ctx, { kind: 'error', text: 'Wrong email or password.' }, email ?? ''),
+        401,
+      );
+    }
+    await decision.attempt.succeeded();
+    if (needsRehash(user.password_hash, s.config.PASSWORD_SCRYPT_N)) {
+      await s.users.update(user._id, {
+        password_hash: await hashPassword(password, s.config.PASSWORD_SCRYPT_N),
+      });
+    }
+    s.operators.noteConfiguredGrant(user, 'sign-in');
+    await reply.startSession(user);
+    return reply.redirect('/keys', 303);
+  });
+
+  app.post('/sign-out', { schema: { body: formSchema() } }, async (_request, reply) => {
+    await reply.endSession({ clearCookie: true });
+    return reply.redirect('/sign-in', 303);
+  });
+}

@@ -1,0 +1,111 @@
+/**
+ * What the dashboard's plugins and route groups share, built once per app: the stores' repositories,
+ * the policies, and the few values derived from configuration. Route plugins get it as their options.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { DocumentStore, KeyValueStore } from '@subx/ports';
+import type { Logger } from '@subx/service-kit';
+import type { AbuseLimits } from './abuse-limits.ts';
+import { createAbuseLimits } from './abuse-limits.ts';
+import type { AnonymousCsrf } from './anonymous-csrf.ts';
+import { createAnonymousCsrf } from './anonymous-csrf.ts';
+import type { AuditLog } from './audit.ts';
+import { createAuditLog } from './audit.ts';
+import type { DashboardConfig } from './config.ts';
+import type { CookieNames } from './cookies.ts';
+import { cookiePolicy } from './cookies.ts';
+import type { GatewayClient } from './gateway-client.ts';
+import type { SendLink } from './link-mail.ts';
+import { createLinkMailer } from './link-mail.ts';
+import type { Mailer } from './mailer.ts';
+import type { OneTimeLinks } from './one-time-links.ts';
+import type { Guards } from './plugins/guards.ts';
+import { createGuards } from './plugins/guards.ts';
+import { createOneTimeLinks } from './one-time-links.ts';
+import type { OperatorPolicy } from './operators.ts';
+import { createOperatorPolicy } from './operators.ts';
+import { decoyHash } from './passwords.ts';
+import type { SessionStore } from './sessions.ts';
+import { createSessionStore } from './sessions.ts';
+import type { SignInThrottle } from './sign-in-throttle.ts';
+import { createSignInThrottle } from './sign-in-throttle.ts';
+import type { UserRepository } from './users.ts';
+import { createUserRepository } from './users.ts';
+
+export interface DashboardDeps {
+  config: DashboardConfig;
+  kv: KeyValueStore;
+  store: DocumentStore;
+  gateway: GatewayClient;
+  mailer: Mailer;
+  logger: Logger;
+  now?: () => number;
+}
+
+export interface DashboardServices {
+  config: DashboardConfig;
+  kv: KeyValueStore;
+  store: DocumentStore;
+  mailer: Mailer;
+  now: () => number;
+  users: UserRepository;
+  sessions: SessionStore;
+  throttle: SignInThrottle;
+  limits: AbuseLimits;
+  links: OneTimeLinks;
+  audit: AuditLog;
+  operators: OperatorPolicy;
+  anonymousCsrf: AnonymousCsrf;
+  cookiesFor: (request: Parameters<ReturnType<typeof cookiePolicy>>[0]) => CookieNames;
+  /** The base of emailed links: configuration, never the request's Host header. */
+  publicUrl: () => string;
+  /** The gateway URL shown in the playground's curl. */
+  apiUrl: string;
+  /** A hash to verify against when the email is unknown, so timing does not reveal accounts. */
+  decoy: Promise<string>;
+  sendLink: SendLink;
+  guards: Guards;
+}
+
+export async function createDashboardServices(
+  deps: DashboardDeps,
+  app: FastifyInstance,
+): Promise<DashboardServices> {
+  const { config, kv, logger } = deps;
+  const now = deps.now ?? Date.now;
+  const users = createUserRepository(deps.store);
+  await users.init();
+  const audit = createAuditLog(logger);
+  const limits = createAbuseLimits({ kv, now });
+  const links = createOneTimeLinks(kv);
+  const operators = createOperatorPolicy(config, audit);
+  // A reset link pointing at a host an attacker chose would hand them the token.
+  const publicUrl = () => {
+    if (config.DASHBOARD_PUBLIC_URL) return config.DASHBOARD_PUBLIC_URL.replace(/\/+$/, '');
+    const address = app.server.address();
+    const port = typeof address === 'object' && address ? address.port : config.DASHBOARD_PORT;
+    const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? 'localhost' : config.HOST;
+    return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  };
+  return {
+    config,
+    kv,
+    store: deps.store,
+    mailer: deps.mailer,
+    now,
+    users,
+    sessions: createSessionStore({ kv, ttlMs: config.SESSION_TTL_MS, now }),
+    throttle: createSignInThrottle({ kv, now }),
+    limits,
+    links,
+    audit,
+    operators,
+    anonymousCsrf: createAnonymousCsrf(config.ADMIN_TOKEN),
+    cookiesFor: cookiePolicy(config),
+    publicUrl,
+    apiUrl: (config.PUBLIC_API_URL ?? config.GATEWAY_URL).replace(/\/+$/, ''),
+    decoy: decoyHash(config.PASSWORD_SCRYPT_N),
+    sendLink: createLinkMailer({ limits, links, mailer: deps.mailer, publicUrl }),
+    guards: createGuards({ operators, config, now }),
+  };
+}

@@ -1,0 +1,83 @@
+/**
+ * ACCESS_PRICING_JSON: the schema of the override merged over DEFAULT_PRICING. Every key is
+ * optional (a limit change is one field) and unknown keys are refused, so a misspelt
+ * `dailyLimits` fails the start instead of silently changing nothing.
+ */
+import { z } from 'zod';
+import type { AccessPricing } from './pricing.ts';
+import { DEFAULT_PRICING } from './pricing.ts';
+import { TIERS } from './types.ts';
+
+const credits = z.number().int().nonnegative();
+const tier = z.enum(TIERS);
+
+function perTier<T extends z.ZodType>(value: T) {
+  return z.strictObject(
+    Object.fromEntries(TIERS.map((t) => [t, value.optional()])) as Record<
+      (typeof TIERS)[number],
+      z.ZodOptional<T>
+    >,
+  );
+}
+
+const operations = Object.keys(DEFAULT_PRICING.minimumTier) as (keyof AccessPricing['minimumTier'])[];
+
+export const PricingOverrideSchema = z.strictObject({
+  /** Requests per UTC day; null = unlimited. */
+  dailyLimit: perTier(z.number().int().positive().nullable()).optional(),
+  monthlyAllowance: perTier(credits).optional(),
+  minimumTier: z
+    .strictObject(
+      Object.fromEntries(operations.map((op) => [op, tier.optional()])) as Record<
+        (typeof operations)[number],
+        z.ZodOptional<typeof tier>
+      >,
+    )
+    .optional(),
+  prices: z
+    .strictObject({
+      extract: credits.optional(),
+      perSuccessfulItem: credits.optional(),
+      summarize: z
+        .array(z.strictObject({ upToSeconds: z.number().int().positive().nullable(), credits }))
+        .min(1)
+        .superRefine((steps, ctx) => {
+          // Steps are read in order and the first that fits applies: out of order, a long video
+          // would be charged a short one's price.
+          for (let i = 1; i < steps.length; i++) {
+            const before = steps[i - 1]?.upToSeconds;
+            const here = steps[i]?.upToSeconds;
+            if (
+              before === null ||
+              (here !== null && here !== undefined && before !== undefined && here <= before)
+            ) {
+              ctx.addIssue({
+                code: 'custom',
+                path: [i, 'upToSeconds'],
+                message: 'must be ascending, with null (open-ended) only last',
+              });
+            }
+          }
+        })
+        .optional(),
+      commentsPerCredits: z.number().int().positive().optional(),
+      commentsAnalyze: credits.optional(),
+    })
+    .optional(),
+});
+
+export type PricingOverride = z.output<typeof PricingOverrideSchema>;
+
+/** `override` merged over `base` key by key; arrays (the summarize steps) are replaced whole. */
+export function mergePricing(base: AccessPricing, override: PricingOverride): AccessPricing {
+  return deepMerge(base, override);
+}
+
+function deepMerge<T>(base: T, override: unknown): T {
+  if (override === undefined) return base;
+  if (typeof override !== 'object' || override === null || Array.isArray(override)) return override as T;
+  if (typeof base !== 'object' || base === null || Array.isArray(base)) return override as T;
+  const out: Record<string, unknown> = { ...(base as Record<string, unknown>) };
+  for (const [k, v] of Object.entries(override)) out[k] = deepMerge(out[k], v);
+  return out as T;
+}
