@@ -45,6 +45,11 @@ export default tseslint.config(
     },
   },
   {
+    // Tool configs that must be CommonJS (.dependency-cruiser.cjs).
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } },
+  },
+  {
     files: ['scripts/**/*.ts', 'scripts/**/*.mjs', '**/test/**/*.ts', '**/*.test.ts'],
     rules: { 'no-console': 'off' },
   },

@@ -336,7 +336,7 @@ cmd_env() {
   done
 }
 
-# The demo key of scripts/demo.ts (README "Try it").
+# The demo key of services/embedded/src/demo.ts (README "Try it").
 DEMO_API_KEY=sxk_v1_demoDemoDemoDemoDemoDemoDemoDemo
 
 cmd_up() {

@@ -17,6 +17,8 @@ step "lint"
 npx --no-install eslint . --max-warnings 0
 step "format"
 npx --no-install prettier --check . --log-level warn
+step "dependencies: no import circle, none pointing up (dependency-cruiser); nothing unused (knip)"
+bash scripts/check-dependencies.sh
 step "proto: lint, generated code fresh, no breaking change"
 bash scripts/proto-check.sh
 bash scripts/proto-breaking.sh

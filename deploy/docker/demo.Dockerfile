@@ -26,7 +26,7 @@ ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=deps /app/ ./
 COPY --from=prune /out/full/ ./
-COPY scripts/demo.ts /app/scripts/demo.ts
+COPY services/embedded/src/demo.ts /app/services/embedded/src/demo.ts
 COPY deploy/docker/demo/main.ts /app/deploy/docker/demo/main.ts
 USER node
 EXPOSE 8079

@@ -27,7 +27,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
 import { startFakeYouTube, videoIds } from '@subx/testing/fake-youtube';
-import { EMBEDDED_ENV, spawnLauncher, type Launcher } from '@subx/testing/launcher';
+import { EMBEDDED_ENV, spawnLauncher, type Launcher } from '@subx/embedded/launcher';
 import { reportResult } from './result.ts';
 
 const { values, positionals } = parseArgs({

@@ -13,7 +13,7 @@ export const PROMETHEUS = `http://localhost:${process.env.PROMETHEUS_HOST_PORT ?
 export const DASHBOARD = `http://localhost:${process.env.DASHBOARD_HOST_PORT ?? '8090'}`;
 export const MONGO_URL = `mongodb://127.0.0.1:${process.env.MONGO_HOST_PORT ?? '27017'}/`;
 export const MONGO_DB = process.env.MONGO_DB ?? 'subx';
-export const DEMO_API_KEY = 'sxk_v1_demoDemoDemoDemoDemoDemoDemoDemo';
+const DEMO_API_KEY = 'sxk_v1_demoDemoDemoDemoDemoDemoDemoDemo';
 export const DEMO_ACCOUNT_ID = 'acct_00000000000000000000000000de7a00';
 const PROJECT = process.env.COMPOSE_PROJECT_NAME ?? 'subx';
 const PROFILES = ['--profile', 'demo', '--profile', 'apps', '--profile', 'observability'];
@@ -24,7 +24,7 @@ export interface Run {
   stderr: string;
 }
 
-export function run(file: string, args: string[], timeoutMs = 120_000): Promise<Run> {
+function run(file: string, args: string[], timeoutMs = 120_000): Promise<Run> {
   return new Promise((resolve) => {
     execFile(
       file,

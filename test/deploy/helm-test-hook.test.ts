@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { recordRequirement } from '@subx/testing/engines';
-import { EMBEDDED_ENV, spawnLauncher, type Launcher } from '@subx/testing/launcher';
+import { EMBEDDED_ENV, spawnLauncher, type Launcher } from '@subx/embedded/launcher';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const chartDir = path.join(repoRoot, 'deploy/helm/subx');

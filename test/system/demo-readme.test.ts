@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnLauncher, type Launcher } from '@subx/testing/launcher';
+import { spawnLauncher, type Launcher } from '@subx/embedded/launcher';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const MARK = '__subx_status__';

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { spawnLauncher, EMBEDDED_ENV, type Launcher } from '@subx/testing/launcher';
+import { spawnLauncher, EMBEDDED_ENV, type Launcher } from '@subx/embedded/launcher';
 import { videoIds } from '@subx/testing/fake-youtube';
 
 const ADMIN_TOKEN = 'mcp-system-test-admin-token-0123456789';

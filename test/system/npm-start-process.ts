@@ -4,7 +4,7 @@
  * account, metrics URL), and stopped with SIGTERM.
  */
 import type { ChildProcess } from 'node:child_process';
-import { EMBEDDED_ENV, spawnLauncher } from '@subx/testing/launcher';
+import { EMBEDDED_ENV, spawnLauncher } from '@subx/embedded/launcher';
 
 export interface NpmStartProcess {
   base: string;

@@ -30,7 +30,7 @@ import { loadBillingConfig, startBillingService } from '../../services/billing/s
 import type { RunningBillingService } from '../../services/billing/src/index.ts';
 import {
   DAILY_REQUESTS_COLLECTION,
-  OPERATIONS,
+  METERED_OPERATIONS,
   createAccessModule,
   createBillingUsageReader,
 } from '../../services/gateway/src/access/index.ts';
@@ -289,7 +289,7 @@ describeWithEngine('kafka', 'usage reconciliation across a Kafka restart', () =>
             total_credits: expected.get(account)?.credits ?? 0,
             total_requests: requests.length,
             operations: Object.fromEntries(
-              OPERATIONS.map((op) => [
+              METERED_OPERATIONS.map((op) => [
                 op,
                 {
                   requests: requests.filter((c) => c.operation === op).length,

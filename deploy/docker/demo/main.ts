@@ -1,13 +1,18 @@
 /**
  * The demo platform of docker compose's `demo` profile (service `demo-youtube`): what `npm run demo`
  * runs in its own process, as a container. It replays the recorded YouTube responses
- * (scripts/demo.ts, packages/testing/fixtures-recorded) on 0.0.0.0:DEMO_YOUTUBE_PORT — the
+ * (services/embedded/src/demo.ts, packages/testing/fixtures-recorded) on 0.0.0.0:DEMO_YOUTUBE_PORT — the
  * extractor and comments containers reach it as YOUTUBE_BASE_URL=http://demo-youtube:8079 — and
  * seeds the fixed demo key (DEMO_API_KEY, pro tier) into the stack's MongoDB under the stack's
  * API_KEY_PEPPER, so the README's "Try it" commands answer on localhost:8080 verbatim.
  */
 import { MongoClient } from 'mongodb';
-import { DEMO_ACCOUNT_ID, DEMO_API_KEY, demoAccountDoc, startDemoPlatform } from '../../../scripts/demo.ts';
+import {
+  DEMO_ACCOUNT_ID,
+  DEMO_API_KEY,
+  demoAccountDoc,
+  startDemoPlatform,
+} from '../../../services/embedded/src/demo.ts';
 
 const SEED_TIMEOUT_MS = 60_000;
 

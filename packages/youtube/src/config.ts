@@ -36,7 +36,7 @@ export interface BreakerConfig {
   cooldownMs: number;
 }
 
-export interface PacingConfig {
+interface PacingConfig {
   /** `auto`: paced when talking to the real platform (youtube.com), not a fake or a replay. */
   mode: 'auto' | 'on' | 'off';
   /** Requests per minute per egress, after the burst. */
@@ -111,7 +111,7 @@ const MiB = 1024 * 1024;
  * Body caps per endpoint, from the largest recorded answers with head room: a full WEB /player is
  * ~1.5 MB, watch-next ~1 MB, a 100-video browse page ~0.8 MB, a 3-hour json3 caption body 1.3 MB.
  */
-export const DEFAULT_MAX_BODY_BYTES: Record<UpstreamEndpoint, number> = {
+const DEFAULT_MAX_BODY_BYTES: Record<UpstreamEndpoint, number> = {
   player: 8 * MiB,
   next: 8 * MiB,
   browse: 8 * MiB,

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
 /** The version compared against, pinned so that runs stay comparable. */
-export const LIBRARY_VERSION = '1.2.5';
+const LIBRARY_VERSION = '1.2.5';
 const venv = join(homedir(), '.cache', 'subx-bench', 'venv');
 export const python = join(venv, 'bin', 'python');
 export const driver = join(fileURLToPath(new URL('.', import.meta.url)), 'driver.py');

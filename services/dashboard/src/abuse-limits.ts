@@ -10,8 +10,8 @@
 import { createHash } from 'node:crypto';
 import type { KeyValueStore } from '@subx/ports';
 
-export const SIGN_UPS_PER_HOUR = 10;
-export const MAILS_PER_HOUR = 3;
+const SIGN_UPS_PER_HOUR = 10;
+const MAILS_PER_HOUR = 3;
 const HOUR_MS = 3_600_000;
 const MAIL_INTERVAL_MS = 60_000;
 

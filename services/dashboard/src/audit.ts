@@ -5,7 +5,7 @@
  */
 import type { Logger } from '@subx/service-kit';
 
-export type AuditEvent =
+type AuditEvent =
   /** Someone got the operator role: promotion API, or an OPERATOR_EMAILS match on a confirmed account. */
   | 'operator.granted'
   /** The promotion API took the role away. */
@@ -16,9 +16,9 @@ export type AuditEvent =
   | 'operator.key_revoked';
 
 /** Who acted: a person (email and user id) or the holder of the admin token. */
-export type AuditActor = { email: string; user_id: string } | { admin_token: true } | { config: string };
+type AuditActor = { email: string; user_id: string } | { admin_token: true } | { config: string };
 
-export interface AuditRecord {
+interface AuditRecord {
   actor: AuditActor;
   /** The account acted on: a dashboard user, a gateway account, or both. */
   target?: { email?: string; user_id?: string; account_id?: string };

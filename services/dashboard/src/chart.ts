@@ -8,7 +8,7 @@ import { html } from './html.ts';
 import type { UsageDay } from './gateway-client.ts';
 
 /** Colour-blind-safe palette (Okabe–Ito), one per operation, in a fixed order. */
-export const OPERATION_COLOURS: Record<string, string> = {
+const OPERATION_COLOURS: Record<string, string> = {
   extract: '#0072B2',
   batch: '#E69F00',
   playlist: '#009E73',

@@ -7,7 +7,7 @@
  */
 export const FIELD_MAX_LENGTH = 4096;
 
-export type Form<K extends string> = Partial<Record<K, string>>;
+type Form<K extends string> = Partial<Record<K, string>>;
 
 export function formSchema<const K extends string>(...fields: K[]) {
   return {

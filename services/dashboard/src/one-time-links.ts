@@ -11,7 +11,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { KeyValueStore } from '@subx/ports';
 
 export type LinkPurpose = 'verify' | 'reset';
-export const LINK_TTL_MS: Record<LinkPurpose, number> = { verify: 24 * 3_600_000, reset: 3_600_000 };
+const LINK_TTL_MS: Record<LinkPurpose, number> = { verify: 24 * 3_600_000, reset: 3_600_000 };
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
 const hashOf = (token: string) => createHash('sha256').update(token).digest('base64url');

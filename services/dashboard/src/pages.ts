@@ -7,7 +7,7 @@ import { TIERS } from './gateway-client.ts';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './passwords.ts';
 import type { UserDoc } from './users.ts';
 
-export interface Viewer {
+interface Viewer {
   email: string;
   verified: boolean;
   operator: boolean;
@@ -61,7 +61,7 @@ function nav(ctx: PageContext): Html {
   </nav>`;
 }
 
-export function layout(ctx: PageContext, title: string, body: Html, notice?: Notice | null): string {
+function layout(ctx: PageContext, title: string, body: Html, notice?: Notice | null): string {
   return html`<!doctype html>
     <html lang="en">
       <head>

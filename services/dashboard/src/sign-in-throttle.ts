@@ -18,8 +18,8 @@ import type { KeyValueStore } from '@subx/ports';
 import { throttleNetwork } from './throttle-network.ts';
 
 const WINDOW_MS = 24 * 3_600_000;
-export const NETWORK_MAX_DELAY_MS = 15 * 60_000;
-export const EMAIL_MAX_DELAY_MS = 60_000;
+const NETWORK_MAX_DELAY_MS = 15 * 60_000;
+const EMAIL_MAX_DELAY_MS = 60_000;
 
 export interface ThrottleSubject {
   kind: 'ip' | 'email';
@@ -30,7 +30,7 @@ export interface ThrottleSubject {
 }
 
 /** Failures in a row before delays start: a network is shared by many people, an address by one. */
-export const IP_FREE_FAILURES = 20;
+const IP_FREE_FAILURES = 20;
 export const EMAIL_FREE_FAILURES = 3;
 
 /** What a password attempt (sign-in, operator step-up) from `ip` for `email` counts against. */
@@ -54,12 +54,12 @@ export function delayAfter(failures: number, free: number, maxMs = NETWORK_MAX_D
 const maxDelayOf = (s: ThrottleSubject) => (s.kind === 'email' ? EMAIL_MAX_DELAY_MS : NETWORK_MAX_DELAY_MS);
 
 /** An attempt that was let through: report its outcome exactly once. */
-export interface SignInAttempt {
+interface SignInAttempt {
   failed(): Promise<void>;
   succeeded(): Promise<void>;
 }
 
-export type AttemptDecision = { allowed: true; attempt: SignInAttempt } | { allowed: false; waitMs: number };
+type AttemptDecision = { allowed: true; attempt: SignInAttempt } | { allowed: false; waitMs: number };
 
 export interface SignInThrottle {
   /** Counts an attempt for every subject, or refuses it (nothing counted) while one is locked. */

@@ -7,11 +7,11 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
-import { EMBEDDED_ENV, spawnLauncher } from '@subx/testing/launcher';
+import { EMBEDDED_ENV, spawnLauncher } from '@subx/embedded/launcher';
 
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
-export interface ReceivedMail {
+interface ReceivedMail {
   to: string[];
   subject: string;
   text: string;
@@ -77,7 +77,7 @@ export interface Launched {
   stop(): Promise<void>;
 }
 
-/** `npm start` (scripts/start-embedded.ts) on free ports with `env`; resolves once the banner is out. */
+/** `npm start` (services/embedded, spawned by its launcher) on free ports with `env`; resolves once the banner is out. */
 export async function launch(env: Record<string, string>, timeoutMs = 90_000): Promise<Launched> {
   const launcher = spawnLauncher([], { ...EMBEDDED_ENV, ...env });
   try {

@@ -5,6 +5,10 @@
  *
  * Wrong or missing tokens are limited per caller (access/admin-failures.ts): 429 with Retry-After
  * after a few failures, before the token is compared (the compare itself stays constant-time).
+ *
+ * This is where the admin API is mounted (the access module only provides what it manages): the
+ * routes of `routes/admin/`, in one plugin context so the bearer-token hook and error handler of
+ * `adminRoutes` cover the self-service routes too.
  */
 import Fastify from 'fastify';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
@@ -12,6 +16,9 @@ import { Errors } from '@subx/errors';
 import { portInUse } from '@subx/service-kit';
 import { createAdminFailureLimiter } from './access/admin-failures.ts';
 import type { AdminFailureLimiterOptions } from './access/admin-failures.ts';
+import type { AccessModule } from './access/index.ts';
+import { adminRoutes } from './routes/admin/index.ts';
+import { selfServiceRoutes } from './routes/admin/self-service.ts';
 import { logAccess } from './http/access-log.ts';
 import { createErrorHandler } from './http/errors.ts';
 import { installNotFound } from './http/not-found.ts';
@@ -19,15 +26,24 @@ import { listenerOptions } from './http/listener-options.ts';
 import type { Config } from './config.ts';
 import type { ListenerConfig } from './http/listener-options.ts';
 
-/** The access module's admin plugin; `publicApp` runs the playground's calls through the real API. */
-export type AdminRoutesPlugin = (
-  fastify: FastifyInstance,
-  options: { publicApp: FastifyInstance },
-) => Promise<void>;
+/** What the admin API manages and reads, from the access module. */
+type AdminAccess = Pick<
+  AccessModule,
+  | 'accounts'
+  | 'usageReader'
+  | 'rateLimiter'
+  | 'pricing'
+  | 'delegations'
+  | 'adminToken'
+  | 'accountUsage'
+  | 'clock'
+  | 'logger'
+>;
 
 export interface AdminAppOptions {
   config: ListenerConfig;
-  routes: AdminRoutesPlugin;
+  access: AdminAccess;
+  /** The public API, through which the playground's calls on behalf of an account run. */
   publicApp: FastifyInstance;
   logger?: FastifyBaseLogger;
   /** Failed-attempt limit (default 5 per minute per caller). */
@@ -66,7 +82,25 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
       failures.succeeded(request.ip);
     }
   });
-  await app.register(options.routes, { publicApp: options.publicApp });
+  const { access, publicApp } = options;
+  // Full paths under /admin/v1: registered WITHOUT a prefix.
+  await app.register(async (scope) => {
+    await adminRoutes(scope, {
+      accounts: access.accounts,
+      adminToken: access.adminToken,
+      usageReader: access.usageReader,
+      accountUsage: access.accountUsage,
+      clock: access.clock,
+      logger: access.logger,
+    });
+    selfServiceRoutes(scope, {
+      accounts: access.accounts,
+      rateLimiter: access.rateLimiter,
+      pricing: access.pricing,
+      delegations: access.delegations,
+      publicApp,
+    });
+  });
   await app.ready();
   return app;
 }

@@ -19,3 +19,6 @@ export { buildOpenApi } from './docs/openapi.ts';
 export { startGateway } from './start-gateway.ts';
 export { loadAccessConfig } from './access/config.ts';
 export type { StartGatewayOptions, RunningGateway } from './start-gateway.ts';
+// How the gateway stores an account and its key, for tooling that seeds one (the demo).
+export { hashApiKey, keyDisplay } from './access/api-key.ts';
+export type { AccountDoc, AccountRepository } from './access/accounts.ts';

@@ -137,7 +137,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   });
   const adminApp = await buildAdminApp({
     config,
-    routes: access.adminRoutes,
+    access,
     publicApp: app,
     logger: logger.child({ listener: 'admin' }),
   });

@@ -12,7 +12,7 @@ import { startNpmStart, type NpmStartProcess } from '../npm-start-process.ts';
 import { syntheticVideos } from '../support.ts';
 
 export const root = fileURLToPath(new URL('../../../', import.meta.url));
-export const ADMIN_TOKEN = 'fault-suite-admin-token-0123456789';
+const ADMIN_TOKEN = 'fault-suite-admin-token-0123456789';
 
 export type RunningSystem = NpmStartProcess;
 
@@ -46,10 +46,7 @@ export const jsonPost = (apiKey: string, body: unknown): RequestInit => ({
 });
 
 /** One service's main.ts as a child process; its output kept (bounded) for failure messages. */
-export function launch(
-  entry: string,
-  env: Record<string, string>,
-): { child: ChildProcess; output: () => string } {
+function launch(entry: string, env: Record<string, string>): { child: ChildProcess; output: () => string } {
   let output = '';
   const child = spawn(
     process.execPath,
@@ -67,7 +64,7 @@ export function launch(
   return { child, output: () => output };
 }
 
-export async function kill(child: ChildProcess | undefined, signal: NodeJS.Signals): Promise<void> {
+async function kill(child: ChildProcess | undefined, signal: NodeJS.Signals): Promise<void> {
   if (!child || child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill(signal);

@@ -29,7 +29,7 @@ const QUERY_PARAM = new RegExp(`(${SEPARATOR}|^)(${NAME_CHAR}+)(=|%3[dD])(${VALU
 /** Attributes that are a query string without the leading `?`. */
 const BARE_QUERY_KEYS = new Set(['url.query', 'http.query']);
 
-export const REDACTED = '[redacted]';
+const REDACTED = '[redacted]';
 
 function decodeName(name: string): string {
   try {

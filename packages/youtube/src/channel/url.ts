@@ -27,7 +27,7 @@ export interface ParsedChannelUrl {
 }
 
 const CHANNEL_HOSTS = new Set(['www.youtube.com', 'youtube.com', 'm.youtube.com']);
-export const CHANNEL_ID = /^UC[A-Za-z0-9_-]{22}$/;
+const CHANNEL_ID = /^UC[A-Za-z0-9_-]{22}$/;
 // Handles: 3-30 letters (any script), marks, digits, '_', '-', '.' and the middle dot, per YouTube's
 // handle guidelines; legacy /c/ and /user/ names are looser, so only the characters are checked.
 const HANDLE = /^[\p{L}\p{M}\p{N}._\-·]{3,30}$/u;

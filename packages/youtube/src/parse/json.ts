@@ -1,7 +1,5 @@
 /** Tolerant traversal helpers: InnerTube layouts change often, so nothing here throws on a missing node. */
 
-export type Json = unknown;
-
 export function isObj(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

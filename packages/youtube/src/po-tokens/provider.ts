@@ -18,7 +18,7 @@ export interface PoTokenProviderOptions {
 }
 
 /** One call to the provider: a token, or a failure (unreachable, an error status, no token). */
-export interface PoTokenCall {
+interface PoTokenCall {
   outcome: 'ok' | 'error';
   durationMs: number;
 }

@@ -6,7 +6,7 @@ import type { GrpcClient, GrpcTls } from '@subx/service-kit';
 import type { Logger } from '@subx/service-kit';
 import type { CommentSource, TranscriptSource } from '../sources.ts';
 
-export function transcriptSourceFromClient(
+function transcriptSourceFromClient(
   client: GrpcClient<extractorV1.ExtractorServiceClient>,
 ): TranscriptSource {
   return {
@@ -40,7 +40,7 @@ export function transcriptSourceFromClient(
   };
 }
 
-export function commentSourceFromClient(client: GrpcClient<commentsV1.CommentsServiceClient>): CommentSource {
+function commentSourceFromClient(client: GrpcClient<commentsV1.CommentsServiceClient>): CommentSource {
   return {
     async getComments(videoId, { max, sort }) {
       const res = await client.getComments({

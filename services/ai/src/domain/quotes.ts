@@ -3,7 +3,7 @@ import type { CommentItem, KeyQuote } from './types.ts';
 import { normalizeWhitespace, tokenize, truncateAtWord } from './text.ts';
 
 /** Folding for quote matching: case, quote marks, dashes, whitespace and a trailing ellipsis. */
-export function foldForMatch(text: string): string {
+function foldForMatch(text: string): string {
   return normalizeWhitespace(
     text
       .normalize('NFKC')

@@ -58,7 +58,7 @@ const WEAK_OPENERS = new Set([
 ]);
 
 /** True when a transcript has enough terminal punctuation to trust it (manual captions usually do). */
-export function isPunctuated(segments: readonly TranscriptSegment[]): boolean {
+function isPunctuated(segments: readonly TranscriptSegment[]): boolean {
   const text = segments.map((s) => s.text).join(' ');
   const words = tokenize(text).length;
   if (words === 0) return false;

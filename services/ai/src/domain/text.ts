@@ -50,7 +50,7 @@ const STOPWORD_LANG: Record<string, string> = {
 const stopwordCache = new Map<string, ReadonlySet<string>>();
 
 /** Stopwords for a language (its list plus English and spoken fillers, since captions mix them). */
-export function stopwordsFor(language = 'en'): ReadonlySet<string> {
+function stopwordsFor(language = 'en'): ReadonlySet<string> {
   const base = (language.split('-')[0] ?? 'en').toLowerCase();
   const cached = stopwordCache.get(base);
   if (cached) return cached;
@@ -63,7 +63,7 @@ export function stopwordsFor(language = 'en'): ReadonlySet<string> {
 }
 
 /** Lower case, apostrophes dropped ("don't" → "dont"), so lookups match caption spellings. */
-export function foldWord(word: string): string {
+function foldWord(word: string): string {
   return word.toLowerCase().replace(/['’‘`]/g, '');
 }
 
@@ -128,11 +128,4 @@ export function tidySentence(text: string): string {
   const capital = clean.charAt(0).toLocaleUpperCase() + clean.slice(1);
   const withI = capital.replace(/\bi\b/g, 'I').replace(/\bi'(m|ve|ll|d)\b/g, "I'$1");
   return /[.!?…]["'”’)]?$/u.test(withI) ? withI : `${withI}.`;
-}
-
-export function titleCase(phrase: string): string {
-  return phrase
-    .split(' ')
-    .map((w) => (w.length > 0 ? w.charAt(0).toLocaleUpperCase() + w.slice(1) : w))
-    .join(' ');
 }

@@ -2,7 +2,7 @@ import { MIN_TIMESTAMP_VIDEO_SECONDS } from './types.ts';
 import type { TimestampItem, TranscriptSegment } from './types.ts';
 import { normalizeWhitespace, truncateAtWord } from './text.ts';
 
-export const MAX_TIMESTAMPS = 12;
+const MAX_TIMESTAMPS = 12;
 const MAX_TOPIC_CHARS = 80;
 const MAX_TEXT_CHARS = 240;
 

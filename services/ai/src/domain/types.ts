@@ -31,8 +31,7 @@ export interface CommentItem {
   readonly isReply: boolean;
 }
 
-export const SUMMARY_STYLES = ['brief', 'detailed', 'key_points'] as const;
-export type SummaryStyle = (typeof SUMMARY_STYLES)[number];
+export type SummaryStyle = 'brief' | 'detailed' | 'key_points';
 
 export interface TimestampItem {
   readonly seconds: number;

@@ -1,11 +1,4 @@
-import { contentTokens, lightStem } from './text.ts';
-
 export type TermVector = Map<string, number>;
-
-/** Stemmed content terms of a text. */
-export function terms(text: string, language?: string): string[] {
-  return contentTokens(text, language).map(lightStem);
-}
 
 /** TF-IDF vectors for a list of term lists (the documents are the lists themselves). */
 export function tfidfVectors(docs: readonly (readonly string[])[]): TermVector[] {

@@ -48,7 +48,7 @@ export type ModelEvent =
   | { type: 'map_reduce'; chunks: number; tokens: number };
 
 /** Raised when the model's reply is still invalid after the repair turn. */
-export class InvalidModelOutputError extends AppError {
+class InvalidModelOutputError extends AppError {
   constructor(schema: string, problem: string) {
     super('UPSTREAM_ERROR', 'The AI model returned an answer in an unexpected format. Please retry.', {
       details: { schema },

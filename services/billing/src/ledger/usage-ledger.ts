@@ -43,7 +43,7 @@ export interface DailyAggregate {
   [key: string]: unknown;
 }
 
-export interface OperationUsage {
+interface OperationUsage {
   operation: string;
   requests: number;
   credits: number;
@@ -63,7 +63,7 @@ export interface UsageReport {
   totalCredits: number;
 }
 
-export type RecordOutcome = 'recorded' | 'duplicate';
+type RecordOutcome = 'recorded' | 'duplicate';
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 

@@ -19,7 +19,7 @@ declare module 'fastify' {
 }
 
 /** The `_csrf` field of a parsed form body ('' when absent). */
-export function formToken(body: unknown): string {
+function formToken(body: unknown): string {
   const value = (body as Record<string, unknown> | undefined)?.['_csrf'];
   return typeof value === 'string' ? value : '';
 }

@@ -11,7 +11,7 @@ import type { PageContext } from '../pages.ts';
 import { messagePage } from '../pages.ts';
 import type { DashboardServices } from '../services.ts';
 
-export type Render = (ctx: PageContext) => string;
+type Render = (ctx: PageContext) => string;
 
 declare module 'fastify' {
   interface FastifyReply {

@@ -9,7 +9,7 @@ import fastifyHelmet from '@fastify/helmet';
 import fp from 'fastify-plugin';
 
 /** Each directive as helmet takes it; the header is these joined as helmet joins them. */
-export const CSP_DIRECTIVES: Readonly<Record<string, readonly string[]>> = {
+const CSP_DIRECTIVES: Readonly<Record<string, readonly string[]>> = {
   'default-src': ["'none'"],
   'script-src': ["'self'"],
   'style-src': ["'self'"],

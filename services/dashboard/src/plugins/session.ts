@@ -12,7 +12,7 @@ import type { Session } from '../sessions.ts';
 import type { DashboardServices } from '../services.ts';
 import type { UserDoc } from '../users.ts';
 
-export interface RequestState {
+interface RequestState {
   /** Signed-in visitors only. */
   session: Session | null;
   user: UserDoc | null;

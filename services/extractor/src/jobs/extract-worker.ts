@@ -23,7 +23,7 @@ interface Logger {
   error(obj: object, msg?: string): void;
 }
 
-export class PoisonJobError extends Error {
+class PoisonJobError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'PoisonJobError';

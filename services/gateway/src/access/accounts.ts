@@ -14,7 +14,7 @@ import { utcMonth } from './time.ts';
 
 export const ACCOUNTS_COLLECTION = 'accounts';
 
-export type KeyStatus = 'active' | 'revoked';
+type KeyStatus = 'active' | 'revoked';
 
 export interface AccountDoc extends Doc {
   _id: string;
@@ -40,7 +40,7 @@ export interface AccountDoc extends Doc {
 
 const ACCOUNT_ID_PATTERN = /^acct_[0-9a-f]{32}$/;
 
-export function isAccountId(value: unknown): value is string {
+function isAccountId(value: unknown): value is string {
   return typeof value === 'string' && ACCOUNT_ID_PATTERN.test(value);
 }
 

@@ -32,8 +32,8 @@ export interface AdminFailureLimiterOptions {
   clock?: Clock;
 }
 
-export const DEFAULT_ADMIN_MAX_FAILURES = 5;
-export const DEFAULT_ADMIN_FAILURE_WINDOW_MS = 60_000;
+const DEFAULT_ADMIN_MAX_FAILURES = 5;
+const DEFAULT_ADMIN_FAILURE_WINDOW_MS = 60_000;
 
 export function createAdminFailureLimiter(options: AdminFailureLimiterOptions = {}): AdminFailureLimiter {
   const maxFailures = options.maxFailures ?? DEFAULT_ADMIN_MAX_FAILURES;

@@ -5,8 +5,8 @@
  */
 import { createHash, createHmac, randomInt, timingSafeEqual } from 'node:crypto';
 
-export const API_KEY_PREFIX = 'sxk_v1_';
-export const API_KEY_RANDOM_LENGTH = 32;
+const API_KEY_PREFIX = 'sxk_v1_';
+const API_KEY_RANDOM_LENGTH = 32;
 export const API_KEY_LENGTH = API_KEY_PREFIX.length + API_KEY_RANDOM_LENGTH;
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';

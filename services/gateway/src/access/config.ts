@@ -20,9 +20,9 @@ import { durationMs, jsonOf, loadConfig, nameString, positiveInt, secret } from 
 import type { AccessPricing } from './pricing.ts';
 import { DEFAULT_PRICING } from './pricing.ts';
 import { mergePricing, PricingOverrideSchema } from './pricing-config.ts';
-import { DEFAULT_RESERVATION_TTL_MS } from './credits.ts';
+import { DEFAULT_RESERVATION_TTL_MS } from './credit-ledger.ts';
 
-export const MIN_ADMIN_TOKEN_LENGTH = 32;
+const MIN_ADMIN_TOKEN_LENGTH = 32;
 
 export interface AccessConfig {
   apiKeyPepper: string;

@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { requestUsageV1 } from '@subx/contracts';
 import { ManualClock, createInMemoryDocumentStore, createInProcessEventBus } from '@subx/ports';
 import type { Collection, DeliveredMessage, Doc, DocumentStore } from '@subx/ports';
-import { createDailyRequestLog, REQUEST_OUTBOX_COLLECTION, REQUEST_USAGE_TOPIC } from './daily-requests.ts';
+import {
+  createDailyRequestLog,
+  REQUEST_OUTBOX,
+  REQUEST_OUTBOX_COLLECTION,
+  REQUEST_USAGE_TOPIC,
+} from './daily-requests.ts';
 import type { RequestOutboxDoc } from './daily-requests.ts';
 import { createOutboxRelay } from './outbox-relay.ts';
 import { silentLogger } from './logger.ts';
@@ -35,7 +40,6 @@ describe('daily request log: reports for billing', () => {
     const clock = new ManualClock(Date.UTC(2026, 2, 15, 10));
     const store = createInMemoryDocumentStore();
     const log = createDailyRequestLog({ store, clock, logger: silentLogger });
-    await log.init();
     const outbox = store.collection<RequestOutboxDoc>(REQUEST_OUTBOX_COLLECTION);
     for (let i = 0; i < 5; i += 1) log.record('acc-1', '2026-03-15', 'extract', 1);
     log.record('acc-1', '2026-03-15', 'batch', 1);
@@ -111,8 +115,7 @@ describe('daily request log: reports for billing', () => {
       topic: REQUEST_USAGE_TOPIC,
       clock,
       logger: silentLogger,
-      collection: REQUEST_OUTBOX_COLLECTION,
-      finished: { kind: 'request_usage' },
+      outbox: REQUEST_OUTBOX,
     });
     log.record('acc-1', '2026-03-15', 'extract', 1);
     await log.flush();

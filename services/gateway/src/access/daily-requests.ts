@@ -21,12 +21,23 @@ import { requestUsageV1 } from '@subx/contracts';
 import type { Clock, Doc, DocumentStore } from '@subx/ports';
 import type { Logger } from './logger.ts';
 import type { Operation } from './types.ts';
-import type { OutboxEntry } from './outbox-relay.ts';
+import type { OutboxEntry, OutboxSpec } from './outbox.ts';
 import { DAY_MS, utcDate } from './time.ts';
 
 export const DAILY_REQUESTS_COLLECTION = 'daily_requests';
 export const REQUEST_OUTBOX_COLLECTION = 'request_outbox';
 export const REQUEST_USAGE_TOPIC = TOPICS.requestUsage.default;
+
+/**
+ * The request outbox for the relay: one entry per tally, rewritten by each flush; an entry has no
+ * hold to settle, so it is finished once sent (the relay marks it sent only if it was not
+ * rewritten meanwhile).
+ */
+export const REQUEST_OUTBOX: OutboxSpec = {
+  collection: REQUEST_OUTBOX_COLLECTION,
+  finished: { kind: 'request_usage' },
+  pruneIndex: { outbox_status: 1, created_at: 1 },
+};
 
 /** One tally's latest report, waiting for (or done with) the relay. `_id` is the tally's source id. */
 export interface RequestOutboxDoc extends OutboxEntry {
@@ -37,7 +48,7 @@ export interface RequestOutboxDoc extends OutboxEntry {
   event_id: string;
 }
 
-export interface DailyRequestsDoc extends Doc {
+interface DailyRequestsDoc extends Doc {
   /** `<account id>:<YYYY-MM-DD>`. */
   _id: string;
   account_id: string;
@@ -60,8 +71,6 @@ export interface DailyRequestLog {
   durableCount(accountId: string, date: string): Promise<number>;
   /** Writes the pending deltas and reports. Never throws (what failed goes out with the next flush). */
   flush(): Promise<void>;
-  /** Creates the indexes of the request outbox. Idempotent. */
-  init(): Promise<void>;
   start(): void;
   /** Stops the timer after a last flush. */
   stop(): Promise<void>;
@@ -270,12 +279,6 @@ export function createDailyRequestLog(deps: {
     },
 
     flush,
-
-    async init() {
-      if (topic === null) return;
-      await outbox.createIndex({ outbox_status: 1, committed_at: 1 }, { name: 'outbox_pending' });
-      await outbox.createIndex({ outbox_status: 1, created_at: 1 }, { name: 'outbox_prune' });
-    },
 
     start() {
       if (timer) return;

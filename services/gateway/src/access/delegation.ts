@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import type { Clock } from '@subx/ports';
 import type { Account } from './types.ts';
 
-export const DELEGATION_PREFIX = 'sxd_';
+const DELEGATION_PREFIX = 'sxd_';
 const DEFAULT_TTL_MS = 10_000;
 /** Bounds the map: at most this many calls on behalf of accounts may be in flight at once. */
 const MAX_OPEN = 1_000;

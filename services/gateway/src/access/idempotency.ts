@@ -15,11 +15,6 @@ export function isValidIdempotencyKey(value: unknown): value is string {
   return typeof value === 'string' && KEY_PATTERN.test(value);
 }
 
-/** method + path + body hash, the fingerprint `claim` expects. */
-export function requestFingerprint(method: string, path: string, body: string | Uint8Array = ''): string {
-  return createHash('sha256').update(`${method.toUpperCase()} ${path}\n`).update(body).digest('base64url');
-}
-
 type Entry =
   | { state: 'in_progress'; fingerprint: string }
   | { state: 'done'; fingerprint: string; response: StoredResponse };

@@ -1,13 +1,14 @@
 /**
  * Public surface of access control: accounts and keys, tiers, daily and per-IP rate limits,
- * credits with their outbox relay, idempotency, and the admin API plugin.
+ * credits with their outbox relays, idempotency. The admin API that manages it lives in
+ * `src/routes/admin/` and is mounted by the composition root (`src/admin-listener.ts`), not here.
  */
-import type { FastifyInstance } from 'fastify';
 import { TOPICS } from '@subx/contracts';
 import type { Clock, DocumentStore, EventBus, KeyValueStore } from '@subx/ports';
 import { registerOutboxBacklog } from '@subx/service-kit';
 import type { AccessControl, IdempotencyStore } from './types.ts';
 import type { AccessConfig } from './config.ts';
+import type { AccessPricing } from './pricing.ts';
 import { DEFAULT_PRICING } from './pricing.ts';
 import type { Logger } from './logger.ts';
 import { createKeyCache } from './key-cache.ts';
@@ -16,56 +17,26 @@ import { createAccountRepository } from './accounts.ts';
 import type { DailyRateLimiter, IpRateLimiter } from './rate-limit.ts';
 import { createDailyRateLimiter, createIpRateLimiter } from './rate-limit.ts';
 import { createAccessControl } from './access-control.ts';
-import type { CreditLedgerImpl } from './credits.ts';
-import { createCreditLedger, monthCreditsKey } from './credits.ts';
+import type { CreditLedgerImpl } from './credit-ledger.ts';
+import { CREDIT_OUTBOX, createCreditLedger } from './credit-ledger.ts';
 import type { OutboxRelay } from './outbox-relay.ts';
 import { createOutboxRelay } from './outbox-relay.ts';
 import { createIdempotencyStore } from './idempotency.ts';
 import type { UsageReader } from './usage.ts';
 import { createCounterUsageReader } from './usage.ts';
-import { createDailyRequestLog, REQUEST_OUTBOX_COLLECTION, REQUEST_USAGE_TOPIC } from './daily-requests.ts';
+import { createDailyRequestLog, REQUEST_OUTBOX, REQUEST_USAGE_TOPIC } from './daily-requests.ts';
 import type { DailyRequestLog } from './daily-requests.ts';
-import { adminRoutes } from '../routes/admin/index.ts';
-import { selfServiceRoutes } from '../routes/admin/self-service.ts';
+import type { DelegationRegistry } from './delegation.ts';
 import { createDelegationRegistry } from './delegation.ts';
+import { monthCreditsKey } from './usage-keys.ts';
 import { utcMonth } from './time.ts';
 
-export * from './types.ts';
-export * from './pricing.ts';
-export * from './api-key.ts';
-export * from './config.ts';
-export type { Logger } from './logger.ts';
-export { createKeyCache, KEY_INVALIDATION_CHANNEL } from './key-cache.ts';
-export type { KeyCache } from './key-cache.ts';
-export { createAccountRepository, isAccountId, ACCOUNTS_COLLECTION } from './accounts.ts';
-export type { AccountRepository, AccountDoc } from './accounts.ts';
-export {
-  createDailyRateLimiter,
-  createIpRateLimiter,
-  rateLimitHeaders,
-  rateLimitBody,
-  rateLimitOf,
-  secondsUntil,
-} from './rate-limit.ts';
-export type { DailyRateLimiter, IpRateLimiter } from './rate-limit.ts';
-export { createAccessControl } from './access-control.ts';
-export { createCreditLedger, OUTBOX_COLLECTION, CREDIT_USAGE_TOPIC } from './credits.ts';
-export type { CreditLedgerImpl, ReservationDoc } from './credits.ts';
-export { createOutboxRelay } from './outbox-relay.ts';
-export type { OutboxRelay, OutboxEntry } from './outbox-relay.ts';
-export { createIdempotencyStore, isValidIdempotencyKey, requestFingerprint } from './idempotency.ts';
-export { createCounterUsageReader, createBillingUsageReader } from './usage.ts';
-export {
-  createDailyRequestLog,
-  DAILY_REQUESTS_COLLECTION,
-  REQUEST_OUTBOX_COLLECTION,
-  REQUEST_USAGE_TOPIC,
-} from './daily-requests.ts';
-export type { DailyRequestLog, DailyRequestsDoc, RequestOutboxDoc } from './daily-requests.ts';
-export type { UsageReader, AccountUsage, DayUsage } from './usage.ts';
-export { guardKeyValueStore, isStoreUnavailable, storeUnavailable } from './store-guard.ts';
-export { adminRoutes } from '../routes/admin/index.ts';
-export type { AdminRoutesOptions } from '../routes/admin/index.ts';
+export { METERED_OPERATIONS } from './types.ts';
+export type { Operation } from './types.ts';
+export { loadAccessConfig } from './config.ts';
+export { createBillingUsageReader } from './usage.ts';
+export { DAILY_REQUESTS_COLLECTION } from './daily-requests.ts';
+export { guardKeyValueStore } from './store-guard.ts';
 
 export interface AccessModuleDeps {
   store: DocumentStore;
@@ -100,13 +71,18 @@ export interface AccessModule {
   /** Publishes the request-usage reports of `requestLog` (billing.request-usage.v1). */
   requestRelay: OutboxRelay;
   requestLog: DailyRequestLog;
-  /**
-   * The admin API with its options bound, for the admin listener (admin-listener.ts):
-   * `app.register(module.adminRoutes, { publicApp })` (no prefix). `publicApp` is the public API
-   * that the playground's calls on behalf of an account run through.
-   */
-  adminRoutes: (fastify: FastifyInstance, options: { publicApp: FastifyInstance }) => Promise<void>;
-  /** Creates indexes, subscribes to key invalidations, ensures the usage topic, starts the relay. */
+  /** The price and limit table in force. */
+  pricing: AccessPricing;
+  /** Single-use tokens of calls made on behalf of an account (the dashboard's playground). */
+  delegations: DelegationRegistry;
+  /** The bearer token of the admin API. */
+  adminToken: string;
+  /** Today's counted requests and this month's charged credits of an account (admin GET). */
+  accountUsage(accountId: string): Promise<{ today_requests: number; month_credits: number }>;
+  /** The clock and logger the module runs on (the admin API uses the same). */
+  clock: Clock;
+  logger: Logger;
+  /** Creates indexes, subscribes to key invalidations, ensures the usage topics, starts the relays. */
   start(): Promise<void>;
   /** Stops the relay (after a last flush) and the invalidation subscription. */
   stop(): Promise<void>;
@@ -139,24 +115,15 @@ export function createAccessModule(deps: AccessModuleDeps): AccessModule {
     topic: requestTopic,
     clock,
     logger,
-    collection: REQUEST_OUTBOX_COLLECTION,
+    outbox: REQUEST_OUTBOX,
     intervalMs: deps.config.outboxIntervalMs ?? 1_000,
-    finished: { kind: 'request_usage' },
   });
   const rateLimiter = createDailyRateLimiter({ kv, clock, pricing, requestLog });
   const delegations = createDelegationRegistry({ clock });
   const access = createAccessControl({ accounts, rateLimiter, clock, pricing, delegations });
-  // The relay's recovery step and the ledger's commit hook refer to each other; both are only
-  // called after construction.
-  const relay: OutboxRelay = createOutboxRelay({
-    store,
-    bus,
-    topic,
-    clock,
-    logger,
-    intervalMs: deps.config.outboxIntervalMs ?? 1_000,
-    beforeTick: () => credits.recover(),
-  });
+  // Neither knows the other: the ledger says when an event is pending, the relay runs a step
+  // before each tick. Wired here: a commit kicks the relay, each tick runs the ledger's recovery.
+  let kickRelay = () => {};
   const credits = createCreditLedger({
     store,
     kv,
@@ -165,8 +132,19 @@ export function createAccessModule(deps: AccessModuleDeps): AccessModule {
     accounts,
     topic,
     ...(deps.config.reservationTtlMs === undefined ? {} : { reservationTtlMs: deps.config.reservationTtlMs }),
-    onEventPending: () => relay.kick(),
+    onEventPending: () => kickRelay(),
   });
+  const relay: OutboxRelay = createOutboxRelay({
+    store,
+    bus,
+    topic,
+    clock,
+    logger,
+    outbox: CREDIT_OUTBOX,
+    intervalMs: deps.config.outboxIntervalMs ?? 1_000,
+    beforeTick: () => credits.recover(),
+  });
+  kickRelay = () => relay.kick();
   const idempotency = createIdempotencyStore({ kv });
   const ipLimiter = createIpRateLimiter({
     kv,
@@ -196,23 +174,18 @@ export function createAccessModule(deps: AccessModuleDeps): AccessModule {
     outboxRelay: relay,
     requestRelay,
     requestLog,
-    adminRoutes: async (fastify, { publicApp }) => {
-      await adminRoutes(fastify, {
-        accounts,
-        adminToken: deps.config.adminToken,
-        usageReader,
-        accountUsage,
-        clock,
-        logger,
-      });
-      // Same plugin context: the bearer-token hook and error handler above cover these too.
-      selfServiceRoutes(fastify, { accounts, rateLimiter, pricing, delegations, publicApp });
-    },
+    pricing,
+    delegations,
+    adminToken: deps.config.adminToken,
+    accountUsage,
+    clock,
+    logger,
     async start() {
       await accounts.init();
       await credits.init();
+      await relay.init();
+      await requestRelay.init();
       await keyCache.start();
-      await requestLog.init();
       await bus.ensureTopics([topic, requestTopic]).catch((err: unknown) => {
         // The relays keep events pending until the bus accepts them.
         logger.warn({ err, topics: [topic, requestTopic] }, 'could not ensure the usage topics');

@@ -11,7 +11,7 @@ import type { Clock, KeyValueStore } from '@subx/ports';
 import type { Account } from './types.ts';
 import type { Logger } from './logger.ts';
 
-export const KEY_INVALIDATION_CHANNEL = 'access:key-invalidation:v1';
+const KEY_INVALIDATION_CHANNEL = 'access:key-invalidation:v1';
 
 export interface KeyCache {
   /** Reads the cache; on a miss runs `load` and caches its non-null result unless an invalidation raced it. */

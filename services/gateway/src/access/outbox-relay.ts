@@ -2,27 +2,18 @@
  * Publishes pending outbox entries through the EventBus and marks each sent only after the
  * publish resolved. A bus outage therefore delays events but never loses them; a crash between
  * publish and mark re-publishes the same event id, which billing dedupes on.
+ *
+ * Generic: it knows the entry shape (`outbox.ts`) and nothing of who writes the entries. Each
+ * writer hands it its `OutboxSpec` (collection, when an entry is finished); the relay creates the
+ * indexes of its own queries (`init`).
  */
-import type { Clock, Doc, DocumentStore, EventBus, Filter } from '@subx/ports';
+import type { Clock, DocumentStore, EventBus, Filter } from '@subx/ports';
 import type { Logger } from './logger.ts';
-import { OUTBOX_COLLECTION } from './credits.ts';
-
-/** What the relay reads of an outbox entry (credit reservations, request-usage reports). */
-export interface OutboxEntry extends Doc {
-  outbox_status: 'none' | 'pending' | 'sent';
-  topic: string | null;
-  /** Bus message key. */
-  key: string | null;
-  /** base64 of the serialized event. */
-  payload: string | null;
-  /** When the pending version was written; an entry rewritten since its publish stays pending. */
-  committed_at: number | null;
-  created_at: number;
-  /** The event's id when it is not the entry's `_id` (an entry rewritten with each new event). */
-  event_id?: string;
-}
+import type { OutboxEntry, OutboxSpec } from './outbox.ts';
 
 export interface OutboxRelay {
+  /** Creates the indexes of the relay's queries (pending by commit order, prune). Idempotent. */
+  init(): Promise<void>;
   /** Publishes what is pending now; resolves with the number of entries marked sent. Never throws. */
   flush(): Promise<number>;
   /** Asks for a flush soon (after a commit) without waiting for it. */
@@ -45,10 +36,11 @@ export interface OutboxRelayOptions {
   topic: string;
   clock: Clock;
   logger: Logger;
+  /** The outbox this relay drains: its collection and when an entry is finished. */
+  outbox: OutboxSpec;
   intervalMs?: number;
   batchSize?: number;
-  collection?: string;
-  /** Runs before each periodic flush (the ledger's crash recovery). */
+  /** Runs before each periodic flush (e.g. the writer's crash recovery); its failure is logged. */
   beforeTick?: () => Promise<unknown>;
   /**
    * Finished entries older than this are deleted (default 10 minutes). The relay's and the
@@ -58,11 +50,6 @@ export interface OutboxRelayOptions {
   retentionMs?: number;
   /** How often the tick prunes. Default 60 s. */
   pruneEveryMs?: number;
-  /**
-   * Which entries are finished apart from being sent (prune). Default: credit reservations whose
-   * hold is settled.
-   */
-  finished?: Filter;
 }
 
 export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
@@ -71,8 +58,8 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const batchSize = options.batchSize ?? 100;
   const retentionMs = options.retentionMs ?? 10 * 60_000;
   const pruneEveryMs = options.pruneEveryMs ?? 60_000;
-  const outbox = store.collection<OutboxEntry>(options.collection ?? OUTBOX_COLLECTION);
-  const finished: Filter = options.finished ?? { state: { $in: ['committed', 'released'] }, settled: true };
+  const outbox = store.collection<OutboxEntry>(options.outbox.collection);
+  const finished: Filter = options.outbox.finished;
   let running: Promise<number> | undefined;
   let timer: ReturnType<typeof setInterval> | undefined;
   let kicked = false;
@@ -147,8 +134,8 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   }
 
   async function prune(): Promise<number> {
-    // Only what can never be needed again: the hold is settled and the event (if any) was sent.
-    // Open reservations and pending events are never touched.
+    // Only what can never be needed again: the writer says it is finished (e.g. the credit hold is
+    // settled) and the event, if any, was sent. Pending events are never touched.
     const result = await outbox.deleteMany({
       ...finished,
       outbox_status: { $in: ['sent', 'none'] },
@@ -158,6 +145,10 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   }
 
   return {
+    async init() {
+      await outbox.createIndex({ outbox_status: 1, committed_at: 1 }, { name: 'outbox_pending' });
+      await outbox.createIndex(options.outbox.pruneIndex, { name: 'outbox_prune' });
+    },
     flush,
     prune,
     kick() {

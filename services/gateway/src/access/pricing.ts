@@ -49,7 +49,7 @@ export const DEFAULT_PRICING: AccessPricing = {
   },
 };
 
-export function tierRank(tier: Tier): number {
+function tierRank(tier: Tier): number {
   return TIERS.indexOf(tier);
 }
 

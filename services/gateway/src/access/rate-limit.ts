@@ -12,13 +12,9 @@ import type { AccessPricing } from './pricing.ts';
 import { DAY_MS, nextUtcMidnight, utcDate } from './time.ts';
 import { isStoreUnavailable } from './store-guard.ts';
 import type { DailyRequestLog } from './daily-requests.ts';
+import { dailyCounterKey } from './usage-keys.ts';
 
-/** Per-operation credit counters are kept this long for the embedded usage report. */
-export const USAGE_RETENTION_MS = 400 * DAY_MS;
-
-export const dailyCounterKey = (accountId: string, date: string) => `rl:day:${accountId}:${date}`;
-
-export interface Consumed {
+interface Consumed {
   admitted: boolean;
   state: RateLimitState;
   /** Un-counts the request (5xx). Idempotent; a no-op when not admitted. */
@@ -154,7 +150,7 @@ export function rateLimitBody(state: RateLimitState): {
 }
 
 /** Whole seconds until `resetAtMs`, at least 1 (the Retry-After value). */
-export function secondsUntil(resetAtMs: number, now: number): number {
+function secondsUntil(resetAtMs: number, now: number): number {
   return Math.max(1, Math.ceil((resetAtMs - now) / 1000));
 }
 

@@ -12,7 +12,7 @@ import type { KeyValueStore } from '@subx/ports';
 /** Seconds a client is told to wait before retrying. */
 const RETRY_AFTER_SECONDS = 2;
 
-export function storeUnavailable(cause: unknown): AppError {
+function storeUnavailable(cause: unknown): AppError {
   return new AppError(
     'SERVICE_UNAVAILABLE',
     'Request limits and credits cannot be checked right now; retry shortly.',

@@ -8,7 +8,8 @@
 export const TIERS = ['free', 'pro', 'business', 'enterprise'] as const;
 export type Tier = (typeof TIERS)[number];
 
-export const OPERATIONS = [
+/** The operations access control meters: counted against the daily limit, priced, and reported per operation in usage. */
+export const METERED_OPERATIONS = [
   'extract',
   'batch',
   'playlist',
@@ -16,7 +17,7 @@ export const OPERATIONS = [
   'comments',
   'comments_analyze',
 ] as const;
-export type Operation = (typeof OPERATIONS)[number];
+export type Operation = (typeof METERED_OPERATIONS)[number];
 
 export interface Account {
   id: string;

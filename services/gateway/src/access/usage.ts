@@ -7,18 +7,18 @@
  */
 import type { billingV1 } from '@subx/contracts';
 import type { KeyValueStore } from '@subx/ports';
-import { OPERATIONS } from './types.ts';
+import { METERED_OPERATIONS } from './types.ts';
 import type { Operation } from './types.ts';
 import type { DailyRequestLog } from './daily-requests.ts';
-import { usageCreditsKey } from './credits.ts';
+import { usageCreditsKey } from './usage-keys.ts';
 import { DAY_MS, parseUtcDate, utcDate } from './time.ts';
 
-export interface OperationUsage {
+interface OperationUsage {
   requests: number;
   credits: number;
 }
 
-export interface DayUsage {
+interface DayUsage {
   /** YYYY-MM-DD (UTC). */
   date: string;
   requests: number;
@@ -27,7 +27,7 @@ export interface DayUsage {
   operations: Record<Operation, OperationUsage>;
 }
 
-export interface AccountUsage {
+interface AccountUsage {
   account_id: string;
   from: string;
   to: string;
@@ -44,7 +44,7 @@ export interface UsageReader {
 /** The longest range the admin API accepts in one call. */
 export const MAX_USAGE_RANGE_DAYS = 366;
 
-export function datesBetween(from: string, to: string): string[] {
+function datesBetween(from: string, to: string): string[] {
   const start = parseUtcDate(from);
   const end = parseUtcDate(to);
   if (start === null || end === null) return [];
@@ -54,7 +54,7 @@ export function datesBetween(from: string, to: string): string[] {
 }
 
 function emptyOperations(): Record<Operation, OperationUsage> {
-  return Object.fromEntries(OPERATIONS.map((op) => [op, { requests: 0, credits: 0 }])) as Record<
+  return Object.fromEntries(METERED_OPERATIONS.map((op) => [op, { requests: 0, credits: 0 }])) as Record<
     Operation,
     OperationUsage
   >;
@@ -92,7 +92,7 @@ export function createCounterUsageReader(deps: {
           const operations = emptyOperations();
           const counted = await log.day(accountId, date);
           await Promise.all(
-            OPERATIONS.map(async (op) => {
+            METERED_OPERATIONS.map(async (op) => {
               const credits = await kv.get(usageCreditsKey(accountId, date, op));
               operations[op] = { requests: Math.max(0, counted.ops[op] ?? 0), credits: toCount(credits) };
             }),
@@ -123,7 +123,7 @@ export function createBillingUsageReader(
         const day = byDate.get(date);
         const operations = emptyOperations();
         for (const op of day?.operations ?? []) {
-          if ((OPERATIONS as readonly string[]).includes(op.operation)) {
+          if ((METERED_OPERATIONS as readonly string[]).includes(op.operation)) {
             operations[op.operation as Operation] = {
               requests: Number(op.requests),
               credits: Number(op.credits),

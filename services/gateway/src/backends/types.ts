@@ -14,7 +14,7 @@ export interface CallOptions {
   requestId?: string;
 }
 
-export interface HealthCheck {
+interface HealthCheck {
   /** True when the service answers its gRPC health check with SERVING within `timeoutMs`. */
   checkHealth(timeoutMs: number): Promise<boolean>;
 }

@@ -7,7 +7,7 @@ import { ERROR_CATALOG, docsUrl } from '@subx/errors';
 import type { ErrorCode } from '@subx/errors';
 import { CONTENT_TYPES } from '@subx/formats';
 import { errorBodySchema, rateLimitSchema } from '../schemas/common.ts';
-import { OPERATIONS, healthResponseSchema } from '../schemas/operations.ts';
+import { OPERATION_SPECS, healthResponseSchema } from '../schemas/operations.ts';
 import { REQUEST_EXAMPLES } from './examples.ts';
 import type { JsonSchema, OperationSpec } from '../schemas/operations.ts';
 
@@ -184,7 +184,7 @@ function operationObject(spec: OperationSpec) {
 
 export function buildOpenApi(version: string): OpenApiDocument {
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const spec of OPERATIONS) {
+  for (const spec of OPERATION_SPECS) {
     paths[spec.path] = { ...(paths[spec.path] ?? {}), [spec.method.toLowerCase()]: operationObject(spec) };
   }
   const health = {

@@ -19,7 +19,7 @@ export const EXTRACT_JOBS_TOPIC = TOPICS.extractJobs.default;
 export const EXTRACT_RESULTS_TOPIC = TOPICS.extractResults.default;
 
 /** The slice of a pino logger the fan-out uses. */
-export interface FanOutLogger {
+interface FanOutLogger {
   debug?(obj: Record<string, unknown>, msg?: string): void;
   info(obj: Record<string, unknown>, msg?: string): void;
   warn(obj: Record<string, unknown>, msg?: string): void;
@@ -59,7 +59,7 @@ export interface KafkaFanOutDeps {
 }
 
 /** The bus or its workers cannot take the jobs: retryable, like any unreachable dependency. */
-export function jobQueueUnavailable(detail: string): AppError {
+function jobQueueUnavailable(detail: string): AppError {
   return new AppError(
     'SERVICE_UNAVAILABLE',
     `The extraction queue is not available right now (${detail}); retry shortly.`,

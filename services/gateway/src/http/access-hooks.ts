@@ -14,6 +14,7 @@ import { AppError, Errors } from '@subx/errors';
 import type { AccessControl, Admission, IdempotencyStore, Operation } from '../access/types.ts';
 import type { IpRateLimiter } from '../access/rate-limit.ts';
 import { rateLimitOf } from '../access/rate-limit.ts';
+import { isValidIdempotencyKey } from '../access/idempotency.ts';
 import { apiKeyOf } from './api-key-header.ts';
 import { setRateLimitHeaders } from './rate-limit-headers.ts';
 
@@ -44,8 +45,6 @@ export function ipLimitHook(limiter: IpRateLimiter): onRequestAsyncHookHandler {
   };
 }
 
-const KEY_PATTERN = /^[\x21-\x7E]{1,255}$/;
-
 function fingerprint(request: FastifyRequest): string {
   return createHash('sha256')
     .update(`${request.method}\n${request.url}\n${JSON.stringify(request.body ?? null)}`)
@@ -56,7 +55,7 @@ export function idempotencyHook(store: IdempotencyStore): preHandlerAsyncHookHan
   return async function idempotency(request: FastifyRequest, reply: FastifyReply) {
     const header = request.headers['idempotency-key'];
     if (header === undefined || !request.admission) return;
-    if (typeof header !== 'string' || !KEY_PATTERN.test(header)) {
+    if (!isValidIdempotencyKey(header)) {
       throw Errors.invalidRequest('The Idempotency-Key header must be 1 to 255 printable ASCII characters.');
     }
     const claim = await store.claim(request.admission.account.id, header, fingerprint(request));

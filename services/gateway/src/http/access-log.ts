@@ -10,7 +10,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 // The key prefix, possibly percent-encoded (`sxk%5Fv1%5F`), then whatever follows it.
 const KEY_SHAPED = /sxk(?:_|%5f)v1(?:_|%5f)[A-Za-z0-9%]*/gi;
 
-export function redactKeys(text: string): string {
+function redactKeys(text: string): string {
   return text.replace(KEY_SHAPED, 'sxk_v1_[redacted]');
 }
 

@@ -31,7 +31,7 @@ function requestLineTooLong(raw: Buffer | undefined): boolean {
 // RFC 9110 token, a space, a request target, a space, an HTTP version.
 const REQUEST_LINE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+ [^\s]+ HTTP\/\d\.\d\r?\n/;
 
-export function clientErrorToAppError(err: ParserError): AppError {
+function clientErrorToAppError(err: ParserError): AppError {
   switch (err.code) {
     case 'HPE_HEADER_OVERFLOW':
       return requestLineTooLong(err.rawPacket)
@@ -65,7 +65,7 @@ export function clientErrorToAppError(err: ParserError): AppError {
 }
 
 /** One HTTP/1.1 response in the documented error shape, as bytes for a raw socket. */
-export function rawErrorResponse(appError: AppError, requestId: string): string {
+function rawErrorResponse(appError: AppError, requestId: string): string {
   const body = JSON.stringify(toPublicErrorBody(appError, requestId));
   return [
     `HTTP/1.1 ${appError.status} ${STATUS_CODES[appError.status] ?? 'Error'}`,

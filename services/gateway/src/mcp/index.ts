@@ -21,7 +21,7 @@ import { renderLlmsTxt } from './llms-txt.ts';
 import { buildTools, toolError } from './tools.ts';
 import type { McpTool, RouteAnswer, RouteCaller } from './tools.ts';
 
-export const MCP_PATH = '/mcp';
+const MCP_PATH = '/mcp';
 /** JSON-RPC messages one POST may carry (a batch); each tool call is a request of the API. */
 const MAX_BATCH = 10;
 

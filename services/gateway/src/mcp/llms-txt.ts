@@ -2,7 +2,7 @@
  * /llms.txt (llmstxt.org): the API and the MCP endpoint described for agents, built from the
  * operation table and the tool list, so it says what the code does.
  */
-import { OPERATIONS } from '../schemas/operations.ts';
+import { OPERATION_SPECS } from '../schemas/operations.ts';
 import type { McpTool } from './tools.ts';
 import { PAGE_CHARS } from './render.ts';
 
@@ -23,7 +23,7 @@ export function renderLlmsTxt(tools: readonly McpTool[]): string {
     '',
     '## HTTP operations',
     '',
-    ...OPERATIONS.map(
+    ...OPERATION_SPECS.map(
       (op) =>
         `- ${op.method} ${op.path}: ${op.summary}. ${op.auth ? `Key${op.tier ? ', Pro tier or higher' : ''}` : 'No key'}; credits: ${op.credits}.`,
     ),

@@ -51,7 +51,7 @@ export function pageOf<T>(items: readonly T[], first: number, size: (item: T) =>
   return { items: items.slice(first, end), first, end, nextCursor: end < items.length ? String(end) : null };
 }
 
-export function clock(seconds: number): string {
+function clock(seconds: number): string {
   const s = Math.max(0, Math.floor(seconds));
   const h = Math.floor(s / 3600);
   const m = Math.floor((s % 3600) / 60);

@@ -117,7 +117,7 @@ export function toolError(answer: RouteAnswer): ToolResult {
 }
 
 /** An error the tool finds itself (bad arguments), in the API's error shape. */
-export function appErrorResult(error: AppError): ToolResult {
+function appErrorResult(error: AppError): ToolResult {
   return toolError({
     status: error.status,
     headers: {},

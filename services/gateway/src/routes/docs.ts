@@ -71,7 +71,7 @@ const COMMON_CSP = [
  * per-request nonce the plugin cannot carry) admits; styles cannot run code. Fetches: this origin
  * only (the OpenAPI document).
  */
-export function referenceCsp(html: string): string {
+function referenceCsp(html: string): string {
   return [
     ...COMMON_CSP,
     `script-src 'self' ${inlineHashes(html, 'script').join(' ')}`.trim(),
@@ -83,7 +83,7 @@ export function referenceCsp(html: string): string {
 }
 
 /** The error reference: no script at all, its one inline stylesheet by hash, the empty `data:` icon. */
-export function errorsCsp(html: string): string {
+function errorsCsp(html: string): string {
   return [...COMMON_CSP, `style-src ${inlineHashes(html, 'style').join(' ')}`, 'img-src data:'].join('; ');
 }
 

@@ -3,7 +3,7 @@ import { BACKEND_NAMES } from '../backends/types.ts';
 import type { BackendName } from '../backends/types.ts';
 import type { RouteContext } from './v1/context.ts';
 
-export type ServiceStatus = 'ok' | 'down';
+type ServiceStatus = 'ok' | 'down';
 
 interface HealthBody {
   status: 'ok' | 'degraded' | 'down';

@@ -90,7 +90,8 @@ const COMMON_AUTH_ERRORS = ['UNAUTHORIZED', 'RATE_LIMITED', 'INVALID_REQUEST'];
 /** Every operation that reaches the platform can answer these (the platform failed, refused or timed out). */
 const UPSTREAM_ERRORS = ['UPSTREAM_ERROR', 'UPSTREAM_BLOCKED', 'UPSTREAM_TIMEOUT'];
 
-export const OPERATIONS: OperationSpec[] = [
+/** The HTTP operation table: one entry per public route, driving validation, routes, OpenAPI and llms.txt. */
+export const OPERATION_SPECS: OperationSpec[] = [
   {
     method: 'POST',
     path: '/api/v1/extract',
@@ -538,7 +539,7 @@ export const healthResponseSchema = {
 };
 
 export function operationById(id: string): OperationSpec {
-  const op = OPERATIONS.find((o) => o.operationId === id);
+  const op = OPERATION_SPECS.find((o) => o.operationId === id);
   if (!op) throw new Error(`unknown operation ${id}`);
   return op;
 }

@@ -31,7 +31,7 @@ async function startAdmin() {
   apps.push(gateway.app);
   const admin = await buildAdminApp({
     config: gateway.config,
-    routes: m.adminRoutes,
+    access: m,
     publicApp: gateway.app,
     failures: { clock: replicas.clock },
   });

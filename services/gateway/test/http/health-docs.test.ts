@@ -3,7 +3,7 @@ import { Ajv } from 'ajv';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ERROR_CATALOG, ERROR_CODES, docsUrl } from '@subx/errors';
 import type { ErrorCode } from '@subx/errors';
-import { OPERATIONS } from '../../src/schemas/operations.ts';
+import { OPERATION_SPECS } from '../../src/schemas/operations.ts';
 import { KEYS, VIDEO_URL, appError, buildTestGateway, transcript } from './support.ts';
 import type { TestGateway } from './support.ts';
 
@@ -117,7 +117,7 @@ describe('docs', () => {
       ].sort(),
     );
     expect(doc.paths['/api/v1/extract'].post.requestBody.content['application/json'].schema).toEqual(
-      OPERATIONS.find((o) => o.operationId === 'extract')?.body,
+      OPERATION_SPECS.find((o) => o.operationId === 'extract')?.body,
     );
     expect(Object.keys(doc.paths['/api/v1/extract'].post.responses['200'].content)).toEqual([
       'application/json',
@@ -221,7 +221,7 @@ describe('docs', () => {
         'X-Request-Id',
       ]),
     );
-    for (const spec of OPERATIONS) {
+    for (const spec of OPERATION_SPECS) {
       const op = doc.paths[spec.path][spec.method.toLowerCase()];
       const documented = Object.entries(op.responses as Record<string, Record<string, any>>) // eslint-disable-line @typescript-eslint/no-explicit-any
         .filter(([status]) => status !== '200')

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { aiV1 } from '@subx/contracts';
-import { OPERATIONS, operationById } from '../../src/schemas/operations.ts';
+import { OPERATION_SPECS, operationById } from '../../src/schemas/operations.ts';
 import { buildTools } from '../../src/mcp/tools.ts';
 import { KEYS, VIDEO_URL, buildTestGateway } from './support.ts';
 import type { TestGateway } from './support.ts';
@@ -73,7 +73,7 @@ describe('MCP tools', () => {
     }
     // Every operation but batch (get_playlist_transcripts and get_transcript cover it) has a tool.
     const covered = new Set(Object.values(TWINS));
-    expect(OPERATIONS.map((o) => o.operationId).filter((id) => !covered.has(id))).toEqual(['batch']);
+    expect(OPERATION_SPECS.map((o) => o.operationId).filter((id) => !covered.has(id))).toEqual(['batch']);
     expect(buildTools().map((t) => t.name)).toEqual(Object.keys(TWINS));
   });
 

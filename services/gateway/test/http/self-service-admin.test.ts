@@ -35,7 +35,7 @@ async function setup() {
     },
   });
   publicApp = gateway.app;
-  app = await buildAdminApp({ config: gateway.config, routes: m.adminRoutes, publicApp });
+  app = await buildAdminApp({ config: gateway.config, access: m, publicApp });
   const created = await app.inject({
     method: 'POST',
     url: '/admin/v1/accounts',

@@ -21,7 +21,7 @@ async function setup(count = 1) {
   // The admin listener's app, as startGateway builds it (the public app only serves /calls).
   app = await buildAdminApp({
     config: loadConfig({}),
-    routes: replicas.modules[0]!.adminRoutes,
+    access: replicas.modules[0]!,
     publicApp: Fastify(),
   });
   return { replicas, app };

@@ -6,7 +6,7 @@ import { operationById } from '../../schemas/operations.ts';
 import { tryVideoIdOf } from '../../video-urls.ts';
 import { routeOptions } from './context.ts';
 import type { RouteRegistrar } from './context.ts';
-import { withReservation } from './credits.ts';
+import { withReservation } from './reservation.ts';
 import { extractItems, settleItems } from './fan-out-items.ts';
 
 interface BatchBody {

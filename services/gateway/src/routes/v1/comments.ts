@@ -6,7 +6,7 @@ import { operationById } from '../../schemas/operations.ts';
 import { videoIdOf } from '../../video-urls.ts';
 import { routeOptions } from './context.ts';
 import type { RouteRegistrar } from './context.ts';
-import { withReservation } from './credits.ts';
+import { withReservation } from './reservation.ts';
 
 export const registerComments: RouteRegistrar = (app, ctx) => {
   const spec = operationById('comments');

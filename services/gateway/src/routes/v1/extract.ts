@@ -12,7 +12,7 @@ import { operationById } from '../../schemas/operations.ts';
 import { videoIdOf } from '../../video-urls.ts';
 import { routeOptions } from './context.ts';
 import type { RouteRegistrar } from './context.ts';
-import { admissionOf, withReservation } from './credits.ts';
+import { admissionOf, withReservation } from './reservation.ts';
 
 /** `subx_cache_requests_total{cache="extract_response"}`. */
 const CACHE_NAME = 'extract_response';

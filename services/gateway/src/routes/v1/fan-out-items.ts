@@ -6,7 +6,7 @@ import { itemsPrice } from '../../access/pricing.ts';
 import type { AccessPricing } from '../../access/pricing.ts';
 import { rateLimitBody } from '../../access/rate-limit.ts';
 import type { Reservation } from '../../access/types.ts';
-import { admissionOf } from './credits.ts';
+import { admissionOf } from './reservation.ts';
 import type { FanOut, FanOutJob } from '../../fanout/types.ts';
 import { failureItem, successItem } from '../../mappers.ts';
 import type { IncludeField } from '../../schemas/common.ts';

@@ -9,7 +9,7 @@ import { unknownIncludeNames } from '../../http/validation.ts';
 import { playlistIdOf } from '../../video-urls.ts';
 import { routeOptions } from './context.ts';
 import type { RouteRegistrar } from './context.ts';
-import { withReservation } from './credits.ts';
+import { withReservation } from './reservation.ts';
 import { extractItems, settleItems } from './fan-out-items.ts';
 
 interface PlaylistQuery {
@@ -23,7 +23,7 @@ interface PlaylistQuery {
 }
 
 /** The comma-separated include of the playlist query (empty entries ignored). */
-export function parseIncludeCsv(csv: string): IncludeField[] {
+function parseIncludeCsv(csv: string): IncludeField[] {
   const names = csv
     .split(',')
     .map((s) => s.trim())

@@ -4,7 +4,7 @@ import { operationById } from '../../schemas/operations.ts';
 import { videoIdOf } from '../../video-urls.ts';
 import { routeOptions } from './context.ts';
 import type { RouteRegistrar } from './context.ts';
-import { admissionOf, withReservation } from './credits.ts';
+import { admissionOf, withReservation } from './reservation.ts';
 
 type Style = 'brief' | 'detailed' | 'key_points';
 
@@ -18,7 +18,7 @@ const STYLES: Record<Style, aiV1.SummaryStyle> = {
 const PAID_MARKER_TTL_MS = 25 * 60 * 60 * 1000;
 
 /** One marker per (user, cache entry); the entry is identified by (video, style, generated_at). */
-export const summaryPaidKey = (accountId: string, videoId: string, style: string, generatedAt: string) =>
+const summaryPaidKey = (accountId: string, videoId: string, style: string, generatedAt: string) =>
   `summary-paid:${accountId}:${videoId}:${style}:${generatedAt}`;
 
 /**

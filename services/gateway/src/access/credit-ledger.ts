@@ -10,28 +10,40 @@
  *   serialized CreditUsage event into it (outbox_status `pending`); then ONE conditional update
  *   on the account removes the hold and returns the unused part. The hold's presence guards the
  *   refund, so repeating the step (after a crash, or by the sweeper) can never refund twice.
- * - The relay publishes committed reservations whose event is pending and marks them sent.
+ * - The outbox relay (`outbox-relay.ts`, given `CREDIT_OUTBOX`) publishes committed reservations
+ *   whose event is pending and marks them sent; the ledger knows nothing of it (`onEventPending`
+ *   lets the composition root kick it).
  */
 import { TOPICS } from '@subx/contracts';
 import { randomUUID } from 'node:crypto';
 import { creditUsageV1 } from '@subx/contracts';
 import { Errors } from '@subx/errors';
-import type { Clock, Doc, DocumentStore, KeyValueStore } from '@subx/ports';
+import type { Clock, DocumentStore, KeyValueStore } from '@subx/ports';
 import { countCredits } from '@subx/service-kit';
 import type { CreditLedger, Operation, Reservation, UsageReport } from './types.ts';
 import type { AccountDoc, AccountRepository } from './accounts.ts';
 import type { Logger } from './logger.ts';
-import { USAGE_RETENTION_MS } from './rate-limit.ts';
+import type { OutboxEntry, OutboxSpec } from './outbox.ts';
+import { USAGE_RETENTION_MS, monthCreditsKey, usageCreditsKey } from './usage-keys.ts';
 import { utcDate, utcMonth } from './time.ts';
 
 export const OUTBOX_COLLECTION = 'outbox';
 export const DEFAULT_RESERVATION_TTL_MS = 3 * 60_000;
-export const CREDIT_USAGE_TOPIC = TOPICS.creditUsage.default;
+const CREDIT_USAGE_TOPIC = TOPICS.creditUsage.default;
 
-export type ReservationState = 'open' | 'committed' | 'released';
-export type OutboxStatus = 'none' | 'pending' | 'sent';
+/**
+ * The credit outbox for the relay: a reservation is finished once its hold is settled (taken or
+ * returned); its event, if any, must also be sent before it is pruned.
+ */
+export const CREDIT_OUTBOX: OutboxSpec = {
+  collection: OUTBOX_COLLECTION,
+  finished: { state: { $in: ['committed', 'released'] }, settled: true },
+  pruneIndex: { settled: 1, created_at: 1 },
+};
 
-export interface ReservationDoc extends Doc {
+type ReservationState = 'open' | 'committed' | 'released';
+
+export interface ReservationDoc extends OutboxEntry {
   _id: string;
   kind: 'credit_reservation';
   account_id: string;
@@ -45,8 +57,6 @@ export interface ReservationDoc extends Doc {
   charged: number;
   created_at: number;
   committed_at: number | null;
-  outbox_status: OutboxStatus;
-  topic: string | null;
   /** Bus message key (the account id). */
   key: string | null;
   /** base64 of the serialized creditUsageV1.CreditUsage. */
@@ -54,17 +64,13 @@ export interface ReservationDoc extends Doc {
   sent_at: number | null;
 }
 
-export const usageCreditsKey = (accountId: string, date: string, operation: string) =>
-  `usage:cred:${accountId}:${date}:${operation}`;
-export const monthCreditsKey = (accountId: string, month: string) => `usage:month-cred:${accountId}:${month}`;
-
 export interface CreditLedgerImpl extends CreditLedger {
   /**
    * Finishes what a crash interrupted: settles holds of finished reservations and releases
    * reservations left open longer than the reservation TTL. Safe to run on every replica.
    */
   recover(): Promise<{ settled: number; expired: number }>;
-  /** Creates the outbox indexes the relay and recovery query by. Idempotent. */
+  /** Creates the indexes recovery queries by (the relay creates its own). Idempotent. */
   init(): Promise<void>;
 }
 
@@ -138,10 +144,8 @@ export function createCreditLedger(options: CreditLedgerOptions): CreditLedgerIm
 
   return {
     async init() {
-      await outbox.createIndex({ outbox_status: 1, committed_at: 1 }, { name: 'outbox_pending' });
       await outbox.createIndex({ state: 1, settled: 1 }, { name: 'reservation_unsettled' });
       await outbox.createIndex({ state: 1, created_at: 1 }, { name: 'reservation_open' });
-      await outbox.createIndex({ settled: 1, created_at: 1 }, { name: 'outbox_prune' });
     },
 
     async reserve(input) {

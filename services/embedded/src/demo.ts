@@ -1,5 +1,5 @@
 /**
- * The offline try-out behind `npm run demo` (`scripts/start-embedded.ts --demo`): the platform is
+ * The offline try-out behind `npm run demo` (`main.ts --demo`): the platform is
  * `@subx/testing/fake-youtube` started in this process, replaying the recorded responses of
  * `packages/testing/fixtures-recorded` (no network), and a fixed, documented pro key is seeded so
  * that the README's curl examples work verbatim. Everything else is the `npm start` system.
@@ -7,9 +7,9 @@
 import { randomBytes } from 'node:crypto';
 import { generatePlaylist, startFakeYouTube, videoIds } from '@subx/testing/fake-youtube';
 import type { FakeYouTube, RouteTable } from '@subx/testing/fake-youtube';
-// Not part of @subx/gateway's public surface: the demo needs the exact hash the gateway stores.
-import { hashApiKey, keyDisplay } from '../services/gateway/src/access/api-key.ts';
-import type { AccountDoc, AccountRepository } from '../services/gateway/src/access/accounts.ts';
+// The demo needs the exact hash the gateway stores: the gateway's public entry gives it.
+import { hashApiKey, keyDisplay } from '@subx/gateway';
+import type { AccountDoc, AccountRepository } from '@subx/gateway';
 
 /** The demo's API key (well-formed: `sxk_v1_` + 32 alphanumerics). Only `npm run demo` accepts it. */
 export const DEMO_API_KEY = 'sxk_v1_demoDemoDemoDemoDemoDemoDemoDemo';

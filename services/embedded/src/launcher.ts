@@ -1,5 +1,5 @@
 /**
- * The one-process launcher (`npm start`, `npm run demo`: scripts/start-embedded.ts) as a child
+ * The one-process launcher (`npm start`, `npm run demo`: main.ts beside this file) as a child
  * process, for black-box tests: its output is collected (bounded), `waitFor` waits (bounded) for a
  * line of the banner, `stop` sends SIGTERM, escalates to SIGKILL after `killAfterMs`, and waits for
  * the exit. One place for every suite that runs the real launcher (system, fault, dashboard tests).
@@ -8,6 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
+const main = fileURLToPath(new URL('./main.ts', import.meta.url));
 /** What the launcher printed, at most (a chatty child must not grow the test's memory). */
 const OUTPUT_CAP = 200_000;
 
@@ -46,12 +47,7 @@ export function spawnLauncher(
   let output = '';
   const child = spawn(
     process.execPath,
-    [
-      '--disable-warning=ExperimentalWarning',
-      '--disable-warning=TimeoutNegativeWarning',
-      'scripts/start-embedded.ts',
-      ...args,
-    ],
+    ['--disable-warning=ExperimentalWarning', '--disable-warning=TimeoutNegativeWarning', main, ...args],
     { cwd: root, env: { ...process.env, METRICS_PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   const keep = (d: Buffer) => {

@@ -12,8 +12,8 @@ import { createKeyCache } from './key-cache.ts';
 import { createAccountRepository } from './accounts.ts';
 import type { AccountDoc } from './accounts.ts';
 import { DEFAULT_PRICING } from './pricing.ts';
-import { createCreditLedger, OUTBOX_COLLECTION } from './credits.ts';
-import type { ReservationDoc } from './credits.ts';
+import { CREDIT_OUTBOX, createCreditLedger, OUTBOX_COLLECTION } from './credit-ledger.ts';
+import type { ReservationDoc } from './credit-ledger.ts';
 import { createOutboxRelay } from './outbox-relay.ts';
 import { createIdempotencyStore } from './idempotency.ts';
 import { silentLogger } from './logger.ts';
@@ -37,7 +37,15 @@ async function setup(bus: EventBus = createInProcessEventBus()) {
   });
   await accounts.init();
   const ledger = createCreditLedger({ store, kv, clock, logger: silentLogger, accounts, topic: TOPIC });
-  const relay = createOutboxRelay({ store, bus, topic: TOPIC, clock, logger: silentLogger, intervalMs: 10 });
+  const relay = createOutboxRelay({
+    store,
+    bus,
+    topic: TOPIC,
+    clock,
+    logger: silentLogger,
+    outbox: CREDIT_OUTBOX,
+    intervalMs: 10,
+  });
   const outbox = store.collection<ReservationDoc>(OUTBOX_COLLECTION);
   const balance = async (id: string) =>
     ((await store.collection<AccountDoc>('accounts').findOne({ _id: id })) as AccountDoc).credits;

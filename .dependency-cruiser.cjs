@@ -1,0 +1,65 @@
+// Which way imports may point (`npm test`, scripts/check-dependencies.sh). The layers, bottom up:
+//   packages/*  (shared libraries: no service, no script, no test above them)
+//   services/*  (each on the packages; another service only through its public entry, index.ts)
+//   services/embedded, scripts/, test/, deploy/  (composition and tooling: may import anything)
+// Tests may import what they test (a service's own test/ reaches its src/; test/ reaches all).
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment:
+        'An import circle: the modules cannot be understood, tested or loaded one at a time. ' +
+        'Move what both need into a leaf module (see services/gateway/src/access/outbox.ts).',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'packages-stay-below-services',
+      severity: 'error',
+      comment: 'A shared package must not depend on a service: pass what it needs in, or move it down.',
+      from: { path: '^packages/' },
+      to: { path: '^services/' },
+    },
+    {
+      name: 'no-import-of-tooling',
+      severity: 'error',
+      comment:
+        'packages/ and services/ must not import scripts/, test/ or deploy/ (tooling sits on top); ' +
+        'move the shared code into a package or a service and import it from there.',
+      from: { path: '^(packages|services)/' },
+      to: { path: '^(scripts|test|deploy)/' },
+    },
+    {
+      name: 'services-through-public-entries',
+      severity: 'error',
+      comment:
+        "A service's source reaches another service only through its public entry " +
+        '(@subx/<service>, src/index.ts), never into its internals.',
+      from: { path: '^services/([^/]+)/src/', pathNot: '\\.test\\.ts$' },
+      to: { path: '^services/', pathNot: ['^services/$1/', '^services/[^/]+/src/index\\.ts$'] },
+    },
+    {
+      name: 'not-to-unresolvable',
+      severity: 'error',
+      comment: 'An import that does not resolve to a file or an installed package.',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '(^|/)node_modules/|^packages/contracts/src/gen/' },
+    // Type-only imports count: a circle through `import type` still ties the modules together.
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.base.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'node', 'default'],
+      extensions: ['.ts', '.js', '.mjs', '.cjs', '.json'],
+    },
+    cache: false,
+    reporterOptions: { text: { highlightFocused: true } },
+  },
+};

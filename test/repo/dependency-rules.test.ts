@@ -1,0 +1,192 @@
+/**
+ * The dependency guard of `npm test` (scripts/check-dependencies.sh) bites: the repository's own
+ * rules (.dependency-cruiser.cjs) and knip (knip.config.ts), run on small projects made here that
+ * break each rule once and keep each allowed direction once, find exactly the breaks.
+ */
+import { execFile, execFileSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const DEPCRUISE = join(root, 'node_modules/dependency-cruiser/bin/dependency-cruiser.mjs');
+const KNIP = join(root, 'node_modules/knip/bin/knip.js');
+const made: string[] = [];
+
+afterAll(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
+
+function project(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'subx-dependency-rules-'));
+  made.push(dir);
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), text);
+  }
+  return dir;
+}
+
+/** Exit code and output of a command; a non-zero exit is a result here, not an error. */
+async function exec(cwd: string, args: string[]): Promise<{ code: number; stdout: string }> {
+  try {
+    const { stdout } = await run(process.execPath, args, { cwd, timeout: 60_000, maxBuffer: 16 << 20 });
+    return { code: 0, stdout };
+  } catch (err) {
+    const failed = err as { code?: unknown; stdout?: string; stderr?: string };
+    if (typeof failed.code !== 'number') throw err;
+    return { code: failed.code, stdout: `${failed.stdout ?? ''}${failed.stderr ?? ''}` };
+  }
+}
+
+interface Violation {
+  rule: { name: string };
+  from: string;
+  to: string;
+  cycle?: { name: string }[];
+}
+
+describe('dependency-cruiser with the repository rules', () => {
+  it('fails on a circle, an upward import and a reach into another service; passes the allowed directions', async () => {
+    const dir = project({
+      // a circle held together by a type-only import (what the gateway's access module had)
+      'packages/a/src/ledger.ts':
+        "import type { Relay } from './relay.ts';\nexport type Ledger = { relay?: Relay };\n",
+      'packages/a/src/relay.ts':
+        "import { LEDGER } from './uses-ledger.ts';\nexport type Relay = { n: typeof LEDGER };\n",
+      'packages/a/src/uses-ledger.ts':
+        "import type { Ledger } from './ledger.ts';\nexport const LEDGER: Ledger = {};\n",
+      // a package importing a service, and one importing a script
+      'packages/a/src/up.ts': "export { X } from '../../../services/s/src/index.ts';\n",
+      'packages/a/src/tool.ts': "import '../../../scripts/helper.ts';\n",
+      // a service reaching into another service's internals, and one through its public entry
+      'services/s/src/index.ts': "export const X = 1;\nexport { Y } from './internal.ts';\n",
+      'services/s/src/internal.ts': 'export const Y = 2;\n',
+      'services/t/src/main.ts':
+        "import { Y } from '../../s/src/internal.ts';\nimport { X } from '../../s/src/index.ts';\nexport const Z = X + Y;\n",
+      // allowed: a service's own tests, tooling importing anything
+      'services/t/test/main.test.ts': "import { Z } from '../src/main.ts';\nexport const T = Z;\n",
+      'scripts/helper.ts': "import { Y } from '../services/s/src/internal.ts';\nexport const H = Y;\n",
+    });
+    cpSync(join(root, 'tsconfig.base.json'), join(dir, 'tsconfig.base.json'));
+    const cruise = (outputType: string) =>
+      exec(dir, [
+        DEPCRUISE,
+        '--config',
+        join(root, '.dependency-cruiser.cjs'),
+        '--output-type',
+        outputType,
+        'packages',
+        'services',
+        'scripts',
+      ]);
+    // What `npm test` runs (the `err` reporter) exits non-zero...
+    const guard = await cruise('err');
+    expect(guard.code, guard.stdout).not.toBe(0);
+    // ...and these are the violations, no more, no fewer.
+    const result = await cruise('json');
+    const violations = (JSON.parse(result.stdout) as { summary: { violations: Violation[] } }).summary
+      .violations;
+    const found = violations.map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`).sort();
+    expect(found).toEqual([
+      // one report per circle, naming every module in it
+      'no-circular: packages/a/src/ledger.ts -> packages/a/src/relay.ts',
+      'no-import-of-tooling: packages/a/src/tool.ts -> scripts/helper.ts',
+      'packages-stay-below-services: packages/a/src/up.ts -> services/s/src/index.ts',
+      'services-through-public-entries: services/t/src/main.ts -> services/s/src/internal.ts',
+    ]);
+    const circle = violations.find((v) => v.rule.name === 'no-circular')!.cycle!.map((c) => c.name);
+    expect(circle.sort()).toEqual([
+      'packages/a/src/ledger.ts',
+      'packages/a/src/relay.ts',
+      'packages/a/src/uses-ledger.ts',
+    ]);
+  });
+
+  it('passes a project that keeps every rule', async () => {
+    const dir = project({
+      'packages/a/src/leaf.ts': 'export const A = 1;\n',
+      'packages/a/src/user.ts': "import { A } from './leaf.ts';\nexport const B = A;\n",
+      'services/s/src/index.ts':
+        "import { B } from '../../../packages/a/src/user.ts';\nexport const X = B;\n",
+      'services/t/src/main.ts': "import { X } from '../../s/src/index.ts';\nexport const Z = X;\n",
+    });
+    cpSync(join(root, 'tsconfig.base.json'), join(dir, 'tsconfig.base.json'));
+    const result = await exec(dir, [
+      DEPCRUISE,
+      '--config',
+      join(root, '.dependency-cruiser.cjs'),
+      '--output-type',
+      'err',
+      'packages',
+      'services',
+    ]);
+    expect(result.code, result.stdout).toBe(0);
+  });
+});
+
+describe('knip', () => {
+  it('fails on an unused file, an unused export and an unused dependency', async () => {
+    const dir = project({
+      'package.json': JSON.stringify({
+        name: 'knip-fixture',
+        private: true,
+        type: 'module',
+        exports: { '.': './src/index.ts' },
+        dependencies: { 'left-pad': '^1.3.0' },
+      }),
+      'src/index.ts': "import { used } from './lib.ts';\nexport const api = used;\n",
+      'src/lib.ts': 'export const used = 1;\nexport const forgotten = 2;\n',
+      'src/orphan.ts': 'export const nobody = 3;\n',
+    });
+    const result = await exec(dir, [KNIP, '--no-progress', '--no-config-hints', '--reporter', 'json']);
+    expect(result.code, result.stdout).not.toBe(0);
+    const report = JSON.parse(result.stdout) as {
+      files?: string[];
+      issues: { file: string; dependencies: { name: string }[]; exports: { name: string }[] }[];
+    };
+    const files = report.files ?? report.issues.filter((i) => 'files' in i).map((i) => i.file);
+    expect(JSON.stringify(files)).toContain('src/orphan.ts');
+    const exports = report.issues.flatMap((i) => i.exports.map((e) => `${i.file}:${e.name}`));
+    expect(exports).toContain('src/lib.ts:forgotten');
+    expect(report.issues.flatMap((i) => i.dependencies.map((d) => d.name))).toContain('left-pad');
+  });
+});
+
+describe('paths the import rules cannot see', () => {
+  it('no package or service source runs or reads a file of scripts/ by path', () => {
+    // A spawned path is no import: `packages/testing` once started `scripts/start-embedded.ts` so.
+    const files = execFileSync(
+      'git',
+      [
+        'ls-files',
+        '-z',
+        '--cached',
+        '--others',
+        '--exclude-standard',
+        'packages/*/src/*.ts',
+        'services/*/src/*.ts',
+      ],
+      {
+        cwd: root,
+        encoding: 'utf8',
+      },
+    )
+      .split('\0')
+      .filter(Boolean);
+    expect(files.length).toBeGreaterThan(100);
+    const offenders = files.flatMap((file) =>
+      readFileSync(join(root, file), 'utf8')
+        // comments may name a script for the reader
+        .replace(/\/\*[\s\S]*?\*\//g, '')
+        .split('\n')
+        .filter((line) => !line.trim().startsWith('//') && /['"`](\.\.\/)*scripts\//.test(line))
+        .map((line) => `${file}: ${line.trim()}`),
+    );
+    expect(offenders).toEqual([]);
+  });
+});
