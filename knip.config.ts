@@ -40,14 +40,6 @@ const config: KnipConfig = {
       ignoreDependencies: ['axe-core'],
     },
   },
-  // Unused exports in files another branch is splitting right now (issue 22 item 5: the big
-  // files). Kept out of this check only until that lands, so the branches do not collide on the
-  // same lines; then this list goes.
-  ignoreIssues: {
-    'packages/ports/src/event-bus/kafka.ts': ['exports'],
-    'packages/service-kit/src/grpc-health.ts': ['types'],
-    'packages/testing/src/fake-youtube/*.ts': ['exports', 'types'],
-  },
   // Installed by scripts/engines.sh (Redis, Kafka's JVM), not by npm.
   ignoreBinaries: ['redis-server', 'redis-cli', 'java'],
 };

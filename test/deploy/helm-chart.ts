@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import { recordRequirement } from '@subx/testing/engines';
 
-export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 export const chartDir = path.join(repoRoot, 'deploy/helm/subx');
 export const KUBE_VERSION = '1.33.0';
 
@@ -31,7 +31,7 @@ export const SECRET_KEYS = [
   'MONGO_URL',
 ];
 
-export function findHelm(): string | undefined {
+function findHelm(): string | undefined {
   const candidates = [
     process.env.HELM,
     ...(process.env.PATH ?? '').split(path.delimiter).map((dir) => path.join(dir, 'helm')),
@@ -64,7 +64,7 @@ export type Obj = {
   data?: Record<string, string>;
   spec?: Record<string, unknown>;
 };
-export type Probe = { grpc?: { port: number }; httpGet?: { path: string; port: string | number } };
+type Probe = { grpc?: { port: number }; httpGet?: { path: string; port: string | number } };
 export type Container = {
   name: string;
   ports?: { name: string; containerPort: number }[];

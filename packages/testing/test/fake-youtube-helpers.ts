@@ -5,7 +5,7 @@ import { fixturesDir, startFakeYouTube, type FakeYouTube } from '@subx/testing/f
 
 export type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-export const VERSIONS: Record<string, string> = {
+const VERSIONS: Record<string, string> = {
   WEB: '2.20261115.01.00',
   MWEB: '2.20261115.01.00',
   VISIONOS: '1.04',
@@ -21,7 +21,7 @@ export const RECORDED_COMMENTS_TOKEN = recordedToken(
   'newpipe/43f8e6e/youtubecommentsextractor/replies/generated_mock_3.json',
 );
 
-export function recordedToken(file: string): string {
+function recordedToken(file: string): string {
   const mock = JSON.parse(readFileSync(`${fixturesDir()}${file}`, 'utf8')) as {
     request: { dataToSend: number[] };
   };

@@ -13,14 +13,12 @@ import { createTopicSetup } from './kafka/topics.ts';
 import { withTimeout } from './kafka/util.ts';
 
 export {
-  DEFAULT_CONSUMER_TUNING,
   type BusLogger,
   type KafkaConsumerTuning,
   type KafkaEventBus,
   type KafkaEventBusOptions,
 } from './kafka/options.ts';
 export { isRoutineRebalance } from './kafka/connections.ts';
-export { asKafkaRetriable } from './kafka/util.ts';
 
 export function createKafkaEventBus(options: KafkaEventBusOptions): KafkaEventBus {
   const logger = options.logger;

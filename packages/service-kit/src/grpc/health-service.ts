@@ -17,10 +17,10 @@ const STATUS_NUMBER: Record<ServingStatus, number> = {
 };
 const STATUS_NAME: readonly ServingStatus[] = ['UNKNOWN', 'SERVING', 'NOT_SERVING', 'SERVICE_UNKNOWN'];
 
-export interface HealthCheckRequest {
+interface HealthCheckRequest {
   service: string;
 }
-export interface HealthCheckResponse {
+interface HealthCheckResponse {
   status: ServingStatus;
 }
 

@@ -14,7 +14,7 @@ export function fixturesDir(): string {
   return fileURLToPath(new URL('../../fixtures-recorded/', import.meta.url));
 }
 
-export function syntheticDir(): string {
+function syntheticDir(): string {
   return fileURLToPath(new URL('../../fixtures-synthetic/', import.meta.url));
 }
 

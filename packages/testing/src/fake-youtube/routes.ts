@@ -6,7 +6,7 @@ import type { Playability, PlaylistShape } from './today.ts';
  * `routes` to startFakeYouTube (entries are merged over these). Paths are relative to packages/testing/fixtures-recorded.
  */
 
-export interface CaptionFiles {
+interface CaptionFiles {
   json3?: string;
   srv3?: string;
   srv1?: string;

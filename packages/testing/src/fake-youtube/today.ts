@@ -157,7 +157,7 @@ const isContinuation = (item: unknown): boolean =>
   ('continuationItemRenderer' in item || 'continuationItemViewModel' in item);
 
 /** The items (without the trailing continuation) and the continuation item of a first page. */
-export function splitFirstPage(page: Json): { items: unknown[]; continuation?: unknown } | undefined {
+function splitFirstPage(page: Json): { items: unknown[]; continuation?: unknown } | undefined {
   const found = firstPageItems(page);
   if (!found) return undefined;
   const all = found.holder.contents;

@@ -44,7 +44,7 @@ export function maybeNext(
 }
 
 /** WEB /player masked to microformat: upload date and category. Failure only costs those fields. */
-export function maskedWebPlayer(yt: YouTubeOperations, videoId: string, lease: Lease): Promise<unknown> {
+function maskedWebPlayer(yt: YouTubeOperations, videoId: string, lease: Lease): Promise<unknown> {
   return yt.innertube
     .post('player', yt.innertube.config.webClient, playerBody(videoId, false), {
       lease,
