@@ -69,7 +69,7 @@ export function createTopicSetup(options: TopicSetupOptions): TopicSetup {
           break;
         } catch (error) {
           const delay = backoffDelay({ initialMs: 250, maxMs: 2_000 }, attempt);
-          if (options.isClosed() || Date.now() + delay >= deadline) throw error;
+          if (!brokerNotReadyYet(error) || options.isClosed() || Date.now() + delay >= deadline) throw error;
           logger?.warn(
             { err: error, topics: unknown, attempt, retryInMs: delay },
             'kafka topic setup failed; retrying (a broker that just started may not be ready yet)',
@@ -84,4 +84,22 @@ export function createTopicSetup(options: TopicSetupOptions): TopicSetup {
       knownTopics.delete(topic);
     },
   };
+}
+
+/**
+ * What a broker that is still starting looks like: the address refuses connections or does not
+ * resolve yet (compose, a fresh cluster), or the broker answers mid leader election (and kafkajs's
+ * `listTopics` then fails with a TypeError on the missing metadata). Anything else, a TLS
+ * certificate or a SASL password refused above all, is a setting that waiting will not fix: it fails
+ * at once. kafkajs wraps the first error in `cause` when its own retries run out.
+ */
+export function brokerNotReadyYet(error: unknown): boolean {
+  for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') return true;
+    if (e instanceof TypeError) return true;
+    if (/leader|election|LEADER_NOT_AVAILABLE|NOT_CONTROLLER|COORDINATOR_NOT_AVAILABLE/i.test(e.message))
+      return true;
+  }
+  return false;
 }
