@@ -5,8 +5,8 @@
  */
 import { LogController } from 'fastify';
 import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify';
+import { requestIdOf } from '@subx/service-kit';
 import type { Config } from '../config.ts';
-import { genReqId } from './request-id.ts';
 
 export type ListenerConfig = Pick<
   Config,
@@ -22,7 +22,8 @@ export function listenerOptions(config: ListenerConfig, logger: FastifyBaseLogge
     // bounded by the operations' own deadlines (gRPC deadlines, batch/playlist budgets).
     requestTimeout: config.REQUEST_RECEIVE_TIMEOUT_MS,
     keepAliveTimeout: config.CONNECTION_IDLE_TIMEOUT_MS,
-    genReqId,
+    // the one rule of every HTTP service (service-kit), so the dashboard's id runs through here too
+    genReqId: requestIdOf,
     requestIdHeader: false as const,
     // One field name for the request id across the system (gRPC handlers log `request_id` too);
     // fastify's two lines per request are replaced by one access line (http/access-log.ts).
