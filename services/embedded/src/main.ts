@@ -109,7 +109,12 @@ const adapters = createAdapters({
   logger,
   busObserver: busMetrics(),
 });
-const lifecycle = createLifecycle({ logger, shutdownTimeoutMs: 15_000 });
+// One deadline for stopping every service of the process: SHUTDOWN_TIMEOUT_MS when set (checked
+// above with the gateway's settings), else 15 s, a little more than one service's 10 s default.
+const lifecycle = createLifecycle({
+  logger,
+  shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS?.trim() ? configs.gateway.SHUTDOWN_TIMEOUT_MS : 15_000,
+});
 lifecycle.register('adapters', { stop: () => adapters.close() });
 const metricsSetting = metricsPort.safeParse(env.METRICS_PORT || '9464');
 if (!metricsSetting.success) throw new Error('METRICS_PORT must be a port number (0-65535) or "off"');
