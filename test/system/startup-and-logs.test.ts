@@ -156,7 +156,7 @@ describe('one bad variable is one line naming it and what it expected, exit 1, n
     API_KEY_PEPPER: 'startup-test-pepper-0123456789abcdef0123',
     ADMIN_TOKEN: 'startup-test-admin-token-0123456789',
   };
-  const duration = 'must be a positive duration in ms, or with a unit: 500ms, 10s, 2m, 1h';
+  const duration = 'must be a positive duration in ms, or with a unit: 500ms, 10s, 2m, 1h, 7d';
   it.each([
     [
       'gateway',

@@ -119,6 +119,24 @@ export const ERROR_CATALOG = {
     summary:
       'No channel at this URL, or it cannot be listed: `error.reason` is not_found, terminated or age_restricted.',
   },
+  JOB_NOT_FOUND: {
+    status: 404,
+    grpc: GrpcStatus.NOT_FOUND,
+    retryable: false,
+    summary: 'No job with this id belongs to the key’s account (or it expired and was removed).',
+  },
+  JOB_EXPIRED: {
+    status: 410,
+    grpc: GrpcStatus.NOT_FOUND,
+    retryable: false,
+    summary: 'The job’s results were kept until its `expires_at` and are gone; the job itself can still be read.',
+  },
+  JOB_FINISHED: {
+    status: 409,
+    grpc: GrpcStatus.FAILED_PRECONDITION,
+    retryable: false,
+    summary: 'The job already completed or failed, so it cannot be canceled.',
+  },
   COMMENTS_DISABLED: {
     status: 404,
     grpc: GrpcStatus.FAILED_PRECONDITION,
@@ -147,7 +165,7 @@ export const ERROR_CATALOG = {
     status: 413,
     grpc: GrpcStatus.INVALID_ARGUMENT,
     retryable: false,
-    summary: 'The request body is larger than 64 KB.',
+    summary: 'The request body is larger than the route accepts (64 KB; 1 MB for POST /api/v1/jobs).',
   },
   UNSUPPORTED_MEDIA_TYPE: {
     status: 415,
@@ -386,6 +404,7 @@ export const Errors = {
       `Subtitles for video ${videoId} are not available in '${language}'. Available: ${available.join(', ') || 'none'}.`,
       { details: { available_languages: [...available] } },
     ),
+  jobNotFound: (jobId: string) => new AppError('JOB_NOT_FOUND', `No job ${jobId.slice(0, 64)} for this key.`),
   playlistNotFound: (playlistId: string) =>
     new AppError('PLAYLIST_NOT_FOUND', `Playlist ${playlistId} was not found or is private.`),
   channelNotFound: (channel: string, why: string, reason = 'not_found') =>

@@ -219,7 +219,7 @@ describe('the shared env helpers every service uses', () => {
   it('a single bad variable is one line naming it and what it expected', () => {
     const message = problem(serviceBasicsEnv.SHUTDOWN_TIMEOUT_MS, 'soon');
     expect(message).toBe(
-      'Invalid configuration: V: must be a positive duration in ms, or with a unit: 500ms, 10s, 2m, 1h',
+      'Invalid configuration: V: must be a positive duration in ms, or with a unit: 500ms, 10s, 2m, 1h, 7d',
     );
     expect(message).not.toContain('\n');
   });

@@ -114,21 +114,21 @@ export function urlStringOf(protocols?: readonly string[]) {
     });
 }
 
-const DURATION = /^(\d+)\s*(ms|s|m|h)?$/;
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
+const DURATION = /^(\d+)\s*(ms|s|m|h|d)?$/;
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 function parseDurationMs(value: string): number {
   const match = DURATION.exec(value.trim());
   return match ? Number(match[1]) * (UNIT_MS[match[2] ?? 'ms'] ?? 1) : Number.NaN;
 }
 
-/** Positive duration in milliseconds: "1500" (ms), "1500ms", "10s", "2m", "1h" → number of ms. */
+/** Positive duration in milliseconds: "1500" (ms), "1500ms", "10s", "2m", "1h", "7d" → number of ms. */
 export const durationMs = z.string().transform((value, ctx) => {
   const ms = parseDurationMs(value);
   if (!Number.isSafeInteger(ms) || ms <= 0) {
     ctx.addIssue({
       code: 'custom',
-      message: 'must be a positive duration in ms, or with a unit: 500ms, 10s, 2m, 1h',
+      message: 'must be a positive duration in ms, or with a unit: 500ms, 10s, 2m, 1h, 7d',
     });
     return z.NEVER;
   }
@@ -142,7 +142,7 @@ export function durationMsBetween(minMs: number, maxMs: number) {
     if (!Number.isSafeInteger(ms) || ms < minMs || ms > maxMs) {
       ctx.addIssue({
         code: 'custom',
-        message: `must be a duration between ${minMs} and ${maxMs} ms (a number of ms, or 500ms, 10s, 2m, 1h)`,
+        message: `must be a duration between ${minMs} and ${maxMs} ms (a number of ms, or 500ms, 10s, 2m, 1h, 7d)`,
       });
       return z.NEVER;
     }

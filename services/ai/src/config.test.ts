@@ -8,7 +8,7 @@ describe('ai config', () => {
       new ConfigError([
         {
           key: 'AI_TIMEOUT_MS',
-          message: 'must be a positive duration in ms, or with a unit: 500ms, 10s, 2m, 1h',
+          message: 'must be a positive duration in ms, or with a unit: 500ms, 10s, 2m, 1h, 7d',
         },
       ]),
     );

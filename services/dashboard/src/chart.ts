@@ -15,6 +15,7 @@ const OPERATION_COLOURS: Record<string, string> = {
   summarize: '#CC79A7',
   comments: '#D55E00',
   comments_analyze: '#56B4E9',
+  jobs: '#000000',
 };
 
 const WIDTH = 640;

@@ -54,6 +54,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
 
   installReceiveTimeout(app, config.REQUEST_RECEIVE_TIMEOUT_MS);
   app.decorateRequest('admission', null);
+  app.decorateRequest('account', null);
   app.decorateRequest('idempotencyKey', null);
   app.setValidatorCompiler(({ schema, httpPart }) =>
     compileValidator(schema as Record<string, unknown>, httpPart),

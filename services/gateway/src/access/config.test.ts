@@ -72,7 +72,7 @@ describe('access config', () => {
     expect(loadAccessConfig({ ...secrets, KEY_CACHE_TTL_MS: '1m' }).config.keyCacheTtlMs).toBe(60_000);
     expect(issues({ IP_RATE_LIMIT_PER_MINUTE: 'many', OUTBOX_INTERVAL_MS: '0' })).toEqual({
       IP_RATE_LIMIT_PER_MINUTE: 'must be a positive integer',
-      OUTBOX_INTERVAL_MS: 'must be a positive duration in ms, or with a unit: 500ms, 10s, 2m, 1h',
+      OUTBOX_INTERVAL_MS: 'must be a positive duration in ms, or with a unit: 500ms, 10s, 2m, 1h, 7d',
     });
   });
 

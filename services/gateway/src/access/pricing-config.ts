@@ -26,6 +26,8 @@ export const PricingOverrideSchema = z.strictObject({
   /** Requests per UTC day; null = unlimited. */
   dailyLimit: perTier(z.number().int().positive().nullable()).optional(),
   monthlyAllowance: perTier(credits).optional(),
+  /** Items per bulk job; the hard ceiling is 10,000 (the listing RPCs' bound). */
+  jobMaxItems: perTier(z.number().int().min(0).max(10_000)).optional(),
   minimumTier: z
     .strictObject(
       Object.fromEntries(operations.map((op) => [op, tier.optional()])) as Record<

@@ -11,6 +11,8 @@ export interface AccessPricing {
   dailyLimit: Record<Tier, number | null>;
   /** Credits granted at the start of each UTC month. */
   monthlyAllowance: Record<Tier, number>;
+  /** Most items one bulk job may hold (POST /api/v1/jobs); 0: the tier has no jobs. */
+  jobMaxItems: Record<Tier, number>;
   /** Lowest tier allowed to call the operation. */
   minimumTier: Record<Operation, Tier>;
   prices: {
@@ -28,6 +30,7 @@ export interface AccessPricing {
 export const DEFAULT_PRICING: AccessPricing = {
   dailyLimit: { free: 100, pro: 10_000, business: 50_000, enterprise: null },
   monthlyAllowance: { free: 50, pro: 5_000, business: 25_000, enterprise: 100_000 },
+  jobMaxItems: { free: 0, pro: 1_000, business: 5_000, enterprise: 10_000 },
   minimumTier: {
     extract: 'free',
     batch: 'free',
@@ -35,6 +38,8 @@ export const DEFAULT_PRICING: AccessPricing = {
     summarize: 'pro',
     comments: 'pro',
     comments_analyze: 'pro',
+    // Bulk jobs (POST /api/v1/jobs): the free tier gets the tier error summarize gives.
+    jobs: 'pro',
   },
   prices: {
     extract: 0,

@@ -16,6 +16,7 @@ export const METERED_OPERATIONS = [
   'summarize',
   'comments',
   'comments_analyze',
+  'jobs',
 ] as const;
 export type Operation = (typeof METERED_OPERATIONS)[number];
 

@@ -86,6 +86,8 @@ export function createGrpcBackends(config: GrpcBackendsConfig): GrpcBackends {
     getTranscript: (req, opts) => ex.getTranscript(req, opts),
     validateVideo: (req, opts) => ex.validateVideo(req, opts),
     getPlaylist: (req, opts) => ex.getPlaylist(req, opts),
+    listPlaylistVideos: (req, opts) => ex.listPlaylistVideos(req, opts),
+    listChannelVideos: (req, opts) => ex.listChannelVideos(req, opts),
     checkHealth: (timeoutMs) => healthy(ex, extractorV1.ExtractorServiceClient.serviceName, timeoutMs),
   };
   const comments: CommentsBackend = {

@@ -32,6 +32,16 @@ export interface ExtractorBackend extends HealthCheck {
     request: extractorV1.GetPlaylistRequest,
     options?: CallOptions,
   ): Promise<extractorV1.GetPlaylistResponse>;
+  /** A whole playlist (every continuation up to max_videos), for bulk jobs. */
+  listPlaylistVideos(
+    request: extractorV1.ListPlaylistVideosRequest,
+    options?: CallOptions,
+  ): Promise<extractorV1.ListPlaylistVideosResponse>;
+  /** One tab of a channel, newest first, up to max_videos, for bulk jobs. */
+  listChannelVideos(
+    request: extractorV1.ListChannelVideosRequest,
+    options?: CallOptions,
+  ): Promise<extractorV1.ListChannelVideosResponse>;
 }
 
 export interface CommentsBackend extends HealthCheck {

@@ -36,6 +36,7 @@ const HEADERS = {
   }),
   'Retry-After': header('Seconds to wait before retrying.', { type: 'integer' }),
   'WWW-Authenticate': header('The challenge of every 401: `Bearer realm="subx"`.'),
+  Location: header('Where to follow the accepted work, e.g. `/api/v1/jobs/{job_id}`.'),
   'Idempotent-Replayed': header(
     '`true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` (nothing was run or charged again).',
     { type: 'string', enum: ['true'] },
@@ -87,6 +88,15 @@ function errorExamples(codes: ErrorCode[]) {
 const errorList = (codes: ErrorCode[]) =>
   codes.map((c) => `- [\`${c}\`](${docsUrl(c)}): ${ERROR_CATALOG[c].summary}`).join('\n');
 
+function pathParameters(schema: JsonSchema | undefined) {
+  if (!schema) return [];
+  const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
+  return Object.entries(properties).map(([name, property]) => {
+    const { description, ...rest } = property;
+    return { name, in: 'path', required: true, description, schema: rest };
+  });
+}
+
 function queryParameters(schema: JsonSchema | undefined) {
   if (!schema) return [];
   const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
@@ -133,7 +143,16 @@ function errorResponses(codes: readonly string[], authenticated = false) {
   );
 }
 
+const SUCCESS_DESCRIPTIONS = {
+  200: 'Success.',
+  201: 'Created.',
+  202: 'Accepted: the work continues in the background; `Location` names where to follow it.',
+};
+
 function operationObject(spec: OperationSpec) {
+  // Counted operations carry the daily limit's headers and take an Idempotency-Key; the
+  // account-only reads (auth 'account') do neither.
+  const metered = spec.auth !== null && spec.auth !== 'account';
   const example = REQUEST_EXAMPLES[spec.operationId];
   const content: Record<string, unknown> = { 'application/json': { schema: spec.response } };
   if (spec.documentFormats) {
@@ -147,14 +166,15 @@ function operationObject(spec: OperationSpec) {
     operationId: spec.operationId,
     summary: spec.summary,
     description: `${spec.description}\n\nCredits: ${spec.credits}.${spec.tier ? ' Requires the Pro tier or higher.' : ''}`,
-    tags: [spec.auth ? 'Subtitles and analysis' : 'Open'],
+    tags: [spec.tag ?? (spec.auth ? 'Subtitles and analysis' : 'Open')],
     // Either header carries the key (alternatives, not both).
     security: spec.auth ? [{ ApiKey: [] }, { Bearer: [] }] : [],
     parameters: [
+      ...pathParameters(spec.params),
       ...queryParameters(spec.querystring).map((p) =>
         example?.query?.[p.name] === undefined ? p : { ...p, example: example.query[p.name] },
       ),
-      ...(spec.auth ? [IDEMPOTENCY_KEY_PARAMETER] : []),
+      ...(metered ? [IDEMPOTENCY_KEY_PARAMETER] : []),
     ],
     ...(spec.body
       ? {
@@ -170,14 +190,16 @@ function operationObject(spec: OperationSpec) {
         }
       : {}),
     responses: {
-      '200': {
-        description: 'Success.',
-        headers: headerRefs(
-          spec.auth ? ['X-Request-Id', ...RATE_LIMIT_HEADER_NAMES, 'Idempotent-Replayed'] : ['X-Request-Id'],
-        ),
+      [String(spec.successStatus ?? 200)]: {
+        description: SUCCESS_DESCRIPTIONS[spec.successStatus ?? 200],
+        headers: headerRefs([
+          'X-Request-Id',
+          ...(metered ? [...RATE_LIMIT_HEADER_NAMES, 'Idempotent-Replayed' as const] : []),
+          ...(spec.successStatus === 202 ? ['Location' as const] : []),
+        ]),
         content,
       },
-      ...errorResponses(spec.errors, spec.auth !== null),
+      ...errorResponses(spec.errors, metered),
     },
   };
 }

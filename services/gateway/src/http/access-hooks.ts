@@ -11,7 +11,7 @@ import type {
   preHandlerAsyncHookHandler,
 } from 'fastify';
 import { AppError, Errors } from '@subx/errors';
-import type { AccessControl, Admission, IdempotencyStore, Operation } from '../access/types.ts';
+import type { Account, AccessControl, Admission, IdempotencyStore, Operation } from '../access/types.ts';
 import type { IpRateLimiter } from '../access/rate-limit.ts';
 import { rateLimitOf } from '../access/rate-limit.ts';
 import { isValidIdempotencyKey } from '../access/idempotency.ts';
@@ -21,8 +21,22 @@ import { setRateLimitHeaders } from './rate-limit-headers.ts';
 declare module 'fastify' {
   interface FastifyRequest {
     admission: Admission | null;
+    /** Whose key it is: set by admit (counted routes) and by authenticate (account-only routes). */
+    account: Account | null;
     idempotencyKey: string | null;
   }
+}
+
+/**
+ * Account-only routes (reading one's own jobs, rotating the webhook secret): the key must be
+ * valid, nothing is counted or charged, so no tier check and no rate-limit headers.
+ */
+export function authenticateHook(access: AccessControl): onRequestAsyncHookHandler {
+  return async function authenticate(request: FastifyRequest) {
+    const account = await access.authenticate(apiKeyOf(request.headers));
+    if (!account) throw Errors.unauthorized();
+    request.account = account;
+  };
 }
 
 export function admitHook(access: AccessControl, operation: Operation): onRequestAsyncHookHandler {
@@ -30,6 +44,7 @@ export function admitHook(access: AccessControl, operation: Operation): onReques
     try {
       const admission = await access.admit({ apiKey: apiKeyOf(request.headers), operation });
       request.admission = admission;
+      request.account = admission.account;
       setRateLimitHeaders(reply, admission.rateLimit);
     } catch (error) {
       const state = rateLimitOf(error);

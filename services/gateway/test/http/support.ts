@@ -231,6 +231,8 @@ export interface FakeBackends extends Backends {
     getTranscript: Handler<extractorV1.GetTranscriptRequest, extractorV1.GetTranscriptResponse>;
     validateVideo: Handler<extractorV1.ValidateVideoRequest, extractorV1.ValidateVideoResponse>;
     getPlaylist: Handler<extractorV1.GetPlaylistRequest, extractorV1.GetPlaylistResponse>;
+    listPlaylistVideos: Handler<extractorV1.ListPlaylistVideosRequest, extractorV1.ListPlaylistVideosResponse>;
+    listChannelVideos: Handler<extractorV1.ListChannelVideosRequest, extractorV1.ListChannelVideosResponse>;
     getComments: Handler<commentsV1.GetCommentsRequest, commentsV1.GetCommentsResponse>;
     summarize: Handler<aiV1.SummarizeRequest, aiV1.SummarizeResponse>;
     analyzeComments: Handler<aiV1.AnalyzeCommentsRequest, aiV1.AnalyzeCommentsResponse>;
@@ -248,6 +250,8 @@ export function createFakeBackends(): FakeBackends {
     getTranscript: async (req) => transcript(req.videoId),
     validateVideo: unexpected('validateVideo'),
     getPlaylist: unexpected('getPlaylist'),
+    listPlaylistVideos: unexpected('listPlaylistVideos'),
+    listChannelVideos: unexpected('listChannelVideos'),
     getComments: unexpected('getComments'),
     summarize: unexpected('summarize'),
     analyzeComments: unexpected('analyzeComments'),
@@ -271,6 +275,8 @@ export function createFakeBackends(): FakeBackends {
       getTranscript: call('getTranscript'),
       validateVideo: call('validateVideo'),
       getPlaylist: call('getPlaylist'),
+      listPlaylistVideos: call('listPlaylistVideos'),
+      listChannelVideos: call('listChannelVideos'),
       checkHealth: health('extractor'),
     },
     comments: { getComments: call('getComments'), checkHealth: health('comments') },

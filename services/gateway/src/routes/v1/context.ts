@@ -1,7 +1,7 @@
 import type { FastifyInstance, RouteShorthandOptions } from 'fastify';
 import type { AccessPricing } from '../../access/pricing.ts';
 import type { GatewayDeps } from '../../deps.ts';
-import { admitHook, idempotencyHook, ipLimitHook } from '../../http/access-hooks.ts';
+import { admitHook, authenticateHook, idempotencyHook, ipLimitHook } from '../../http/access-hooks.ts';
 import type { OperationSpec } from '../../schemas/operations.ts';
 
 export interface RouteContext {
@@ -14,6 +14,8 @@ export function routeOptions(ctx: RouteContext, spec: OperationSpec): RouteShort
   const schema: Record<string, unknown> = {};
   if (spec.body) schema.body = spec.body;
   if (spec.querystring) schema.querystring = spec.querystring;
+  if (spec.params) schema.params = spec.params;
+  if (spec.auth === 'account') return { schema, onRequest: [authenticateHook(ctx.deps.access)] };
   if (spec.auth) {
     return {
       schema,
@@ -22,6 +24,11 @@ export function routeOptions(ctx: RouteContext, spec: OperationSpec): RouteShort
     };
   }
   return { schema, onRequest: [ipLimitHook(ctx.deps.ipLimiter)] };
+}
+
+/** The operation's path as fastify routes it: OpenAPI's `{job_id}` becomes `:job_id`. */
+export function routePath(spec: OperationSpec): string {
+  return spec.path.replace(/\{(\w+)\}/g, ':$1');
 }
 
 export type RouteRegistrar = (app: FastifyInstance, ctx: RouteContext) => void;
