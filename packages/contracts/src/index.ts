@@ -7,5 +7,6 @@ export * as eventsV1 from './gen/subx/events/v1/envelope.ts';
 export * as extractJobV1 from './gen/subx/events/v1/extract_job.ts';
 export * as creditUsageV1 from './gen/subx/events/v1/credit_usage.ts';
 export * as requestUsageV1 from './gen/subx/events/v1/request_usage.ts';
+export * as jobLifecycleV1 from './gen/subx/events/v1/job_lifecycle.ts';
 export { TOPICS, CONSUMER_GROUPS } from './topics.ts';
 export type { BusName } from './topics.ts';

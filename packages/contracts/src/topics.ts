@@ -17,8 +17,17 @@ export const TOPICS = {
   requestUsage: { env: 'REQUEST_USAGE_TOPIC', default: 'billing.request-usage.v1' },
   /** Gateway → extractor workers: batch/playlist extraction jobs (extractJobV1). */
   extractJobs: { env: 'EXTRACT_JOBS_TOPIC', default: 'extract.jobs.v1' },
+  /**
+   * Gateway → extractor bulk workers: the videos of bulk jobs (extractJobV1, as extractJobs; the
+   * results come back on extractResults). A topic and group of their own, so that one account's
+   * job of thousands of videos queues behind itself, never in front of interactive batch and
+   * playlist requests (issue 23).
+   */
+  extractBulkJobs: { env: 'EXTRACT_BULK_JOBS_TOPIC', default: 'extract.bulk-jobs.v1' },
   /** Extractor workers → gateway: results of jobs naming no reply topic. */
   extractResults: { env: 'EXTRACT_RESULTS_TOPIC', default: 'extract.results.v1' },
+  /** Gateway → internal consumers: bulk job lifecycle events (jobLifecycleV1), key = account id. */
+  jobEvents: { env: 'JOB_EVENTS_TOPIC', default: 'jobs.lifecycle.v1' },
 } as const satisfies Record<string, BusName>;
 
 export const CONSUMER_GROUPS = {
@@ -27,6 +36,11 @@ export const CONSUMER_GROUPS = {
    * publishing a job), so both read EXTRACT_WORKERS_GROUP.
    */
   extractWorkers: { env: 'EXTRACT_WORKERS_GROUP', default: 'extractor-workers' },
+  /**
+   * The extractor's bulk workers, on extractBulkJobs. A group apart from extractWorkers, so that
+   * their lag and their offsets are the bulk jobs' own.
+   */
+  extractBulkWorkers: { env: 'EXTRACT_BULK_WORKERS_GROUP', default: 'extractor-bulk-workers' },
   /** Billing's ledger of credit usage (its KAFKA_GROUP_ID). */
   billingLedger: { env: 'KAFKA_GROUP_ID', default: 'billing-ledger' },
 } as const satisfies Record<string, BusName>;

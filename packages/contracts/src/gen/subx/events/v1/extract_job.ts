@@ -19,7 +19,11 @@ export const protobufPackage = "subx.events.v1";
 
 export const protobufFileName = "subx/events/v1/extract_job.proto";
 
-/** Topic extract.jobs.v1, key = video id. One job per video of a batch or playlist request. */
+/**
+ * Topic extract.jobs.v1, key = video id. One job per video of a batch or playlist request.
+ * The videos of bulk jobs travel on topic extract.bulk-jobs.v1 as the same message, answered
+ * by the extractor's bulk workers on the same results topic.
+ */
 export interface ExtractJob {
   envelope?:
     | EventEnvelope
