@@ -28,4 +28,54 @@ describe('extractor config', () => {
       EXTRACT_RESULTS_TOPIC: TOPICS.extractResults.default,
     });
   });
+
+  it('reads the bulk workers: their own topic, group, members and concurrency, with lower defaults', () => {
+    expect(loadExtractorConfig({})).toMatchObject({
+      EXTRACT_BULK_JOBS_TOPIC: TOPICS.extractBulkJobs.default,
+      EXTRACT_BULK_WORKERS_GROUP: CONSUMER_GROUPS.extractBulkWorkers.default,
+      EXTRACT_BULK_WORKER_MEMBERS: 1,
+      EXTRACT_BULK_WORKER_CONCURRENCY: 8,
+    });
+    expect(
+      loadExtractorConfig({
+        [TOPICS.extractBulkJobs.env]: 'bulk.t1',
+        [CONSUMER_GROUPS.extractBulkWorkers.env]: 'bulk-g1',
+        EXTRACT_BULK_WORKER_MEMBERS: '2',
+        EXTRACT_BULK_WORKER_CONCURRENCY: '3',
+      }),
+    ).toMatchObject({
+      EXTRACT_BULK_JOBS_TOPIC: 'bulk.t1',
+      EXTRACT_BULK_WORKERS_GROUP: 'bulk-g1',
+      EXTRACT_BULK_WORKER_MEMBERS: 2,
+      EXTRACT_BULK_WORKER_CONCURRENCY: 3,
+    });
+    expect(() => loadExtractorConfig({ EXTRACT_BULK_WORKER_CONCURRENCY: '0' })).toThrow(
+      /^Invalid configuration: EXTRACT_BULK_WORKER_CONCURRENCY: must be an integer between 1 and 256$/,
+    );
+    expect(() => loadExtractorConfig({ EXTRACT_BULK_WORKER_MEMBERS: '65' })).toThrow(
+      /EXTRACT_BULK_WORKER_MEMBERS: must be an integer between 1 and 64/,
+    );
+    expect(() => loadExtractorConfig({ EXTRACT_BULK_WORKERS_GROUP: ' ' })).toThrow(
+      /EXTRACT_BULK_WORKERS_GROUP: must not be blank/,
+    );
+  });
+
+  it("refuses bulk workers sharing the batch workers' topic or group (jobs answered twice, lag mixed)", () => {
+    expect(() => loadExtractorConfig({ EXTRACT_BULK_JOBS_TOPIC: TOPICS.extractJobs.default })).toThrow(
+      /EXTRACT_BULK_JOBS_TOPIC: must differ from EXTRACT_JOBS_TOPIC and EXTRACT_RESULTS_TOPIC/,
+    );
+    expect(() =>
+      loadExtractorConfig({ EXTRACT_JOBS_TOPIC: 'jobs.t1', EXTRACT_BULK_JOBS_TOPIC: 'jobs.t1' }),
+    ).toThrow(/EXTRACT_BULK_JOBS_TOPIC: must differ/);
+    expect(() => loadExtractorConfig({ EXTRACT_BULK_JOBS_TOPIC: TOPICS.extractResults.default })).toThrow(
+      /EXTRACT_BULK_JOBS_TOPIC: must differ/,
+    );
+    expect(() =>
+      loadExtractorConfig({ EXTRACT_BULK_WORKERS_GROUP: CONSUMER_GROUPS.extractWorkers.default }),
+    ).toThrow(/EXTRACT_BULK_WORKERS_GROUP: must differ from the batch workers' group/);
+    // The batch group under its older name counts too.
+    expect(() => loadExtractorConfig({ KAFKA_GROUP_ID: 'g1', EXTRACT_BULK_WORKERS_GROUP: 'g1' })).toThrow(
+      /EXTRACT_BULK_WORKERS_GROUP: must differ/,
+    );
+  });
 });

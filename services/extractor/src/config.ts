@@ -16,7 +16,10 @@ import {
 } from '@subx/service-kit';
 import { CONSUMER_GROUPS, TOPICS } from '@subx/contracts';
 import { z } from 'zod';
-import { DEFAULT_EXTRACT_WORKER_CONCURRENCY } from './jobs/extract-worker.ts';
+import {
+  DEFAULT_EXTRACT_BULK_WORKER_CONCURRENCY,
+  DEFAULT_EXTRACT_WORKER_CONCURRENCY,
+} from './jobs/extract-worker.ts';
 
 /**
  * Environment of the extractor service. The YouTube client reads its own YOUTUBE_* variables
@@ -59,6 +62,16 @@ export const ConfigSchema = z
     EXTRACT_WORKER_MEMBERS: intBetween(1, 64).default(4),
     /** Jobs one member runs at once, several of one partition included (docs/events.md). */
     EXTRACT_WORKER_CONCURRENCY: intBetween(1, 256).default(DEFAULT_EXTRACT_WORKER_CONCURRENCY),
+    /**
+     * The bulk workers (on whenever EXTRACT_WORKERS_ENABLED is): the videos of bulk jobs on a topic
+     * and in a consumer group of their own, with fewer jobs at once than the batch workers, so that
+     * a job of thousands of videos cannot hold the slots that interactive batch and playlist
+     * requests wait for (docs/events.md, issue 23). Results go to EXTRACT_RESULTS_TOPIC as well.
+     */
+    EXTRACT_BULK_JOBS_TOPIC: nameString.default(TOPICS.extractBulkJobs.default),
+    EXTRACT_BULK_WORKERS_GROUP: nameString.default(CONSUMER_GROUPS.extractBulkWorkers.default),
+    EXTRACT_BULK_WORKER_MEMBERS: intBetween(1, 64).default(1),
+    EXTRACT_BULK_WORKER_CONCURRENCY: intBetween(1, 256).default(DEFAULT_EXTRACT_BULK_WORKER_CONCURRENCY),
     TRANSCRIPT_CACHE_TTL_MS: durationMs.default(24 * 60 * 60 * 1000),
     VALIDATE_CACHE_TTL_MS: durationMs.default(60 * 60 * 1000),
     PLAYLIST_CACHE_TTL_MS: durationMs.default(10 * 60 * 1000),
@@ -77,6 +90,27 @@ export const ConfigSchema = z
         code: 'custom',
         path: ['KAFKA_GROUP_ID'],
         message: 'must equal EXTRACT_WORKERS_GROUP when both are set (set only EXTRACT_WORKERS_GROUP)',
+      });
+    }
+    // One topic for both kinds of job would have every job extracted (and answered) twice, once per
+    // group, and bulk jobs would again queue in front of batch ones; one group for both topics
+    // would mix their members, offsets and lag, and the gateway's check that batch workers are
+    // there would count bulk workers too.
+    if (
+      config.EXTRACT_BULK_JOBS_TOPIC === config.EXTRACT_JOBS_TOPIC ||
+      config.EXTRACT_BULK_JOBS_TOPIC === config.EXTRACT_RESULTS_TOPIC
+    ) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['EXTRACT_BULK_JOBS_TOPIC'],
+        message: 'must differ from EXTRACT_JOBS_TOPIC and EXTRACT_RESULTS_TOPIC',
+      });
+    }
+    if (config.EXTRACT_BULK_WORKERS_GROUP === workersGroupOf(config)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['EXTRACT_BULK_WORKERS_GROUP'],
+        message: "must differ from the batch workers' group (EXTRACT_WORKERS_GROUP)",
       });
     }
   });

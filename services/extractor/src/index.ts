@@ -1,6 +1,6 @@
 /**
  * @subx/extractor: transcripts, validation and playlists over gRPC (subx.extractor.v1), plus the
- * Kafka extraction workers of batch and playlist requests.
+ * Kafka extraction workers of batch and playlist requests and, apart from them, of bulk jobs.
  */
 import type { Clock, EventBus, KeyValueStore, Subscription } from '@subx/ports';
 import { createJsonCache, systemClock } from '@subx/ports';
@@ -32,6 +32,8 @@ export {
   EXTRACT_JOBS_TOPIC,
   EXTRACT_RESULTS_TOPIC,
   EXTRACT_WORKERS_GROUP,
+  EXTRACT_BULK_JOBS_TOPIC,
+  EXTRACT_BULK_WORKERS_GROUP,
 } from './jobs/extract-worker.ts';
 export type { ExtractWorker } from './jobs/extract-worker.ts';
 
@@ -101,24 +103,47 @@ export async function startExtractorService(
     logger,
   });
   let worker: Subscription | undefined;
+  let bulkWorker: Subscription | undefined;
   if (options.bus && config.EXTRACT_WORKERS_ENABLED) {
-    worker = await startExtractWorker({
+    const answering = {
       bus: options.bus,
       extraction,
-      logger: logger.child({ component: 'extract-worker' }),
       clock,
-      groupId: workersGroupOf(config),
-      members: config.EXTRACT_WORKER_MEMBERS,
-      concurrency: config.EXTRACT_WORKER_CONCURRENCY,
-      topic: config.EXTRACT_JOBS_TOPIC,
       resultsTopic: config.EXTRACT_RESULTS_TOPIC,
       ...(config.EXTRACT_REPLY_TOPICS ? { replyTopics: config.EXTRACT_REPLY_TOPICS } : {}),
-    });
+    };
+    try {
+      worker = await startExtractWorker({
+        ...answering,
+        logger: logger.child({ component: 'extract-worker' }),
+        groupId: workersGroupOf(config),
+        members: config.EXTRACT_WORKER_MEMBERS,
+        concurrency: config.EXTRACT_WORKER_CONCURRENCY,
+        topic: config.EXTRACT_JOBS_TOPIC,
+      });
+      // Bulk jobs' videos on their own topic and group, with their own (lower) concurrency: a job
+      // of thousands of videos fills only these slots, and batch/playlist jobs never queue behind it.
+      bulkWorker = await startExtractWorker({
+        ...answering,
+        logger: logger.child({ component: 'extract-bulk-worker' }),
+        groupId: config.EXTRACT_BULK_WORKERS_GROUP,
+        members: config.EXTRACT_BULK_WORKER_MEMBERS,
+        concurrency: config.EXTRACT_BULK_WORKER_CONCURRENCY,
+        topic: config.EXTRACT_BULK_JOBS_TOPIC,
+      });
+    } catch (error) {
+      // A half-started service would keep its gRPC port and the first worker's members.
+      await worker?.stop();
+      await server.shutdown(config.SHUTDOWN_TIMEOUT_MS);
+      await canary?.close();
+      throw error;
+    }
   }
   logger.info(
     {
       port: server.port,
       workers: worker !== undefined,
+      bulk_workers: bulkWorker !== undefined,
       youtube: options.youtube.baseUrl,
       canary: canary ? options.youtube.canary.videos.map((v) => v.id) : 'off',
     },
@@ -128,7 +153,7 @@ export async function startExtractorService(
     port: server.port,
     async stop(timeoutMs = config.SHUTDOWN_TIMEOUT_MS) {
       // Stop taking jobs first (the in-flight ones finish and commit), then the gRPC intake.
-      await worker?.stop();
+      await Promise.all([worker?.stop(), bulkWorker?.stop()]);
       await server.shutdown(timeoutMs);
       await canary?.close();
     },

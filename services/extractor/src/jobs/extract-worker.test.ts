@@ -5,7 +5,13 @@ import { Errors } from '@subx/errors';
 import { ManualClock, createInProcessEventBus, dlqTopic } from '@subx/ports';
 import type { DeliveredMessage, EventBus, InProcessEventBus, Subscription } from '@subx/ports';
 import type { ExtractionService } from '../extraction-service.ts';
-import { EXTRACT_JOBS_TOPIC, EXTRACT_RESULTS_TOPIC, startExtractWorker } from './extract-worker.ts';
+import {
+  EXTRACT_BULK_JOBS_TOPIC,
+  EXTRACT_BULK_WORKERS_GROUP,
+  EXTRACT_JOBS_TOPIC,
+  EXTRACT_RESULTS_TOPIC,
+  startExtractWorker,
+} from './extract-worker.ts';
 
 const silent = { info: () => {}, warn: () => {}, error: () => {} };
 const TRACEPARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
@@ -297,5 +303,75 @@ describe('extract worker (in-process bus)', () => {
     await expect.poll(() => results.length).toBe(1);
     expect(calls).toBe(3);
     expect(await bus.isHealthy()).toBe(true);
+  });
+
+  it('bulk workers (own topic, group and concurrency) answer on the results topic; a full bulk backlog never delays a batch job', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const batchCalls: string[] = [];
+    const bulkCalls: string[] = [];
+    subs.push(
+      await startExtractWorker({
+        bus,
+        clock,
+        logger: silent,
+        extraction: extractionWith(async (req) => {
+          batchCalls.push(req.videoId);
+          return transcriptOf(req);
+        }),
+      }),
+    );
+    subs.push(
+      await startExtractWorker({
+        bus,
+        clock,
+        logger: silent,
+        topic: EXTRACT_BULK_JOBS_TOPIC,
+        groupId: EXTRACT_BULK_WORKERS_GROUP,
+        members: 1,
+        concurrency: 2,
+        extraction: extractionWith(async (req) => {
+          bulkCalls.push(req.videoId);
+          await gate;
+          return transcriptOf(req);
+        }),
+      }),
+    );
+    const results: DeliveredMessage[] = [];
+    subs.push(await collect(bus, EXTRACT_RESULTS_TOPIC, results));
+
+    // One account's big job: more videos than the bulk workers run at once, all stuck upstream.
+    const bulkIds = ['bulk0aaaaaa', 'bulk1aaaaaa', 'bulk2aaaaaa', 'bulk3aaaaaa', 'bulk4aaaaaa'];
+    await bus.publish(
+      EXTRACT_BULK_JOBS_TOPIC,
+      bulkIds.map((videoId, i) => ({
+        key: videoId,
+        value: job(clock, { correlationId: 'job-1', replyTo: 'gw-bulk', videoId, itemIndex: i }),
+      })),
+    );
+    await expect.poll(() => bulkCalls.length).toBe(2);
+
+    // Another account's batch request is answered at once, by the batch workers only.
+    await bus.publish(EXTRACT_JOBS_TOPIC, [
+      { key: 'batchaaaaaa', value: job(clock, { videoId: 'batchaaaaaa' }) },
+    ]);
+    await expect.poll(() => results.length).toBe(1);
+    expect(extractJobV1.ExtractResult.decode(results[0]!.value)).toMatchObject({
+      correlationId: 'corr-1',
+      videoId: 'batchaaaaaa',
+      success: true,
+    });
+    expect(batchCalls).toEqual(['batchaaaaaa']);
+    expect(bulkCalls).toHaveLength(2);
+
+    release();
+    await expect.poll(() => results.length).toBe(1 + bulkIds.length);
+    const bulk = results.slice(1).map((m) => ({ key: m.key, ...extractJobV1.ExtractResult.decode(m.value) }));
+    expect(bulk.map((r) => r.videoId).sort()).toEqual(bulkIds);
+    for (const r of bulk) expect(r).toMatchObject({ key: 'gw-bulk', correlationId: 'job-1', success: true });
+    // Neither worker took the other's jobs.
+    expect(batchCalls).toEqual(['batchaaaaaa']);
+    expect([...bulkCalls].sort()).toEqual(bulkIds);
+    expect(await bus.hasActiveMembers(EXTRACT_BULK_WORKERS_GROUP)).toBe(true);
   });
 });

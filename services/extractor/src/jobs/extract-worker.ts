@@ -16,6 +16,8 @@ import type { ExtractionService } from '../extraction-service.ts';
 export const EXTRACT_JOBS_TOPIC = TOPICS.extractJobs.default;
 export const EXTRACT_RESULTS_TOPIC = TOPICS.extractResults.default;
 export const EXTRACT_WORKERS_GROUP = CONSUMER_GROUPS.extractWorkers.default;
+export const EXTRACT_BULK_JOBS_TOPIC = TOPICS.extractBulkJobs.default;
+export const EXTRACT_BULK_WORKERS_GROUP = CONSUMER_GROUPS.extractBulkWorkers.default;
 
 interface Logger {
   info(obj: object, msg?: string): void;
@@ -63,13 +65,22 @@ export interface ExtractWorkerDeps {
 /** Jobs in flight per member by default (measured: scripts/bench/batch-fanout.ts, docs/events.md). */
 export const DEFAULT_EXTRACT_WORKER_CONCURRENCY = 16;
 
+/**
+ * Jobs in flight per member of the bulk workers (EXTRACT_BULK_WORKER_CONCURRENCY) by default: half
+ * the batch workers', so that bulk jobs, which nobody waits on interactively, leave most of a
+ * process's extraction capacity to batch and playlist requests.
+ */
+export const DEFAULT_EXTRACT_BULK_WORKER_CONCURRENCY = 8;
+
 /** What `startExtractWorker` returns: all members stop (or, in tests, crash) together. */
 export interface ExtractWorker extends Subscription {
   crash(): Promise<void>;
 }
 
 /**
- * Extraction worker: one job per video, published by a gateway for a batch or playlist request.
+ * Extraction worker: one job per video, published by a gateway for a batch or playlist request
+ * (on `extract.jobs.v1`) or for a bulk job (on `extract.bulk-jobs.v1`: the same worker, started
+ * once more with that topic, its own group and a lower concurrency).
  * It answers every live job with exactly one result on the job's reply topic (keyed by the asking
  * gateway), success or failure. Upstream failures are results, not retries: the gateway is
  * waiting under a deadline. The video's budget (`item_timeout_ms`, from when this worker starts
