@@ -100,6 +100,17 @@ describe('one configuration model', () => {
       ...CONSUMER_GROUPS.extractWorkers,
       sides: { gateway: [gatewaySchema], extractor: [extractorSchema] },
     },
+    // The gateway's side of these two is its bulk-job runner's (services/gateway/src/jobs/).
+    {
+      name: 'extract bulk jobs',
+      ...TOPICS.extractBulkJobs,
+      sides: { extractor: [extractorSchema] },
+    },
+    {
+      name: 'extractor bulk workers group',
+      ...CONSUMER_GROUPS.extractBulkWorkers,
+      sides: { extractor: [extractorSchema] },
+    },
   ];
   it.each(SIDES)('the $name name is read from $env on every side', ({ env, sides }) => {
     for (const [side, schemas] of Object.entries(sides)) expect(keysOf(...schemas), side).toContain(env);
