@@ -5,7 +5,8 @@
 #   - in docker-compose, as the one-shot `kafka-init` service (apache/kafka image);
 #   - against any cluster from a machine with a Kafka distribution:
 #       KAFKA_BOOTSTRAP=broker:9092 KAFKA_TOPICS_BIN=/opt/kafka/bin/kafka-topics.sh scripts/kafka-topics.sh
-# Env: KAFKA_BOOTSTRAP (default localhost:9092), KAFKA_TOPIC_PARTITIONS (3),
+# Env: KAFKA_BOOTSTRAP (default localhost:9092), KAFKA_TOPIC_PARTITIONS (3), KAFKA_JOBS_PARTITIONS
+#      (64: the two extraction jobs topics),
 #      KAFKA_TOPIC_REPLICATION (1), KAFKA_TOPICS_BIN (kafka-topics.sh on PATH, else /opt/kafka/bin/...),
 #      KAFKA_WAIT_SECONDS (60): how long to wait for the broker to answer.
 set -euo pipefail
@@ -16,8 +17,10 @@ REPLICATION=${KAFKA_TOPIC_REPLICATION:-1}
 WAIT_SECONDS=${KAFKA_WAIT_SECONDS:-60}
 BIN=${KAFKA_TOPICS_BIN:-$(command -v kafka-topics.sh || echo /opt/kafka/bin/kafka-topics.sh)}
 
-# Source of truth for topic names: the architecture doc (Topics); keep in step with the producers.
-TOPICS=(extract.jobs.v1 extract.results.v1 billing.credit-usage.v1 billing.request-usage.v1)
+# The topics of @subx/contracts (packages/contracts/src/topics.ts, docs/events.md); the test of this
+# script (test/deploy/compose-file.test.ts) fails when one is missing here.
+TOPICS=(extract.jobs.v1 extract.bulk-jobs.v1 extract.results.v1 jobs.lifecycle.v1
+  billing.credit-usage.v1 billing.request-usage.v1)
 
 if [ ! -x "$BIN" ]; then
   echo "kafka-topics: $BIN not found; set KAFKA_TOPICS_BIN" >&2
@@ -33,13 +36,13 @@ until "$BIN" --bootstrap-server "$BOOTSTRAP" --list >/dev/null 2>&1; do
   sleep 2
 done
 
-# Extraction jobs: a consumer takes one job per partition at a time, so the partition count caps how
-# many videos all workers together extract at once (docs/events.md, "Scale").
+# Extraction jobs, batch and bulk: the partition count caps how many worker members take jobs
+# (docs/events.md, "Scale and operations"), and can only grow later (which moves keys).
 JOBS_PARTITIONS=${KAFKA_JOBS_PARTITIONS:-64}
 
 for base in "${TOPICS[@]}"; do
   count=$PARTITIONS
-  [ "$base" = extract.jobs.v1 ] && count=$JOBS_PARTITIONS
+  case $base in extract.jobs.v1 | extract.bulk-jobs.v1) count=$JOBS_PARTITIONS ;; esac
   for topic in "$base" "$base.dlq"; do
     "$BIN" --bootstrap-server "$BOOTSTRAP" --create --if-not-exists --topic "$topic" \
       --partitions "$count" --replication-factor "$REPLICATION"

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { TOPICS } from '@subx/contracts';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const composeText = readFileSync(path.join(repoRoot, 'docker-compose.yml'), 'utf8');
@@ -183,7 +184,7 @@ describe('scripts/kafka-topics.sh (kafka-init)', () => {
     });
   }
 
-  it('creates each topic and its .dlq twin idempotently; extraction jobs get 64 partitions, the rest 3', async () => {
+  it('creates each topic and its .dlq twin idempotently; extraction jobs (batch, bulk) get 64 partitions, the rest 3', async () => {
     const { code, calls } = await runWithRecorder({ KAFKA_BOOTSTRAP: 'kafka:9092' });
     expect(code).toBe(0);
     const creates = calls.filter((c) => c.includes('--create'));
@@ -193,15 +194,22 @@ describe('scripts/kafka-topics.sh (kafka-init)', () => {
       'billing.credit-usage.v1.dlq',
       'billing.request-usage.v1',
       'billing.request-usage.v1.dlq',
+      'extract.bulk-jobs.v1',
+      'extract.bulk-jobs.v1.dlq',
       'extract.jobs.v1',
       'extract.jobs.v1.dlq',
       'extract.results.v1',
       'extract.results.v1.dlq',
+      'jobs.lifecycle.v1',
+      'jobs.lifecycle.v1.dlq',
     ]);
+    // Every topic of the contracts, so that a new one cannot be forgotten here.
+    for (const { default: topic } of Object.values(TOPICS)) expect(topics).toContain(topic);
     for (const c of creates) {
       expect(c).toContain('--if-not-exists');
       const topic = c[c.indexOf('--topic') + 1] ?? '';
-      expect(c[c.indexOf('--partitions') + 1], topic).toBe(topic.startsWith('extract.jobs.v1') ? '64' : '3');
+      const jobs = topic.startsWith('extract.jobs.v1') || topic.startsWith('extract.bulk-jobs.v1');
+      expect(c[c.indexOf('--partitions') + 1], topic).toBe(jobs ? '64' : '3');
       expect(c[c.indexOf('--bootstrap-server') + 1]).toBe('kafka:9092');
     }
   });
