@@ -116,6 +116,9 @@ export async function startSplitSystem(options: {
       GRPC_PORT: String(ports.extractor),
       GRPC_HOST: '127.0.0.1',
       KAFKA_GROUP_ID: `fault-workers-${id}`,
+      // The bulk workers too, or every run would join one shared group on the default topic.
+      EXTRACT_BULK_JOBS_TOPIC: `t.fault.bulk-jobs.${id}`,
+      EXTRACT_BULK_WORKERS_GROUP: `fault-bulk-workers-${id}`,
       KAFKA_CLIENT_ID: `fault-extractor-${id}`,
       EXTRACT_WORKER_MEMBERS: '1',
       YOUTUBE_BASE_URL: youtube.url,
