@@ -336,4 +336,89 @@ describeWithEngine('kafka', 'Kafka fan-out across services (real broker)', (brok
       await cluster.close();
     }
   });
+
+  it('bulk jobs on their own topic and group: a saturated bulk worker never delays a batch; bulk results come back on the results topic', async () => {
+    const cluster = await startCluster(brokers, yt, { gateways: 1, workers: 1 });
+    const bulkTopic = `${cluster.topics.jobs}.bulk`;
+    const bus = testKafkaBus(brokers, 'bulk-worker', 8);
+    const real = realExtraction(yt.url);
+    const gate = Promise.withResolvers<void>();
+    const bulkCalls: string[] = [];
+    const results: extractJobV1.ExtractResult[] = [];
+    let reader: Awaited<ReturnType<KafkaEventBus['subscribe']>> | undefined;
+    let bulk: ExtractWorker | undefined;
+    try {
+      // As the extractor service starts it: one member, its own group, fewer jobs at once (here 1).
+      bulk = await startExtractWorker({
+        bus,
+        extraction: {
+          ...real.extraction,
+          getTranscript: async (req) => {
+            bulkCalls.push(req.videoId);
+            await gate.promise;
+            return real.extraction.getTranscript(req);
+          },
+        },
+        logger: silentLogger,
+        clock,
+        groupId: `bulk-workers-${randomUUID()}`,
+        members: 1,
+        concurrency: 1,
+        topic: bulkTopic,
+        resultsTopic: cluster.topics.results,
+      });
+      reader = await bus.subscribe({
+        groupId: `bulk-results-${randomUUID()}`,
+        topics: [cluster.topics.results],
+        handler: async (m) => {
+          const result = extractJobV1.ExtractResult.decode(m.value);
+          if (result.replyTo === 'job-runner') results.push(result);
+        },
+      });
+      // One account's job: three videos, all held upstream until released; one runs at a time.
+      const bulkIds = videos.ids.slice(0, 3);
+      await bus.publish(
+        bulkTopic,
+        bulkIds.map((videoId, i) => ({
+          key: videoId,
+          value: extractJobV1.ExtractJob.encode(
+            extractJobV1.ExtractJob.fromPartial({
+              envelope: { eventId: randomUUID(), accountId: 'acc-bulk' },
+              correlationId: 'job-1',
+              itemIndex: i,
+              videoId,
+              language: 'en',
+              replyTo: 'job-runner',
+              deadline: new Date(Date.now() + 60_000).toISOString(),
+            }),
+          ).finish(),
+        })),
+      );
+      await expect.poll(() => bulkCalls.length, { timeout: 30_000 }).toBe(1);
+
+      // Another account's batch goes through the batch workers meanwhile, in full.
+      const batchIds = videos.ids.slice(8, 11);
+      expect(summary(await cluster.gateways[0]!.run(request(batchIds)))).toEqual(
+        batchIds.map((id) => `ok:${id}`),
+      );
+      expect(cluster.calls[0]!.sort()).toEqual([...batchIds].sort());
+      expect(bulkCalls).toHaveLength(1);
+      expect(results).toHaveLength(0);
+
+      gate.resolve();
+      await expect.poll(() => results.length, { timeout: 30_000 }).toBe(bulkIds.length);
+      expect(results.map((r) => r.itemIndex).sort()).toEqual([0, 1, 2]);
+      for (const r of results) expect(r).toMatchObject({ correlationId: 'job-1', success: true });
+      expect(results.find((r) => r.itemIndex === 0)!.segments.length).toBeGreaterThan(0);
+      // The batch workers never saw a bulk video.
+      expect(cluster.calls[0]!.some((id) => bulkIds.includes(id))).toBe(false);
+    } finally {
+      gate.resolve();
+      await reader?.stop();
+      await bulk?.stop();
+      await bus.close();
+      await real.close();
+      await cluster.close();
+    }
+  });
 });
