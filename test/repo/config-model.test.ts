@@ -104,12 +104,12 @@ describe('one configuration model', () => {
     {
       name: 'extract bulk jobs',
       ...TOPICS.extractBulkJobs,
-      sides: { extractor: [extractorSchema] },
+      sides: { gateway: [gatewaySchema], extractor: [extractorSchema] },
     },
     {
       name: 'extractor bulk workers group',
       ...CONSUMER_GROUPS.extractBulkWorkers,
-      sides: { extractor: [extractorSchema] },
+      sides: { gateway: [gatewaySchema], extractor: [extractorSchema] },
     },
   ];
   it.each(SIDES)('the $name name is read from $env on every side', ({ env, sides }) => {

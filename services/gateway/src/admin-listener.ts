@@ -19,6 +19,8 @@ import type { AdminFailureLimiterOptions } from './access/admin-failures.ts';
 import type { AccessModule } from './access/index.ts';
 import { adminRoutes } from './routes/admin/index.ts';
 import { selfServiceRoutes } from './routes/admin/self-service.ts';
+import { adminJobRoutes } from './routes/admin/jobs.ts';
+import type { JobsService } from './jobs/service.ts';
 import { logAccess } from './http/access-log.ts';
 import { createErrorHandler } from './http/errors.ts';
 import { installNotFound } from './http/not-found.ts';
@@ -45,6 +47,8 @@ export interface AdminAppOptions {
   access: AdminAccess;
   /** The public API, through which the playground's calls on behalf of an account run. */
   publicApp: FastifyInstance;
+  /** The bulk jobs, listed per account for the dashboard; absent: no jobs route. */
+  jobs?: JobsService;
   logger?: FastifyBaseLogger;
   /** Failed-attempt limit (default 5 per minute per caller). */
   failures?: AdminFailureLimiterOptions;
@@ -100,6 +104,7 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
       delegations: access.delegations,
       publicApp,
     });
+    if (options.jobs) adminJobRoutes(scope, { accounts: access.accounts, jobs: options.jobs });
   });
   await app.ready();
   return app;

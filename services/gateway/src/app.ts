@@ -27,6 +27,7 @@ import { registerBatch } from './routes/v1/batch.ts';
 import { registerComments, registerCommentsAnalyze } from './routes/v1/comments.ts';
 import type { RouteContext } from './routes/v1/context.ts';
 import { registerExtract } from './routes/v1/extract.ts';
+import { registerJobs } from './routes/v1/jobs.ts';
 import { registerPlaylist } from './routes/v1/playlist.ts';
 import { registerSummarize } from './routes/v1/summarize.ts';
 import { registerValidate } from './routes/v1/validate.ts';
@@ -105,6 +106,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   registerSummarize(app, ctx);
   registerComments(app, ctx);
   registerCommentsAnalyze(app, ctx);
+  registerJobs(app, ctx);
   registerHealth(app, ctx, version);
   await registerDocs(app, buildOpenApi(version));
   // The API as MCP tools for AI agents, and /llms.txt (src/mcp/README.md).

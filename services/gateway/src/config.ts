@@ -25,6 +25,7 @@ import {
   grpcTlsEnv,
   kafkaSecurityEnv,
 } from '@subx/service-kit';
+import { jobsEnv } from './jobs/config.ts';
 
 export const ConfigSchema = z.object({
   /** gRPC over TLS (service-kit net/grpc-tls.ts): GRPC_TLS*, off unless set. */
@@ -92,6 +93,8 @@ export const ConfigSchema = z.object({
    */
   ADMIN_PORT: port.default(8081),
   ADMIN_HOST: nameString.default('127.0.0.1'),
+  /** Bulk jobs (src/jobs/README.md): JOBS_*, JOB_*, the bulk topic and the lifecycle topic. */
+  ...jobsEnv,
 });
 
 export type Config = z.output<typeof ConfigSchema>;

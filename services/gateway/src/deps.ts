@@ -6,6 +6,7 @@ import type { AccessControl, CreditLedger, IdempotencyStore } from './access/typ
 import type { Backends } from './backends/types.ts';
 import type { Config } from './config.ts';
 import type { FanOut } from './fanout/types.ts';
+import type { JobsService } from './jobs/service.ts';
 
 export interface GatewayDeps {
   config: Config;
@@ -17,6 +18,8 @@ export interface GatewayDeps {
   ipLimiter: IpRateLimiter;
   backends: Backends;
   fanOut: FanOut;
+  /** The bulk jobs API (src/jobs); absent: its routes are not mounted. */
+  jobs?: JobsService;
   /** Per-user "summary paid" markers. */
   kv: KeyValueStore;
   clock: Clock;

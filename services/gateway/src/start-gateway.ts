@@ -24,6 +24,7 @@ import type { Config } from './config.ts';
 import { createDirectFanOut } from './fanout/direct.ts';
 import { createKafkaFanOut } from './fanout/kafka-fan-out.ts';
 import type { FanOut } from './fanout/types.ts';
+import { startJobs } from './jobs/start-jobs.ts';
 
 export interface StartGatewayOptions {
   config: Config;
@@ -82,6 +83,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   });
   await access.start();
   let fanOut: FanOut & { stop?(): Promise<void> };
+  const instanceId = options.instanceId ?? `${hostname()}-${randomUUID().slice(0, 8)}`;
   const directFanOut = createDirectFanOut({
     extractor: backends.extractor,
     concurrency: config.FANOUT_CONCURRENCY,
@@ -89,7 +91,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   if ((options.fanOut ?? 'bus') === 'bus') {
     const kafkaFanOut = createKafkaFanOut({
       bus,
-      instanceId: options.instanceId ?? `${hostname()}-${randomUUID().slice(0, 8)}`,
+      instanceId,
       clock,
       logger: logger.child({ component: 'fan-out' }),
       workersGroupId: config.EXTRACT_WORKERS_GROUP,
@@ -109,6 +111,22 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     fanOut = directFanOut;
   }
 
+  // Bulk jobs (src/jobs): their own fan-out on the bulk topic, the runner, the API behind the routes.
+  const jobs = await startJobs({
+    config,
+    store,
+    bus,
+    clock,
+    logger: logger.child({ component: 'jobs' }),
+    instanceId,
+    fanOutMode: options.fanOut ?? 'bus',
+    directFanOut,
+    extractor: backends.extractor,
+    credits: access.credits,
+    pricing: accessConfig.pricing,
+    webhooks: null,
+  });
+
   let draining = false;
   const app = await buildApp({
     config,
@@ -119,6 +137,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     ipLimiter: access.ipLimiter,
     backends,
     fanOut,
+    jobs: jobs.service,
     kv,
     clock,
     pricing: accessConfig.pricing,
@@ -139,6 +158,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     config,
     access,
     publicApp: app,
+    jobs: jobs.service,
     logger: logger.child({ listener: 'admin' }),
   });
   let address: string;
@@ -152,6 +172,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     // Release what was started before a port turned out to be busy, then say which one it is.
     await adminApp.close().catch(() => {});
     await app.close().catch(() => {});
+    await jobs.stop().catch(() => {});
     await fanOut.stop?.().catch(() => {});
     await access.stop().catch(() => {});
     backends.close();
@@ -172,6 +193,8 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
       draining = true;
       await adminApp.close();
       await app.close();
+      // The jobs' windows in flight finish (bounded), their leases go back for another replica.
+      await jobs.stop();
       await fanOut.stop?.();
       await access.stop();
       backends.close();

@@ -41,6 +41,28 @@ export const REQUEST_EXAMPLES: Record<string, RequestExample> = {
     body: { keyPoints: { summary: 'Key points', value: { video_url: VIDEO_URL, style: 'key_points' } } },
   },
   comments: { query: { url: VIDEO_URL, max: 100, sort: 'time' } },
+  createJob: {
+    body: {
+      urls: {
+        summary: 'Video URLs, with a webhook when the job ends',
+        value: {
+          source: { type: 'urls', urls: [VIDEO_URL, 'https://youtu.be/jNQXAC9IVRw'] },
+          format: 'srt',
+          webhook_url: 'https://example.com/hooks/subx',
+        },
+      },
+      playlist: {
+        summary: 'A whole playlist (every page, up to max)',
+        value: { source: { type: 'playlist', url: PLAYLIST_URL, max: 500 }, language: 'en' },
+      },
+      channel: {
+        summary: 'The newest 200 videos of a channel',
+        value: { source: { type: 'channel', url: 'https://www.youtube.com/@YouTube', tab: 'videos', max: 200 } },
+      },
+    },
+  },
+  listJobs: { query: { limit: 20 } },
+  getJobResults: { query: { limit: 25 } },
   analyzeComments: {
     body: { sample: { summary: 'Analyse 50 comments', value: { video_url: VIDEO_URL, sample_size: 50 } } },
   },

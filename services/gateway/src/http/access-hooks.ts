@@ -91,11 +91,15 @@ export function captureForIdempotency(request: FastifyRequest, reply: FastifyRep
   captured.set(request, {
     status: reply.statusCode,
     contentType: String(reply.getHeader('content-type') ?? ''),
+    location: typeof reply.getHeader('location') === 'string' ? String(reply.getHeader('location')) : null,
     body: payload,
   });
 }
 
-const captured = new WeakMap<FastifyRequest, { status: number; contentType: string; body: string }>();
+const captured = new WeakMap<
+  FastifyRequest,
+  { status: number; contentType: string; location: string | null; body: string }
+>();
 
 /** onResponse: a 2xx is stored for replay; anything else frees the key (nothing was charged). */
 export async function finishIdempotency(store: IdempotencyStore, request: FastifyRequest): Promise<void> {
@@ -106,7 +110,11 @@ export async function finishIdempotency(store: IdempotencyStore, request: Fastif
   if (response && response.status >= 200 && response.status < 300) {
     await store.complete(accountId, key, {
       status: response.status,
-      headers: { 'content-type': response.contentType },
+      // Location: a replayed 202 of POST /api/v1/jobs still says where the job is.
+      headers: {
+        'content-type': response.contentType,
+        ...(response.location ? { location: response.location } : {}),
+      },
       body: response.body,
     });
   } else {

@@ -18,6 +18,7 @@ import {
   translateSchema,
   urlSchema,
 } from './common.ts';
+import { JOB_OPERATIONS } from './job-operations.ts';
 
 /** `language` of summarize and analyze: an extension without a default (none = the best track). */
 const summaryLanguageSchema = {
@@ -524,6 +525,7 @@ export const OPERATION_SPECS: OperationSpec[] = [
       ...UPSTREAM_ERRORS,
     ],
   },
+  ...JOB_OPERATIONS,
 ];
 
 export const healthResponseSchema = {

@@ -139,11 +139,12 @@ describeWithBrowser('API reference in Chromium: /docs (Scalar) and /docs/errors'
           }
         }
 
-        // Nested response shapes: every object (or array of objects) field of the 200 body opens up.
-        const ok = op.responses['200']?.content?.['application/json']?.schema as Json | undefined;
+        // Nested response shapes: every object (or array of objects) field of the success body opens up.
+        const success = Object.keys(op.responses as Json).find((s) => s.startsWith('2')) ?? '200';
+        const ok = op.responses[success]?.content?.['application/json']?.schema as Json | undefined;
         for (const [field, children] of nestedProperties(ok)) {
-          const at = `${label} 200 ${field}`;
-          const property = page.locator(`[id="${id}.responses.200.${field}"]`).locator(INNERMOST_LI);
+          const at = `${label} ${success} ${field}`;
+          const property = page.locator(`[id="${id}.responses.${success}.${field}"]`).locator(INNERMOST_LI);
           const toggle = property.locator('button[aria-expanded]').first();
           await toggle.click({ timeout: WAIT_MS });
           expect(await toggle.getAttribute('aria-expanded'), at).toBe('true');
@@ -154,7 +155,10 @@ describeWithBrowser('API reference in Chromium: /docs (Scalar) and /docs/errors'
 
         // Authenticated operations: the Idempotency-Key header, and request samples carrying <API_KEY>.
         if ((op.security as unknown[]).length > 0) {
-          await page.locator(`[id="${id}.headers.Idempotency-Key"]`).waitFor({ timeout: WAIT_MS });
+          // Counted operations take an Idempotency-Key; the account-only reads (jobs) do not.
+          if ((op.parameters as Json[]).some((p) => p.name === 'Idempotency-Key')) {
+            await page.locator(`[id="${id}.headers.Idempotency-Key"]`).waitFor({ timeout: WAIT_MS });
+          }
           const sample = section.locator('pre', { hasText: 'curl' }).first();
           // Visible, not merely in the DOM: Scalar hides credentials in samples unless told otherwise.
           await sample.getByText(API_KEY_PLACEHOLDER).first().waitFor({ timeout: WAIT_MS });

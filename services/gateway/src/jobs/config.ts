@@ -1,0 +1,42 @@
+/**
+ * The bulk jobs' variables, a fragment of the gateway's ConfigSchema (src/config.ts). Item ceilings
+ * per tier live in the pricing table (ACCESS_PRICING_JSON `jobMaxItems`), with every other limit
+ * that differs by tier.
+ */
+import { CONSUMER_GROUPS, TOPICS } from '@subx/contracts';
+import { durationMs, intBetween, nameString, positiveInt } from '@subx/service-kit';
+
+export const jobsEnv = {
+  /** POST /api/v1/jobs only: 10,000 URLs do not fit the 64 KB of every other route. */
+  JOBS_BODY_LIMIT_BYTES: positiveInt.default(1_048_576),
+  /** Jobs of one account running at once; the rest wait, queued, oldest first. */
+  JOBS_MAX_RUNNING_PER_ACCOUNT: intBetween(1, 100).default(2),
+  /** Jobs this gateway runs at once (0: it takes jobs but leaves running them to other replicas). */
+  JOBS_RUNNER_CONCURRENCY: intBetween(0, 64).default(4),
+  /** Items handed to the extraction workers together; a job's progress is saved after each window. */
+  JOB_WINDOW_SIZE: intBetween(1, 500).default(50),
+  /** One video's budget, from when a worker starts it. */
+  JOB_ITEM_TIMEOUT_MS: durationMs.default(60_000),
+  /**
+   * One round of a window (its credit reservation lives that long, and a reservation older than
+   * 3 minutes is released by the ledger's sweeper, so keep it well inside).
+   */
+  JOB_ROUND_TIMEOUT_MS: durationMs.default(120_000),
+  /** Rounds an item gets when it fails for a reason worth retrying (timeouts, pacing, 503s). */
+  JOB_ITEM_ATTEMPTS: intBetween(1, 10).default(3),
+  /** How long the extraction queue may be unreachable before a job's waiting items fail. */
+  JOB_STALL_LIMIT_MS: durationMs.default(30 * 60_000),
+  /** A runner's hold on a job, renewed after every window; a crashed gateway's jobs resume after it. */
+  JOB_LEASE_MS: durationMs.default(30_000),
+  /** How often a gateway looks for jobs to run. */
+  JOBS_POLL_MS: durationMs.default(1_000),
+  /** Results are kept this long after a job finishes (then 410 JOB_EXPIRED; the job, as long again). */
+  JOB_RESULTS_TTL: durationMs.default(7 * 86_400_000),
+  /** Listing a playlist or channel for a job (every continuation, up to 10,000 videos). */
+  JOB_LISTING_TIMEOUT_MS: durationMs.default(180_000),
+  /** The bulk topic and its workers' group (the extractor reads the same variables, docs/events.md). */
+  EXTRACT_BULK_JOBS_TOPIC: nameString.default(TOPICS.extractBulkJobs.default),
+  EXTRACT_BULK_WORKERS_GROUP: nameString.default(CONSUMER_GROUPS.extractBulkWorkers.default),
+  /** Job lifecycle events (docs/events.md). */
+  JOB_EVENTS_TOPIC: nameString.default(TOPICS.jobEvents.default),
+};

@@ -1,0 +1,171 @@
+/**
+ * What a bulk job is, as stored and as shown. Pure: no I/O here.
+ *
+ * A job is one document (`jobs`); its list of videos is a second document (`job_items`, written
+ * once when the source is known, read by the runner only, so polling a job never loads 10,000
+ * URLs); each finished video is a document of its own (`job_results`, id `<job>:<index>`), which is
+ * what makes resuming safe: a result that exists is never run or charged again.
+ */
+import type { OutputFormat } from '@subx/formats';
+import type { IncludeField } from '../schemas/common.ts';
+
+export const JOB_STATUSES = ['queued', 'running', 'completed', 'failed', 'canceled'] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
+export const TERMINAL_STATUSES: readonly JobStatus[] = ['completed', 'failed', 'canceled'];
+export const CHANNEL_TABS = ['videos', 'shorts', 'streams'] as const;
+export type ChannelTabName = (typeof CHANNEL_TABS)[number];
+
+/** The source as the client sent it (and as the job shows it). */
+export type JobSource =
+  | { type: 'urls'; urls: string[] }
+  | { type: 'playlist'; url: string; max: number }
+  | { type: 'channel'; url: string; tab: ChannelTabName; max: number };
+
+export interface JobOptions {
+  language: string;
+  format: OutputFormat;
+  include_timestamps: boolean;
+  include: IncludeField[];
+  translate: boolean;
+}
+
+export interface JobError {
+  code: string;
+  message: string;
+}
+
+export type JobDoc = {
+  _id: string;
+  account_id: string;
+  status: JobStatus;
+  /** The source as shown; a `urls` source is shown by count only (the list is in job_items). */
+  source: JobSource | { type: 'urls'; count: number };
+  /** Playlist and channel sources: what the listing found (title), once listed. */
+  source_info: { title: string; id: string } | null;
+  options: JobOptions;
+  webhook_url: string | null;
+  /** null until a playlist or channel has been listed. */
+  total: number | null;
+  /** Every item below this index has a result; the runner resumes here. */
+  next_index: number;
+  succeeded: number;
+  failed: number;
+  credits_charged: number;
+  error: JobError | null;
+  /** Times are epoch milliseconds, as everywhere in the document store. */
+  created_at: number;
+  updated_at: number;
+  started_at: number | null;
+  finished_at: number | null;
+  /** Results are kept until then (JOB_RESULTS_TTL after finishing); the job a while longer. */
+  expires_at: number | null;
+  /** The job document itself is removed then (404 afterwards). */
+  purge_at: number | null;
+  /** Its results and items were removed at `expires_at` (the results answer 410 since). */
+  results_purged: boolean;
+  /** Which gateway runs it, until when (renewed as it goes; a crashed runner's lease runs out). */
+  lease_owner: string | null;
+  lease_until: number;
+  /** Set by DELETE on a running job; the runner stops at the next window. */
+  cancel_requested: boolean;
+  /** Terminal and its lifecycle event and webhook handed on; false: the sweeper retries that. */
+  notified: boolean;
+  request_id: string;
+};
+
+export interface JobItem {
+  url: string;
+  /** null: not an accepted video URL (the item fails with INVALID_URL, free). */
+  video_id: string | null;
+}
+
+export type JobItemsDoc = {
+  _id: string;
+  items: JobItem[];
+};
+
+export type JobResultDoc = {
+  _id: string;
+  job_id: string;
+  index: number;
+  success: boolean;
+  /** The batch item shape (docs/api.md 2.4). */
+  item: Record<string, unknown>;
+  /** Whether this result's credit was committed by the round that recorded it. */
+  charged: boolean;
+  expires_at: number | null;
+  created_at: number;
+};
+
+export const resultId = (jobId: string, index: number) => `${jobId}:${String(index).padStart(6, '0')}`;
+
+export function isTerminal(status: JobStatus): boolean {
+  return TERMINAL_STATUSES.includes(status);
+}
+
+/** Opaque cursors: base64url JSON, checked on the way back in (a bad cursor is INVALID_REQUEST). */
+export function encodeCursor(value: Record<string, string | number>): string {
+  return Buffer.from(JSON.stringify(value)).toString('base64url');
+}
+
+export function decodeCursor(cursor: string): Record<string, unknown> | null {
+  if (cursor.length > 512) return null;
+  try {
+    const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : null;
+  } catch {
+    return null;
+  }
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+export interface JobView {
+  job_id: string;
+  status: JobStatus;
+  source: JobDoc['source'] & { title?: string };
+  language: string;
+  format: OutputFormat;
+  include_timestamps: boolean;
+  include: IncludeField[];
+  progress: { total: number | null; succeeded: number; failed: number; pending: number | null };
+  credits_charged: number;
+  error: JobError | null;
+  created_at: string;
+  updated_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  expires_at: string | null;
+  results_url: string;
+}
+
+/** The public job object (without the webhook state, which the route adds). */
+export function jobView(job: JobDoc): JobView {
+  const done = job.succeeded + job.failed;
+  return {
+    job_id: job._id,
+    status: job.status,
+    source: job.source_info ? { ...job.source, title: job.source_info.title } : job.source,
+    language: job.options.language,
+    format: job.options.format,
+    include_timestamps: job.options.include_timestamps,
+    include: job.options.include,
+    progress: {
+      total: job.total,
+      succeeded: job.succeeded,
+      failed: job.failed,
+      // Items not done; for a canceled job, the items that were dropped.
+      pending: job.total === null ? null : Math.max(0, job.total - done),
+    },
+    credits_charged: job.credits_charged,
+    error: job.error,
+    created_at: new Date(job.created_at).toISOString(),
+    updated_at: new Date(job.updated_at).toISOString(),
+    started_at: iso(job.started_at),
+    finished_at: iso(job.finished_at),
+    expires_at: iso(job.expires_at),
+    results_url: `/api/v1/jobs/${job._id}/results`,
+  };
+}

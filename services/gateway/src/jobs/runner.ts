@@ -1,0 +1,418 @@
+/**
+ * The job runner: every gateway runs one. It leases the oldest runnable job (queued, or running
+ * under a lapsed lease), lists its playlist or channel if it has one, and works through its items
+ * window by window over the bulk fan-out, saving progress after each window:
+ *
+ * - A window's items that already have a result (a window cut off by a crash) are neither run nor
+ *   charged again; the rest get up to JOB_ITEM_ATTEMPTS rounds. Each round reserves the credits of
+ *   its items first (the balance never goes below zero), records the results, then commits the
+ *   successes only: failures are free, as in batch.
+ * - A result is recorded before its credit is committed: a crash in between leaves an item
+ *   uncharged, never charged twice.
+ * - The extraction queue unreachable (every item of a round a 503) does not use up attempts: the job
+ *   waits, holding its lease, up to JOB_STALL_LIMIT_MS.
+ * - DELETE marks the job canceled at once; the runner notices at the next window, keeps what the
+ *   window in flight produced (charged), and stops.
+ * - The terminal transition happens once (a conditional update); whoever makes it hands the
+ *   lifecycle event and the webhook on, and a sweeper retries that hand-off for any terminal job
+ *   not marked `notified` (a gateway that died in between).
+ */
+import { Errors, isAppError, toPublicErrorBody } from '@subx/errors';
+import type { AppError } from '@subx/errors';
+import type { Clock } from '@subx/ports';
+import { itemsPrice } from '../access/pricing.ts';
+import type { AccessPricing } from '../access/pricing.ts';
+import type { CreditLedger, Reservation } from '../access/types.ts';
+import type { FanOut } from '../fanout/types.ts';
+import { failureItem, successItem } from '../mappers.ts';
+import type { JobSourceLister } from './sources.ts';
+import { isTerminal, resultId } from './model.ts';
+import type { JobDoc, JobItem, JobResultDoc } from './model.ts';
+import type { JobStore } from './store.ts';
+import type { JobNotifier } from './notify.ts';
+
+export interface JobRunnerConfig {
+  JOBS_RUNNER_CONCURRENCY: number;
+  JOBS_MAX_RUNNING_PER_ACCOUNT: number;
+  JOB_WINDOW_SIZE: number;
+  JOB_ITEM_TIMEOUT_MS: number;
+  JOB_ROUND_TIMEOUT_MS: number;
+  JOB_ITEM_ATTEMPTS: number;
+  JOB_STALL_LIMIT_MS: number;
+  JOB_LEASE_MS: number;
+  JOBS_POLL_MS: number;
+  JOB_RESULTS_TTL: number;
+}
+
+interface RunnerLogger {
+  info(obj: Record<string, unknown>, msg?: string): void;
+  warn(obj: Record<string, unknown>, msg?: string): void;
+  error(obj: Record<string, unknown>, msg?: string): void;
+}
+
+export interface JobRunnerDeps {
+  store: JobStore;
+  /** The bulk fan-out (its own topic and workers), so jobs never queue ahead of batch calls. */
+  fanOut: FanOut;
+  lister: JobSourceLister;
+  credits: CreditLedger;
+  pricing: AccessPricing;
+  notifier: JobNotifier;
+  clock: Clock;
+  logger: RunnerLogger;
+  config: JobRunnerConfig;
+  /** Unique per gateway process: the lease owner. */
+  instanceId: string;
+  /** Waiting between rounds while the queue is down (tests shorten it). Default real timers. */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export interface JobRunner {
+  start(): void;
+  /** Stops taking jobs, lets each running window finish (bounded by `timeoutMs`), gives leases back. */
+  stop(timeoutMs?: number): Promise<void>;
+  /** One poll now (tests): claims what there is room for. Resolves when the claims are made. */
+  pollOnce(): Promise<void>;
+  /** Resolves when every job this runner has started has stopped (tests). */
+  idle(): Promise<void>;
+  running(): number;
+}
+
+/** The lease is gone (another runner took the job over) or the gateway is stopping. */
+class StopWorking extends Error {}
+
+const MAINTENANCE_EVERY_MS = 10_000;
+
+export function createJobRunner(deps: JobRunnerDeps): JobRunner {
+  const { store, fanOut, lister, credits, pricing, notifier, clock, logger, config, instanceId } = deps;
+  const sleep =
+    deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref()));
+  const active = new Map<string, Promise<void>>();
+  let timer: NodeJS.Timeout | null = null;
+  let stopping = false;
+  let polling: Promise<void> | null = null;
+  let lastMaintenance = 0;
+
+  async function renew(jobId: string): Promise<JobDoc> {
+    if (stopping) throw new StopWorking();
+    const job = await store.renewLease(jobId, instanceId, clock.now(), config.JOB_LEASE_MS);
+    if (!job) throw new StopWorking();
+    return job;
+  }
+
+  async function reserveUpTo(job: JobDoc, count: number, requestId: string): Promise<Reservation> {
+    try {
+      return await credits.reserve({
+        accountId: job.account_id,
+        operation: 'jobs',
+        amount: itemsPrice(count, pricing),
+        requestId,
+      });
+    } catch (error) {
+      // Fewer credits than the window needs: run as many items as the balance pays for.
+      const available =
+        isAppError(error) && error.code === 'INSUFFICIENT_CREDITS' ? error.details?.available : undefined;
+      const perItem = itemsPrice(1, pricing);
+      if (typeof available === 'number' && perItem > 0 && available >= perItem && count > 1) {
+        return reserveUpTo(job, Math.min(count - 1, Math.floor(available / perItem)), requestId);
+      }
+      throw error;
+    }
+  }
+
+  /** Runs items [from, to) to a result each; returns the window's counts. */
+  async function runWindow(job: JobDoc, items: JobItem[], from: number, to: number) {
+    const now = () => clock.now();
+    const existing = new Set((await store.resultsBetween(job._id, from, to)).map((r) => r.index));
+    let charged = 0;
+    const record = async (
+      index: number,
+      success: boolean,
+      item: Record<string, unknown>,
+      isCharged: boolean,
+    ) => {
+      const doc: JobResultDoc = {
+        _id: resultId(job._id, index),
+        job_id: job._id,
+        index,
+        success,
+        item: { index, ...item },
+        charged: isCharged,
+        expires_at: null,
+        created_at: now(),
+      };
+      const inserted = await store.insertResult(doc);
+      if (inserted) existing.add(index);
+      return inserted;
+    };
+    // Not video URLs: failed at once, free.
+    for (let i = from; i < to; i++) {
+      const item = items[i]!;
+      if (!existing.has(i) && item.video_id === null) {
+        await record(
+          i,
+          false,
+          failureItem(item.url, null, 'INVALID_URL', 'The URL is not an accepted video URL.'),
+          false,
+        );
+      }
+    }
+    let attempt = 0;
+    let rounds = 0;
+    let stalledSince: number | null = null;
+    while (attempt < config.JOB_ITEM_ATTEMPTS) {
+      const missing = [];
+      for (let i = from; i < to; i++) if (!existing.has(i)) missing.push(i);
+      if (missing.length === 0) break;
+      const current = await renew(job._id);
+      // Canceled: what is recorded stays (and is charged); nothing new starts.
+      if (current.status === 'canceled') break;
+      const requestId = `${job._id}:w${from}:r${rounds++}`;
+      const reservation = await reserveUpTo(job, missing.length, requestId);
+      const round = missing.slice(
+        0,
+        Math.floor(reservation.reserved / Math.max(1, itemsPrice(1, pricing))) || missing.length,
+      );
+      let successes = 0;
+      let outcomes;
+      try {
+        outcomes = await fanOut.run({
+          requestId,
+          accountId: job.account_id,
+          jobs: round.map((i) => ({
+            videoId: items[i]!.video_id!,
+            language: job.options.language,
+            include: job.options.include,
+            translate: job.options.translate,
+          })),
+          totalTimeoutMs: config.JOB_ROUND_TIMEOUT_MS,
+          itemTimeoutMs: config.JOB_ITEM_TIMEOUT_MS,
+        });
+        const queueDown = outcomes.every((o) => !o.ok && o.error.code === 'SERVICE_UNAVAILABLE');
+        if (queueDown) stalledSince ??= now();
+        else stalledSince = null;
+        const stallExceeded = stalledSince !== null && now() - stalledSince > config.JOB_STALL_LIMIT_MS;
+        // A round where the queue was simply down does not use up an attempt (unless it has been
+        // down too long); the last real attempt records whatever failed.
+        const finalRound = stallExceeded || (!queueDown && attempt + 1 >= config.JOB_ITEM_ATTEMPTS);
+        for (const [k, index] of round.entries()) {
+          const outcome = outcomes[k]!;
+          const item = items[index]!;
+          if (outcome.ok) {
+            const body = successItem(item.url, outcome.transcript, {
+              format: job.options.format,
+              includeTimestamps: job.options.include_timestamps,
+              include: job.options.include,
+            });
+            if (await record(index, true, body, true)) successes += 1;
+          } else if (!outcome.error.retryable || finalRound) {
+            const message = publicMessage(outcome.error);
+            await record(
+              index,
+              false,
+              failureItem(item.url, item.video_id, outcome.error.code, message),
+              false,
+            );
+          }
+        }
+        const committed = itemsPrice(successes, pricing);
+        await reservation.commit(committed, { successfulItems: successes, attemptedItems: round.length });
+        charged += committed;
+        if (stallExceeded) break;
+        if (queueDown) {
+          logger.warn(
+            { job_id: job._id, items: round.length },
+            'extraction queue unavailable; the job waits',
+          );
+          await sleep(Math.min(10_000, Math.max(500, config.JOBS_POLL_MS)));
+          continue;
+        }
+      } catch (error) {
+        await reservation.release().catch(() => {});
+        throw error;
+      }
+      attempt += 1;
+    }
+    // Anything still without a result after every round (the job was canceled mid-window) stays
+    // pending; anything that used up its rounds got its failure recorded above.
+    const inWindow = await store.resultsBetween(job._id, from, to);
+    return {
+      succeeded: inWindow.filter((r) => r.success).length,
+      failed: inWindow.filter((r) => !r.success).length,
+      complete: inWindow.length === to - from,
+      charged,
+    };
+  }
+
+  async function loadItems(job: JobDoc): Promise<JobItem[]> {
+    const stored = await store.items(job._id);
+    if (stored && job.total !== null) return stored;
+    const listed = await lister.list(job);
+    await store.setItems(job._id, instanceId, listed.items, listed.info, clock.now());
+    return listed.items;
+  }
+
+  async function finishAndNotify(job: JobDoc, status: 'completed' | 'failed', error: AppError | null) {
+    const done = await store.finish(job._id, status, {
+      owner: instanceId,
+      error: error ? { code: error.code, message: publicMessage(error) } : null,
+      nowMs: clock.now(),
+      resultsTtlMs: config.JOB_RESULTS_TTL,
+    });
+    if (done) await notifier.notify(done);
+  }
+
+  async function run(claim: { job: JobDoc; resumed: boolean }): Promise<void> {
+    let job = claim.job;
+    const log = { job_id: job._id, account_id: job.account_id };
+    try {
+      if (!claim.resumed) await notifier.started(job);
+      let items: JobItem[];
+      try {
+        items = await loadItems(job);
+      } catch (error) {
+        if (error instanceof StopWorking) throw error;
+        const appError = isAppError(error) ? error : Errors.internal();
+        logger.warn({ ...log, err: error }, 'listing the job source failed');
+        await finishAndNotify(job, 'failed', appError);
+        return;
+      }
+      job = await renew(job._id);
+      let index = job.next_index;
+      while (index < items.length) {
+        if (job.status === 'canceled') break;
+        const to = Math.min(index + config.JOB_WINDOW_SIZE, items.length);
+        let window;
+        try {
+          window = await runWindow(job, items, index, to);
+        } catch (error) {
+          if (isAppError(error) && error.code === 'INSUFFICIENT_CREDITS') {
+            logger.info({ ...log }, 'job stopped: the credits ran out');
+            // Whatever this window finished still counts.
+            const partial = await store.resultsBetween(job._id, index, to);
+            await store.advance(
+              job._id,
+              instanceId,
+              {
+                from: index,
+                to: index,
+                succeeded: partial.filter((r) => r.success).length,
+                failed: partial.filter((r) => !r.success).length,
+                charged: partial.filter((r) => r.charged).length * itemsPrice(1, pricing),
+              },
+              clock.now(),
+            );
+            await finishAndNotify(job, 'failed', error);
+            return;
+          }
+          throw error;
+        }
+        if (!window.complete) {
+          if ((await store.byId(job._id))?.status === 'canceled') {
+            // Canceled mid-window: count what was done, then stop.
+            await store.advance(job._id, instanceId, { from: index, to: index, ...window }, clock.now());
+            break;
+          }
+          // Rounds cut short (fewer credits than items): the same window again, for what is left.
+          continue;
+        }
+        if (!(await store.advance(job._id, instanceId, { from: index, to, ...window }, clock.now()))) {
+          throw new StopWorking();
+        }
+        index = to;
+        job = await renew(job._id);
+      }
+      if (job.status === 'canceled' || (await store.byId(job._id))?.status === 'canceled') {
+        // The canceler left the notice to us, so that it carries the final numbers.
+        await store.releaseLease(job._id, instanceId);
+        const final = await store.byId(job._id);
+        if (final) await notifier.notify(final);
+        return;
+      }
+      await finishAndNotify(job, 'completed', null);
+    } catch (error) {
+      if (error instanceof StopWorking) {
+        // Stopping, or another runner holds it now: give it back (a no-op if we no longer hold it).
+        await store.releaseLease(job._id, instanceId).catch(() => {});
+        return;
+      }
+      // A store or ledger failure: leave the job for a later try (by any runner) after a pause.
+      logger.error({ ...log, err: error }, 'job run failed; it will be resumed');
+      await store.releaseLease(job._id, instanceId, clock.now() + config.JOB_LEASE_MS).catch(() => {});
+    }
+  }
+
+  async function maintenance() {
+    const now = clock.now();
+    if (now - lastMaintenance < MAINTENANCE_EVERY_MS) return;
+    lastMaintenance = now;
+    for (const job of await store.unnotified(now, 20)) {
+      if (isTerminal(job.status)) await notifier.notify(job);
+    }
+    await store.purge(now, 100);
+  }
+
+  async function poll() {
+    if (stopping) return;
+    try {
+      await maintenance();
+      while (!stopping && active.size < config.JOBS_RUNNER_CONCURRENCY) {
+        const claim = await store.claimNext(
+          instanceId,
+          clock.now(),
+          config.JOB_LEASE_MS,
+          config.JOBS_MAX_RUNNING_PER_ACCOUNT,
+        );
+        if (!claim) break;
+        const id = claim.job._id;
+        const done = run(claim).finally(() => active.delete(id));
+        active.set(id, done);
+      }
+    } catch (error) {
+      logger.error({ err: error }, 'job poll failed');
+    }
+  }
+
+  function pollOnce(): Promise<void> {
+    polling ??= poll().finally(() => {
+      polling = null;
+    });
+    return polling;
+  }
+
+  return {
+    start() {
+      if (timer || config.JOBS_RUNNER_CONCURRENCY === 0) return;
+      timer = setInterval(() => void pollOnce(), config.JOBS_POLL_MS);
+      timer.unref();
+      void pollOnce();
+    },
+    async stop(timeoutMs = 10_000) {
+      stopping = true;
+      if (timer) clearInterval(timer);
+      timer = null;
+      let bound: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.allSettled([polling, ...active.values()]),
+        new Promise<void>((resolve) => {
+          bound = setTimeout(resolve, timeoutMs);
+          bound.unref();
+        }),
+      ]);
+      clearTimeout(bound);
+      // Whatever is still running past the bound: its lease is given back now, so another replica
+      // resumes it at once; the window in flight is redone there, never charged twice.
+      await Promise.allSettled([...active.keys()].map((id) => store.releaseLease(id, instanceId)));
+    },
+    pollOnce,
+    async idle() {
+      while (active.size > 0 || polling) await Promise.allSettled([polling, ...active.values()]);
+    },
+    running: () => active.size,
+  };
+}
+
+/** Messages go through the same filter as every error body: internal details never leak. */
+function publicMessage(error: AppError): string {
+  return toPublicErrorBody(error, '').error.message;
+}

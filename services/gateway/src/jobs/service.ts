@@ -1,0 +1,298 @@
+/**
+ * The jobs API's behaviour, apart from HTTP: the public routes (routes/v1/jobs.ts) and the admin
+ * list for the dashboard call the same functions.
+ */
+import { AppError, ERROR_CATALOG, Errors } from '@subx/errors';
+import type { ErrorCode } from '@subx/errors';
+import type { Clock } from '@subx/ports';
+import { parseChannelUrl } from '@subx/youtube';
+import { itemsPrice } from '../access/pricing.ts';
+import type { AccessPricing } from '../access/pricing.ts';
+import type { Account, CreditLedger } from '../access/types.ts';
+import { playlistIdOf, tryVideoIdOf } from '../video-urls.ts';
+import { decodeCursor, encodeCursor, isTerminal, jobView } from './model.ts';
+import type { ChannelTabName, JobDoc, JobItem, JobOptions, JobSource, JobView } from './model.ts';
+import type { JobNotifier } from './notify.ts';
+import type { JobStore } from './store.ts';
+import { newJobId } from './store.ts';
+
+/** What GET /jobs/{id} shows of the webhook (the outbox's record, once the job has ended). */
+export interface WebhookState {
+  url: string;
+  status: 'waiting' | 'pending' | 'delivered' | 'failed';
+  event: string | null;
+  webhook_id: string | null;
+  attempts: {
+    attempt: number;
+    at: string;
+    status_code: number | null;
+    error: string | null;
+    duration_ms: number;
+  }[];
+  next_attempt_at: string | null;
+}
+
+/** The webhook module's side, as the jobs API needs it (src/webhooks). */
+export interface JobWebhooks {
+  stateOf(
+    subject: string,
+  ): Promise<(Omit<WebhookState, 'status'> & { status: 'pending' | 'delivered' | 'failed' }) | null>;
+  /** Refuses a webhook_url that is not http(s) or resolves to a non-public address (AppError INVALID_REQUEST). */
+  checkTarget(url: string): Promise<void>;
+}
+
+export type PublicJob = JobView & { webhook: WebhookState | null };
+
+export interface CreateJobInput {
+  source:
+    | { type: 'urls'; urls: string[] }
+    | { type: 'playlist'; url: string; max?: number }
+    | { type: 'channel'; url: string; tab?: ChannelTabName; max?: number };
+  options: JobOptions;
+  webhook_url?: string;
+}
+
+export interface JobsService {
+  create(account: Account, input: CreateJobInput, requestId: string): Promise<PublicJob>;
+  get(accountId: string, jobId: string): Promise<PublicJob>;
+  list(
+    accountId: string,
+    page: { limit: number; cursor?: string },
+  ): Promise<{ jobs: PublicJob[]; next_cursor: string | null }>;
+  results(
+    accountId: string,
+    jobId: string,
+    page: { limit: number; cursor?: string },
+  ): Promise<{
+    job_id: string;
+    status: string;
+    results: Record<string, unknown>[];
+    next_cursor: string | null;
+  }>;
+  /** One finished item (its failure as the error it was), with the job's format. */
+  result(
+    accountId: string,
+    jobId: string,
+    index: number,
+  ): Promise<{ job: JobDoc; item: Record<string, unknown> }>;
+  cancel(accountId: string, jobId: string): Promise<PublicJob>;
+}
+
+export function createJobsService(deps: {
+  store: JobStore;
+  notifier: JobNotifier;
+  webhooks: JobWebhooks | null;
+  credits: CreditLedger;
+  pricing: AccessPricing;
+  clock: Clock;
+  resultsTtlMs: number;
+}): JobsService {
+  const { store, notifier, clock, pricing } = deps;
+
+  async function webhookOf(job: JobDoc): Promise<WebhookState | null> {
+    if (!job.webhook_url) return null;
+    const state = deps.webhooks ? await deps.webhooks.stateOf(job._id) : null;
+    return (
+      state ?? {
+        url: job.webhook_url,
+        status: 'waiting',
+        event: null,
+        webhook_id: null,
+        attempts: [],
+        next_attempt_at: null,
+      }
+    );
+  }
+
+  async function show(job: JobDoc): Promise<PublicJob> {
+    return { ...jobView(job), webhook: await webhookOf(job) };
+  }
+
+  async function owned(accountId: string, jobId: string): Promise<JobDoc> {
+    const job = await store.get(accountId, jobId);
+    // Another account's job answers exactly as a job that does not exist.
+    if (!job) throw Errors.jobNotFound(jobId);
+    return job;
+  }
+
+  function expired(job: JobDoc): boolean {
+    return job.results_purged || (job.expires_at !== null && clock.now() >= job.expires_at);
+  }
+
+  function cursorIndex(cursor: string | undefined): number {
+    if (cursor === undefined) return 0;
+    const value = decodeCursor(cursor)?.i;
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+      throw Errors.invalidRequest('The cursor is not one this API returned.');
+    }
+    return value;
+  }
+
+  return {
+    async create(account, input, requestId) {
+      const maxItems = pricing.jobMaxItems[account.tier];
+      if (maxItems <= 0) {
+        throw new AppError('TIER_REQUIRED', `Bulk jobs need a paid tier; the ${account.tier} tier has none.`);
+      }
+      const tooMany = (n: number) =>
+        Errors.invalidRequest(
+          `The ${account.tier} tier allows up to ${maxItems} items per job; this job asks for ${n}.`,
+          { max_items: maxItems },
+        );
+      let source: JobDoc['source'];
+      let items: JobItem[] | null = null;
+      const given = input.source;
+      if (given.type === 'urls') {
+        if (given.urls.length > maxItems) throw tooMany(given.urls.length);
+        items = given.urls.map((url) => ({ url, video_id: tryVideoIdOf(url) }));
+        source = { type: 'urls', count: items.length };
+      } else if (given.type === 'playlist') {
+        playlistIdOf(given.url);
+        const max = given.max ?? maxItems;
+        if (max > maxItems) throw tooMany(max);
+        source = { type: 'playlist', url: given.url, max };
+      } else {
+        const parsed = parseChannelUrl(given.url);
+        if (!parsed) {
+          throw Errors.invalidUrl(
+            'The URL is not an accepted channel URL (/@handle, /channel/UC…, /c/name or /user/name).',
+          );
+        }
+        const max = given.max ?? maxItems;
+        if (max > maxItems) throw tooMany(max);
+        const tab: ChannelTabName = given.tab ?? (parsed.tab as ChannelTabName | undefined) ?? 'videos';
+        source = { type: 'channel', url: given.url, tab, max } satisfies JobSource;
+      }
+      if (input.webhook_url !== undefined && deps.webhooks)
+        await deps.webhooks.checkTarget(input.webhook_url);
+      // A job the balance cannot pay a single item of would fail at its first window: say so now.
+      const perItem = itemsPrice(1, pricing);
+      if (perItem > 0) {
+        const probe = await deps.credits.reserve({
+          accountId: account.id,
+          operation: 'jobs',
+          amount: perItem,
+          requestId,
+        });
+        await probe.release();
+      }
+      const now = clock.now();
+      const job: JobDoc = {
+        _id: newJobId(now),
+        account_id: account.id,
+        status: 'queued',
+        source,
+        source_info: null,
+        options: input.options,
+        webhook_url: input.webhook_url ?? null,
+        total: items ? items.length : null,
+        next_index: 0,
+        succeeded: 0,
+        failed: 0,
+        credits_charged: 0,
+        error: null,
+        created_at: now,
+        updated_at: now,
+        started_at: null,
+        finished_at: null,
+        expires_at: null,
+        purge_at: null,
+        results_purged: false,
+        lease_owner: null,
+        lease_until: 0,
+        cancel_requested: false,
+        notified: false,
+        request_id: requestId,
+      };
+      await store.create(job, items);
+      await notifier.created(job);
+      return show(job);
+    },
+
+    async get(accountId, jobId) {
+      return show(await owned(accountId, jobId));
+    },
+
+    async list(accountId, page) {
+      let beforeId: string | undefined;
+      if (page.cursor !== undefined) {
+        const value = decodeCursor(page.cursor)?.b;
+        if (typeof value !== 'string' || value.length > 64)
+          throw Errors.invalidRequest('The cursor is not one this API returned.');
+        beforeId = value;
+      }
+      const found = await store.list(accountId, { limit: page.limit + 1, ...(beforeId ? { beforeId } : {}) });
+      const jobs = found.slice(0, page.limit);
+      return {
+        jobs: await Promise.all(jobs.map(show)),
+        next_cursor: found.length > page.limit ? encodeCursor({ b: jobs.at(-1)!._id }) : null,
+      };
+    },
+
+    async results(accountId, jobId, page) {
+      const job = await owned(accountId, jobId);
+      if (expired(job))
+        throw new AppError(
+          'JOB_EXPIRED',
+          `The results of job ${job._id} expired at ${new Date(job.expires_at ?? 0).toISOString()}.`,
+        );
+      const from = cursorIndex(page.cursor);
+      const ended = isTerminal(job.status);
+      // While the job runs, only the finished prefix (below next_index) is shown: an item still in
+      // flight must not be skipped by a cursor that moved past it.
+      const bound = ended ? Number.POSITIVE_INFINITY : job.next_index;
+      const found = (await store.results(job._id, from, page.limit + 1)).filter((r) => r.index < bound);
+      const shown = found.slice(0, page.limit);
+      const more = found.length > page.limit;
+      const nextIndex = shown.length > 0 ? shown.at(-1)!.index + 1 : from;
+      return {
+        job_id: job._id,
+        status: job.status,
+        results: shown.map((r) => r.item),
+        next_cursor: more || !ended ? encodeCursor({ i: nextIndex }) : null,
+      };
+    },
+
+    async result(accountId, jobId, index) {
+      const job = await owned(accountId, jobId);
+      if (expired(job)) throw new AppError('JOB_EXPIRED', `The results of job ${job._id} expired.`);
+      const found = await store.result(job._id, index);
+      if (!found) {
+        throw new AppError(
+          'NOT_FOUND',
+          `Job ${job._id} has no result at index ${index} (not finished, or past the end).`,
+        );
+      }
+      if (!found.success) {
+        const code = String(found.item.error_code ?? 'UPSTREAM_ERROR');
+        const known = Object.hasOwn(ERROR_CATALOG, code) ? (code as ErrorCode) : 'UPSTREAM_ERROR';
+        throw new AppError(known, String(found.item.error_message ?? 'The item failed.'));
+      }
+      return { job, item: found.item };
+    },
+
+    async cancel(accountId, jobId) {
+      // Two tries: the job may change state between the read and the conditional update (a
+      // runner finishing it); the second read sees where it went.
+      for (let attempt = 0; ; attempt++) {
+        const job = await owned(accountId, jobId);
+        if (job.status === 'canceled') return show(job);
+        if (job.status === 'completed' || job.status === 'failed') {
+          throw new AppError('JOB_FINISHED', `Job ${job._id} already ${job.status}; it cannot be canceled.`);
+        }
+        const running = job.status === 'running';
+        const done = await store.finish(job._id, 'canceled', {
+          nowMs: clock.now(),
+          resultsTtlMs: deps.resultsTtlMs,
+          // A runner holds it: it records the window in flight, then sends the notice itself.
+          keepLease: running,
+        });
+        if (done) {
+          if (!running) await notifier.notify(done);
+          return show(done);
+        }
+        if (attempt >= 1) return show(await owned(accountId, jobId));
+      }
+    },
+  };
+}

@@ -1,0 +1,92 @@
+/**
+ * A job's list of videos. URLs are known when the job is created; a playlist or a channel tab is
+ * listed by the runner when the job starts (every continuation, up to the job's `max`), through
+ * the extractor's listing RPCs, which read the platform's current page shapes.
+ */
+import { extractorV1 } from '@subx/contracts';
+import { AppError } from '@subx/errors';
+import type { ExtractorBackend } from '../backends/types.ts';
+import { playlistIdOf } from '../video-urls.ts';
+import type { ChannelTabName, JobDoc, JobItem } from './model.ts';
+
+export interface ListedSource {
+  items: JobItem[];
+  info: { title: string; id: string } | null;
+}
+
+export interface JobSourceLister {
+  /** The job's items; rejects with an AppError (PLAYLIST_NOT_FOUND, CHANNEL_NOT_FOUND, ...). */
+  list(job: JobDoc): Promise<ListedSource>;
+}
+
+const TABS: Record<ChannelTabName, extractorV1.ChannelTab> = {
+  videos: extractorV1.ChannelTab.CHANNEL_TAB_VIDEOS,
+  shorts: extractorV1.ChannelTab.CHANNEL_TAB_SHORTS,
+  streams: extractorV1.ChannelTab.CHANNEL_TAB_STREAMS,
+};
+
+const watchUrl = (videoId: string) => `https://www.youtube.com/watch?v=${videoId}`;
+
+/** Tries a listing that failed for a passing reason (timeouts, pacing) a few times before giving up. */
+async function withRetries<T>(
+  work: () => Promise<T>,
+  attempts: number,
+  sleep: (ms: number) => Promise<void>,
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      if (!(error instanceof AppError) || !error.retryable || attempt >= attempts) throw error;
+      await sleep(Math.min(30_000, 1_000 * 2 ** attempt));
+    }
+  }
+}
+
+export function createJobSourceLister(deps: {
+  extractor: Pick<ExtractorBackend, 'listPlaylistVideos' | 'listChannelVideos'>;
+  timeoutMs: number;
+  attempts?: number;
+  sleep?: (ms: number) => Promise<void>;
+}): JobSourceLister {
+  const sleep =
+    deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref()));
+  const attempts = deps.attempts ?? 3;
+  return {
+    async list(job) {
+      const source = job.source;
+      const options = { deadlineMs: deps.timeoutMs, requestId: job.request_id };
+      if (source.type === 'playlist') {
+        const playlistId = playlistIdOf(source.url);
+        const listed = await withRetries(
+          () => deps.extractor.listPlaylistVideos({ playlistId, maxVideos: source.max }, options),
+          attempts,
+          sleep,
+        );
+        return {
+          items: listed.videoIds.slice(0, source.max).map((id) => ({ url: watchUrl(id), video_id: id })),
+          info: { title: listed.title, id: listed.playlistId },
+        };
+      }
+      if (source.type === 'channel') {
+        const listed = await withRetries(
+          () =>
+            deps.extractor.listChannelVideos(
+              { url: source.url, tab: TABS[source.tab], maxVideos: source.max },
+              options,
+            ),
+          attempts,
+          sleep,
+        );
+        return {
+          items: listed.videos
+            .slice(0, source.max)
+            .map((v) => ({ url: watchUrl(v.videoId), video_id: v.videoId })),
+          info: { title: listed.title, id: listed.channelId },
+        };
+      }
+      // A URL list is stored with the job when it is created; a job without it cannot run.
+      throw new AppError('INTERNAL_ERROR', `job ${job._id} has no stored items`);
+    },
+  };
+}

@@ -1,0 +1,295 @@
+/**
+ * Jobs on the document store port (MongoDB, FerretDB or in-memory). No transactions: every state
+ * change is one conditional update of one document, and every write a runner makes is guarded by
+ * its lease (`lease_owner`), so a runner that lost its lease (it stalled, another gateway took the
+ * job over) cannot move the job on.
+ */
+import { randomBytes } from 'node:crypto';
+import { DuplicateKeyError } from '@subx/ports';
+import type { DocumentStore, Filter } from '@subx/ports';
+import { TERMINAL_STATUSES, resultId } from './model.ts';
+import type { JobDoc, JobError, JobItem, JobItemsDoc, JobResultDoc, JobStatus } from './model.ts';
+
+export const JOBS_COLLECTION = 'jobs';
+export const JOB_ITEMS_COLLECTION = 'job_items';
+export const JOB_RESULTS_COLLECTION = 'job_results';
+
+/**
+ * `job_` + the creation time (base 36, fixed width) + 64 random bits: ids sort by creation, so
+ * "newest first" and the list cursor are one index on `_id`.
+ */
+export function newJobId(nowMs: number): string {
+  return `job_${nowMs.toString(36).padStart(9, '0')}${randomBytes(8).toString('hex')}`;
+}
+
+export const JOB_ID_PATTERN = '^job_[0-9a-z]{9}[0-9a-f]{16}$';
+
+export interface Claim {
+  job: JobDoc;
+  /** Another runner had it (its lease ran out): resume, do not announce a start again. */
+  resumed: boolean;
+}
+
+export interface JobStore {
+  ensureIndexes(): Promise<void>;
+  create(job: JobDoc, items: JobItem[] | null): Promise<void>;
+  get(accountId: string, jobId: string): Promise<JobDoc | null>;
+  byId(jobId: string): Promise<JobDoc | null>;
+  /** Newest first; `beforeId` is the last id of the previous page. */
+  list(accountId: string, options: { limit: number; beforeId?: string }): Promise<JobDoc[]>;
+  /**
+   * The oldest job that can run (queued, or running with a lapsed lease), leased to `owner`; null
+   * when none. At most `maxRunningPerAccount` jobs of one account run at once.
+   */
+  claimNext(
+    owner: string,
+    nowMs: number,
+    leaseMs: number,
+    maxRunningPerAccount: number,
+  ): Promise<Claim | null>;
+  /** Extends the lease; null when `owner` no longer holds the job. Returns the job as it is now. */
+  renewLease(jobId: string, owner: string, nowMs: number, leaseMs: number): Promise<JobDoc | null>;
+  /** Gives the job back at once (a stopping gateway), so another picks it up without waiting. */
+  releaseLease(jobId: string, owner: string, retryAtMs?: number): Promise<void>;
+  items(jobId: string): Promise<JobItem[] | null>;
+  setItems(
+    jobId: string,
+    owner: string,
+    items: JobItem[],
+    info: { title: string; id: string } | null,
+    nowMs: number,
+  ): Promise<boolean>;
+  resultsBetween(jobId: string, from: number, to: number): Promise<JobResultDoc[]>;
+  /** false: that item already has a result (a resumed window); it is neither run nor charged again. */
+  insertResult(doc: JobResultDoc): Promise<boolean>;
+  /** Results from `fromIndex` on, in source order. */
+  results(jobId: string, fromIndex: number, limit: number): Promise<JobResultDoc[]>;
+  result(jobId: string, index: number): Promise<JobResultDoc | null>;
+  /** Moves `next_index` from `from` to `to` and adds the window's counts; once per window. */
+  advance(
+    jobId: string,
+    owner: string,
+    window: { from: number; to: number; succeeded: number; failed: number; charged: number },
+    nowMs: number,
+  ): Promise<boolean>;
+  /**
+   * The terminal transition, once: from queued/running (held by `owner` when given) to `status`.
+   * The job as it is afterwards, or null when it was already terminal or not held.
+   */
+  finish(
+    jobId: string,
+    status: Exclude<JobStatus, 'queued' | 'running'>,
+    options: {
+      owner?: string;
+      error?: JobError | null;
+      nowMs: number;
+      resultsTtlMs: number;
+      keepLease?: boolean;
+    },
+  ): Promise<JobDoc | null>;
+  /** Terminal jobs whose event and webhook still have to be handed on (no runner holds them). */
+  unnotified(nowMs: number, limit: number): Promise<JobDoc[]>;
+  markNotified(jobId: string): Promise<void>;
+  /** Removes results past `expires_at` and jobs past `purge_at`. Returns how many jobs were touched. */
+  purge(nowMs: number, limit: number): Promise<number>;
+}
+
+export function createJobStore(store: DocumentStore): JobStore {
+  const jobs = store.collection<JobDoc>(JOBS_COLLECTION);
+  const itemsCol = store.collection<JobItemsDoc>(JOB_ITEMS_COLLECTION);
+  const results = store.collection<JobResultDoc>(JOB_RESULTS_COLLECTION);
+
+  async function countRunning(accountId: string): Promise<number> {
+    return jobs.countDocuments({ account_id: accountId, status: 'running' });
+  }
+
+  return {
+    async ensureIndexes() {
+      await jobs.createIndex({ account_id: 1, _id: -1 }, { name: 'jobs_by_account' });
+      await jobs.createIndex({ status: 1, lease_until: 1 }, { name: 'jobs_runnable' });
+      await jobs.createIndex({ notified: 1, status: 1 }, { name: 'jobs_unnotified' });
+      await jobs.createIndex({ expires_at: 1 }, { name: 'jobs_expiry' });
+      await jobs.createIndex({ purge_at: 1 }, { name: 'jobs_purge' });
+      await results.createIndex({ job_id: 1, index: 1 }, { name: 'job_results_in_order' });
+    },
+
+    async create(job, items) {
+      // The items first: a job document is only ever seen with its items in place.
+      if (items) await itemsCol.insertOne({ _id: job._id, items });
+      await jobs.insertOne(job);
+    },
+
+    get: (accountId, jobId) => jobs.findOne({ _id: jobId, account_id: accountId }),
+    byId: (jobId) => jobs.findOne({ _id: jobId }),
+
+    list(accountId, { limit, beforeId }) {
+      const filter: Filter = { account_id: accountId };
+      if (beforeId) filter._id = { $lt: beforeId };
+      return jobs.find(filter, { sort: { _id: -1 }, limit });
+    },
+
+    async claimNext(owner, nowMs, leaseMs, maxRunningPerAccount) {
+      const candidates = await jobs.find(
+        { status: { $in: ['queued', 'running'] }, lease_until: { $lt: nowMs } },
+        { sort: { _id: 1 }, limit: 20 },
+      );
+      for (const candidate of candidates) {
+        if (candidate.status === 'running') {
+          // A runner died or stalled with it: take it over where it was (it already counts as
+          // running for its account).
+          const taken = await jobs.findOneAndUpdate(
+            { _id: candidate._id, status: 'running', lease_until: { $lt: nowMs } },
+            { $set: { lease_owner: owner, lease_until: nowMs + leaseMs, updated_at: nowMs } },
+            { returnDocument: 'after' },
+          );
+          if (taken) return { job: taken, resumed: true };
+          continue;
+        }
+        if ((await countRunning(candidate.account_id)) >= maxRunningPerAccount) continue;
+        const taken = await jobs.findOneAndUpdate(
+          { _id: candidate._id, status: 'queued', lease_until: { $lt: nowMs } },
+          {
+            $set: {
+              status: 'running',
+              lease_owner: owner,
+              lease_until: nowMs + leaseMs,
+              started_at: nowMs,
+              updated_at: nowMs,
+            },
+          },
+          { returnDocument: 'after' },
+        );
+        if (!taken) continue;
+        // Two gateways may both have seen room for one more: the count after the claim decides,
+        // and the loser puts its job back (neither keeps more than the cap running).
+        if ((await countRunning(candidate.account_id)) > maxRunningPerAccount) {
+          await jobs.updateOne(
+            { _id: taken._id, lease_owner: owner, status: 'running' },
+            {
+              $set: {
+                status: 'queued',
+                lease_owner: null,
+                lease_until: nowMs + 250 + Math.floor(Math.random() * 750),
+                started_at: null,
+              },
+            },
+          );
+          continue;
+        }
+        return { job: taken, resumed: false };
+      }
+      return null;
+    },
+
+    renewLease: (jobId, owner, nowMs, leaseMs) =>
+      jobs.findOneAndUpdate(
+        { _id: jobId, lease_owner: owner },
+        { $set: { lease_until: nowMs + leaseMs } },
+        { returnDocument: 'after' },
+      ),
+
+    async releaseLease(jobId, owner, retryAtMs = 0) {
+      await jobs.updateOne(
+        { _id: jobId, lease_owner: owner },
+        { $set: { lease_owner: null, lease_until: retryAtMs } },
+      );
+    },
+
+    async items(jobId) {
+      return (await itemsCol.findOne({ _id: jobId }))?.items ?? null;
+    },
+
+    async setItems(jobId, owner, items, info, nowMs) {
+      await itemsCol.updateOne({ _id: jobId }, { $set: { items } }, { upsert: true });
+      const updated = await jobs.updateOne(
+        { _id: jobId, lease_owner: owner },
+        { $set: { total: items.length, source_info: info, updated_at: nowMs } },
+      );
+      return updated.matchedCount === 1;
+    },
+
+    resultsBetween: (jobId, from, to) =>
+      results.find({ job_id: jobId, index: { $gte: from, $lt: to } }, { sort: { index: 1 } }),
+
+    async insertResult(doc) {
+      try {
+        await results.insertOne(doc);
+        return true;
+      } catch (error) {
+        if (error instanceof DuplicateKeyError) return false;
+        throw error;
+      }
+    },
+
+    results: (jobId, fromIndex, limit) =>
+      results.find({ job_id: jobId, index: { $gte: fromIndex } }, { sort: { index: 1 }, limit }),
+
+    result: (jobId, index) => results.findOne({ _id: resultId(jobId, index) }),
+
+    async advance(jobId, owner, window, nowMs) {
+      const updated = await jobs.updateOne(
+        { _id: jobId, lease_owner: owner, next_index: window.from },
+        {
+          $set: { next_index: window.to, updated_at: nowMs },
+          $inc: { succeeded: window.succeeded, failed: window.failed, credits_charged: window.charged },
+        },
+      );
+      return updated.matchedCount === 1;
+    },
+
+    finish(jobId, status, { owner, error = null, nowMs, resultsTtlMs, keepLease = false }) {
+      const filter: Filter = { _id: jobId, status: { $in: ['queued', 'running'] } };
+      if (owner !== undefined) filter.lease_owner = owner;
+      return jobs.findOneAndUpdate(
+        filter,
+        {
+          $set: {
+            status,
+            error,
+            finished_at: nowMs,
+            updated_at: nowMs,
+            expires_at: nowMs + resultsTtlMs,
+            // The job itself stays readable (and its results answer 410) as long again.
+            purge_at: nowMs + 2 * resultsTtlMs,
+            notified: false,
+            // A running job canceled by its owner keeps its lease: the runner records the window
+            // in flight (done items are kept and charged), then hands the notice on.
+            ...(keepLease ? {} : { lease_owner: null, lease_until: 0 }),
+          },
+        },
+        { returnDocument: 'after' },
+      );
+    },
+
+    unnotified: (nowMs, limit) =>
+      jobs.find(
+        { notified: false, status: { $in: [...TERMINAL_STATUSES] }, lease_until: { $lt: nowMs } },
+        { limit },
+      ),
+
+    async markNotified(jobId) {
+      await jobs.updateOne({ _id: jobId }, { $set: { notified: true } });
+    },
+
+    async purge(nowMs, limit) {
+      let touched = 0;
+      const expired = await jobs.find({ expires_at: { $lt: nowMs }, results_purged: false }, { limit });
+      for (const job of expired) {
+        await results.deleteMany({ job_id: job._id });
+        await itemsCol.deleteOne({ _id: job._id });
+        await jobs.updateOne({ _id: job._id }, { $set: { results_purged: true } });
+        touched += 1;
+      }
+      const gone = await jobs.find({ purge_at: { $lt: nowMs } }, { limit });
+      for (const job of gone) {
+        await results.deleteMany({ job_id: job._id });
+        await itemsCol.deleteOne({ _id: job._id });
+        await jobs.deleteOne({ _id: job._id });
+        touched += 1;
+      }
+      return touched;
+    },
+  };
+}
+
+export { resultId };

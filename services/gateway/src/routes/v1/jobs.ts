@@ -1,0 +1,102 @@
+import { CONTENT_TYPES } from '@subx/formats';
+import type { OutputFormat } from '@subx/formats';
+import type { CreateJobInput } from '../../jobs/service.ts';
+import type { IncludeField } from '../../schemas/common.ts';
+import { operationById } from '../../schemas/operations.ts';
+import { admissionOf } from './reservation.ts';
+import { routeOptions, routePath } from './context.ts';
+import type { RouteRegistrar } from './context.ts';
+
+interface CreateJobBody {
+  source: CreateJobInput['source'];
+  language: string;
+  format: OutputFormat;
+  include_timestamps: boolean;
+  include: IncludeField[];
+  translate: boolean;
+  webhook_url?: string;
+}
+
+interface Page {
+  limit: number;
+  cursor?: string;
+}
+
+function accountIdOf(request: { account: { id: string } | null }): string {
+  if (!request.account) throw new Error('account route without an authenticated account');
+  return request.account.id;
+}
+
+/** The bulk jobs API (src/jobs/README.md); registered only when the gateway runs the jobs module. */
+export const registerJobs: RouteRegistrar = (app, ctx) => {
+  const jobs = ctx.deps.jobs;
+  if (!jobs) return;
+  const { config } = ctx.deps;
+
+  const create = operationById('createJob');
+  app.post<{ Body: CreateJobBody }>(
+    routePath(create),
+    { ...routeOptions(ctx, create), bodyLimit: config.JOBS_BODY_LIMIT_BYTES },
+    async (request, reply) => {
+      const body = request.body;
+      const job = await jobs.create(
+        admissionOf(request).account,
+        {
+          source: body.source,
+          options: {
+            language: body.language,
+            format: body.format,
+            include_timestamps: body.include_timestamps,
+            include: body.include,
+            translate: body.translate,
+          },
+          ...(body.webhook_url !== undefined ? { webhook_url: body.webhook_url } : {}),
+        },
+        request.id,
+      );
+      return reply.code(202).header('location', `/api/v1/jobs/${job.job_id}`).send(job);
+    },
+  );
+
+  const list = operationById('listJobs');
+  app.get<{ Querystring: Page }>(routePath(list), routeOptions(ctx, list), async (request) =>
+    jobs.list(accountIdOf(request), request.query),
+  );
+
+  const get = operationById('getJob');
+  app.get<{ Params: { job_id: string } }>(routePath(get), routeOptions(ctx, get), async (request) =>
+    jobs.get(accountIdOf(request), request.params.job_id),
+  );
+
+  const results = operationById('getJobResults');
+  app.get<{ Params: { job_id: string }; Querystring: Page }>(
+    routePath(results),
+    routeOptions(ctx, results),
+    async (request) => jobs.results(accountIdOf(request), request.params.job_id, request.query),
+  );
+
+  const one = operationById('getJobResult');
+  app.get<{ Params: { job_id: string; index: number } }>(
+    routePath(one),
+    routeOptions(ctx, one),
+    async (request, reply) => {
+      const { job, item } = await jobs.result(
+        accountIdOf(request),
+        request.params.job_id,
+        request.params.index,
+      );
+      const format = job.options.format;
+      if (format === 'json') return item;
+      const name = `${String(item.video_id ?? request.params.index)}.${format}`;
+      return reply
+        .type(CONTENT_TYPES[format])
+        .header('content-disposition', `attachment; filename="${name}"`)
+        .send(String(item.content ?? ''));
+    },
+  );
+
+  const cancel = operationById('cancelJob');
+  app.delete<{ Params: { job_id: string } }>(routePath(cancel), routeOptions(ctx, cancel), async (request) =>
+    jobs.cancel(accountIdOf(request), request.params.job_id),
+  );
+};

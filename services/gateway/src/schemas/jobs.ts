@@ -1,0 +1,292 @@
+/**
+ * JSON Schemas of the bulk jobs API (POST/GET/DELETE /api/v1/jobs...), used by fastify to validate
+ * requests and by /openapi.json to describe both directions.
+ */
+import { JOB_STATUSES, CHANNEL_TABS } from '../jobs/model.ts';
+import { JOB_ID_PATTERN } from '../jobs/store.ts';
+import {
+  batchItemSchema,
+  formatSchema,
+  includeArraySchema,
+  includeTimestampsSchema,
+  languageSchema,
+  translateSchema,
+  urlSchema,
+} from './common.ts';
+
+/** The hard ceiling of any tier (the pricing table's jobMaxItems says what each tier gets). */
+export const MAX_JOB_ITEMS = 10_000;
+
+const maxSchema = (what: string) => ({
+  type: 'integer',
+  minimum: 1,
+  maximum: MAX_JOB_ITEMS,
+  description: `Most ${what} to take, newest first for channels, in order for playlists. Default and ceiling: the tier's items per job (Pro 1,000, Business 5,000, Enterprise 10,000).`,
+});
+
+export const jobSourceSchema = {
+  description:
+    'What to extract: a list of video URLs, a whole playlist (every page, past the 25 of GET /playlist), or one tab of a channel.',
+  oneOf: [
+    {
+      type: 'object',
+      title: 'urls',
+      additionalProperties: false,
+      required: ['type', 'urls'],
+      properties: {
+        type: { const: 'urls' },
+        urls: {
+          type: 'array',
+          minItems: 1,
+          maxItems: MAX_JOB_ITEMS,
+          items: urlSchema('Video URL.'),
+          description:
+            'Video URLs, up to the tier’s items per job. URLs that are not video URLs become INVALID_URL items, free.',
+        },
+      },
+    },
+    {
+      type: 'object',
+      title: 'playlist',
+      additionalProperties: false,
+      required: ['type', 'url'],
+      properties: {
+        type: { const: 'playlist' },
+        url: urlSchema('Playlist URL (`/playlist?list=ID`, or a watch URL carrying `list=ID`).'),
+        max: maxSchema('videos'),
+      },
+    },
+    {
+      type: 'object',
+      title: 'channel',
+      additionalProperties: false,
+      required: ['type', 'url'],
+      properties: {
+        type: { const: 'channel' },
+        url: urlSchema(
+          'Channel URL: `/@handle`, `/channel/UC…`, `/c/name` or `/user/name` (a tab in the path is allowed).',
+        ),
+        tab: {
+          type: 'string',
+          enum: [...CHANNEL_TABS],
+          description: 'The tab to list; default the tab the URL names, else videos.',
+        },
+        max: maxSchema('videos'),
+      },
+    },
+  ],
+};
+
+export const createJobBodySchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['source'],
+  properties: {
+    source: jobSourceSchema,
+    language: languageSchema,
+    format: formatSchema,
+    include_timestamps: includeTimestampsSchema,
+    include: includeArraySchema,
+    translate: translateSchema,
+    webhook_url: {
+      type: 'string',
+      maxLength: 2048,
+      description:
+        'Called when the job ends (`job.completed`, `job.failed`, `job.canceled`), signed per Standard Webhooks with the account’s secret (POST /api/v1/webhooks/secret). http(s) only; addresses that resolve to private, loopback or link-local networks are refused.',
+    },
+  },
+};
+
+export const jobIdParamsSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['job_id'],
+  properties: {
+    job_id: { type: 'string', pattern: JOB_ID_PATTERN, description: 'The job id from POST /api/v1/jobs.' },
+  },
+};
+
+export const jobItemParamsSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['job_id', 'index'],
+  properties: {
+    ...jobIdParamsSchema.properties,
+    index: {
+      type: 'integer',
+      minimum: 0,
+      maximum: MAX_JOB_ITEMS - 1,
+      description: 'The item’s index in the source.',
+    },
+  },
+};
+
+const isoOrNull = { type: ['string', 'null'], format: 'date-time' };
+
+export const webhookStateSchema = {
+  type: ['object', 'null'],
+  description: 'Null without a webhook_url. `waiting` until the job ends; then every attempt is listed.',
+  required: ['url', 'status', 'event', 'webhook_id', 'attempts', 'next_attempt_at'],
+  additionalProperties: false,
+  properties: {
+    url: { type: 'string' },
+    status: { type: 'string', enum: ['waiting', 'pending', 'delivered', 'failed'] },
+    event: { type: ['string', 'null'], enum: ['job.completed', 'job.failed', 'job.canceled', null] },
+    webhook_id: {
+      type: ['string', 'null'],
+      description: 'The `webhook-id` header, the same on every retry.',
+    },
+    attempts: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['attempt', 'at', 'status_code', 'error', 'duration_ms'],
+        additionalProperties: false,
+        properties: {
+          attempt: { type: 'integer' },
+          at: { type: 'string', format: 'date-time' },
+          status_code: { type: ['integer', 'null'] },
+          error: { type: ['string', 'null'] },
+          duration_ms: { type: 'integer' },
+        },
+      },
+    },
+    next_attempt_at: isoOrNull,
+  },
+};
+
+export const jobSchema = {
+  type: 'object',
+  required: [
+    'job_id',
+    'status',
+    'source',
+    'language',
+    'format',
+    'include_timestamps',
+    'include',
+    'progress',
+    'credits_charged',
+    'error',
+    'created_at',
+    'updated_at',
+    'started_at',
+    'finished_at',
+    'expires_at',
+    'results_url',
+    'webhook',
+  ],
+  additionalProperties: false,
+  properties: {
+    job_id: { type: 'string' },
+    status: { type: 'string', enum: [...JOB_STATUSES] },
+    source: {
+      type: 'object',
+      description:
+        'As sent, except that a URL list is shown by its `count`; playlists and channels gain their `title` once listed.',
+      required: ['type'],
+      properties: {
+        type: { type: 'string', enum: ['urls', 'playlist', 'channel'] },
+        count: { type: 'integer' },
+        url: { type: 'string' },
+        tab: { type: 'string', enum: [...CHANNEL_TABS] },
+        max: { type: 'integer' },
+        title: { type: 'string' },
+      },
+    },
+    language: { type: 'string' },
+    format: { type: 'string', enum: ['json', 'srt', 'vtt', 'txt', 'md'] },
+    include_timestamps: { type: 'boolean' },
+    include: { type: 'array', items: { type: 'string' } },
+    progress: {
+      type: 'object',
+      required: ['total', 'succeeded', 'failed', 'pending'],
+      additionalProperties: false,
+      properties: {
+        total: { type: ['integer', 'null'], description: 'Null until a playlist or channel is listed.' },
+        succeeded: { type: 'integer' },
+        failed: { type: 'integer' },
+        pending: {
+          type: ['integer', 'null'],
+          description: 'Items without a result; for a canceled job, the items that were dropped.',
+        },
+      },
+    },
+    credits_charged: { type: 'integer', description: '1 per successful item so far; failures are free.' },
+    error: {
+      type: ['object', 'null'],
+      description:
+        'Why a failed job failed (e.g. PLAYLIST_NOT_FOUND, CHANNEL_NOT_FOUND, INSUFFICIENT_CREDITS).',
+      required: ['code', 'message'],
+      additionalProperties: false,
+      properties: { code: { type: 'string' }, message: { type: 'string' } },
+    },
+    created_at: { type: 'string', format: 'date-time' },
+    updated_at: { type: 'string', format: 'date-time' },
+    started_at: isoOrNull,
+    finished_at: isoOrNull,
+    expires_at: {
+      ...isoOrNull,
+      description: 'Results are kept until then (JOB_RESULTS_TTL after the end, 7 days by default).',
+    },
+    results_url: { type: 'string' },
+    webhook: webhookStateSchema,
+  },
+};
+
+export const jobListSchema = {
+  type: 'object',
+  required: ['jobs', 'next_cursor'],
+  additionalProperties: false,
+  properties: {
+    jobs: { type: 'array', items: jobSchema },
+    next_cursor: {
+      type: ['string', 'null'],
+      description: 'Pass as `cursor` for the next page; null on the last.',
+    },
+  },
+};
+
+export const jobResultItemSchema = {
+  ...batchItemSchema,
+  required: ['index', ...batchItemSchema.required],
+  properties: {
+    index: { type: 'integer', description: 'The item’s index in the source.' },
+    ...batchItemSchema.properties,
+  },
+};
+
+export const jobResultsSchema = {
+  type: 'object',
+  required: ['job_id', 'status', 'results', 'next_cursor'],
+  additionalProperties: false,
+  properties: {
+    job_id: { type: 'string' },
+    status: { type: 'string', enum: [...JOB_STATUSES] },
+    results: {
+      type: 'array',
+      items: jobResultItemSchema,
+      description: 'Finished items in source order; each item exactly once across pages.',
+    },
+    next_cursor: {
+      type: ['string', 'null'],
+      description:
+        'Pass as `cursor` for the next page. Null once the job has ended and every result was returned; while it runs, a page may be short and a cursor still given.',
+    },
+  },
+};
+
+export const pageQuerySchema = (defaultLimit: number, maxLimit: number) => ({
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    limit: {
+      type: 'integer',
+      minimum: 1,
+      maximum: maxLimit,
+      default: defaultLimit,
+      description: `1 to ${maxLimit}.`,
+    },
+    cursor: { type: 'string', maxLength: 512, description: 'next_cursor of the previous page.' },
+  },
+});
