@@ -422,3 +422,24 @@ export function countBillingEvent(result: 'applied' | 'duplicate' | 'rejected'):
     ['result'],
   ).inc({ result });
 }
+
+/**
+ * Bulk jobs (services/gateway/src/jobs): jobs ending by status, items by outcome (ok or the error
+ * code, a bounded set), and the jobs this gateway's runner holds now. No job or account ids.
+ */
+export function jobMetrics(): {
+  finished(status: string): void;
+  items(outcome: string, count: number): void;
+  running(count: number): void;
+} {
+  const finished = counter('subx_jobs_finished_total', 'Bulk jobs that ended, by status.', ['status']);
+  const items = counter('subx_job_items_total', 'Items of bulk jobs with a result, by outcome (ok or error code).', [
+    'outcome',
+  ]);
+  const running = gauge('subx_jobs_running', "Bulk jobs this gateway's runner is working on now.", []);
+  return {
+    finished: (status) => finished.inc({ status }),
+    items: (outcome, count) => items.inc({ outcome }, count),
+    running: (count) => running.set({}, count),
+  };
+}

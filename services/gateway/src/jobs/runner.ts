@@ -18,6 +18,7 @@
  *   not marked `notified` (a gateway that died in between).
  */
 import { Errors, isAppError, toPublicErrorBody } from '@subx/errors';
+import { jobMetrics } from '@subx/service-kit';
 import type { AppError } from '@subx/errors';
 import type { Clock } from '@subx/ports';
 import { itemsPrice } from '../access/pricing.ts';
@@ -88,6 +89,7 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
   const sleep =
     deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref()));
   const active = new Map<string, Promise<void>>();
+  const metrics = jobMetrics();
   let timer: NodeJS.Timeout | null = null;
   let stopping = false;
   let polling: Promise<void> | null = null;
@@ -142,7 +144,10 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
         created_at: now(),
       };
       const inserted = await store.insertResult(doc);
-      if (inserted) existing.add(index);
+      if (inserted) {
+        existing.add(index);
+        metrics.items(success ? 'ok' : String(item.error_code ?? 'error'), 1);
+      }
       return inserted;
     };
     // Not video URLs: failed at once, free.
@@ -259,7 +264,10 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
       nowMs: clock.now(),
       resultsTtlMs: config.JOB_RESULTS_TTL,
     });
-    if (done) await notifier.notify(done);
+    if (done) {
+      metrics.finished(done.status);
+      await notifier.notify(done);
+    }
   }
 
   async function run(claim: { job: JobDoc; resumed: boolean }): Promise<void> {
@@ -324,6 +332,7 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
       }
       if (job.status === 'canceled' || (await store.byId(job._id))?.status === 'canceled') {
         // The canceler left the notice to us, so that it carries the final numbers.
+        metrics.finished('canceled');
         await store.releaseLease(job._id, instanceId);
         const final = await store.byId(job._id);
         if (final) await notifier.notify(final);
@@ -365,8 +374,12 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
         );
         if (!claim) break;
         const id = claim.job._id;
-        const done = run(claim).finally(() => active.delete(id));
+        const done = run(claim).finally(() => {
+          active.delete(id);
+          metrics.running(active.size);
+        });
         active.set(id, done);
+        metrics.running(active.size);
       }
     } catch (error) {
       logger.error({ err: error }, 'job poll failed');

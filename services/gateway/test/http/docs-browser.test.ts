@@ -164,7 +164,8 @@ describeWithBrowser('API reference in Chromium: /docs (Scalar) and /docs/errors'
           await sample.getByText(API_KEY_PLACEHOLDER).first().waitFor({ timeout: WAIT_MS });
           const text = await sample.innerText();
           expect(text, label).toContain(`X-API-Key: ${API_KEY_PLACEHOLDER}`);
-          expect(text, label).toContain(path);
+          // Path parameters are filled in by the sample; the fixed part of the path is there as written.
+          expect(text, label).toContain(path.split('{')[0]!);
         }
       }
 
