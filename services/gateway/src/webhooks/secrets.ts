@@ -49,7 +49,11 @@ export interface WebhookSecrets {
   signingSecrets(accountId: string): Promise<string[]>;
 }
 
-export function createWebhookSecrets(deps: { store: DocumentStore; clock: Clock; pepper: string }): WebhookSecrets {
+export function createWebhookSecrets(deps: {
+  store: DocumentStore;
+  clock: Clock;
+  pepper: string;
+}): WebhookSecrets {
   const { clock } = deps;
   const box = createSecretBox(deps.pepper);
   const docs = deps.store.collection<WebhookSecretDoc>(WEBHOOK_SECRETS_COLLECTION);
@@ -79,7 +83,9 @@ export function createWebhookSecrets(deps: { store: DocumentStore; clock: Clock;
     return {
       secret: open(doc, doc.current),
       created_at: new Date(doc.current.created_at).toISOString(),
-      previous_secret_expires_at: previousValid(doc) ? new Date(doc.previous_expires_at!).toISOString() : null,
+      previous_secret_expires_at: previousValid(doc)
+        ? new Date(doc.previous_expires_at!).toISOString()
+        : null,
     };
   }
 
