@@ -25,6 +25,7 @@ import { installNotFound } from './http/not-found.ts';
 import { listenerOptions } from './http/listener-options.ts';
 import type { Config } from './config.ts';
 import type { ListenerConfig } from './http/listener-options.ts';
+import type { WebhookModule } from './webhooks/index.ts';
 
 /** What the admin API manages and reads, from the access module. */
 type AdminAccess = Pick<
@@ -45,6 +46,8 @@ export interface AdminAppOptions {
   access: AdminAccess;
   /** The public API, through which the playground's calls on behalf of an account run. */
   publicApp: FastifyInstance;
+  /** The account's webhook signing secret for the dashboard (read, rotate); without it those routes answer 503. */
+  webhooks?: Pick<WebhookModule, 'secrets'>;
   logger?: FastifyBaseLogger;
   /** Failed-attempt limit (default 5 per minute per caller). */
   failures?: AdminFailureLimiterOptions;
@@ -99,6 +102,7 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
       pricing: access.pricing,
       delegations: access.delegations,
       publicApp,
+      ...(options.webhooks ? { webhookSecrets: options.webhooks.secrets } : {}),
     });
   });
   await app.ready();

@@ -30,6 +30,7 @@ import { registerExtract } from './routes/v1/extract.ts';
 import { registerPlaylist } from './routes/v1/playlist.ts';
 import { registerSummarize } from './routes/v1/summarize.ts';
 import { registerValidate } from './routes/v1/validate.ts';
+import { registerWebhooks } from './routes/v1/webhooks.ts';
 
 export type { GatewayDeps } from './deps.ts';
 
@@ -105,6 +106,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   registerSummarize(app, ctx);
   registerComments(app, ctx);
   registerCommentsAnalyze(app, ctx);
+  registerWebhooks(app, ctx);
   registerHealth(app, ctx, version);
   await registerDocs(app, buildOpenApi(version));
   // The API as MCP tools for AI agents, and /llms.txt (src/mcp/README.md).

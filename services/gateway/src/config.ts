@@ -25,6 +25,7 @@ import {
   grpcTlsEnv,
   kafkaSecurityEnv,
 } from '@subx/service-kit';
+import { webhookEnv } from './webhooks/config.ts';
 
 export const ConfigSchema = z.object({
   /** gRPC over TLS (service-kit net/grpc-tls.ts): GRPC_TLS*, off unless set. */
@@ -92,6 +93,8 @@ export const ConfigSchema = z.object({
    */
   ADMIN_PORT: port.default(8081),
   ADMIN_HOST: nameString.default('127.0.0.1'),
+  /** Job webhooks (src/webhooks/): WEBHOOK_ALLOW_PRIVATE_NETWORKS, _TIMEOUT_MS, _POLL_MS, _CONCURRENCY. */
+  ...webhookEnv,
 });
 
 export type Config = z.output<typeof ConfigSchema>;

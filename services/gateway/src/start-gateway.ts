@@ -24,6 +24,7 @@ import type { Config } from './config.ts';
 import { createDirectFanOut } from './fanout/direct.ts';
 import { createKafkaFanOut } from './fanout/kafka-fan-out.ts';
 import type { FanOut } from './fanout/types.ts';
+import { createWebhookModule } from './webhooks/index.ts';
 
 export interface StartGatewayOptions {
   config: Config;
@@ -81,6 +82,15 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     usageReader: createBillingUsageReader((request) => backends.billing.getUsage(request)),
   });
   await access.start();
+  // Job webhooks: secrets sealed under a key derived from the pepper; the worker polls the outbox.
+  const webhooks = createWebhookModule({
+    store,
+    clock,
+    logger: logger.child({ component: 'webhooks' }),
+    config,
+    pepper: accessConfig.apiKeyPepper,
+  });
+  await webhooks.start();
   let fanOut: FanOut & { stop?(): Promise<void> };
   const directFanOut = createDirectFanOut({
     extractor: backends.extractor,
@@ -122,6 +132,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     kv,
     clock,
     pricing: accessConfig.pricing,
+    webhooks,
     readiness: async () => {
       if (draining || !backends.channelsHealthy()) return false;
       try {
@@ -139,6 +150,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     config,
     access,
     publicApp: app,
+    webhooks,
     logger: logger.child({ listener: 'admin' }),
   });
   let address: string;
@@ -153,6 +165,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     await adminApp.close().catch(() => {});
     await app.close().catch(() => {});
     await fanOut.stop?.().catch(() => {});
+    await webhooks.stop().catch(() => {});
     await access.stop().catch(() => {});
     backends.close();
     throw err;
@@ -173,6 +186,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
       await adminApp.close();
       await app.close();
       await fanOut.stop?.();
+      await webhooks.stop();
       await access.stop();
       backends.close();
     },
