@@ -1,0 +1,51 @@
+/**
+ * Jobs: the account's bulk jobs, newest first, from the gateway's admin API a page at a time; the
+ * gateway's opaque `next_cursor` travels in this page's query string.
+ */
+import type { FastifyInstance } from 'fastify';
+import { GatewayError } from '../gateway-client.ts';
+import { jobsPage } from '../pages.ts';
+import { signedInUser } from '../plugins/guards.ts';
+import type { DashboardServices } from '../services.ts';
+
+export const JOBS_PER_PAGE = 20;
+const MAX_CURSOR_LENGTH = 512;
+
+export default async function jobRoutes(app: FastifyInstance, s: DashboardServices) {
+  const noAccountYet = s.guards.confirmed(async (_request, reply) =>
+    reply.page((ctx) => jobsPage(ctx, null)),
+  );
+
+  app.get<{ Querystring: { cursor?: string } }>(
+    '/jobs',
+    {
+      schema: {
+        querystring: {
+          type: 'object',
+          properties: { cursor: { type: 'string', minLength: 1, maxLength: MAX_CURSOR_LENGTH } },
+        },
+      },
+      preHandler: noAccountYet,
+    },
+    async (request, reply) => {
+      const accountId = signedInUser(request).account_id;
+      if (!accountId) return reply.page((ctx) => jobsPage(ctx, null));
+      const { cursor } = request.query;
+      try {
+        const page = await request.gateway.jobs(accountId, {
+          limit: JOBS_PER_PAGE,
+          ...(cursor ? { cursor } : {}),
+        });
+        return await reply.page((ctx) => jobsPage(ctx, page));
+      } catch (error) {
+        // A cursor the gateway does not take (edited, or from an older page format): start over.
+        if (error instanceof GatewayError && error.status === 400 && cursor) {
+          const text = 'That page link is no longer valid; here are your latest jobs.';
+          const page = await request.gateway.jobs(accountId, { limit: JOBS_PER_PAGE });
+          return reply.page((ctx) => jobsPage(ctx, page, { kind: 'error', text }), 400);
+        }
+        throw error;
+      }
+    },
+  );
+}
