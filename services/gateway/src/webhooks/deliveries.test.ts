@@ -411,6 +411,59 @@ describe('webhook deliveries', () => {
     for (let i = 0; i < 5; i++) expect((await hooks.stateOf(`job_${i}`))!.status).toBe('delivered');
   });
 
+  it('an attempt that fails on our side (a secret that cannot be read) is recorded and retried by the schedule', async () => {
+    const r = await receiver([200]);
+    await module({}, { pepper: PEPPER }).secrets.current('acc_1');
+    // Another pepper cannot open the stored secret.
+    const hooks = module({}, { pepper: `${PEPPER}-changed` });
+    await hooks.enqueue({
+      accountId: 'acc_1',
+      url: r.url,
+      subject: 'job_9',
+      event: 'job.completed',
+      data: {},
+    });
+    await hooks.tick();
+    const state = (await hooks.stateOf('job_9'))!;
+    expect(state.status).toBe('pending');
+    expect(state.attempts).toEqual([
+      expect.objectContaining({
+        attempt: 1,
+        status_code: null,
+        error: 'internal error before sending; retried',
+      }),
+    ]);
+    expect(state.next_attempt_at).toBe(new Date(clock.now() + 5_000).toISOString());
+    expect(r.received).toHaveLength(0);
+  });
+
+  it('prunes deliveries that ended longer ago than the retention, never pending ones', async () => {
+    const hooks = module({}, { retentionMs: 3_600_000 });
+    const ok = await receiver([200]);
+    await hooks.enqueue({
+      accountId: 'acc_1',
+      url: ok.url,
+      subject: 'done',
+      event: 'job.completed',
+      data: {},
+    });
+    await hooks.tick();
+    const down = await receiver([500]);
+    await hooks.enqueue({
+      accountId: 'acc_1',
+      url: down.url,
+      subject: 'waiting',
+      event: 'job.completed',
+      data: {},
+    });
+    await hooks.tick();
+    expect(await hooks.prune()).toBe(0);
+    clock.advance(3_600_001);
+    expect(await hooks.prune()).toBe(1);
+    expect(await hooks.stateOf('done')).toBeNull();
+    expect((await hooks.stateOf('waiting'))!.status).toBe('pending');
+  });
+
   it('keeps the first attempt and the last 20', () => {
     const attempts: WebhookAttemptRecord[] = Array.from({ length: 30 }, (_, i) => ({
       attempt: i + 1,

@@ -82,6 +82,8 @@ export interface WebhookDeliveries {
 export interface WebhookWorker {
   /** Creates the indexes of the worker's queries. Idempotent. */
   init(): Promise<void>;
+  /** Deletes deliveries that ended (delivered or failed) longer ago than the retention; how many. */
+  prune(): Promise<number>;
   /** Claims and runs what is due now (up to the free concurrency); resolves when those attempts are recorded. */
   tick(): Promise<number>;
   start(): void;
@@ -137,12 +139,21 @@ export interface WebhookDeliveriesDeps {
   lookup?: HostLookup;
   /** Spread of retries (0..1 → up to 10% later); default random. Tests pin it. */
   jitter?: () => number;
+  /** How long a delivery that ended stays readable (`stateOf`). Default DELIVERY_RETENTION_MS. */
+  retentionMs?: number;
 }
+
+/** Deliveries that ended are kept 30 days (the job's delivery log), then pruned. */
+export const DELIVERY_RETENTION_MS = 30 * 86_400_000;
+/** How often a polling worker prunes. */
+const PRUNE_EVERY_MS = 3_600_000;
 
 export function createWebhookDeliveries(deps: WebhookDeliveriesDeps): WebhookDeliveries & WebhookWorker {
   const { clock, logger, config, secrets } = deps;
   const deliveries = deps.store.collection<DeliveryDoc>(WEBHOOK_DELIVERIES_COLLECTION);
   const jitter = deps.jitter ?? Math.random;
+  const retentionMs = deps.retentionMs ?? DELIVERY_RETENTION_MS;
+  let lastPrune = 0;
   const policy = {
     allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
     lookupTimeoutMs: LOOKUP_TIMEOUT_MS,
@@ -205,16 +216,34 @@ export function createWebhookDeliveries(deps: WebhookDeliveriesDeps): WebhookDel
       // 410 Gone: the receiver says the endpoint is no more (Standard Webhooks' convention).
       else if (result.status === 410) final = 'failed';
     } catch (error) {
-      if (!(error instanceof WebhookTargetRefused)) throw error;
-      outcome = 'refused';
-      record = {
-        attempt: number,
-        at: new Date(at).toISOString(),
-        status_code: null,
-        error: `target refused (${error.reason}): ${error.message}`.slice(0, MAX_ERROR_LENGTH),
-        duration_ms: Math.round(performance.now() - t0),
-      };
-      if (FINAL_REFUSALS.has(error.reason)) final = 'failed';
+      const duration = Math.round(performance.now() - t0);
+      if (error instanceof WebhookTargetRefused) {
+        outcome = 'refused';
+        record = {
+          attempt: number,
+          at: new Date(at).toISOString(),
+          status_code: null,
+          error: `target refused (${error.reason}): ${error.message}`.slice(0, MAX_ERROR_LENGTH),
+          duration_ms: duration,
+        };
+        if (FINAL_REFUSALS.has(error.reason)) final = 'failed';
+      } else {
+        // Our side failed before anything was sent (the store, a secret that cannot be read):
+        // counted as an attempt and retried by the schedule, so it neither loops every lease nor
+        // hides from the job's attempt log. The cause goes to our log only.
+        logger.error(
+          { err: error, delivery: doc._id, attempt: number },
+          'webhook: attempt could not be made',
+        );
+        outcome = 'error';
+        record = {
+          attempt: number,
+          at: new Date(at).toISOString(),
+          status_code: null,
+          error: 'internal error before sending; retried',
+          duration_ms: duration,
+        };
+      }
     }
     observeWebhookAttempt(outcome, record.duration_ms / 1000);
 
@@ -278,8 +307,13 @@ export function createWebhookDeliveries(deps: WebhookDeliveriesDeps): WebhookDel
   }
 
   /** Claims what is due, up to the free slots, and starts those attempts; returns them running. */
+  /** Attempts running plus claims being made: what WEBHOOK_CONCURRENCY bounds. */
+  let claiming = 0;
+  const busy = () => inFlight.size + claiming;
+
+  /** Claims what is due, up to the free slots, and starts those attempts; returns them running. */
   async function dispatch(): Promise<Promise<void>[]> {
-    const free = config.WEBHOOK_CONCURRENCY - inFlight.size;
+    const free = config.WEBHOOK_CONCURRENCY - busy();
     if (stopped || free <= 0) return [];
     const now = clock.now();
     const due = await deliveries.find(
@@ -288,18 +322,34 @@ export function createWebhookDeliveries(deps: WebhookDeliveriesDeps): WebhookDel
     );
     const started: Promise<void>[] = [];
     for (const candidate of due) {
-      if (stopped || inFlight.size >= config.WEBHOOK_CONCURRENCY) break;
-      const doc = await claim(candidate);
+      // A slot is taken before the claim, so a poll and a tick running together stay within the bound.
+      if (stopped || busy() >= config.WEBHOOK_CONCURRENCY) break;
+      claiming++;
+      let doc: DeliveryDoc | null;
+      try {
+        doc = await claim(candidate);
+      } finally {
+        claiming--;
+      }
       if (!doc) continue; // another replica claimed it first
-      const run: Promise<void> = attempt(doc)
+      const claimed = doc;
+      const run: Promise<void> = attempt(claimed)
         .catch((err: unknown) =>
-          logger.error({ err, delivery: doc._id }, 'webhook: attempt failed unexpectedly'),
+          logger.error({ err, delivery: claimed._id }, 'webhook: recording the attempt failed'),
         )
         .finally(() => inFlight.delete(run));
       inFlight.add(run);
       started.push(run);
     }
     return started;
+  }
+
+  async function prune(): Promise<number> {
+    const result = await deliveries.deleteMany({
+      status: { $in: ['delivered', 'failed'] },
+      updated_at: { $lt: clock.now() - retentionMs },
+    });
+    return result.deletedCount;
   }
 
   function tick(): Promise<number> {
@@ -326,6 +376,13 @@ export function createWebhookDeliveries(deps: WebhookDeliveriesDeps): WebhookDel
       // WEBHOOK_CONCURRENCY, and the next poll fills the slots that freed up.
       void dispatch()
         .catch((err: unknown) => logger.warn({ err }, 'webhook: polling for due deliveries failed'))
+        .then(async () => {
+          if (clock.now() - lastPrune < PRUNE_EVERY_MS) return;
+          lastPrune = clock.now();
+          await prune().catch((err: unknown) =>
+            logger.warn({ err }, 'webhook: pruning ended deliveries failed'),
+          );
+        })
         .finally(schedule);
     }, config.WEBHOOK_POLL_MS);
     timer.unref?.();
@@ -382,7 +439,9 @@ export function createWebhookDeliveries(deps: WebhookDeliveriesDeps): WebhookDel
     async init() {
       await deliveries.createIndex({ status: 1, next_attempt_at: 1 }, { name: 'webhook_due' });
       await deliveries.createIndex({ subject: 1, created_at: -1 }, { name: 'webhook_subject' });
+      await deliveries.createIndex({ status: 1, updated_at: 1 }, { name: 'webhook_prune' });
     },
+    prune,
     tick,
     start() {
       if (polling) return;

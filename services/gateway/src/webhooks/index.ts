@@ -15,6 +15,7 @@ import type { WebhookSecrets } from './secrets.ts';
 export { webhookEnv, type WebhookConfig } from './config.ts';
 export {
   ATTEMPTS_KEPT_LAST,
+  DELIVERY_RETENTION_MS,
   WEBHOOK_DELIVERIES_COLLECTION,
   WEBHOOK_EVENT_TYPES,
   type EnqueueInput,
@@ -41,12 +42,16 @@ export interface WebhookModuleDeps {
   lookup?: HostLookup;
   /** Spread of retries (0..1 → up to 10% later); default random. */
   jitter?: () => number;
+  /** How long deliveries that ended stay readable; default 30 days (DELIVERY_RETENTION_MS). */
+  retentionMs?: number;
 }
 
 export interface WebhookModule extends WebhookDeliveries {
   secrets: WebhookSecrets;
   /** Claims and sends what is due now; resolves when those attempts are recorded (tests, tools). */
   tick(): Promise<number>;
+  /** Deletes deliveries that ended longer ago than the retention (the poller does it hourly). */
+  prune(): Promise<number>;
   /** Creates the indexes and starts polling every WEBHOOK_POLL_MS. */
   start(): Promise<void>;
   /** Stops polling; waits for attempts in flight, bounded by the attempt timeout. */
@@ -63,6 +68,7 @@ export function createWebhookModule(deps: WebhookModuleDeps): WebhookModule {
     secrets,
     ...(deps.lookup ? { lookup: deps.lookup } : {}),
     ...(deps.jitter ? { jitter: deps.jitter } : {}),
+    ...(deps.retentionMs ? { retentionMs: deps.retentionMs } : {}),
   });
   return {
     secrets,
@@ -70,6 +76,7 @@ export function createWebhookModule(deps: WebhookModuleDeps): WebhookModule {
     stateOf: (subject) => worker.stateOf(subject),
     checkTarget: (url) => worker.checkTarget(url),
     tick: () => worker.tick(),
+    prune: () => worker.prune(),
     async start() {
       await worker.init();
       worker.start();
