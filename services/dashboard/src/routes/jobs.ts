@@ -8,7 +8,7 @@ import { jobsPage } from '../pages.ts';
 import { signedInUser } from '../plugins/guards.ts';
 import type { DashboardServices } from '../services.ts';
 
-export const JOBS_PER_PAGE = 20;
+const JOBS_PER_PAGE = 20;
 const MAX_CURSOR_LENGTH = 512;
 
 export default async function jobRoutes(app: FastifyInstance, s: DashboardServices) {

@@ -27,14 +27,11 @@ import type { Logger } from '../access/logger.ts';
 import type { WebhookConfig } from './config.ts';
 import type { WebhookSecrets } from './secrets.ts';
 
-export const WEBHOOK_DELIVERIES_COLLECTION = 'webhook_deliveries';
+const WEBHOOK_DELIVERIES_COLLECTION = 'webhook_deliveries';
 
+/** @public (the job runner's, through index.ts) */
 export type WebhookEventType = 'job.completed' | 'job.failed' | 'job.canceled';
-export const WEBHOOK_EVENT_TYPES: readonly WebhookEventType[] = [
-  'job.completed',
-  'job.failed',
-  'job.canceled',
-];
+const WEBHOOK_EVENT_TYPES: readonly WebhookEventType[] = ['job.completed', 'job.failed', 'job.canceled'];
 
 export interface WebhookAttemptRecord {
   attempt: number;
@@ -44,6 +41,7 @@ export interface WebhookAttemptRecord {
   duration_ms: number;
 }
 
+/** @public (the job's `webhook` field, through index.ts) */
 export interface WebhookDeliveryState {
   url: string;
   event: WebhookEventType;
@@ -56,7 +54,7 @@ export interface WebhookDeliveryState {
   next_attempt_at: string | null;
 }
 
-export interface EnqueueInput {
+interface EnqueueInput {
   accountId: string;
   url: string;
   /** What the event is about (the job id); with `event`, the idempotency key. */
@@ -112,7 +110,7 @@ interface DeliveryDoc {
 }
 
 /** Attempts kept on the document besides the first: a bound on its size whatever the schedule. */
-export const ATTEMPTS_KEPT_LAST = 20;
+const ATTEMPTS_KEPT_LAST = 20;
 /** Characters of an error (or of the receiver's answer) kept per attempt. */
 const MAX_ERROR_LENGTH = 300;
 /** The bound on a target's DNS answer (the package's default, said here so stop() can count on it). */
@@ -144,7 +142,7 @@ export interface WebhookDeliveriesDeps {
 }
 
 /** Deliveries that ended are kept 30 days (the job's delivery log), then pruned. */
-export const DELIVERY_RETENTION_MS = 30 * 86_400_000;
+const DELIVERY_RETENTION_MS = 30 * 86_400_000;
 /** How often a polling worker prunes. */
 const PRUNE_EVERY_MS = 3_600_000;
 

@@ -12,24 +12,14 @@ import type { WebhookDeliveries } from './deliveries.ts';
 import { createWebhookSecrets } from './secrets.ts';
 import type { WebhookSecrets } from './secrets.ts';
 
-export { webhookEnv, type WebhookConfig } from './config.ts';
-export {
-  ATTEMPTS_KEPT_LAST,
-  DELIVERY_RETENTION_MS,
-  WEBHOOK_DELIVERIES_COLLECTION,
-  WEBHOOK_EVENT_TYPES,
-  type EnqueueInput,
-  type WebhookAttemptRecord,
-  type WebhookDeliveries,
-  type WebhookDeliveryState,
-  type WebhookEventType,
-} from './deliveries.ts';
-export {
-  PREVIOUS_SECRET_GRACE_MS,
-  WEBHOOK_SECRETS_COLLECTION,
-  type WebhookSecrets,
-  type WebhookSecretView,
-} from './secrets.ts';
+export type { WebhookConfig } from './config.ts';
+/**
+ * What the job runner reads and writes (issue 23: the job's `webhook` field is a
+ * WebhookDeliveryState).
+ * @public
+ */
+export type { WebhookDeliveries, WebhookDeliveryState, WebhookEventType } from './deliveries.ts';
+export { PREVIOUS_SECRET_GRACE_MS, type WebhookSecrets } from './secrets.ts';
 
 export interface WebhookModuleDeps {
   store: DocumentStore;

@@ -33,7 +33,7 @@ interface WebhookSecretDoc {
 }
 
 /** The answer of the secret routes (public and admin). */
-export interface WebhookSecretView {
+interface WebhookSecretView {
   secret: string;
   created_at: string;
   /** Until when the previous secret also signs; null when there is none (or it has expired). */
