@@ -154,7 +154,10 @@ describeWithBrowser('API reference in Chromium: /docs (Scalar) and /docs/errors'
 
         // Authenticated operations: the Idempotency-Key header, and request samples carrying <API_KEY>.
         if ((op.security as unknown[]).length > 0) {
-          await page.locator(`[id="${id}.headers.Idempotency-Key"]`).waitFor({ timeout: WAIT_MS });
+          // Counted operations take an Idempotency-Key; account-only ones (the webhook secret) do not.
+          if ((op.parameters as Json[]).some((p) => p.name === 'Idempotency-Key')) {
+            await page.locator(`[id="${id}.headers.Idempotency-Key"]`).waitFor({ timeout: WAIT_MS });
+          }
           const sample = section.locator('pre', { hasText: 'curl' }).first();
           // Visible, not merely in the DOM: Scalar hides credentials in samples unless told otherwise.
           await sample.getByText(API_KEY_PLACEHOLDER).first().waitFor({ timeout: WAIT_MS });

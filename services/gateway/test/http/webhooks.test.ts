@@ -118,6 +118,7 @@ describe('/api/v1/webhooks/secret', () => {
     const path = doc.paths['/api/v1/webhooks/secret'];
     expect(path.post.operationId).toBe('rotateWebhookSecret');
     expect(path.get.operationId).toBe('getWebhookSecret');
+    expect(doc.tags).toContainEqual({ name: 'Webhooks' });
     expect(path.post.tags).toEqual(['Webhooks']);
     expect(path.get.tags).toEqual(['Webhooks']);
     expect(Object.keys(path.post.responses)).toContain('201');
