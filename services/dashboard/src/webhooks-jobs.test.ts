@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { CONTENT_SECURITY_POLICY } from './app.ts';
+import { GatewayError } from './gateway-client.ts';
 import type { JobSummary } from './gateway-client.ts';
 import { Browserish, buildTestDashboard } from './test-support.ts';
 
@@ -152,6 +153,17 @@ describe('Jobs page', () => {
     expect(refused.body).toContain('That page link is no longer valid');
     expect(refused.body).toContain('job_0001');
     expect((await b.get(`/jobs?cursor=${'x'.repeat(600)}`)).statusCode).toBe(400);
+    await app.close();
+  });
+
+  it('says so when the gateway has no jobs listing yet (older gateway during a deploy)', async () => {
+    const { app, b, gateway } = await signedIn('jobs-old-gateway@example.com');
+    gateway.client.jobs = async () => {
+      throw new GatewayError(404, 'NOT_FOUND');
+    };
+    const res = await b.get('/jobs');
+    expect(res.statusCode).toBe(502);
+    expect(res.body).toContain('the API does not offer the list yet');
     await app.close();
   });
 });

@@ -44,6 +44,13 @@ export default async function jobRoutes(app: FastifyInstance, s: DashboardServic
           const page = await request.gateway.jobs(accountId, { limit: JOBS_PER_PAGE });
           return reply.page((ctx) => jobsPage(ctx, page, { kind: 'error', text }), 400);
         }
+        // The account exists (it is signed in), so a 404 is a gateway without the jobs listing:
+        // one older than this dashboard, during a rolling deploy. Say so instead of "not answering".
+        if (error instanceof GatewayError && error.status === 404) {
+          const text =
+            'Jobs cannot be listed right now: the API does not offer the list yet. Try again later.';
+          return reply.page((ctx) => jobsPage(ctx, null, { kind: 'error', text }), 502);
+        }
         throw error;
       }
     },
