@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../gateway-client.ts';
-import { jobsPage } from '../pages.ts';
+import { jobsPage } from '../job-pages.ts';
 import { signedInUser } from '../plugins/guards.ts';
 import type { DashboardServices } from '../services.ts';
 

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { field, formSchema } from '../forms.ts';
-import { webhooksPage } from '../pages.ts';
+import { webhooksPage } from '../job-pages.ts';
 import { signedInUser } from '../plugins/guards.ts';
 import type { DashboardServices } from '../services.ts';
 
