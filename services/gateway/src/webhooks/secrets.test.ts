@@ -85,5 +85,9 @@ describe('webhook signing secrets', () => {
     // Read under another pepper: a clear error that names no secret.
     const other = createWebhookSecrets({ store, clock, pepper: `${PEPPER}x` });
     await expect(other.current('acc_1')).rejects.toThrow(/cannot be decrypted.*API_KEY_PEPPER/);
+    // A rotation under the new pepper is the way out: the unreadable secret is not kept alongside.
+    const rotated = await other.rotate('acc_1');
+    expect(rotated.previous_secret_expires_at).toBeNull();
+    expect(await other.signingSecrets('acc_1')).toEqual([rotated.secret]);
   });
 });

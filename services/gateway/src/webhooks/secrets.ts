@@ -76,6 +76,15 @@ export function createWebhookSecrets(deps: {
     }
   }
 
+  function readable(doc: WebhookSecretDoc, which: SealedSecret): boolean {
+    try {
+      box.open(which.sealed, doc._id);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   const previousValid = (doc: WebhookSecretDoc) =>
     doc.previous !== null && doc.previous_expires_at !== null && doc.previous_expires_at > clock.now();
 
@@ -131,13 +140,16 @@ export function createWebhookSecrets(deps: {
           continue;
         }
         const now = clock.now();
+        // A current secret that no longer opens (the pepper changed) cannot sign alongside: the
+        // rotation is then the way out, and it keeps nothing.
+        const keep = readable(doc, doc.current);
         const rotated = await docs.findOneAndUpdate(
           { _id: accountId, version: doc.version },
           {
             $set: {
               current: seal(accountId),
-              previous: doc.current,
-              previous_expires_at: now + PREVIOUS_SECRET_GRACE_MS,
+              previous: keep ? doc.current : null,
+              previous_expires_at: keep ? now + PREVIOUS_SECRET_GRACE_MS : null,
               version: doc.version + 1,
             },
           },
