@@ -124,6 +124,7 @@ describe('pages and sessions', () => {
       '/verify',
       '/verify/resend',
       '/operators/accounts/acct_x',
+      '/webhooks/rotate',
     ]) {
       for (const csrf of [
         null,

@@ -28,6 +28,7 @@ import session from './plugins/session.ts';
 import adminOperatorRoutes from './routes/admin-operators.ts';
 import emailLinkRoutes from './routes/email-links.ts';
 import healthRoutes from './routes/health.ts';
+import jobRoutes from './routes/jobs.ts';
 import keyRoutes from './routes/keys.ts';
 import operatorRoutes from './routes/operators.ts';
 import playgroundRoutes from './routes/playground.ts';
@@ -35,6 +36,7 @@ import reauthRoutes from './routes/reauth.ts';
 import signInRoutes from './routes/sign-in.ts';
 import signUpRoutes from './routes/sign-up.ts';
 import usageRoutes from './routes/usage.ts';
+import webhookRoutes from './routes/webhooks.ts';
 import type { DashboardDeps } from './services.ts';
 import { createDashboardServices } from './services.ts';
 
@@ -100,6 +102,8 @@ export async function buildDashboardApp(deps: DashboardDeps): Promise<FastifyIns
     keyRoutes,
     usageRoutes,
     playgroundRoutes,
+    jobRoutes,
+    webhookRoutes,
     reauthRoutes,
     operatorRoutes,
     adminOperatorRoutes,

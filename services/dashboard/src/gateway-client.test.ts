@@ -4,9 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayError, createGatewayClient } from './gateway-client.ts';
 
 /** A stand-in for the gateway's admin listener that records the headers of each call. */
-const seen: { url: string; headers: Record<string, unknown> }[] = [];
+const seen: { url: string; method: string; headers: Record<string, unknown> }[] = [];
 const server = createServer((req, res) => {
-  seen.push({ url: req.url ?? '', headers: req.headers });
+  seen.push({ url: req.url ?? '', method: req.method ?? '', headers: req.headers });
   if (req.url?.endsWith('/missing')) {
     res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"code":"NOT_FOUND"}}');
     return;
@@ -40,5 +40,21 @@ describe('gateway client', () => {
       'req_x1234567',
     );
     await expect(client.getAccount('missing')).rejects.toEqual(new GatewayError(404, 'NOT_FOUND'));
+  });
+
+  it('reads and rotates the webhook secret and pages the jobs under the account', async () => {
+    const client = createGatewayClient({ baseUrl, adminToken: 't', timeoutMs: 2_000 });
+    seen.length = 0;
+    await client.webhookSecret('acct_1');
+    await client.rotateWebhookSecret('acct_1');
+    await client.jobs('acct_1', { limit: 20 });
+    await client.jobs('acct_1', { limit: 20, cursor: 'c/1+2=' });
+    expect(seen.map((s) => s.url)).toEqual([
+      '/admin/v1/accounts/acct_1/webhook-secret',
+      '/admin/v1/accounts/acct_1/webhook-secret',
+      '/admin/v1/accounts/acct_1/jobs?limit=20',
+      '/admin/v1/accounts/acct_1/jobs?limit=20&cursor=c%2F1%2B2%3D',
+    ]);
+    expect(seen.map((s) => s.method)).toEqual(['GET', 'POST', 'GET', 'GET']);
   });
 });

@@ -47,6 +47,30 @@ export interface CallResult {
   body: unknown;
 }
 
+/** The account's webhook signing secret (GET/POST /admin/v1/accounts/{id}/webhook-secret). */
+export interface WebhookSecret {
+  secret: string;
+  created_at: string;
+  /** Until when the previous secret also signs, after a rotation; null when there is none. */
+  previous_secret_expires_at: string | null;
+}
+
+/** One bulk job as GET /admin/v1/accounts/{id}/jobs lists it (newest first). */
+export interface JobSummary {
+  job_id: string;
+  status: 'queued' | 'running' | 'completed' | 'failed' | 'canceled' | string;
+  source: { type: string; [key: string]: unknown };
+  progress: { total: number | null; succeeded: number; failed: number; pending: number };
+  credits_charged: number;
+  created_at: string;
+  finished_at: string | null;
+}
+
+export interface JobsPage {
+  jobs: JobSummary[];
+  next_cursor: string | null;
+}
+
 export class GatewayError extends Error {
   readonly status: number;
   readonly code: string;
@@ -72,6 +96,11 @@ export interface GatewayClient {
   revokeKey(id: string): Promise<void>;
   limits(id: string): Promise<AccountLimits>;
   usage(id: string, from: string, to: string): Promise<AccountUsage>;
+  webhookSecret(id: string): Promise<WebhookSecret>;
+  /** A new signing secret; the previous one keeps signing for 24 hours. */
+  rotateWebhookSecret(id: string): Promise<WebhookSecret>;
+  /** The account's bulk jobs, newest first, one page (`cursor` from the previous page's next_cursor). */
+  jobs(id: string, page: { limit: number; cursor?: string }): Promise<JobsPage>;
   call(
     id: string,
     request: {
@@ -127,6 +156,13 @@ export function createGatewayClient(options: {
     revokeKey: (id) => request('DELETE', `${account(id)}/api-key`),
     limits: (id) => request('GET', `${account(id)}/limits`),
     usage: (id, from, to) => request('GET', `${account(id)}/usage?from=${from}&to=${to}`),
+    webhookSecret: (id) => request('GET', `${account(id)}/webhook-secret`),
+    rotateWebhookSecret: (id) => request('POST', `${account(id)}/webhook-secret`),
+    jobs: (id, page) => {
+      const query = new URLSearchParams({ limit: String(page.limit) });
+      if (page.cursor) query.set('cursor', page.cursor);
+      return request('GET', `${account(id)}/jobs?${query.toString()}`);
+    },
     call: (id, req) => request('POST', `${account(id)}/calls`, req),
   };
 }

@@ -42,6 +42,8 @@ function nav(ctx: PageContext): Html {
     ['/keys', 'API key'],
     ['/usage', 'Usage'],
     ['/playground', 'Playground'],
+    ['/jobs', 'Jobs'],
+    ['/webhooks', 'Webhooks'],
   ];
   if (ctx.viewer.operator) links.push(['/operators', 'Operators']);
   return html`<nav aria-label="Main">
@@ -61,7 +63,7 @@ function nav(ctx: PageContext): Html {
   </nav>`;
 }
 
-function layout(ctx: PageContext, title: string, body: Html, notice?: Notice | null): string {
+export function layout(ctx: PageContext, title: string, body: Html, notice?: Notice | null): string {
   return html`<!doctype html>
     <html lang="en">
       <head>
@@ -202,7 +204,7 @@ export function resetPage(ctx: PageContext, token: string, notice?: Notice | nul
   );
 }
 
-function unverified(ctx: PageContext): Html {
+export function unverified(ctx: PageContext): Html {
   return html`<div class="card">
     <p>Confirm your email address first: we sent you a link.</p>
     <form method="post" action="/verify/resend">
@@ -212,7 +214,7 @@ function unverified(ctx: PageContext): Html {
 }
 
 /** A dangerous action: a required confirmation box (checked by the server too), and a dialog with JavaScript. */
-function confirmedForm(
+export function confirmedForm(
   ctx: PageContext,
   o: { action: string; id: string; dialog: string; label: string; button: Html },
 ): Html {

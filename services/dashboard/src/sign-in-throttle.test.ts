@@ -2,7 +2,7 @@
  * Issue 19, item 2: the sign-in throttle holds under concurrency (the attempt is counted before
  * scrypt runs), the per-address lock stays short, and IPv6 clients are limited per /64.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Browserish, buildTestDashboard } from './test-support.ts';
 
 const PASSWORD = 'the owner knows this one';
@@ -13,6 +13,10 @@ async function burst(client: Browserish, email: string, n: number, password = 'w
   const csrf = client.csrf();
   return Promise.all(Array.from({ length: n }, () => client.post('/sign-in', { email, password }, { csrf })));
 }
+
+// Dozens of scrypt checks (deliberately slow) per test: on a loaded 2-core machine they take longer
+// than vitest's 5 s default, which would fail a test whose assertions hold.
+vi.setConfig({ testTimeout: 30_000 });
 
 describe('sign-in throttle under concurrency', () => {
   it('answers at most 5 of 40 concurrent wrong passwords for one address with 401, the rest 429 + Retry-After', async () => {

@@ -12,7 +12,14 @@ import { createLogger } from '@subx/service-kit';
 import { buildDashboardApp } from './app.ts';
 import { CSRF_COOKIE, SECURE_CSRF_COOKIE, SECURE_SESSION_COOKIE, SESSION_COOKIE } from './cookies.ts';
 import { loadDashboardConfig } from './config.ts';
-import type { AccountUsage, CallResult, GatewayAccount, GatewayClient } from './gateway-client.ts';
+import type {
+  AccountUsage,
+  CallResult,
+  GatewayAccount,
+  GatewayClient,
+  JobSummary,
+  WebhookSecret,
+} from './gateway-client.ts';
 import { GatewayError } from './gateway-client.ts';
 import type { Mail, Mailer } from './mailer.ts';
 
@@ -24,6 +31,16 @@ export function fakeGateway() {
   /** The request id of every call, in order (the dashboard passes its request's id on). */
   const requestIds: string[] = [];
   const keys = new Map<string, string>();
+  /** Webhook signing secrets per account, as the gateway keeps them (current and previous). */
+  const secrets = new Map<string, { current: WebhookSecret; previous: string | null }>();
+  /** Jobs per account, newest first (tests fill it); pages by a cursor that is the next index. */
+  const jobs = new Map<string, JobSummary[]>();
+  const jobPages: { id: string; limit: number; cursor?: string }[] = [];
+  const newSecret = (): WebhookSecret => ({
+    secret: `whsec_${randomBytes(32).toString('base64')}`,
+    created_at: new Date().toISOString(),
+    previous_secret_expires_at: null,
+  });
   const get = (id: string) => {
     const a = accounts.get(id);
     if (!a) throw new GatewayError(404, 'NOT_FOUND');
@@ -111,6 +128,29 @@ export function fakeGateway() {
       }
       return { account_id: id, from, to, days, total_requests: 3, total_credits: 2 };
     },
+    async webhookSecret(id) {
+      get(id);
+      if (!secrets.has(id)) secrets.set(id, { current: newSecret(), previous: null });
+      return structuredClone(secrets.get(id)!.current);
+    },
+    async rotateWebhookSecret(id) {
+      get(id);
+      const before = secrets.get(id);
+      const current = newSecret();
+      if (before) current.previous_secret_expires_at = new Date(Date.now() + 86_400_000).toISOString();
+      secrets.set(id, { current, previous: before?.current.secret ?? null });
+      return structuredClone(current);
+    },
+    async jobs(id, page) {
+      get(id);
+      jobPages.push({ id, ...page });
+      const all = jobs.get(id) ?? [];
+      const start = page.cursor === undefined ? 0 : Number(page.cursor);
+      if (!Number.isInteger(start) || start < 0) throw new GatewayError(400, 'INVALID_REQUEST');
+      const slice = all.slice(start, start + page.limit);
+      const next = start + page.limit < all.length ? String(start + page.limit) : null;
+      return { jobs: structuredClone(slice), next_cursor: next };
+    },
     async call(id, request): Promise<CallResult> {
       calls.push({ id, request });
       const a = get(id);
@@ -124,7 +164,7 @@ export function fakeGateway() {
       };
     },
   };
-  return { client, accounts, keys, calls, requestIds };
+  return { client, accounts, keys, calls, requestIds, secrets, jobs, jobPages };
 }
 
 export function mailbox(): Mailer & { sent: Mail[]; link(to: string, purpose: 'verify' | 'reset'): string } {

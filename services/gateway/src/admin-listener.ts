@@ -27,6 +27,7 @@ import { installNotFound } from './http/not-found.ts';
 import { listenerOptions } from './http/listener-options.ts';
 import type { Config } from './config.ts';
 import type { ListenerConfig } from './http/listener-options.ts';
+import type { WebhookModule } from './webhooks/index.ts';
 
 /** What the admin API manages and reads, from the access module. */
 type AdminAccess = Pick<
@@ -49,6 +50,8 @@ export interface AdminAppOptions {
   publicApp: FastifyInstance;
   /** The bulk jobs, listed per account for the dashboard; absent: no jobs route. */
   jobs?: JobsService;
+  /** The account's webhook signing secret for the dashboard (read, rotate); without it those routes answer 503. */
+  webhooks?: Pick<WebhookModule, 'secrets'>;
   logger?: FastifyBaseLogger;
   /** Failed-attempt limit (default 5 per minute per caller). */
   failures?: AdminFailureLimiterOptions;
@@ -103,6 +106,7 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
       pricing: access.pricing,
       delegations: access.delegations,
       publicApp,
+      ...(options.webhooks ? { webhookSecrets: options.webhooks.secrets } : {}),
     });
     if (options.jobs) adminJobRoutes(scope, { accounts: access.accounts, jobs: options.jobs });
   });

@@ -31,6 +31,7 @@ import { registerJobs } from './routes/v1/jobs.ts';
 import { registerPlaylist } from './routes/v1/playlist.ts';
 import { registerSummarize } from './routes/v1/summarize.ts';
 import { registerValidate } from './routes/v1/validate.ts';
+import { registerWebhooks } from './routes/v1/webhooks.ts';
 
 export type { GatewayDeps } from './deps.ts';
 
@@ -107,6 +108,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   registerComments(app, ctx);
   registerCommentsAnalyze(app, ctx);
   registerJobs(app, ctx);
+  registerWebhooks(app, ctx);
   registerHealth(app, ctx, version);
   await registerDocs(app, buildOpenApi(version));
   // The API as MCP tools for AI agents, and /llms.txt (src/mcp/README.md).

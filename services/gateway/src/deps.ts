@@ -7,6 +7,7 @@ import type { Backends } from './backends/types.ts';
 import type { Config } from './config.ts';
 import type { FanOut } from './fanout/types.ts';
 import type { JobsService } from './jobs/service.ts';
+import type { WebhookModule } from './webhooks/index.ts';
 
 export interface GatewayDeps {
   config: Config;
@@ -29,4 +30,6 @@ export interface GatewayDeps {
   readiness?: () => Promise<boolean>;
   /** Reported by /health; defaults to this package's version. */
   version?: string;
+  /** Job webhooks: signing secrets and deliveries; without it the secret routes answer 503. */
+  webhooks?: WebhookModule;
 }

@@ -25,6 +25,7 @@ import { createDirectFanOut } from './fanout/direct.ts';
 import { createKafkaFanOut } from './fanout/kafka-fan-out.ts';
 import type { FanOut } from './fanout/types.ts';
 import { startJobs } from './jobs/start-jobs.ts';
+import { createWebhookModule } from './webhooks/index.ts';
 
 export interface StartGatewayOptions {
   config: Config;
@@ -82,6 +83,15 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     usageReader: createBillingUsageReader((request) => backends.billing.getUsage(request)),
   });
   await access.start();
+  // Job webhooks: secrets sealed under a key derived from the pepper; the worker polls the outbox.
+  const webhooks = createWebhookModule({
+    store,
+    clock,
+    logger: logger.child({ component: 'webhooks' }),
+    config,
+    pepper: accessConfig.apiKeyPepper,
+  });
+  await webhooks.start();
   let fanOut: FanOut & { stop?(): Promise<void> };
   const instanceId = options.instanceId ?? `${hostname()}-${randomUUID().slice(0, 8)}`;
   const directFanOut = createDirectFanOut({
@@ -124,7 +134,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     extractor: backends.extractor,
     credits: access.credits,
     pricing: accessConfig.pricing,
-    webhooks: null,
+    webhooks,
   });
 
   let draining = false;
@@ -141,6 +151,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     kv,
     clock,
     pricing: accessConfig.pricing,
+    webhooks,
     readiness: async () => {
       if (draining || !backends.channelsHealthy()) return false;
       try {
@@ -159,6 +170,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     access,
     publicApp: app,
     jobs: jobs.service,
+    webhooks,
     logger: logger.child({ listener: 'admin' }),
   });
   let address: string;
@@ -174,6 +186,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     await app.close().catch(() => {});
     await jobs.stop().catch(() => {});
     await fanOut.stop?.().catch(() => {});
+    await webhooks.stop().catch(() => {});
     await access.stop().catch(() => {});
     backends.close();
     throw err;
@@ -196,6 +209,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
       // The jobs' windows in flight finish (bounded), their leases go back for another replica.
       await jobs.stop();
       await fanOut.stop?.();
+      await webhooks.stop();
       await access.stop();
       backends.close();
     },

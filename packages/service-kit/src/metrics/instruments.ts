@@ -368,6 +368,31 @@ export function countFanOutDeadlineMissed(fanout: 'bus' | 'direct', items: numbe
   ).inc({ fanout }, items);
 }
 
+// ---------------------------------------------------------------------------------------------
+// Webhooks (gateway, services/gateway/src/webhooks)
+
+/**
+ * One webhook delivery attempt: `outcome` is how it ended (delivered, http_error, redirect,
+ * timeout, network_error, refused: the target policy said no), with its duration.
+ */
+export function observeWebhookAttempt(outcome: string, seconds: number): void {
+  counter('subx_webhook_attempts_total', 'Webhook delivery attempts, by how each ended.', ['outcome']).inc({
+    outcome,
+  });
+  histogram(
+    'subx_webhook_attempt_duration_seconds',
+    'Duration of one webhook delivery attempt (target check, connection and answer).',
+    ['outcome'],
+  ).observe({ outcome }, seconds);
+}
+
+/** A webhook delivery that ended: delivered (a 2xx), or failed (retries exhausted, 410, target refused). */
+export function countWebhookDelivery(outcome: 'delivered' | 'failed'): void {
+  counter('subx_webhook_deliveries_total', 'Webhook deliveries that ended, by outcome.', ['outcome']).inc({
+    outcome,
+  });
+}
+
 interface OutboxBacklog {
   pending: number;
   oldestAgeSeconds: number;

@@ -250,7 +250,14 @@ export function buildOpenApi(version: string): OpenApiDocument {
         'Subtitles, comments and AI analyses of videos. Authenticate with the API key in the X-API-Key header, or as `Authorization: Bearer <key>`. AI agents: the same operations are tools of the MCP server at /mcp (Streamable HTTP, same key); /llms.txt describes both. Every error has the body `{ error: { code, message, docs_url, request_id, retryable } }`; see /docs/errors.',
     },
     servers: [{ url: '/' }],
-    tags: [{ name: 'Subtitles and analysis' }, { name: 'Open' }],
+    // Every tag an operation uses, in table order (a tag missing here is grouped last by viewers).
+    tags: [
+      ...new Set([
+        'Subtitles and analysis',
+        ...OPERATION_SPECS.flatMap((o) => (o.tag ? [o.tag] : [])),
+        'Open',
+      ]),
+    ].map((name) => ({ name })),
     components: {
       securitySchemes: {
         ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },

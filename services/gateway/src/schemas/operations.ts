@@ -19,6 +19,7 @@ import {
   urlSchema,
 } from './common.ts';
 import { JOB_OPERATIONS } from './job-operations.ts';
+import { WEBHOOK_OPERATIONS } from './webhooks.ts';
 
 /** `language` of summarize and analyze: an extension without a default (none = the best track). */
 const summaryLanguageSchema = {
@@ -526,6 +527,8 @@ export const OPERATION_SPECS: OperationSpec[] = [
     ],
   },
   ...JOB_OPERATIONS,
+  // Account settings: the webhook signing secret (schemas/webhooks.ts).
+  ...WEBHOOK_OPERATIONS,
 ];
 
 export const healthResponseSchema = {

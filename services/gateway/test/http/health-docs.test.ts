@@ -117,6 +117,7 @@ describe('docs', () => {
         '/api/v1/playlist',
         '/api/v1/summarize',
         '/api/v1/validate',
+        '/api/v1/webhooks/secret',
         '/health',
       ].sort(),
     );

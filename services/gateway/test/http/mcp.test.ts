@@ -82,6 +82,9 @@ describe('MCP tools', () => {
       'getJobResults',
       'getJobResult',
       'cancelJob',
+      // Account settings, not something an agent does with videos: no tools.
+      'rotateWebhookSecret',
+      'getWebhookSecret',
     ]);
     expect(buildTools().map((t) => t.name)).toEqual(Object.keys(TWINS));
   });

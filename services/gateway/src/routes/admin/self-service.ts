@@ -12,6 +12,10 @@
  *      dashboard). The call runs through the real route (auth, tier, daily limit, credits,
  *      validation), counts and is billed like a call with the key; an account without an active
  *      key gets the 401 a missing key gets. Answers 200 `{ status, headers, body }`.
+ * GET  /admin/v1/accounts/{id}/webhook-secret: the account's current webhook signing secret
+ *      (created on first need), as GET /api/v1/webhooks/secret answers it.
+ * POST /admin/v1/accounts/{id}/webhook-secret: rotates it (201, as POST /api/v1/webhooks/secret);
+ *      the previous secret keeps signing for 24 hours.
  */
 import { isIP } from 'node:net';
 import type { FastifyInstance } from 'fastify';
@@ -20,6 +24,7 @@ import type { AccountRepository } from '../../access/accounts.ts';
 import type { DelegationRegistry } from '../../access/delegation.ts';
 import type { AccessPricing } from '../../access/pricing.ts';
 import type { DailyRateLimiter } from '../../access/rate-limit.ts';
+import type { WebhookSecrets } from '../../webhooks/index.ts';
 
 export interface SelfServiceRoutesOptions {
   accounts: AccountRepository;
@@ -28,6 +33,8 @@ export interface SelfServiceRoutesOptions {
   delegations: DelegationRegistry;
   /** The public API (another listener than this one): the calls run through its real routes. */
   publicApp: FastifyInstance;
+  /** The accounts' webhook signing secrets (src/webhooks); absent: those routes answer 503. */
+  webhookSecrets?: WebhookSecrets;
 }
 
 const notFound = () => new AppError('NOT_FOUND', 'No account exists with this id.');
@@ -79,7 +86,7 @@ function readCall(body: unknown) {
 }
 
 export function selfServiceRoutes(fastify: FastifyInstance, options: SelfServiceRoutesOptions): void {
-  const { accounts, rateLimiter, pricing, delegations, publicApp } = options;
+  const { accounts, rateLimiter, pricing, delegations, publicApp, webhookSecrets } = options;
   const id = (params: unknown) => (params as { id: string }).id;
 
   fastify.get('/admin/v1/accounts/:id/limits', async (request) => {
@@ -133,5 +140,25 @@ export function selfServiceRoutes(fastify: FastifyInstance, options: SelfService
     return reply
       .header('Cache-Control', 'no-store')
       .send({ status: response.statusCode, headers: forwarded, body });
+  });
+
+  async function secretsFor(params: unknown): Promise<{ secrets: WebhookSecrets; accountId: string }> {
+    if (!webhookSecrets)
+      throw new AppError('SERVICE_UNAVAILABLE', 'Webhooks are not enabled on this gateway.');
+    const doc = await accounts.get(id(params));
+    if (!doc) throw notFound();
+    return { secrets: webhookSecrets, accountId: doc._id };
+  }
+
+  fastify.get('/admin/v1/accounts/:id/webhook-secret', async (request, reply) => {
+    const { secrets, accountId } = await secretsFor(request.params);
+    const view = await secrets.current(accountId);
+    return reply.header('Cache-Control', 'no-store').send(view);
+  });
+
+  fastify.post('/admin/v1/accounts/:id/webhook-secret', async (request, reply) => {
+    const { secrets, accountId } = await secretsFor(request.params);
+    const view = await secrets.rotate(accountId);
+    return reply.header('Cache-Control', 'no-store').code(201).send(view);
   });
 }

@@ -1,0 +1,57 @@
+/**
+ * The webhook secret operations (services/gateway/src/webhooks/README.md): account-only, in the
+ * reference under the Webhooks tag. Spread into OPERATION_SPECS (operations.ts).
+ */
+import type { OperationSpec } from './operations.ts';
+
+/** The signing secret as the webhook secret routes (and the admin API) answer it. */
+const webhookSecretResponse = {
+  type: 'object',
+  required: ['secret', 'created_at', 'previous_secret_expires_at'],
+  additionalProperties: false,
+  properties: {
+    secret: {
+      type: 'string',
+      pattern: '^whsec_[A-Za-z0-9+/]+={0,2}$',
+      description: 'The Standard Webhooks secret: `whsec_` and the base64 of 32 random bytes.',
+    },
+    created_at: { type: 'string', format: 'date-time', description: 'When this secret was issued.' },
+    previous_secret_expires_at: {
+      type: ['string', 'null'],
+      format: 'date-time',
+      description: 'Until when the previous secret also signs deliveries; null when there is none.',
+    },
+  },
+};
+
+const ERRORS = ['UNAUTHORIZED', 'INVALID_REQUEST', 'SERVICE_UNAVAILABLE'];
+
+export const WEBHOOK_OPERATIONS: OperationSpec[] = [
+  {
+    method: 'POST',
+    path: '/api/v1/webhooks/secret',
+    operationId: 'rotateWebhookSecret',
+    summary: 'Rotate the webhook signing secret',
+    description:
+      'Issues a new Standard Webhooks signing secret (`whsec_…`) for the key’s account: job webhooks are signed with it from now on. The previous secret keeps signing alongside it for 24 hours (`previous_secret_expires_at`; deliveries then carry two signatures in `webhook-signature`), so receivers can switch without missing a delivery. The first call for an account creates its first secret (then `previous_secret_expires_at` is null).',
+    auth: 'account',
+    credits: 'none; not counted against the daily limit',
+    successStatus: 201,
+    tag: 'Webhooks',
+    response: webhookSecretResponse,
+    errors: ERRORS,
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/webhooks/secret',
+    operationId: 'getWebhookSecret',
+    summary: 'The current webhook signing secret',
+    description:
+      'The secret job webhooks are signed with now (created on the first call if the account has none), and until when the previous one also signs after a rotation.',
+    auth: 'account',
+    credits: 'none; not counted against the daily limit',
+    tag: 'Webhooks',
+    response: webhookSecretResponse,
+    errors: ERRORS,
+  },
+];

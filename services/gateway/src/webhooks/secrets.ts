@@ -1,0 +1,169 @@
+/**
+ * Per-account signing secrets in the DocumentStore, one document per account (`_id` = account id)
+ * in `webhook_secrets`. A rotation makes a new secret current and keeps the old one as `previous`
+ * for 24 hours, during which deliveries carry both signatures (issue 23): a receiver that has not
+ * switched yet still verifies. No transactions: every change is one conditional update on the
+ * document's `version`, retried a few times if another replica changed it in between.
+ *
+ * Secrets are stored sealed (secret-box.ts); they are returned to the account's own key (the
+ * public route) or the admin token (the dashboard), and never logged.
+ */
+import { DuplicateKeyError } from '@subx/ports';
+import type { Clock, DocumentStore } from '@subx/ports';
+import { generateSigningSecret } from '@subx/webhooks';
+import { createSecretBox } from './secret-box.ts';
+
+export const WEBHOOK_SECRETS_COLLECTION = 'webhook_secrets';
+/** How long the previous secret keeps signing after a rotation. */
+export const PREVIOUS_SECRET_GRACE_MS = 24 * 3_600_000;
+const MAX_CONFLICT_RETRIES = 5;
+
+interface SealedSecret {
+  sealed: string;
+  created_at: number;
+}
+
+interface WebhookSecretDoc {
+  _id: string;
+  current: SealedSecret;
+  previous: SealedSecret | null;
+  previous_expires_at: number | null;
+  version: number;
+  [key: string]: unknown;
+}
+
+/** The answer of the secret routes (public and admin). */
+interface WebhookSecretView {
+  secret: string;
+  created_at: string;
+  /** Until when the previous secret also signs; null when there is none (or it has expired). */
+  previous_secret_expires_at: string | null;
+}
+
+export interface WebhookSecrets {
+  /** The current secret, created on first need. */
+  current(accountId: string): Promise<WebhookSecretView>;
+  /** A new current secret; the old one signs alongside until `previous_secret_expires_at`. */
+  rotate(accountId: string): Promise<WebhookSecretView>;
+  /** Every secret that signs now, newest first (created on first need). */
+  signingSecrets(accountId: string): Promise<string[]>;
+}
+
+export function createWebhookSecrets(deps: {
+  store: DocumentStore;
+  clock: Clock;
+  pepper: string;
+}): WebhookSecrets {
+  const { clock } = deps;
+  const box = createSecretBox(deps.pepper);
+  const docs = deps.store.collection<WebhookSecretDoc>(WEBHOOK_SECRETS_COLLECTION);
+
+  const seal = (accountId: string): SealedSecret => ({
+    sealed: box.seal(generateSigningSecret(), accountId),
+    created_at: clock.now(),
+  });
+
+  function open(doc: WebhookSecretDoc, which: SealedSecret): string {
+    try {
+      return box.open(which.sealed, doc._id);
+    } catch (cause) {
+      // Most likely API_KEY_PEPPER changed (or, embedded, was generated anew at a restart with a
+      // persistent store): the secret cannot be recovered; a rotation issues a readable one.
+      throw new Error(
+        `webhook secret of account ${doc._id} cannot be decrypted (was API_KEY_PEPPER changed?); rotate it`,
+        { cause },
+      );
+    }
+  }
+
+  function readable(doc: WebhookSecretDoc, which: SealedSecret): boolean {
+    try {
+      box.open(which.sealed, doc._id);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  const previousValid = (doc: WebhookSecretDoc) =>
+    doc.previous !== null && doc.previous_expires_at !== null && doc.previous_expires_at > clock.now();
+
+  function view(doc: WebhookSecretDoc): WebhookSecretView {
+    return {
+      secret: open(doc, doc.current),
+      created_at: new Date(doc.current.created_at).toISOString(),
+      previous_secret_expires_at: previousValid(doc)
+        ? new Date(doc.previous_expires_at!).toISOString()
+        : null,
+    };
+  }
+
+  /** Inserts a first secret; null when another replica inserted one at the same moment. */
+  async function create(accountId: string): Promise<WebhookSecretDoc | null> {
+    const doc: WebhookSecretDoc = {
+      _id: accountId,
+      current: seal(accountId),
+      previous: null,
+      previous_expires_at: null,
+      version: 1,
+    };
+    try {
+      await docs.insertOne(doc);
+      return doc;
+    } catch (error) {
+      if (error instanceof DuplicateKeyError) return null;
+      throw error;
+    }
+  }
+
+  async function load(accountId: string): Promise<WebhookSecretDoc> {
+    for (let i = 0; i < MAX_CONFLICT_RETRIES; i++) {
+      const found = await docs.findOne({ _id: accountId });
+      if (found) return found;
+      const created = await create(accountId);
+      if (created) return created;
+    }
+    throw new Error(`webhook secret of account ${accountId}: too many concurrent changes`);
+  }
+
+  return {
+    async current(accountId) {
+      return view(await load(accountId));
+    },
+    async rotate(accountId) {
+      for (let i = 0; i < MAX_CONFLICT_RETRIES; i++) {
+        const doc = await docs.findOne({ _id: accountId });
+        if (!doc) {
+          // The first secret of the account: nothing to keep alongside it.
+          const created = await create(accountId);
+          if (created) return view(created);
+          continue;
+        }
+        const now = clock.now();
+        // A current secret that no longer opens (the pepper changed) cannot sign alongside: the
+        // rotation is then the way out, and it keeps nothing.
+        const keep = readable(doc, doc.current);
+        const rotated = await docs.findOneAndUpdate(
+          { _id: accountId, version: doc.version },
+          {
+            $set: {
+              current: seal(accountId),
+              previous: keep ? doc.current : null,
+              previous_expires_at: keep ? now + PREVIOUS_SECRET_GRACE_MS : null,
+              version: doc.version + 1,
+            },
+          },
+          { returnDocument: 'after' },
+        );
+        if (rotated) return view(rotated);
+      }
+      throw new Error(`webhook secret of account ${accountId}: too many concurrent rotations`);
+    },
+    async signingSecrets(accountId) {
+      const doc = await load(accountId);
+      const secrets = [open(doc, doc.current)];
+      if (previousValid(doc)) secrets.push(open(doc, doc.previous!));
+      return secrets;
+    },
+  };
+}
