@@ -31,7 +31,7 @@ const REAL = [
   videoIds.autoOnly,
   videoIds.manyManual,
   videoIds.audioTracks,
-  videoIds.chapters,
+  videoIds.commentsDisabled,
 ];
 const UNKNOWN = ['zzzzzzzzzz1', 'zzzzzzzzzz2', 'zzzzzzzzzz3'];
 const watch = (id: string) => `https://www.youtube.com/watch?v=${id}`;
