@@ -145,7 +145,12 @@ describe('bulk jobs on npm start', () => {
     }) as Json;
     expect(verified).toMatchObject({
       type: 'job.completed',
-      data: { job_id: job.job_id, status: 'completed', progress: { succeeded: 5, failed: 3 }, credits_charged: 5 },
+      data: {
+        job_id: job.job_id,
+        status: 'completed',
+        progress: { succeeded: 5, failed: 3 },
+        credits_charged: 5,
+      },
     });
     // A tampered body does not verify.
     expect(() =>
@@ -156,10 +161,13 @@ describe('bulk jobs on npm start', () => {
       }),
     ).toThrow();
     // The delivery is visible on the job.
-    await waitFor(async () => (await call(`/api/v1/jobs/${job.job_id}`)).body.webhook?.status === 'delivered', {
-      timeoutMs: 10_000,
-      message: 'the delivery on the job',
-    });
+    await waitFor(
+      async () => (await call(`/api/v1/jobs/${job.job_id}`)).body.webhook?.status === 'delivered',
+      {
+        timeoutMs: 10_000,
+        message: 'the delivery on the job',
+      },
+    );
     const shown = (await call(`/api/v1/jobs/${job.job_id}`)).body.webhook;
     expect(shown.attempts[0]).toMatchObject({ attempt: 1, status_code: 204 });
 
@@ -170,7 +178,9 @@ describe('bulk jobs on npm start', () => {
 
   it('a whole playlist goes past 25 videos, and its paginated results hold every item exactly once', async () => {
     const created = await call('/api/v1/jobs', {
-      body: { source: { type: 'playlist', url: `https://www.youtube.com/playlist?list=${longPlaylistId}`, max: 30 } },
+      body: {
+        source: { type: 'playlist', url: `https://www.youtube.com/playlist?list=${longPlaylistId}`, max: 30 },
+      },
     });
     expect(created.status).toBe(202);
     const job = await finished(created.body.job_id);

@@ -237,6 +237,11 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
         throw error;
       }
       attempt += 1;
+      // Items left for another round failed for a passing reason (a timeout, pacing): give the
+      // platform a moment rather than asking again at once.
+      if (attempt < config.JOB_ITEM_ATTEMPTS && existing.size < to - from) {
+        await sleep(Math.min(10_000, 1_000 * 2 ** (attempt - 1)));
+      }
     }
     // Anything still without a result after every round (the job was canceled mid-window) stays
     // pending; anything that used up its rounds got its failure recorded above.

@@ -5,7 +5,7 @@
  * webhook receiver.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { Errors } from '@subx/errors';
+import { AppError, Errors } from '@subx/errors';
 import { createInMemoryDocumentStore } from '@subx/ports';
 import type { extractorV1 } from '@subx/contracts';
 import { DEFAULT_PRICING } from '../../src/access/pricing.ts';
@@ -229,6 +229,36 @@ describe('bulk jobs API', () => {
       'VIDEO_NOT_FOUND',
       'VIDEO_NOT_FOUND',
     ]);
+  });
+
+  it('gives an item that failed for a passing reason another round; one that keeps failing ends failed', async () => {
+    const h = await jobsGateway();
+    const flaky = REAL[0]!;
+    const broken = REAL[1]!;
+    let flakyCalls = 0;
+    h.backends.handlers.getTranscript = async (req) => {
+      if (req.videoId === flaky && ++flakyCalls === 1) throw new AppError('UPSTREAM_TIMEOUT', 'slow');
+      if (req.videoId === broken) throw new AppError('UPSTREAM_TIMEOUT', 'always slow');
+      return transcript(req.videoId);
+    };
+    const id = (
+      await createJob(h, { source: { type: 'urls', urls: [flaky, broken, REAL[2]!].map(watch) } })
+    ).json().job_id;
+    await h.drain();
+    const job = (
+      await h.app.inject({ method: 'GET', url: `/api/v1/jobs/${id}`, headers: auth(KEYS.pro) })
+    ).json();
+    expect(job).toMatchObject({
+      status: 'completed',
+      progress: { succeeded: 2, failed: 1 },
+      credits_charged: 2,
+    });
+    const calls = h.backends.calls.filter((c) => c.method === 'getTranscript');
+    expect(calls.filter((c) => (c.request as { videoId: string }).videoId === broken)).toHaveLength(3);
+    expect((await allResults(h, id, 10))[1]).toMatchObject({
+      success: false,
+      error_code: 'UPSTREAM_TIMEOUT',
+    });
   });
 
   it('refuses the free tier (the tier error of summarize) and too many items for the tier', async () => {
