@@ -11,7 +11,7 @@ import { jobView } from './model.ts';
 import type { JobStore } from './store.ts';
 
 export type JobEventType = 'job.created' | 'job.started' | 'job.completed' | 'job.failed' | 'job.canceled';
-export type JobWebhookEvent = 'job.completed' | 'job.failed' | 'job.canceled';
+type JobWebhookEvent = 'job.completed' | 'job.failed' | 'job.canceled';
 
 export interface JobEventSink {
   publish(type: JobEventType, job: JobDoc): Promise<void>;

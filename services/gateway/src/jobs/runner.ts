@@ -32,7 +32,7 @@ import type { JobDoc, JobItem, JobResultDoc } from './model.ts';
 import type { JobStore } from './store.ts';
 import type { JobNotifier } from './notify.ts';
 
-export interface JobRunnerConfig {
+interface JobRunnerConfig {
   JOBS_RUNNER_CONCURRENCY: number;
   JOBS_MAX_RUNNING_PER_ACCOUNT: number;
   JOB_WINDOW_SIZE: number;

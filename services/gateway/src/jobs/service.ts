@@ -17,7 +17,7 @@ import type { JobStore } from './store.ts';
 import { newJobId } from './store.ts';
 
 /** What GET /jobs/{id} shows of the webhook (the outbox's record, once the job has ended). */
-export interface WebhookState {
+interface WebhookState {
   url: string;
   status: 'waiting' | 'pending' | 'delivered' | 'failed';
   event: string | null;
@@ -41,7 +41,7 @@ export interface JobWebhooks {
   checkTarget(url: string): Promise<void>;
 }
 
-export type PublicJob = JobView & { webhook: WebhookState | null };
+type PublicJob = JobView & { webhook: WebhookState | null };
 
 export interface CreateJobInput {
   source:

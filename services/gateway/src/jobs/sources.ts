@@ -9,7 +9,7 @@ import type { ExtractorBackend } from '../backends/types.ts';
 import { playlistIdOf } from '../video-urls.ts';
 import type { ChannelTabName, JobDoc, JobItem } from './model.ts';
 
-export interface ListedSource {
+interface ListedSource {
   items: JobItem[];
   info: { title: string; id: string } | null;
 }

@@ -10,9 +10,9 @@ import type { DocumentStore, Filter } from '@subx/ports';
 import { TERMINAL_STATUSES, resultId } from './model.ts';
 import type { JobDoc, JobError, JobItem, JobItemsDoc, JobResultDoc, JobStatus } from './model.ts';
 
-export const JOBS_COLLECTION = 'jobs';
-export const JOB_ITEMS_COLLECTION = 'job_items';
-export const JOB_RESULTS_COLLECTION = 'job_results';
+const JOBS_COLLECTION = 'jobs';
+const JOB_ITEMS_COLLECTION = 'job_items';
+const JOB_RESULTS_COLLECTION = 'job_results';
 
 /**
  * `job_` + the creation time (base 36, fixed width) + 64 random bits: ids sort by creation, so
@@ -24,7 +24,7 @@ export function newJobId(nowMs: number): string {
 
 export const JOB_ID_PATTERN = '^job_[0-9a-z]{9}[0-9a-f]{16}$';
 
-export interface Claim {
+interface Claim {
   job: JobDoc;
   /** Another runner had it (its lease ran out): resume, do not announce a start again. */
   resumed: boolean;
@@ -292,4 +292,3 @@ export function createJobStore(store: DocumentStore): JobStore {
   };
 }
 
-export { resultId };

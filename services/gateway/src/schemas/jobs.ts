@@ -15,7 +15,7 @@ import {
 } from './common.ts';
 
 /** The hard ceiling of any tier (the pricing table's jobMaxItems says what each tier gets). */
-export const MAX_JOB_ITEMS = 10_000;
+const MAX_JOB_ITEMS = 10_000;
 
 const maxSchema = (what: string) => ({
   type: 'integer',
@@ -24,7 +24,7 @@ const maxSchema = (what: string) => ({
   description: `Most ${what} to take, newest first for channels, in order for playlists. Default and ceiling: the tier's items per job (Pro 1,000, Business 5,000, Enterprise 10,000).`,
 });
 
-export const jobSourceSchema = {
+const jobSourceSchema = {
   description:
     'What to extract: a list of video URLs, a whole playlist (every page, past the 25 of GET /playlist), or one tab of a channel.',
   oneOf: [
@@ -123,7 +123,7 @@ export const jobItemParamsSchema = {
 
 const isoOrNull = { type: ['string', 'null'], format: 'date-time' };
 
-export const webhookStateSchema = {
+const webhookStateSchema = {
   type: ['object', 'null'],
   description: 'Null without a webhook_url. `waiting` until the job ends; then every attempt is listed.',
   required: ['url', 'status', 'event', 'webhook_id', 'attempts', 'next_attempt_at'],

@@ -2,7 +2,6 @@
  * The public operations: request schemas (validated by fastify/ajv), response schemas and the
  * words of the reference — one table from which both the routes and /openapi.json are built.
  */
-import type { Operation } from '../access/types.ts';
 import {
   batchItemSchema,
   creditsDetailsSchema,
@@ -29,35 +28,8 @@ const summaryLanguageSchema = {
     'Extension: the caption track to read (ISO 639-1, optionally with region or script). Without it: English if the video has it, else its first manual track (usually the original language), else its first auto-generated one.',
 };
 
-export type JsonSchema = Record<string, unknown>;
-
-export interface OperationSpec {
-  method: 'GET' | 'POST' | 'DELETE';
-  path: string;
-  operationId: string;
-  summary: string;
-  description: string;
-  /**
-   * The access-control operation (authenticated, tier-checked and counted against the daily
-   * limit), `'account'` for routes that only need to know whose key it is (reading a job, rotating
-   * the webhook secret: not counted, free), or null for the unauthenticated routes.
-   */
-  auth: Operation | 'account' | null;
-  tier?: 'pro';
-  credits: string;
-  body?: JsonSchema;
-  querystring?: JsonSchema;
-  /** Path parameters (`/api/v1/jobs/:job_id`), validated like the query. */
-  params?: JsonSchema;
-  /** The success status when it is not 200 (202 Accepted for a job, 201 for a new secret). */
-  successStatus?: 201 | 202;
-  /** Group in the reference; default by `auth`. */
-  tag?: string;
-  response: JsonSchema;
-  /** Other media types the 200 response can have (non-json formats). */
-  documentFormats?: boolean;
-  errors: string[];
-}
+export type { JsonSchema, OperationSpec } from './operation-spec.ts';
+import type { OperationSpec } from './operation-spec.ts';
 
 const videoUrl = urlSchema('Video URL: watch page, youtu.be short link, shorts, live or embed form.');
 

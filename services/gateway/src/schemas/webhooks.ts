@@ -2,7 +2,7 @@
  * The webhook secret operations (services/gateway/src/webhooks/README.md): account-only, in the
  * reference under the Webhooks tag. Spread into OPERATION_SPECS (operations.ts).
  */
-import type { OperationSpec } from './operations.ts';
+import type { OperationSpec } from './operation-spec.ts';
 
 /** The signing secret as the webhook secret routes (and the admin API) answer it. */
 const webhookSecretResponse = {
