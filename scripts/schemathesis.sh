@@ -86,5 +86,11 @@ run() {
 status=0
 run 'without a key' || status=1
 run 'with a pro key' -H "X-API-Key: $key" || status=1
-if [[ $status -ne 0 ]]; then log "FAILED: see the failures above"; exit 1; fi
+if [[ $status -ne 0 ]]; then
+  # What the service said last (a crash, an unhandled rejection) is the first thing to read.
+  log "npm start's last output:"
+  tail -n 60 "$work/start.out" >&2
+  log "FAILED: see the failures above"
+  exit 1
+fi
 log "passed: no 5xx, every response as documented"

@@ -32,6 +32,13 @@ export function installReceiveTimeout(app: FastifyInstance, timeoutMs: number): 
     payload.once('end', clear);
     payload.once('error', clear);
     payload.once('close', clear);
+    // Answered without reading the body (415, 401, ...) while the client keeps sending: nothing
+    // waits for the body any more, so neither does the timer.
+    reply.raw.once('finish', clear);
+    reply.raw.once('close', clear);
+    // A body nobody reads has no 'error' listener of its own: destroying it with an error would
+    // throw out of the timer and take the whole process down.
+    body.on('error', () => {});
     payload.on('error', (error) => body.destroy(error));
     // fastify compares the bytes received with Content-Length through this counter.
     let received = 0;

@@ -74,4 +74,29 @@ describe('request receive timeout', () => {
     });
     expect(res.status).toBe(200);
   });
+
+  it('a body nobody reads (refused before parsing, the client still sending) never outlives its timer into a crash', async () => {
+    const port = await listen({ REQUEST_RECEIVE_TIMEOUT_MS: String(RECEIVE_TIMEOUT_MS) });
+    // text/plain is refused (415) before anything reads the body; the client keeps the connection
+    // and never finishes the body. The receive timer fires later on a stream nobody listens to.
+    let socket: ReturnType<typeof connect> | undefined;
+    const answered = await new Promise<string>((resolve, reject) => {
+      let response = '';
+      socket = connect(port, '127.0.0.1', () =>
+        socket!.write(
+          `POST /api/v1/extract HTTP/1.1\r\nHost: x\r\ncontent-type: text/plain\r\nx-api-key: ${KEYS.pro}\r\ncontent-length: 1000\r\n\r\nhello`,
+        ),
+      );
+      socket.on('data', (d) => {
+        response += d.toString();
+        if (response.includes('\r\n\r\n')) resolve(response);
+      });
+      socket.on('error', reject);
+    });
+    expect(answered).toMatch(/^HTTP\/1\.1 4\d\d/);
+    // Past the receive timeout: the process is still up and answering.
+    await new Promise((r) => setTimeout(r, RECEIVE_TIMEOUT_MS * 2));
+    expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBeLessThan(600);
+    socket?.destroy();
+  });
 });
