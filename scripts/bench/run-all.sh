@@ -2,8 +2,8 @@
 # `npm run bench`: runs every benchmark in turn, then prints one table of every figure with its
 # target (scripts/bench/summary.ts). Each reports ratios against a baseline measured in the same run
 # (machines here are noisy); absolute numbers are only comparable within one run.
-# batch-fanout needs a real broker: eval "$(bash scripts/engines.sh up kafka)" first, or it uses
-# the in-process bus and says so.
+# batch-fanout and bulk-job need a real broker: eval "$(bash scripts/engines.sh up kafka)" first, or
+# they use the in-process bus and say so.
 #
 #   npm run bench                 # everything (about 15 minutes)
 #   npm run bench -- --quick      # the CI-safe variant: ratios only, generous bounds, under a minute
@@ -22,7 +22,7 @@ if [[ ${1:-} == --quick ]]; then
   run npm-start-extract --quick
   run cold-extract --latency 100 --runs 3 --max-ratio 4
 else
-  for bench in youtube-parse cold-extract ladder-adaptation vs-youtube-transcript-api cold-extract-cpu npm-start-extract gateway-extract batch-fanout metrics-record; do
+  for bench in youtube-parse cold-extract ladder-adaptation vs-youtube-transcript-api cold-extract-cpu npm-start-extract gateway-extract batch-fanout bulk-job metrics-record; do
     [ -f "scripts/bench/$bench.ts" ] && run "$bench" "$@"
   done
 fi
