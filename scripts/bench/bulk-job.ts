@@ -13,10 +13,12 @@
  *
  * Reported: wall time from the POST to `completed`, videos per second, and the bound the upstream
  * latency sets: in-flight capacity (2 workers × members × concurrency, or the runner's window if that
- * is smaller: a job's windows run one after the other) / (upstream requests per video × latency),
- * with the requests per video counted at the fake. The ratio achieved / bound is the figure with a
- * target. Same-run baseline: one cold single extract on an extraction service directly (no bus, no
- * gateway), median over `trials`; its time is what one video costs one in-flight slot.
+ * is smaller: a job's windows run one after the other) / (sequential upstream round trips per video
+ * × latency). The requests per video are counted at the fake (3: two /player, one caption body); 2
+ * of them are sequential (the metadata /player goes alongside the first, see cold-extract.ts). The
+ * ratio achieved / bound is the figure with a target. Same-run baseline: one cold single extract on
+ * an extraction service directly (no bus, no gateway), median over `trials`; its time is what one
+ * video costs one in-flight slot.
  * CPU: `process.cpuUsage()` over the job. The fake runs in a child process (its own CPU, reported
  * apart), so this process's CPU is the gateway (HTTP, runner, store, ledger), the bus and both
  * extraction services: an upper bound on what the extractor spends per video.
@@ -26,7 +28,8 @@
  * CPU ceiling (`--ceiling 200` videos, 0 skips it; skipped by `--quick`): one more job with the fake
  * answering at once, so a busy machine's CPU shows as such rather than as a slow job design.
  * `--window` sets JOB_WINDOW_SIZE (default: its default, 50) to see what the windows cost.
- * `--quick`: 200 videos, a generous bound (ratio >= 0.25) that only a large regression breaks.
+ * `--quick`: 200 videos, a generous bound (ratio >= 0.15) that only a large regression breaks
+ * (0.28–0.54 measured on the in-process bus with other test runs on the same 2 cores).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -108,7 +111,7 @@ async function main() {
   const PARTITIONS = arg('partitions', 64);
   const CONCURRENCY = arg('concurrency', extractorDefaults.EXTRACT_BULK_WORKER_CONCURRENCY);
   const MEMBERS = arg('members', extractorDefaults.EXTRACT_BULK_WORKER_MEMBERS);
-  const MIN_RATIO = arg('min-ratio', QUICK ? 0.25 : 0.5);
+  const MIN_RATIO = arg('min-ratio', QUICK ? 0.15 : 0.5);
   const CEILING = arg('ceiling', QUICK ? 0 : 200);
   const WORKERS = 2;
   for (const [name, value] of Object.entries({
@@ -139,11 +142,11 @@ async function main() {
   child.on('exit', (code) => {
     for (const w of waiting.splice(0)) w.reject(new Error(`the fake YouTube child exited (${code})`));
   });
-  const nextMessage = <T>(what: string) =>
+  const nextMessage = <T>(what: string, timeoutMs = 60_000) =>
     new Promise<T>((resolve, reject) => {
       const timer = setTimeout(
-        () => reject(new Error(`the fake YouTube child: no ${what} within 60 s`)),
-        60_000,
+        () => reject(new Error(`the fake YouTube child: no ${what} within ${timeoutMs} ms`)),
+        timeoutMs,
       );
       waiting.push({
         resolve: (m) => {
@@ -156,7 +159,8 @@ async function main() {
         },
       });
     });
-  const started = await nextMessage<{ url: string; ids: string[] }>('URL');
+  // Its start builds every synthetic video (1,240 by default): slow on a busy machine.
+  const started = await nextMessage<{ url: string; ids: string[] }>('URL', 180_000);
   const fakeStats = () => {
     const answer = nextMessage<FakeStats>('stats');
     child.send('stats');
@@ -373,9 +377,10 @@ async function main() {
   const seconds = ms / 1000;
   const rate = VIDEOS / seconds;
   // A video's requests are not all sequential: the metadata /player goes alongside the first, so the
-  // critical path is the sequential round trips (2: /player, then the caption body; see
-  // cold-extract.ts), read off the same-run single extract (its overhead is well under a latency).
-  const rounds = LATENCY > 0 ? Math.max(1, Math.floor(singleMs / LATENCY)) : 1;
+  // critical path is 2 round trips (/player, then the caption body), as cold-extract.ts measures
+  // (2.02–2.08 x the latency). Not read off this run's single extract: on a busy machine its
+  // overhead grows past a latency and would count as a third round trip.
+  const rounds = 2;
   const bound = LATENCY > 0 ? inFlight / ((rounds * LATENCY) / 1000) : Infinity;
   const windowGaps = steps.map((s, i) => s.ms - (steps[i - 1]?.ms ?? 0));
   const ratio = rate / bound;
@@ -407,7 +412,7 @@ async function main() {
     `job of ${VIDEOS}: ${job.status} in ${seconds.toFixed(2)} s (POST to completed); succeeded ${job.progress.succeeded}, failed ${job.progress.failed}, charged ${job.credits_charged}; results: ${results.pages} pages, ${results.succeeded} succeeded, missing ${results.missing.length}, duplicates/extra ${results.extra}`,
   );
   console.log(
-    `upstream requests per video: ${requestsPerVideo.toFixed(2)} (${byEndpoint}; ${requests} in all, counted at the fake), of which ${rounds} sequential (single extract ${singleMs.toFixed(0)} ms / ${LATENCY} ms)`,
+    `upstream requests per video: ${requestsPerVideo.toFixed(2)} (${byEndpoint}; ${requests} in all, counted at the fake), of which ${rounds} sequential (the single extract: ${(singleMs / Math.max(1, LATENCY)).toFixed(2)} x ${LATENCY} ms)`,
   );
   console.log(
     `throughput: ${rate.toFixed(1)} videos/s; bound ${inFlight} in flight / (${rounds} x ${LATENCY} ms) = ${bound.toFixed(1)} videos/s${inFlight < capacity ? ' (the runner window limits it)' : ''}; achieved/bound ${ratio.toFixed(2)}; if all ${requestsPerVideo.toFixed(2)} requests were sequential: ${(inFlight / ((requestsPerVideo * LATENCY) / 1000)).toFixed(1)} videos/s`,
