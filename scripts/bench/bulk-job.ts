@@ -27,6 +27,8 @@
  * every video of the job is a distinct id that no baseline or warm-up touched.
  * CPU ceiling (`--ceiling 200` videos, 0 skips it; skipped by `--quick`): one more job with the fake
  * answering at once, so a busy machine's CPU shows as such rather than as a slow job design.
+ * On Kafka it uses the production bulk topic and group names (the extractor's defaults): give it a
+ * broker of its own (scripts/engines.sh), never one a running stack's extractors read.
  * `--window` sets JOB_WINDOW_SIZE (default: its default, 50) to see what the windows cost.
  * `--quick`: 200 videos, a generous bound (ratio >= 0.15) that only a large regression breaks
  * (0.28–0.54 measured on the in-process bus with other test runs on the same 2 cores).
