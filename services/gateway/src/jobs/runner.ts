@@ -24,7 +24,7 @@ import type { Clock } from '@subx/ports';
 import { itemsPrice } from '../access/pricing.ts';
 import type { AccessPricing } from '../access/pricing.ts';
 import type { CreditLedger, Reservation } from '../access/types.ts';
-import type { FanOut } from '../fanout/types.ts';
+import type { FanOut, FanOutOutcome } from '../fanout/types.ts';
 import { failureItem, successItem } from '../mappers.ts';
 import type { JobSourceLister } from './sources.ts';
 import { isTerminal, resultId } from './model.ts';
@@ -179,7 +179,7 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
         Math.floor(reservation.reserved / Math.max(1, itemsPrice(1, pricing))) || missing.length,
       );
       let successes = 0;
-      let outcomes;
+      let outcomes: FanOutOutcome[];
       try {
         outcomes = await fanOut.run({
           requestId,
@@ -200,26 +200,30 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
         // A round where the queue was simply down does not use up an attempt (unless it has been
         // down too long); the last real attempt records whatever failed.
         const finalRound = stallExceeded || (!queueDown && attempt + 1 >= config.JOB_ITEM_ATTEMPTS);
-        for (const [k, index] of round.entries()) {
-          const outcome = outcomes[k]!;
-          const item = items[index]!;
-          if (outcome.ok) {
-            const body = successItem(item.url, outcome.transcript, {
-              format: job.options.format,
-              includeTimestamps: job.options.include_timestamps,
-              include: job.options.include,
-            });
-            if (await record(index, true, body, true)) successes += 1;
-          } else if (!outcome.error.retryable || finalRound) {
-            const message = publicMessage(outcome.error);
-            await record(
-              index,
-              false,
-              failureItem(item.url, item.video_id, outcome.error.code, message),
-              false,
-            );
-          }
-        }
+        // The round's results are independent documents: written together, not one round trip
+        // after another.
+        await Promise.all(
+          round.map(async (index, k) => {
+            const outcome = outcomes[k]!;
+            const item = items[index]!;
+            if (outcome.ok) {
+              const body = successItem(item.url, outcome.transcript, {
+                format: job.options.format,
+                includeTimestamps: job.options.include_timestamps,
+                include: job.options.include,
+              });
+              if (await record(index, true, body, true)) successes += 1;
+            } else if (!outcome.error.retryable || finalRound) {
+              const message = publicMessage(outcome.error);
+              await record(
+                index,
+                false,
+                failureItem(item.url, item.video_id, outcome.error.code, message),
+                false,
+              );
+            }
+          }),
+        );
         const committed = itemsPrice(successes, pricing);
         await reservation.commit(committed, { successfulItems: successes, attemptedItems: round.length });
         charged += committed;
