@@ -196,7 +196,11 @@ describe.skipIf(!java)('fault: a bulk job survives a gateway, extractor or broke
       env: { ...process.env, ENGINES_DIR: dir },
       stdio: 'ignore',
     });
-    const restarted = new Promise<number | null>((resolve) => restart.once('exit', resolve));
+    // engines.sh bounds the broker's start (KAFKA_TIMEOUT, 90 s); this bounds the script itself.
+    const restarted = new Promise<number | null>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('engines.sh restart kafka took over 120 s')), 120_000);
+      restart.once('exit', (code) => (clearTimeout(timer), resolve(code)));
+    });
     await waitFor(async () => !(await listening(port)), {
       timeoutMs: 30_000,
       intervalMs: 100,
