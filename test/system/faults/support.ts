@@ -79,35 +79,55 @@ async function kill(child: ChildProcess | undefined, signal: NodeJS.Signals): Pr
 
 export interface SplitSystem {
   base: string;
+  /** The admin listener (Bearer ADMIN_TOKEN; `admin()` sends it). */
+  adminUrl: string;
   /** The watch URLs of the synthetic videos the system was started with. */
   urls: string[];
-  /** POSTs a batch of `urls`; bounded by 90 s. */
+  /** POSTs a batch of `urls` (1 to 10); bounded by 90 s. */
   batch(urls: string[]): ReturnType<typeof timedFetch>;
   /** 'ok' or the error code, per item. */
   codes(res: Awaited<ReturnType<typeof timedFetch>>): string[];
+  /** A call to the admin API (JSON body when given); bounded by 20 s. */
+  admin(method: string, path: string, body?: unknown): ReturnType<typeof timedFetch>;
   startExtractor(): void;
   killExtractor(): Promise<void>;
+  /** Starts the gateway again on the same ports; resolves once it answers /health/live. */
+  startGateway(): Promise<void>;
+  /** SIGKILL: no graceful stop, its job leases are not given back. */
+  killGateway(): Promise<void>;
+  /** The output both processes have written so far (bounded), for failure messages. */
+  output(): string;
   stop(): Promise<void>;
 }
 
 /**
  * Gateway and extractor as separate processes (their own main.ts) on the Kafka at `brokers`, with
- * topics and groups of their own, so a shared broker's other users are not disturbed, and a fake
- * platform serving `videoCount` synthetic videos. Resolves once a batch of them went through.
+ * topics and groups of their own (batch and bulk jobs, job events, usage), so a shared broker's other
+ * users are not disturbed, and a fake platform serving `videoCount` synthetic videos, each answer
+ * `latencyMs` late. With `mongoUrl` the gateway keeps accounts, balances and jobs in a database of
+ * its own on that server (`fault_<random>`, left there: point it at a throwaway server), so its state
+ * survives `killGateway()`; without, in memory. `gatewayEnv` comes last (JOBS_* settings).
+ * Resolves once a batch of (up to 10 of) the videos went through.
  */
 export async function startSplitSystem(options: {
   brokers: string;
   videoCount: number;
   prefix: string;
+  mongoUrl?: string;
+  latencyMs?: number;
+  gatewayEnv?: Record<string, string>;
 }): Promise<SplitSystem> {
   const id = Math.random().toString(36).slice(2, 10);
   const videos = syntheticVideos(options.videoCount, options.prefix);
-  const youtube = await startFakeYouTube({ routes: videos.routes });
+  const youtube = await startFakeYouTube({ routes: videos.routes, latencyMs: options.latencyMs ?? 0 });
   const ports = { extractor: await freePort(), gateway: await freePort(), admin: await freePort() };
   const kafkaEnv = {
     KAFKA_BROKERS: options.brokers,
     EXTRACT_JOBS_TOPIC: `t.fault.jobs.${id}`,
     EXTRACT_RESULTS_TOPIC: `t.fault.results.${id}`,
+    // The bulk workers too, or every run would join one shared group on the default topic.
+    EXTRACT_BULK_JOBS_TOPIC: `t.fault.bulk-jobs.${id}`,
+    EXTRACT_BULK_WORKERS_GROUP: `fault-bulk-workers-${id}`,
   };
   let extractor: ReturnType<typeof launch> | undefined;
   const startExtractor = () => {
@@ -116,9 +136,6 @@ export async function startSplitSystem(options: {
       GRPC_PORT: String(ports.extractor),
       GRPC_HOST: '127.0.0.1',
       KAFKA_GROUP_ID: `fault-workers-${id}`,
-      // The bulk workers too, or every run would join one shared group on the default topic.
-      EXTRACT_BULK_JOBS_TOPIC: `t.fault.bulk-jobs.${id}`,
-      EXTRACT_BULK_WORKERS_GROUP: `fault-bulk-workers-${id}`,
       KAFKA_CLIENT_ID: `fault-extractor-${id}`,
       EXTRACT_WORKER_MEMBERS: '1',
       YOUTUBE_BASE_URL: youtube.url,
@@ -127,35 +144,51 @@ export async function startSplitSystem(options: {
     });
   };
   startExtractor();
-  const gateway = launch('services/gateway/src/main.ts', {
-    ...kafkaEnv,
-    PORT: String(ports.gateway),
-    ADMIN_PORT: String(ports.admin),
-    HOST: '127.0.0.1',
-    EXTRACTOR_GRPC_ADDR: `127.0.0.1:${ports.extractor}`,
-    EXTRACT_WORKERS_GROUP: `fault-workers-${id}`,
-    KAFKA_CLIENT_ID: `fault-gateway-${id}`,
-    API_KEY_PEPPER: 'fault-suite-pepper-0123456789-abcdefghij',
-    ADMIN_TOKEN,
-    REDIS_URL: '',
-    MONGO_URL: '',
-  });
   const base = `http://127.0.0.1:${ports.gateway}`;
-  try {
-    await waitFor(async () => (await fetch(`${base}/health/live`).catch(() => null))?.status === 200, {
-      timeoutMs: 60_000,
-      intervalMs: 250,
-      message: `${base}/health/live`,
+  const adminUrl = `http://127.0.0.1:${ports.admin}`;
+  let gateway: ReturnType<typeof launch> | undefined;
+  const startGateway = async () => {
+    gateway = launch('services/gateway/src/main.ts', {
+      ...kafkaEnv,
+      PORT: String(ports.gateway),
+      ADMIN_PORT: String(ports.admin),
+      HOST: '127.0.0.1',
+      EXTRACTOR_GRPC_ADDR: `127.0.0.1:${ports.extractor}`,
+      EXTRACT_WORKERS_GROUP: `fault-workers-${id}`,
+      JOB_EVENTS_TOPIC: `t.fault.job-events.${id}`,
+      CREDIT_USAGE_TOPIC: `t.fault.credit-usage.${id}`,
+      REQUEST_USAGE_TOPIC: `t.fault.request-usage.${id}`,
+      KAFKA_CLIENT_ID: `fault-gateway-${id}`,
+      API_KEY_PEPPER: 'fault-suite-pepper-0123456789-abcdefghij',
+      ADMIN_TOKEN,
+      REDIS_URL: '',
+      MONGO_URL: options.mongoUrl ?? '',
+      MONGO_DB: `fault_${id}`,
+      ...options.gatewayEnv,
     });
-  } catch (error) {
-    throw new Error(`gateway did not come up:\n${gateway.output()}`, { cause: error });
-  }
+    const started = gateway;
+    try {
+      await waitFor(async () => (await fetch(`${base}/health/live`).catch(() => null))?.status === 200, {
+        timeoutMs: 60_000,
+        intervalMs: 250,
+        message: `${base}/health/live`,
+      });
+    } catch (error) {
+      throw new Error(`gateway did not come up:\n${started.output()}`, { cause: error });
+    }
+  };
+  await startGateway();
+  const admin = (method: string, path: string, body?: unknown) =>
+    timedFetch(`${adminUrl}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${ADMIN_TOKEN}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
   // The admin API has a listener of its own (ADMIN_PORT), never the public port.
-  const created = await timedFetch(`http://127.0.0.1:${ports.admin}/admin/v1/accounts`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_TOKEN}` },
-    body: JSON.stringify({ tier: 'pro' }),
-  });
+  const created = await admin('POST', '/admin/v1/accounts', { tier: 'pro' });
   const apiKey = String(created.body.api_key);
   const batch = (urls: string[]) =>
     timedFetch(
@@ -172,21 +205,27 @@ export async function startSplitSystem(options: {
       r.success ? 'ok' : (r.error_code ?? '?'),
     );
   const urls = videos.ids.map((v) => `https://youtu.be/${v}`);
-  // The workers have joined once a batch goes through.
-  await waitFor(async () => codes(await batch(urls)).every((c) => c === 'ok'), {
+  // The workers have joined once a batch goes through (a batch takes at most 10 URLs).
+  await waitFor(async () => codes(await batch(urls.slice(0, 10))).every((c) => c === 'ok'), {
     timeoutMs: 60_000,
     intervalMs: 250,
     message: 'every batch item ok',
   });
   return {
     base,
+    adminUrl,
     urls,
     batch,
     codes,
+    admin,
     startExtractor,
     killExtractor: () => kill(extractor?.child, 'SIGKILL'),
+    startGateway,
+    killGateway: () => kill(gateway?.child, 'SIGKILL'),
+    output: () =>
+      `--- gateway ---\n${gateway?.output() ?? ''}\n--- extractor ---\n${extractor?.output() ?? ''}`,
     async stop() {
-      await kill(gateway.child, 'SIGTERM');
+      await kill(gateway?.child, 'SIGTERM');
       await kill(extractor?.child, 'SIGKILL');
       await youtube.close();
     },

@@ -26,7 +26,7 @@ export const jobsEnv = {
   JOB_ITEM_ATTEMPTS: intBetween(1, 10).default(3),
   /** How long the extraction queue may be unreachable before a job's waiting items fail. */
   JOB_STALL_LIMIT_MS: durationMs.default(30 * 60_000),
-  /** A runner's hold on a job, renewed after every window; a crashed gateway's jobs resume after it. */
+  /** A runner's hold on a job, renewed every third of it; a crashed gateway's jobs resume after it. */
   JOB_LEASE_MS: durationMs.default(30_000),
   /** How often a gateway looks for jobs to run. */
   JOBS_POLL_MS: durationMs.default(1_000),

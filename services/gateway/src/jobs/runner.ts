@@ -41,6 +41,7 @@ interface JobRunnerConfig {
   JOB_ITEM_ATTEMPTS: number;
   JOB_STALL_LIMIT_MS: number;
   JOB_LEASE_MS: number;
+  JOB_LISTING_TIMEOUT_MS: number;
   JOBS_POLL_MS: number;
   JOB_RESULTS_TTL: number;
 }
@@ -94,9 +95,12 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
   let stopping = false;
   let polling: Promise<void> | null = null;
   let lastMaintenance = 0;
+  /** When each running job last reached a step (a round, a window): the heartbeat's bound. */
+  const steps = new Map<string, number>();
 
   async function renew(jobId: string): Promise<JobDoc> {
     if (stopping) throw new StopWorking();
+    steps.set(jobId, clock.now());
     const job = await store.renewLease(jobId, instanceId, clock.now(), config.JOB_LEASE_MS);
     if (!job) throw new StopWorking();
     return job;
@@ -279,7 +283,50 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
     }
   }
 
+  /**
+   * Renews the lease every third of JOB_LEASE_MS while the job runs. Renewing only between rounds
+   * is not enough: a round waits for its slowest item (up to JOB_ROUND_TIMEOUT_MS) and a listing up
+   * to JOB_LISTING_TIMEOUT_MS, both longer than the lease, and a lapsed lease lets the next poll
+   * (this runner's own too) start the job a second time beside the first. A gateway that dies or
+   * freezes stops renewing; a run stuck in one step past any step's bound stops being renewed too,
+   * so its job still moves on elsewhere.
+   */
+  function holdLease(jobId: string): () => void {
+    const stepBoundMs =
+      Math.max(config.JOB_ROUND_TIMEOUT_MS, config.JOB_LISTING_TIMEOUT_MS) + config.JOB_LEASE_MS;
+    let renewing = false;
+    steps.set(jobId, clock.now());
+    const timer = setInterval(
+      () => {
+        const now = clock.now();
+        if (stopping || renewing || now - (steps.get(jobId) ?? now) > stepBoundMs) return;
+        renewing = true;
+        store
+          .renewLease(jobId, instanceId, now, config.JOB_LEASE_MS)
+          .catch((error: unknown) =>
+            logger.warn({ job_id: jobId, err: error }, 'renewing a job lease failed'),
+          )
+          .finally(() => (renewing = false));
+      },
+      Math.max(50, Math.floor(config.JOB_LEASE_MS / 3)),
+    );
+    timer.unref();
+    return () => {
+      clearInterval(timer);
+      steps.delete(jobId);
+    };
+  }
+
   async function run(claim: { job: JobDoc; resumed: boolean }): Promise<void> {
+    const letGo = holdLease(claim.job._id);
+    try {
+      await work(claim);
+    } finally {
+      letGo();
+    }
+  }
+
+  async function work(claim: { job: JobDoc; resumed: boolean }): Promise<void> {
     let job = claim.job;
     const log = { job_id: job._id, account_id: job.account_id };
     try {
@@ -383,6 +430,9 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
         );
         if (!claim) break;
         const id = claim.job._id;
+        // Our own run of it is still going (a renewal missed its beat): the claim renewed its lease;
+        // a second run beside it would do its window twice.
+        if (active.has(id)) continue;
         const done = run(claim).finally(() => {
           active.delete(id);
           metrics.running(active.size);

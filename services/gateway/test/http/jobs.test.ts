@@ -552,6 +552,49 @@ describe('bulk jobs API', () => {
     void a.stop(10);
   });
 
+  it('keeps its lease through a round longer than JOB_LEASE_MS: the job is not taken over and run twice', async () => {
+    // A round waits as long as its slowest item (JOB_ROUND_TIMEOUT_MS, 2 min by default), far past
+    // a lease renewed only between rounds (30 s): the runner's own next poll found the lease lapsed
+    // and started the job a second time beside the first, running the window twice and counting
+    // only one run's share of its charges in credits_charged.
+    const h = await jobsGateway({ env: { JOB_WINDOW_SIZE: '2', JOB_LEASE_MS: '600' } });
+    const ids = Array.from({ length: 4 }, (_, i) => `k${String(i).padStart(10, '0')}`);
+    const direct = createDirectFanOut({ extractor: h.backends.extractor, concurrency: 4 });
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let calls = 0;
+    const slow: FanOut = {
+      async run(request) {
+        calls += 1;
+        await gate;
+        return direct.run(request);
+      },
+    };
+    const jobId = (await createJob(h, { source: { type: 'urls', urls: ids.map(watch) } })).json().job_id;
+    const runner = h.newRunner('runner-slow', slow);
+    await runner.pollOnce();
+    for (let i = 0; i < 100 && calls === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    expect(calls).toBe(1);
+    // The round is still in flight when the lease it started with has run out.
+    h.clock.advance(500);
+    await new Promise((r) => setTimeout(r, 400));
+    h.clock.advance(400);
+    await runner.pollOnce();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(runner.running()).toBe(1);
+    expect(calls).toBe(1);
+    release();
+    await runner.idle();
+    const job = (
+      await h.app.inject({ method: 'GET', url: `/api/v1/jobs/${jobId}`, headers: auth(KEYS.pro) })
+    ).json();
+    expect(job).toMatchObject({ status: 'completed', progress: { succeeded: 4 }, credits_charged: 4 });
+    expect(h.ledger.events.reduce((sum, e) => sum + e.credits, 0)).toBe(4);
+    const transcriptCalls = h.backends.calls.filter((c) => c.method === 'getTranscript');
+    expect(transcriptCalls).toHaveLength(4);
+    await runner.stop(1_000);
+  });
+
   it('runs at most JOBS_MAX_RUNNING_PER_ACCOUNT jobs of one account at once; others wait queued', async () => {
     const h = await jobsGateway({ env: { JOBS_MAX_RUNNING_PER_ACCOUNT: '2' } });
     let release: () => void = () => {};

@@ -1,6 +1,7 @@
 import {
   KafkaJSConnectionError,
   KafkaJSNumberOfRetriesExceeded,
+  KafkaJSProtocolError,
   KafkaJSSASLAuthenticationError,
 } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
@@ -8,6 +9,13 @@ import { brokerNotReadyYet } from './topics.ts';
 
 // kafkajs's typings omit the constructor's message argument
 const SaslError = KafkaJSSASLAuthenticationError as unknown as new (message: string) => Error;
+// ... and that a protocol error is built from the broker's error code entry
+const ProtocolError = KafkaJSProtocolError as unknown as new (entry: {
+  type: string;
+  code: number;
+  retriable: boolean;
+  message: string;
+}) => Error;
 
 const connection = (code: string) =>
   Object.assign(new KafkaJSConnectionError(`Connection error: ${code}`), { code });
@@ -27,6 +35,17 @@ describe('which topic-setup failures are worth waiting out', () => {
     expect(brokerNotReadyYet(new TypeError("Cannot destructure property 'topicMetadata' of null"))).toBe(
       true,
     );
+    // createTopics' waitForLeaders asking for the new topics' metadata before the broker has them
+    expect(
+      brokerNotReadyYet(
+        new ProtocolError({
+          type: 'UNKNOWN_TOPIC_OR_PARTITION',
+          code: 3,
+          retriable: true,
+          message: 'This server does not host this topic-partition',
+        }),
+      ),
+    ).toBe(true);
     // kafkajs's own retries ran out: the first error is its cause
     expect(
       brokerNotReadyYet(

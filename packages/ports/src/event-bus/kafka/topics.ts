@@ -89,7 +89,8 @@ export function createTopicSetup(options: TopicSetupOptions): TopicSetup {
 /**
  * What a broker that is still starting looks like: the address refuses connections or does not
  * resolve yet (compose, a fresh cluster), or the broker answers mid leader election (and kafkajs's
- * `listTopics` then fails with a TypeError on the missing metadata). Anything else, a TLS
+ * `listTopics` then fails with a TypeError on the missing metadata) or before a topic it just created
+ * is in its metadata. Anything else, a TLS
  * certificate or a SASL password refused above all, is a setting that waiting will not fix: it fails
  * at once. kafkajs wraps the first error in `cause` when its own retries run out.
  */
@@ -98,6 +99,10 @@ export function brokerNotReadyYet(error: unknown): boolean {
     const code = (e as { code?: unknown }).code;
     if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') return true;
     if (e instanceof TypeError) return true;
+    // A topic just created is not in the answering broker's metadata yet (KRaft spreads it a moment
+    // later); createTopics' waitForLeaders retries only LEADER_NOT_AVAILABLE, so this reached us and
+    // made a gateway exit at start on a fresh broker. The next attempt finds the topic listed.
+    if ((e as { type?: unknown }).type === 'UNKNOWN_TOPIC_OR_PARTITION') return true;
     if (/leader|election|LEADER_NOT_AVAILABLE|NOT_CONTROLLER|COORDINATOR_NOT_AVAILABLE/i.test(e.message))
       return true;
   }
