@@ -127,7 +127,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     store,
     bus,
     clock,
-    logger: logger.child({ component: 'jobs' }),
+    logger,
     instanceId,
     fanOutMode: options.fanOut ?? 'bus',
     directFanOut,

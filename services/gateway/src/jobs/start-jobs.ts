@@ -41,7 +41,9 @@ export async function startJobs(deps: {
   pricing: AccessPricing;
   webhooks: (JobWebhooks & JobWebhookSink) | null;
 }): Promise<RunningJobs> {
-  const { config, bus, clock, logger } = deps;
+  const { config, bus, clock } = deps;
+  // Children of the gateway's logger, one `component` each (a child of a child would repeat it).
+  const logger = deps.logger.child({ component: 'jobs' });
   const store = createJobStore(deps.store);
   await store.ensureIndexes();
   await bus.ensureTopics([config.JOB_EVENTS_TOPIC]);
@@ -51,7 +53,7 @@ export async function startJobs(deps: {
       bus,
       instanceId: `${deps.instanceId}-jobs`,
       clock,
-      logger: logger.child({ component: 'bulk-fan-out' }),
+      logger: deps.logger.child({ component: 'bulk-fan-out' }),
       jobsTopic: config.EXTRACT_BULK_JOBS_TOPIC,
       resultsTopic: config.EXTRACT_RESULTS_TOPIC,
       workersGroupId: config.EXTRACT_BULK_WORKERS_GROUP,
