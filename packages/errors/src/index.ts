@@ -129,7 +129,8 @@ export const ERROR_CATALOG = {
     status: 410,
     grpc: GrpcStatus.NOT_FOUND,
     retryable: false,
-    summary: 'The job’s results were kept until its `expires_at` and are gone; the job itself can still be read.',
+    summary:
+      'The job’s results were kept until its `expires_at` and are gone; the job itself can still be read.',
   },
   JOB_FINISHED: {
     status: 409,

@@ -458,9 +458,11 @@ export function jobMetrics(): {
   running(count: number): void;
 } {
   const finished = counter('subx_jobs_finished_total', 'Bulk jobs that ended, by status.', ['status']);
-  const items = counter('subx_job_items_total', 'Items of bulk jobs with a result, by outcome (ok or error code).', [
-    'outcome',
-  ]);
+  const items = counter(
+    'subx_job_items_total',
+    'Items of bulk jobs with a result, by outcome (ok or error code).',
+    ['outcome'],
+  );
   const running = gauge('subx_jobs_running', "Bulk jobs this gateway's runner is working on now.", []);
   return {
     finished: (status) => finished.inc({ status }),

@@ -57,7 +57,9 @@ export const REQUEST_EXAMPLES: Record<string, RequestExample> = {
       },
       channel: {
         summary: 'The newest 200 videos of a channel',
-        value: { source: { type: 'channel', url: 'https://www.youtube.com/@YouTube', tab: 'videos', max: 200 } },
+        value: {
+          source: { type: 'channel', url: 'https://www.youtube.com/@YouTube', tab: 'videos', max: 200 },
+        },
       },
     },
   },

@@ -291,4 +291,3 @@ export function createJobStore(store: DocumentStore): JobStore {
     },
   };
 }
-

@@ -457,8 +457,8 @@ function description(tool: ToolDefinition, spec: OperationSpec): string {
     spec.auth === 'account'
       ? `Not counted against the daily limit. Credits: ${spec.credits}.`
       : spec.auth
-    ? `Counts as one ${spec.method} ${spec.path} request against the key's daily limit${spec.tier ? '; needs the Pro tier or higher' : ''}. Credits: ${spec.credits}.`
-    : `Credits: ${spec.credits}; no daily count, limited per client IP like ${spec.method} ${spec.path}.`;
+        ? `Counts as one ${spec.method} ${spec.path} request against the key's daily limit${spec.tier ? '; needs the Pro tier or higher' : ''}. Credits: ${spec.credits}.`
+        : `Credits: ${spec.credits}; no daily count, limited per client IP like ${spec.method} ${spec.path}.`;
   return `${tool.lead}\n\n${spec.summary}. ${spec.description}\n\n${access}`;
 }
 
@@ -476,7 +476,8 @@ function inputSchemaOf(tool: ToolDefinition, spec: OperationSpec): JsonSchema {
   }
   // The query's include is a comma-separated string; tools take the body's array everywhere.
   if (tool.paged) properties.cursor = CURSOR;
-  if (spec.auth && spec.auth !== 'account' && spec.credits !== 'none') properties.idempotency_key = IDEMPOTENCY_KEY;
+  if (spec.auth && spec.auth !== 'account' && spec.credits !== 'none')
+    properties.idempotency_key = IDEMPOTENCY_KEY;
   return {
     type: 'object',
     additionalProperties: false,

@@ -231,7 +231,10 @@ export interface FakeBackends extends Backends {
     getTranscript: Handler<extractorV1.GetTranscriptRequest, extractorV1.GetTranscriptResponse>;
     validateVideo: Handler<extractorV1.ValidateVideoRequest, extractorV1.ValidateVideoResponse>;
     getPlaylist: Handler<extractorV1.GetPlaylistRequest, extractorV1.GetPlaylistResponse>;
-    listPlaylistVideos: Handler<extractorV1.ListPlaylistVideosRequest, extractorV1.ListPlaylistVideosResponse>;
+    listPlaylistVideos: Handler<
+      extractorV1.ListPlaylistVideosRequest,
+      extractorV1.ListPlaylistVideosResponse
+    >;
     listChannelVideos: Handler<extractorV1.ListChannelVideosRequest, extractorV1.ListChannelVideosResponse>;
     getComments: Handler<commentsV1.GetCommentsRequest, commentsV1.GetCommentsResponse>;
     summarize: Handler<aiV1.SummarizeRequest, aiV1.SummarizeResponse>;
