@@ -13,39 +13,29 @@
  * was in; the ledger releases reservations older than CREDIT_RESERVATION_TTL_MS (20 s here, longer
  * than a round), which is when the balance settles.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '@subx/testing/wait';
-import { root, startSplitSystem, timedFetch, type SplitSystem } from './support.ts';
+import {
+  engines,
+  javaForKafka,
+  listening,
+  root,
+  startSplitSystem,
+  timedFetch,
+  type SplitSystem,
+} from './support.ts';
 
 const N = 40;
 const CREDITS = 1_000;
-const java = spawnSync('java', ['-version'], { stdio: 'ignore' }).status === 0;
-if (!java && process.env.CI) throw new Error('java is not on PATH: scripts/engines.sh cannot start Kafka');
+
+const java = javaForKafka();
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = Record<string, any>;
-
-function engines(dir: string, ...args: string[]): string {
-  const run = spawnSync('bash', ['scripts/engines.sh', ...args], {
-    cwd: root,
-    env: { ...process.env, ENGINES_DIR: dir },
-    encoding: 'utf8',
-    timeout: 180_000,
-  });
-  if (run.status !== 0) throw new Error(`engines.sh ${args.join(' ')} failed:\n${run.stderr}`);
-  return run.stdout;
-}
-
-const listening = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const socket = connect(port, '127.0.0.1', () => (socket.destroy(), resolve(true)));
-    socket.on('error', () => resolve(false));
-  });
 
 describe.skipIf(!java)('fault: a bulk job survives a gateway, extractor or broker restart', () => {
   const dir = mkdtempSync(join(tmpdir(), 'subx-fault-jobs-'));

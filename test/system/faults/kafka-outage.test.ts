@@ -5,35 +5,17 @@
  * FANOUT_BUS_TIMEOUT_MS (5 s) and then runs the items over gRPC; once the broker is back the bus
  * carries them again.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '@subx/testing/wait';
-import { root, startSplitSystem, type SplitSystem } from './support.ts';
+import { engines, javaForKafka, listening, root, startSplitSystem, type SplitSystem } from './support.ts';
 
 const BOUND_MS = 25_000;
-const java = spawnSync('java', ['-version'], { stdio: 'ignore' }).status === 0;
-if (!java && process.env.CI) throw new Error('java is not on PATH: scripts/engines.sh cannot start Kafka');
 
-function engines(dir: string, ...args: string[]): string {
-  const run = spawnSync('bash', ['scripts/engines.sh', ...args], {
-    cwd: root,
-    env: { ...process.env, ENGINES_DIR: dir },
-    encoding: 'utf8',
-    timeout: 180_000,
-  });
-  if (run.status !== 0) throw new Error(`engines.sh ${args.join(' ')} failed:\n${run.stderr}`);
-  return run.stdout;
-}
-
-const listening = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const socket = connect(port, '127.0.0.1', () => (socket.destroy(), resolve(true)));
-    socket.on('error', () => resolve(false));
-  });
+const java = javaForKafka();
 
 describe.skipIf(!java)('fault: Kafka goes down under batch traffic', () => {
   const dir = mkdtempSync(join(tmpdir(), 'subx-fault-kafka-'));

@@ -3,7 +3,8 @@
  * as a child process, pointed at engines and a fake platform that each test owns, so breaking
  * them never disturbs another suite.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { startFakeYouTube } from '@subx/testing/fake-youtube';
 import { freePort } from '@subx/testing/free-port';
@@ -13,6 +14,36 @@ import { syntheticVideos } from '../support.ts';
 
 export const root = fileURLToPath(new URL('../../../', import.meta.url));
 const ADMIN_TOKEN = 'fault-suite-admin-token-0123456789';
+
+/**
+ * Whether `java` runs here, for the suites that start their own Kafka with scripts/engines.sh; under
+ * CI its absence is an error, never a skipped suite.
+ */
+export function javaForKafka(): boolean {
+  const available = spawnSync('java', ['-version'], { stdio: 'ignore' }).status === 0;
+  if (!available && process.env.CI)
+    throw new Error('java is not on PATH: scripts/engines.sh cannot start Kafka');
+  return available;
+}
+
+/** scripts/engines.sh with a private ENGINES_DIR (suites that stop their engines own them); its stdout. */
+export function engines(dir: string, ...args: string[]): string {
+  const run = spawnSync('bash', ['scripts/engines.sh', ...args], {
+    cwd: root,
+    env: { ...process.env, ENGINES_DIR: dir },
+    encoding: 'utf8',
+    timeout: 180_000,
+  });
+  if (run.status !== 0) throw new Error(`engines.sh ${args.join(' ')} failed:\n${run.stderr}`);
+  return run.stdout;
+}
+
+/** Whether something accepts connections on 127.0.0.1:`port`. */
+export const listening = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = connect(port, '127.0.0.1', () => (socket.destroy(), resolve(true)));
+    socket.on('error', () => resolve(false));
+  });
 
 export type RunningSystem = NpmStartProcess;
 
