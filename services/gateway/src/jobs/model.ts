@@ -66,8 +66,6 @@ export type JobDoc = {
   /** Which gateway runs it, until when (renewed as it goes; a crashed runner's lease runs out). */
   lease_owner: string | null;
   lease_until: number;
-  /** Set by DELETE on a running job; the runner stops at the next window. */
-  cancel_requested: boolean;
   /** Terminal and its lifecycle event and webhook handed on; false: the sweeper retries that. */
   notified: boolean;
   request_id: string;
@@ -93,7 +91,6 @@ export type JobResultDoc = {
   item: Record<string, unknown>;
   /** Whether this result's credit was committed by the round that recorded it. */
   charged: boolean;
-  expires_at: number | null;
   created_at: number;
 };
 

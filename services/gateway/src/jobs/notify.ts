@@ -6,26 +6,18 @@
  * that died in between). Consumers tell repeats apart by the event id `<job_id>:<type>`; the
  * webhook outbox drops a second enqueue of the same job and event itself.
  */
-import type { JobDoc, JobView } from './model.ts';
+import type { JobDoc } from './model.ts';
 import { jobView } from './model.ts';
 import type { JobStore } from './store.ts';
+import type { WebhookDeliveries, WebhookEventType } from '../webhooks/index.ts';
 
 export type JobEventType = 'job.created' | 'job.started' | 'job.completed' | 'job.failed' | 'job.canceled';
-type JobWebhookEvent = 'job.completed' | 'job.failed' | 'job.canceled';
-
 export interface JobEventSink {
   publish(type: JobEventType, job: JobDoc): Promise<void>;
 }
 
-export interface JobWebhookSink {
-  enqueue(input: {
-    accountId: string;
-    url: string;
-    subject: string;
-    event: JobWebhookEvent;
-    data: Record<string, unknown>;
-  }): Promise<void>;
-}
+/** The webhook outbox's side, as the notifier needs it (src/webhooks). */
+export type JobWebhookSink = Pick<WebhookDeliveries, 'enqueue'>;
 
 export interface JobNotifier {
   created(job: JobDoc): Promise<void>;
@@ -43,10 +35,7 @@ export function createJobNotifier(deps: {
   events: JobEventSink;
   webhooks: JobWebhookSink | null;
   logger: NotifierLogger;
-  /** The job object the webhook carries (the same as GET /api/v1/jobs/{id} shows). */
-  view?: (job: JobDoc) => JobView | Record<string, unknown>;
 }): JobNotifier {
-  const view = deps.view ?? jobView;
   // Progress events are best effort: a job runs whether or not the bus takes them.
   const bestEffort = async (type: JobEventType, job: JobDoc) => {
     try {
@@ -60,7 +49,7 @@ export function createJobNotifier(deps: {
     started: (job) => bestEffort('job.started', job),
     async notify(job) {
       if (job.status !== 'completed' && job.status !== 'failed' && job.status !== 'canceled') return;
-      const event: JobWebhookEvent = `job.${job.status}`;
+      const event: WebhookEventType = `job.${job.status}`;
       try {
         await deps.events.publish(event, job);
         if (job.webhook_url && deps.webhooks) {
@@ -69,7 +58,8 @@ export function createJobNotifier(deps: {
             url: job.webhook_url,
             subject: job._id,
             event,
-            data: view(job) as Record<string, unknown>,
+            // The job object, as GET /api/v1/jobs/{id} shows it (its webhook state aside).
+            data: { ...jobView(job) },
           });
         }
         await deps.store.markNotified(job._id);

@@ -27,7 +27,7 @@ import type { CreditLedger, Reservation } from '../access/types.ts';
 import type { FanOut, FanOutOutcome } from '../fanout/types.ts';
 import { failureItem, successItem } from '../mappers.ts';
 import type { JobSourceLister } from './sources.ts';
-import { isTerminal, resultId } from './model.ts';
+import { resultId } from './model.ts';
 import type { JobDoc, JobItem, JobResultDoc } from './model.ts';
 import type { JobStore } from './store.ts';
 import type { JobNotifier } from './notify.ts';
@@ -144,7 +144,6 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
         success,
         item: { index, ...item },
         charged: isCharged,
-        expires_at: null,
         created_at: now(),
       };
       const inserted = await store.insertResult(doc);
@@ -386,12 +385,12 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
         index = to;
         job = await renew(job._id);
       }
-      if (job.status === 'canceled' || (await store.byId(job._id))?.status === 'canceled') {
+      const current = await store.byId(job._id);
+      if (current?.status === 'canceled') {
         // The canceler left the notice to us, so that it carries the final numbers.
         metrics.finished('canceled');
         await store.releaseLease(job._id, instanceId);
-        const final = await store.byId(job._id);
-        if (final) await notifier.notify(final);
+        await notifier.notify(current);
         return;
       }
       await finishAndNotify(job, 'completed', null);
@@ -411,9 +410,8 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
     const now = clock.now();
     if (now - lastMaintenance < MAINTENANCE_EVERY_MS) return;
     lastMaintenance = now;
-    for (const job of await store.unnotified(now, 20)) {
-      if (isTerminal(job.status)) await notifier.notify(job);
-    }
+    // Terminal jobs only (the query's filter); notify never throws.
+    for (const job of await store.unnotified(now, 20)) await notifier.notify(job);
     await store.purge(now, 100);
   }
 

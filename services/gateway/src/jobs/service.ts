@@ -15,31 +15,22 @@ import type { ChannelTabName, JobDoc, JobItem, JobOptions, JobSource, JobView } 
 import type { JobNotifier } from './notify.ts';
 import type { JobStore } from './store.ts';
 import { newJobId } from './store.ts';
+import type { WebhookDeliveries, WebhookDeliveryState } from '../webhooks/index.ts';
 
-/** What GET /jobs/{id} shows of the webhook (the outbox's record, once the job has ended). */
-interface WebhookState {
-  url: string;
-  status: 'waiting' | 'pending' | 'delivered' | 'failed';
-  event: string | null;
-  webhook_id: string | null;
-  attempts: {
-    attempt: number;
-    at: string;
-    status_code: number | null;
-    error: string | null;
-    duration_ms: number;
-  }[];
-  next_attempt_at: string | null;
-}
+/** What GET /jobs/{id} shows of the webhook: the outbox's record once the job has ended, `waiting` before. */
+type WebhookState =
+  | WebhookDeliveryState
+  | {
+      url: string;
+      status: 'waiting';
+      event: null;
+      webhook_id: null;
+      attempts: WebhookDeliveryState['attempts'];
+      next_attempt_at: null;
+    };
 
 /** The webhook module's side, as the jobs API needs it (src/webhooks). */
-export interface JobWebhooks {
-  stateOf(
-    subject: string,
-  ): Promise<(Omit<WebhookState, 'status'> & { status: 'pending' | 'delivered' | 'failed' }) | null>;
-  /** Refuses a webhook_url that is not http(s) or resolves to a non-public address (AppError INVALID_REQUEST). */
-  checkTarget(url: string): Promise<void>;
-}
+export type JobWebhooks = Pick<WebhookDeliveries, 'stateOf' | 'checkTarget'>;
 
 type PublicJob = JobView & { webhook: WebhookState | null };
 
@@ -200,7 +191,6 @@ export function createJobsService(deps: {
         results_purged: false,
         lease_owner: null,
         lease_until: 0,
-        cancel_requested: false,
         notified: false,
         request_id: requestId,
       };

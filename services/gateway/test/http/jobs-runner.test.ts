@@ -8,7 +8,7 @@ import { AppError } from '@subx/errors';
 import { createDirectFanOut } from '../../src/fanout/direct.ts';
 import type { FanOut } from '../../src/fanout/types.ts';
 import { KEYS, transcript } from './support.ts';
-import { REAL, allResults, auth, createJob, jobsGateway, watch } from './jobs-support.ts';
+import { REAL, allResults, auth, createJob, getJob, jobsGateway, watch } from './jobs-support.ts';
 
 describe('bulk job runner', () => {
   it('gives an item that failed for a passing reason another round; one that keeps failing ends failed', async () => {
@@ -25,9 +25,7 @@ describe('bulk job runner', () => {
       await createJob(h, { source: { type: 'urls', urls: [flaky, broken, REAL[2]!].map(watch) } })
     ).json().job_id;
     await h.drain();
-    const job = (
-      await h.app.inject({ method: 'GET', url: `/api/v1/jobs/${id}`, headers: auth(KEYS.pro) })
-    ).json();
+    const job = await getJob(h, id);
     expect(job).toMatchObject({
       status: 'completed',
       progress: { succeeded: 2, failed: 1 },
@@ -54,9 +52,7 @@ describe('bulk job runner', () => {
     };
     jobId = (await createJob(h, { source: { type: 'urls', urls: ids.map(watch) } })).json().job_id;
     await h.drain();
-    const job = (
-      await h.app.inject({ method: 'GET', url: `/api/v1/jobs/${jobId}`, headers: auth(KEYS.pro) })
-    ).json();
+    const job = await getJob(h, jobId);
     expect(job.status).toBe('canceled');
     expect(job.progress).toEqual({ total: 6, succeeded: 4, failed: 0, pending: 2 });
     expect(job.credits_charged).toBe(4);
@@ -71,13 +67,7 @@ describe('bulk job runner', () => {
     const created = await createJob(h, { source: { type: 'urls', urls: REAL.map(watch) } });
     expect(created.statusCode).toBe(202);
     await h.drain();
-    const job = (
-      await h.app.inject({
-        method: 'GET',
-        url: `/api/v1/jobs/${created.json().job_id}`,
-        headers: auth(KEYS.pro),
-      })
-    ).json();
+    const job = await getJob(h, created.json().job_id);
     expect(job).toMatchObject({
       status: 'failed',
       error: { code: 'INSUFFICIENT_CREDITS' },
@@ -113,9 +103,7 @@ describe('bulk job runner', () => {
     // Its lease runs out; another gateway takes the job over where it was.
     h.clock.advance(6_000);
     await h.drain();
-    const job = (
-      await h.app.inject({ method: 'GET', url: `/api/v1/jobs/${jobId}`, headers: auth(KEYS.pro) })
-    ).json();
+    const job = await getJob(h, jobId);
     expect(job).toMatchObject({
       status: 'completed',
       progress: { succeeded: 6, failed: 0 },
@@ -165,9 +153,7 @@ describe('bulk job runner', () => {
     expect(calls).toBe(1);
     release();
     await runner.idle();
-    const job = (
-      await h.app.inject({ method: 'GET', url: `/api/v1/jobs/${jobId}`, headers: auth(KEYS.pro) })
-    ).json();
+    const job = await getJob(h, jobId);
     expect(job).toMatchObject({ status: 'completed', progress: { succeeded: 4 }, credits_charged: 4 });
     expect(h.ledger.events.reduce((sum, e) => sum + e.credits, 0)).toBe(4);
     const transcriptCalls = h.backends.calls.filter((c) => c.method === 'getTranscript');

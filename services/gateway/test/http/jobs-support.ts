@@ -135,6 +135,13 @@ export async function jobsGateway(
 
 export const auth = (key: string) => ({ authorization: `Bearer ${key}` });
 
+/** GET /api/v1/jobs/{id} with the Pro key: the job as its owner sees it. */
+export async function getJob(h: JobsHarness, jobId: string) {
+  return (
+    await h.app.inject({ method: 'GET', url: `/api/v1/jobs/${jobId}`, headers: auth(KEYS.pro) })
+  ).json();
+}
+
 export async function createJob(
   h: JobsHarness,
   body: Record<string, unknown>,

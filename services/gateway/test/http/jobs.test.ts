@@ -15,6 +15,7 @@ import {
   allResults,
   auth,
   createJob,
+  getJob,
   jobsGateway,
   unknownVideos,
   watch,
@@ -42,9 +43,7 @@ describe('bulk jobs API', () => {
     expect(created.headers['x-ratelimit-remaining']).toBe(String(DEFAULT_PRICING.dailyLimit.pro! - 1));
 
     await h.drain();
-    const done = (
-      await h.app.inject({ method: 'GET', url: `/api/v1/jobs/${job.job_id}`, headers: auth(KEYS.pro) })
-    ).json();
+    const done = await getJob(h, job.job_id);
     expect(done).toMatchObject({
       status: 'completed',
       progress: { total: 8, succeeded: 5, failed: 3, pending: 0 },
@@ -115,13 +114,7 @@ describe('bulk jobs API', () => {
     expect(created.statusCode).toBe(202);
     expect(created.json().progress.total).toBeNull();
     await h.drain();
-    const job = (
-      await h.app.inject({
-        method: 'GET',
-        url: `/api/v1/jobs/${created.json().job_id}`,
-        headers: auth(KEYS.pro),
-      })
-    ).json();
+    const job = await getJob(h, created.json().job_id);
     expect(job).toMatchObject({
       status: 'completed',
       progress: { total: 60, succeeded: 60 },
@@ -157,13 +150,7 @@ describe('bulk jobs API', () => {
     await h.drain();
     const listCall = h.backends.calls.find((c) => c.method === 'listChannelVideos');
     expect(listCall?.request).toMatchObject({ maxVideos: 4, tab: 2 });
-    const job = (
-      await h.app.inject({
-        method: 'GET',
-        url: `/api/v1/jobs/${created.json().job_id}`,
-        headers: auth(KEYS.pro),
-      })
-    ).json();
+    const job = await getJob(h, created.json().job_id);
     expect(job).toMatchObject({
       status: 'completed',
       progress: { total: 4, succeeded: 4 },
@@ -178,13 +165,7 @@ describe('bulk jobs API', () => {
     };
     const created = await createJob(h, { source: { type: 'channel', url: 'https://www.youtube.com/@gone' } });
     await h.drain();
-    const job = (
-      await h.app.inject({
-        method: 'GET',
-        url: `/api/v1/jobs/${created.json().job_id}`,
-        headers: auth(KEYS.pro),
-      })
-    ).json();
+    const job = await getJob(h, created.json().job_id);
     expect(job.status).toBe('failed');
     expect(job.error.code).toBe('CHANNEL_NOT_FOUND');
     expect(h.events.at(-1)?.type).toBe('job.failed');
