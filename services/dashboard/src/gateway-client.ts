@@ -3,73 +3,35 @@
  * its own beyond who signed up, and every key and usage figure comes from the gateway (whose
  * regenerate and revoke already take effect on every replica at once). Each call has a deadline.
  */
+import type {
+  Account,
+  AccountLimits,
+  AccountUsage,
+  CallBody,
+  CallResult,
+  CreateAccountBody,
+  CreatedAccount,
+  IssuedKey,
+  JobsPage,
+  UpdateAccountBody,
+  WebhookSecret,
+} from '@subx/contracts/admin-api';
 import { REQUEST_ID_HEADER } from '@subx/service-kit';
 
-export type Tier = 'free' | 'pro' | 'business' | 'enterprise';
-export const TIERS: readonly Tier[] = ['free', 'pro', 'business', 'enterprise'];
-
-export interface GatewayAccount {
-  account_id: string;
-  tier: Tier;
-  credits: number;
-  email: string | null;
-  created_at: string;
-  key: { prefix: string; last4: string; created_at: string; status: 'active' | 'revoked' };
-  usage: { today_requests: number; month_credits: number };
-}
-
-export interface AccountLimits {
-  account_id: string;
-  tier: Tier;
-  daily: { limit: number | null; used: number; remaining: number | null; reset_at: string };
-  credits: { balance: number; monthly_allowance: number };
-}
-
-export interface UsageDay {
-  date: string;
-  requests: number;
-  credits: number;
-  operations: Record<string, { requests: number; credits: number }>;
-}
-
-export interface AccountUsage {
-  account_id: string;
-  from: string;
-  to: string;
-  days: UsageDay[];
-  total_requests: number;
-  total_credits: number;
-}
-
-export interface CallResult {
-  status: number;
-  headers: Record<string, string>;
-  body: unknown;
-}
-
-/** The account's webhook signing secret (GET/POST /admin/v1/accounts/{id}/webhook-secret). */
-export interface WebhookSecret {
-  secret: string;
-  created_at: string;
-  /** Until when the previous secret also signs, after a rotation; null when there is none. */
-  previous_secret_expires_at: string | null;
-}
-
-/** One bulk job as GET /admin/v1/accounts/{id}/jobs lists it (newest first). */
-export interface JobSummary {
-  job_id: string;
-  status: 'queued' | 'running' | 'completed' | 'failed' | 'canceled' | string;
-  source: { type: string; [key: string]: unknown };
-  progress: { total: number | null; succeeded: number; failed: number; pending: number };
-  credits_charged: number;
-  created_at: string;
-  finished_at: string | null;
-}
-
-export interface JobsPage {
-  jobs: JobSummary[];
-  next_cursor: string | null;
-}
+// The admin API's shapes come from its schemas (the gateway validates and documents with the same
+// objects); nothing here restates them.
+export { ACCOUNT_TIERS as TIERS } from '@subx/contracts/admin-api';
+export type {
+  Account as GatewayAccount,
+  AccountLimits,
+  AccountTier as Tier,
+  AccountUsage,
+  CallResult,
+  JobSummary,
+  JobsPage,
+  UsageDay,
+  WebhookSecret,
+} from '@subx/contracts/admin-api';
 
 export class GatewayError extends Error {
   readonly status: number;
@@ -85,12 +47,9 @@ export class GatewayError extends Error {
 export interface GatewayClient {
   /** The same client, sending `requestId` as X-Request-Id on each call (log correlation). */
   forRequest(requestId: string): GatewayClient;
-  createAccount(email: string): Promise<{ account_id: string }>;
-  getAccount(id: string): Promise<GatewayAccount>;
-  updateAccount(
-    id: string,
-    change: { tier?: Tier; add_credits?: number; credits?: number },
-  ): Promise<GatewayAccount>;
+  createAccount(email: string): Promise<Pick<CreatedAccount, 'account_id'>>;
+  getAccount(id: string): Promise<Account>;
+  updateAccount(id: string, change: UpdateAccountBody): Promise<Account>;
   /** Generate or regenerate: the new key (shown once, never stored or logged here). */
   issueKey(id: string): Promise<string>;
   revokeKey(id: string): Promise<void>;
@@ -101,15 +60,7 @@ export interface GatewayClient {
   rotateWebhookSecret(id: string): Promise<WebhookSecret>;
   /** The account's bulk jobs, newest first, one page (`cursor` from the previous page's next_cursor). */
   jobs(id: string, page: { limit: number; cursor?: string }): Promise<JobsPage>;
-  call(
-    id: string,
-    request: {
-      path: '/api/v1/extract' | '/api/v1/validate';
-      body?: unknown;
-      query?: Record<string, string>;
-      client_ip?: string;
-    },
-  ): Promise<CallResult>;
+  call(id: string, request: CallBody): Promise<CallResult>;
 }
 
 export function createGatewayClient(options: {
@@ -149,10 +100,11 @@ export function createGatewayClient(options: {
   const account = (id: string) => `/admin/v1/accounts/${encodeURIComponent(id)}`;
   return {
     forRequest: (requestId) => createGatewayClient({ ...options, requestId }),
-    createAccount: (email) => request('POST', '/admin/v1/accounts', { tier: 'free', email }),
+    createAccount: (email) =>
+      request('POST', '/admin/v1/accounts', { tier: 'free', email } satisfies CreateAccountBody),
     getAccount: (id) => request('GET', account(id)),
     updateAccount: (id, change) => request('PATCH', account(id), change),
-    issueKey: async (id) => (await request<{ api_key: string }>('POST', `${account(id)}/api-key`)).api_key,
+    issueKey: async (id) => (await request<IssuedKey>('POST', `${account(id)}/api-key`)).api_key,
     revokeKey: (id) => request('DELETE', `${account(id)}/api-key`),
     limits: (id) => request('GET', `${account(id)}/limits`),
     usage: (id, from, to) => request('GET', `${account(id)}/usage?from=${from}&to=${to}`),

@@ -8,7 +8,8 @@
  *
  * This is where the admin API is mounted (the access module only provides what it manages): the
  * routes of `routes/admin/`, in one plugin context so the bearer-token hook and error handler of
- * `adminRoutes` cover the self-service routes too.
+ * `adminRoutes` cover the self-service routes too. Their request schemas and GET /openapi.json (no
+ * token: it holds no secret) come from the admin operation table (schemas/admin-operations.ts).
  */
 import Fastify from 'fastify';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
@@ -23,6 +24,10 @@ import { adminJobRoutes } from './routes/admin/jobs.ts';
 import type { JobsService } from './jobs/service.ts';
 import { logAccess } from './http/access-log.ts';
 import { createErrorHandler } from './http/errors.ts';
+import { compileValidator } from './http/validation.ts';
+import { buildAdminOpenApi } from './docs/admin-openapi.ts';
+import { isAdminOperation } from './schemas/admin-operations.ts';
+import packageJson from '../package.json' with { type: 'json' };
 import { installNotFound } from './http/not-found.ts';
 import { listenerOptions } from './http/listener-options.ts';
 import type { Config } from './config.ts';
@@ -55,7 +60,12 @@ export interface AdminAppOptions {
   logger?: FastifyBaseLogger;
   /** Failed-attempt limit (default 5 per minute per caller). */
   failures?: AdminFailureLimiterOptions;
+  /** The version /openapi.json names (default the gateway package's). */
+  version?: string;
 }
+
+/** The document's path: served without the token, and outside the failed-token accounting. */
+const OPENAPI_PATH = '/openapi.json';
 
 export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyInstance> {
   const { config } = options;
@@ -65,13 +75,28 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
     trustProxy: false,
   }) as unknown as FastifyInstance;
 
+  // A route that is not a row of the operation table would be undocumented and unvalidated: refused.
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) {
+      if (route.url !== OPENAPI_PATH && !isAdminOperation(method, route.url)) {
+        throw new Error(
+          `${method} ${route.url} is not in the admin operation table (schemas/admin-operations.ts)`,
+        );
+      }
+    }
+  });
   const failures = createAdminFailureLimiter(options.failures);
   app.setErrorHandler(createErrorHandler(config.BODY_LIMIT_BYTES));
+  // The public API's validator: no type coercion of bodies, strict numbers in query strings.
+  app.setValidatorCompiler(({ schema, httpPart }) =>
+    compileValidator(schema as Record<string, unknown>, httpPart),
+  );
   installNotFound(app);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
-    // Unknown paths never reach the token check; they do not count (nor are they blocked).
-    if (request.routeOptions.url === undefined) return;
+    // Unknown paths and the document never reach the token check; they do not count (nor are they
+    // blocked): a 200 for the document must not give a wrong token's attempt back.
+    if (request.routeOptions.url === undefined || request.routeOptions.url === OPENAPI_PATH) return;
     const retryAfter = failures.begin(request.ip);
     if (retryAfter !== null) {
       // The admin plugin's error handler writes the body; the header is set here.
@@ -85,10 +110,15 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
   app.addHook('onResponse', async (request, reply) => {
     logAccess(request, reply);
     // Anything but a rejected token (401) or this limit's own 429 gives the attempt back.
-    if (request.routeOptions.url !== undefined && reply.statusCode !== 401 && reply.statusCode !== 429) {
+    const url = request.routeOptions.url;
+    if (url !== undefined && url !== OPENAPI_PATH && reply.statusCode !== 401 && reply.statusCode !== 429) {
       failures.succeeded(request.ip);
     }
   });
+  const openapi = JSON.stringify(buildAdminOpenApi(options.version ?? packageJson.version));
+  app.get(OPENAPI_PATH, async (_request, reply) =>
+    reply.type('application/json; charset=utf-8').send(openapi),
+  );
   const { access, publicApp } = options;
   // Full paths under /admin/v1: registered WITHOUT a prefix.
   await app.register(async (scope) => {

@@ -5,7 +5,10 @@
  * Order of checks on an authenticated operation (decisions.md):
  * 401 UNAUTHORIZED → 403 TIER_REQUIRED → 429 RATE_LIMITED → 400 validation → 402 INSUFFICIENT_CREDITS → work.
  */
-export const TIERS = ['free', 'pro', 'business', 'enterprise'] as const;
+import { ACCOUNT_TIERS } from '@subx/contracts/admin-api';
+
+/** Defined with the admin API's schemas (the dashboard's client reads the same list). */
+export const TIERS = ACCOUNT_TIERS;
 export type Tier = (typeof TIERS)[number];
 
 /** The operations access control meters: counted against the daily limit, priced, and reported per operation in usage. */

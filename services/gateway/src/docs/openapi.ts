@@ -64,7 +64,7 @@ const IDEMPOTENCY_KEY_PARAMETER = {
 };
 
 /** One example error body per code, so the reference shows each code's body and docs link. */
-function errorExamples(codes: ErrorCode[]) {
+export function errorExamples(codes: ErrorCode[]) {
   return Object.fromEntries(
     codes.map((code) => [
       code,
@@ -85,10 +85,10 @@ function errorExamples(codes: ErrorCode[]) {
 }
 
 /** A Markdown list: each code linked to its /docs/errors anchor, with the catalogue's summary. */
-const errorList = (codes: ErrorCode[]) =>
+export const errorList = (codes: ErrorCode[]) =>
   codes.map((c) => `- [\`${c}\`](${docsUrl(c)}): ${ERROR_CATALOG[c].summary}`).join('\n');
 
-function pathParameters(schema: JsonSchema | undefined) {
+export function pathParameters(schema: JsonSchema | undefined) {
   if (!schema) return [];
   const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
   return Object.entries(properties).map(([name, property]) => {
@@ -97,7 +97,7 @@ function pathParameters(schema: JsonSchema | undefined) {
   });
 }
 
-function queryParameters(schema: JsonSchema | undefined) {
+export function queryParameters(schema: JsonSchema | undefined) {
   if (!schema) return [];
   const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
   const required = new Set((schema.required ?? []) as string[]);

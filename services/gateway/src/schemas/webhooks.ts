@@ -2,27 +2,9 @@
  * The webhook secret operations (services/gateway/src/webhooks/README.md): account-only, in the
  * reference under the Webhooks tag. Spread into OPERATION_SPECS (operations.ts).
  */
+// The same schema as the admin API's webhook secret routes answer with (one definition for both).
+import { webhookSecretSchema } from '@subx/contracts/admin-api';
 import type { OperationSpec } from './operation-spec.ts';
-
-/** The signing secret as the webhook secret routes (and the admin API) answer it. */
-const webhookSecretResponse = {
-  type: 'object',
-  required: ['secret', 'created_at', 'previous_secret_expires_at'],
-  additionalProperties: false,
-  properties: {
-    secret: {
-      type: 'string',
-      pattern: '^whsec_[A-Za-z0-9+/]+={0,2}$',
-      description: 'The Standard Webhooks secret: `whsec_` and the base64 of 32 random bytes.',
-    },
-    created_at: { type: 'string', format: 'date-time', description: 'When this secret was issued.' },
-    previous_secret_expires_at: {
-      type: ['string', 'null'],
-      format: 'date-time',
-      description: 'Until when the previous secret also signs deliveries; null when there is none.',
-    },
-  },
-};
 
 const ERRORS = ['UNAUTHORIZED', 'INVALID_REQUEST', 'SERVICE_UNAVAILABLE'];
 
@@ -38,7 +20,7 @@ export const WEBHOOK_OPERATIONS: OperationSpec[] = [
     credits: 'none; not counted against the daily limit',
     successStatus: 201,
     tag: 'Webhooks',
-    response: webhookSecretResponse,
+    response: webhookSecretSchema,
     errors: ERRORS,
   },
   {
@@ -51,7 +33,7 @@ export const WEBHOOK_OPERATIONS: OperationSpec[] = [
     auth: 'account',
     credits: 'none; not counted against the daily limit',
     tag: 'Webhooks',
-    response: webhookSecretResponse,
+    response: webhookSecretSchema,
     errors: ERRORS,
   },
 ];

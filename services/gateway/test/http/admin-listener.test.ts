@@ -1,7 +1,7 @@
 /**
  * The admin API on its own listener (admin-listener.ts), over real sockets: not on the public app
  * (404 there), failed token attempts limited per caller (a concurrent burst included), and tokens
- * shorter than 32 characters refused at startup.
+ * shorter than 32 characters refused at startup; its /openapi.json is outside that count.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
@@ -85,6 +85,20 @@ describe('admin listener', () => {
     for (let i = 0; i < 10; i += 1) expect((await create(url, TEST_ADMIN_TOKEN)).status).toBe(201);
     for (let i = 0; i < 5; i += 1) expect((await create(url, 'wrong')).status).toBe(401);
     expect((await create(url, 'wrong')).status).toBe(429);
+  });
+
+  it('serves /openapi.json without the token, outside the failed-token count', async () => {
+    const { url } = await startAdmin();
+    const openapi = () => fetch(`${url}/openapi.json`, { signal: AbortSignal.timeout(10_000) });
+    for (let i = 0; i < 4; i += 1) expect((await create(url, 'wrong')).status).toBe(401);
+    // A 200 here gives no attempt back: the fifth wrong token is still the last one compared.
+    expect((await openapi()).status).toBe(200);
+    expect((await create(url, 'wrong')).status).toBe(401);
+    expect((await create(url, 'wrong')).status).toBe(429);
+    // Nor is the document blocked with the caller.
+    const doc = await openapi();
+    expect(doc.status).toBe(200);
+    expect(((await doc.json()) as { openapi: string }).openapi).toBe('3.1.0');
   });
 
   it('binds to loopback by default', () => {

@@ -1,16 +1,23 @@
 /**
  * The admin API (docs/decisions.md "Admin API"), a fastify plugin with full paths under /admin/v1:
- * register it without a prefix. Every route needs `Authorization: Bearer <ADMIN_TOKEN>`.
+ * register it without a prefix. Every route needs `Authorization: Bearer <ADMIN_TOKEN>`. Paths and
+ * request schemas come from the admin operation table (schemas/admin-operations.ts), which also
+ * builds the admin listener's /openapi.json; a request that fails a schema is 400 INVALID_REQUEST.
  *
  * PATCH /admin/v1/accounts/{id}: `credits` SETS the available balance, `add_credits` ADDS to it
  * (both non-negative integers; not both in one call). A tier change takes effect on the next
  * request on every replica (the key cache is invalidated before the call answers).
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type {
+  Account,
+  AccountUsage,
+  CreateAccountBody,
+  CreatedAccount,
+  UpdateAccountBody,
+} from '@subx/contracts/admin-api';
 import { AppError, Errors, isAppError, toPublicErrorBody } from '@subx/errors';
 import type { Clock } from '@subx/ports';
-import { TIERS } from '../../access/types.ts';
-import type { Tier } from '../../access/types.ts';
 import type { AccountDoc, AccountRepository } from '../../access/accounts.ts';
 import { constantTimeEqual } from '../../access/api-key.ts';
 import type { UsageReader } from '../../access/usage.ts';
@@ -18,6 +25,8 @@ import { MAX_USAGE_RANGE_DAYS } from '../../access/usage.ts';
 import { DAY_MS, parseUtcDate } from '../../access/time.ts';
 import type { Logger } from '../../access/logger.ts';
 import { acceptEmptyJsonBody } from '../../http/json-body.ts';
+import { validationToAppError } from '../../http/validation.ts';
+import { adminRoute } from '../../schemas/admin-operations.ts';
 
 export interface AdminRoutesOptions {
   accounts: AccountRepository;
@@ -30,54 +39,13 @@ export interface AdminRoutesOptions {
 }
 
 const notFound = () => new AppError('NOT_FOUND', 'No account exists with this id.');
-const MAX_EMAIL_LENGTH = 254;
 
-function asObject(body: unknown): Record<string, unknown> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw Errors.invalidRequest('The request body must be a JSON object.');
-  }
-  return body as Record<string, unknown>;
-}
-
-function rejectUnknown(body: Record<string, unknown>, allowed: readonly string[]): void {
-  const unknown = Object.keys(body).filter((k) => !allowed.includes(k));
-  if (unknown.length > 0) {
-    throw Errors.invalidRequest(
-      `Unknown field${unknown.length > 1 ? 's' : ''}: ${unknown.map((k) => k.slice(0, 40)).join(', ')}. Allowed: ${allowed.join(', ')}.`,
-    );
-  }
-}
-
-function readTier(value: unknown): Tier {
-  if (typeof value !== 'string' || !(TIERS as readonly string[]).includes(value)) {
-    throw Errors.invalidRequest(`tier must be one of ${TIERS.join(', ')}.`);
-  }
-  return value as Tier;
-}
-
-function readCredits(value: unknown, field: string): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
-    throw Errors.invalidRequest(`${field} must be a non-negative integer.`);
-  }
-  return value;
-}
-
-function readEmail(value: unknown): string | null {
-  if (value === null) return null;
-  if (typeof value !== 'string' || value.length > MAX_EMAIL_LENGTH || !/^[^\s@]+@[^\s@]+$/.test(value)) {
-    throw Errors.invalidRequest('email must be an e-mail address.');
-  }
-  return value;
-}
-
-function accountId(request: FastifyRequest): string {
-  return (request.params as { id: string }).id;
-}
+type AccountParams = { Params: { id: string } };
 
 export async function adminRoutes(fastify: FastifyInstance, options: AdminRoutesOptions): Promise<void> {
   const { accounts, adminToken, usageReader, accountUsage, clock, logger } = options;
 
-  async function view(doc: AccountDoc) {
+  async function view(doc: AccountDoc): Promise<Account> {
     return {
       account_id: doc._id,
       tier: doc.tier,
@@ -96,7 +64,14 @@ export async function adminRoutes(fastify: FastifyInstance, options: AdminRoutes
 
   fastify.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     let appError: unknown = error;
-    if (!isAppError(error)) {
+    const { validation, validationContext } = error as Partial<FastifyError>;
+    if (Array.isArray(validation)) {
+      // The operation table's schemas (schemas/admin-operations.ts): the field and the rule, as on the public API.
+      appError = validationToAppError(validation as never, validationContext, {
+        body: request.body,
+        query: request.query,
+      });
+    } else if (!isAppError(error)) {
       const status = (error as { statusCode?: unknown }).statusCode;
       if (status === 413) appError = new AppError('PAYLOAD_TOO_LARGE', 'The request body is too large.');
       else if (status === 415)
@@ -129,75 +104,86 @@ export async function adminRoutes(fastify: FastifyInstance, options: AdminRoutes
     }
   });
 
-  fastify.post('/admin/v1/accounts', async (request, reply) => {
-    const body = asObject(request.body);
-    rejectUnknown(body, ['tier', 'credits', 'email']);
-    const tier = readTier(body.tier);
-    const credits = body.credits === undefined ? undefined : readCredits(body.credits, 'credits');
-    const email = body.email === undefined ? null : readEmail(body.email);
+  const create = adminRoute('createAccount');
+  fastify.post<{ Body: CreateAccountBody }>(create.url, { schema: create.schema }, async (request, reply) => {
+    const { tier, credits, email } = request.body;
     const { account, apiKey } = await accounts.createAccount({
       tier,
       ...(credits === undefined ? {} : { credits }),
-      email,
+      email: email ?? null,
     });
-    return reply.code(201).header('Cache-Control', 'no-store').send({
+    const created: CreatedAccount = {
       account_id: account._id,
       tier: account.tier,
       credits: account.credits,
       api_key: apiKey,
       created_at: account.created_at,
-    });
+    };
+    return reply.code(201).header('Cache-Control', 'no-store').send(created);
   });
 
-  fastify.get('/admin/v1/accounts/:id', async (request) => {
-    const doc = await accounts.get(accountId(request));
+  const get = adminRoute('getAccount');
+  fastify.get<AccountParams>(get.url, { schema: get.schema }, async (request) => {
+    const doc = await accounts.get(request.params.id);
     if (!doc) throw notFound();
     return view(doc);
   });
 
-  fastify.patch('/admin/v1/accounts/:id', async (request) => {
-    const body = asObject(request.body);
-    rejectUnknown(body, ['tier', 'credits', 'add_credits']);
-    if (body.credits !== undefined && body.add_credits !== undefined) {
-      throw Errors.invalidRequest(
-        'Send either credits (set the balance) or add_credits (add to it), not both.',
-      );
-    }
-    const change: { tier?: Tier; credits?: number; addCredits?: number } = {};
-    if (body.tier !== undefined) change.tier = readTier(body.tier);
-    if (body.credits !== undefined) change.credits = readCredits(body.credits, 'credits');
-    if (body.add_credits !== undefined) change.addCredits = readCredits(body.add_credits, 'add_credits');
-    const doc = await accounts.update(accountId(request), change);
-    if (!doc) throw notFound();
-    return view(doc);
-  });
+  const update = adminRoute('updateAccount');
+  fastify.patch<AccountParams & { Body: UpdateAccountBody }>(
+    update.url,
+    { schema: update.schema },
+    async (request) => {
+      const body = request.body;
+      // The one rule the schema does not say in words a caller can read.
+      if (body.credits !== undefined && body.add_credits !== undefined) {
+        throw Errors.invalidRequest(
+          'Send either credits (set the balance) or add_credits (add to it), not both.',
+        );
+      }
+      const doc = await accounts.update(request.params.id, {
+        ...(body.tier === undefined ? {} : { tier: body.tier }),
+        ...(body.credits === undefined ? {} : { credits: body.credits }),
+        ...(body.add_credits === undefined ? {} : { addCredits: body.add_credits }),
+      });
+      if (!doc) throw notFound();
+      return view(doc);
+    },
+  );
 
-  fastify.post('/admin/v1/accounts/:id/api-key', async (request, reply) => {
-    const apiKey = await accounts.regenerateKey(accountId(request));
+  const issueKey = adminRoute('issueApiKey');
+  fastify.post<AccountParams>(issueKey.url, { schema: issueKey.schema }, async (request, reply) => {
+    const apiKey = await accounts.regenerateKey(request.params.id);
     if (apiKey === null) throw notFound();
     return reply.code(201).header('Cache-Control', 'no-store').send({ api_key: apiKey });
   });
 
-  fastify.delete('/admin/v1/accounts/:id/api-key', async (request, reply) => {
-    if (!(await accounts.revokeKey(accountId(request)))) throw notFound();
+  const revokeKey = adminRoute('revokeApiKey');
+  fastify.delete<AccountParams>(revokeKey.url, { schema: revokeKey.schema }, async (request, reply) => {
+    if (!(await accounts.revokeKey(request.params.id))) throw notFound();
     return reply.code(204).send();
   });
 
-  fastify.get('/admin/v1/accounts/:id/usage', async (request) => {
-    const query = request.query as Record<string, unknown>;
-    rejectUnknown(query, ['from', 'to']);
-    const today = clock.now() - (clock.now() % DAY_MS);
-    const from = query.from === undefined ? today - 29 * DAY_MS : parseUtcDate(query.from);
-    const to = query.to === undefined ? today : parseUtcDate(query.to);
-    if (from === null || to === null) throw Errors.invalidRequest('from and to must be dates as YYYY-MM-DD.');
-    if (from > to) throw Errors.invalidRequest('from must not be after to.');
-    if ((to - from) / DAY_MS + 1 > MAX_USAGE_RANGE_DAYS) {
-      throw Errors.invalidRequest(`The range may span at most ${MAX_USAGE_RANGE_DAYS} days.`);
-    }
-    const id = accountId(request);
-    const doc = await accounts.get(id);
-    if (!doc) throw notFound();
-    const iso = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-    return usageReader.getUsage({ accountId: doc._id, from: iso(from), to: iso(to) });
-  });
+  const usage = adminRoute('getAccountUsage');
+  fastify.get<AccountParams & { Querystring: { from?: string; to?: string } }>(
+    usage.url,
+    { schema: usage.schema },
+    async (request): Promise<AccountUsage> => {
+      const query = request.query;
+      const today = clock.now() - (clock.now() % DAY_MS);
+      // The schema checked the form (YYYY-MM-DD); whether it is a real date is checked here.
+      const from = query.from === undefined ? today - 29 * DAY_MS : parseUtcDate(query.from);
+      const to = query.to === undefined ? today : parseUtcDate(query.to);
+      if (from === null || to === null)
+        throw Errors.invalidRequest('from and to must be dates as YYYY-MM-DD.');
+      if (from > to) throw Errors.invalidRequest('from must not be after to.');
+      if ((to - from) / DAY_MS + 1 > MAX_USAGE_RANGE_DAYS) {
+        throw Errors.invalidRequest(`The range may span at most ${MAX_USAGE_RANGE_DAYS} days.`);
+      }
+      const doc = await accounts.get(request.params.id);
+      if (!doc) throw notFound();
+      const iso = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+      return usageReader.getUsage({ accountId: doc._id, from: iso(from), to: iso(to) });
+    },
+  );
 }

@@ -19,12 +19,14 @@
  */
 import { isIP } from 'node:net';
 import type { FastifyInstance } from 'fastify';
+import type { AccountLimits, CallBody, CallResult, WebhookSecret } from '@subx/contracts/admin-api';
 import { AppError, Errors } from '@subx/errors';
 import type { AccountRepository } from '../../access/accounts.ts';
 import type { DelegationRegistry } from '../../access/delegation.ts';
 import type { AccessPricing } from '../../access/pricing.ts';
 import type { DailyRateLimiter } from '../../access/rate-limit.ts';
 import type { WebhookSecrets } from '../../webhooks/index.ts';
+import { adminRoute } from '../../schemas/admin-operations.ts';
 
 export interface SelfServiceRoutesOptions {
   accounts: AccountRepository;
@@ -38,8 +40,8 @@ export interface SelfServiceRoutesOptions {
 }
 
 const notFound = () => new AppError('NOT_FOUND', 'No account exists with this id.');
-/** The playground's operations; anything else the dashboard has no business calling. */
-const CALLS: Record<string, { method: 'GET' | 'POST'; authenticated: boolean }> = {
+/** The playground's operations (their paths are the enum of the call body's schema). */
+const CALLS: Record<CallBody['path'], { method: 'GET' | 'POST'; authenticated: boolean }> = {
   '/api/v1/extract': { method: 'POST', authenticated: true },
   '/api/v1/validate': { method: 'GET', authenticated: false },
 };
@@ -52,113 +54,96 @@ const FORWARDED_HEADERS = [
   'retry-after',
 ];
 
-function readCall(body: unknown) {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw Errors.invalidRequest('The request body must be a JSON object.');
-  }
-  const { path, body: callBody, query, client_ip: clientIp, ...rest } = body as Record<string, unknown>;
-  const unknown = Object.keys(rest);
-  if (unknown.length > 0) {
-    throw Errors.invalidRequest(
-      `Unknown field(s): ${unknown.map((k) => k.slice(0, 40)).join(', ')}. Allowed: path, body, query, client_ip.`,
-    );
-  }
-  const call = typeof path === 'string' ? CALLS[path] : undefined;
-  if (!call) throw Errors.invalidRequest(`path must be one of ${Object.keys(CALLS).join(', ')}.`);
-  if (query !== undefined) {
-    const ok =
-      typeof query === 'object' &&
-      query !== null &&
-      !Array.isArray(query) &&
-      Object.values(query).every((v) => typeof v === 'string');
-    if (!ok) throw Errors.invalidRequest('query must be an object of strings.');
-  }
-  if (clientIp !== undefined && (typeof clientIp !== 'string' || isIP(clientIp) === 0)) {
-    throw Errors.invalidRequest('client_ip must be an IP address.');
-  }
-  return {
-    path: path as string,
-    ...call,
-    body: callBody,
-    query: query as Record<string, string> | undefined,
-    clientIp: clientIp as string | undefined,
-  };
-}
-
 export function selfServiceRoutes(fastify: FastifyInstance, options: SelfServiceRoutesOptions): void {
   const { accounts, rateLimiter, pricing, delegations, publicApp, webhookSecrets } = options;
-  const id = (params: unknown) => (params as { id: string }).id;
+  type AccountParams = { Params: { id: string } };
 
-  fastify.get('/admin/v1/accounts/:id/limits', async (request) => {
-    const doc = await accounts.get(id(request.params));
-    if (!doc) throw notFound();
-    const [state, used] = await Promise.all([
-      rateLimiter.peek({ id: doc._id, tier: doc.tier }),
-      rateLimiter.todayCount(doc._id),
-    ]);
-    return {
-      account_id: doc._id,
-      tier: doc.tier,
-      daily: {
-        limit: state.limit,
-        used,
-        remaining: state.remaining,
-        reset_at: new Date(state.resetAtMs).toISOString(),
-      },
-      credits: { balance: doc.credits, monthly_allowance: pricing.monthlyAllowance[doc.tier] },
-    };
-  });
+  const limits = adminRoute('getAccountLimits');
+  fastify.get<AccountParams>(
+    limits.url,
+    { schema: limits.schema },
+    async (request): Promise<AccountLimits> => {
+      const doc = await accounts.get(request.params.id);
+      if (!doc) throw notFound();
+      const [state, used] = await Promise.all([
+        rateLimiter.peek({ id: doc._id, tier: doc.tier }),
+        rateLimiter.todayCount(doc._id),
+      ]);
+      return {
+        account_id: doc._id,
+        tier: doc.tier,
+        daily: {
+          limit: state.limit,
+          used,
+          remaining: state.remaining,
+          reset_at: new Date(state.resetAtMs).toISOString(),
+        },
+        credits: { balance: doc.credits, monthly_allowance: pricing.monthlyAllowance[doc.tier] },
+      };
+    },
+  );
 
-  fastify.post('/admin/v1/accounts/:id/calls', async (request, reply) => {
-    const call = readCall(request.body);
-    const doc = await accounts.get(id(request.params));
-    if (!doc) throw notFound();
-    const headers: Record<string, string> = {};
-    if (call.authenticated && doc.key.status === 'active') {
-      headers['x-api-key'] = delegations.issue({ id: doc._id, tier: doc.tier });
-    }
-    if (call.body !== undefined) headers['content-type'] = 'application/json';
-    const response = await publicApp.inject({
-      method: call.method,
-      url: call.path,
-      headers,
-      ...(call.query ? { query: call.query } : {}),
-      ...(call.body !== undefined ? { payload: JSON.stringify(call.body) } : {}),
-      remoteAddress: call.clientIp ?? request.ip,
-    });
-    // A token the route never redeemed (rejected before admission) must not linger.
-    if (headers['x-api-key']) delegations.redeem(headers['x-api-key']);
-    const forwarded: Record<string, string> = {};
-    for (const name of FORWARDED_HEADERS) {
-      const value = response.headers[name];
-      if (typeof value === 'string') forwarded[name] = value;
-    }
-    let body: unknown = response.body;
-    if (String(response.headers['content-type'] ?? '').startsWith('application/json')) {
-      body = JSON.parse(response.body) as unknown;
-    }
-    return reply
-      .header('Cache-Control', 'no-store')
-      .send({ status: response.statusCode, headers: forwarded, body });
-  });
+  const calls = adminRoute('callAsAccount');
+  fastify.post<AccountParams & { Body: CallBody }>(
+    calls.url,
+    { schema: calls.schema },
+    async (request, reply) => {
+      const { path, body: callBody, query, client_ip: clientIp } = request.body;
+      // The schema bounds its length; whether it is an address is node's call.
+      if (clientIp !== undefined && isIP(clientIp) === 0) {
+        throw Errors.invalidRequest('client_ip must be an IP address.');
+      }
+      const call = { path, ...CALLS[path], body: callBody, query, clientIp };
+      const doc = await accounts.get(request.params.id);
+      if (!doc) throw notFound();
+      const headers: Record<string, string> = {};
+      if (call.authenticated && doc.key.status === 'active') {
+        headers['x-api-key'] = delegations.issue({ id: doc._id, tier: doc.tier });
+      }
+      if (call.body !== undefined) headers['content-type'] = 'application/json';
+      const response = await publicApp.inject({
+        method: call.method,
+        url: call.path,
+        headers,
+        ...(call.query ? { query: call.query } : {}),
+        ...(call.body !== undefined ? { payload: JSON.stringify(call.body) } : {}),
+        remoteAddress: call.clientIp ?? request.ip,
+      });
+      // A token the route never redeemed (rejected before admission) must not linger.
+      if (headers['x-api-key']) delegations.redeem(headers['x-api-key']);
+      const forwarded: Record<string, string> = {};
+      for (const name of FORWARDED_HEADERS) {
+        const value = response.headers[name];
+        if (typeof value === 'string') forwarded[name] = value;
+      }
+      let body: unknown = response.body;
+      if (String(response.headers['content-type'] ?? '').startsWith('application/json')) {
+        body = JSON.parse(response.body) as unknown;
+      }
+      const result: CallResult = { status: response.statusCode, headers: forwarded, body };
+      return reply.header('Cache-Control', 'no-store').send(result);
+    },
+  );
 
-  async function secretsFor(params: unknown): Promise<{ secrets: WebhookSecrets; accountId: string }> {
+  async function secretsFor(params: { id: string }): Promise<{ secrets: WebhookSecrets; accountId: string }> {
     if (!webhookSecrets)
       throw new AppError('SERVICE_UNAVAILABLE', 'Webhooks are not enabled on this gateway.');
-    const doc = await accounts.get(id(params));
+    const doc = await accounts.get(params.id);
     if (!doc) throw notFound();
     return { secrets: webhookSecrets, accountId: doc._id };
   }
 
-  fastify.get('/admin/v1/accounts/:id/webhook-secret', async (request, reply) => {
+  const getSecret = adminRoute('getWebhookSecret');
+  fastify.get<AccountParams>(getSecret.url, { schema: getSecret.schema }, async (request, reply) => {
     const { secrets, accountId } = await secretsFor(request.params);
-    const view = await secrets.current(accountId);
+    const view: WebhookSecret = await secrets.current(accountId);
     return reply.header('Cache-Control', 'no-store').send(view);
   });
 
-  fastify.post('/admin/v1/accounts/:id/webhook-secret', async (request, reply) => {
+  const rotateSecret = adminRoute('rotateWebhookSecret');
+  fastify.post<AccountParams>(rotateSecret.url, { schema: rotateSecret.schema }, async (request, reply) => {
     const { secrets, accountId } = await secretsFor(request.params);
-    const view = await secrets.rotate(accountId);
+    const view: WebhookSecret = await secrets.rotate(accountId);
     return reply.header('Cache-Control', 'no-store').code(201).send(view);
   });
 }
