@@ -113,6 +113,34 @@ describe('a busy port is one line naming the port and the variable, exit 1', () 
   );
 });
 
+describe('npm start checks every port before it starts anything', () => {
+  let second: Server;
+  let secondPort = 0;
+  beforeAll(async () => {
+    second = createServer();
+    await new Promise<void>((resolve) => second.listen(0, '0.0.0.0', resolve));
+    secondPort = (second.address() as { port: number }).port;
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => second.close(resolve));
+  });
+
+  it('two busy ports: one line naming both and their variables, exit 1, nothing started', async () => {
+    const result = await run('scripts/start-embedded.ts', {
+      PORT: String(busyPort),
+      ADMIN_PORT: '0',
+      DASHBOARD_PORT: String(secondPort),
+      METRICS_PORT: '0',
+    });
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stderr).toBe(
+      `subx: PORT ${busyPort} and DASHBOARD_PORT ${secondPort} are already in use (set PORT and DASHBOARD_PORT to other ports)\n`,
+    );
+    expect(result.stderr).not.toMatch(/\bat /);
+    expect(result.stdout).toBe('');
+  }, 90_000);
+});
+
 describe('every bad variable is listed at once', () => {
   it('npm start: PORT=abc with a bad YOUTUBE_BASE_URL and LOG_LEVEL', async () => {
     const result = await run('scripts/start-embedded.ts', {

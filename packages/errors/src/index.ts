@@ -4,6 +4,10 @@
  * chosen at the throw site. The public table of codes, statuses and retryability: docs/api.md ("Errors").
  */
 
+import { isAre, plural } from './plural.ts';
+
+export { isAre, plural } from './plural.ts';
+
 /** gRPC status numbers (grpc.status), kept here so this package has no runtime dependency. */
 export const GrpcStatus = {
   OK: 0,
@@ -385,7 +389,7 @@ export const Errors = {
   insufficientCredits: (required: number, available: number) =>
     new AppError(
       'INSUFFICIENT_CREDITS',
-      `Insufficient credits: this request needs up to ${required} credits and ${available} are available.`,
+      `Insufficient credits: this request needs up to ${plural(required, 'credit')} and ${available} ${isAre(available)} available.`,
       { details: { required, available } },
     ),
   rateLimited: (message: string, retryAfterSeconds: number) =>
@@ -421,7 +425,7 @@ export const Errors = {
   notEnoughComments: (videoId: string, available: number) =>
     new AppError(
       'NOT_ENOUGH_COMMENTS',
-      `Video ${videoId} has ${available} comments; analysis needs at least 10.`,
+      `Video ${videoId} has ${plural(available, 'comment')}; analysis needs at least 10.`,
       { details: { available_comments: available } },
     ),
   upstreamError: (message: string, cause?: unknown) => new AppError('UPSTREAM_ERROR', message, { cause }),

@@ -16,3 +16,4 @@ export * from './net/ip-bucket.ts';
 export * from './net/grpc-tls.ts';
 export * from './net/kafka-security-env.ts';
 export * from './net/request-id.ts';
+export * from './net/free-ports.ts';

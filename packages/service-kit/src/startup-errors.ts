@@ -20,6 +20,38 @@ export class PortInUseError extends Error {
   }
 }
 
+/** One listener of a process: the variable that sets its port, the port and the address it binds. */
+export interface Listener {
+  variable: string;
+  port: number;
+  host: string;
+}
+
+/**
+ * Several busy ports at once, in one line: `PORT 8080 and METRICS_PORT 9464 are already in use (set
+ * PORT and METRICS_PORT to other ports)`; a single one reads as PortInUseError's message.
+ */
+export class PortsInUseError extends Error {
+  readonly busy: readonly Pick<Listener, 'variable' | 'port'>[];
+
+  constructor(busy: readonly Pick<Listener, 'variable' | 'port'>[]) {
+    const names = busy.map((b) => `${b.variable} ${b.port}`);
+    const variables = busy.map((b) => b.variable);
+    super(
+      busy.length === 1
+        ? `${names[0]} is already in use (set ${variables[0]} to another port)`
+        : `${andList(names)} are already in use (set ${andList(variables)} to other ports)`,
+    );
+    this.name = 'PortsInUseError';
+    this.busy = busy;
+  }
+}
+
+/** `a`, `a and b`, `a, b and c`. */
+function andList(items: readonly string[]): string {
+  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
+}
+
 /**
  * `err` as a PortInUseError when it is an "address in use" failure (Node's EADDRINUSE, or grpc-js's
  * bindAsync error, which only carries it in its message); otherwise `err` unchanged.
@@ -82,7 +114,7 @@ export function loadAllConfig<T extends Record<string, () => unknown>>(
  * for anything else (which is logged with its stack as a crash).
  */
 export function startupProblem(err: unknown): string | null {
-  if (err instanceof PortInUseError) return err.message;
+  if (err instanceof PortInUseError || err instanceof PortsInUseError) return err.message;
   if (err instanceof ConfigError) return err.message;
   return null;
 }

@@ -82,6 +82,18 @@ describe.each(MODES)('fake platform: %s', (mode) => {
       expect(callLog(fake).sort()).toEqual(['next:WEB', 'player:VISIONOS', 'player:WEB:masked']);
     });
 
+    it('reads the upload date from watch-next when no player answer has it, and only then', async () => {
+      // Kn56bMZ9OE8: a mobile recording without microformat, and no masked WEB recording either
+      const m = await clientFor(fake).getMetadata(videoIds.audioTracks, []);
+      expect(m.uploadDate).toBe('20230320');
+      expect(callLog(fake).sort()).toEqual(['next:WEB', 'player:VISIONOS', 'player:WEB:masked']);
+      fake.reset();
+      // the masked WEB answer dates it: no watch-next
+      const dated = await clientFor(fake).getMetadata(videoIds.manyTracks, []);
+      expect(dated.uploadDate).toMatch(/^\d{8}$/);
+      expect(callLog(fake).sort()).toEqual(['player:VISIONOS', 'player:WEB:masked']);
+    });
+
     it('reads live state', async () => {
       const live = await clientFor(fake).getMetadata(videoIds.liveNow, ['is_live', 'was_live']);
       expect(live).toMatchObject({ isLive: true, wasLive: false, uploadDate: '20220712' });

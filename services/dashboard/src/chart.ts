@@ -3,6 +3,7 @@
  * allow. Colours are presentation attributes (an inline `style` would need 'unsafe-inline'). Each
  * chart names itself (`<title>`, `<desc>`) and the page carries the same numbers as a table.
  */
+import { plural } from '@subx/errors';
 import type { Html } from './html.ts';
 import { html } from './html.ts';
 import type { UsageDay } from './gateway-client.ts';
@@ -101,8 +102,8 @@ export function stackedBarChart(options: {
   >
     <title id="${id}-title">${title}</title>
     <desc id="${id}-desc">
-      ${total} ${metric} from ${days[0]?.date ?? ''} to ${days.at(-1)?.date ?? ''}, stacked by operation; the
-      table below has every value.
+      ${plural(total, metric.slice(0, -1))} from ${days[0]?.date ?? ''} to ${days.at(-1)?.date ?? ''}, stacked
+      by operation; the table below has every value.
     </desc>
     ${grid}${bars}${labels}
   </svg>`;

@@ -3,6 +3,7 @@
  * try the API, and (operators) manage accounts. A backend-for-frontend of the gateway's admin API.
  */
 import type { DocumentStore, KeyValueStore } from '@subx/ports';
+import { portInUse } from '@subx/service-kit';
 import type { Logger } from '@subx/service-kit';
 import type { FastifyInstance } from 'fastify';
 import { buildDashboardApp } from './app.ts';
@@ -56,7 +57,10 @@ export async function startDashboard(options: {
     mailer,
     logger,
   });
-  await app.listen({ port: config.DASHBOARD_PORT, host: config.HOST });
+  await app.listen({ port: config.DASHBOARD_PORT, host: config.HOST }).catch(async (err: unknown) => {
+    await app.close().catch(() => {});
+    throw portInUse(err, 'DASHBOARD_PORT', config.DASHBOARD_PORT);
+  });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.DASHBOARD_PORT;
   const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;

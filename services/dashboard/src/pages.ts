@@ -1,4 +1,5 @@
 /** The dashboard's pages: plain server-rendered HTML, one small script (static/app.js), no inline script or style. */
+import { plural } from '@subx/errors';
 import type { Html } from './html.ts';
 import { html } from './html.ts';
 import { legend, stackedBarChart } from './chart.ts';
@@ -293,7 +294,7 @@ export function usagePage(
       <div class="card">
         <h2>Today</h2>
         <p class="big" id="today-requests">
-          ${daily.used}${daily.limit === null ? '' : html` <span class="of">/ ${daily.limit}</span>`} requests
+          ${daily.limit === null ? plural(daily.used, 'request') : html`${daily.used} <span class="of">/ ${daily.limit}</span> requests`}
         </p>
         ${daily.limit === null ? html`<p>Unlimited tier.</p>` : html`<progress max="${daily.limit}" value="${daily.used}" aria-label="Requests today against the daily limit">${percent}%</progress>`}
         <p class="hint">Resets at ${resetText(daily.reset_at)}.</p>
@@ -311,7 +312,7 @@ export function usagePage(
       </div>
     </div>
     <h2>Last 30 days</h2>
-    <p>${usage.total_requests} requests, ${usage.total_credits} credits.</p>
+    <p>${plural(usage.total_requests, 'request')}, ${plural(usage.total_credits, 'credit')}.</p>
     ${legend()}
     <figure>
       ${stackedBarChart({ id: 'requests-chart', title: 'Requests per day by operation', days: usage.days, metric: 'requests' })}

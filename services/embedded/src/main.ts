@@ -19,6 +19,7 @@
  */
 import { createAdapters } from '@subx/ports';
 import {
+  assertPortsFree,
   busMetrics,
   createLifecycle,
   createLogger,
@@ -94,6 +95,19 @@ try {
   exitOnStartupProblem(err);
 }
 
+const metricsSetting = metricsPort.safeParse(env.METRICS_PORT || '9464');
+if (!metricsSetting.success) throw new Error('METRICS_PORT must be a port number (0-65535) or "off"');
+const metricsAt = metricsSetting.data;
+
+// Every port this process listens on, checked before any service starts: all the busy ones in one
+// line (the gRPC services and the demo's platform take free ports and cannot collide).
+await assertPortsFree([
+  { variable: 'PORT', port: configs.gateway.PORT, host: configs.gateway.HOST },
+  { variable: 'ADMIN_PORT', port: configs.gateway.ADMIN_PORT, host: configs.gateway.ADMIN_HOST },
+  { variable: 'DASHBOARD_PORT', port: configs.dashboard.DASHBOARD_PORT, host: configs.dashboard.HOST },
+  ...(metricsAt === null ? [] : [{ variable: 'METRICS_PORT', port: metricsAt, host: LOOPBACK }]),
+]).catch(exitOnStartupProblem);
+
 const logger = createLogger({ service: 'subx', level: logLevel });
 // One root logger per service (not a child of `logger`): a child's `service` would be a second
 // `service` key on every line.
@@ -116,9 +130,6 @@ const lifecycle = createLifecycle({
   shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS?.trim() ? configs.gateway.SHUTDOWN_TIMEOUT_MS : 15_000,
 });
 lifecycle.register('adapters', { stop: () => adapters.close() });
-const metricsSetting = metricsPort.safeParse(env.METRICS_PORT || '9464');
-if (!metricsSetting.success) throw new Error('METRICS_PORT must be a port number (0-65535) or "off"');
-const metricsAt = metricsSetting.data;
 const metrics =
   metricsAt === null
     ? null

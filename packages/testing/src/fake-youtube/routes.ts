@@ -69,7 +69,7 @@ export const videoIds = {
   poTokenOnWeb: 'GJLlxj_dtq8',
   /** asr en only (WEB 2024) and comments turned off. */
   autoOnly: 'it3OtbTxQk0',
-  /** asr fr only (VISIONOS 2026 recording, no microformat). */
+  /** asr fr only (VISIONOS 2026 recording, no microformat; the masked WEB answer carries it). */
   autoOnlyFrench: 'cJ9to6EmElQ',
   /** asr de + a named manual de track; the ANDROID answer is a different video (aQvGIIdgFDM). */
   germanNamedTrack: 'bvwohQavFV8',
@@ -202,7 +202,10 @@ export function defaultRoutes(): RouteTable {
         player: {
           '*': { file: `${NP}stream/youtubestreamextractordefault/publicbroadcaster/generated_mock_3.json` },
         },
-        note: 'single asr fr track, mobile recording without microformat (today: the same VISIONOS recording for every mobile client)',
+        microformat: {
+          file: `${NP}stream/youtubestreamextractordefault/publicbroadcaster/generated_mock_7.json`,
+        },
+        note: 'single asr fr track, mobile recording without microformat + masked WEB answer with microformat (uploadDate 2023-07-07); today: the same VISIONOS recording for every mobile client',
       },
       [v.germanNamedTrack]: {
         player: {

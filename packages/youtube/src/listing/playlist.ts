@@ -1,4 +1,4 @@
-import { Errors } from '@subx/errors';
+import { Errors, plural } from '@subx/errors';
 import { parsePlaylistPage, type PlaylistPage } from '../parse/playlist.ts';
 import { playlistContinuation } from '../tokens.ts';
 import { collectPages, listingMax, type ListingOptions } from './collect.ts';
@@ -51,7 +51,7 @@ export async function listPlaylist(
   if (collected.items.length === 0 && first.totalVideos !== 0) {
     throw Errors.upstreamError(
       `The platform listed no videos for playlist ${playlistId}, which reports ` +
-        `${first.totalVideos ?? 'an unknown number of'} videos; retry later.`,
+        `${typeof first.totalVideos === 'number' ? plural(first.totalVideos, 'video') : 'an unknown number of videos'}; retry later.`,
     );
   }
   return {

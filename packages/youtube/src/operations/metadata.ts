@@ -56,6 +56,26 @@ function maskedWebPlayer(yt: YouTubeOperations, videoId: string, lease: Lease): 
     });
 }
 
+/**
+ * The upload date from watch-next, for when neither player answer carried one (a mobile answer
+ * without microformat and a masked WEB answer that failed or lacked it): one more request, only
+ * then, so that the date does not depend on whether likes or chapters were asked for. Failure
+ * only costs the date.
+ */
+async function dateFromNext(yt: YouTubeOperations, videoId: string, lease: Lease): Promise<string> {
+  try {
+    return parseDateText(
+      await yt.innertube.post('next', yt.innertube.config.webClient, { videoId }, { lease }),
+    );
+  } catch (err) {
+    yt.logger?.warn(
+      { videoId, err: (err as Error).message },
+      'watch-next request for the upload date failed',
+    );
+    return '';
+  }
+}
+
 export async function metadataFrom(
   yt: YouTubeOperations,
   videoId: string,
@@ -73,7 +93,8 @@ export async function metadataFrom(
     channel: base.channel,
     channelId: base.channelId,
     duration: base.duration,
-    uploadDate: base.uploadDate || (next ? parseDateText(next) : ''),
+    uploadDate:
+      base.uploadDate || (next ? parseDateText(next) : nextP ? '' : await dateFromNext(yt, videoId, lease)),
     thumbnailUrl: base.thumbnailUrl,
   };
   const want = new Set(include);

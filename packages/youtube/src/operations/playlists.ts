@@ -1,5 +1,5 @@
 /** Playlists: the video ids of a playlist, page by page. */
-import { Errors } from '@subx/errors';
+import { Errors, plural } from '@subx/errors';
 import { parsePlaylistPage } from '../parse/playlist.ts';
 import { playlistContinuation } from '../tokens.ts';
 import type { Playlist } from '../types.ts';
@@ -37,7 +37,7 @@ export async function getPlaylist(yt: YouTubeOperations, playlistId: string, max
   if (ids.length === 0 && first.totalVideos !== 0 && max > 0) {
     throw Errors.upstreamError(
       `The platform listed no videos for playlist ${playlistId}, which reports ` +
-        `${first.totalVideos ?? 'an unknown number of'} videos; retry later.`,
+        `${typeof first.totalVideos === 'number' ? plural(first.totalVideos, 'video') : 'an unknown number of videos'}; retry later.`,
     );
   }
   return {

@@ -99,10 +99,14 @@ export function summarizeExtractive(transcript: Transcript, style: SummaryStyle)
     if (points.length < 3) {
       points = selectDiverse(scores, vectors, (_, sofar) => sofar.length < Math.min(6, sentences.length));
     }
-    summary = [...new Set(points)]
-      .sort((a, b) => a - b)
-      .map((i) => `- ${truncateAtWord(show(i), MAX_BULLET_CHARS)}`)
-      .join('\n');
+    // One line per distinct point: a line said twice (a chorus, a repeated caption) is one point.
+    const bullets = new Map<string, string>();
+    for (const i of [...new Set(points)].sort((a, b) => a - b)) {
+      const bullet = truncateAtWord(show(i), MAX_BULLET_CHARS);
+      const key = tokenize(bullet).join(' ').toLowerCase();
+      if (!bullets.has(key)) bullets.set(key, `- ${bullet}`);
+    }
+    summary = [...bullets.values()].join('\n');
   }
   return { summary, timestamps };
 }

@@ -57,6 +57,31 @@ const WEAK_OPENERS = new Set([
   'there',
 ]);
 
+/**
+ * The turns of a caption that holds a dialogue ("- Who is it?\n- Me.", or on one line once the
+ * caption's line breaks became spaces: "- Who is it? - Me."), dashes dropped; null for any other
+ * caption. Each turn is one speaker's: a sentence of its own, never glued to the next.
+ */
+function dialogueTurns(raw: string): string[] | null {
+  const text = raw.trim();
+  if (!/^[-–—]\s/u.test(text)) return null;
+  return text
+    .split(/(?:^|\s+)[-–—]\s+/u)
+    .map((turn) => stripAnnotations(turn))
+    .filter(Boolean);
+}
+
+/**
+ * A caption that opens with a capital (not "I") after one that ended without punctuation starts a
+ * new sentence: subtitle lines are usually cut at phrase ends, and a sentence that runs on across
+ * them would be lifted out as one long line of unrelated fragments.
+ */
+function opensAfterUnfinished(text: string, previousPiece: string | undefined, words: number): boolean {
+  if (previousPiece === undefined || words < 3 || /[,;:–—-]$/u.test(previousPiece)) return false;
+  const first = text.split(/\s+/)[0] ?? '';
+  return /^\p{Lu}/u.test(first) && !/^I(?:$|['’])/u.test(first);
+}
+
 /** True when a transcript has enough terminal punctuation to trust it (manual captions usually do). */
 function isPunctuated(segments: readonly TranscriptSegment[]): boolean {
   const text = segments.map((s) => s.text).join(' ');
@@ -82,7 +107,8 @@ function endsSentence(piece: string): boolean {
  * Punctuated transcripts are split at terminal punctuation. Unpunctuated ones (auto-generated
  * captions) are cut word by word: at a pause between captions, before a discourse opener ("so",
  * "now", "okay") once the sentence has some length, and in any case once it reaches `maxWords`.
- * Annotations like [Music] are dropped.
+ * In both, each line of a dialogue caption is a sentence, and a caption that opens with a capital
+ * after an unfinished one starts a new sentence. Annotations like [Music] are dropped.
  */
 export function segmentTranscript(
   segments: readonly TranscriptSegment[],
@@ -126,6 +152,17 @@ export function segmentTranscript(
       previous = seg;
       continue;
     }
+    const turns = dialogueTurns(seg.text);
+    if (turns) {
+      close();
+      for (const turn of turns) {
+        add(turn, seg);
+        close();
+      }
+      previous = seg;
+      continue;
+    }
+    if (opensAfterUnfinished(text, parts.at(-1), words)) close();
     if (punctuated) {
       if (words >= maxWords * 1.5) close();
       // Split inside the caption at sentence ends; a piece keeps its punctuation.

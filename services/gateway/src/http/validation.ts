@@ -8,7 +8,7 @@
  */
 import { Ajv } from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { Errors } from '@subx/errors';
+import { Errors, plural } from '@subx/errors';
 import type { AppError } from '@subx/errors';
 import { INCLUDE_FIELDS } from '../schemas/common.ts';
 
@@ -73,13 +73,13 @@ function describe(error: ErrorObject, part: string): string {
     case 'maximum':
       return `${where} must be ${p.comparison} ${p.limit}`;
     case 'minItems':
-      return `${where} must have at least ${p.limit} item${p.limit === 1 ? '' : 's'}`;
+      return `${where} must have at least ${plural(Number(p.limit), 'item')}`;
     case 'maxItems':
-      return `${where} must have at most ${p.limit} items`;
+      return `${where} must have at most ${plural(Number(p.limit), 'item')}`;
     case 'minLength':
       return `${where} must not be empty`;
     case 'maxLength':
-      return `${where} must be at most ${p.limit} characters`;
+      return `${where} must be at most ${plural(Number(p.limit), 'character')}`;
     case 'pattern':
       return `${where} is not in the expected form`;
     default:

@@ -2,7 +2,7 @@
  * The jobs API's behaviour, apart from HTTP: the public routes (routes/v1/jobs.ts) and the admin
  * list for the dashboard call the same functions.
  */
-import { AppError, ERROR_CATALOG, Errors } from '@subx/errors';
+import { AppError, ERROR_CATALOG, Errors, plural } from '@subx/errors';
 import type { ErrorCode } from '@subx/errors';
 import type { Clock } from '@subx/ports';
 import { parseChannelUrl } from '@subx/youtube';
@@ -127,7 +127,7 @@ export function createJobsService(deps: {
       }
       const tooMany = (n: number) =>
         Errors.invalidRequest(
-          `The ${account.tier} tier allows up to ${maxItems} items per job; this job asks for ${n}.`,
+          `The ${account.tier} tier allows up to ${plural(maxItems, 'item')} per job; this job asks for ${n}.`,
           { max_items: maxItems },
         );
       let source: JobDoc['source'];

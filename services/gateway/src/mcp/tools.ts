@@ -6,7 +6,7 @@
  * route's own; the tool only shapes the answer for a model (render.ts).
  */
 import { Ajv } from 'ajv';
-import { Errors } from '@subx/errors';
+import { Errors, plural } from '@subx/errors';
 import type { AppError } from '@subx/errors';
 import { INCLUDE_FIELDS, metadataSchema, rateLimitSchema, segmentSchema } from '../schemas/common.ts';
 import { operationById } from '../schemas/operations.ts';
@@ -312,7 +312,7 @@ const TOOLS: ToolDefinition[] = [
       const share = Math.floor(PAGE_CHARS / Math.max(1, items.length));
       const lines = [
         `# ${b.playlist.title} (${b.playlist.uploader})`,
-        `${b.extracted_count} of ${b.playlist.total_videos} videos processed; ${b.credits_charged} credits charged.`,
+        `${b.extracted_count} of ${plural(b.playlist.total_videos, 'video')} processed; ${plural(b.credits_charged, 'credit')} charged.`,
       ];
       const videos = items.map((item) => {
         if (!item.success) {
@@ -420,7 +420,10 @@ const TOOLS: ToolDefinition[] = [
         lines.push('', '## Topics');
         for (const t of b.timestamps as Body[]) lines.push(`- [${t.seconds} s] ${t.topic}: ${t.text}`);
       }
-      lines.push('', `${b.credits_used} credits used${b.cached ? ' (cached)' : ''}; model ${b.model}.`);
+      lines.push(
+        '',
+        `${plural(b.credits_used, 'credit')} used${b.cached ? ' (cached)' : ''}; model ${b.model}.`,
+      );
       return ok(lines.join('\n'), b);
     },
   },
@@ -436,7 +439,7 @@ const TOOLS: ToolDefinition[] = [
       if (!isOk(answer)) return toolError(answer);
       const b = answer.body as Body;
       const lines = [
-        `Sentiment: **${b.sentiment}** (${b.sample_size} of ${b.total_comments} comments read).`,
+        `Sentiment: **${b.sentiment}** (${b.sample_size} of ${plural(b.total_comments, 'comment')} read).`,
         '',
         '## Themes',
         ...(b.themes as string[]).map((t) => `- ${t}`),
@@ -444,7 +447,7 @@ const TOOLS: ToolDefinition[] = [
         '## Key quotes',
         ...(b.key_quotes as Body[]).map((q) => `> ${q.text} (${q.author})`),
         '',
-        `${b.credits_used} credits used${b.cached ? ' (cached)' : ''}; model ${b.model}.`,
+        `${plural(b.credits_used, 'credit')} used${b.cached ? ' (cached)' : ''}; model ${b.model}.`,
       ];
       return ok(lines.join('\n'), b);
     },

@@ -114,7 +114,7 @@ describe('POST /api/v1/summarize', () => {
     expect(res.statusCode).toBe(402);
     expect(res.json().error).toMatchObject({
       code: 'INSUFFICIENT_CREDITS',
-      message: expect.stringMatching(/needs up to 2 credits and 1 are available/),
+      message: expect.stringMatching(/needs up to 2 credits and 1 is available/),
     });
     expect(gw.backends.calls.filter((c) => !(c.request as { cachedOnly: boolean }).cachedOnly)).toHaveLength(
       0,
