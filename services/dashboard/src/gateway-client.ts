@@ -23,6 +23,8 @@ export interface AccountLimits {
   tier: Tier;
   daily: { limit: number | null; used: number; remaining: number | null; reset_at: string };
   credits: { balance: number; monthly_allowance: number };
+  /** Per operation: the lowest tier that may call it, and whether this account's tier may. */
+  operations?: Record<string, { minimum_tier: Tier; allowed: boolean }>;
 }
 
 export interface UsageDay {
