@@ -9,7 +9,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { field, formSchema } from '../forms.ts';
 import type { GatewayAccount } from '../gateway-client.ts';
 import { keysPage } from '../keys-page.ts';
-import type { Notice } from '../pages.ts';
+import type { Flash } from '../flash.ts';
 import type { DashboardServices } from '../services.ts';
 import { accountOf } from './account.ts';
 
@@ -48,7 +48,7 @@ export default async function keyRoutes(app: FastifyInstance, s: DashboardServic
   );
   /** The session the confirmed guard let through (key routes are for signed-in people only). */
   const sessionId = (request: FastifyRequest) => request.dash.session!.id;
-  const done = async (request: FastifyRequest, reply: FastifyReply, flash: Notice & { apiKey?: string }) => {
+  const done = async (request: FastifyRequest, reply: FastifyReply, flash: Flash) => {
     await s.flash.put(sessionId(request), flash);
     return reply.redirect('/keys', 303);
   };
