@@ -111,7 +111,7 @@ describe('demo-aware first steps', () => {
     await b.get('/sign-up');
     const res = await b.post('/sign-up', { email: 'demo@example.com', password: PASSWORD });
     expect(res.body).toContain('Check your inbox');
-    expect(res.body).toMatch(/id="console-mail"[^]*appears in\s+the console where `npm run demo` runs/);
+    expect(res.body).toMatch(/id="console-mail"[^]*appears\s+in\s+the console where `npm run demo` runs/);
     await b.get('/forgot');
     expect((await b.post('/forgot', { email: 'demo@example.com' })).body).toContain('id="console-mail"');
 

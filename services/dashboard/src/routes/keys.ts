@@ -61,8 +61,9 @@ export default async function keyRoutes(app: FastifyInstance, s: DashboardServic
       ),
     },
     async (request, reply) => {
-      const flash = await s.flash.take(sessionId(request));
+      // The account first: if the gateway fails here, the flash (and a new key in it) stays for a retry.
       const account = await accountOf(request);
+      const flash = await s.flash.take(sessionId(request));
       const data = await view(request, account, flash?.apiKey ?? null);
       const notice = flash ? { kind: flash.kind, text: flash.text } : null;
       return reply.page((ctx) => keysPage(ctx, data, notice));
