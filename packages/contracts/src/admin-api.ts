@@ -168,7 +168,7 @@ export type IssuedKey = FromSchema<typeof apiKeySchema>;
 
 export const accountLimitsSchema = {
   type: 'object',
-  required: ['account_id', 'tier', 'daily', 'credits'],
+  required: ['account_id', 'tier', 'daily', 'credits', 'operations'],
   additionalProperties: false,
   properties: {
     account_id: { type: 'string' },
@@ -190,6 +190,17 @@ export const accountLimitsSchema = {
       required: ['balance', 'monthly_allowance'],
       additionalProperties: false,
       properties: { balance: { type: 'integer' }, monthly_allowance: { type: 'integer' } },
+    },
+    operations: {
+      type: 'object',
+      description:
+        "Per metered operation: the lowest tier that may call it, and whether this account's tier may (the dashboard explains `TIER_REQUIRED` before it happens).",
+      additionalProperties: {
+        type: 'object',
+        required: ['minimum_tier', 'allowed'],
+        additionalProperties: false,
+        properties: { minimum_tier: tierSchema, allowed: { type: 'boolean' } },
+      },
     },
   },
 } as const;

@@ -210,11 +210,16 @@ describe('sign-up, verification and reset', () => {
     expect(account!.email).toBe('person@example.com');
 
     await b.get('/keys');
+    // POST-redirect-GET: the key is in neither the redirect nor its URL, and shown once after it.
     const generated = await b.post('/keys/generate', {});
     const key = gateway.keys.get(account!.account_id)!;
-    expect(generated.body).toContain(key);
-    expect(generated.body).toContain('data-copy="new-key"');
-    expect(generated.headers['cache-control']).toBe('no-store');
+    expect(generated.statusCode).toBe(303);
+    expect(generated.headers.location).toBe('/keys');
+    expect(generated.body).not.toContain(key);
+    const shown = await b.get('/keys');
+    expect(shown.body).toContain(key);
+    expect(shown.body).toContain('data-copy="new-key"');
+    expect(shown.headers['cache-control']).toBe('no-store');
     const later = await b.get('/keys');
     expect(later.body).not.toContain(key);
     expect(later.body).toContain(`sxk_v1_…${key.slice(-4)}`);
@@ -226,10 +231,12 @@ describe('sign-up, verification and reset', () => {
     const regenerated = await b.post('/keys/regenerate', { confirm: 'yes' });
     const newKey = gateway.keys.get(account!.account_id)!;
     expect(newKey).not.toBe(key);
-    expect(regenerated.body).toContain(newKey);
-    expect(regenerated.body).not.toContain(key);
-    await b.get('/keys');
-    expect((await b.post('/keys/revoke', { confirm: 'yes' })).body).toContain('Your key is revoked');
+    expect(regenerated.statusCode).toBe(303);
+    const regeneratedPage = await b.get('/keys');
+    expect(regeneratedPage.body).toContain(newKey);
+    expect(regeneratedPage.body).not.toContain(key);
+    expect((await b.post('/keys/revoke', { confirm: 'yes' })).headers.location).toBe('/keys');
+    expect((await b.get('/keys')).body).toContain('Your key is revoked');
     expect(gateway.accounts.get(account!.account_id)!.key.status).toBe('revoked');
     await app.close();
   });
@@ -340,7 +347,9 @@ describe('usage, playground, operators', () => {
     await b.signUpVerified(mail, 'usage@example.com', PASSWORD);
     const res = await b.get('/usage');
     expect(res.statusCode).toBe(200);
-    expect(res.body).toContain('Resets at 2026-03-16 00:00 UTC');
+    expect(res.body).toContain(
+      'Resets at <time datetime="2026-03-16T00:00:00.000Z">16 Mar 2026, 00:00 UTC</time>',
+    );
     expect(res.body).toMatch(/<progress max="100" value="0"/);
     expect(res.body).toMatch(/<svg\s+class="chart"/);
     expect((res.body.match(/<th scope="row">\s*\d{4}-\d\d-\d\d/g) ?? []).length).toBe(30);

@@ -77,6 +77,11 @@ export async function buildDashboardApp(deps: DashboardDeps): Promise<FastifyIns
   await app.register(fastifyCookie);
   await app.register(fastifyFormbody);
   await app.register(fastifyStatic, { root: STATIC_ROOT, prefix: '/static/', maxAge: 3_600_000 });
+  // Browsers ask for /favicon.ico whatever the page links: the SVG icon under that name too (every
+  // browser that asks reads the type from Content-Type), instead of a 404 on every first visit.
+  app.get('/favicon.ico', (_request, reply) =>
+    reply.header('cache-control', 'public, max-age=86400').type('image/svg+xml').sendFile('favicon.svg'),
+  );
   await app.register(session, services);
   await app.register(csrf, services);
   await app.register(render, services);

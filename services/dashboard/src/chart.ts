@@ -2,10 +2,16 @@
  * Server-rendered stacked bar charts as inline SVG: no script, no CDN, nothing for the CSP to
  * allow. Colours are presentation attributes (an inline `style` would need 'unsafe-inline'). Each
  * chart names itself (`<title>`, `<desc>`) and the page carries the same numbers as a table.
+ *
+ * Labels stay legible when the chart shrinks to a 375 px phone (the viewBox scales by about 0.55
+ * there): the stylesheet doubles their font size on narrow screens, so the layout leaves room for
+ * that size. Axis values are compact ("1.5K"), so they fit the left margin; day labels are one a
+ * week, counted back from today, whose label ends at the right edge instead of overflowing it.
  */
 import { plural } from '@subx/errors';
 import type { Html } from './html.ts';
 import { html } from './html.ts';
+import { dayText } from './dates.ts';
 import type { UsageDay } from './gateway-client.ts';
 
 /** Colour-blind-safe palette (Okabe–Ito), one per operation, in a fixed order. */
@@ -20,8 +26,19 @@ const OPERATION_COLOURS: Record<string, string> = {
 };
 
 const WIDTH = 640;
-const HEIGHT = 220;
-const PAD = { left: 44, right: 8, top: 12, bottom: 28 };
+const HEIGHT = 230;
+// Room for labels at the narrow screens' font size (22 user units, app.css): four characters of
+// axis value on the left, a line of text above the top grid line and below the bars.
+const PAD = { left: 64, right: 8, top: 22, bottom: 40 };
+/** Days between two day labels: "26 Nov" at the narrow font size is about 70 units, a week 130. */
+const LABEL_EVERY = 7;
+
+const compact = new Intl.NumberFormat('en', { notation: 'compact', maximumFractionDigits: 1 });
+
+/** "0", "50", "1.5K", "2M": at most four characters for the axis. */
+export function axisValue(value: number): string {
+  return compact.format(value);
+}
 
 function niceMax(value: number): number {
   // Whole numbers at the three grid lines (0, half, max): counts have no halves.
@@ -78,18 +95,19 @@ export function stackedBarChart(options: {
           stroke="#8a8a8a"
           stroke-width="0.5"
         /><text x="${PAD.left - 6}" y="${(y(v) + 4).toFixed(1)}" text-anchor="end" font-size="11" fill="#333"
-          >${Number.isInteger(v) ? v : v.toFixed(1)}</text
+          >${axisValue(v)}</text
         >`,
   );
+  const last = days.length - 1;
   const labels = days.map((day, i) =>
-    i % 5 === 0 || i === days.length - 1
+    (last - i) % LABEL_EVERY === 0
       ? html`<text
-          x="${(PAD.left + i * slot + slot / 2).toFixed(1)}"
-          y="${HEIGHT - 8}"
-          text-anchor="middle"
+          x="${(i === last ? WIDTH - PAD.right : PAD.left + i * slot + slot / 2).toFixed(1)}"
+          y="${HEIGHT - 6}"
+          text-anchor="${i === last ? 'end' : 'middle'}"
           font-size="11"
           fill="#333"
-          >${day.date.slice(5)}</text
+          >${dayText(day.date)}</text
         >`
       : null,
   );

@@ -9,6 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildDashboardApp } from './app.ts';
 import type { DashboardConfig } from './config.ts';
 import { createGatewayClient } from './gateway-client.ts';
+import type { SampleVideo } from './first-request.ts';
 import type { GatewayClient } from './gateway-client.ts';
 import type { Mail } from './mailer.ts';
 import { createMailer } from './mailer.ts';
@@ -18,6 +19,7 @@ export type { DashboardConfig } from './config.ts';
 export { buildDashboardApp, CONTENT_SECURITY_POLICY } from './app.ts';
 export { SECURE_SESSION_COOKIE, SESSION_COOKIE } from './cookies.ts';
 export type { Mail } from './mailer.ts';
+export type { SampleVideo } from './first-request.ts';
 
 export interface RunningDashboard {
   url: string;
@@ -34,6 +36,10 @@ export async function startDashboard(options: {
   /** Without SMTP_URL each mail goes here (the launcher prints it). */
   onConsoleMail?: (mail: Mail) => void;
   gateway?: GatewayClient;
+  /** `npm run demo`: the videos the replay has (playground, first request). */
+  demoVideos?: readonly SampleVideo[];
+  /** Without SMTP_URL: where the mails are shown ("the console where `npm start` runs"). */
+  mailsShownIn?: string;
 }): Promise<RunningDashboard> {
   const { config, logger } = options;
   const mailer = createMailer({
@@ -56,6 +62,8 @@ export async function startDashboard(options: {
     gateway,
     mailer,
     logger,
+    ...(options.demoVideos ? { demoVideos: options.demoVideos } : {}),
+    ...(options.mailsShownIn ? { mailsShownIn: options.mailsShownIn } : {}),
   });
   await app.listen({ port: config.DASHBOARD_PORT, host: config.HOST }).catch(async (err: unknown) => {
     await app.close().catch(() => {});

@@ -1,12 +1,9 @@
 /** The pages of bulk jobs: the account's jobs and its webhook signing secret (pages.ts has the layout). */
 import { html } from './html.ts';
+import { timeTag } from './dates.ts';
 import type { JobsPage, WebhookSecret } from './gateway-client.ts';
 import type { Notice, PageContext } from './pages.ts';
 import { confirmedForm, layout, unverified } from './pages.ts';
-
-function utcText(iso: string): string {
-  return `${iso.slice(0, 16).replace('T', ' ')} UTC`;
-}
 
 /**
  * Webhooks: the account's signing secret, hidden in a details element until opened (no script
@@ -35,12 +32,12 @@ export function webhooksPage(
         </p>
         <p class="copied" role="status" aria-live="polite"></p>
       </details>
-      <p class="hint">Created ${utcText(secret.created_at)}.</p>
+      <p class="hint">Created ${timeTag(secret.created_at)}.</p>
       ${
         secret.previous_secret_expires_at
           ? html`<p id="previous-secret">
               The previous secret also signs every delivery until
-              ${utcText(secret.previous_secret_expires_at)}.
+              ${timeTag(secret.previous_secret_expires_at)}.
             </p>`
           : ''
       }
@@ -98,8 +95,8 @@ export function jobsPage(ctx: PageContext, page: JobsPage | null, notice?: Notic
                     <td>${job.source.type}</td>
                     <td>${progressText(job.progress)}</td>
                     <td>${job.credits_charged}</td>
-                    <td>${utcText(job.created_at)}</td>
-                    <td>${job.finished_at ? utcText(job.finished_at) : '—'}</td>
+                    <td>${timeTag(job.created_at)}</td>
+                    <td>${job.finished_at ? timeTag(job.finished_at) : '—'}</td>
                   </tr>`,
               )}
             </tbody>

@@ -20,6 +20,7 @@ await runService({
       kv: adapters.kv,
       store: adapters.store,
       logger,
+      mailsShownIn: "the dashboard's log",
       onConsoleMail: (mail) =>
         logger.info({ to: mail.to, subject: mail.subject, text: mail.text }, 'mail (no SMTP_URL)'),
     });

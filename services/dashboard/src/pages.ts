@@ -3,6 +3,9 @@ import { plural } from '@subx/errors';
 import type { Html } from './html.ts';
 import { html } from './html.ts';
 import { legend, stackedBarChart } from './chart.ts';
+import { timeTag } from './dates.ts';
+import type { SampleVideo } from './first-request.ts';
+import { shellQuote, videoUrl } from './first-request.ts';
 import type { AccountLimits, AccountUsage, CallResult, GatewayAccount } from './gateway-client.ts';
 import { TIERS } from './gateway-client.ts';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './passwords.ts';
@@ -26,7 +29,7 @@ export interface Notice {
   text: string;
 }
 
-function csrfField(ctx: PageContext): Html {
+export function csrfField(ctx: PageContext): Html {
   return html`<input type="hidden" name="_csrf" value="${ctx.csrf}" />`;
 }
 
@@ -71,6 +74,7 @@ export function layout(ctx: PageContext, title: string, body: Html, notice?: Not
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>${title} · subx dashboard</title>
+        <link rel="icon" href="/favicon.ico" type="image/svg+xml" />
         <link rel="stylesheet" href="/static/app.css" />
         <script src="/static/app.js" defer></script>
       </head>
@@ -168,6 +172,26 @@ export function messagePage(
   return layout(ctx, title, html`<p><a href="/">Continue</a></p>`, { kind, text });
 }
 
+/**
+ * "Check your inbox". Without SMTP_URL no mail leaves the machine: the page says where the mail and
+ * its link appear instead (`npm run demo`: the console it runs in), or a newcomer waits for nothing.
+ */
+export function inboxPage(ctx: PageContext, text: string, mailsShownIn: string | null): string {
+  const note = mailsShownIn
+    ? html`<p class="card console-mail" id="console-mail">
+        No mail server is configured here (<code>SMTP_URL</code> is unset): the mail, with its link, appears
+        in ${mailsShownIn} instead. Open the link from there.
+      </p>`
+    : '';
+  return layout(
+    ctx,
+    'Check your inbox',
+    html`${note}
+      <p><a href="/">Continue</a></p>`,
+    { kind: 'ok', text },
+  );
+}
+
 export function verifyPage(ctx: PageContext, token: string): string {
   return layout(
     ctx,
@@ -229,58 +253,6 @@ export function confirmedForm(
   </form>`;
 }
 
-export function keysPage(
-  ctx: PageContext,
-  account: GatewayAccount | null,
-  newKey: string | null,
-  notice?: Notice | null,
-): string {
-  if (!account) return layout(ctx, 'API key', unverified(ctx), notice);
-  const active = account.key.status === 'active';
-  const shown = newKey
-    ? html`<div class="card reveal">
-        <h2>Your new API key</h2>
-        <p>Copy it now: it is shown <strong>once</strong> and cannot be shown again.</p>
-        <p class="key-row">
-          <code id="new-key" class="key">${newKey}</code>
-          <button type="button" class="copy" data-copy="new-key">Copy</button>
-        </p>
-        <p class="copied" role="status" aria-live="polite"></p>
-      </div>`
-    : '';
-  const current = active
-    ? html`<div class="card">
-        <h2>Current key</h2>
-        <p><code class="key" id="masked-key">${account.key.prefix}…${account.key.last4}</code></p>
-        <p class="hint">Created ${account.key.created_at}. Send it as the <code>X-API-Key</code> header.</p>
-        ${confirmedForm(ctx, {
-          action: '/keys/regenerate',
-          id: 'confirm-regenerate',
-          dialog: 'Regenerate the key? The current key stops working at once.',
-          label: 'I understand the current key stops working at once',
-          button: html`<button type="submit">Regenerate Key</button>`,
-        })}
-        ${confirmedForm(ctx, {
-          action: '/keys/revoke',
-          id: 'confirm-revoke',
-          dialog: 'Revoke the key? Requests with it will be refused.',
-          label: 'I understand requests with this key will be refused',
-          button: html`<button type="submit" class="danger">Revoke key</button>`,
-        })}
-      </div>`
-    : html`<div class="card">
-        <p>You have no active API key.</p>
-        <form method="post" action="/keys/generate">
-          ${csrfField(ctx)}<button type="submit">Generate API Key</button>
-        </form>
-      </div>`;
-  return layout(ctx, 'API key', html`${shown}${current}`, notice);
-}
-
-function resetText(resetAt: string): string {
-  return `${resetAt.slice(0, 16).replace('T', ' ')} UTC`;
-}
-
 export function usagePage(
   ctx: PageContext,
   data: { limits: AccountLimits; usage: AccountUsage } | null,
@@ -297,7 +269,7 @@ export function usagePage(
           ${daily.limit === null ? plural(daily.used, 'request') : html`${daily.used} <span class="of">/ ${daily.limit}</span> requests`}
         </p>
         ${daily.limit === null ? html`<p>Unlimited tier.</p>` : html`<progress max="${daily.limit}" value="${daily.used}" aria-label="Requests today against the daily limit">${percent}%</progress>`}
-        <p class="hint">Resets at ${resetText(daily.reset_at)}.</p>
+        <p class="hint">Resets at ${timeTag(daily.reset_at)}.</p>
       </div>
       <div class="card">
         <h2>Credits</h2>
@@ -361,10 +333,6 @@ export interface PlaygroundInput {
 
 export const FORMATS = ['json', 'srt', 'vtt', 'txt', 'md'] as const;
 
-function shellQuote(value: string): string {
-  return `'${value.replaceAll("'", `'\\''`)}'`;
-}
-
 export function curlFor(apiUrl: string, input: PlaygroundInput): string {
   if (input.operation === 'validate') {
     return `curl -s ${shellQuote(`${apiUrl}/api/v1/validate?url=${encodeURIComponent(input.url)}`)}`;
@@ -382,10 +350,30 @@ export function curlFor(apiUrl: string, input: PlaygroundInput): string {
 
 export function playgroundPage(
   ctx: PageContext,
-  options: { apiUrl: string; input: PlaygroundInput; result: CallResult | null; available: boolean },
+  options: {
+    apiUrl: string;
+    input: PlaygroundInput;
+    result: CallResult | null;
+    available: boolean;
+    /** `npm run demo`: the videos its replay has, offered next to the URL field. */
+    demoVideos: readonly SampleVideo[];
+  },
   notice?: Notice | null,
 ): string {
-  const { input, result } = options;
+  const { input, result, demoVideos } = options;
+  const demo = demoVideos.length
+    ? html`<datalist id="demo-videos">
+          ${demoVideos.map((v) => html`<option value="${videoUrl(v.id)}">${v.shows}</option>`)}
+        </datalist>
+        <details class="demo-videos" id="demo-video-list">
+          <summary>
+            Videos this demo replays (the platform is a local recording: other videos are not found)
+          </summary>
+          <ul>
+            ${demoVideos.map((v) => html`<li><code>${videoUrl(v.id)}</code>: ${v.shows}</li>`)}
+          </ul>
+        </details>`
+    : '';
   const form = html`<form method="post" action="/playground" class="card">
     ${csrfField(ctx)}
     <fieldset>
@@ -420,7 +408,9 @@ export function playgroundPage(
       maxlength="2048"
       value="${input.url}"
       placeholder="https://www.youtube.com/watch?v=..."
+      ${demoVideos.length ? html` list="demo-videos"` : ''}
     />
+    ${demo}
     <label for="format">Format (extract)</label
     ><select id="format" name="format">
       ${FORMATS.map((f) => html`<option value="${f}" ${f === input.format ? html` selected` : ''}>${f}</option>`)}

@@ -14,6 +14,10 @@ import { createAuditLog } from './audit.ts';
 import type { DashboardConfig } from './config.ts';
 import type { CookieNames } from './cookies.ts';
 import { cookiePolicy } from './cookies.ts';
+import type { FlashStore } from './flash.ts';
+import { createFlashStore } from './flash.ts';
+import type { SampleVideo } from './first-request.ts';
+import { DEFAULT_SAMPLE_VIDEO_ID, videoUrl } from './first-request.ts';
 import type { GatewayClient } from './gateway-client.ts';
 import type { SendLink } from './link-mail.ts';
 import { createLinkMailer } from './link-mail.ts';
@@ -40,6 +44,13 @@ export interface DashboardDeps {
   mailer: Mailer;
   logger: Logger;
   now?: () => number;
+  /** `npm run demo`: the videos its replay has (the playground offers them, the snippets use the first). */
+  demoVideos?: readonly SampleVideo[];
+  /**
+   * Without SMTP_URL: where mails (and their links) end up, said on the "check your inbox" page,
+   * e.g. "the console where `npm run demo` runs".
+   */
+  mailsShownIn?: string;
 }
 
 export interface DashboardServices {
@@ -59,8 +70,16 @@ export interface DashboardServices {
   cookiesFor: (request: Parameters<ReturnType<typeof cookiePolicy>>[0]) => CookieNames;
   /** The base of emailed links: configuration, never the request's Host header. */
   publicUrl: () => string;
-  /** The gateway URL shown in the playground's curl. */
+  /** The gateway URL shown in the playground's curl and the first-request snippets. */
   apiUrl: string;
+  /** The demo's replayed videos; empty outside the demo. */
+  demoVideos: readonly SampleVideo[];
+  /** A video the platform knows: the demo's first, else a public one. */
+  sampleVideoUrl: string;
+  /** Where mails go without SMTP_URL (the "check your inbox" page says it); null with SMTP. */
+  mailsShownIn: string | null;
+  /** One-time messages (a new key) across a POST-redirect-GET. */
+  flash: FlashStore;
   /** A hash to verify against when the email is unknown, so timing does not reveal accounts. */
   decoy: Promise<string>;
   sendLink: SendLink;
@@ -104,6 +123,10 @@ export async function createDashboardServices(
     cookiesFor: cookiePolicy(config),
     publicUrl,
     apiUrl: (config.PUBLIC_API_URL ?? config.GATEWAY_URL).replace(/\/+$/, ''),
+    demoVideos: deps.demoVideos ?? [],
+    sampleVideoUrl: videoUrl(deps.demoVideos?.[0]?.id ?? DEFAULT_SAMPLE_VIDEO_ID),
+    mailsShownIn: config.SMTP_URL ? null : (deps.mailsShownIn ?? "the dashboard's log"),
+    flash: createFlashStore(kv),
     decoy: decoyHash(config.PASSWORD_SCRYPT_N),
     sendLink: createLinkMailer({ limits, links, mailer: deps.mailer, publicUrl }),
     guards: createGuards({ operators, config, now }),

@@ -22,6 +22,7 @@ import type {
 } from './gateway-client.ts';
 import { GatewayError } from './gateway-client.ts';
 import type { Mail, Mailer } from './mailer.ts';
+import type { SampleVideo } from './first-request.ts';
 
 export const TEST_ADMIN_TOKEN = 'dashboard-test-admin-token-0123';
 
@@ -111,6 +112,15 @@ export function fakeGateway() {
           reset_at: '2026-03-16T00:00:00.000Z',
         },
         credits: { balance: a.credits, monthly_allowance: 50 },
+        // The gateway's default table: summarize, comments and jobs need pro.
+        operations: Object.fromEntries(
+          (
+            ['extract', 'batch', 'playlist', 'summarize', 'comments', 'comments_analyze', 'jobs'] as const
+          ).map((op) => {
+            const minimum = ['extract', 'batch', 'playlist'].includes(op) ? 'free' : 'pro';
+            return [op, { minimum_tier: minimum, allowed: a.tier !== 'free' || minimum === 'free' }];
+          }),
+        ),
       };
     },
     async usage(id, from, to): Promise<AccountUsage> {
@@ -198,7 +208,14 @@ export interface TestDashboard {
 
 export async function buildTestDashboard(
   env: Record<string, string> = {},
-  shared: { kv?: KeyValueStore; store?: DocumentStore; gateway?: ReturnType<typeof fakeGateway> } = {},
+  shared: {
+    kv?: KeyValueStore;
+    store?: DocumentStore;
+    gateway?: ReturnType<typeof fakeGateway>;
+    /** As `npm run demo` passes them. */
+    demoVideos?: readonly SampleVideo[];
+    mailsShownIn?: string;
+  } = {},
 ): Promise<TestDashboard> {
   const logs: string[] = [];
   const destination = new Writable({
@@ -227,6 +244,8 @@ export async function buildTestDashboard(
     mailer: mail,
     logger: createLogger({ service: 'dashboard', level: 'debug', destination }),
     now: () => clock.now(),
+    ...(shared.demoVideos ? { demoVideos: shared.demoVideos } : {}),
+    ...(shared.mailsShownIn ? { mailsShownIn: shared.mailsShownIn } : {}),
   });
   return { app, gateway, mail, logs, kv, store, clock };
 }

@@ -19,6 +19,7 @@ function page(used: number, limit: number | null, requests: number, credits: num
     tier: limit === null ? 'enterprise' : 'free',
     daily: { limit, used, remaining: limit === null ? null : limit - used, reset_at: '2026-03-16T00:00:00Z' },
     credits: { balance: 49, monthly_allowance: 50 },
+    operations: {},
   };
   const day = { date: '2026-03-15', requests, credits, operations: { extract: { requests, credits } } };
   const usage: AccountUsage = {

@@ -69,7 +69,7 @@ describe('Webhooks page', () => {
     expect(rotated.body).toContain('The previous one keeps signing alongside it for 24 hours.');
     expect(rotated.body).toMatch(/<details id="secret-details"\s*open\s*>/);
     expect(rotated.body).toMatch(
-      /id="previous-secret">\s*The previous secret also signs every delivery until\s+\d{4}-\d\d-\d\d \d\d:\d\d UTC/,
+      /id="previous-secret">\s*The previous secret also signs every delivery until\s+<time datetime="[^"]+">\d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d UTC<\/time>/,
     );
     await app.close();
   });
@@ -125,7 +125,7 @@ describe('Jobs page', () => {
     expect(running).toContain('playlist');
     expect(running).toContain('12 succeeded, 1 failed, 30 pending (total not known yet)');
     expect(running).toContain('<td>12</td>');
-    expect(running).toContain('2026-11-26 11:00 UTC');
+    expect(running).toContain('<time datetime="2026-11-26T11:00:00.000Z">26 Nov 2026, 11:00 UTC</time>');
     expect(running).toContain('—');
     const done = /<th scope="row"><code>job_0001<\/code><\/th>([\s\S]*?)<\/tr>/.exec(first.body)![1]!;
     expect(done).toContain('5 succeeded, 3 failed, 0 pending of 8');

@@ -1,21 +1,24 @@
 /**
  * The whole journey in a real browser (Debian's Chromium through playwright-core) against the real
- * `npm start` with a fake YouTube and a real SMTP server in this process: sign up → confirm by the
- * mailed link → sign in → generate a key → call /api/v1/extract with it → regenerate → the old key
- * is 401 → the usage page shows the calls; then the playground, the operators page, and a password
- * reset by the mailed link. The operators page comes after the password step-up (OPERATOR_REAUTH_MS
- * is short here, and the test waits it out). Every page is checked with axe-core (no serious or critical
- * violations), most at 375 px (no horizontal scroll), for CSP violations, and screenshotted to
- * test-artifacts/dashboard/. The launcher's whole output is checked for the passwords and keys.
+ * `npm run demo` (its replay of recorded videos as the platform) with a real SMTP server in this
+ * process: sign up → confirm by the mailed link → sign in → generate a key → the page's first
+ * request (curl, JavaScript, Python) run as shown against the gateway → call /api/v1/extract with
+ * it → regenerate → the old key is 401 → the usage page shows the calls; then the playground (its
+ * first run as it opens: a video the replay has), the operators page, and a password reset by the
+ * mailed link. The operators page comes after the password step-up (OPERATOR_REAUTH_MS is short
+ * here, and the test waits it out). Every page is checked with axe-core (no serious or critical
+ * violations), most at 375 px (no horizontal scroll; chart labels at least 10 px, inside their
+ * chart and not overlapping), for CSP violations, and screenshotted to test-artifacts/dashboard/.
+ * The launcher's whole output is checked for the passwords and keys.
  */
+import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { describeWithBrowser, launchChromium } from '@subx/testing/browser';
-import { startFakeYouTube } from '@subx/testing/fake-youtube';
-import type { FakeYouTube } from '@subx/testing/fake-youtube';
 import { ROOT, launch, startMailbox } from './support.ts';
 import type { Launched, Mailbox } from './support.ts';
 
@@ -28,6 +31,20 @@ const ARTIFACTS = join(ROOT, 'test-artifacts', 'dashboard');
 const POLL = { timeout: 20_000, interval: 100 };
 // Operators enter their password again after this long (10 minutes by default).
 const REAUTH_MS = 15_000;
+const run = promisify(execFile);
+/**
+ * The page's snippets run in these; each one missing is left out on a developer's machine (curl and
+ * python3 are optional there) but fails the run in CI, which installs both.
+ */
+const hasCommand = async (command: string) => {
+  const found = await run(command, ['--version']).then(
+    () => true,
+    () => false,
+  );
+  if (!found && process.env.CI === 'true')
+    throw new Error(`${command} is required in CI (.ci/run installs it)`);
+  return found;
+};
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 interface AxeViolation {
@@ -38,7 +55,6 @@ interface AxeViolation {
 }
 
 describeWithBrowser('dashboard in a real browser', (executablePath) => {
-  let youtube: FakeYouTube;
   let mailbox: Mailbox;
   let system: Launched;
   let browser: Browser;
@@ -47,16 +63,17 @@ describeWithBrowser('dashboard in a real browser', (executablePath) => {
 
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
-    youtube = await startFakeYouTube();
     mailbox = await startMailbox();
-    system = await launch({
-      YOUTUBE_BASE_URL: youtube.url,
-      ADMIN_TOKEN: 'browser-test-admin-token-0123456789',
-      SMTP_URL: mailbox.url,
-      OPERATOR_EMAILS: EMAIL,
-      OPERATOR_REAUTH_MS: String(REAUTH_MS),
-      LOG_LEVEL: 'info',
-    });
+    system = await launch(
+      {
+        ADMIN_TOKEN: 'browser-test-admin-token-0123456789',
+        SMTP_URL: mailbox.url,
+        OPERATOR_EMAILS: EMAIL,
+        OPERATOR_REAUTH_MS: String(REAUTH_MS),
+        LOG_LEVEL: 'info',
+      },
+      { args: ['--demo'] },
+    );
     browser = await launchChromium(executablePath);
     context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   });
@@ -65,7 +82,6 @@ describeWithBrowser('dashboard in a real browser', (executablePath) => {
     await browser?.close();
     await system?.stop();
     await mailbox?.close();
-    await youtube?.close();
   });
 
   function watch(page: Page): Page {
@@ -98,8 +114,58 @@ describeWithBrowser('dashboard in a real browser', (executablePath) => {
       'document.documentElement.scrollWidth - document.documentElement.clientWidth',
     );
     expect(overflow, `${name} scrolls sideways at 375 px`).toBeLessThanOrEqual(0);
+    expect(await illegibleChartLabels(page), `${name}: chart labels at 375 px`).toEqual([]);
     await page.screenshot({ path: join(ARTIFACTS, `${name}-375px.png`), fullPage: true });
     await small.close();
+  }
+
+  /**
+   * Chart labels a person cannot read: under 10 CSS px once the SVG is scaled, reaching outside
+   * their chart (clipped), or overlapping another label of the same chart. Empty on pages without charts.
+   */
+  async function illegibleChartLabels(page: Page): Promise<string[]> {
+    return (await page.evaluate(`(() => {
+      const problems = [];
+      for (const svg of document.querySelectorAll('svg.chart')) {
+        const box = svg.getBoundingClientRect();
+        const scale = svg.getScreenCTM().a;
+        const labels = [...svg.querySelectorAll('text')].map((t) => ({
+          text: t.textContent.trim(),
+          px: parseFloat(getComputedStyle(t).fontSize) * scale,
+          r: t.getBoundingClientRect(),
+        }));
+        for (const l of labels) {
+          if (l.px < 10) problems.push(l.text + ': ' + l.px.toFixed(1) + ' px');
+          if (l.r.left < box.left - 0.5 || l.r.right > box.right + 0.5 || l.r.top < box.top - 0.5 || l.r.bottom > box.bottom + 0.5)
+            problems.push(l.text + ': outside the chart');
+        }
+        labels.forEach((a, i) => labels.slice(i + 1).forEach((b) => {
+          if (a.r.left < b.r.right && b.r.left < a.r.right && a.r.top < b.r.bottom && b.r.top < a.r.bottom)
+            problems.push(a.text + ' overlaps ' + b.text);
+        }));
+        if (labels.length === 0) problems.push('a chart without labels');
+      }
+      return problems;
+    })()`)) as string[];
+  }
+
+  /** Runs the first-request panel's snippets as shown; returns what each printed. */
+  async function runFirstRequest(page: Page): Promise<{ name: string; output: string }[]> {
+    const text = async (id: string) => (await page.textContent(`#${id}`))!;
+    const outputs: { name: string; output: string }[] = [];
+    if (await hasCommand('curl')) {
+      const { stdout } = await run('sh', ['-c', await text('first-curl')], { timeout: 30_000 });
+      outputs.push({ name: 'curl', output: stdout });
+    }
+    const js = await run(process.execPath, ['--input-type=module', '-e', await text('first-js')], {
+      timeout: 30_000,
+    });
+    outputs.push({ name: 'javascript', output: js.stdout });
+    if (await hasCommand('python3')) {
+      const { stdout } = await run('python3', ['-c', await text('first-python')], { timeout: 30_000 });
+      outputs.push({ name: 'python', output: stdout });
+    }
+    return outputs;
   }
 
   const extract = (apiKey: string) =>
@@ -139,11 +205,36 @@ describeWithBrowser('dashboard in a real browser', (executablePath) => {
     await audit(page, 'keys-empty');
 
     await page.getByRole('button', { name: 'Generate API Key' }).click();
+    // POST-redirect-GET: the key arrives on GET /keys, once.
+    await page.waitForURL(`${dash}/keys`);
     const firstKey = (await page.textContent('#new-key'))!.trim();
     expect(firstKey).toMatch(/^sxk_v1_[A-Za-z0-9]{32}$/);
-    await page.getByRole('button', { name: 'Copy' }).click();
+    await page.getByRole('button', { name: 'Copy' }).first().click();
     await expect.poll(() => page.textContent('.copied'), POLL).not.toBe('');
     await audit(page, 'keys-new');
+    await page.setViewportSize({ width: 375, height: 812 });
+    await page.screenshot({ path: join(ARTIFACTS, 'keys-new-375px.png'), fullPage: true });
+    await page.setViewportSize({ width: 1280, height: 900 });
+
+    // The first request, as the page shows it, against the running gateway: a video the replay has.
+    expect(await page.getAttribute('#docs-link', 'href')).toBe(`${system.apiUrl}/docs`);
+    expect(await page.textContent('#key-tier')).toBe('free');
+    expect(await page.textContent('#tier-refused')).toContain('Summaries');
+    const firstRuns = await runFirstRequest(page);
+    for (const { name, output } of firstRuns) {
+      expect(output, name).toContain('F1xioXWb8CY');
+      expect(output, name).toMatch(/subtitles|segments|text/);
+    }
+    const docs = await fetch(String(await page.getAttribute('#docs-link', 'href')));
+    expect(docs.status).toBe(200);
+    // What the tier panel says: a free key gets 403 TIER_REQUIRED on summarize.
+    const summarize = await fetch(`${system.apiUrl}/api/v1/summarize`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': firstKey },
+      body: JSON.stringify({ url: VIDEO_URL }),
+    });
+    expect(summarize.status).toBe(403);
+    expect(((await summarize.json()) as { error: { code: string } }).error.code).toBe('TIER_REQUIRED');
 
     const ok = await extract(firstKey);
     expect(ok.status).toBe(200);
@@ -158,6 +249,7 @@ describeWithBrowser('dashboard in a real browser', (executablePath) => {
 
     await page.getByLabel('I understand the current key stops working at once').check();
     await page.getByRole('button', { name: 'Regenerate Key' }).click();
+    await page.waitForURL(`${dash}/keys`);
     const secondKey = (await page.textContent('#new-key'))!.trim();
     expect(secondKey).toMatch(/^sxk_v1_[A-Za-z0-9]{32}$/);
     expect(secondKey).not.toBe(firstKey);
@@ -167,8 +259,11 @@ describeWithBrowser('dashboard in a real browser', (executablePath) => {
     expect((await extract(secondKey)).status).toBe(200);
 
     await page.goto(`${dash}/usage`);
-    // Two admitted extract calls today (the 401 is not counted).
-    expect((await page.textContent('#today-requests'))!.replace(/\s+/g, ' ').trim()).toBe('2 / 100 requests');
+    // The first request's runs and two extract calls today (the 401 and the 403 are not counted).
+    const calls = firstRuns.length + 2;
+    expect((await page.textContent('#today-requests'))!.replace(/\s+/g, ' ').trim()).toBe(
+      `${calls} / 100 requests`,
+    );
     expect(await page.textContent('#tier')).toBe('free');
     const today = new Date().toISOString().slice(0, 10);
     const todayRow = page.locator('tr', { has: page.locator(`th:text-is("${today}")`) });
@@ -181,7 +276,7 @@ describeWithBrowser('dashboard in a real browser', (executablePath) => {
       .poll(
         async () => {
           const cell = (await todayRow.locator('td').first().textContent())!.trim();
-          if (cell !== '2 / 0') {
+          if (cell !== `${calls} / 0`) {
             await page.goto(`${dash}/usage`);
             await page.getByText('The numbers as a table').click();
           }
@@ -189,12 +284,17 @@ describeWithBrowser('dashboard in a real browser', (executablePath) => {
         },
         { timeout: 15_000, interval: 500 },
       )
-      .toBe('2 / 0');
+      .toBe(`${calls} / 0`);
     expect(await page.locator('svg.chart rect').count()).toBeGreaterThan(0);
     await audit(page, 'usage');
     await phone('/usage', 'usage');
 
+    // The playground's first run, as it opens in the demo: a video the replay has, the others offered.
     await page.goto(`${dash}/playground`);
+    expect(await page.inputValue('#url')).toBe(VIDEO_URL);
+    expect(await page.locator('#demo-videos option').count()).toBeGreaterThan(3);
+    await page.getByRole('button', { name: 'Run' }).click();
+    await expect.poll(() => page.textContent('#result-status'), POLL).toBe('200');
     await page.getByLabel('Video URL').fill(VIDEO_URL);
     await page.getByLabel('Format (extract)').selectOption('srt');
     await page.getByRole('button', { name: 'Run' }).click();

@@ -77,9 +77,16 @@ export interface Launched {
   stop(): Promise<void>;
 }
 
-/** `npm start` (services/embedded, spawned by its launcher) on free ports with `env`; resolves once the banner is out. */
-export async function launch(env: Record<string, string>, timeoutMs = 90_000): Promise<Launched> {
-  const launcher = spawnLauncher([], { ...EMBEDDED_ENV, ...env });
+/**
+ * `npm start` (services/embedded, spawned by its launcher; `args` ['--demo'] for `npm run demo`) on
+ * free ports with `env`; resolves once the banner is out.
+ */
+export async function launch(
+  env: Record<string, string>,
+  options: { args?: string[]; timeoutMs?: number } = {},
+): Promise<Launched> {
+  const timeoutMs = options.timeoutMs ?? 90_000;
+  const launcher = spawnLauncher(options.args ?? [], { ...EMBEDDED_ENV, ...env });
   try {
     const apiUrl = (await launcher.waitFor(/subx is running at (http:\/\/\S+)/, timeoutMs))[1]!;
     const dashboardUrl = (await launcher.waitFor(/dashboard:\s+(http:\/\/\S+)/, timeoutMs))[1]!;

@@ -81,6 +81,8 @@ export interface DemoPlatform {
   youtube: FakeYouTube;
   /** The video of the banner's "Try:" line. */
   tryVideoId: string;
+  /** The videos the replay has (the banner's, the dashboard's playground and first request), tryVideoId first. */
+  videos: readonly { id: string; shows: string }[];
   /** A pro account whose key is DEMO_API_KEY. */
   seedAccount(accounts: AccountRepository): Promise<{ apiKey: string; account: AccountDoc }>;
   /** Banner lines: the key and the videos to try. */
@@ -104,6 +106,7 @@ export async function startDemoPlatform(
   return {
     youtube,
     tryVideoId: videoIds.manualAndAuto,
+    videos: DEMO_VIDEOS,
     async seedAccount(accounts) {
       const { account } = await accounts.createAccount({ tier: 'pro', credits: DEMO_CREDITS });
       const key = { ...account.key, hash: hashApiKey(DEMO_API_KEY, pepper), ...keyDisplay(DEMO_API_KEY) };

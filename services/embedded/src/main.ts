@@ -207,6 +207,9 @@ const dashboard = await startDashboard({
   kv: adapters.kv,
   store: adapters.store,
   logger: serviceLogger('dashboard'),
+  // The demo's replay knows only its recorded videos: the playground and the first request use them.
+  ...(demo ? { demoVideos: demo.videos } : {}),
+  mailsShownIn: `the console where \`npm ${demo ? 'run demo' : 'start'}\` runs`,
   onConsoleMail: (mail) =>
     process.stdout.write(`\n--- mail to ${mail.to}: ${mail.subject}\n${mail.text}\n---\n`),
 }).catch(exitOnStartupProblem);

@@ -57,7 +57,12 @@ export default fp(
     app.addHook('onRequest', async (request) => {
       request.dash = { session: null, user: null };
       // Probes and static files need no session (and a probe must not depend on a session lookup).
-      if (request.url.startsWith('/static/') || request.url.startsWith('/health/')) return;
+      if (
+        request.url.startsWith('/static/') ||
+        request.url.startsWith('/health/') ||
+        request.url === '/favicon.ico'
+      )
+        return;
       const session = await s.sessions.load(request.cookies[s.cookiesFor(request).session]);
       if (!session) return;
       const user = await s.users.byId(session.userId);

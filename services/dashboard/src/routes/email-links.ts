@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { field, formSchema } from '../forms.ts';
 import type { LinkPurpose } from '../one-time-links.ts';
 import type { PageContext } from '../pages.ts';
-import { forgotPage, messagePage, resetPage, verifyPage } from '../pages.ts';
+import { forgotPage, inboxPage, messagePage, resetPage, verifyPage } from '../pages.ts';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, hashPassword } from '../passwords.ts';
 import { signedInUser } from '../plugins/guards.ts';
 import type { DashboardServices } from '../services.ts';
@@ -75,9 +75,7 @@ export default async function emailLinkRoutes(app: FastifyInstance, s: Dashboard
     async (request, reply) => {
       const user = signedInUser(request);
       if (!user.email_verified) await s.sendLink(user, 'verify');
-      return reply.page((ctx) =>
-        messagePage(ctx, 'Check your inbox', `We sent a new link to ${user.email}.`),
-      );
+      return reply.page((ctx) => inboxPage(ctx, `We sent a new link to ${user.email}.`, s.mailsShownIn));
     },
   );
 
@@ -88,10 +86,10 @@ export default async function emailLinkRoutes(app: FastifyInstance, s: Dashboard
     const user = email ? await s.users.byEmail(email) : null;
     if (user) await s.sendLink(user, 'reset');
     return reply.page((ctx) =>
-      messagePage(
+      inboxPage(
         ctx,
-        'Check your inbox',
         'If an account uses this address, we sent it a link to reset the password.',
+        s.mailsShownIn,
       ),
     );
   });

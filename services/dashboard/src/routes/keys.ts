@@ -1,62 +1,90 @@
 /**
  * The API key: generate (once, after the address is confirmed), regenerate and revoke (each behind
- * a ticked confirmation box). A new key is rendered into that one response only: no redirect, no
- * storage, so it is shown once.
+ * a ticked confirmation box). Each action answers 303 to GET /keys (POST-redirect-GET: reloading
+ * the page repeats nothing); a new key crosses the redirect as a one-time flash of this session
+ * (flash.ts: sealed, a minute at most, deleted when read), never in the URL or a log, so the page
+ * after the redirect shows it once, with a first request that uses it.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { field, formSchema } from '../forms.ts';
-import type { Notice } from '../pages.ts';
-import { keysPage } from '../pages.ts';
+import type { GatewayAccount } from '../gateway-client.ts';
+import { keysPage } from '../keys-page.ts';
+import type { Flash } from '../flash.ts';
 import type { DashboardServices } from '../services.ts';
 import { accountOf } from './account.ts';
 
 const confirmForm = formSchema('confirm');
-const ok = (text: string): Notice => ({ kind: 'ok', text });
 
 export default async function keyRoutes(app: FastifyInstance, s: DashboardServices) {
   const { guards } = s;
+  const view = async (
+    request: FastifyRequest,
+    account: GatewayAccount | null,
+    newKey: string | null = null,
+  ) => ({
+    account,
+    // The tier panel is an explanation: a gateway without the limits route still shows the key.
+    limits: account
+      ? await request.gateway.limits(account.account_id).catch((err: unknown) => {
+          request.log.warn({ err }, 'tier limits unavailable: the key page shows no tier panel');
+          return null;
+        })
+      : null,
+    newKey,
+    apiUrl: s.apiUrl,
+    videoUrl: s.sampleVideoUrl,
+  });
+  const refuse = (reply: FastifyReply, account: GatewayAccount | null, text: string, status: number) =>
+    reply.page((ctx) => keysPage(ctx, { ...noAccountView, account }, { kind: 'error', text }), status);
+  const noAccountView = {
+    account: null,
+    limits: null,
+    newKey: null,
+    apiUrl: s.apiUrl,
+    videoUrl: s.sampleVideoUrl,
+  };
   const confirmFirst = guards.confirmed(async (_request, reply) =>
-    reply.page((ctx) => keysPage(ctx, null, null, { kind: 'error', text: 'Confirm your email first.' }), 403),
+    refuse(reply, null, 'Confirm your email first.', 403),
   );
+  /** The session the confirmed guard let through (key routes are for signed-in people only). */
+  const sessionId = (request: FastifyRequest) => request.dash.session!.id;
+  const done = async (request: FastifyRequest, reply: FastifyReply, flash: Flash) => {
+    await s.flash.put(sessionId(request), flash);
+    return reply.redirect('/keys', 303);
+  };
 
   app.get(
     '/keys',
     {
-      preHandler: guards.confirmed(async (_request, reply) => reply.page((ctx) => keysPage(ctx, null, null))),
+      preHandler: guards.confirmed(async (_request, reply) =>
+        reply.page((ctx) => keysPage(ctx, noAccountView)),
+      ),
     },
     async (request, reply) => {
+      // The account first: if the gateway fails here, the flash (and a new key in it) stays for a retry.
       const account = await accountOf(request);
-      return reply.page((ctx) => keysPage(ctx, account, null));
+      const flash = await s.flash.take(sessionId(request));
+      const data = await view(request, account, flash?.apiKey ?? null);
+      const notice = flash ? { kind: flash.kind, text: flash.text } : null;
+      return reply.page((ctx) => keysPage(ctx, data, notice));
     },
   );
 
   async function issueKey(request: FastifyRequest, reply: FastifyReply, mode: 'generate' | 'regenerate') {
     const current = await accountOf(request);
-    if (!current) {
-      return reply.page(
-        (ctx) => keysPage(ctx, null, null, { kind: 'error', text: 'Confirm your email first.' }),
-        403,
-      );
-    }
+    if (!current) return refuse(reply, null, 'Confirm your email first.', 403);
     if (mode === 'regenerate' && field(request.body, 'confirm') !== 'yes') {
-      return reply.page(
-        (ctx) => keysPage(ctx, current, null, { kind: 'error', text: 'Tick the box to confirm.' }),
-        400,
-      );
+      return refuse(reply, current, 'Tick the box to confirm.', 400);
     }
     if (mode === 'generate' && current.key.status === 'active') {
-      const text = 'You already have a key: regenerate it instead.';
-      return reply.page((ctx) => keysPage(ctx, current, null, { kind: 'error', text }), 409);
+      return refuse(reply, current, 'You already have a key: regenerate it instead.', 409);
     }
     const apiKey = await request.gateway.issueKey(current.account_id);
-    const account = await request.gateway.getAccount(current.account_id);
-    const notice = ok(
+    const text =
       mode === 'generate'
         ? 'Your API key is ready.'
-        : 'Your key was regenerated; the previous key no longer works.',
-    );
-    // Rendered into this response only (no redirect, no storage): the key is shown once.
-    return reply.page((ctx) => keysPage(ctx, account, apiKey, notice));
+        : 'Your key was regenerated; the previous key no longer works.';
+    return done(request, reply, { kind: 'ok', text, apiKey });
   }
 
   const keyForm = { schema: { body: confirmForm }, preHandler: confirmFirst };
@@ -73,14 +101,10 @@ export default async function keyRoutes(app: FastifyInstance, s: DashboardServic
       const current = await accountOf(request);
       if (!current) return reply.redirect('/keys', 303);
       if (field(request.body, 'confirm') !== 'yes') {
-        return reply.page(
-          (ctx) => keysPage(ctx, current, null, { kind: 'error', text: 'Tick the box to confirm.' }),
-          400,
-        );
+        return refuse(reply, current, 'Tick the box to confirm.', 400);
       }
       await request.gateway.revokeKey(current.account_id);
-      const account = await request.gateway.getAccount(current.account_id);
-      return reply.page((ctx) => keysPage(ctx, account, null, ok('Your key is revoked.')));
+      return done(request, reply, { kind: 'ok', text: 'Your key is revoked.' });
     },
   );
 }

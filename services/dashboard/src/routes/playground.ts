@@ -1,7 +1,8 @@
 /**
  * The playground: one extract or validate call on behalf of the signed-in account, through the
  * gateway's admin API (the browser never handles a key); counted and billed like a call with the
- * key. The page shows the equivalent curl with `<API_KEY>`.
+ * key. The page shows the equivalent curl with `<API_KEY>`. Its first URL is a video the platform
+ * knows: under `npm run demo` one the replay has, and the page offers the others.
  */
 import type { FastifyInstance } from 'fastify';
 import { field, formSchema } from '../forms.ts';
@@ -12,15 +13,14 @@ import { accountOf } from './account.ts';
 
 const playgroundForm = formSchema('operation', 'url', 'format', 'language');
 
-const defaultInput: PlaygroundInput = {
-  operation: 'extract',
-  url: 'https://www.youtube.com/watch?v=dQw4w9WgXcQ',
-  format: 'json',
-  language: '',
-};
-
 export default async function playgroundRoutes(app: FastifyInstance, s: DashboardServices) {
-  const { apiUrl, guards } = s;
+  const { apiUrl, guards, demoVideos } = s;
+  const defaultInput: PlaygroundInput = {
+    operation: 'extract',
+    url: s.sampleVideoUrl,
+    format: 'json',
+    language: '',
+  };
 
   app.get('/playground', { preHandler: guards.signedIn }, async (request, reply) => {
     const account = await accountOf(request);
@@ -30,6 +30,7 @@ export default async function playgroundRoutes(app: FastifyInstance, s: Dashboar
         input: defaultInput,
         result: null,
         available: account?.key.status === 'active',
+        demoVideos,
       }),
     );
   });
@@ -55,7 +56,7 @@ export default async function playgroundRoutes(app: FastifyInstance, s: Dashboar
           (ctx) =>
             playgroundPage(
               ctx,
-              { apiUrl, input, result: null, available: false },
+              { apiUrl, input, result: null, available: false, demoVideos },
               { kind: 'error', text: 'Generate an API key first.' },
             ),
           409,
@@ -76,7 +77,7 @@ export default async function playgroundRoutes(app: FastifyInstance, s: Dashboar
                 ...(input.language ? { language: input.language } : {}),
               },
             });
-      return reply.page((ctx) => playgroundPage(ctx, { apiUrl, input, result, available: true }));
+      return reply.page((ctx) => playgroundPage(ctx, { apiUrl, input, result, available: true, demoVideos }));
     },
   );
 }

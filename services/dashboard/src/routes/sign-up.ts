@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { field, formSchema } from '../forms.ts';
-import { messagePage, signUpPage } from '../pages.ts';
+import { inboxPage, signUpPage } from '../pages.ts';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, hashPassword } from '../passwords.ts';
 import type { DashboardServices } from '../services.ts';
 import { throttleNetwork } from '../throttle-network.ts';
@@ -48,10 +48,10 @@ export default async function signUpRoutes(app: FastifyInstance, s: DashboardSer
     // The same answer whether or not the address was taken: sign-up does not reveal who has an account.
     if (user) await s.sendLink(user, 'verify', !created);
     return reply.page((ctx) =>
-      messagePage(
+      inboxPage(
         ctx,
-        'Check your inbox',
         `We sent a link to ${email}. Open it to confirm your address, then sign in.`,
+        s.mailsShownIn,
       ),
     );
   });

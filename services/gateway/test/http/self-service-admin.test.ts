@@ -64,6 +64,16 @@ describe('GET /admin/v1/accounts/{id}/limits', () => {
       tier: 'free',
       daily: { limit: 100, used: 1, remaining: 99, reset_at: '2026-03-16T00:00:00.000Z' },
       credits: { balance: 50, monthly_allowance: 50 },
+      // What a free key may call: summarize, comments and jobs answer 403 TIER_REQUIRED.
+      operations: {
+        extract: { minimum_tier: 'free', allowed: true },
+        batch: { minimum_tier: 'free', allowed: true },
+        playlist: { minimum_tier: 'free', allowed: true },
+        summarize: { minimum_tier: 'pro', allowed: false },
+        comments: { minimum_tier: 'pro', allowed: false },
+        comments_analyze: { minimum_tier: 'pro', allowed: false },
+        jobs: { minimum_tier: 'pro', allowed: false },
+      },
     });
     const unknown = await app.inject({
       method: 'GET',

@@ -4,7 +4,9 @@
  * check and error handler.
  *
  * GET  /admin/v1/accounts/{id}/limits: today's requests against the daily limit with the reset
- *      time, the credit balance and the tier's monthly allowance, from the one pricing table.
+ *      time, the credit balance, the tier's monthly allowance and, per operation, the lowest tier
+ *      that may call it and whether this account's tier may (the dashboard explains a 403
+ *      TIER_REQUIRED before it happens), from the one pricing table.
  * POST /admin/v1/accounts/{id}/calls: one call of the public API on behalf of the account, for the
  *      dashboard's playground, which never holds the account's key. Body
  *      `{ path: "/api/v1/extract", body: {...} }` or `{ path: "/api/v1/validate", query: { url } }`,
@@ -24,6 +26,7 @@ import { AppError, Errors } from '@subx/errors';
 import type { AccountRepository } from '../../access/accounts.ts';
 import type { DelegationRegistry } from '../../access/delegation.ts';
 import type { AccessPricing } from '../../access/pricing.ts';
+import { tierAllows } from '../../access/pricing.ts';
 import type { DailyRateLimiter } from '../../access/rate-limit.ts';
 import type { WebhookSecrets } from '../../webhooks/index.ts';
 import { adminRoute } from '../../schemas/admin-operations.ts';
@@ -79,6 +82,12 @@ export function selfServiceRoutes(fastify: FastifyInstance, options: SelfService
           reset_at: new Date(state.resetAtMs).toISOString(),
         },
         credits: { balance: doc.credits, monthly_allowance: pricing.monthlyAllowance[doc.tier] },
+        operations: Object.fromEntries(
+          Object.entries(pricing.minimumTier).map(([operation, minimum]) => [
+            operation,
+            { minimum_tier: minimum, allowed: tierAllows(doc.tier, minimum) },
+          ]),
+        ),
       };
     },
   );
