@@ -68,6 +68,7 @@ const fanOutCommon = {
   credits_details: creditsDetailsSchema,
   rate_limit: rateLimitSchema,
   extracted_at: { type: 'string', format: 'date-time' },
+  request_id: { type: 'string' },
 };
 
 const COMMON_AUTH_ERRORS = ['UNAUTHORIZED', 'RATE_LIMITED', 'INVALID_REQUEST'];
@@ -148,7 +149,7 @@ export const OPERATION_SPECS: OperationSpec[] = [
     },
     response: {
       type: 'object',
-      required: ['results', 'credits_charged', 'credits_details', 'rate_limit', 'extracted_at'],
+      required: ['results', 'credits_charged', 'credits_details', 'rate_limit', 'extracted_at', 'request_id'],
       additionalProperties: false,
       properties: fanOutCommon,
     },
@@ -193,6 +194,7 @@ export const OPERATION_SPECS: OperationSpec[] = [
         'credits_details',
         'rate_limit',
         'extracted_at',
+        'request_id',
       ],
       additionalProperties: false,
       properties: {
@@ -236,7 +238,15 @@ export const OPERATION_SPECS: OperationSpec[] = [
     },
     response: {
       type: 'object',
-      required: ['valid', 'has_subtitles', 'available_languages', 'video_title', 'duration', 'cached'],
+      required: [
+        'valid',
+        'has_subtitles',
+        'available_languages',
+        'video_title',
+        'duration',
+        'cached',
+        'request_id',
+      ],
       additionalProperties: false,
       properties: {
         valid: { type: 'boolean' },
@@ -253,6 +263,7 @@ export const OPERATION_SPECS: OperationSpec[] = [
         video_title: { type: 'string' },
         duration: { type: 'number' },
         cached: { type: 'boolean' },
+        request_id: { type: 'string' },
       },
     },
     errors: ['RATE_LIMITED', 'INVALID_REQUEST', 'INVALID_URL', 'VIDEO_NOT_FOUND', 'UPSTREAM_BLOCKED'],
@@ -293,6 +304,8 @@ export const OPERATION_SPECS: OperationSpec[] = [
         'timestamps',
         'model',
         'language',
+        'rate_limit',
+        'request_id',
       ],
       additionalProperties: false,
       properties: {
@@ -328,6 +341,8 @@ export const OPERATION_SPECS: OperationSpec[] = [
             properties: { seconds: { type: 'number' }, topic: { type: 'string' }, text: { type: 'string' } },
           },
         },
+        rate_limit: rateLimitSchema,
+        request_id: { type: 'string' },
       },
     },
     errors: [
@@ -381,6 +396,7 @@ export const OPERATION_SPECS: OperationSpec[] = [
         'comments_disabled',
         'cached',
         'credits_used',
+        'rate_limit',
         'request_id',
       ],
       additionalProperties: false,
@@ -405,6 +421,7 @@ export const OPERATION_SPECS: OperationSpec[] = [
         comments_disabled: { type: 'boolean' },
         cached: { type: 'boolean' },
         credits_used: { type: 'integer' },
+        rate_limit: rateLimitSchema,
         request_id: { type: 'string' },
       },
     },
@@ -459,6 +476,7 @@ export const OPERATION_SPECS: OperationSpec[] = [
         'credits_used',
         'cached',
         'model',
+        'rate_limit',
         'request_id',
       ],
       additionalProperties: false,
@@ -484,6 +502,7 @@ export const OPERATION_SPECS: OperationSpec[] = [
         total_comments: { type: 'integer' },
         credits_used: { type: 'integer' },
         cached: { type: 'boolean' },
+        rate_limit: rateLimitSchema,
         request_id: { type: 'string' },
       },
     },

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { aiV1, commentsV1 } from '@subx/contracts';
-import { KEYS, VIDEO, VIDEO_URL, appError, buildTestGateway } from './support.ts';
+import { KEYS, NEXT_MIDNIGHT, VIDEO, VIDEO_URL, appError, buildTestGateway } from './support.ts';
 import type { TestGateway } from './support.ts';
 
 let gw: TestGateway;
@@ -72,6 +72,13 @@ describe('POST /api/v1/summarize', () => {
       timestamps: [{ seconds: 12, topic: 'Intro', text: 'It begins.' }],
       model: 'local-extractive',
       language: 'en',
+      rate_limit: {
+        limit: 10_000,
+        remaining: 9_999,
+        reset: NEXT_MIDNIGHT / 1000,
+        reset_at: expect.any(String),
+      },
+      request_id: res.headers['x-request-id'],
     });
     // A cache-only look prices the work first; then exactly that price is reserved.
     expect(gw.backends.calls.map((c) => c.request)).toEqual([
@@ -337,6 +344,12 @@ describe('POST /api/v1/comments/analyze', () => {
       credits_used: 3,
       cached: false,
       model: 'local-lexicon',
+      rate_limit: {
+        limit: 10_000,
+        remaining: 9_999,
+        reset: NEXT_MIDNIGHT / 1000,
+        reset_at: expect.any(String),
+      },
       request_id: res.headers['x-request-id'],
     });
     expect(gw.backends.calls.map((c) => c.request)).toEqual([
@@ -405,6 +418,7 @@ describe('GET /api/v1/validate', () => {
       video_title: `Video ${VIDEO}`,
       duration: 212,
       cached: true,
+      request_id: res.headers['x-request-id'],
     });
     expect(res.headers['x-ratelimit-limit']).toBeUndefined();
     expect(gw.ledger.reservations).toEqual([]);

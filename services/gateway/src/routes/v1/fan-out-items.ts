@@ -106,5 +106,6 @@ export async function settleItems(
     credits_details: { successful: outcome.successful, failed: outcome.failed, total_attempted: attempted },
     rate_limit: rateLimitBody(admissionOf(request).rateLimit),
     extracted_at: new Date(deps.clock.now()).toISOString(),
+    request_id: request.id,
   };
 }

@@ -15,6 +15,7 @@ export const registerValidate: RouteRegistrar = (app, ctx) => {
       video_title: v.videoTitle,
       duration: v.duration,
       cached: v.cached,
+      request_id: request.id,
     };
   });
 };
