@@ -31,6 +31,22 @@ const summaryLanguageSchema = {
 export type { JsonSchema, OperationSpec } from './operation-spec.ts';
 import type { OperationSpec } from './operation-spec.ts';
 
+/** Codes of validate's `reason`, why an extract would fail (routes/v1/validate.ts words each). */
+const VALIDATE_REASON_CODES = [
+  'video_not_found',
+  'private',
+  'members_only',
+  'paid',
+  'geo_blocked',
+  'age_restricted',
+  'upcoming_live',
+  'removed',
+  'unplayable',
+  'video_unavailable',
+  'no_subtitles',
+] as const;
+export type ValidateReasonCode = (typeof VALIDATE_REASON_CODES)[number];
+
 const videoUrl = urlSchema('Video URL: watch page, youtu.be short link, shorts, live or embed form.');
 
 const extractResponse = {
@@ -245,6 +261,7 @@ export const OPERATION_SPECS: OperationSpec[] = [
         'video_title',
         'duration',
         'cached',
+        'reason',
         'request_id',
       ],
       additionalProperties: false,
@@ -263,6 +280,17 @@ export const OPERATION_SPECS: OperationSpec[] = [
         video_title: { type: 'string' },
         duration: { type: 'number' },
         cached: { type: 'boolean' },
+        reason: {
+          type: ['object', 'null'],
+          description:
+            'Why an extract of this video would fail; null when it can succeed (`valid` and `has_subtitles`). `valid: false`: video_not_found, or why the video cannot be read (private, members_only, paid, geo_blocked, age_restricted, upcoming_live, removed, unplayable; video_unavailable when the extractor does not say). `valid: true` without subtitles: no_subtitles.',
+          required: ['code', 'message'],
+          additionalProperties: false,
+          properties: {
+            code: { type: 'string', enum: [...VALIDATE_REASON_CODES] },
+            message: { type: 'string' },
+          },
+        },
         request_id: { type: 'string' },
       },
     },
