@@ -3,6 +3,7 @@ import type { JsonCache } from '@subx/ports';
 import type { YouTubeClient, VideoMetadata, MetadataField } from '@subx/youtube';
 import { METADATA_FIELDS, isVideoId } from '@subx/youtube';
 import { Errors } from '@subx/errors';
+import type { AppError } from '@subx/errors';
 
 export interface ExtractionCacheTtl {
   /** Transcripts (default 24 h). */
@@ -29,6 +30,14 @@ interface CachedTranscript {
   segments: { text: string; start: number; duration: number }[];
   metadata: VideoMetadata;
   fetchedAt: string;
+}
+
+/**
+ * Why a validation is `valid: false` (proto ValidateVideoResponse.invalid_reason): the platform's
+ * VIDEO_UNAVAILABLE reason (private, members_only, …), else video_not_found.
+ */
+function invalidReasonOf(error: AppError): string {
+  return error.code === 'VIDEO_UNAVAILABLE' && error.reason ? error.reason : 'video_not_found';
 }
 
 const LANGUAGE = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/;
@@ -125,13 +134,14 @@ export function createExtractionService(deps: {
 
     async validateVideo(req) {
       if (!isVideoId(req.videoId)) throw Errors.invalidUrl();
-      // A video that does not exist or cannot be read is a valid answer (valid: false), cached too.
+      // A video that does not exist or cannot be read is a valid answer (valid: false), cached too,
+      // with why (v2: the entries of v1 did not keep it).
       const { value, cached } = await cache.getOrLoad(
-        `validate:v1:${req.videoId}`,
+        `validate:v2:${req.videoId}`,
         ttl.validateMs,
         async () => {
-          const { error: _reason, ...validation } = await youtube.validate(req.videoId);
-          return validation;
+          const { error, ...validation } = await youtube.validate(req.videoId);
+          return { ...validation, invalidReason: error ? invalidReasonOf(error) : '' };
         },
       );
       return {
@@ -142,6 +152,7 @@ export function createExtractionService(deps: {
         videoTitle: value.title,
         duration: value.duration,
         cached,
+        invalidReason: value.invalidReason,
       };
     },
 

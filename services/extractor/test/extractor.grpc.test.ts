@@ -121,10 +121,13 @@ describe('extractor over gRPC against the fake YouTube', () => {
     expect(youtube.count()).toBe(1);
   });
 
-  it('validate answers valid: false for a private video instead of failing', async () => {
+  it('validate answers valid: false for a private video instead of failing, and says why', async () => {
     const v = await client.validateVideo({ videoId: videoIds.private });
     expect(v.valid).toBe(false);
     expect(v.hasSubtitles).toBe(false);
+    expect(v.invalidReason).toBe('private');
+    expect((await client.validateVideo({ videoId: videoIds.invalid })).invalidReason).toBe('video_not_found');
+    expect((await client.validateVideo({ videoId: videoIds.manualAndAuto })).invalidReason).toBe('');
   });
 
   it('lists the first N playlist videos in order', async () => {

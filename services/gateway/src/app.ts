@@ -23,6 +23,8 @@ import mcpPlugin from './mcp/index.ts';
 import { compileValidator } from './http/validation.ts';
 import { registerDocs } from './routes/docs.ts';
 import { registerHealth } from './routes/health.ts';
+import { registerRoot } from './routes/root.ts';
+import { OPERATION_SPECS } from './schemas/operations.ts';
 import { registerBatch } from './routes/v1/batch.ts';
 import { registerComments, registerCommentsAnalyze } from './routes/v1/comments.ts';
 import type { RouteContext } from './routes/v1/context.ts';
@@ -65,7 +67,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   app.removeContentTypeParser('text/plain');
   acceptEmptyJsonBody(app);
   app.setErrorHandler(createErrorHandler(config.BODY_LIMIT_BYTES));
-  installNotFound(app);
+  installNotFound(app, OPERATION_SPECS);
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
@@ -110,6 +112,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   registerJobs(app, ctx);
   registerWebhooks(app, ctx);
   registerHealth(app, ctx, version);
+  registerRoot(app, version);
   await registerDocs(app, buildOpenApi(version));
   // The API as MCP tools for AI agents, and /llms.txt (src/mcp/README.md).
   await app.register(mcpPlugin, { access: deps.access, version });

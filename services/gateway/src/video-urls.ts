@@ -1,13 +1,52 @@
 /**
  * URL → id for the routes. The accepted forms are @subx/youtube's (docs/decisions.md "Inputs"); this
- * module only turns "not accepted" into the INVALID_URL error.
+ * module only turns "not accepted" into the INVALID_URL error, whose message shows an accepted form
+ * (docs/api.md "Extract"). Bare ids are not accepted, on purpose: `url` stays a URL everywhere
+ * (extract, batch, jobs, MCP), and the error hands over the exact URL to send instead.
  */
-import { Errors } from '@subx/errors';
-import { parsePlaylistUrl, parseVideoUrl } from '@subx/youtube';
+import { AppError } from '@subx/errors';
+import { isVideoId, parsePlaylistUrl, parseVideoUrl } from '@subx/youtube';
+
+const watchUrl = (id: string) => `https://www.youtube.com/watch?v=${id}`;
+
+const ACCEPTED_VIDEO_FORMS =
+  'Send a video URL such as https://www.youtube.com/watch?v=<11-character id> (youtu.be/<id>, /shorts/<id>, /live/<id> and /embed/<id> links work too).';
+
+/**
+ * The watch URL the caller most likely meant, for the two common slips: a bare video id, or a
+ * video URL without its scheme (`youtube.com/watch?v=…`). Null otherwise.
+ */
+function meantVideoUrl(input: string): { url: string; why: string } | null {
+  const trimmed = input.trim();
+  if (isVideoId(trimmed)) return { url: watchUrl(trimmed), why: `${trimmed} is a video id, not a URL` };
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed)) {
+    const id = parseVideoUrl(`https://${trimmed}`);
+    if (id) return { url: watchUrl(id), why: 'The URL has no scheme' };
+  }
+  return null;
+}
+
+/** The INVALID_URL message for a video URL input (also the error_message of batch and job items). */
+export function invalidVideoUrlMessage(input: string): string {
+  const meant = meantVideoUrl(input);
+  return meant
+    ? `${meant.why}: send ${meant.url} instead.`
+    : `The URL is not an accepted video URL. ${ACCEPTED_VIDEO_FORMS}`;
+}
+
+/** 400 INVALID_URL with the accepted form; `suggested_url` when the URL meant is clear. */
+function invalidVideoUrl(input: string): AppError {
+  const meant = meantVideoUrl(input);
+  return new AppError(
+    'INVALID_URL',
+    invalidVideoUrlMessage(input),
+    meant ? { details: { suggested_url: meant.url } } : {},
+  );
+}
 
 export function videoIdOf(url: string): string {
   const id = parseVideoUrl(url);
-  if (!id) throw Errors.invalidUrl();
+  if (!id) throw invalidVideoUrl(url);
   return id;
 }
 
@@ -18,6 +57,11 @@ export function tryVideoIdOf(url: string): string | null {
 
 export function playlistIdOf(url: string): string {
   const id = parsePlaylistUrl(url);
-  if (!id) throw Errors.invalidUrl('The URL is not an accepted playlist URL.');
+  if (!id) {
+    throw new AppError(
+      'INVALID_URL',
+      'The URL is not an accepted playlist URL. Send https://www.youtube.com/playlist?list=<playlist id>, or a watch URL carrying list=<playlist id>.',
+    );
+  }
   return id;
 }

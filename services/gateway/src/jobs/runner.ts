@@ -26,6 +26,7 @@ import type { AccessPricing } from '../access/pricing.ts';
 import type { CreditLedger, Reservation } from '../access/types.ts';
 import type { FanOut, FanOutOutcome } from '../fanout/types.ts';
 import { failureItem, successItem } from '../mappers.ts';
+import { invalidVideoUrlMessage } from '../video-urls.ts';
 import type { JobSourceLister } from './sources.ts';
 import { resultId } from './model.ts';
 import type { JobDoc, JobItem, JobResultDoc } from './model.ts';
@@ -160,7 +161,7 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
         await record(
           i,
           false,
-          failureItem(item.url, null, 'INVALID_URL', 'The URL is not an accepted video URL.'),
+          failureItem(item.url, null, 'INVALID_URL', invalidVideoUrlMessage(item.url)),
           false,
         );
       }

@@ -134,6 +134,17 @@ export const errorBodySchema = {
         request_id: { type: 'string' },
         retryable: { type: 'boolean' },
         reason: { type: 'string', description: 'VIDEO_UNAVAILABLE / UPSTREAM_BLOCKED refinement.' },
+        suggestion: {
+          type: 'object',
+          description: 'NOT_FOUND / METHOD_NOT_ALLOWED of a route: the operation probably meant.',
+          required: ['method', 'path'],
+          additionalProperties: false,
+          properties: { method: { type: 'string' }, path: { type: 'string' } },
+        },
+        suggested_url: {
+          type: 'string',
+          description: 'INVALID_URL for a bare video id or a URL without its scheme: the URL to send.',
+        },
       },
     },
   },

@@ -10,6 +10,7 @@ import {
   includeArraySchema,
   includeTimestampsSchema,
   languageSchema,
+  rateLimitSchema,
   translateSchema,
   urlSchema,
 } from './common.ts';
@@ -231,12 +232,20 @@ export const jobSchema = {
     },
     results_url: { type: 'string' },
     webhook: webhookStateSchema,
+    request_id: {
+      type: 'string',
+      description: 'When the job is the whole answer (create, get, cancel); not on the jobs of a list.',
+    },
+    rate_limit: {
+      ...rateLimitSchema,
+      description: 'On the answer to POST /api/v1/jobs only, the one job route that is counted.',
+    },
   },
 };
 
 export const jobListSchema = {
   type: 'object',
-  required: ['jobs', 'next_cursor'],
+  required: ['jobs', 'next_cursor', 'request_id'],
   additionalProperties: false,
   properties: {
     jobs: { type: 'array', items: jobSchema },
@@ -244,6 +253,7 @@ export const jobListSchema = {
       type: ['string', 'null'],
       description: 'Pass as `cursor` for the next page; null on the last.',
     },
+    request_id: { type: 'string' },
   },
 };
 
@@ -253,12 +263,16 @@ export const jobResultItemSchema = {
   properties: {
     index: { type: 'integer', description: 'The item’s index in the source.' },
     ...batchItemSchema.properties,
+    request_id: {
+      type: 'string',
+      description: 'When the item is the whole answer (GET …/results/{index}); not on the items of a page.',
+    },
   },
 };
 
 export const jobResultsSchema = {
   type: 'object',
-  required: ['job_id', 'status', 'results', 'next_cursor'],
+  required: ['job_id', 'status', 'results', 'next_cursor', 'request_id'],
   additionalProperties: false,
   properties: {
     job_id: { type: 'string' },
@@ -273,6 +287,7 @@ export const jobResultsSchema = {
       description:
         'Pass as `cursor` for the next page. Null once the job has ended and every result was returned; while it runs, a page may be short and a cursor still given.',
     },
+    request_id: { type: 'string' },
   },
 };
 

@@ -31,6 +31,22 @@ const summaryLanguageSchema = {
 export type { JsonSchema, OperationSpec } from './operation-spec.ts';
 import type { OperationSpec } from './operation-spec.ts';
 
+/** Codes of validate's `reason`, why an extract would fail (routes/v1/validate.ts words each). */
+const VALIDATE_REASON_CODES = [
+  'video_not_found',
+  'private',
+  'members_only',
+  'paid',
+  'geo_blocked',
+  'age_restricted',
+  'upcoming_live',
+  'removed',
+  'unplayable',
+  'video_unavailable',
+  'no_subtitles',
+] as const;
+export type ValidateReasonCode = (typeof VALIDATE_REASON_CODES)[number];
+
 const videoUrl = urlSchema('Video URL: watch page, youtu.be short link, shorts, live or embed form.');
 
 const extractResponse = {
@@ -68,6 +84,7 @@ const fanOutCommon = {
   credits_details: creditsDetailsSchema,
   rate_limit: rateLimitSchema,
   extracted_at: { type: 'string', format: 'date-time' },
+  request_id: { type: 'string' },
 };
 
 const COMMON_AUTH_ERRORS = ['UNAUTHORIZED', 'RATE_LIMITED', 'INVALID_REQUEST'];
@@ -148,7 +165,7 @@ export const OPERATION_SPECS: OperationSpec[] = [
     },
     response: {
       type: 'object',
-      required: ['results', 'credits_charged', 'credits_details', 'rate_limit', 'extracted_at'],
+      required: ['results', 'credits_charged', 'credits_details', 'rate_limit', 'extracted_at', 'request_id'],
       additionalProperties: false,
       properties: fanOutCommon,
     },
@@ -193,6 +210,7 @@ export const OPERATION_SPECS: OperationSpec[] = [
         'credits_details',
         'rate_limit',
         'extracted_at',
+        'request_id',
       ],
       additionalProperties: false,
       properties: {
@@ -236,7 +254,16 @@ export const OPERATION_SPECS: OperationSpec[] = [
     },
     response: {
       type: 'object',
-      required: ['valid', 'has_subtitles', 'available_languages', 'video_title', 'duration', 'cached'],
+      required: [
+        'valid',
+        'has_subtitles',
+        'available_languages',
+        'video_title',
+        'duration',
+        'cached',
+        'reason',
+        'request_id',
+      ],
       additionalProperties: false,
       properties: {
         valid: { type: 'boolean' },
@@ -253,6 +280,18 @@ export const OPERATION_SPECS: OperationSpec[] = [
         video_title: { type: 'string' },
         duration: { type: 'number' },
         cached: { type: 'boolean' },
+        reason: {
+          type: ['object', 'null'],
+          description:
+            'Why an extract of this video would fail; null when it can succeed (`valid` and `has_subtitles`). `valid: false`: video_not_found, or why the video cannot be read (private, members_only, paid, geo_blocked, age_restricted, upcoming_live, removed, unplayable; video_unavailable when the extractor does not say). `valid: true` without subtitles: no_subtitles.',
+          required: ['code', 'message'],
+          additionalProperties: false,
+          properties: {
+            code: { type: 'string', enum: [...VALIDATE_REASON_CODES] },
+            message: { type: 'string' },
+          },
+        },
+        request_id: { type: 'string' },
       },
     },
     errors: ['RATE_LIMITED', 'INVALID_REQUEST', 'INVALID_URL', 'VIDEO_NOT_FOUND', 'UPSTREAM_BLOCKED'],
@@ -293,6 +332,8 @@ export const OPERATION_SPECS: OperationSpec[] = [
         'timestamps',
         'model',
         'language',
+        'rate_limit',
+        'request_id',
       ],
       additionalProperties: false,
       properties: {
@@ -328,6 +369,8 @@ export const OPERATION_SPECS: OperationSpec[] = [
             properties: { seconds: { type: 'number' }, topic: { type: 'string' }, text: { type: 'string' } },
           },
         },
+        rate_limit: rateLimitSchema,
+        request_id: { type: 'string' },
       },
     },
     errors: [
@@ -381,6 +424,7 @@ export const OPERATION_SPECS: OperationSpec[] = [
         'comments_disabled',
         'cached',
         'credits_used',
+        'rate_limit',
         'request_id',
       ],
       additionalProperties: false,
@@ -405,6 +449,7 @@ export const OPERATION_SPECS: OperationSpec[] = [
         comments_disabled: { type: 'boolean' },
         cached: { type: 'boolean' },
         credits_used: { type: 'integer' },
+        rate_limit: rateLimitSchema,
         request_id: { type: 'string' },
       },
     },
@@ -459,6 +504,7 @@ export const OPERATION_SPECS: OperationSpec[] = [
         'credits_used',
         'cached',
         'model',
+        'rate_limit',
         'request_id',
       ],
       additionalProperties: false,
@@ -484,6 +530,7 @@ export const OPERATION_SPECS: OperationSpec[] = [
         total_comments: { type: 'integer' },
         credits_used: { type: 'integer' },
         cached: { type: 'boolean' },
+        rate_limit: rateLimitSchema,
         request_id: { type: 'string' },
       },
     },

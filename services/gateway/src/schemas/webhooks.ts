@@ -6,6 +6,13 @@
 import { webhookSecretSchema } from '@subx/contracts/admin-api';
 import type { OperationSpec } from './operation-spec.ts';
 
+/** The public routes' answer: the admin API's secret view, plus the request's id like every success body. */
+const webhookSecretResponse = {
+  ...webhookSecretSchema,
+  required: [...webhookSecretSchema.required, 'request_id'],
+  properties: { ...webhookSecretSchema.properties, request_id: { type: 'string' } },
+};
+
 const ERRORS = ['UNAUTHORIZED', 'INVALID_REQUEST', 'SERVICE_UNAVAILABLE'];
 
 export const WEBHOOK_OPERATIONS: OperationSpec[] = [
@@ -20,7 +27,7 @@ export const WEBHOOK_OPERATIONS: OperationSpec[] = [
     credits: 'none; not counted against the daily limit',
     successStatus: 201,
     tag: 'Webhooks',
-    response: webhookSecretSchema,
+    response: webhookSecretResponse,
     errors: ERRORS,
   },
   {
@@ -33,7 +40,7 @@ export const WEBHOOK_OPERATIONS: OperationSpec[] = [
     auth: 'account',
     credits: 'none; not counted against the daily limit',
     tag: 'Webhooks',
-    response: webhookSecretSchema,
+    response: webhookSecretResponse,
     errors: ERRORS,
   },
 ];

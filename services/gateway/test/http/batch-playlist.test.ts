@@ -38,6 +38,7 @@ describe('POST /api/v1/batch', () => {
       'credits_details',
       'extracted_at',
       'rate_limit',
+      'request_id',
       'results',
     ]);
     expect(

@@ -50,7 +50,12 @@ function send(data: string): Promise<RawResponse> {
   });
 }
 
-function expectDocumented(res: RawResponse, status: number, code: string) {
+function expectDocumented(
+  res: RawResponse,
+  status: number,
+  code: string,
+  extra: Record<string, unknown> = {},
+) {
   expect(res.status, res.body).toBe(status);
   expect(res.headers['content-type']).toMatch(/^application\/json/);
   const requestId = res.headers['x-request-id'];
@@ -63,6 +68,7 @@ function expectDocumented(res: RawResponse, status: number, code: string) {
       docs_url: `/docs/errors#${code.toLowerCase().replaceAll('_', '-')}`,
       request_id: requestId,
       retryable: expect.any(Boolean),
+      ...extra,
     },
   });
   expect(res.body).not.toMatch(/statusCode|FST_|Client Error|HPE_/);
@@ -113,7 +119,8 @@ describe('errors before and around the router', () => {
 
   it('a method Node knows but no route has is 405 METHOD_NOT_ALLOWED with Allow', async () => {
     const res = await send(`PROPFIND /health HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n`);
-    expectDocumented(res, 405, 'METHOD_NOT_ALLOWED');
+    // The path's one method (HEAD goes with GET) is the suggestion.
+    expectDocumented(res, 405, 'METHOD_NOT_ALLOWED', { suggestion: { method: 'GET', path: '/health' } });
     expect(res.headers.allow).toBe('GET, HEAD');
   });
 

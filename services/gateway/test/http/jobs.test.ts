@@ -185,7 +185,7 @@ describe('bulk jobs API', () => {
       expect(response.json().error.code).toBe('JOB_NOT_FOUND');
     }
     const list = await h.app.inject({ method: 'GET', url: '/api/v1/jobs', headers: auth(KEYS.pro2) });
-    expect(list.json()).toEqual({ jobs: [], next_cursor: null });
+    expect(list.json()).toEqual({ jobs: [], next_cursor: null, request_id: list.headers['x-request-id'] });
     const unauthenticated = await h.app.inject({ method: 'GET', url: `/api/v1/jobs/${id}` });
     expect(unauthenticated.statusCode).toBe(401);
     const malformed = await h.app.inject({

@@ -1,12 +1,13 @@
 import { commentsV1 } from '@subx/contracts';
 import type { aiV1 } from '@subx/contracts';
 import { commentsAnalyzePrice, commentsPrice } from '../../access/pricing.ts';
+import { rateLimitBody } from '../../access/rate-limit.ts';
 import { commentJson, sentimentName } from '../../mappers.ts';
 import { operationById } from '../../schemas/operations.ts';
 import { videoIdOf } from '../../video-urls.ts';
 import { routeOptions } from './context.ts';
 import type { RouteRegistrar } from './context.ts';
-import { withReservation } from './reservation.ts';
+import { admissionOf, withReservation } from './reservation.ts';
 
 export const registerComments: RouteRegistrar = (app, ctx) => {
   const spec = operationById('comments');
@@ -36,6 +37,7 @@ export const registerComments: RouteRegistrar = (app, ctx) => {
           comments_disabled: r.commentsDisabled,
           cached: r.cached,
           credits_used: charge,
+          rate_limit: rateLimitBody(admissionOf(request).rateLimit),
           request_id: request.id,
         };
       };
@@ -91,6 +93,7 @@ export const registerCommentsAnalyze: RouteRegistrar = (app, ctx) => {
         cached: a.cached,
         // Which engine analysed: the model name, or local-lexicon for the offline fallback.
         model: a.model,
+        rate_limit: rateLimitBody(admissionOf(request).rateLimit),
         request_id: request.id,
       });
       // A cached analysis costs 0: served without a reservation, whatever the balance.

@@ -10,6 +10,7 @@ import { admissionOf } from './reservation.ts';
 import type { FanOut, FanOutJob } from '../../fanout/types.ts';
 import { failureItem, successItem } from '../../mappers.ts';
 import type { IncludeField } from '../../schemas/common.ts';
+import { invalidVideoUrlMessage } from '../../video-urls.ts';
 
 export interface ItemInput {
   url: string;
@@ -67,7 +68,7 @@ export async function extractItems(
   let successful = 0;
   const results = items.map((item, i) => {
     if (item.videoId === null) {
-      return failureItem(item.url, null, 'INVALID_URL', 'The URL is not an accepted video URL.');
+      return failureItem(item.url, null, 'INVALID_URL', invalidVideoUrlMessage(item.url));
     }
     const outcome = outcomes[jobIndex[i]!];
     if (outcome?.ok) {
@@ -106,5 +107,6 @@ export async function settleItems(
     credits_details: { successful: outcome.successful, failed: outcome.failed, total_attempted: attempted },
     rate_limit: rateLimitBody(admissionOf(request).rateLimit),
     extracted_at: new Date(deps.clock.now()).toISOString(),
+    request_id: request.id,
   };
 }

@@ -3,6 +3,7 @@ import type { OutputFormat } from '@subx/formats';
 import type { CreateJobInput } from '../../jobs/service.ts';
 import type { IncludeField } from '../../schemas/common.ts';
 import { operationById } from '../../schemas/operations.ts';
+import { rateLimitBody } from '../../access/rate-limit.ts';
 import { admissionOf } from './reservation.ts';
 import { routeOptions, routePath } from './context.ts';
 import type { RouteRegistrar } from './context.ts';
@@ -39,8 +40,9 @@ export const registerJobs: RouteRegistrar = (app, ctx) => {
     { ...routeOptions(ctx, create), bodyLimit: config.JOBS_BODY_LIMIT_BYTES },
     async (request, reply) => {
       const body = request.body;
+      const admission = admissionOf(request);
       const job = await jobs.create(
-        admissionOf(request).account,
+        admission.account,
         {
           source: body.source,
           options: {
@@ -54,25 +56,34 @@ export const registerJobs: RouteRegistrar = (app, ctx) => {
         },
         request.id,
       );
-      return reply.code(202).header('location', `/api/v1/jobs/${job.job_id}`).send(job);
+      // The one counted job route: its answer carries the daily limit, like every counted answer.
+      return reply
+        .code(202)
+        .header('location', `/api/v1/jobs/${job.job_id}`)
+        .send({ ...job, rate_limit: rateLimitBody(admission.rateLimit), request_id: request.id });
     },
   );
 
   const list = operationById('listJobs');
-  app.get<{ Querystring: Page }>(routePath(list), routeOptions(ctx, list), async (request) =>
-    jobs.list(accountIdOf(request), request.query),
-  );
+  app.get<{ Querystring: Page }>(routePath(list), routeOptions(ctx, list), async (request) => ({
+    ...(await jobs.list(accountIdOf(request), request.query)),
+    request_id: request.id,
+  }));
 
   const get = operationById('getJob');
-  app.get<{ Params: { job_id: string } }>(routePath(get), routeOptions(ctx, get), async (request) =>
-    jobs.get(accountIdOf(request), request.params.job_id),
-  );
+  app.get<{ Params: { job_id: string } }>(routePath(get), routeOptions(ctx, get), async (request) => ({
+    ...(await jobs.get(accountIdOf(request), request.params.job_id)),
+    request_id: request.id,
+  }));
 
   const results = operationById('getJobResults');
   app.get<{ Params: { job_id: string }; Querystring: Page }>(
     routePath(results),
     routeOptions(ctx, results),
-    async (request) => jobs.results(accountIdOf(request), request.params.job_id, request.query),
+    async (request) => ({
+      ...(await jobs.results(accountIdOf(request), request.params.job_id, request.query)),
+      request_id: request.id,
+    }),
   );
 
   const one = operationById('getJobResult');
@@ -86,7 +97,7 @@ export const registerJobs: RouteRegistrar = (app, ctx) => {
         request.params.index,
       );
       const format = job.options.format;
-      if (format === 'json') return item;
+      if (format === 'json') return { ...item, request_id: request.id };
       const name = `${String(item.video_id ?? request.params.index)}.${format}`;
       return reply
         .type(CONTENT_TYPES[format])
@@ -96,7 +107,12 @@ export const registerJobs: RouteRegistrar = (app, ctx) => {
   );
 
   const cancel = operationById('cancelJob');
-  app.delete<{ Params: { job_id: string } }>(routePath(cancel), routeOptions(ctx, cancel), async (request) =>
-    jobs.cancel(accountIdOf(request), request.params.job_id),
+  app.delete<{ Params: { job_id: string } }>(
+    routePath(cancel),
+    routeOptions(ctx, cancel),
+    async (request) => ({
+      ...(await jobs.cancel(accountIdOf(request), request.params.job_id)),
+      request_id: request.id,
+    }),
   );
 };

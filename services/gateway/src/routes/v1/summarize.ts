@@ -1,5 +1,6 @@
 import { aiV1 } from '@subx/contracts';
 import { summarizePrice } from '../../access/pricing.ts';
+import { rateLimitBody } from '../../access/rate-limit.ts';
 import { operationById } from '../../schemas/operations.ts';
 import { videoIdOf } from '../../video-urls.ts';
 import { routeOptions } from './context.ts';
@@ -54,6 +55,8 @@ export const registerSummarize: RouteRegistrar = (app, ctx) => {
         // Which engine wrote this: the model name, or local-extractive for the offline fallback.
         model: s.model,
         language: s.language,
+        rate_limit: rateLimitBody(admissionOf(request).rateLimit),
+        request_id: request.id,
       });
 
       const look = await backends.ai.summarize({ ...ask, cachedOnly: true }, call);

@@ -1,7 +1,38 @@
 import { operationById } from '../../schemas/operations.ts';
+import type { ValidateReasonCode } from '../../schemas/operations.ts';
 import { videoIdOf } from '../../video-urls.ts';
 import { routeOptions } from './context.ts';
 import type { RouteRegistrar } from './context.ts';
+
+/**
+ * Why an extract of the video would fail (docs/api.md "Validate"), by the code of the answer's
+ * `reason`. A URL that is not a video URL never gets here: it is 400 INVALID_URL.
+ */
+const REASONS = {
+  video_not_found: 'No video exists with this id.',
+  private: 'The video is private.',
+  members_only: 'The video is for channel members only.',
+  paid: 'The video must be bought or rented.',
+  geo_blocked: 'The video is not available in the region the service reads from.',
+  age_restricted: 'The video is age-restricted; it cannot be read without signing in.',
+  upcoming_live: 'The video is a live stream or premiere that has not started yet.',
+  removed: 'The video was removed.',
+  unplayable: 'The platform does not play this video.',
+  // An extractor older than invalid_reason: the video cannot be read, it does not say why.
+  video_unavailable: 'The video cannot be read.',
+  no_subtitles: 'The video can be read but has no subtitles, manual or auto-generated.',
+} as const satisfies Record<ValidateReasonCode, string>;
+
+function reasonOf(v: { valid: boolean; hasSubtitles: boolean; invalidReason: string }) {
+  if (v.valid && v.hasSubtitles) return null;
+  let code: ValidateReasonCode = 'no_subtitles';
+  if (!v.valid) {
+    code = Object.hasOwn(REASONS, v.invalidReason)
+      ? (v.invalidReason as ValidateReasonCode)
+      : 'video_unavailable';
+  }
+  return { code, message: REASONS[code] };
+}
 
 export const registerValidate: RouteRegistrar = (app, ctx) => {
   const spec = operationById('validate');
@@ -15,6 +46,8 @@ export const registerValidate: RouteRegistrar = (app, ctx) => {
       video_title: v.videoTitle,
       duration: v.duration,
       cached: v.cached,
+      reason: reasonOf(v),
+      request_id: request.id,
     };
   });
 };

@@ -25,12 +25,12 @@ export const registerWebhooks: RouteRegistrar = (app, ctx) => {
   app.post(routePath(rotate), routeOptions(ctx, rotate), async (request, reply) => {
     const view = await webhooksOf(ctx).secrets.rotate(request.account!.id);
     noStore(reply).code(rotate.successStatus ?? 200);
-    return view;
+    return { ...view, request_id: request.id };
   });
   const read = operationById('getWebhookSecret');
   app.get(routePath(read), routeOptions(ctx, read), async (request, reply) => {
     const view = await webhooksOf(ctx).secrets.current(request.account!.id);
     noStore(reply);
-    return view;
+    return { ...view, request_id: request.id };
   });
 };

@@ -124,6 +124,11 @@ export interface ValidateVideoResponse {
   videoTitle: string;
   duration: number;
   cached: boolean;
+  /**
+   * Why valid is false, empty when it is true: video_not_found, or the VIDEO_UNAVAILABLE reason
+   * (private, members_only, paid, geo_blocked, age_restricted, upcoming_live, removed, unplayable).
+   */
+  invalidReason: string;
 }
 
 export interface GetPlaylistRequest {
@@ -629,6 +634,7 @@ function createBaseValidateVideoResponse(): ValidateVideoResponse {
     videoTitle: "",
     duration: 0,
     cached: false,
+    invalidReason: "",
   };
 }
 
@@ -654,6 +660,9 @@ export const ValidateVideoResponse: MessageFns<ValidateVideoResponse> = {
     }
     if (message.cached !== false) {
       writer.uint32(56).bool(message.cached);
+    }
+    if (message.invalidReason !== "") {
+      writer.uint32(66).string(message.invalidReason);
     }
     return writer;
   },
@@ -727,6 +736,14 @@ export const ValidateVideoResponse: MessageFns<ValidateVideoResponse> = {
             message.cached = reader.bool();
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.invalidReason = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -764,6 +781,11 @@ export const ValidateVideoResponse: MessageFns<ValidateVideoResponse> = {
         : "",
       duration: isSet(object.duration) ? globalThis.Number(object.duration) : 0,
       cached: isSet(object.cached) ? globalThis.Boolean(object.cached) : false,
+      invalidReason: isSet(object.invalidReason)
+        ? globalThis.String(object.invalidReason)
+        : isSet(object.invalid_reason)
+        ? globalThis.String(object.invalid_reason)
+        : "",
     };
   },
 
@@ -790,6 +812,9 @@ export const ValidateVideoResponse: MessageFns<ValidateVideoResponse> = {
     if (message.cached !== false) {
       obj.cached = message.cached;
     }
+    if (message.invalidReason !== "") {
+      obj.invalidReason = message.invalidReason;
+    }
     return obj;
   },
 
@@ -805,6 +830,7 @@ export const ValidateVideoResponse: MessageFns<ValidateVideoResponse> = {
     message.videoTitle = object.videoTitle ?? "";
     message.duration = object.duration ?? 0;
     message.cached = object.cached ?? false;
+    message.invalidReason = object.invalidReason ?? "";
     return message;
   },
 };
