@@ -5,8 +5,8 @@
 #
 # Run by test/system/generated-clients.test.ts (under CI=true, part of `npm test`; locally once
 # the environment below is cached), which starts `npm start` on the fake platform and passes:
-#   SUBX_BASE, SUBX_KEY (pro), SUBX_FREE_KEY, SUBX_VIDEO, SUBX_PRIVATE_VIDEO, SUBX_COMMENTS_VIDEO,
-#   SUBX_PLAYLIST
+#   SUBX_BASE, SUBX_KEY (pro), SUBX_FREE_KEY, SUBX_FREE_DAILY_LIMIT, SUBX_VIDEO, SUBX_PRIVATE_VIDEO,
+#   SUBX_COMMENTS_VIDEO, SUBX_PLAYLIST
 #
 # openapi-python-client comes from PyPI into a virtual environment cached under ~/.cache/subx
 # (created on the first run, reused afterwards), like scripts/schemathesis.sh's.

@@ -39,6 +39,18 @@ let youtube: FakeYouTube;
 let system: NpmStartProcess;
 let scratch = '';
 let driverEnv: Record<string, string> = {};
+const FREE_DAILY_LIMIT = 3;
+
+/** A new free account's key (each driver spends one's daily limit). */
+async function freeKey(): Promise<string> {
+  const created = await fetch(`${system.adminUrl}/admin/v1/accounts`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ tier: 'free' }),
+  });
+  expect(created.status).toBe(201);
+  return ((await created.json()) as { api_key: string }).api_key;
+}
 
 function run(
   command: string,
@@ -63,17 +75,17 @@ function run(
 
 beforeAll(async () => {
   youtube = await startFakeYouTube();
-  system = await startNpmStart({ YOUTUBE_BASE_URL: youtube.url, ADMIN_TOKEN, JOBS_POLL_MS: '100' });
-  const created = await fetch(`${system.adminUrl}/admin/v1/accounts`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ tier: 'free' }),
+  system = await startNpmStart({
+    YOUTUBE_BASE_URL: youtube.url,
+    ADMIN_TOKEN,
+    JOBS_POLL_MS: '100',
+    // A free key's day ends after FREE_DAILY_LIMIT requests: a 429 each driver reaches cheaply.
+    ACCESS_PRICING_JSON: JSON.stringify({ dailyLimit: { free: FREE_DAILY_LIMIT } }),
   });
-  const freeKey = ((await created.json()) as { api_key: string }).api_key;
   driverEnv = {
     SUBX_BASE: system.base,
     SUBX_KEY: system.apiKey,
-    SUBX_FREE_KEY: freeKey,
+    SUBX_FREE_DAILY_LIMIT: String(FREE_DAILY_LIMIT),
     SUBX_VIDEO: videoIds.manualAndAuto,
     SUBX_PRIVATE_VIDEO: videoIds.private,
     SUBX_COMMENTS_VIDEO: videoIds.syntheticComments,
@@ -132,7 +144,7 @@ describe('generated clients against npm start', () => {
     const driver = await run(
       join(root, 'node_modules/.bin/node'),
       ['--disable-warning=ExperimentalWarning', join(dir, 'driver.ts')],
-      { cwd: dir, env: driverEnv, timeoutMs: 120_000 },
+      { cwd: dir, env: { ...driverEnv, SUBX_FREE_KEY: await freeKey() }, timeoutMs: 120_000 },
     );
     expect(driver.code, driver.output).toBe(0);
     expect(JSON.parse(driver.output.trim().split('\n').at(-1)!)).toMatchObject({ ok: true });
@@ -142,7 +154,7 @@ describe('generated clients against npm start', () => {
     'Python: openapi-python-client, typed models, every operation and format (scripts/generated-clients.sh)',
     async () => {
       const result = await run('bash', [join(root, 'scripts/generated-clients.sh')], {
-        env: driverEnv,
+        env: { ...driverEnv, SUBX_FREE_KEY: await freeKey() },
         timeoutMs: 600_000,
       });
       expect(result.code, result.output).toBe(0);

@@ -3,7 +3,8 @@
 The client is openapi-python-client's, generated from the live /openapi.json by
 scripts/generated-clients.sh (package `subx_client` on PYTHONPATH). It calls every operation and
 every format through it, with its typed models, and one error of each kind; the first surprise
-raises (exit 1). Environment: as driver.ts (SUBX_BASE, SUBX_KEY, SUBX_FREE_KEY, SUBX_VIDEO,
+raises (exit 1). Environment: as driver.ts (SUBX_BASE, SUBX_KEY, SUBX_FREE_KEY, SUBX_FREE_DAILY_LIMIT,
+SUBX_VIDEO,
 SUBX_PRIVATE_VIDEO, SUBX_COMMENTS_VIDEO, SUBX_PLAYLIST).
 """
 
@@ -198,5 +199,18 @@ no_job = get_job.sync_detailed("job_aaaaaaaaa0123456789abcdef", client=client)
 check(no_job.status_code == 404 and isinstance(no_job.parsed, Error) and no_job.parsed.error.code == ErrorCode.JOB_NOT_FOUND, "404 JOB_NOT_FOUND", no_job.content)
 tier = summarize.sync_detailed(client=free, body=SummarizeBody(video_url=VIDEO))
 check(tier.status_code == 403 and isinstance(tier.parsed, Error) and tier.parsed.error.required_tier == "pro", "403 TIER_REQUIRED", tier.content)
+# The free key's daily limit (SUBX_FREE_DAILY_LIMIT requests) runs out: 429 with Retry-After.
+limited = extract.sync_detailed(client=free, body=ExtractBody(url=VIDEO))
+for _ in range(int(os.environ["SUBX_FREE_DAILY_LIMIT"])):
+    if limited.status_code == 429:
+        break
+    limited = extract.sync_detailed(client=free, body=ExtractBody(url=VIDEO))
+check(
+    isinstance(limited.parsed, Error)
+    and limited.parsed.error.code == ErrorCode.RATE_LIMITED
+    and "retry-after" in limited.headers,
+    "429 RATE_LIMITED",
+    limited.content,
+)
 
 print(json.dumps({"ok": True, "checks": len(checks)}))

@@ -6,7 +6,7 @@
  * and every format, and one error of each kind, and fails (exit 1) on the first surprise.
  *
  * Environment: SUBX_BASE (the API), SUBX_KEY (a pro key, sent as `Authorization: Bearer`),
- * SUBX_FREE_KEY (a free key, sent as X-API-Key), SUBX_VIDEO, SUBX_PRIVATE_VIDEO, SUBX_COMMENTS_VIDEO,
+ * SUBX_FREE_KEY (a free key, sent as X-API-Key) and SUBX_FREE_DAILY_LIMIT (its requests per day), SUBX_VIDEO, SUBX_PRIVATE_VIDEO, SUBX_COMMENTS_VIDEO,
  * SUBX_PLAYLIST (ids the platform under test knows).
  */
 import { randomUUID } from 'node:crypto';
@@ -266,6 +266,16 @@ function describeItem(item: Schemas['BatchItem']): string {
     tier.response.status === 403 && tier.error?.error.required_tier === 'pro',
     '403 TIER_REQUIRED',
     tier.error,
+  );
+  // The free key's daily limit (SUBX_FREE_DAILY_LIMIT requests) runs out: 429 with Retry-After.
+  let limited = await free.POST('/api/v1/extract', { body: { url: video } });
+  for (let i = 0; i < Number(env('SUBX_FREE_DAILY_LIMIT')) && limited.response.status !== 429; i++) {
+    limited = await free.POST('/api/v1/extract', { body: { url: video } });
+  }
+  expect(
+    limited.error?.error.code === 'RATE_LIMITED' && limited.response.headers.get('retry-after') !== null,
+    '429 RATE_LIMITED',
+    limited.error,
   );
 }
 

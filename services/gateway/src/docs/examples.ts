@@ -3,7 +3,11 @@
  * (the key itself is the `<API_KEY>` placeholder, set in the reference's configuration). A test
  * validates every example against the operation's request schema, so they cannot drift from it.
  * The videos and the playlist are ones the demo's replay knows (README "Quick start", `npm run
- * demo`), so a sample runs as written there; they are public videos on the real platform too.
+ * demo`), so a sample runs as written there; but for the synthetic-comments one, they are public
+ * videos on the real platform too.
+ * it3OtbTxQk0 rather than the richer F1xioXWb8CY: the fuzzing run (scripts/schemathesis.sh) reuses
+ * example values across operations, and the replay answers the comments of F1xioXWb8CY with an
+ * upstream error, while it3OtbTxQk0's comments are turned off (an ordinary 200).
  */
 import { DOCUMENT_FORMATS } from '../schemas/operation-spec.ts';
 
@@ -16,10 +20,11 @@ export interface RequestExample {
   query?: Record<string, string | number | boolean>;
 }
 
-const VIDEO_URL = 'https://www.youtube.com/watch?v=F1xioXWb8CY';
-const SHORT_URL = 'https://youtu.be/F1xioXWb8CY';
-const OTHER_URL = 'https://youtu.be/it3OtbTxQk0';
+const VIDEO_URL = 'https://www.youtube.com/watch?v=it3OtbTxQk0';
+const SHORT_URL = 'https://youtu.be/it3OtbTxQk0';
+/** Synthetic comments; no captions, so in a batch it is the failed item beside a success. */
 const COMMENTS_URL = 'https://www.youtube.com/watch?v=synthCmnts1';
+const OTHER_URL = 'https://youtu.be/synthCmnts1';
 const PLAYLIST_URL = 'https://www.youtube.com/playlist?list=PLsubxDemoPlaylist01';
 
 export const REQUEST_EXAMPLES: Record<string, RequestExample> = {
@@ -48,7 +53,7 @@ export const REQUEST_EXAMPLES: Record<string, RequestExample> = {
     },
   },
   playlist: { query: { url: PLAYLIST_URL, max: 4, format: 'json' } },
-  validate: { query: { url: OTHER_URL } },
+  validate: { query: { url: SHORT_URL } },
   summarize: {
     body: { keyPoints: { summary: 'Key points', value: { video_url: VIDEO_URL, style: 'key_points' } } },
   },
