@@ -2,7 +2,14 @@
  * Request examples of the OpenAPI document: what the reference fills its request samples with
  * (the key itself is the `<API_KEY>` placeholder, set in the reference's configuration). A test
  * validates every example against the operation's request schema, so they cannot drift from it.
+ * The videos and the playlist are ones the demo's replay knows (README "Quick start", `npm run
+ * demo`), so a sample runs as written there; but for the synthetic-comments one, they are public
+ * videos on the real platform too.
+ * it3OtbTxQk0 rather than the richer F1xioXWb8CY: the fuzzing run (scripts/schemathesis.sh) reuses
+ * example values across operations, and the replay answers the comments of F1xioXWb8CY with an
+ * upstream error, while it3OtbTxQk0's comments are turned off (an ordinary 200).
  */
+import { DOCUMENT_FORMATS } from '../schemas/operation-spec.ts';
 
 type Example = { summary: string; value: Record<string, unknown> };
 
@@ -13,40 +20,50 @@ export interface RequestExample {
   query?: Record<string, string | number | boolean>;
 }
 
-const VIDEO_URL = 'https://www.youtube.com/watch?v=dQw4w9WgXcQ';
-const PLAYLIST_URL = 'https://www.youtube.com/playlist?list=PLFgquLnL59alCl_2TQvOiD5Vgm1hCaGSI';
+const VIDEO_URL = 'https://www.youtube.com/watch?v=it3OtbTxQk0';
+const SHORT_URL = 'https://youtu.be/it3OtbTxQk0';
+/** Synthetic comments; no captions, so in a batch it is the failed item beside a success. */
+const COMMENTS_URL = 'https://www.youtube.com/watch?v=synthCmnts1';
+const OTHER_URL = 'https://youtu.be/synthCmnts1';
+const PLAYLIST_URL = 'https://www.youtube.com/playlist?list=PLsubxDemoPlaylist01';
 
 export const REQUEST_EXAMPLES: Record<string, RequestExample> = {
   extract: {
     body: {
       json: { summary: 'Timed segments as JSON', value: { url: VIDEO_URL, language: 'en' } },
-      srt: { summary: 'An SRT document', value: { url: 'https://youtu.be/dQw4w9WgXcQ', format: 'srt' } },
       plainText: {
         summary: 'Plain text with opt-in metadata',
         value: { url: VIDEO_URL, include_timestamps: false, include: ['tags', 'view_count', 'chapters'] },
       },
     },
   },
+  // POST /api/v1/extract.srt and its siblings: the same body, the path names the format.
+  ...Object.fromEntries(
+    DOCUMENT_FORMATS.map((format) => [
+      `extract${format[0]!.toUpperCase()}${format.slice(1)}`,
+      { body: { video: { summary: `The ${format} document of a video`, value: { url: SHORT_URL } } } },
+    ]),
+  ),
   batch: {
     body: {
       twoVideos: {
         summary: 'Two videos as SRT',
-        value: { urls: [VIDEO_URL, 'https://youtu.be/jNQXAC9IVRw'], format: 'srt' },
+        value: { urls: [VIDEO_URL, OTHER_URL], format: 'srt' },
       },
     },
   },
-  playlist: { query: { url: PLAYLIST_URL, max: 5, format: 'json' } },
-  validate: { query: { url: VIDEO_URL } },
+  playlist: { query: { url: PLAYLIST_URL, max: 4, format: 'json' } },
+  validate: { query: { url: SHORT_URL } },
   summarize: {
     body: { keyPoints: { summary: 'Key points', value: { video_url: VIDEO_URL, style: 'key_points' } } },
   },
-  comments: { query: { url: VIDEO_URL, max: 100, sort: 'time' } },
+  comments: { query: { url: COMMENTS_URL, max: 100, sort: 'time' } },
   createJob: {
     body: {
       urls: {
         summary: 'Video URLs, with a webhook when the job ends',
         value: {
-          source: { type: 'urls', urls: [VIDEO_URL, 'https://youtu.be/jNQXAC9IVRw'] },
+          source: { type: 'urls', urls: [VIDEO_URL, OTHER_URL] },
           format: 'srt',
           webhook_url: 'https://example.com/hooks/subx',
         },
@@ -66,6 +83,6 @@ export const REQUEST_EXAMPLES: Record<string, RequestExample> = {
   listJobs: { query: { limit: 20 } },
   getJobResults: { query: { limit: 25 } },
   analyzeComments: {
-    body: { sample: { summary: 'Analyse 50 comments', value: { video_url: VIDEO_URL, sample_size: 50 } } },
+    body: { sample: { summary: 'Analyse 20 comments', value: { video_url: COMMENTS_URL, sample_size: 20 } } },
   },
 };

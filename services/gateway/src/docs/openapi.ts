@@ -8,6 +8,7 @@ import type { ErrorCode } from '@subx/errors';
 import { CONTENT_TYPES } from '@subx/formats';
 import { errorBodySchema, rateLimitSchema } from '../schemas/common.ts';
 import { OPERATION_SPECS, healthResponseSchema } from '../schemas/operations.ts';
+import { documentedBody, documentedErrors, hoistSchemas } from './components.ts';
 import { REQUEST_EXAMPLES } from './examples.ts';
 import type { JsonSchema, OperationSpec } from '../schemas/operations.ts';
 
@@ -58,9 +59,11 @@ const IDEMPOTENCY_KEY_PARAMETER = {
   in: 'header',
   required: false,
   description:
-    'Makes retries safe: a completed request retried with the same key (same account, method, path and body) gets the first response replayed for 24 h with `Idempotent-Replayed: true`, and is never charged twice. While the first is still running a retry is 409 `CONFLICT`; the same key with a different request is 400 `INVALID_REQUEST`; a failed request frees the key. 1–255 visible ASCII characters, e.g. a UUID.',
+    'Makes retries safe (send a fresh value, e.g. a new UUID, per logical request and the same one on its retries): a completed request retried with the same key (same account, method, path and body) gets the first response replayed for 24 h with `Idempotent-Replayed: true`, and is never charged twice. While the first is still running a retry is 409 `CONFLICT`; the same key with a different request is 400 `INVALID_REQUEST`; a failed request frees the key. 1–255 visible ASCII characters, e.g. a UUID.',
+  // No example: the reference's code samples would carry it, and a copied sample run twice with a
+  // changed body gets 400 for reusing the key. Samples leave it out; docs/clients.md shows one
+  // generated per request.
   schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
-  example: '3f1c9a52-8d1e-4c47-9a0e-2b6f5d7c8e90',
 };
 
 /** One example error body per code, so the reference shows each code's body and docs link. */
@@ -154,7 +157,9 @@ function operationObject(spec: OperationSpec) {
   // account-only reads (auth 'account') do neither.
   const metered = spec.auth !== null && spec.auth !== 'account';
   const example = REQUEST_EXAMPLES[spec.operationId];
-  const content: Record<string, unknown> = { 'application/json': { schema: spec.response } };
+  const content: Record<string, unknown> = spec.document
+    ? { [CONTENT_TYPES[spec.document].split(';')[0]!]: { schema: spec.response } }
+    : { 'application/json': { schema: spec.response } };
   if (spec.documentFormats) {
     for (const format of ['srt', 'vtt', 'txt', 'md'] as const) {
       content[CONTENT_TYPES[format].split(';')[0]!] = {
@@ -182,7 +187,7 @@ function operationObject(spec: OperationSpec) {
             required: true,
             content: {
               'application/json': {
-                schema: spec.body,
+                schema: documentedBody(spec),
                 ...(example?.body ? { examples: example.body } : {}),
               },
             },
@@ -199,7 +204,7 @@ function operationObject(spec: OperationSpec) {
         ]),
         content,
       },
-      ...errorResponses(spec.errors, metered),
+      ...errorResponses(documentedErrors(spec), metered),
     },
   };
 }
@@ -240,6 +245,11 @@ export function buildOpenApi(version: string): OpenApiDocument {
   });
   paths['/health'] = { get: health, head: head('healthHead') };
   paths['/api/v1/health'] = { get: { ...health, operationId: 'healthV1' }, head: head('healthV1Head') };
+  const schemas: Record<string, unknown> = {};
+  // Error and RateLimit first: every error response refers to Error by name.
+  const hoisted = hoistSchemas({ seed: [errorBodySchema, rateLimitSchema], paths }, schemas) as {
+    paths: OpenApiDocument['paths'];
+  };
   return {
     openapi: '3.1.0',
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
@@ -268,9 +278,9 @@ export function buildOpenApi(version: string): OpenApiDocument {
             'The same API key (`sxk_v1_` + 32 letters and digits) as `Authorization: Bearer <key>`.',
         },
       },
-      schemas: { Error: errorBodySchema, RateLimit: rateLimitSchema },
+      schemas,
       headers: HEADERS,
     },
-    paths,
+    paths: hoisted.paths,
   };
 }

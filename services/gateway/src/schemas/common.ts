@@ -3,8 +3,10 @@
  * fastify) and describe them in the OpenAPI 3.1 document. Only keywords that mean the same in
  * draft-07 (ajv) and 2020-12 (OpenAPI 3.1) are used.
  */
+import { ERROR_CODES } from '@subx/errors';
 import { OUTPUT_FORMATS } from '@subx/formats';
 import { METADATA_FIELDS } from '@subx/youtube';
+import { DOCUMENT_FORMATS, named } from './operation-spec.ts';
 
 /** docs/decisions.md "Metadata fields": the nine opt-in metadata fields, as the platform client defines them. */
 export const INCLUDE_FIELDS = METADATA_FIELDS;
@@ -62,7 +64,7 @@ export const translateSchema = {
 
 // Response building blocks (documentation and response-shape tests).
 
-export const rateLimitSchema = {
+export const rateLimitSchema = named('RateLimit', {
   type: 'object',
   description: 'Daily request limit of the key. `limit` and `remaining` are null for unlimited tiers.',
   required: ['limit', 'remaining', 'reset', 'reset_at'],
@@ -73,9 +75,9 @@ export const rateLimitSchema = {
     reset: { type: 'integer', description: 'Reset time, Unix seconds.' },
     reset_at: { type: 'string', format: 'date-time', description: 'Reset time, ISO 8601.' },
   },
-};
+});
 
-export const segmentSchema = {
+export const segmentSchema = named('Segment', {
   type: 'object',
   required: ['text', 'start', 'duration'],
   additionalProperties: false,
@@ -84,9 +86,9 @@ export const segmentSchema = {
     start: { type: 'number', description: 'Seconds.' },
     duration: { type: 'number', description: 'Seconds.' },
   },
-};
+});
 
-export const metadataSchema = {
+export const metadataSchema = named('VideoMetadata', {
   type: 'object',
   required: ['title', 'channel', 'channel_id', 'duration', 'upload_date', 'thumbnail_url'],
   additionalProperties: false,
@@ -106,34 +108,66 @@ export const metadataSchema = {
     chapters: {
       type: 'array',
       description: 'Opt-in.',
-      items: {
+      items: named('Chapter', {
         type: 'object',
         required: ['title', 'start_time'],
         additionalProperties: false,
         properties: { title: { type: 'string' }, start_time: { type: 'number' } },
-      },
+      }),
     },
     is_live: { type: ['boolean', 'null'], description: 'Opt-in.' },
     was_live: { type: ['boolean', 'null'], description: 'Opt-in.' },
   },
-};
+});
 
-export const subtitleTypeSchema = { type: 'string', enum: ['manual', 'auto_generated'] };
+export const subtitleTypeSchema = named('SubtitleType', {
+  type: 'string',
+  enum: ['manual', 'auto_generated'],
+});
 
-export const errorBodySchema = {
+/** Every code of the error catalogue (packages/errors), so generated clients get an enum. */
+const errorCodeSchema = named('ErrorCode', {
+  type: 'string',
+  enum: [...ERROR_CODES],
+  description: 'The error catalogue: /docs/errors lists what each code means and whether to retry.',
+});
+
+export const errorBodySchema = named('Error', {
   type: 'object',
   required: ['error'],
   properties: {
-    error: {
+    error: named('ErrorDetail', {
       type: 'object',
       required: ['code', 'message', 'docs_url', 'request_id', 'retryable'],
+      description: 'The fields after `retryable` come with the codes they name; other codes leave them out.',
       properties: {
-        code: { type: 'string' },
+        code: errorCodeSchema,
         message: { type: 'string' },
         docs_url: { type: 'string', description: 'Relative link to /docs/errors#<code>.' },
         request_id: { type: 'string' },
         retryable: { type: 'boolean' },
-        reason: { type: 'string', description: 'VIDEO_UNAVAILABLE / UPSTREAM_BLOCKED refinement.' },
+        reason: {
+          type: 'string',
+          description:
+            'VIDEO_UNAVAILABLE, UPSTREAM_BLOCKED and CHANNEL_NOT_FOUND: the refinement (e.g. `private`).',
+        },
+        valid_fields: {
+          type: 'array',
+          items: { type: 'string' },
+          description: 'INVALID_INCLUDE: the accepted include names.',
+        },
+        required_tier: { type: 'string', description: 'TIER_REQUIRED: the lowest tier allowed.' },
+        required: { type: 'integer', description: 'INSUFFICIENT_CREDITS: what the request may cost.' },
+        available: { type: 'integer', description: 'INSUFFICIENT_CREDITS: the balance.' },
+        available_languages: {
+          type: 'array',
+          items: { type: 'string' },
+          description: 'LANGUAGE_NOT_AVAILABLE: the languages the video has.',
+        },
+        available_comments: {
+          type: 'integer',
+          description: 'NOT_ENOUGH_COMMENTS: how many comments the video has.',
+        },
         suggestion: {
           type: 'object',
           description: 'NOT_FOUND / METHOD_NOT_ALLOWED of a route: the operation probably meant.',
@@ -146,11 +180,11 @@ export const errorBodySchema = {
           description: 'INVALID_URL for a bare video id or a URL without its scheme: the URL to send.',
         },
       },
-    },
+    }),
   },
-};
+});
 
-export const creditsDetailsSchema = {
+export const creditsDetailsSchema = named('CreditsDetails', {
   type: 'object',
   required: ['successful', 'failed', 'total_attempted'],
   additionalProperties: false,
@@ -159,28 +193,52 @@ export const creditsDetailsSchema = {
     failed: { type: 'integer' },
     total_attempted: { type: 'integer' },
   },
-};
+});
 
-export const batchItemSchema = {
+/** A batch, playlist or job item that succeeded: the extract result's fields for one URL. */
+export const batchItemSuccessSchema = named('BatchItemSuccess', {
   type: 'object',
-  required: ['success', 'video_id', 'url'],
+  required: ['success', 'video_id', 'url', 'language', 'metadata', 'subtitle_type'],
   additionalProperties: false,
   description:
-    'On success: language, metadata, subtitle_type and either subtitles (json, timed), text + segment_count (json, plain text) or format + content (other formats). On failure: error_code and error_message.',
+    'Either subtitles (json, timed), text + segment_count (json, plain text) or format + content (other formats).',
   properties: {
-    success: { type: 'boolean' },
-    video_id: { type: ['string', 'null'] },
+    success: { type: 'boolean', const: true },
+    video_id: { type: 'string' },
     url: { type: 'string' },
     subtitles: { type: 'array', items: segmentSchema },
     text: { type: 'string' },
     segment_count: { type: 'integer' },
-    format: { type: 'string', enum: ['srt', 'vtt', 'txt', 'md'] },
+    format: { type: 'string', enum: [...DOCUMENT_FORMATS] },
     content: { type: 'string' },
     language: { type: 'string' },
     metadata: metadataSchema,
     subtitle_type: subtitleTypeSchema,
     translated_from: { type: 'string' },
-    error_code: { type: 'string' },
+  },
+});
+
+/** A batch, playlist or job item that failed (`error_code` TIMEOUT: cut off by the request budget). */
+export const batchItemFailureSchema = named('BatchItemFailure', {
+  type: 'object',
+  required: ['success', 'video_id', 'url', 'error_code', 'error_message'],
+  additionalProperties: false,
+  properties: {
+    success: { type: 'boolean', const: false },
+    video_id: { type: ['string', 'null'], description: 'Null when the URL is not a video URL.' },
+    url: { type: 'string' },
+    error_code: errorCodeSchema,
     error_message: { type: 'string' },
   },
-};
+});
+
+/**
+ * The item union, discriminated on `success` by its `const` in each member (TypeScript narrows on
+ * `item.success`; other generators try the members in order). No OpenAPI `discriminator` object:
+ * its values must be strings, and openapi-typescript would retype `success` as `"true" | "false"`.
+ */
+export function itemUnion(success: object, failure: object) {
+  return { oneOf: [success, failure] };
+}
+
+export const batchItemSchema = named('BatchItem', itemUnion(batchItemSuccessSchema, batchItemFailureSchema));

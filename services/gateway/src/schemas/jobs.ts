@@ -5,8 +5,10 @@
 import { JOB_STATUSES, CHANNEL_TABS } from '../jobs/model.ts';
 import { JOB_ID_PATTERN } from '../jobs/store.ts';
 import {
-  batchItemSchema,
+  batchItemFailureSchema,
+  batchItemSuccessSchema,
   formatSchema,
+  itemUnion,
   includeArraySchema,
   includeTimestampsSchema,
   languageSchema,
@@ -14,6 +16,7 @@ import {
   translateSchema,
   urlSchema,
 } from './common.ts';
+import { named } from './operation-spec.ts';
 
 /** The hard ceiling of any tier (the pricing table's jobMaxItems says what each tier gets). */
 const MAX_JOB_ITEMS = 10_000;
@@ -257,18 +260,29 @@ export const jobListSchema = {
   },
 };
 
-export const jobResultItemSchema = {
-  ...batchItemSchema,
-  required: ['index', ...batchItemSchema.required],
-  properties: {
-    index: { type: 'integer', description: 'The item’s index in the source.' },
-    ...batchItemSchema.properties,
-    request_id: {
-      type: 'string',
-      description: 'When the item is the whole answer (GET …/results/{index}); not on the items of a page.',
+/** A batch item with its `index` in the job's source. */
+function withIndex(name: string, item: typeof batchItemSuccessSchema | typeof batchItemFailureSchema) {
+  return named(name, {
+    ...item,
+    required: ['index', ...item.required],
+    properties: {
+      index: { type: 'integer', description: 'The item’s index in the source.' },
+      ...item.properties,
+      request_id: {
+        type: 'string',
+        description: 'When the item is the whole answer (GET …/results/{index}); not on the items of a page.',
+      },
     },
-  },
-};
+  });
+}
+
+export const jobResultItemSchema = named(
+  'JobResultItem',
+  itemUnion(
+    withIndex('JobResultSuccess', batchItemSuccessSchema),
+    withIndex('JobResultFailure', batchItemFailureSchema),
+  ),
+);
 
 export const jobResultsSchema = {
   type: 'object',

@@ -17,6 +17,7 @@ import {
   translateSchema,
   urlSchema,
 } from './common.ts';
+import { withDocumentPaths } from './document-operations.ts';
 import { JOB_OPERATIONS } from './job-operations.ts';
 import { WEBHOOK_OPERATIONS } from './webhooks.ts';
 
@@ -92,14 +93,14 @@ const COMMON_AUTH_ERRORS = ['UNAUTHORIZED', 'RATE_LIMITED', 'INVALID_REQUEST'];
 const UPSTREAM_ERRORS = ['UPSTREAM_ERROR', 'UPSTREAM_BLOCKED', 'UPSTREAM_TIMEOUT'];
 
 /** The HTTP operation table: one entry per public route, driving validation, routes, OpenAPI and llms.txt. */
-export const OPERATION_SPECS: OperationSpec[] = [
+export const OPERATION_SPECS: OperationSpec[] = withDocumentPaths([
   {
     method: 'POST',
     path: '/api/v1/extract',
     operationId: 'extract',
     summary: 'Extract subtitles of one video',
     description:
-      'Returns the extraction result, or with `format` srt/vtt/txt/md a document of that type (text/srt, text/vtt, text/plain, text/markdown). Results may come from the extractor cache (`cached`); `force_refresh` bypasses it.',
+      'Returns the extraction result as JSON; POST /api/v1/extract.srt (.vtt, .txt, .md) answers a document of that type instead (text/srt, text/vtt, text/plain, text/markdown), as does `format` srt/vtt/txt/md here. Results may come from the extractor cache (`cached`); `force_refresh` bypasses it.',
     auth: 'extract',
     credits: 'none',
     body: {
@@ -121,7 +122,7 @@ export const OPERATION_SPECS: OperationSpec[] = [
       },
     },
     response: extractResponse,
-    documentFormats: true,
+    documentPaths: true,
     errors: [
       ...COMMON_AUTH_ERRORS,
       'INVALID_URL',
@@ -548,7 +549,7 @@ export const OPERATION_SPECS: OperationSpec[] = [
   ...JOB_OPERATIONS,
   // Account settings: the webhook signing secret (schemas/webhooks.ts).
   ...WEBHOOK_OPERATIONS,
-];
+]);
 
 export const healthResponseSchema = {
   type: 'object',

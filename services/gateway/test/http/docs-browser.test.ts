@@ -12,6 +12,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ERROR_CODES, docsUrl } from '@subx/errors';
 import { describeWithBrowser, launchChromium } from '@subx/testing/browser';
 import { API_KEY_PLACEHOLDER } from '../../src/routes/docs.ts';
+import { inlined } from './openapi-support.ts';
 import { buildTestGateway } from './support.ts';
 import type { TestGateway } from './support.ts';
 
@@ -89,7 +90,8 @@ describeWithBrowser('API reference in Chromium: /docs (Scalar) and /docs/errors'
 
   it(
     'renders every operation of the live /openapi.json with its errors, headers, nested fields and <API_KEY> samples',
-    { timeout: 300_000 },
+    // Every response of every operation is opened: 18 operations with up to ten statuses each.
+    { timeout: 900_000 },
     async () => {
       const { page, requests, offLoopback, errors } = await watchedPage(browser);
       const response = await page.goto(`${base}/docs`);
@@ -141,7 +143,8 @@ describeWithBrowser('API reference in Chromium: /docs (Scalar) and /docs/errors'
 
         // Nested response shapes: every object (or array of objects) field of the success body opens up.
         const success = Object.keys(op.responses as Json).find((s) => s.startsWith('2')) ?? '200';
-        const ok = op.responses[success]?.content?.['application/json']?.schema as Json | undefined;
+        const ok = inlined(doc as never, op.responses[success]?.content?.['application/json']?.schema) as
+          Json | undefined;
         for (const [field, children] of nestedProperties(ok)) {
           const at = `${label} ${success} ${field}`;
           const property = page.locator(`[id="${id}.responses.${success}.${field}"]`).locator(INNERMOST_LI);
@@ -169,7 +172,8 @@ describeWithBrowser('API reference in Chromium: /docs (Scalar) and /docs/errors'
         }
       }
 
-      await page.screenshot({ path: `${ARTIFACTS}docs-full.png`, fullPage: true });
+      // The whole reference as one image: long (every operation, every status), so slow to render.
+      await page.screenshot({ path: `${ARTIFACTS}docs-full.png`, fullPage: true, timeout: 4 * WAIT_MS });
       expect(requests.length).toBeGreaterThan(0);
       expect(offLoopback).toEqual([]);
       expect(errors).toEqual([]);

@@ -3,7 +3,9 @@ import { Ajv } from 'ajv';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ERROR_CATALOG, ERROR_CODES, docsUrl } from '@subx/errors';
 import type { ErrorCode } from '@subx/errors';
+import { documentedErrors } from '../../src/docs/components.ts';
 import { OPERATION_SPECS } from '../../src/schemas/operations.ts';
+import { inlined } from './openapi-support.ts';
 import { KEYS, VIDEO_URL, appError, buildTestGateway, transcript } from './support.ts';
 import type { TestGateway } from './support.ts';
 
@@ -109,6 +111,10 @@ describe('docs', () => {
         '/api/v1/comments',
         '/api/v1/comments/analyze',
         '/api/v1/extract',
+        '/api/v1/extract.md',
+        '/api/v1/extract.srt',
+        '/api/v1/extract.txt',
+        '/api/v1/extract.vtt',
         '/api/v1/health',
         '/api/v1/jobs',
         '/api/v1/jobs/{job_id}',
@@ -121,16 +127,31 @@ describe('docs', () => {
         '/health',
       ].sort(),
     );
-    expect(doc.paths['/api/v1/extract'].post.requestBody.content['application/json'].schema).toEqual(
-      OPERATION_SPECS.find((o) => o.operationId === 'extract')?.body,
-    );
+    // The validating schema, except that `format` is documented as json only: the documents
+    // have paths of their own (POST /api/v1/extract.srt...), each answering one media type.
+    const body = OPERATION_SPECS.find((o) => o.operationId === 'extract')!.body!;
+    const documented = doc.paths['/api/v1/extract'].post.requestBody.content['application/json'].schema;
+    expect(inlined(doc, documented)).toEqual({
+      ...body,
+      properties: {
+        ...(body.properties as object),
+        format: {
+          ...(body.properties as { format: object }).format,
+          enum: ['json'],
+          description: expect.any(String),
+        },
+      },
+    });
     expect(Object.keys(doc.paths['/api/v1/extract'].post.responses['200'].content)).toEqual([
       'application/json',
-      'text/srt',
-      'text/vtt',
-      'text/plain',
-      'text/markdown',
     ]);
+    const documents = { srt: 'text/srt', vtt: 'text/vtt', txt: 'text/plain', md: 'text/markdown' };
+    for (const [format, type] of Object.entries(documents)) {
+      const op = doc.paths[`/api/v1/extract.${format}`].post;
+      expect(Object.keys(op.responses['200'].content), format).toEqual([type]);
+      expect(op.responses['200'].content[type].schema.type).toBe('string');
+      expect(op.requestBody.content['application/json'].schema.properties.format).toBeUndefined();
+    }
     const playlistParams = doc.paths['/api/v1/playlist'].get.parameters.map((p: { name: string }) => p.name);
     expect(playlistParams).toEqual(
       expect.arrayContaining(['url', 'max', 'language', 'format', 'include_timestamps', 'include']),
@@ -159,7 +180,7 @@ describe('docs', () => {
       headers: { 'x-api-key': KEYS.free },
     });
     const check = (schema: object, body: unknown) => {
-      const validate = ajv.compile(schema);
+      const validate = ajv.compile(inlined(doc, schema) as object);
       expect(validate(body), JSON.stringify(validate.errors)).toBe(true);
     };
     check(
@@ -240,11 +261,13 @@ describe('docs', () => {
             );
             expect(value.error.docs_url).toBe(docsUrl(value.error.code));
             expect(response.description).toContain(`[\`${value.error.code}\`](${docsUrl(value.error.code)})`);
-            check(ajv, doc.components.schemas.Error, value);
+            check(ajv, inlined(doc, doc.components.schemas.Error) as object, value);
           }
           return examples.map((e) => e.value.error.code);
         });
-      expect(documented.sort(), spec.operationId).toEqual([...spec.errors, 'INTERNAL_ERROR'].sort());
+      expect(documented.sort(), spec.operationId).toEqual(
+        [...documentedErrors(spec), 'INTERNAL_ERROR'].sort(),
+      );
       // Counted operations (not the account-only reads): Idempotency-Key and the daily limit's headers.
       if (spec.auth && spec.auth !== 'account') {
         const names = op.parameters.map((p: { name: string }) => p.name);

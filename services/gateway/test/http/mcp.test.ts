@@ -74,6 +74,11 @@ describe('MCP tools', () => {
     // Every operation but batch (get_playlist_transcripts and get_transcript cover it) has a tool.
     const covered = new Set(Object.values(TWINS));
     expect(OPERATION_SPECS.map((o) => o.operationId).filter((id) => !covered.has(id))).toEqual([
+      // The per-format paths of extract: get_transcript takes `format`.
+      'extractSrt',
+      'extractVtt',
+      'extractTxt',
+      'extractMd',
       'batch',
       // Bulk jobs run for minutes to hours: an agent starts and polls them over HTTP.
       'createJob',

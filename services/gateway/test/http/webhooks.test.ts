@@ -132,7 +132,10 @@ describe('/api/v1/webhooks/secret', () => {
     expect(Object.keys(path.post.responses)).toContain('201');
     expect(Object.keys(path.get.responses)).toContain('200');
     expect(Object.keys(path.post.responses['201'].headers)).toEqual(['X-Request-Id']);
-    expect(path.post.responses['201'].content['application/json'].schema.required).toEqual([
+    expect(path.post.responses['201'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/WebhookSecret',
+    });
+    expect(doc.components.schemas.WebhookSecret.required).toEqual([
       'secret',
       'created_at',
       'previous_secret_expires_at',

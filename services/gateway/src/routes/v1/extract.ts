@@ -8,7 +8,7 @@ import { completeJsonBody, createExtractCache, jsonHead } from '../../extract-ca
 import type { CachedExtract, ExtractCacheKey } from '../../extract-cache.ts';
 import { documentFor, metadataJson, subtitleTypeName, transcriptBody } from '../../mappers.ts';
 import type { IncludeField } from '../../schemas/common.ts';
-import { operationById } from '../../schemas/operations.ts';
+import { OPERATION_SPECS, operationById } from '../../schemas/operations.ts';
 import { videoIdOf } from '../../video-urls.ts';
 import { routeOptions } from './context.ts';
 import type { RouteRegistrar } from './context.ts';
@@ -99,14 +99,25 @@ export const registerExtract: RouteRegistrar = (app, ctx) => {
     return completeJsonBody(rendered.payload, rateLimitBody(admissionOf(request).rateLimit), request.id);
   }
 
-  app.post<{ Body: ExtractBody }>(spec.path, routeOptions(ctx, spec), async (request, reply) => {
+  async function handle(request: FastifyRequest, reply: FastifyReply, body: ExtractBody) {
     const price = extractPrice(ctx.pricing);
     // The interface prices extract at 0: no ledger round trip unless an operator sets a price.
-    if (price === 0) return extract(request, reply, request.body);
+    if (price === 0) return extract(request, reply, body);
     return withReservation(credits, request, 'extract', price, async (reservation) => {
-      const result = await extract(request, reply, request.body);
+      const result = await extract(request, reply, body);
       await reservation.commit(price);
       return result;
     });
-  });
+  }
+
+  app.post<{ Body: ExtractBody }>(spec.path, routeOptions(ctx, spec), (request, reply) =>
+    handle(request, reply, request.body),
+  );
+  // POST /api/v1/extract.srt and its siblings: the same, with the format the path names.
+  for (const row of OPERATION_SPECS.filter((o) => o.document && o.path.startsWith(`${spec.path}.`))) {
+    const format = row.document!;
+    app.post<{ Body: Omit<ExtractBody, 'format'> }>(row.path, routeOptions(ctx, row), (request, reply) =>
+      handle(request, reply, { ...request.body, format }),
+    );
+  }
 };
