@@ -99,6 +99,16 @@ describe('every success body', () => {
 
     const calls: Record<string, { app: TestGateway['app']; call: Call }> = {
       extract: { app: gw.app, call: { method: 'POST', url: '/api/v1/extract', payload: { url: VIDEO_URL } } },
+      // The per-format paths answer a text document: request id and rate limit in headers only.
+      ...Object.fromEntries(
+        (['srt', 'vtt', 'txt', 'md'] as const).map((format) => [
+          `extract${format[0]!.toUpperCase()}${format.slice(1)}`,
+          {
+            app: gw.app,
+            call: { method: 'POST', url: `/api/v1/extract.${format}`, payload: { url: VIDEO_URL } },
+          },
+        ]),
+      ),
       batch: { app: gw.app, call: { method: 'POST', url: '/api/v1/batch', payload: { urls: [VIDEO_URL] } } },
       playlist: {
         app: gw.app,
@@ -152,6 +162,14 @@ describe('every success body', () => {
         ...(call.payload ? { payload: call.payload } : {}),
       });
       expect(res.statusCode, `${spec.operationId}: ${res.body}`).toBe(spec.successStatus ?? 200);
+      if (spec.document) {
+        expect(String(res.headers['content-type']), spec.operationId).not.toMatch(/json/);
+        expect(res.headers['x-request-id'], spec.operationId).toBeTruthy();
+        expect(res.headers['x-ratelimit-reset'], spec.operationId).toBe(
+          new Date(NEXT_MIDNIGHT).toISOString(),
+        );
+        continue;
+      }
       const body = json(res);
       if (spec.operationId === 'createJob') cancelTarget = String(body.job_id);
       expect(body.request_id, spec.operationId).toBe(res.headers['x-request-id']);
