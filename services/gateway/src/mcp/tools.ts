@@ -212,9 +212,13 @@ const TOOLS: ToolDefinition[] = [
       if (!isOk(answer)) return toolError(answer);
       const b = answer.body as Body;
       const langs = (list: string[]) => (list.length ? list.join(', ') : 'none');
+      // A private or missing video has no title to quote.
+      const video = b.video_title ? `"${b.video_title}"` : 'The video';
       const text = b.has_subtitles
-        ? `"${b.video_title}" has subtitles. Manual: ${langs(b.available_languages.manual)}. Auto-generated: ${langs(b.available_languages.auto_generated)}.`
-        : `"${b.video_title}" has ${b.valid ? 'no subtitles' : 'nothing to extract'}.`;
+        ? `${video} has subtitles. Manual: ${langs(b.available_languages.manual)}. Auto-generated: ${langs(b.available_languages.auto_generated)}.`
+        : // validate's reason says why (private, not found, no subtitles...): the agent's next step
+          // depends on it.
+          `${video} has ${b.valid ? 'no subtitles' : 'nothing to extract'}${!b.valid && b.reason ? `: ${b.reason.message} (${b.reason.code})` : ''}.`;
       return ok(text, b);
     },
   },
