@@ -272,6 +272,18 @@ describe('bulk jobs API', () => {
     expect(srt.headers['content-type']).toBe('text/srt; charset=utf-8');
     expect(srt.headers['content-disposition']).toBe(`attachment; filename="${REAL[0]}.srt"`);
     expect(srt.body).toMatch(/^1\r?\n00:00:00,000 --> /);
+    // The JSON pages carry the same document (docs/clients.md: how generated clients read it).
+    const page = await h.app.inject({
+      method: 'GET',
+      url: `/api/v1/jobs/${id}/results`,
+      headers: auth(KEYS.pro),
+    });
+    expect(page.json().results[0]).toMatchObject({
+      index: 0,
+      success: true,
+      format: 'srt',
+      content: srt.body,
+    });
     const failed = await h.app.inject({
       method: 'GET',
       url: `/api/v1/jobs/${id}/results/1`,
