@@ -16,24 +16,11 @@ cd "$(dirname "$0")/.."
 PYTHON_CLIENT_VERSION=0.29.1
 CACHE=${SUBX_CACHE_DIR:-${HOME:-/root}/.cache/subx}/openapi-python-client-$PYTHON_CLIENT_VERSION
 log() { printf '[generated-clients.sh] %s\n' "$*" >&2; }
-as_root() { if [[ $(id -u) -eq 0 ]]; then "$@"; else sudo -n "$@"; fi; }
 
 : "${SUBX_BASE:?SUBX_BASE (the API under test) is not set}"
 
-if [[ ! -x $CACHE/bin/openapi-python-client ]]; then
-  log "creating $CACHE (python3 -m venv + pip install openapi-python-client==$PYTHON_CLIENT_VERSION)"
-  rm -rf "$CACHE"
-  if ! python3 -m venv "$CACHE" 2>/dev/null; then
-    # Debian ships venv (ensurepip) separately from python3.
-    log "python3 -m venv failed: installing Debian's python3 and python3-venv with apt"
-    as_root env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 update -qq
-    as_root env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y -qq \
-      --no-install-recommends python3 python3-venv >/dev/null
-    rm -rf "$CACHE"
-    python3 -m venv "$CACHE"
-  fi
-  "$CACHE/bin/pip" install --quiet --disable-pip-version-check "openapi-python-client==$PYTHON_CLIENT_VERSION"
-fi
+. scripts/python/venv.sh
+python_tool_venv "$CACHE" "openapi-python-client==$PYTHON_CLIENT_VERSION" openapi-python-client
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

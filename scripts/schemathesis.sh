@@ -23,22 +23,9 @@ CACHE=${SUBX_CACHE_DIR:-${HOME:-/root}/.cache/subx}/schemathesis-$SCHEMATHESIS_V
 NODE=node_modules/.bin/node
 log() { printf '[schemathesis.sh] %s\n' "$*" >&2; }
 
-as_root() { if [[ $(id -u) -eq 0 ]]; then "$@"; else sudo -n "$@"; fi; }
 
-if [[ ! -x $CACHE/bin/st ]]; then
-  log "creating $CACHE (python3 -m venv + pip install schemathesis==$SCHEMATHESIS_VERSION)"
-  rm -rf "$CACHE"
-  if ! python3 -m venv "$CACHE" 2>/dev/null; then
-    # Debian ships venv (ensurepip) separately from python3.
-    log "python3 -m venv failed: installing Debian's python3 and python3-venv with apt"
-    as_root env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 update -qq
-    as_root env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y -qq \
-      --no-install-recommends python3 python3-venv >/dev/null
-    rm -rf "$CACHE"
-    python3 -m venv "$CACHE"
-  fi
-  "$CACHE/bin/pip" install --quiet --disable-pip-version-check "schemathesis==$SCHEMATHESIS_VERSION"
-fi
+. scripts/python/venv.sh
+python_tool_venv "$CACHE" "schemathesis==$SCHEMATHESIS_VERSION" st
 
 work=$(mktemp -d)
 pids=()

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { firstRequest, shellQuote, videoUrl } from './first-request.ts';
+import { commandAvailable as installed } from './test-support.ts';
 
 const run = promisify(execFile);
 const KEY = 'sxk_v1_abcdefghijklmnopqrstuvwxyz012345';
@@ -21,17 +22,6 @@ interface Seen {
   key: string | undefined;
   type: string | undefined;
   body: unknown;
-}
-
-/** curl and python3 are optional on a developer's machine; CI must have them (nothing skipped there). */
-async function installed(command: string): Promise<boolean> {
-  const found = await run(command, ['--version']).then(
-    () => true,
-    () => false,
-  );
-  if (!found && process.env.CI === 'true')
-    throw new Error(`${command} is required in CI (.ci/run installs it)`);
-  return found;
 }
 
 describe('first request snippets', () => {

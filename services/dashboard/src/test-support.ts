@@ -3,6 +3,7 @@
  * client backed by an in-memory account table (our own GatewayClient interface), a mailbox mailer,
  * and a cookie-keeping client over `app.inject`.
  */
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
@@ -332,4 +333,19 @@ export class Browserish {
     await this.get('/sign-in');
     return this.post('/sign-in', { email, password });
   }
+}
+
+/**
+ * Whether a command the first-request snippets run in (curl, python3) is installed: optional on a
+ * developer's machine (the snippet is left out), required in CI (.ci/run installs both), so that
+ * nothing is skipped there.
+ */
+export async function commandAvailable(command: string): Promise<boolean> {
+  const found = await new Promise<boolean>((resolve) =>
+    execFile(command, ['--version'], { timeout: 10_000 }, (error) => resolve(!error)),
+  );
+  if (!found && process.env.CI === 'true') {
+    throw new Error(`${command} is required in CI (.ci/run installs it)`);
+  }
+  return found;
 }

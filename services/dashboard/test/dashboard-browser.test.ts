@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { describeWithBrowser, launchChromium } from '@subx/testing/browser';
+import { commandAvailable as hasCommand } from '../src/test-support.ts';
 import { ROOT, launch, startMailbox } from './support.ts';
 import type { Launched, Mailbox } from './support.ts';
 
@@ -32,19 +33,6 @@ const POLL = { timeout: 20_000, interval: 100 };
 // Operators enter their password again after this long (10 minutes by default).
 const REAUTH_MS = 15_000;
 const run = promisify(execFile);
-/**
- * The page's snippets run in these; each one missing is left out on a developer's machine (curl and
- * python3 are optional there) but fails the run in CI, which installs both.
- */
-const hasCommand = async (command: string) => {
-  const found = await run(command, ['--version']).then(
-    () => true,
-    () => false,
-  );
-  if (!found && process.env.CI === 'true')
-    throw new Error(`${command} is required in CI (.ci/run installs it)`);
-  return found;
-};
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 interface AxeViolation {

@@ -3,12 +3,11 @@
  * from the admin operation table (schemas/admin-operations.ts) with the public document's helpers
  * for parameters and error responses, so both describe errors alike.
  */
-import { ERROR_CATALOG } from '@subx/errors';
 import type { ErrorCode } from '@subx/errors';
 import { errorBodySchema } from '../schemas/common.ts';
 import { ADMIN_OPERATION_SPECS } from '../schemas/admin-operations.ts';
 import type { AdminOperationSpec } from '../schemas/admin-operations.ts';
-import { errorExamples, errorList, pathParameters, queryParameters } from './openapi.ts';
+import { codesByStatus, errorExamples, errorList, pathParameters, queryParameters } from './openapi.ts';
 import type { OpenApiDocument } from './openapi.ts';
 
 /** Every admin route can answer these: a wrong token, too many wrong tokens, a failure of ours. */
@@ -27,31 +26,24 @@ const HEADERS = {
 const ref = (name: keyof typeof HEADERS) => ({ $ref: `#/components/headers/${name}` });
 
 function errorResponses(codes: readonly ErrorCode[]) {
-  const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of new Set([...codes, ...ALWAYS])) {
-    const status = ERROR_CATALOG[code].status;
-    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
-  }
   return Object.fromEntries(
-    [...byStatus.entries()]
-      .sort(([a], [b]) => a - b)
-      .map(([status, list]) => [
-        String(status),
-        {
-          description: errorList(list),
-          headers: {
-            'X-Request-Id': ref('X-Request-Id'),
-            ...(status === 401 ? { 'WWW-Authenticate': ref('WWW-Authenticate') } : {}),
-            ...(status === 429 ? { 'Retry-After': ref('Retry-After') } : {}),
-          },
-          content: {
-            'application/json': {
-              schema: { $ref: '#/components/schemas/Error' },
-              examples: errorExamples(list),
-            },
+    codesByStatus([...codes, ...ALWAYS]).map(([status, list]) => [
+      String(status),
+      {
+        description: errorList(list),
+        headers: {
+          'X-Request-Id': ref('X-Request-Id'),
+          ...(status === 401 ? { 'WWW-Authenticate': ref('WWW-Authenticate') } : {}),
+          ...(status === 429 ? { 'Retry-After': ref('Retry-After') } : {}),
+        },
+        content: {
+          'application/json': {
+            schema: { $ref: '#/components/schemas/Error' },
+            examples: errorExamples(list),
           },
         },
-      ]),
+      },
+    ]),
   );
 }
 

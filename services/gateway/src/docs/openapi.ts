@@ -116,33 +116,36 @@ export function queryParameters(schema: JsonSchema | undefined) {
  * but a 401 carries the key's rate-limit headers (docs/decisions.md
  * "Rate-limit reporting").
  */
-function errorResponses(codes: readonly string[], authenticated = false) {
+/** The codes grouped by their HTTP status (the catalogue's), statuses ascending, each code once. */
+export function codesByStatus(codes: Iterable<ErrorCode>): [number, ErrorCode[]][] {
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of [...codes, 'INTERNAL_ERROR'] as ErrorCode[]) {
+  for (const code of new Set(codes)) {
     const status = ERROR_CATALOG[code].status;
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
+  return [...byStatus.entries()].sort(([a], [b]) => a - b);
+}
+
+function errorResponses(codes: readonly string[], authenticated = false) {
   return Object.fromEntries(
-    [...byStatus.entries()]
-      .sort(([a], [b]) => a - b)
-      .map(([status, list]) => [
-        String(status),
-        {
-          description: errorList(list),
-          headers: headerRefs([
-            ...(status === 429 ? (['Retry-After'] as const) : []),
-            ...(status === 401 ? (['WWW-Authenticate'] as const) : []),
-            'X-Request-Id',
-            ...(authenticated && status !== 401 ? RATE_LIMIT_HEADER_NAMES : []),
-          ]),
-          content: {
-            'application/json': {
-              schema: { $ref: '#/components/schemas/Error' },
-              examples: errorExamples(list),
-            },
+    codesByStatus([...codes, 'INTERNAL_ERROR'] as ErrorCode[]).map(([status, list]) => [
+      String(status),
+      {
+        description: errorList(list),
+        headers: headerRefs([
+          ...(status === 429 ? (['Retry-After'] as const) : []),
+          ...(status === 401 ? (['WWW-Authenticate'] as const) : []),
+          'X-Request-Id',
+          ...(authenticated && status !== 401 ? RATE_LIMIT_HEADER_NAMES : []),
+        ]),
+        content: {
+          'application/json': {
+            schema: { $ref: '#/components/schemas/Error' },
+            examples: errorExamples(list),
           },
         },
-      ]),
+      },
+    ]),
   );
 }
 
