@@ -250,15 +250,18 @@ export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === 'string' && Object.hasOwn(ERROR_CATALOG, value);
 }
 
-export type UnavailableReason =
-  | 'private'
-  | 'members_only'
-  | 'paid'
-  | 'geo_blocked'
-  | 'age_restricted'
-  | 'upcoming_live'
-  | 'removed'
-  | 'unplayable';
+/** Why a video that exists cannot be read: VIDEO_UNAVAILABLE's `reason`, and validate's. */
+export const UNAVAILABLE_REASONS = [
+  'private',
+  'members_only',
+  'paid',
+  'geo_blocked',
+  'age_restricted',
+  'upcoming_live',
+  'removed',
+  'unplayable',
+] as const;
+export type UnavailableReason = (typeof UNAVAILABLE_REASONS)[number];
 
 export type BlockedReason =
   | 'bot_check'

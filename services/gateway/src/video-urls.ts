@@ -26,12 +26,14 @@ function meantVideoUrl(input: string): { url: string; why: string } | null {
   return null;
 }
 
-/** The INVALID_URL message for a video URL input (also the error_message of batch and job items). */
-export function invalidVideoUrlMessage(input: string): string {
-  const meant = meantVideoUrl(input);
-  return meant
+const messageFor = (meant: ReturnType<typeof meantVideoUrl>) =>
+  meant
     ? `${meant.why}: send ${meant.url} instead.`
     : `The URL is not an accepted video URL. ${ACCEPTED_VIDEO_FORMS}`;
+
+/** The INVALID_URL message for a video URL input (also the error_message of batch and job items). */
+export function invalidVideoUrlMessage(input: string): string {
+  return messageFor(meantVideoUrl(input));
 }
 
 /** 400 INVALID_URL with the accepted form; `suggested_url` when the URL meant is clear. */
@@ -39,7 +41,7 @@ function invalidVideoUrl(input: string): AppError {
   const meant = meantVideoUrl(input);
   return new AppError(
     'INVALID_URL',
-    invalidVideoUrlMessage(input),
+    messageFor(meant),
     meant ? { details: { suggested_url: meant.url } } : {},
   );
 }

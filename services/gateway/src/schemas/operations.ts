@@ -2,6 +2,7 @@
  * The public operations: request schemas (validated by fastify/ajv), response schemas and the
  * words of the reference — one table from which both the routes and /openapi.json are built.
  */
+import { UNAVAILABLE_REASONS } from '@subx/errors';
 import {
   batchItemSchema,
   creditsDetailsSchema,
@@ -35,14 +36,7 @@ import type { OperationSpec } from './operation-spec.ts';
 /** Codes of validate's `reason`, why an extract would fail (routes/v1/validate.ts words each). */
 const VALIDATE_REASON_CODES = [
   'video_not_found',
-  'private',
-  'members_only',
-  'paid',
-  'geo_blocked',
-  'age_restricted',
-  'upcoming_live',
-  'removed',
-  'unplayable',
+  ...UNAVAILABLE_REASONS,
   'video_unavailable',
   'no_subtitles',
 ] as const;
