@@ -7,6 +7,7 @@ import { LogController } from 'fastify';
 import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify';
 import { requestIdOf } from '@subx/service-kit';
 import type { Config } from '../config.ts';
+import { lazyChildLoggerFactory } from './request-logger.ts';
 
 export type ListenerConfig = Pick<
   Config,
@@ -28,6 +29,8 @@ export function listenerOptions(config: ListenerConfig, logger: FastifyBaseLogge
     // One field name for the request id across the system (gRPC handlers log `request_id` too);
     // fastify's two lines per request are replaced by one access line (http/access-log.ts).
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
+    // request.log becomes a pino child only when something logs through it (request-logger.ts).
+    ...(logger ? { childLoggerFactory: lazyChildLoggerFactory } : {}),
     // HEAD would run (and count) authenticated GETs; without it HEAD is a 405 like any other method.
     exposeHeadRoutes: false,
     return503OnClosing: true,
