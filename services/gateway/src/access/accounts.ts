@@ -9,7 +9,13 @@ import type { Clock, Collection, Doc, DocumentStore } from '@subx/ports';
 import type { Account, Tier } from './types.ts';
 import type { AccessPricing } from './pricing.ts';
 import type { KeyCache } from './key-cache.ts';
-import { generateApiKey, hashApiKey, isWellFormedApiKey, keyDisplay } from './api-key.ts';
+import {
+  generateApiKey,
+  hashApiKey,
+  isWellFormedApiKey,
+  keyDisplay,
+  rememberingKeyHasher,
+} from './api-key.ts';
 import { utcMonth } from './time.ts';
 
 export const ACCOUNTS_COLLECTION = 'accounts';
@@ -78,6 +84,7 @@ export interface AccountRepositoryOptions {
 
 export function createAccountRepository(options: AccountRepositoryOptions): AccountRepository {
   const { store, clock, pepper, pricing, keyCache } = options;
+  const hashOfPresentedKey = rememberingKeyHasher(pepper);
   const accounts = store.collection<AccountDoc>(ACCOUNTS_COLLECTION);
   const nowIso = () => new Date(clock.now()).toISOString();
 
@@ -191,7 +198,7 @@ export function createAccountRepository(options: AccountRepositoryOptions): Acco
 
     async authenticate(apiKey) {
       if (!isWellFormedApiKey(apiKey)) return null;
-      const hash = hashApiKey(apiKey, pepper);
+      const hash = hashOfPresentedKey(apiKey);
       return keyCache.get(hash, async () => {
         const doc = await accounts.findOne({ 'key.hash': hash, 'key.status': 'active' });
         if (!doc || doc.key.hash === null) return null;

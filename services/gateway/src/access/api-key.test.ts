@@ -5,6 +5,7 @@ import {
   generateApiKey,
   hashApiKey,
   isWellFormedApiKey,
+  rememberingKeyHasher,
 } from './api-key.ts';
 
 describe('api keys', () => {
@@ -63,5 +64,14 @@ describe('api keys', () => {
     expect(constantTimeEqual('token', 'token')).toBe(true);
     expect(constantTimeEqual('token', 'token2')).toBe(false);
     expect(constantTimeEqual('', 'x')).toBe(false);
+  });
+
+  it('remembers hashes per key: the same HMAC as hashApiKey, also past its bound and after eviction', () => {
+    const hasher = rememberingKeyHasher('pepper-1', 3);
+    const keys = Array.from({ length: 8 }, () => generateApiKey());
+    for (const round of [1, 2]) {
+      for (const key of keys) expect(hasher(key), `round ${round}`).toBe(hashApiKey(key, 'pepper-1'));
+    }
+    expect(rememberingKeyHasher('pepper-2')(keys[0]!)).not.toBe(hasher(keys[0]!));
   });
 });

@@ -28,6 +28,26 @@ export function hashApiKey(apiKey: string, pepper: string): string {
   return createHmac('sha256', pepper).update(apiKey, 'utf8').digest('base64url');
 }
 
+/**
+ * hashApiKey for the requests of one process, remembered per key: an HMAC per request was a
+ * measurable part of a cached extract's CPU (issue 27's profile), and the same few keys arrive
+ * again and again. The hash of a key never changes (revocation is the key cache's business, by
+ * hash), so entries need no expiry; the oldest goes first past `maxEntries`. The keys of recent
+ * requests stay in this process's memory, as they do in its socket buffers.
+ */
+export function rememberingKeyHasher(pepper: string, maxEntries = 10_000): (apiKey: string) => string {
+  const hashes = new Map<string, string>();
+  return (apiKey) => {
+    let hash = hashes.get(apiKey);
+    if (hash === undefined) {
+      hash = hashApiKey(apiKey, pepper);
+      if (hashes.size >= maxEntries) hashes.delete(hashes.keys().next().value!);
+      hashes.set(apiKey, hash);
+    }
+    return hash;
+  };
+}
+
 /** What may be shown about a key after creation. */
 export function keyDisplay(apiKey: string): { prefix: string; last4: string } {
   return { prefix: API_KEY_PREFIX, last4: apiKey.slice(-4) };
