@@ -4,6 +4,8 @@ import { parsePlaylistUrl, parseVideoUrl } from './url.ts';
 describe('parseVideoUrl', () => {
   it.each([
     ['https://www.youtube.com/watch?v=F1xioXWb8CY', 'F1xioXWb8CY'],
+    ['https://youtube.com/watch?v=F1xioXWb8CY', 'F1xioXWb8CY'],
+    ['https://www.youtube.com/watch?v=F1xioXWb8CY#t=1', 'F1xioXWb8CY'],
     ['https://www.youtube.com/watch?feature=share&v=F1xioXWb8CY&t=10', 'F1xioXWb8CY'],
     ['http://youtube.com/watch?v=F1xioXWb8CY', 'F1xioXWb8CY'],
     ['https://m.youtube.com/watch?v=F1xioXWb8CY', 'F1xioXWb8CY'],

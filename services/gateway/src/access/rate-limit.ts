@@ -124,13 +124,20 @@ export function createDailyRateLimiter(deps: {
   };
 }
 
+// Every answer of a day carries the same reset time: format it once, not twice per request.
+let lastReset = { ms: Number.NaN, iso: '' };
+function resetIso(resetAtMs: number): string {
+  if (lastReset.ms !== resetAtMs) lastReset = { ms: resetAtMs, iso: new Date(resetAtMs).toISOString() };
+  return lastReset.iso;
+}
+
 /** X-RateLimit-* headers; none for unlimited tiers (decisions.md "Rate-limit reporting"). */
 export function rateLimitHeaders(state: RateLimitState): Record<string, string> {
   if (state.limit === null || state.remaining === null) return {};
   return {
     'X-RateLimit-Limit': String(state.limit),
     'X-RateLimit-Remaining': String(state.remaining),
-    'X-RateLimit-Reset': new Date(state.resetAtMs).toISOString(),
+    'X-RateLimit-Reset': resetIso(state.resetAtMs),
   };
 }
 
@@ -145,7 +152,7 @@ export function rateLimitBody(state: RateLimitState): {
     limit: state.limit,
     remaining: state.remaining,
     reset: Math.floor(state.resetAtMs / 1000),
-    reset_at: new Date(state.resetAtMs).toISOString(),
+    reset_at: resetIso(state.resetAtMs),
   };
 }
 

@@ -4,5 +4,6 @@ import { rateLimitHeaders } from '../access/rate-limit.ts';
 
 /** X-RateLimit-Limit / -Remaining / -Reset (ISO 8601); none for unlimited tiers. */
 export function setRateLimitHeaders(reply: FastifyReply, state: RateLimitState): void {
-  for (const [name, value] of Object.entries(rateLimitHeaders(state))) reply.header(name, value);
+  const headers = rateLimitHeaders(state);
+  for (const name in headers) reply.header(name, headers[name]);
 }
