@@ -28,14 +28,21 @@ export function isStoreUnavailable(error: unknown): boolean {
 
 /** The same store, with unavailability reported as `storeUnavailable(...)`. */
 export function guardKeyValueStore(kv: KeyValueStore): KeyValueStore {
+  const reported = (error: unknown): never => {
+    throw isKeyValueUnavailable(error) ? storeUnavailable(error) : error;
+  };
+  // Not an async wrapper: every counted request goes through here, and `catch` on the
+  // operation's own promise is one promise less than awaiting it inside another.
   const guard =
     <A extends unknown[], R>(operation: (...args: A) => Promise<R>) =>
-    async (...args: A): Promise<R> => {
+    (...args: A): Promise<R> => {
+      let pending: Promise<R>;
       try {
-        return await operation(...args);
+        pending = operation(...args);
       } catch (error) {
-        throw isKeyValueUnavailable(error) ? storeUnavailable(error) : error;
+        return Promise.reject(error).catch(reported);
       }
+      return pending.catch(reported);
     };
   return {
     get: guard((key) => kv.get(key)),
