@@ -24,10 +24,11 @@
  */
 import { fork } from 'node:child_process';
 import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
 import Fastify from 'fastify';
 import { startFakeYouTube, videoIds } from '@subx/testing/fake-youtube';
 import { EMBEDDED_ENV, spawnLauncher, type Launcher } from '@subx/embedded/launcher';
+import { PATHS, TABLE_HEADER, figures, measureRounds, pct, tableRow } from './extract-load.ts';
+import type { Round } from './extract-load.ts';
 import { reportResult } from './result.ts';
 
 const { values, positionals } = parseArgs({
@@ -77,32 +78,6 @@ async function serveBare(): Promise<void> {
   process.on('disconnect', () => process.exit(0));
 }
 
-interface Measured {
-  rps: number;
-  p50: number;
-  p99: number;
-  non2xx: number;
-  errors: number;
-}
-
-async function load(url: string, body: string, headers: Record<string, string>, duration: number) {
-  const result = await autocannon({
-    url,
-    method: 'POST',
-    connections: CONNECTIONS,
-    duration,
-    headers: { 'content-type': 'application/json', ...headers },
-    body,
-  });
-  return {
-    rps: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    non2xx: result.non2xx,
-    errors: result.errors,
-  } satisfies Measured;
-}
-
 interface Started {
   base: string;
   apiKey: string;
@@ -135,9 +110,6 @@ async function extractOnce(started: Started, body: string): Promise<string> {
   if (res.status !== 200) throw new Error(`extract answered ${res.status}: ${text.slice(0, 300)}`);
   return text;
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
-const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 
 async function main(): Promise<void> {
   const fake = await startFakeYouTube({
@@ -172,74 +144,60 @@ async function main(): Promise<void> {
       bareChild.once('exit', (code) => reject(new Error(`bare route process exited with ${code}`)));
     });
 
-    const runs = new Map<number, { bare: Measured; cached: Measured; uncached: Measured }[]>();
+    const runs = new Map<number, Round[]>();
     for (const size of SIZES) {
-      const body = requestBody(size);
       const targets = {
         bare: { url: `http://127.0.0.1:${bare.ports[size]}/api/v1/extract`, headers: {} },
         cached: { url: `${cached.base}/api/v1/extract`, headers: { 'x-api-key': cached.apiKey } },
         uncached: { url: `${uncached.base}/api/v1/extract`, headers: { 'x-api-key': uncached.apiKey } },
       };
-      // JIT and connection warm-up of each path before the measured rounds.
-      for (const t of Object.values(targets)) await load(t.url, body, t.headers, QUICK ? 1 : 2);
-      const perRound = [];
-      for (let round = 0; round < ROUNDS; round++) {
-        const measure = (t: { url: string; headers: Record<string, string> }) =>
-          load(t.url, body, t.headers, DURATION);
-        perRound.push({
-          bare: await measure(targets.bare),
-          cached: await measure(targets.cached),
-          uncached: await measure(targets.uncached),
-        });
-      }
-      runs.set(size, perRound);
+      runs.set(
+        size,
+        await measureRounds(targets, requestBody(size), {
+          rounds: ROUNDS,
+          duration: DURATION,
+          warmup: QUICK ? 1 : 2,
+          connections: CONNECTIONS,
+        }),
+      );
     }
 
     console.log(
       `\nPOST /api/v1/extract on npm start (default settings), ${CONNECTIONS} connections, ` +
         `${DURATION} s per run, ${ROUNDS} round(s); ratio to a bare fastify route serving the same bytes\n`,
     );
-    console.log(
-      '| answer | path | requests/s | % of bare (median; rounds) | p50 ms | p99 ms | non-2xx | target |',
-    );
-    console.log('|---|---|---:|---:|---:|---:|---:|---|');
+    console.log(TABLE_HEADER);
     let ok = true;
     for (const [size, rounds] of runs) {
       const bytes = Buffer.byteLength(answers[size]!);
-      for (const path of ['bare', 'cached', 'uncached'] as const) {
-        const ratios = rounds.map((r) => r[path].rps / r.bare.rps);
-        const ratio = median(ratios);
-        const p99 = median(rounds.map((r) => r[path].p99));
-        const non2xx = rounds.reduce((n, r) => n + r[path].non2xx + r[path].errors, 0);
+      for (const path of PATHS) {
+        const f = figures(rounds, path);
         let target = '';
         if (size === SIZES[0] && path === 'cached') {
-          const met = ratio >= TARGETS.cached && p99 < TARGETS.cachedP99;
+          const met = f.ratio >= TARGETS.cached && f.p99 < TARGETS.cachedP99;
           ok &&= met;
           target = `>= ${pct(TARGETS.cached)}, p99 < ${TARGETS.cachedP99} ms: ${met ? 'met' : 'NOT met'}`;
           reportResult({
             bench: 'npm-start-extract',
             what: `npm start, cached extract, ${size} segments, % of bare${QUICK ? ' (quick)' : ''}`,
-            value: `${pct(ratio)}, p99 ${p99} ms`,
+            value: `${pct(f.ratio)}, p99 ${f.p99} ms`,
             target: `>= ${pct(TARGETS.cached)}, p99 < ${TARGETS.cachedP99} ms`,
             met,
           });
         } else if (size === SIZES[0] && path === 'uncached') {
-          const met = ratio >= TARGETS.uncached;
+          const met = f.ratio >= TARGETS.uncached;
           ok &&= met;
           target = `>= ${pct(TARGETS.uncached)}: ${met ? 'met' : 'NOT met'}`;
           reportResult({
             bench: 'npm-start-extract',
             what: `npm start, micro-cache off (gRPC hop), ${size} segments, % of bare${QUICK ? ' (quick)' : ''}`,
-            value: `${pct(ratio)}, p99 ${p99} ms`,
+            value: `${pct(f.ratio)}, p99 ${f.p99} ms`,
             target: `>= ${pct(TARGETS.uncached)}`,
             met,
           });
         }
-        ok &&= non2xx === 0;
-        console.log(
-          `| ${size} segments (${(bytes / 1024).toFixed(1)} KiB) | ${path} | ${median(rounds.map((r) => r[path].rps)).toFixed(0)} | ` +
-            `${pct(ratio)} (${ratios.map(pct).join(', ')}) | ${median(rounds.map((r) => r[path].p50))} | ${p99} | ${non2xx} | ${target} |`,
-        );
+        ok &&= f.failed === 0;
+        console.log(tableRow(`${size} segments (${(bytes / 1024).toFixed(1)} KiB)`, path, f, target));
       }
     }
     console.log(`\nnpm-start-extract: ${ok ? 'every target met' : 'a target was NOT met'}`);

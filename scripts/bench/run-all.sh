@@ -27,5 +27,8 @@ else
   for bench in youtube-parse cold-extract ladder-adaptation vs-youtube-transcript-api cold-extract-cpu npm-start-extract gateway-extract batch-fanout bulk-job metrics-record; do
     [ -f "scripts/bench/$bench.ts" ] && run "$bench" "$@"
   done
+  # The same extract on the images under docker compose: where Docker answers (scripts/containers.sh).
+  if timeout 10 docker info >/dev/null 2>&1; then run compose-extract "$@"
+  else echo "== compose-extract: not run (no Docker engine answers; bash scripts/containers.sh engine starts one)"; fi
 fi
 "$node" --disable-warning=ExperimentalWarning scripts/bench/summary.ts "$out"
