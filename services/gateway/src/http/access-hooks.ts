@@ -4,12 +4,7 @@
  * after validation (preHandler); the response of a completed request is replayed for the same key.
  */
 import { createHash } from 'node:crypto';
-import type {
-  FastifyReply,
-  FastifyRequest,
-  onRequestAsyncHookHandler,
-  preHandlerAsyncHookHandler,
-} from 'fastify';
+import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler, preHandlerHookHandler } from 'fastify';
 import { AppError, Errors } from '@subx/errors';
 import type { Account, AccessControl, Admission, IdempotencyStore, Operation } from '../access/types.ts';
 import type { IpRateLimiter } from '../access/rate-limit.ts';
@@ -66,22 +61,39 @@ function fingerprint(request: FastifyRequest): string {
     .digest('base64url');
 }
 
-export function idempotencyHook(store: IdempotencyStore): preHandlerAsyncHookHandler {
-  return async function idempotency(request: FastifyRequest, reply: FastifyReply) {
-    const header = request.headers['idempotency-key'];
-    if (header === undefined || !request.admission) return;
+export function idempotencyHook(store: IdempotencyStore): preHandlerHookHandler {
+  async function claim(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    accountId: string,
+    header: string | string[],
+  ): Promise<void> {
     if (!isValidIdempotencyKey(header)) {
       throw Errors.invalidRequest('The Idempotency-Key header must be 1 to 255 printable ASCII characters.');
     }
-    const claim = await store.claim(request.admission.account.id, header, fingerprint(request));
-    if (claim.kind === 'in_progress') {
+    const claimed = await store.claim(accountId, header, fingerprint(request));
+    if (claimed.kind === 'in_progress') {
       throw new AppError('CONFLICT', 'A request with this Idempotency-Key is still being processed.');
     }
-    if (claim.kind === 'replay') {
-      reply.headers(claim.response.headers).header('idempotent-replayed', 'true');
-      return reply.code(claim.response.status).send(claim.response.body);
+    if (claimed.kind === 'replay') {
+      reply.headers(claimed.response.headers).header('idempotent-replayed', 'true');
+      reply.code(claimed.response.status).send(claimed.response.body);
+      return;
     }
     request.idempotencyKey = header;
+  }
+  // A callback hook: most requests carry no Idempotency-Key and should not pay a promise for it.
+  return function idempotency(request, reply, done) {
+    const header = request.headers['idempotency-key'];
+    if (header === undefined || !request.admission) {
+      done();
+      return;
+    }
+    claim(request, reply, request.admission.account.id, header).then(
+      // A replay has answered: fastify must not go on to the handler.
+      () => (reply.sent ? undefined : done()),
+      (error: Error) => done(error),
+    );
   };
 }
 
