@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { utcDate } from './time.ts';
+import { nextUtcMidnight, utcDate } from './time.ts';
 
 const formatted = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
@@ -34,5 +34,25 @@ describe('utcDate', () => {
       const ms = Math.floor(next());
       expect(utcDate(ms)).toBe(formatted(ms));
     }
+  });
+});
+
+describe('nextUtcMidnight', () => {
+  it('is the next 00:00 UTC, as the calendar says, across months, years, a leap day and before 1970', () => {
+    const calendar = (ms: number) => {
+      const d = new Date(ms);
+      return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1);
+    };
+    const instants = [
+      Date.UTC(2026, 10, 25),
+      Date.UTC(2026, 10, 25) - 1,
+      Date.UTC(2026, 11, 31, 23, 59, 59, 999),
+      Date.UTC(2028, 1, 29, 12),
+      Date.UTC(1969, 11, 31, 6),
+      0,
+      -1,
+    ];
+    for (let ms = Date.UTC(2026, 0, 1); ms < Date.UTC(2027, 0, 1); ms += 7_777_777) instants.push(ms);
+    for (const ms of instants) expect(nextUtcMidnight(ms), new Date(ms).toISOString()).toBe(calendar(ms));
   });
 });

@@ -16,8 +16,8 @@ export function utcMonth(ms: number): string {
 }
 
 export function nextUtcMidnight(ms: number): number {
-  const d = new Date(ms);
-  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1);
+  // JavaScript time has no leap seconds: every UTC day is DAY_MS long, so no Date is needed.
+  return ms - (((ms % DAY_MS) + DAY_MS) % DAY_MS) + DAY_MS;
 }
 
 const DATE_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
