@@ -11,10 +11,32 @@ import type { ServingStatus } from './health-service.ts';
 import { serviceNameOf } from './service-definition.ts';
 import type {
   CallContext,
+  ServerStreamHandler,
+  ServerStreamMethodDefinition,
   ServiceRegistration,
   UnaryHandler,
   UnaryMethodDefinition,
 } from './service-definition.ts';
+
+/** The handler's context of one incoming call: request id, logger, deadline, cancellation. */
+function callContext(
+  call: grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerWritableStream<unknown, unknown>,
+  path: string,
+  logger: Logger,
+): CallContext {
+  const requestId = firstString(call.metadata, REQUEST_ID_HEADER) || randomUUID();
+  const controller = new AbortController();
+  call.on('cancelled', () => controller.abort(new Error('call cancelled by the client or its deadline')));
+  const rawDeadline = call.getDeadline();
+  const deadlineMs = rawDeadline instanceof Date ? rawDeadline.getTime() : rawDeadline;
+  return {
+    requestId,
+    logger: logger.child({ request_id: requestId, rpc: path }),
+    metadata: call.metadata,
+    deadline: Number.isFinite(deadlineMs) ? new Date(deadlineMs) : undefined,
+    signal: controller.signal,
+  };
+}
 
 function wrapUnary(
   path: string,
@@ -22,19 +44,8 @@ function wrapUnary(
   logger: Logger,
 ): grpc.handleUnaryCall<unknown, unknown> {
   return (call, callback) => {
-    const requestId = firstString(call.metadata, REQUEST_ID_HEADER) || randomUUID();
-    const log = logger.child({ request_id: requestId, rpc: path });
-    const controller = new AbortController();
-    call.on('cancelled', () => controller.abort(new Error('call cancelled by the client or its deadline')));
-    const rawDeadline = call.getDeadline();
-    const deadlineMs = rawDeadline instanceof Date ? rawDeadline.getTime() : rawDeadline;
-    const ctx: CallContext = {
-      requestId,
-      logger: log,
-      metadata: call.metadata,
-      deadline: Number.isFinite(deadlineMs) ? new Date(deadlineMs) : undefined,
-      signal: controller.signal,
-    };
+    const ctx = callContext(call, path, logger);
+    const log = ctx.logger;
     const t0 = performance.now();
     Promise.resolve()
       .then(() => handler(call.request, ctx))
@@ -54,6 +65,49 @@ function wrapUnary(
             (performance.now() - t0) / 1000,
           );
           callback(grpcError);
+        },
+      );
+  };
+}
+
+/**
+ * A server-streaming call with the semantics of wrapUnary: the handler sends responses while it
+ * runs; OK when it resolves, its error's status (and app-error metadata) when it rejects. One
+ * metrics observation per call.
+ */
+function wrapServerStream(
+  path: string,
+  handler: ServerStreamHandler<ServerStreamMethodDefinition>,
+  logger: Logger,
+): grpc.handleServerStreamingCall<unknown, unknown> {
+  return (call) => {
+    const ctx = callContext(call, path, logger);
+    const log = ctx.logger;
+    // Responses are few and capped by the handler (batch.ts: maxItems), so grpc-js's write buffer
+    // is bounded without waiting for 'drain'.
+    const send = (response: unknown) => {
+      if (!call.cancelled && call.writable) call.write(response);
+    };
+    const t0 = performance.now();
+    Promise.resolve()
+      .then(() => handler(call.request, ctx, send))
+      .then(
+        () => {
+          const ms = performance.now() - t0;
+          log.debug({ ms: Math.round(ms) }, 'rpc ok');
+          observeGrpcCall('server', path, call.cancelled ? 'CANCELLED' : 'OK', ms / 1000);
+          if (call.writable) call.end();
+        },
+        (err: unknown) => {
+          const grpcError = toGrpcError(err, log);
+          observeGrpcCall(
+            'server',
+            path,
+            grpc.status[grpcError.code ?? grpc.status.UNKNOWN] ?? 'UNKNOWN',
+            (performance.now() - t0) / 1000,
+          );
+          // grpc-js's server stream turns an 'error' event into the call's status and trailers.
+          if (call.writable) call.emit('error', grpcError);
         },
       );
   };
@@ -136,11 +190,13 @@ export async function startGrpcServer(options: StartGrpcServerOptions): Promise<
   for (const { definition, implementation } of options.services) {
     const handlers: grpc.UntypedServiceImplementation = {};
     for (const [method, def] of Object.entries(definition)) {
-      if (def.requestStream || def.responseStream)
-        throw new Error(`${def.path}: only unary methods are supported`);
+      if (def.requestStream)
+        throw new Error(`${def.path}: only unary and server-streaming methods are supported`);
       const handler = implementation[method];
       if (typeof handler !== 'function') throw new Error(`${def.path}: no handler for "${method}"`);
-      handlers[method] = wrapUnary(def.path, handler, logger);
+      handlers[method] = def.responseStream
+        ? wrapServerStream(def.path, handler as ServerStreamHandler<ServerStreamMethodDefinition>, logger)
+        : wrapUnary(def.path, handler as UnaryHandler<UnaryMethodDefinition>, logger);
     }
     server.addService(definition as grpc.ServiceDefinition, handlers);
     serviceNames.push(serviceNameOf(definition));

@@ -1,0 +1,84 @@
+/**
+ * Server side of a batch method: one server-streaming call that answers several requests of a
+ * unary method (the extractor's GetTranscripts carries GetTranscript requests). grpc-js spends far
+ * more CPU per call (HTTP/2 stream, headers, trailers, interceptors) than per message, so a client
+ * that coalesces concurrent requests into one call saves most of that cost.
+ *
+ * Each item runs as its unary call would: its own request id, a logger carrying it, the call's
+ * deadline and cancellation; each is answered as soon as it finishes (completion order), with its
+ * response or its failure as the very status + metadata its unary call would have carried.
+ */
+import { Errors } from '@subx/errors';
+import type { Logger } from 'pino';
+import { toItemFailure } from './errors.ts';
+import type { ItemFailure } from './errors.ts';
+import type { CallContext } from './service-definition.ts';
+
+export interface BatchItem<ItemReq> {
+  request: ItemReq;
+  /** Empty: the call's request id with `#index`. */
+  requestId: string;
+}
+
+export interface BatchHandlerOptions<Req, ItemReq, ItemRes, Res> {
+  /** The unary method each item stands for ('/pkg.Service/Method'), in each item's logs. */
+  itemRpc: string;
+  /** More items (or none) refuse the whole call with INVALID_ARGUMENT. */
+  maxItems: number;
+  items(request: Req): readonly BatchItem<ItemReq>[];
+  /** The unary handler's logic for one item. */
+  handle(request: ItemReq, ctx: CallContext): Promise<ItemRes> | ItemRes;
+  ok(index: number, response: ItemRes): Res;
+  failed(index: number, failure: ItemFailure): Res;
+}
+
+/** The item's context: the logger (a pino child with redaction is not free) is made when first used. */
+function itemContext(call: CallContext, requestId: string, itemRpc: string): CallContext {
+  let logger: Logger | undefined;
+  return {
+    requestId,
+    get logger() {
+      logger ??= call.logger.child({ request_id: requestId, item_rpc: itemRpc });
+      return logger;
+    },
+    metadata: call.metadata,
+    deadline: call.deadline,
+    signal: call.signal,
+  };
+}
+
+/** A ServerStreamHandler (defineService) that runs every item concurrently. */
+export function batchHandler<Req, ItemReq, ItemRes, Res>(
+  options: BatchHandlerOptions<Req, ItemReq, ItemRes, Res>,
+): (request: Req, ctx: CallContext, send: (response: Res) => void) => Promise<void> {
+  return async (request, ctx, send) => {
+    const items = options.items(request);
+    if (items.length === 0 || items.length > options.maxItems) {
+      throw Errors.invalidRequest(`a batch holds 1 to ${options.maxItems} items, not ${items.length}`);
+    }
+    const done = items.map(async (item, index) => {
+      const itemCtx = itemContext(ctx, item.requestId || `${ctx.requestId}#${index}`, options.itemRpc);
+      let response: Res;
+      try {
+        response = options.ok(index, await options.handle(item.request, itemCtx));
+      } catch (err) {
+        response = options.failed(index, toItemFailure(err, itemCtx.logger));
+      }
+      send(response);
+    });
+    // Every item ends within the handler's own bounds; a cancelled call stops waiting at once (the
+    // items still running finish in the background and their answers are dropped by `send`).
+    const all = Promise.all(done);
+    if (ctx.signal.aborted) return;
+    let onAbort: (() => void) | undefined;
+    const aborted = new Promise<void>((resolve) => {
+      onAbort = resolve;
+      ctx.signal.addEventListener('abort', onAbort, { once: true });
+    });
+    try {
+      await Promise.race([all, aborted]);
+    } finally {
+      if (onAbort) ctx.signal.removeEventListener('abort', onAbort);
+    }
+  };
+}
