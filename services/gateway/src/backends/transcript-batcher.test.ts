@@ -14,6 +14,7 @@ import {
   defineService,
   startGrpcServer,
   createGrpcClient,
+  scrape,
   type CallContext,
   type StartedGrpcServer,
 } from '@subx/service-kit';
@@ -238,6 +239,37 @@ describe('transcript batcher', () => {
     expect(shape(await errorOf(h.getTranscript(req('boom_______'))))).toMatchObject({
       code: 'INTERNAL_ERROR',
     });
+  });
+
+  it('counts each item in the server metrics as a GetTranscript call, and the batch call once', async () => {
+    const count = async (method: string, code: string) => {
+      const line = (await scrape())
+        .split('\n')
+        .find(
+          (l) =>
+            l.startsWith('subx_grpc_server_handled_total{') &&
+            l.includes(`grpc_method="${method}"`) &&
+            l.includes(`grpc_code="${code}"`),
+        );
+      return line ? Number(line.split(' ').pop()) : 0;
+    };
+    const before = [
+      await count('GetTranscript', 'OK'),
+      await count('GetTranscript', 'NOT_FOUND'),
+      await count('GetTranscripts', 'OK'),
+    ];
+    await Promise.allSettled([
+      h.getTranscript(req('okokokokok2')),
+      h.getTranscript(req('okokokokok3')),
+      h.getTranscript(req('notfound___')),
+    ]);
+    await expect
+      .poll(async () => [
+        await count('GetTranscript', 'OK'),
+        await count('GetTranscript', 'NOT_FOUND'),
+        await count('GetTranscripts', 'OK'),
+      ])
+      .toEqual([before[0]! + 2, before[1]! + 1, before[2]! + 1]);
   });
 
   it('answers in completion order: a slow item does not hold back a fast one', async () => {
