@@ -241,13 +241,13 @@ describe('transcript batcher', () => {
     });
   });
 
-  it('counts each item in the server metrics as a GetTranscript call, and the batch call once', async () => {
-    const count = async (method: string, code: string) => {
+  it('counts each item in the server metrics as a GetTranscript call, and the batch call once on each side', async () => {
+    const count = async (method: string, code: string, side = 'server') => {
       const line = (await scrape())
         .split('\n')
         .find(
           (l) =>
-            l.startsWith('subx_grpc_server_handled_total{') &&
+            l.startsWith(`subx_grpc_${side}_handled_total{`) &&
             l.includes(`grpc_method="${method}"`) &&
             l.includes(`grpc_code="${code}"`),
         );
@@ -257,6 +257,7 @@ describe('transcript batcher', () => {
       await count('GetTranscript', 'OK'),
       await count('GetTranscript', 'NOT_FOUND'),
       await count('GetTranscripts', 'OK'),
+      await count('GetTranscripts', 'OK', 'client'),
     ];
     await Promise.allSettled([
       h.getTranscript(req('okokokokok2')),
@@ -268,8 +269,10 @@ describe('transcript batcher', () => {
         await count('GetTranscript', 'OK'),
         await count('GetTranscript', 'NOT_FOUND'),
         await count('GetTranscripts', 'OK'),
+        // ended by the extractor once every item was answered, not cancelled by the gateway
+        await count('GetTranscripts', 'OK', 'client'),
       ])
-      .toEqual([before[0]! + 2, before[1]! + 1, before[2]! + 1]);
+      .toEqual([before[0]! + 2, before[1]! + 1, before[2]! + 1, before[3]! + 1]);
   });
 
   it('answers in completion order: a slow item does not hold back a fast one', async () => {

@@ -80,7 +80,10 @@ interface Item {
 
 interface Batch {
   items: Item[];
+  /** Items not settled yet. */
   open: number;
+  /** Items the extractor has not answered yet (by index). */
+  unanswered: Set<number>;
   call: grpc.ClientReadableStream<extractorV1.GetTranscriptsResponse> | undefined;
 }
 
@@ -112,8 +115,9 @@ export function createTranscriptBatcher(options: TranscriptBatcherOptions) {
     if (error === undefined) item.resolve(response as Response);
     else item.reject(error);
     const batch = item.batch;
-    if (batch && --batch.open === 0) {
-      // Nobody waits for this call any more (its items answered, aborted or timed out).
+    if (batch && --batch.open === 0 && batch.unanswered.size > 0) {
+      // Nobody waits for what the extractor still works on (timed out or aborted): stop it. A
+      // call whose items were all answered ends by itself (OK), without a cancellation.
       batch.call?.cancel();
     }
   }
@@ -134,7 +138,12 @@ export function createTranscriptBatcher(options: TranscriptBatcherOptions) {
   }
 
   function sendBatch(items: Item[]): void {
-    const batch: Batch = { items, open: items.length, call: undefined };
+    const batch: Batch = {
+      items,
+      open: items.length,
+      unanswered: new Set(items.keys()),
+      call: undefined,
+    };
     let deadline = 0;
     for (const item of items) {
       item.batch = batch;
@@ -193,7 +202,7 @@ export function createTranscriptBatcher(options: TranscriptBatcherOptions) {
     call.on('data', (message: extractorV1.GetTranscriptsResponse) => {
       answered = true;
       const item = items[message.index];
-      if (!item) return;
+      if (!item || !batch.unanswered.delete(message.index)) return;
       const result = message.result;
       if (result?.$case === 'transcript') settle(item, undefined, result.value);
       else if (result?.$case === 'error') settle(item, fromItemFailure(result.value, label));
