@@ -12,6 +12,7 @@ import * as grpc from '@grpc/grpc-js';
 import { Errors } from '@subx/errors';
 import type { Logger } from 'pino';
 import { observeGrpcCall } from '../metrics/instruments.ts';
+import { serviceLoggerOf } from './call-context.ts';
 import { toItemFailure } from './errors.ts';
 import type { ItemFailure } from './errors.ts';
 import type { CallContext } from './service-definition.ts';
@@ -45,7 +46,12 @@ function itemContext(call: CallContext, requestId: string, itemRpc: string): Cal
   return {
     requestId,
     get logger() {
-      logger ??= call.logger.child({ request_id: requestId, item_rpc: itemRpc });
+      // From the service's logger, not the call's: one request_id per line.
+      logger ??= (serviceLoggerOf(call) ?? call.logger).child({
+        request_id: requestId,
+        rpc: itemRpc,
+        batch_request_id: call.requestId,
+      });
       return logger;
     },
     metadata: call.metadata,

@@ -1,42 +1,21 @@
 /** Server start/shutdown with grpc.health.v1, and async handlers with request ids and metrics. */
-import { randomUUID } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import type { HealthRegistry } from '../health.ts';
 import { observeGrpcCall } from '../metrics/instruments.ts';
 import { portInUse } from '../startup-errors.ts';
-import { REQUEST_ID_HEADER, firstString, toGrpcError } from './errors.ts';
+import { callContext } from './call-context.ts';
+import { toGrpcError } from './errors.ts';
 import { createHealthServer } from './health-service.ts';
 import type { ServingStatus } from './health-service.ts';
 import { serviceNameOf } from './service-definition.ts';
 import type {
-  CallContext,
   ServerStreamHandler,
   ServerStreamMethodDefinition,
   ServiceRegistration,
   UnaryHandler,
   UnaryMethodDefinition,
 } from './service-definition.ts';
-
-/** The handler's context of one incoming call: request id, logger, deadline, cancellation. */
-function callContext(
-  call: grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerWritableStream<unknown, unknown>,
-  path: string,
-  logger: Logger,
-): CallContext {
-  const requestId = firstString(call.metadata, REQUEST_ID_HEADER) || randomUUID();
-  const controller = new AbortController();
-  call.on('cancelled', () => controller.abort(new Error('call cancelled by the client or its deadline')));
-  const rawDeadline = call.getDeadline();
-  const deadlineMs = rawDeadline instanceof Date ? rawDeadline.getTime() : rawDeadline;
-  return {
-    requestId,
-    logger: logger.child({ request_id: requestId, rpc: path }),
-    metadata: call.metadata,
-    deadline: Number.isFinite(deadlineMs) ? new Date(deadlineMs) : undefined,
-    signal: controller.signal,
-  };
-}
 
 function wrapUnary(
   path: string,
@@ -45,19 +24,19 @@ function wrapUnary(
 ): grpc.handleUnaryCall<unknown, unknown> {
   return (call, callback) => {
     const ctx = callContext(call, path, logger);
-    const log = ctx.logger;
     const t0 = performance.now();
     Promise.resolve()
       .then(() => handler(call.request, ctx))
       .then(
         (response) => {
           const ms = performance.now() - t0;
-          log.debug({ ms: Math.round(ms) }, 'rpc ok');
+          // ctx.logger is made on first use: not per call just for a debug line that is off
+          if (logger.isLevelEnabled('debug')) ctx.logger.debug({ ms: Math.round(ms) }, 'rpc ok');
           observeGrpcCall('server', path, 'OK', ms / 1000);
           callback(null, response);
         },
         (err: unknown) => {
-          const grpcError = toGrpcError(err, log);
+          const grpcError = toGrpcError(err, ctx.logger);
           observeGrpcCall(
             'server',
             path,
@@ -82,7 +61,6 @@ function wrapServerStream(
 ): grpc.handleServerStreamingCall<unknown, unknown> {
   return (call) => {
     const ctx = callContext(call, path, logger);
-    const log = ctx.logger;
     // Responses are few and capped by the handler (batch.ts: maxItems), so grpc-js's write buffer
     // is bounded without waiting for 'drain'.
     const send = (response: unknown) => {
@@ -94,12 +72,12 @@ function wrapServerStream(
       .then(
         () => {
           const ms = performance.now() - t0;
-          log.debug({ ms: Math.round(ms) }, 'rpc ok');
+          if (logger.isLevelEnabled('debug')) ctx.logger.debug({ ms: Math.round(ms) }, 'rpc ok');
           observeGrpcCall('server', path, call.cancelled ? 'CANCELLED' : 'OK', ms / 1000);
           if (call.writable) call.end();
         },
         (err: unknown) => {
-          const grpcError = toGrpcError(err, log);
+          const grpcError = toGrpcError(err, ctx.logger);
           observeGrpcCall(
             'server',
             path,

@@ -4,7 +4,9 @@
  * does), and one that only knows GetTranscript (an extractor from before GetTranscripts).
  */
 import * as grpc from '@grpc/grpc-js';
+import { Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
+import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { commonV1, extractorV1 } from '@subx/contracts';
 import { AppError, Errors } from '@subx/errors';
@@ -16,6 +18,7 @@ import {
   createGrpcClient,
   scrape,
   type CallContext,
+  type Logger,
   type StartedGrpcServer,
 } from '@subx/service-kit';
 import { createTranscriptBatcher } from './transcript-batcher.ts';
@@ -142,9 +145,10 @@ interface Harness {
 
 async function harness(
   services = [registration()],
-  extra: { maxBatch?: number; pauseMs?: number } = {},
+  extra: { maxBatch?: number; pauseMs?: number; serverLogger?: Logger } = {},
 ): Promise<Harness> {
-  const server = await startGrpcServer({ port: 0, host: '127.0.0.1', services, logger });
+  const { serverLogger = logger, ...batcherOptions } = extra;
+  const server = await startGrpcServer({ port: 0, host: '127.0.0.1', services, logger: serverLogger });
   const paths: string[] = [];
   // A real grpc-js interceptor records every call the client starts.
   const counting: grpc.Interceptor = (options, next) => {
@@ -165,7 +169,7 @@ async function harness(
     defaultDeadlineMs: 2_000,
     label: 'extractor',
     logger,
-    ...extra,
+    ...batcherOptions,
   });
   return { server, client, paths, getTranscript, unary: (r, o) => ex.getTranscript(r, o) };
 }
@@ -404,6 +408,30 @@ describe('transcript batcher, one server per test', () => {
     await Promise.all([h.getTranscript(req('old00000005')), h.getTranscript(req('old00000006'))]);
     expect(h.paths.filter((p) => p === EX.getTranscripts.path)).toHaveLength(2);
     expect(seen.unary).toHaveLength(7);
+  });
+
+  it("logs a failed item with its own request id and the unary method's name", async () => {
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+        done();
+      },
+    });
+    const h = await start(undefined, { serverLogger: pino({ level: 'info' }, sink) });
+    await Promise.allSettled([
+      h.getTranscript(req('okokokokok9'), { requestId: 'req-first' }),
+      h.getTranscript(req('notfound___'), { requestId: 'req-item' }),
+    ]);
+    await expect.poll(() => lines.some((l) => l.includes('VIDEO_NOT_FOUND'))).toBe(true);
+    const line = lines.find((l) => l.includes('VIDEO_NOT_FOUND')) ?? '';
+    expect(line.match(/"request_id":/g)).toHaveLength(1);
+    expect(JSON.parse(line)).toMatchObject({
+      request_id: 'req-item',
+      rpc: EX.getTranscript.path,
+      batch_request_id: 'req-first',
+      code: 'VIDEO_NOT_FOUND',
+    });
   });
 
   it('refuses a batch over the server cap with INVALID_ARGUMENT', async () => {
