@@ -19,6 +19,7 @@ import {
   scrape,
   type CallContext,
   type Logger,
+  type ServiceRegistration,
   type StartedGrpcServer,
 } from '@subx/service-kit';
 import { createTranscriptBatcher } from './transcript-batcher.ts';
@@ -371,6 +372,31 @@ describe('transcript batcher, one server per test', () => {
     for (const b of batched) expect(shape((b as PromiseRejectedResult).reason)).toEqual(unary);
     expect(h.paths.filter((p) => p === EX.getTranscripts.path)).toHaveLength(1);
     h.client.close();
+  });
+
+  it('rejects an item the call ended without answering with INTERNAL_ERROR', async () => {
+    const base = registration();
+    const forgetful: ServiceRegistration = {
+      definition: base.definition,
+      implementation: {
+        ...base.implementation,
+        // answers the first item only, then ends OK
+        getTranscripts: (r: extractorV1.GetTranscriptsRequest, _ctx, send) => {
+          const videoId = r.items[0]?.request?.videoId ?? '';
+          send({ index: 0, result: { $case: 'transcript', value: transcript(videoId) } });
+        },
+      },
+    };
+    const h = await start([forgetful]);
+    const [first, second] = await Promise.allSettled([
+      h.getTranscript(req('answered___')),
+      h.getTranscript(req('forgotten__')),
+    ]);
+    expect(first).toMatchObject({ status: 'fulfilled', value: { videoId: 'answered___' } });
+    expect(second.status).toBe('rejected');
+    const err = (second as PromiseRejectedResult).reason as AppError;
+    expect(shape(err)).toMatchObject({ code: 'INTERNAL_ERROR' });
+    expect(String((err.cause as Error).message)).toBe('GetTranscripts ended without answering item 1');
   });
 
   it('splits a turn bigger than the cap into even calls', async () => {
