@@ -69,7 +69,7 @@ export function batchHandler<Req, ItemReq, ItemRes, Res>(
     if (items.length === 0 || items.length > options.maxItems) {
       throw Errors.invalidRequest(`a batch holds 1 to ${options.maxItems} items, not ${items.length}`);
     }
-    const done = items.map(async (item, index) => {
+    const runItem = async (item: BatchItem<ItemReq>, index: number) => {
       const itemCtx = itemContext(ctx, item.requestId || `${ctx.requestId}#${index}`, options.itemRpc);
       const t0 = performance.now();
       let response: Res;
@@ -83,7 +83,14 @@ export function batchHandler<Req, ItemReq, ItemRes, Res>(
       }
       observeGrpcCall('server', options.itemRpc, code, (performance.now() - t0) / 1000);
       send(response);
-    });
+    };
+    // Never rejects: a throwing ok/failed/send (a bug) is logged, not left as an unhandled rejection
+    // once the call has stopped waiting.
+    const done = items.map((item, index) =>
+      runItem(item, index).catch((err: unknown) =>
+        ctx.logger.error({ err, index }, 'batch item not answered'),
+      ),
+    );
     // Every item ends within the handler's own bounds; a cancelled call stops waiting at once (the
     // items still running finish in the background and their answers are dropped by `send`).
     const all = Promise.all(done);
