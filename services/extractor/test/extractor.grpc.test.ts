@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { commonV1, extractorV1 } from '@subx/contracts';
 import { AppError } from '@subx/errors';
 import { createInMemoryKeyValueStore } from '@subx/ports';
-import { createGrpcClient, createLogger, type GrpcClient } from '@subx/service-kit';
+import { createGrpcClient, createLogger, fromItemFailure, type GrpcClient } from '@subx/service-kit';
 import { startFakeYouTube, videoIds, playlistIds, type FakeYouTube } from '@subx/testing/fake-youtube';
 import { loadYouTubeConfig } from '@subx/youtube';
 import { loadExtractorConfig, startExtractorService, type RunningExtractorService } from '../src/index.ts';
@@ -136,5 +136,69 @@ describe('extractor over gRPC against the fake YouTube', () => {
     expect(new Set(p.videoIds).size).toBe(25);
     expect(p.totalVideos).toBeGreaterThanOrEqual(25);
     expect(p.title).toBeTruthy();
+  });
+
+  // gRPC status codes (google.rpc.Code)
+  const OK = 0;
+  const INVALID_ARGUMENT = 3;
+
+  /** One GetTranscripts call: its answers in arrival order, and how it ended. */
+  const batch = (items: extractorV1.GetTranscriptsItem[]) =>
+    new Promise<{ answers: extractorV1.GetTranscriptsResponse[]; status: { code: number } }>((resolve) => {
+      const answers: extractorV1.GetTranscriptsResponse[] = [];
+      const call = client.raw.getTranscripts({ items }, { deadline: Date.now() + 10_000 });
+      call.on('data', (a: extractorV1.GetTranscriptsResponse) => answers.push(a));
+      call.on('error', () => undefined);
+      call.on('status', (status: { code: number }) => resolve({ answers, status }));
+    });
+  const item = (videoId: string, requestId = '', include: string[] = []) => ({
+    request: extractorV1.GetTranscriptRequest.fromPartial({ videoId, language: 'en', include }),
+    requestId,
+  });
+
+  it('GetTranscripts answers each item as GetTranscript would, sharing one upstream fetch per video', async () => {
+    const unaryError = await transcript(videoIds.private).catch((e: unknown) => e);
+    youtube.reset();
+    const { answers, status } = await batch([
+      // include: a cache key no earlier test filled
+      item(videoIds.manualAndAuto, 'r-0', ['tags']),
+      item(videoIds.private),
+      item(videoIds.manualAndAuto, '', ['tags']),
+      item('not-an-id'),
+    ]);
+    expect(status.code).toBe(OK);
+    expect(answers.map((a) => a.index).sort()).toEqual([0, 1, 2, 3]);
+    const byIndex = new Map(answers.map((a) => [a.index, a.result]));
+    const first = byIndex.get(0);
+    const again = byIndex.get(2);
+    expect(first?.$case).toBe('transcript');
+    expect(again?.$case).toBe('transcript');
+    if (first?.$case === 'transcript' && again?.$case === 'transcript')
+      expect(again.value.segments).toEqual(first.value.segments);
+    // the two items of the same video shared the cache's single flight
+    expect(youtube.count('timedtext')).toBe(1);
+    const failed = byIndex.get(1);
+    expect(failed?.$case).toBe('error');
+    if (failed?.$case === 'error') {
+      const err = fromItemFailure(failed.value, 'extractor');
+      const unary = unaryError as AppError;
+      for (const field of ['code', 'message', 'status', 'reason', 'details', 'retryAfterSeconds'] as const)
+        expect(err[field]).toEqual(unary[field]);
+      expect(err.reason).toBe('private');
+    }
+    const invalid = byIndex.get(3);
+    expect(invalid?.$case === 'error' && fromItemFailure(invalid.value, 'extractor').code).toBe(
+      'INVALID_URL',
+    );
+  });
+
+  it('GetTranscripts refuses an empty batch and one over 64 items with INVALID_ARGUMENT', async () => {
+    expect((await batch([])).status.code).toBe(INVALID_ARGUMENT);
+    const big = await batch(Array.from({ length: 65 }, () => item(videoIds.manualAndAuto)));
+    expect(big.status.code).toBe(INVALID_ARGUMENT);
+    expect(big.answers).toEqual([]);
+    expect(
+      (await batch(Array.from({ length: 64 }, () => item(videoIds.manualAndAuto)))).answers,
+    ).toHaveLength(64);
   });
 });

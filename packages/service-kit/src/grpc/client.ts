@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { observeGrpcCall } from '../metrics/instruments.ts';
 import { REQUEST_ID_HEADER, fromGrpcError } from './errors.ts';
 import { serviceNameOf } from './service-definition.ts';
-import type { UnaryServiceDefinition } from './service-definition.ts';
+import type { ServiceMethods } from './service-definition.ts';
 
 type UnaryClientMethod = (
   request: any, // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -14,9 +14,13 @@ type UnaryClientMethod = (
   callback: (error: grpc.ServiceError | null, response: any) => void, // eslint-disable-line @typescript-eslint/no-explicit-any
 ) => grpc.ClientUnaryCall;
 
+// A streaming method with fewer parameters is assignable to UnaryClientMethod too: its return
+// type tells it apart.
+type StreamingClientMethod = (...args: any[]) => grpc.ClientReadableStream<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
 /** Names of the unary methods of a ts-proto client interface. */
 export type UnaryMethodNames<C> = {
-  [K in keyof C]-?: C[K] extends UnaryClientMethod ? K : never;
+  [K in keyof C]-?: C[K] extends StreamingClientMethod ? never : C[K] extends UnaryClientMethod ? K : never;
 }[keyof C] &
   string;
 
@@ -116,14 +120,16 @@ export function createGrpcClient<C extends grpc.Client>(
     ...RECONNECT_BACKOFF,
     ...options.channelOptions,
   });
-  const serviceName = Ctor.serviceName ?? serviceNameOf(Ctor.service as unknown as UnaryServiceDefinition);
+  const serviceName = Ctor.serviceName ?? serviceNameOf(Ctor.service as unknown as ServiceMethods);
   clientDefaults.set(raw, {
     defaultDeadlineMs: options.defaultDeadlineMs ?? 5_000,
     label: options.label ?? labelOf(serviceName),
     logger: options.logger,
   });
   const methods: Record<string, unknown> = {};
-  for (const name of Object.keys(Ctor.service)) {
+  for (const [name, def] of Object.entries(Ctor.service)) {
+    // Streaming methods have no promise form; they are used through `raw`.
+    if (def.requestStream || def.responseStream) continue;
     methods[name] = (request: unknown, callOptions?: UnaryCallOptions) =>
       unaryCall(raw, name as never, request as never, callOptions);
   }

@@ -106,3 +106,35 @@ export function fromGrpcError(err: unknown, serviceLabel: string): AppError {
   if (err.code === grpc.status.UNAVAILABLE) return Errors.serviceUnavailable(serviceLabel, err);
   return Errors.internal(err);
 }
+
+/**
+ * A failure inside a call that answers several items (a batch): what a failed unary call carries
+ * (status code, message, trailing metadata), as plain data for a message field.
+ */
+export interface ItemFailure {
+  code: number;
+  message: string;
+  metadata: Record<string, string>;
+}
+
+/** Server side: any thrown value → the ItemFailure whose unary twin toGrpcError would send. */
+export function toItemFailure(err: unknown, logger: Logger): ItemFailure {
+  const grpcError = toGrpcError(err, logger);
+  const metadata: Record<string, string> = {};
+  for (const [key, value] of Object.entries(grpcError.metadata?.getMap() ?? {})) {
+    metadata[key] = typeof value === 'string' ? value : value.toString('utf8');
+  }
+  return { code: grpcError.code ?? grpc.status.UNKNOWN, message: grpcError.details ?? '', metadata };
+}
+
+/** Client side: an ItemFailure → the AppError fromGrpcError builds for the same unary failure. */
+export function fromItemFailure(failure: ItemFailure, serviceLabel: string): AppError {
+  const metadata = new grpc.Metadata();
+  for (const [key, value] of Object.entries(failure.metadata)) metadata.set(key, value);
+  const error: grpc.ServiceError = Object.assign(new Error(`${failure.code} ${failure.message}`), {
+    code: failure.code,
+    details: failure.message,
+    metadata,
+  });
+  return fromGrpcError(error, serviceLabel);
+}

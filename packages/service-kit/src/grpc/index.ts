@@ -17,8 +17,12 @@ export {
   APP_ERROR_RETRY_AFTER,
   REQUEST_ID_HEADER,
   fromGrpcError,
+  fromItemFailure,
   toGrpcError,
+  toItemFailure,
 } from './errors.ts';
+export type { ItemFailure } from './errors.ts';
+export * from './batch.ts';
 export * from './server.ts';
 export * from './client.ts';
 export * from './health-check.ts';

@@ -1,16 +1,17 @@
 /** Server start/shutdown with grpc.health.v1, and async handlers with request ids and metrics. */
-import { randomUUID } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import type { HealthRegistry } from '../health.ts';
 import { observeGrpcCall } from '../metrics/instruments.ts';
 import { portInUse } from '../startup-errors.ts';
-import { REQUEST_ID_HEADER, firstString, toGrpcError } from './errors.ts';
+import { callContext } from './call-context.ts';
+import { toGrpcError } from './errors.ts';
 import { createHealthServer } from './health-service.ts';
 import type { ServingStatus } from './health-service.ts';
 import { serviceNameOf } from './service-definition.ts';
 import type {
-  CallContext,
+  ServerStreamHandler,
+  ServerStreamMethodDefinition,
   ServiceRegistration,
   UnaryHandler,
   UnaryMethodDefinition,
@@ -22,31 +23,20 @@ function wrapUnary(
   logger: Logger,
 ): grpc.handleUnaryCall<unknown, unknown> {
   return (call, callback) => {
-    const requestId = firstString(call.metadata, REQUEST_ID_HEADER) || randomUUID();
-    const log = logger.child({ request_id: requestId, rpc: path });
-    const controller = new AbortController();
-    call.on('cancelled', () => controller.abort(new Error('call cancelled by the client or its deadline')));
-    const rawDeadline = call.getDeadline();
-    const deadlineMs = rawDeadline instanceof Date ? rawDeadline.getTime() : rawDeadline;
-    const ctx: CallContext = {
-      requestId,
-      logger: log,
-      metadata: call.metadata,
-      deadline: Number.isFinite(deadlineMs) ? new Date(deadlineMs) : undefined,
-      signal: controller.signal,
-    };
+    const ctx = callContext(call, path, logger);
     const t0 = performance.now();
     Promise.resolve()
       .then(() => handler(call.request, ctx))
       .then(
         (response) => {
           const ms = performance.now() - t0;
-          log.debug({ ms: Math.round(ms) }, 'rpc ok');
+          // ctx.logger is made on first use: not per call just for a debug line that is off
+          if (logger.isLevelEnabled('debug')) ctx.logger.debug({ ms: Math.round(ms) }, 'rpc ok');
           observeGrpcCall('server', path, 'OK', ms / 1000);
           callback(null, response);
         },
         (err: unknown) => {
-          const grpcError = toGrpcError(err, log);
+          const grpcError = toGrpcError(err, ctx.logger);
           observeGrpcCall(
             'server',
             path,
@@ -54,6 +44,48 @@ function wrapUnary(
             (performance.now() - t0) / 1000,
           );
           callback(grpcError);
+        },
+      );
+  };
+}
+
+/**
+ * A server-streaming call with the semantics of wrapUnary: the handler sends responses while it
+ * runs; OK when it resolves, its error's status (and app-error metadata) when it rejects. One
+ * metrics observation per call.
+ */
+function wrapServerStream(
+  path: string,
+  handler: ServerStreamHandler<ServerStreamMethodDefinition>,
+  logger: Logger,
+): grpc.handleServerStreamingCall<unknown, unknown> {
+  return (call) => {
+    const ctx = callContext(call, path, logger);
+    // Responses are few and capped by the handler (batch.ts: maxItems), so grpc-js's write buffer
+    // is bounded without waiting for 'drain'.
+    const send = (response: unknown) => {
+      if (!call.cancelled && call.writable) call.write(response);
+    };
+    const t0 = performance.now();
+    Promise.resolve()
+      .then(() => handler(call.request, ctx, send))
+      .then(
+        () => {
+          const ms = performance.now() - t0;
+          if (logger.isLevelEnabled('debug')) ctx.logger.debug({ ms: Math.round(ms) }, 'rpc ok');
+          observeGrpcCall('server', path, call.cancelled ? 'CANCELLED' : 'OK', ms / 1000);
+          if (call.writable) call.end();
+        },
+        (err: unknown) => {
+          const grpcError = toGrpcError(err, ctx.logger);
+          observeGrpcCall(
+            'server',
+            path,
+            grpc.status[grpcError.code ?? grpc.status.UNKNOWN] ?? 'UNKNOWN',
+            (performance.now() - t0) / 1000,
+          );
+          // grpc-js's server stream turns an 'error' event into the call's status and trailers.
+          if (call.writable) call.emit('error', grpcError);
         },
       );
   };
@@ -136,11 +168,13 @@ export async function startGrpcServer(options: StartGrpcServerOptions): Promise<
   for (const { definition, implementation } of options.services) {
     const handlers: grpc.UntypedServiceImplementation = {};
     for (const [method, def] of Object.entries(definition)) {
-      if (def.requestStream || def.responseStream)
-        throw new Error(`${def.path}: only unary methods are supported`);
+      if (def.requestStream)
+        throw new Error(`${def.path}: only unary and server-streaming methods are supported`);
       const handler = implementation[method];
       if (typeof handler !== 'function') throw new Error(`${def.path}: no handler for "${method}"`);
-      handlers[method] = wrapUnary(def.path, handler, logger);
+      handlers[method] = def.responseStream
+        ? wrapServerStream(def.path, handler as ServerStreamHandler<ServerStreamMethodDefinition>, logger)
+        : wrapUnary(def.path, handler as UnaryHandler<UnaryMethodDefinition>, logger);
     }
     server.addService(definition as grpc.ServiceDefinition, handlers);
     serviceNames.push(serviceNameOf(definition));

@@ -15,6 +15,24 @@ export interface UnaryMethodDefinition<Req = any, Res = any> {
   responseDeserialize(bytes: Buffer): Res;
 }
 
+/** One server-streaming method (one request, a stream of responses). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export interface ServerStreamMethodDefinition<Req = any, Res = any> {
+  path: string;
+  requestStream: false;
+  responseStream: true;
+  requestSerialize(value: Req): Buffer;
+  requestDeserialize(bytes: Buffer): Req;
+  responseSerialize(value: Res): Buffer;
+  responseDeserialize(bytes: Buffer): Res;
+}
+
+/** The method kinds startGrpcServer serves (client streaming and bidi are not supported). */
+export type MethodDefinition = UnaryMethodDefinition | ServerStreamMethodDefinition;
+
+export type ServiceMethods = Record<string, MethodDefinition>;
+
+/** A definition with unary methods only (what createGrpcClient's promise methods cover). */
 export type UnaryServiceDefinition = Record<string, UnaryMethodDefinition>;
 
 type RequestOf<M> = M extends { requestDeserialize(bytes: Buffer): infer R } ? R : never;
@@ -36,15 +54,30 @@ export type UnaryHandler<M> = (
   ctx: CallContext,
 ) => Promise<ResponseOf<M>> | ResponseOf<M>;
 
-export type ServiceImplementation<D> = { [K in keyof D]: UnaryHandler<D[K]> };
+/**
+ * A server-streaming handler: `send` writes one response (dropped once the call is cancelled); the
+ * call ends with OK when the promise resolves, with the error's status when it rejects.
+ */
+export type ServerStreamHandler<M> = (
+  request: RequestOf<M>,
+  ctx: CallContext,
+  send: (response: ResponseOf<M>) => void,
+) => Promise<void> | void;
+
+export type ServiceImplementation<D> = {
+  [K in keyof D]: D[K] extends { responseStream: true } ? ServerStreamHandler<D[K]> : UnaryHandler<D[K]>;
+};
 
 export interface ServiceRegistration {
-  definition: UnaryServiceDefinition;
-  implementation: Record<string, UnaryHandler<UnaryMethodDefinition>>;
+  definition: ServiceMethods;
+  implementation: Record<
+    string,
+    UnaryHandler<UnaryMethodDefinition> | ServerStreamHandler<ServerStreamMethodDefinition>
+  >;
 }
 
 /** Pairs a definition with its handlers so the handlers are type-checked against the contract. */
-export function defineService<D extends UnaryServiceDefinition>(
+export function defineService<D extends ServiceMethods>(
   definition: D,
   implementation: ServiceImplementation<D>,
 ): ServiceRegistration {
@@ -52,7 +85,7 @@ export function defineService<D extends UnaryServiceDefinition>(
 }
 
 /** The fully-qualified service name ('subx.comments.v1.CommentsService') from a definition. */
-export function serviceNameOf(definition: UnaryServiceDefinition): string {
+export function serviceNameOf(definition: ServiceMethods): string {
   const first = Object.values(definition)[0];
   if (!first) throw new Error('empty service definition');
   return first.path.split('/')[1] ?? '';

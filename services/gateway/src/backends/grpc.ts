@@ -1,12 +1,14 @@
 /**
  * The gRPC adapter: one generated-service client per backend through service-kit's client kit
- * (deadlines, cancellation, `x-request-id`, AppError rebuilt from the trailing metadata).
+ * (deadlines, cancellation, `x-request-id`, AppError rebuilt from the trailing metadata). The
+ * extractor's transcripts requested in the same event-loop turn go as one GetTranscripts call.
  */
 import type * as grpc from '@grpc/grpc-js';
 import { aiV1, billingV1, commentsV1, extractorV1 } from '@subx/contracts';
 import { checkHealth, createGrpcClient, grpcTlsFromConfig } from '@subx/service-kit';
 import type { GrpcClient, Logger } from '@subx/service-kit';
 import type { Config } from '../config.ts';
+import { createTranscriptBatcher } from './transcript-batcher.ts';
 import type { AiBackend, Backends, BillingBackend, CommentsBackend, ExtractorBackend } from './types.ts';
 
 export interface GrpcBackendsConfig {
@@ -82,8 +84,16 @@ export function createGrpcBackends(config: GrpcBackendsConfig): GrpcBackends {
     label: 'billing',
   });
 
+  // Concurrent GetTranscript calls share one GetTranscripts call (transcript-batcher.ts).
+  const getTranscript = createTranscriptBatcher({
+    client: ex.raw,
+    unary: (req, opts) => ex.getTranscript(req, opts),
+    defaultDeadlineMs: config.deadlineMs,
+    label: 'extractor',
+    ...(config.logger ? { logger: config.logger } : {}),
+  });
   const extractor: ExtractorBackend = {
-    getTranscript: (req, opts) => ex.getTranscript(req, opts),
+    getTranscript,
     validateVideo: (req, opts) => ex.validateVideo(req, opts),
     getPlaylist: (req, opts) => ex.getPlaylist(req, opts),
     listPlaylistVideos: (req, opts) => ex.listPlaylistVideos(req, opts),

@@ -11,7 +11,9 @@ import {
   type ChannelCredentials,
   Client,
   type ClientOptions,
+  type ClientReadableStream,
   type ClientUnaryCall,
+  type handleServerStreamingCall,
   type handleUnaryCall,
   makeGenericClientConstructor,
   type Metadata,
@@ -110,6 +112,45 @@ export interface GetTranscriptResponse {
   fetchedAt: string;
   /** Set when the platform translated the track: the source language. */
   translatedFrom?: string | undefined;
+}
+
+export interface GetTranscriptsRequest {
+  items: GetTranscriptsItem[];
+}
+
+export interface GetTranscriptsItem {
+  request?:
+    | GetTranscriptRequest
+    | undefined;
+  /** This item's x-request-id (the item's logs carry it); empty: the call's x-request-id + '#index'. */
+  requestId: string;
+}
+
+/** The answer to one item, streamed as soon as that item is done. */
+export interface GetTranscriptsResponse {
+  /** Position of the item in GetTranscriptsRequest.items. */
+  index: number;
+  result?: { $case: "transcript"; value: GetTranscriptResponse } | //
+  /** The failure GetTranscript would have returned for this request. */
+  { $case: "error"; value: ItemError } | undefined;
+}
+
+/**
+ * A failed item, carrying what a failed unary call carries: its gRPC status code and message, and
+ * the trailing metadata that holds the AppError (app-error-code, app-error-message,
+ * app-error-reason, app-error-details, app-error-retry-after; see packages/service-kit
+ * grpc/errors.ts), so the client rebuilds the very AppError the unary call would have produced.
+ */
+export interface ItemError {
+  /** A google.rpc.Code value (never OK). */
+  code: number;
+  message: string;
+  metadata: { [key: string]: string };
+}
+
+export interface ItemError_MetadataEntry {
+  key: string;
+  value: string;
 }
 
 export interface ValidateVideoRequest {
@@ -548,6 +589,501 @@ export const GetTranscriptResponse: MessageFns<GetTranscriptResponse> = {
     message.cached = object.cached ?? false;
     message.fetchedAt = object.fetchedAt ?? "";
     message.translatedFrom = object.translatedFrom ?? undefined;
+    return message;
+  },
+};
+
+function createBaseGetTranscriptsRequest(): GetTranscriptsRequest {
+  return { items: [] };
+}
+
+export const GetTranscriptsRequest: MessageFns<GetTranscriptsRequest> = {
+  encode(message: GetTranscriptsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.items) {
+      GetTranscriptsItem.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetTranscriptsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetTranscriptsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.items.push(GetTranscriptsItem.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetTranscriptsRequest {
+    return {
+      items: globalThis.Array.isArray(object?.items)
+        ? object.items.map((e: any) => GetTranscriptsItem.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: GetTranscriptsRequest): unknown {
+    const obj: any = {};
+    if (message.items?.length) {
+      obj.items = message.items.map((e) => GetTranscriptsItem.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetTranscriptsRequest>): GetTranscriptsRequest {
+    return GetTranscriptsRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetTranscriptsRequest>): GetTranscriptsRequest {
+    const message = createBaseGetTranscriptsRequest();
+    message.items = object.items?.map((e) => GetTranscriptsItem.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseGetTranscriptsItem(): GetTranscriptsItem {
+  return { request: undefined, requestId: "" };
+}
+
+export const GetTranscriptsItem: MessageFns<GetTranscriptsItem> = {
+  encode(message: GetTranscriptsItem, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.request !== undefined) {
+      GetTranscriptRequest.encode(message.request, writer.uint32(10).fork()).join();
+    }
+    if (message.requestId !== "") {
+      writer.uint32(18).string(message.requestId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetTranscriptsItem {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetTranscriptsItem();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.request = GetTranscriptRequest.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.requestId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetTranscriptsItem {
+    return {
+      request: isSet(object.request) ? GetTranscriptRequest.fromJSON(object.request) : undefined,
+      requestId: isSet(object.requestId)
+        ? globalThis.String(object.requestId)
+        : isSet(object.request_id)
+        ? globalThis.String(object.request_id)
+        : "",
+    };
+  },
+
+  toJSON(message: GetTranscriptsItem): unknown {
+    const obj: any = {};
+    if (message.request !== undefined) {
+      obj.request = GetTranscriptRequest.toJSON(message.request);
+    }
+    if (message.requestId !== "") {
+      obj.requestId = message.requestId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetTranscriptsItem>): GetTranscriptsItem {
+    return GetTranscriptsItem.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetTranscriptsItem>): GetTranscriptsItem {
+    const message = createBaseGetTranscriptsItem();
+    message.request = (object.request !== undefined && object.request !== null)
+      ? GetTranscriptRequest.fromPartial(object.request)
+      : undefined;
+    message.requestId = object.requestId ?? "";
+    return message;
+  },
+};
+
+function createBaseGetTranscriptsResponse(): GetTranscriptsResponse {
+  return { index: 0, result: undefined };
+}
+
+export const GetTranscriptsResponse: MessageFns<GetTranscriptsResponse> = {
+  encode(message: GetTranscriptsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.index !== 0) {
+      writer.uint32(8).uint32(message.index);
+    }
+    switch (message.result?.$case) {
+      case "transcript":
+        GetTranscriptResponse.encode(message.result.value, writer.uint32(18).fork()).join();
+        break;
+      case "error":
+        ItemError.encode(message.result.value, writer.uint32(26).fork()).join();
+        break;
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetTranscriptsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetTranscriptsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.index = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.result = { $case: "transcript", value: GetTranscriptResponse.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.result = { $case: "error", value: ItemError.decode(reader, reader.uint32()) };
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetTranscriptsResponse {
+    return {
+      index: isSet(object.index) ? globalThis.Number(object.index) : 0,
+      result: isSet(object.transcript)
+        ? { $case: "transcript", value: GetTranscriptResponse.fromJSON(object.transcript) }
+        : isSet(object.error)
+        ? { $case: "error", value: ItemError.fromJSON(object.error) }
+        : undefined,
+    };
+  },
+
+  toJSON(message: GetTranscriptsResponse): unknown {
+    const obj: any = {};
+    if (message.index !== 0) {
+      obj.index = Math.round(message.index);
+    }
+    if (message.result?.$case === "transcript") {
+      obj.transcript = GetTranscriptResponse.toJSON(message.result.value);
+    } else if (message.result?.$case === "error") {
+      obj.error = ItemError.toJSON(message.result.value);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetTranscriptsResponse>): GetTranscriptsResponse {
+    return GetTranscriptsResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetTranscriptsResponse>): GetTranscriptsResponse {
+    const message = createBaseGetTranscriptsResponse();
+    message.index = object.index ?? 0;
+    switch (object.result?.$case) {
+      case "transcript": {
+        if (object.result?.value !== undefined && object.result?.value !== null) {
+          message.result = { $case: "transcript", value: GetTranscriptResponse.fromPartial(object.result.value) };
+        }
+        break;
+      }
+      case "error": {
+        if (object.result?.value !== undefined && object.result?.value !== null) {
+          message.result = { $case: "error", value: ItemError.fromPartial(object.result.value) };
+        }
+        break;
+      }
+    }
+    return message;
+  },
+};
+
+function createBaseItemError(): ItemError {
+  return { code: 0, message: "", metadata: {} };
+}
+
+export const ItemError: MessageFns<ItemError> = {
+  encode(message: ItemError, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.code !== 0) {
+      writer.uint32(8).int32(message.code);
+    }
+    if (message.message !== "") {
+      writer.uint32(18).string(message.message);
+    }
+    globalThis.Object.entries(message.metadata).forEach(([key, value]: [string, string]) => {
+      ItemError_MetadataEntry.encode({ key: key as any, value }, writer.uint32(26).fork()).join();
+    });
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ItemError {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseItemError();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.code = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.message = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            const entry3 = ItemError_MetadataEntry.decode(reader, reader.uint32());
+            if (entry3.value !== undefined) {
+              message.metadata[entry3.key] = entry3.value;
+            }
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ItemError {
+    return {
+      code: isSet(object.code) ? globalThis.Number(object.code) : 0,
+      message: isSet(object.message) ? globalThis.String(object.message) : "",
+      metadata: isObject(object.metadata)
+        ? (globalThis.Object.entries(object.metadata) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+    };
+  },
+
+  toJSON(message: ItemError): unknown {
+    const obj: any = {};
+    if (message.code !== 0) {
+      obj.code = Math.round(message.code);
+    }
+    if (message.message !== "") {
+      obj.message = message.message;
+    }
+    if (message.metadata) {
+      const entries = globalThis.Object.entries(message.metadata) as [string, string][];
+      if (entries.length > 0) {
+        obj.metadata = {};
+        entries.forEach(([k, v]) => {
+          obj.metadata[k] = v;
+        });
+      }
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ItemError>): ItemError {
+    return ItemError.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ItemError>): ItemError {
+    const message = createBaseItemError();
+    message.code = object.code ?? 0;
+    message.message = object.message ?? "";
+    message.metadata = (globalThis.Object.entries(object.metadata ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    return message;
+  },
+};
+
+function createBaseItemError_MetadataEntry(): ItemError_MetadataEntry {
+  return { key: "", value: "" };
+}
+
+export const ItemError_MetadataEntry: MessageFns<ItemError_MetadataEntry> = {
+  encode(message: ItemError_MetadataEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ItemError_MetadataEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseItemError_MetadataEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ItemError_MetadataEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: ItemError_MetadataEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ItemError_MetadataEntry>): ItemError_MetadataEntry {
+    return ItemError_MetadataEntry.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ItemError_MetadataEntry>): ItemError_MetadataEntry {
+    const message = createBaseItemError_MetadataEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
     return message;
   },
 };
@@ -1844,6 +2380,24 @@ export const ExtractorServiceService = {
       Buffer.from(GetTranscriptResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetTranscriptResponse => GetTranscriptResponse.decode(value),
   },
+  /**
+   * Several GetTranscript calls in one: the gateway coalesces the transcript requests of one
+   * event-loop turn into a single call, because grpc-js spends several times more CPU on a call
+   * (HTTP/2 stream, headers, trailers) than on a message. Each item is answered as it finishes
+   * (completion order, not request order), with its transcript or the error its own GetTranscript
+   * call would have ended with. 1..64 items; more (or none): INVALID_ARGUMENT for the whole call.
+   */
+  getTranscripts: {
+    path: "/subx.extractor.v1.ExtractorService/GetTranscripts" as const,
+    requestStream: false as const,
+    responseStream: true as const,
+    requestSerialize: (value: GetTranscriptsRequest): Buffer =>
+      Buffer.from(GetTranscriptsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetTranscriptsRequest => GetTranscriptsRequest.decode(value),
+    responseSerialize: (value: GetTranscriptsResponse): Buffer =>
+      Buffer.from(GetTranscriptsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetTranscriptsResponse => GetTranscriptsResponse.decode(value),
+  },
   validateVideo: {
     path: "/subx.extractor.v1.ExtractorService/ValidateVideo" as const,
     requestStream: false as const,
@@ -1899,6 +2453,14 @@ export const ExtractorServiceService = {
 
 export interface ExtractorServiceServer extends UntypedServiceImplementation {
   getTranscript: handleUnaryCall<GetTranscriptRequest, GetTranscriptResponse>;
+  /**
+   * Several GetTranscript calls in one: the gateway coalesces the transcript requests of one
+   * event-loop turn into a single call, because grpc-js spends several times more CPU on a call
+   * (HTTP/2 stream, headers, trailers) than on a message. Each item is answered as it finishes
+   * (completion order, not request order), with its transcript or the error its own GetTranscript
+   * call would have ended with. 1..64 items; more (or none): INVALID_ARGUMENT for the whole call.
+   */
+  getTranscripts: handleServerStreamingCall<GetTranscriptsRequest, GetTranscriptsResponse>;
   validateVideo: handleUnaryCall<ValidateVideoRequest, ValidateVideoResponse>;
   getPlaylist: handleUnaryCall<GetPlaylistRequest, GetPlaylistResponse>;
   /**
@@ -1931,6 +2493,22 @@ export interface ExtractorServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetTranscriptResponse) => void,
   ): ClientUnaryCall;
+  /**
+   * Several GetTranscript calls in one: the gateway coalesces the transcript requests of one
+   * event-loop turn into a single call, because grpc-js spends several times more CPU on a call
+   * (HTTP/2 stream, headers, trailers) than on a message. Each item is answered as it finishes
+   * (completion order, not request order), with its transcript or the error its own GetTranscript
+   * call would have ended with. 1..64 items; more (or none): INVALID_ARGUMENT for the whole call.
+   */
+  getTranscripts(
+    request: GetTranscriptsRequest,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<GetTranscriptsResponse>;
+  getTranscripts(
+    request: GetTranscriptsRequest,
+    metadata?: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<GetTranscriptsResponse>;
   validateVideo(
     request: ValidateVideoRequest,
     callback: (error: ServiceError | null, response: ValidateVideoResponse) => void,
@@ -2024,6 +2602,10 @@ export type DeepPartial<T> = T extends bigint ? string | number | bigint
   : T extends { $case: string; value: unknown } ? { $case: T["$case"]; value?: DeepPartial<T["value"]> }
   : T extends {} ? { [K in keyof T]?: DeepPartial<T[K]> }
   : Partial<T>;
+
+function isObject(value: any): boolean {
+  return typeof value === "object" && value !== null;
+}
 
 function isSet(value: any): boolean {
   return value !== null && value !== undefined;

@@ -1,0 +1,476 @@
+/**
+ * The transcript batcher against real grpc-js servers on loopback: an extractor stand-in served by
+ * service-kit (GetTranscript and GetTranscripts from the same per-item logic, as the extractor
+ * does), and one that only knows GetTranscript (an extractor from before GetTranscripts).
+ */
+import * as grpc from '@grpc/grpc-js';
+import { Writable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pino from 'pino';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { commonV1, extractorV1 } from '@subx/contracts';
+import { AppError, Errors } from '@subx/errors';
+import {
+  batchHandler,
+  createLogger,
+  defineService,
+  startGrpcServer,
+  createGrpcClient,
+  scrape,
+  type CallContext,
+  type Logger,
+  type ServiceRegistration,
+  type StartedGrpcServer,
+} from '@subx/service-kit';
+import { createTranscriptBatcher } from './transcript-batcher.ts';
+import type { TranscriptCallOptions } from './transcript-batcher.ts';
+
+const logger = createLogger({ service: 'batcher-test', level: 'silent' });
+const EX = extractorV1.ExtractorServiceService;
+
+/** What happened on the server side. */
+const seen = {
+  unary: [] as string[],
+  batches: [] as { items: string[]; requestIds: string[]; metadataId: string | undefined }[],
+  cancelled: [] as string[],
+};
+
+function transcript(videoId: string): extractorV1.GetTranscriptResponse {
+  return {
+    videoId,
+    language: 'en',
+    subtitleType: commonV1.SubtitleType.SUBTITLE_TYPE_MANUAL,
+    segments: [{ text: `hello ${videoId}`, start: 0, duration: 1 }],
+    metadata: undefined,
+    cached: true,
+    fetchedAt: '2026-01-01T00:00:00.000Z',
+  };
+}
+
+/** The per-item logic: the video id says what happens. */
+async function handle(req: extractorV1.GetTranscriptRequest, ctx: CallContext) {
+  const id = req.videoId;
+  if (id === 'notfound___') throw Errors.videoNotFound(id);
+  if (id === 'nosubs_____') throw Errors.noSubtitles(id);
+  if (id === 'blocked____')
+    throw Errors.upstreamBlocked('http_429', 'The platform is refusing us.', undefined, 42);
+  if (id === 'languages__') throw Errors.languageNotAvailable(id, 'de', ['en', 'fr']);
+  if (id === 'boom_______') throw new Error('database password=hunter2');
+  if (id.startsWith('slow')) await sleep(300);
+  if (id.startsWith('hang')) {
+    // Answers only when the call is cancelled (or its deadline passes), then as cancelled.
+    await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
+    seen.cancelled.push(id);
+    throw Errors.internal(ctx.signal.reason);
+  }
+  return transcript(id);
+}
+
+const unimplemented = () => {
+  throw Errors.internal(new Error('not used here'));
+};
+
+function registration() {
+  return defineService(EX, {
+    getTranscript: (req, ctx) => {
+      seen.unary.push(req.videoId);
+      return handle(req, ctx);
+    },
+    getTranscripts: (req, ctx, send) => {
+      seen.batches.push({
+        items: req.items.map((i) => i.request?.videoId ?? ''),
+        requestIds: req.items.map((i) => i.requestId),
+        metadataId: ctx.metadata.get('x-request-id')[0]?.toString(),
+      });
+      return batchHandler({
+        itemRpc: EX.getTranscript.path,
+        maxItems: 64,
+        items: (r: extractorV1.GetTranscriptsRequest) =>
+          r.items.map((i) => ({
+            request: i.request ?? extractorV1.GetTranscriptRequest.create(),
+            requestId: i.requestId,
+          })),
+        handle,
+        ok: (index, value): extractorV1.GetTranscriptsResponse => ({
+          index,
+          result: { $case: 'transcript', value },
+        }),
+        failed: (index, value): extractorV1.GetTranscriptsResponse => ({
+          index,
+          result: { $case: 'error', value },
+        }),
+      })(req, ctx, send);
+    },
+    validateVideo: unimplemented,
+    getPlaylist: unimplemented,
+    listPlaylistVideos: unimplemented,
+    listChannelVideos: unimplemented,
+  });
+}
+
+const req = (videoId: string): extractorV1.GetTranscriptRequest =>
+  extractorV1.GetTranscriptRequest.fromPartial({ videoId, language: 'en' });
+
+/** Every field of an AppError a caller (and the HTTP error body) sees. */
+const shape = (err: unknown) => {
+  expect(err).toBeInstanceOf(AppError);
+  const e = err as AppError;
+  return {
+    code: e.code,
+    message: e.message,
+    status: e.status,
+    grpcStatus: e.grpcStatus,
+    reason: e.reason,
+    details: e.details,
+    retryAfterSeconds: e.retryAfterSeconds,
+  };
+};
+
+async function errorOf(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (err) {
+    return err;
+  }
+  throw new Error('expected a rejection');
+}
+
+interface Harness {
+  server: StartedGrpcServer;
+  client: extractorV1.ExtractorServiceClient;
+  paths: string[];
+  getTranscript: (r: extractorV1.GetTranscriptRequest, o?: TranscriptCallOptions) => Promise<unknown>;
+  /** The plain unary call, without the batcher. */
+  unary: (r: extractorV1.GetTranscriptRequest, o?: TranscriptCallOptions) => Promise<unknown>;
+}
+
+async function harness(
+  services = [registration()],
+  extra: { maxBatch?: number; pauseMs?: number; serverLogger?: Logger } = {},
+): Promise<Harness> {
+  const { serverLogger = logger, ...batcherOptions } = extra;
+  const server = await startGrpcServer({ port: 0, host: '127.0.0.1', services, logger: serverLogger });
+  const paths: string[] = [];
+  // A real grpc-js interceptor records every call the client starts.
+  const counting: grpc.Interceptor = (options, next) => {
+    paths.push(options.method_definition.path);
+    return new grpc.InterceptingCall(next(options));
+  };
+  // As grpc.ts wires it: service-kit's client (label, default deadline) and its raw client.
+  const ex = createGrpcClient(extractorV1.ExtractorServiceClient, `127.0.0.1:${server.port}`, {
+    defaultDeadlineMs: 2_000,
+    label: 'extractor',
+    // the constructor's options also take interceptors
+    channelOptions: { interceptors: [counting] },
+  });
+  const client = ex.raw;
+  const getTranscript = createTranscriptBatcher({
+    client,
+    unary: (r, o) => ex.getTranscript(r, o),
+    defaultDeadlineMs: 2_000,
+    label: 'extractor',
+    logger,
+    ...batcherOptions,
+  });
+  return { server, client, paths, getTranscript, unary: (r, o) => ex.getTranscript(r, o) };
+}
+
+const harnesses: Harness[] = [];
+afterEach(async () => {
+  seen.unary.length = 0;
+  seen.batches.length = 0;
+  seen.cancelled.length = 0;
+  for (const h of harnesses.splice(0)) {
+    h.client.close();
+    await h.server.shutdown(500);
+  }
+});
+async function start(...args: Parameters<typeof harness>): Promise<Harness> {
+  const h = await harness(...args);
+  harnesses.push(h);
+  return h;
+}
+
+describe('transcript batcher', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    // warm-up: a channel that is READY makes the timings below about the calls, not the connect
+    h = await harness();
+    await h.getTranscript(req('warm_______'));
+  });
+  afterAll(async () => {
+    h.client.close();
+    await h.server.shutdown(500);
+  });
+
+  it('sends a lone request as a plain unary GetTranscript', async () => {
+    h.paths.length = 0;
+    await expect(h.getTranscript(req('aaaaaaaaaaa'), { requestId: 'r-1' })).resolves.toMatchObject({
+      videoId: 'aaaaaaaaaaa',
+    });
+    expect(h.paths).toEqual([EX.getTranscript.path]);
+    expect(seen.batches).toEqual([]);
+  });
+
+  it('sends the requests of one turn as one GetTranscripts call with each request id', async () => {
+    h.paths.length = 0;
+    const ids = ['aaaaaaaaaa1', 'aaaaaaaaaa2', 'aaaaaaaaaa3'];
+    const answers = await Promise.all(
+      ids.map((id, i) => h.getTranscript(req(id), { requestId: `req-${i}` })),
+    );
+    expect(answers.map((a) => (a as extractorV1.GetTranscriptResponse).videoId)).toEqual(ids);
+    expect(h.paths).toEqual([EX.getTranscripts.path]);
+    expect(seen.batches).toEqual([
+      { items: ids, requestIds: ['req-0', 'req-1', 'req-2'], metadataId: 'req-0' },
+    ]);
+  });
+
+  it('rejects a failed item with the very AppError its unary call produces', async () => {
+    const failing = ['notfound___', 'nosubs_____', 'blocked____', 'languages__', 'boom_______'];
+    for (const id of failing) {
+      const unary = await errorOf(h.unary(req(id)));
+      const [batched] = await Promise.allSettled([
+        h.getTranscript(req(id)),
+        h.getTranscript(req('okokokokok1')),
+      ]);
+      expect(batched.status).toBe('rejected');
+      expect(shape((batched as PromiseRejectedResult).reason)).toEqual(shape(unary));
+    }
+    expect(seen.batches).toHaveLength(failing.length);
+    const blocked = shape(
+      await errorOf(Promise.all([h.getTranscript(req('blocked____')), h.getTranscript(req('x'))])),
+    );
+    expect(blocked).toMatchObject({ code: 'UPSTREAM_BLOCKED', reason: 'http_429', retryAfterSeconds: 42 });
+    expect(shape(await errorOf(h.getTranscript(req('boom_______'))))).toMatchObject({
+      code: 'INTERNAL_ERROR',
+    });
+  });
+
+  it('counts each item in the server metrics as a GetTranscript call, and the batch call once on each side', async () => {
+    const count = async (method: string, code: string, side = 'server') => {
+      const line = (await scrape())
+        .split('\n')
+        .find(
+          (l) =>
+            l.startsWith(`subx_grpc_${side}_handled_total{`) &&
+            l.includes(`grpc_method="${method}"`) &&
+            l.includes(`grpc_code="${code}"`),
+        );
+      return line ? Number(line.split(' ').pop()) : 0;
+    };
+    const before = [
+      await count('GetTranscript', 'OK'),
+      await count('GetTranscript', 'NOT_FOUND'),
+      await count('GetTranscripts', 'OK'),
+      await count('GetTranscripts', 'OK', 'client'),
+    ];
+    await Promise.allSettled([
+      h.getTranscript(req('okokokokok2')),
+      h.getTranscript(req('okokokokok3')),
+      h.getTranscript(req('notfound___')),
+    ]);
+    await expect
+      .poll(async () => [
+        await count('GetTranscript', 'OK'),
+        await count('GetTranscript', 'NOT_FOUND'),
+        await count('GetTranscripts', 'OK'),
+        // ended by the extractor once every item was answered, not cancelled by the gateway
+        await count('GetTranscripts', 'OK', 'client'),
+      ])
+      .toEqual([before[0]! + 2, before[1]! + 1, before[2]! + 1, before[3]! + 1]);
+  });
+
+  it('answers in completion order: a slow item does not hold back a fast one', async () => {
+    const t0 = performance.now();
+    const slow = h.getTranscript(req('slow0000000')).then(() => performance.now() - t0);
+    const fast = h.getTranscript(req('fast0000000')).then(() => performance.now() - t0);
+    const [slowMs, fastMs] = await Promise.all([slow, fast]);
+    expect(seen.batches).toHaveLength(1);
+    expect(slowMs).toBeGreaterThanOrEqual(290);
+    expect(fastMs).toBeLessThan(slowMs - 150);
+  });
+
+  it('rejects an item whose own deadline passes as a unary DEADLINE_EXCEEDED, the others go on', async () => {
+    const unary = await errorOf(h.unary(req('hang_unary_'), { deadlineMs: 100 }));
+    const t0 = performance.now();
+    const [late, ok] = await Promise.allSettled([
+      h.getTranscript(req('hang0000000'), { deadlineMs: 100 }),
+      h.getTranscript(req('slow0000001')),
+    ]);
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(290);
+    expect(late.status).toBe('rejected');
+    expect(shape((late as PromiseRejectedResult).reason)).toEqual(shape(unary));
+    expect(shape(unary)).toMatchObject({
+      code: 'SERVICE_UNAVAILABLE',
+      message: 'The extractor service did not answer in time.',
+    });
+    expect(ok.status).toBe('fulfilled');
+  });
+
+  it('rejects an aborted item at once; when every item is settled the call is cancelled', async () => {
+    const a = new AbortController();
+    const b = new AbortController();
+    const t0 = performance.now();
+    const first = errorOf(h.getTranscript(req('hangabort01'), { signal: a.signal }));
+    const second = errorOf(h.getTranscript(req('hangabort02'), { signal: b.signal }));
+    await sleep(50);
+    a.abort(new Error('client went away'));
+    expect(shape(await first)).toMatchObject({ code: 'INTERNAL_ERROR' });
+    expect(seen.cancelled).not.toContain('hangabort01'); // the call still carries the second item
+    await sleep(50);
+    b.abort(new Error('client went away'));
+    expect(shape(await second)).toMatchObject({ code: 'INTERNAL_ERROR' });
+    expect(performance.now() - t0).toBeLessThan(1_000);
+    await expect
+      .poll(() => seen.cancelled.filter((id) => id.startsWith('hangabort')).sort())
+      .toEqual(['hangabort01', 'hangabort02']);
+  });
+
+  it('rejects an item aborted before it was sent without sending it', async () => {
+    h.paths.length = 0;
+    const a = new AbortController();
+    const gone = errorOf(h.getTranscript(req('aaaaaaaaaa4'), { signal: a.signal }));
+    const kept = h.getTranscript(req('aaaaaaaaaa5'));
+    a.abort();
+    expect(shape(await gone)).toMatchObject({ code: 'INTERNAL_ERROR' });
+    await kept;
+    expect(h.paths).toEqual([EX.getTranscript.path]);
+  });
+});
+
+describe('transcript batcher, one server per test', () => {
+  it('a call that fails (the server stopped mid-batch) rejects every open item as unary would', async () => {
+    const h = await start();
+    await h.getTranscript(req('warm_______'));
+    const unary = errorOf(h.unary(req('hang_unary_')));
+    const batched = [
+      h.getTranscript(req('fast0000001')),
+      errorOf(h.getTranscript(req('hang0000003'))),
+      errorOf(h.getTranscript(req('hang0000004'))),
+    ];
+    await expect(batched[0]).resolves.toMatchObject({ videoId: 'fast0000001' });
+    h.server.server.forceShutdown();
+    const unaryError = shape(await unary);
+    // grpc-js reports the dropped connection as INTERNAL or UNAVAILABLE, depending on timing
+    expect(['INTERNAL_ERROR', 'SERVICE_UNAVAILABLE']).toContain(unaryError.code);
+    expect(shape(await batched[1])).toEqual(unaryError);
+    expect(shape(await batched[2])).toEqual(unaryError);
+  });
+
+  it('a call that cannot start (no server) rejects every item as unary would', async () => {
+    const h = await start();
+    const port = h.server.port;
+    await h.server.shutdown(500);
+    harnesses.splice(0);
+    expect(port).toBeGreaterThan(0);
+    const unary = shape(await errorOf(h.unary(req('aaaaaaaaaaa'))));
+    expect(unary.code).toBe('SERVICE_UNAVAILABLE');
+    const batched = await Promise.allSettled([
+      h.getTranscript(req('aaaaaaaaaaa')),
+      h.getTranscript(req('bbbbbbbbbbb')),
+    ]);
+    for (const b of batched) expect(shape((b as PromiseRejectedResult).reason)).toEqual(unary);
+    expect(h.paths.filter((p) => p === EX.getTranscripts.path)).toHaveLength(1);
+    h.client.close();
+  });
+
+  it('rejects an item the call ended without answering with INTERNAL_ERROR', async () => {
+    const base = registration();
+    const forgetful: ServiceRegistration = {
+      definition: base.definition,
+      implementation: {
+        ...base.implementation,
+        // answers the first item only, then ends OK
+        getTranscripts: (r: extractorV1.GetTranscriptsRequest, _ctx, send) => {
+          const videoId = r.items[0]?.request?.videoId ?? '';
+          send({ index: 0, result: { $case: 'transcript', value: transcript(videoId) } });
+        },
+      },
+    };
+    const h = await start([forgetful]);
+    const [first, second] = await Promise.allSettled([
+      h.getTranscript(req('answered___')),
+      h.getTranscript(req('forgotten__')),
+    ]);
+    expect(first).toMatchObject({ status: 'fulfilled', value: { videoId: 'answered___' } });
+    expect(second.status).toBe('rejected');
+    const err = (second as PromiseRejectedResult).reason as AppError;
+    expect(shape(err)).toMatchObject({ code: 'INTERNAL_ERROR' });
+    expect(String((err.cause as Error).message)).toBe('GetTranscripts ended without answering item 1');
+  });
+
+  it('splits a turn bigger than the cap into even calls', async () => {
+    const h = await start(undefined, { maxBatch: 4 });
+    const ids = Array.from({ length: 9 }, (_, i) => `split${String(i).padStart(6, '0')}`);
+    await Promise.all(ids.map((id) => h.getTranscript(req(id))));
+    expect(seen.batches.map((b) => b.items)).toEqual([ids.slice(0, 3), ids.slice(3, 6), ids.slice(6)]);
+    expect(seen.unary).toEqual([]);
+  });
+
+  it('falls back to unary calls, and pauses batching, when the extractor has no GetTranscripts', async () => {
+    const old = defineService(
+      { getTranscript: EX.getTranscript },
+      {
+        getTranscript: (r, ctx) => {
+          seen.unary.push(r.videoId);
+          return handle(r, ctx);
+        },
+      },
+    );
+    const h = await start([old], { pauseMs: 300 });
+    const ids = ['old00000001', 'old00000002', 'notfound___'];
+    const settled = await Promise.allSettled(ids.map((id) => h.getTranscript(req(id))));
+    expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'fulfilled', 'rejected']);
+    expect(shape((settled[2] as PromiseRejectedResult).reason)).toMatchObject({ code: 'VIDEO_NOT_FOUND' });
+    expect(seen.unary.sort()).toEqual([...ids].sort());
+    expect(h.paths.filter((p) => p === EX.getTranscripts.path)).toHaveLength(1);
+
+    // paused: straight to unary, no GetTranscripts attempt
+    await Promise.all([h.getTranscript(req('old00000003')), h.getTranscript(req('old00000004'))]);
+    expect(h.paths.filter((p) => p === EX.getTranscripts.path)).toHaveLength(1);
+
+    // after the pause it tries again (and falls back again: still the old extractor)
+    await sleep(350);
+    await Promise.all([h.getTranscript(req('old00000005')), h.getTranscript(req('old00000006'))]);
+    expect(h.paths.filter((p) => p === EX.getTranscripts.path)).toHaveLength(2);
+    expect(seen.unary).toHaveLength(7);
+  });
+
+  it("logs a failed item with its own request id and the unary method's name", async () => {
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+        done();
+      },
+    });
+    const h = await start(undefined, { serverLogger: pino({ level: 'info' }, sink) });
+    await Promise.allSettled([
+      h.getTranscript(req('okokokokok9'), { requestId: 'req-first' }),
+      h.getTranscript(req('notfound___'), { requestId: 'req-item' }),
+    ]);
+    await expect.poll(() => lines.some((l) => l.includes('VIDEO_NOT_FOUND'))).toBe(true);
+    const line = lines.find((l) => l.includes('VIDEO_NOT_FOUND')) ?? '';
+    expect(line.match(/"request_id":/g)).toHaveLength(1);
+    expect(JSON.parse(line)).toMatchObject({
+      request_id: 'req-item',
+      rpc: EX.getTranscript.path,
+      batch_request_id: 'req-first',
+      code: 'VIDEO_NOT_FOUND',
+    });
+  });
+
+  it('refuses a batch over the server cap with INVALID_ARGUMENT', async () => {
+    const h = await start();
+    const call = h.client.getTranscripts({
+      items: Array.from({ length: 65 }, () => ({ request: req('aaaaaaaaaaa'), requestId: '' })),
+    });
+    const status = await new Promise<grpc.StatusObject>((resolve) => {
+      call.on('error', () => undefined);
+      call.on('status', resolve);
+      call.resume();
+    });
+    expect(status.code).toBe(grpc.status.INVALID_ARGUMENT);
+    expect(status.metadata.get('app-error-code')).toEqual(['INVALID_REQUEST']);
+  });
+});
