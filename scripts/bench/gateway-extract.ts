@@ -141,6 +141,16 @@ async function startExtractor(): Promise<number> {
       cache.set(key, { ...fresh, cached: true });
       callback(null, fresh);
     },
+    // the gateway sends concurrent transcript requests as one GetTranscripts call
+    getTranscripts(call) {
+      call.request.items.forEach((item, index) => {
+        const request = extractorV1.GetTranscriptRequest.fromPartial(item.request ?? {});
+        impl.getTranscript({ request } as never, (_err, value) => {
+          if (value) call.write({ index, result: { $case: 'transcript', value } });
+        });
+      });
+      call.end();
+    },
     validateVideo: (_call, callback) => callback({ code: grpc.status.UNIMPLEMENTED }),
     getPlaylist: (_call, callback) => callback({ code: grpc.status.UNIMPLEMENTED }),
     listPlaylistVideos: (_call, callback) => callback({ code: grpc.status.UNIMPLEMENTED }),
