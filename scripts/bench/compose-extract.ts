@@ -5,7 +5,7 @@
  * same run by autocannon from this machine.
  *
  *   node_modules/.bin/node scripts/bench/compose-extract.ts [--duration 10] [--rounds 3]
- *     [--connections 50] [--video ID] [--skip-up]
+ *     [--connections 50] [--video ID] [--skip-up] [--env KEY=VALUE ...]
  *
  * The stack's own gateway is left alone: the benchmark starts two more from the compose service
  * (`compose run --no-deps`: the image, environment and network of `gateway`), one with the defaults
@@ -28,6 +28,8 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '50' },
     video: { type: 'string', default: 'it3OtbTxQk0' },
     'skip-up': { type: 'boolean', default: false },
+    /** KEY=VALUE added to both benchmark gateways (repeatable), e.g. OTEL_TRACES_SAMPLER=always_off. */
+    env: { type: 'string', multiple: true, default: [] },
   },
 });
 const DURATION = Number(values.duration);
@@ -38,6 +40,13 @@ const DEMO_API_KEY = 'sxk_v1_demoDemoDemoDemoDemoDemoDemoDemo';
 const PRICING = JSON.stringify({ dailyLimit: { pro: 1_000_000_000 } });
 const NAMES = { cached: 'subx-bench-cached', uncached: 'subx-bench-uncached', bare: 'subx-bench-bare' };
 const READY_TIMEOUT_MS = 90_000;
+const EXTRA_ENV = Object.fromEntries(
+  values.env.map((pair) => {
+    const at = pair.indexOf('=');
+    if (at < 1) throw new Error(`--env takes KEY=VALUE, not "${pair}"`);
+    return [pair.slice(0, at), pair.slice(at + 1)];
+  }),
+);
 
 function run(file: string, args: string[], timeoutMs: number, env: Record<string, string> = {}) {
   return new Promise<string>((resolve, reject) => {
@@ -133,8 +142,8 @@ async function main(): Promise<void> {
   await removeAll();
   try {
     const [cached, uncached] = await Promise.all([
-      startGateway(NAMES.cached, { ACCESS_PRICING_JSON: PRICING }),
-      startGateway(NAMES.uncached, { ACCESS_PRICING_JSON: PRICING, EXTRACT_CACHE_TTL_MS: '0' }),
+      startGateway(NAMES.cached, { ...EXTRA_ENV, ACCESS_PRICING_JSON: PRICING }),
+      startGateway(NAMES.uncached, { ...EXTRA_ENV, ACCESS_PRICING_JSON: PRICING, EXTRACT_CACHE_TTL_MS: '0' }),
     ]);
     const body = JSON.stringify({ url: `https://www.youtube.com/watch?v=${values.video}` });
     await extractOnce(uncached, body);
