@@ -32,7 +32,9 @@ export function installReceiveTimeout(app: FastifyInstance, timeoutMs: number): 
       // fastify's body reader listens for 'error' and answers it in the documented shape; the
       // stream itself is not destroyed, which would take the socket (and the answer) with it.
       // With nobody reading any more there is no answer to give: the connection is closed.
-      if (payload.listenerCount('error') > 0) payload.emit('error', error);
+      // (fastify reading is its 'data' listener; its 'error' listener comes with it.)
+      if (payload.listenerCount('data') > 0 && payload.listenerCount('error') > 0)
+        payload.emit('error', error);
       else request.raw.socket?.destroy();
     }, timeoutMs);
     timer.unref();
