@@ -4,6 +4,7 @@
  * hashing or lookup, so garbage never reaches the store and never costs a round trip.
  */
 import { createHash, createHmac, randomInt, timingSafeEqual } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 
 const API_KEY_PREFIX = 'sxk_v1_';
 const API_KEY_RANDOM_LENGTH = 32;
@@ -32,16 +33,15 @@ export function hashApiKey(apiKey: string, pepper: string): string {
  * hashApiKey for the requests of one process, remembered per key: an HMAC per request was a
  * measurable part of a cached extract's CPU (issue 27's profile), and the same few keys arrive
  * again and again. The hash of a key never changes (revocation is the key cache's business, by
- * hash), so entries need no expiry; the oldest goes first past `maxEntries`. The keys of recent
- * requests stay in this process's memory, as they do in its socket buffers.
+ * hash), so entries need no expiry; the least recently used goes first past `maxEntries`. The keys
+ * of recent requests stay in this process's memory, as they do in its socket buffers.
  */
 export function rememberingKeyHasher(pepper: string, maxEntries = 10_000): (apiKey: string) => string {
-  const hashes = new Map<string, string>();
+  const hashes = new LRUCache<string, string>({ max: maxEntries });
   return (apiKey) => {
     let hash = hashes.get(apiKey);
     if (hash === undefined) {
       hash = hashApiKey(apiKey, pepper);
-      if (hashes.size >= maxEntries) hashes.delete(hashes.keys().next().value!);
       hashes.set(apiKey, hash);
     }
     return hash;
