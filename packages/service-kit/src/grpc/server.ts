@@ -10,12 +10,32 @@ import { createHealthServer } from './health-service.ts';
 import type { ServingStatus } from './health-service.ts';
 import { serviceNameOf } from './service-definition.ts';
 import type {
+  CallContext,
   ServerStreamHandler,
   ServerStreamMethodDefinition,
   ServiceRegistration,
   UnaryHandler,
   UnaryMethodDefinition,
 } from './service-definition.ts';
+
+/** A call that ended without an error: the debug line (its logger made only then) and the metrics. */
+function observeOk(ctx: CallContext, path: string, logger: Logger, t0: number, code = 'OK'): void {
+  const ms = performance.now() - t0;
+  if (logger.isLevelEnabled('debug')) ctx.logger.debug({ ms: Math.round(ms) }, 'rpc ok');
+  observeGrpcCall('server', path, code, ms / 1000);
+}
+
+/** A call whose handler threw: the status (and app-error metadata) to send, counted in the metrics. */
+function observeFailure(ctx: CallContext, path: string, t0: number, err: unknown): grpc.ServerErrorResponse {
+  const grpcError = toGrpcError(err, ctx.logger);
+  observeGrpcCall(
+    'server',
+    path,
+    grpc.status[grpcError.code ?? grpc.status.UNKNOWN] ?? 'UNKNOWN',
+    (performance.now() - t0) / 1000,
+  );
+  return grpcError;
+}
 
 function wrapUnary(
   path: string,
@@ -29,22 +49,10 @@ function wrapUnary(
       .then(() => handler(call.request, ctx))
       .then(
         (response) => {
-          const ms = performance.now() - t0;
-          // ctx.logger is made on first use: not per call just for a debug line that is off
-          if (logger.isLevelEnabled('debug')) ctx.logger.debug({ ms: Math.round(ms) }, 'rpc ok');
-          observeGrpcCall('server', path, 'OK', ms / 1000);
+          observeOk(ctx, path, logger, t0);
           callback(null, response);
         },
-        (err: unknown) => {
-          const grpcError = toGrpcError(err, ctx.logger);
-          observeGrpcCall(
-            'server',
-            path,
-            grpc.status[grpcError.code ?? grpc.status.UNKNOWN] ?? 'UNKNOWN',
-            (performance.now() - t0) / 1000,
-          );
-          callback(grpcError);
-        },
+        (err: unknown) => callback(observeFailure(ctx, path, t0, err)),
       );
   };
 }
@@ -71,19 +79,11 @@ function wrapServerStream(
       .then(() => handler(call.request, ctx, send))
       .then(
         () => {
-          const ms = performance.now() - t0;
-          if (logger.isLevelEnabled('debug')) ctx.logger.debug({ ms: Math.round(ms) }, 'rpc ok');
-          observeGrpcCall('server', path, call.cancelled ? 'CANCELLED' : 'OK', ms / 1000);
+          observeOk(ctx, path, logger, t0, call.cancelled ? 'CANCELLED' : 'OK');
           if (call.writable) call.end();
         },
         (err: unknown) => {
-          const grpcError = toGrpcError(err, ctx.logger);
-          observeGrpcCall(
-            'server',
-            path,
-            grpc.status[grpcError.code ?? grpc.status.UNKNOWN] ?? 'UNKNOWN',
-            (performance.now() - t0) / 1000,
-          );
+          const grpcError = observeFailure(ctx, path, t0, err);
           // grpc-js's server stream turns an 'error' event into the call's status and trailers.
           if (call.writable) call.emit('error', grpcError);
         },

@@ -32,9 +32,6 @@ export type MethodDefinition = UnaryMethodDefinition | ServerStreamMethodDefinit
 
 export type ServiceMethods = Record<string, MethodDefinition>;
 
-/** A definition with unary methods only (what createGrpcClient's promise methods cover). */
-export type UnaryServiceDefinition = Record<string, UnaryMethodDefinition>;
-
 type RequestOf<M> = M extends { requestDeserialize(bytes: Buffer): infer R } ? R : never;
 type ResponseOf<M> = M extends { responseSerialize(value: infer R): Buffer } ? R : never;
 
