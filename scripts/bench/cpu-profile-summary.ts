@@ -5,6 +5,8 @@
  *
  *   node_modules/.bin/node scripts/bench/cpu-profile-summary.ts PROFILE.cpuprofile [--top 25]
  *     [--callers NAME]   (also: the call stacks that lead to the function NAME, by self time)
+ *     [--busy]           (only the half-seconds in which the process was at least 80% busy: the
+ *                         load, without start-up and the waits between a benchmark's runs)
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -22,14 +24,40 @@ interface Profile {
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { top: { type: 'string', default: '25' }, callers: { type: 'string' } },
+  options: {
+    top: { type: 'string', default: '25' },
+    callers: { type: 'string' },
+    busy: { type: 'boolean', default: false },
+  },
 });
 const file = positionals[0];
 if (!file) throw new Error('usage: cpu-profile-summary.ts PROFILE.cpuprofile [--top N]');
 const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+const WINDOW_US = 500_000;
+const windowOf = (() => {
+  let at = 0;
+  return profile.timeDeltas.map((delta) => Math.floor((at += delta) / WINDOW_US));
+})();
+/** With --busy, the windows whose samples are at most 20% idle. */
+const busyWindows = new Set<number>();
+if (values.busy) {
+  const idleId = profile.nodes.find((n) => n.callFrame.functionName === '(idle)')?.id;
+  const perWindow = new Map<number, { idle: number; all: number }>();
+  profile.samples.forEach((id, i) => {
+    const w = perWindow.get(windowOf[i]!) ?? { idle: 0, all: 0 };
+    const us = profile.timeDeltas[i] ?? 0;
+    w.all += us;
+    if (id === idleId) w.idle += us;
+    perWindow.set(windowOf[i]!, w);
+  });
+  for (const [w, { idle, all }] of perWindow) if (idle <= 0.2 * all) busyWindows.add(w);
+}
 const selfUs = new Map<number, number>();
-profile.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+profile.samples.forEach((id, i) => {
+  if (values.busy && !busyWindows.has(windowOf[i]!)) return;
+  selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
+});
 const total = [...selfUs.values()].reduce((a, b) => a + b, 0);
 
 /** A package name from node_modules, a workspace folder, node's internals, or the V8 pseudo frames. */
