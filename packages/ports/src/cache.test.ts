@@ -103,4 +103,84 @@ describe('createJsonCache', () => {
       createJsonCache(broken, { prefix: 'transcripts' }).getOrLoad('k', 500, async () => 1),
     ).rejects.toThrow('WRONGTYPE');
   });
+
+  describe('decodedEntries: parsed values kept while their stored text is unchanged', () => {
+    const memoSetup = (decodedEntries: number, decodedMaxChars?: number) => {
+      const clock = new ManualClock();
+      const kv = createInMemoryKeyValueStore({ clock });
+      const cache = createJsonCache(kv, {
+        prefix: 't',
+        decodedEntries,
+        ...(decodedMaxChars === undefined ? {} : { decodedMaxChars }),
+      });
+      return { clock, kv, cache };
+    };
+
+    it('answers the same deep-frozen value until the entry is rewritten, here or in the store', async () => {
+      const { kv, cache } = memoSetup(10);
+      await cache.set('k', { segments: [{ text: 'a' }] }, 60_000);
+      const first = await cache.get<{ segments: { text: string }[] }>('k');
+      expect(await cache.get('k')).toBe(first);
+      expect(Object.isFrozen(first)).toBe(true);
+      expect(() => {
+        first!.segments[0]!.text = 'changed';
+      }).toThrow(TypeError);
+      // a rewrite by this cache, then by anyone else (another replica writing the store)
+      await cache.set('k', { segments: [{ text: 'b' }] }, 60_000);
+      const second = await cache.get('k');
+      expect(second).toEqual({ segments: [{ text: 'b' }] });
+      expect(second).not.toBe(first);
+      await kv.set('t:k', '{"segments":[{"text":"c"}]}');
+      expect(await cache.get('k')).toEqual({ segments: [{ text: 'c' }] });
+    });
+
+    it('recognises an equal copy of the text (a store that answers new strings, like Redis)', async () => {
+      const { kv } = memoSetup(10);
+      const text = JSON.stringify({ n: 1, pad: 'x'.repeat(100) });
+      const copyingStore = {
+        ...kv,
+        get: async (key: string) => {
+          const raw = await kv.get(key);
+          return raw === null ? null : [...raw].join('');
+        },
+      };
+      const copying = createJsonCache(copyingStore, { prefix: 't', decodedEntries: 10 });
+      await kv.set('t:k', text);
+      expect(await copying.get('k')).toBe(await copying.get('k'));
+    });
+
+    it('misses and expiry are not hidden by the kept values', async () => {
+      const { cache, clock } = memoSetup(10);
+      await cache.set('k', { n: 1 }, 1_000);
+      expect(await cache.get('k')).toEqual({ n: 1 });
+      clock.advance(1_000);
+      expect(await cache.get('k')).toBeNull();
+      await cache.delete('k');
+      expect(await cache.get('k')).toBeNull();
+    });
+
+    it('keeps at most decodedEntries values and decodedMaxChars characters', async () => {
+      const { cache } = memoSetup(2);
+      for (const k of ['a', 'b', 'c']) await cache.set(k, { k }, 60_000);
+      const a = await cache.get('a');
+      await cache.get('b');
+      await cache.get('c');
+      // 'a' was the least recently used of three: parsed again, an equal but new value
+      const again = await cache.get('a');
+      expect(again).toEqual(a);
+      expect(again).not.toBe(a);
+
+      const small = memoSetup(10, 50);
+      await small.cache.set('big', { pad: 'x'.repeat(100) }, 60_000);
+      expect(await small.cache.get('big')).not.toBe(await small.cache.get('big'));
+    });
+
+    it('without decodedEntries every read parses: callers own what they get', async () => {
+      const { cache } = setup();
+      await cache.set('k', { n: 1 }, 60_000);
+      const value = await cache.get<{ n: number }>('k');
+      expect(await cache.get('k')).not.toBe(value);
+      expect(Object.isFrozen(value)).toBe(false);
+    });
+  });
 });

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { isKeyValueUnavailable, type KeyValueStore } from './key-value/port.ts';
 
 export interface JsonCache {
@@ -18,30 +19,64 @@ export interface JsonCache {
   ): Promise<{ value: T; cached: boolean }>;
 }
 
+export interface JsonCacheOptions {
+  prefix: string;
+  /** Called once per read with the key (without prefix) and whether it hit: the cache metrics. */
+  onLookup?: (key: string, hit: boolean) => void;
+  /**
+   * Keep the parsed values of up to this many keys (with their stored text, at most
+   * `decodedMaxChars` characters in all): a read whose stored text is the one parsed last time
+   * returns the same (deep-frozen) value without parsing it again. The store still answers every
+   * read, so a value rewritten elsewhere (another replica, a forced refresh) is seen at once.
+   * Off (0) by default: callers get values they may not change.
+   */
+  decodedEntries?: number;
+  decodedMaxChars?: number;
+}
+
+/** Parsed values are shared between reads: frozen, so that no reader can change another's. */
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
+
 /**
  * JSON values in a KeyValueStore under `<prefix>:<key>`. Values must survive JSON.stringify
  * (no Dates, Maps, bigints); callers that need more validate what `get` returns.
  */
-export function createJsonCache(
-  kv: KeyValueStore,
-  {
-    prefix,
-    onLookup,
-  }: {
-    prefix: string;
-    /** Called once per read with the key (without prefix) and whether it hit: the cache metrics. */
-    onLookup?: (key: string, hit: boolean) => void;
-  },
-): JsonCache {
+export function createJsonCache(kv: KeyValueStore, options: JsonCacheOptions): JsonCache {
+  const { prefix, onLookup } = options;
   const inFlight = new Map<string, Promise<unknown>>();
   const fullKey = (key: string): string => `${prefix}:${key}`;
+  const decoded =
+    options.decodedEntries && options.decodedEntries > 0
+      ? new LRUCache<string, { raw: string; value: unknown }>({
+          max: options.decodedEntries,
+          maxSize: options.decodedMaxChars ?? 64 * 1024 * 1024,
+          sizeCalculation: (entry, key) => entry.raw.length + key.length + 1,
+        })
+      : undefined;
+
+  const parse = <T>(key: string, raw: string): T | null => {
+    if (!decoded) return JSON.parse(raw) as T;
+    const last = decoded.get(key);
+    // The same string object (the in-memory store) compares at once; a copy (Redis) byte by byte,
+    // still far cheaper than parsing it.
+    if (last?.raw === raw) return last.value as T;
+    const value = deepFreeze(JSON.parse(raw) as T);
+    decoded.set(key, { raw, value });
+    return value;
+  };
 
   const get = async <T>(key: string): Promise<T | null> => {
     const raw = await kv.get(fullKey(key));
     let value: T | null = null;
     if (raw !== null) {
       try {
-        value = JSON.parse(raw) as T;
+        value = parse<T>(key, raw);
       } catch {
         value = null;
       }
