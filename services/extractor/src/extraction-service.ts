@@ -75,6 +75,55 @@ export function toProtoMetadata(m: VideoMetadata): commonV1.VideoMetadata {
 const SUBTITLE_TYPE = { manual: 1, auto_generated: 2 } as const;
 
 /**
+ * The answers a cached transcript gives on a hit (`cached: true`), with its segments or with them
+ * as JSON (GetTranscriptRequest.segments_as_json).
+ */
+interface HitAnswers {
+  segments?: extractorV1.GetTranscriptResponse;
+  segmentsJson?: extractorV1.GetTranscriptResponse;
+}
+
+/**
+ * The hit answers of each cached value, made once. The cache hands out the same (frozen) value
+ * while its entry is unchanged (createJsonCache's decodedEntries), so a hot transcript's answer is
+ * built once, and, frozen, encoded once too (grpc/answer-encoding.ts); a value the cache no
+ * longer holds is collected with its answers.
+ */
+const hitAnswers = new WeakMap<CachedTranscript, HitAnswers>();
+
+function answerOf(
+  value: CachedTranscript,
+  cached: boolean,
+  segmentsAsJson: boolean,
+): extractorV1.GetTranscriptResponse {
+  const variant = segmentsAsJson ? 'segmentsJson' : 'segments';
+  const shared = cached ? hitAnswers.get(value)?.[variant] : undefined;
+  if (shared) return shared;
+  const answer: extractorV1.GetTranscriptResponse = {
+    videoId: value.videoId,
+    language: value.language,
+    subtitleType: SUBTITLE_TYPE[value.subtitleType],
+    segments: segmentsAsJson ? [] : value.segments,
+    metadata: toProtoMetadata(value.metadata),
+    cached,
+    fetchedAt: value.fetchedAt,
+    translatedFrom: value.translatedFrom,
+    // Only the three public fields, in the public order, whatever else a segment carries.
+    segmentsJson: segmentsAsJson
+      ? JSON.stringify(value.segments.map(({ text, start, duration }) => ({ text, start, duration })))
+      : '',
+  };
+  if (!cached) return answer;
+  // Shared by every hit of this value: frozen, like the value itself.
+  Object.freeze(answer.metadata);
+  Object.freeze(answer);
+  const answers = hitAnswers.get(value) ?? {};
+  answers[variant] = answer;
+  hitAnswers.set(value, answers);
+  return answer;
+}
+
+/**
  * Transcripts, validation and playlists with caching. Cache keys: a transcript is cached per
  * (video, requested language, translate flag, opt-in metadata set) so that `cached: true` always
  * means the whole answer came from the cache; `force_refresh` skips the read and rewrites the
@@ -120,16 +169,7 @@ export function createExtractionService(deps: {
         },
         { forceRefresh: req.forceRefresh },
       );
-      return {
-        videoId: value.videoId,
-        language: value.language,
-        subtitleType: SUBTITLE_TYPE[value.subtitleType],
-        segments: value.segments,
-        metadata: toProtoMetadata(value.metadata),
-        cached,
-        fetchedAt: value.fetchedAt,
-        translatedFrom: value.translatedFrom,
-      };
+      return answerOf(value, cached, req.segmentsAsJson);
     },
 
     async validateVideo(req) {

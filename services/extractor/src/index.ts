@@ -37,6 +37,13 @@ export {
 } from './jobs/extract-worker.ts';
 export type { ExtractWorker } from './jobs/extract-worker.ts';
 
+/**
+ * The parsed cache entries kept in memory: a few thousand hot transcripts, at most 64 Mi
+ * characters of their stored text (with the in-memory store the text is the store's own string).
+ */
+const DECODED_ENTRIES = 4096;
+const DECODED_MAX_CHARS = 64 * 1024 * 1024;
+
 export interface StartExtractorServiceOptions {
   readonly config: ExtractorConfig;
   readonly youtube: YouTubeClientConfig;
@@ -79,7 +86,14 @@ export async function startExtractorService(
         })
       : undefined;
   canary?.start();
-  const cache = createJsonCache(options.kv, { prefix: 'extractor', onLookup: cacheLookupMetrics() });
+  const cache = createJsonCache(options.kv, {
+    prefix: 'extractor',
+    onLookup: cacheLookupMetrics(),
+    // Hot entries are not parsed again on every read, and their answers are made once
+    // (extraction-service.ts); the store still answers every read.
+    decodedEntries: DECODED_ENTRIES,
+    decodedMaxChars: DECODED_MAX_CHARS,
+  });
   const extraction = createExtractionService({
     youtube,
     cache,

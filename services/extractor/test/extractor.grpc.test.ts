@@ -43,6 +43,7 @@ describe('extractor over gRPC against the fake YouTube', () => {
       include: [],
       forceRefresh: false,
       translate: false,
+      segmentsAsJson: false,
       ...extra,
     });
 
@@ -68,6 +69,38 @@ describe('extractor over gRPC against the fake YouTube', () => {
     expect(second.cached).toBe(true);
     expect(second.segments).toEqual(first.segments);
     expect(youtube.count()).toBe(upstreamCalls);
+  });
+
+  it('segments_as_json answers the segments as the public JSON array, on a miss and on every hit', async () => {
+    const plain = await transcript(videoIds.chapters, { language: 'de', include: ['chapters'] });
+    const expected = JSON.stringify(
+      plain.segments.map(({ text, start, duration }) => ({ text, start, duration })),
+    );
+    const hits = [
+      await transcript(videoIds.chapters, { language: 'de', include: ['chapters'], segmentsAsJson: true }),
+      await transcript(videoIds.chapters, { language: 'de', include: ['chapters'], segmentsAsJson: true }),
+    ];
+    for (const hit of hits) {
+      expect(hit.segments).toEqual([]);
+      expect(hit.segmentsJson).toBe(expected);
+      expect(hit.cached).toBe(true);
+      // everything else is the answer without segments_as_json
+      expect({ ...hit, segments: plain.segments, segmentsJson: '', cached: false }).toEqual(plain);
+    }
+    // and the plain answer from the same cached entry still has its segments
+    expect((await transcript(videoIds.chapters, { language: 'de', include: ['chapters'] })).segments).toEqual(
+      plain.segments,
+    );
+
+    const fresh = await transcript(videoIds.chapters, {
+      language: 'de',
+      include: ['chapters'],
+      forceRefresh: true,
+      segmentsAsJson: true,
+    });
+    expect(fresh.cached).toBe(false);
+    expect(fresh.segments).toEqual([]);
+    expect(JSON.parse(fresh.segmentsJson)).toEqual(JSON.parse(expected));
   });
 
   it('force_refresh goes upstream again and reports cached: false', async () => {
@@ -190,6 +223,31 @@ describe('extractor over gRPC against the fake YouTube', () => {
     expect(invalid?.$case === 'error' && fromItemFailure(invalid.value, 'extractor').code).toBe(
       'INVALID_URL',
     );
+  });
+
+  it('GetTranscripts answers segments_as_json items from the kept bytes exactly as GetTranscript does', async () => {
+    const request = { videoId: videoIds.audioTracks, language: 'en', segmentsAsJson: true };
+    await transcript(videoIds.audioTracks, { segmentsAsJson: true });
+    const unary = await transcript(videoIds.audioTracks, { segmentsAsJson: true });
+    expect(unary.cached).toBe(true);
+    // index 0 is not written on the wire, 200 takes two varint bytes: both framings
+    const items = Array.from({ length: 64 }, (_, i) => ({
+      request: extractorV1.GetTranscriptRequest.fromPartial(
+        i === 63 ? { ...request, segmentsAsJson: false } : request,
+      ),
+      requestId: `r-${i}`,
+    }));
+    const { answers, status } = await batch(items);
+    expect(status.code).toBe(OK);
+    expect(answers).toHaveLength(64);
+    for (const answer of answers) {
+      expect(answer.result?.$case).toBe('transcript');
+      if (answer.result?.$case !== 'transcript') continue;
+      if (answer.index === 63) {
+        expect(answer.result.value.segmentsJson).toBe('');
+        expect(answer.result.value.segments.length).toBeGreaterThan(0);
+      } else expect(answer.result.value).toEqual(unary);
+    }
   });
 
   it('GetTranscripts refuses an empty batch and one over 64 items with INVALID_ARGUMENT', async () => {

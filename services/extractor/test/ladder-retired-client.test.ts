@@ -67,6 +67,7 @@ async function coldExtracts(n: number): Promise<number[]> {
       include: [],
       forceRefresh: true,
       translate: false,
+      segmentsAsJson: false,
     });
     times.push(performance.now() - started);
     expect(t.segments.length).toBeGreaterThan(0);

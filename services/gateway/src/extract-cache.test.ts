@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '@subx/ports';
-import { completeJsonBody, createExtractCache, jsonHead } from './extract-cache.ts';
+import { completeJsonBody, createExtractCache, jsonHead, jsonHeadAround } from './extract-cache.ts';
 import type { ExtractCacheKey } from './extract-cache.ts';
 
 const key = (videoId: string, overrides: Partial<ExtractCacheKey> = {}): ExtractCacheKey => ({
@@ -83,5 +83,15 @@ describe('extract micro-cache', () => {
     expect(completeJsonBody(jsonHead(rest), rateLimit, requestId)).toBe(
       JSON.stringify({ ...rest, rate_limit: rateLimit, request_id: requestId }),
     );
+  });
+
+  it('jsonHeadAround splices already-rendered JSON in as one field, the bytes jsonHead gives for the whole', () => {
+    const before = { video_id: 'aaaaaaaaaaa', metadata: { title: 'Ünïcödé "q" \u2028 😀' } };
+    const subtitles = [{ text: 'line\nbreak "x" 🎵', start: 0.1, duration: 1e-7 }];
+    for (const after of [{ cached: true, extracted_at: '2026-03-10T11:00:00.000Z' }, {}]) {
+      expect(jsonHeadAround(before, 'subtitles', JSON.stringify(subtitles), after)).toBe(
+        jsonHead({ ...before, subtitles, ...after }),
+      );
+    }
   });
 });

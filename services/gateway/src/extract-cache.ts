@@ -92,3 +92,17 @@ export function jsonHead(body: Record<string, unknown>): string {
   const json = JSON.stringify(body);
   return json.slice(0, -1);
 }
+
+/**
+ * jsonHead of `{...before, [name]: <json>, ...after}` where `json` is a value already rendered as
+ * JSON (the extractor's segments), spliced in without being parsed. `before` must not be empty.
+ */
+export function jsonHeadAround(
+  before: Record<string, unknown>,
+  name: string,
+  json: string,
+  after: Record<string, unknown>,
+): string {
+  const rest = JSON.stringify(after).slice(1, -1);
+  return `${JSON.stringify(before).slice(0, -1)},${JSON.stringify(name)}:${json}${rest ? `,${rest}` : ''}`;
+}

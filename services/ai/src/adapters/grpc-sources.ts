@@ -17,6 +17,7 @@ function transcriptSourceFromClient(
         include: [],
         forceRefresh: false,
         translate: false,
+        segmentsAsJson: false,
       });
       return {
         videoId: res.videoId || videoId,

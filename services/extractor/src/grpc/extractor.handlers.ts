@@ -3,6 +3,7 @@ import { batchHandler, defineService } from '@subx/service-kit';
 import type { ServiceRegistration } from '@subx/service-kit';
 import type { ExtractionService } from '../extraction-service.ts';
 import type { ListingService } from '../listings/listing-service.ts';
+import { extractorServiceDefinition } from './answer-encoding.ts';
 
 /**
  * Items per GetTranscripts call (the proto's 1..64). The gateway sends at most 32; the cap bounds
@@ -15,7 +16,7 @@ export function extractorServiceRegistration(
   service: ExtractionService,
   listings: ListingService,
 ): ServiceRegistration {
-  return defineService(extractorV1.ExtractorServiceService, {
+  return defineService(extractorServiceDefinition, {
     getTranscript: (req) => service.getTranscript(req),
     // Each item is a GetTranscript: identical concurrent items share the cache's single-flight.
     getTranscripts: batchHandler({

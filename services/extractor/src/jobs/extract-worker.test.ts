@@ -31,6 +31,7 @@ const transcriptOf = (req: extractorV1.GetTranscriptRequest): extractorV1.GetTra
   metadata: { title: 't', channel: 'c', channelId: 'UC1', duration: 60, uploadDate: '', thumbnailUrl: '' },
   cached: true,
   fetchedAt: '2026-01-01T00:00:00.000Z',
+  segmentsJson: '',
   ...(req.translate ? { translatedFrom: 'de' } : {}),
 });
 

@@ -111,6 +111,8 @@ export async function startExtractWorker(deps: ExtractWorkerDeps): Promise<Extra
           include: job.include,
           forceRefresh: false,
           translate: job.translate,
+          // The job's result carries the segments (ExtractResult.segments).
+          segmentsAsJson: false,
         })
         .then(
           (t) => t,

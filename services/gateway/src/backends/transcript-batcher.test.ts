@@ -43,6 +43,7 @@ function transcript(videoId: string): extractorV1.GetTranscriptResponse {
     segments: [{ text: `hello ${videoId}`, start: 0, duration: 1 }],
     metadata: undefined,
     cached: true,
+    segmentsJson: '',
     fetchedAt: '2026-01-01T00:00:00.000Z',
   };
 }

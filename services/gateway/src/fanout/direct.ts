@@ -24,6 +24,8 @@ export function createDirectFanOut(deps: { extractor: ExtractorBackend; concurre
             include: job.include,
             forceRefresh: false,
             translate: job.translate,
+            // Batch and playlist items render the segments themselves (mappers.ts successItem).
+            segmentsAsJson: false,
           },
           { deadlineMs: budgetMs, signal: controller.signal, requestId },
         )

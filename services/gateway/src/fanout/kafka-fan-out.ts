@@ -396,6 +396,7 @@ function toOutcome(result: extractJobV1.ExtractResult): FanOutOutcome {
     metadata: result.metadata,
     cached: result.cached,
     fetchedAt: result.fetchedAt,
+    segmentsJson: '',
     ...(result.translatedFrom === undefined ? {} : { translatedFrom: result.translatedFrom }),
   };
   return { ok: true, transcript };

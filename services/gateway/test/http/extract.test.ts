@@ -65,6 +65,34 @@ describe('POST /api/v1/extract', () => {
     });
   });
 
+  it('splices the segments the extractor rendered, and renders them itself for an extractor that does not', async () => {
+    const bodyOf = async () => {
+      // force_refresh: past the gateway's micro-cache, to the extractor each time
+      const res = await extract({ url: VIDEO_URL, include: ['tags'], force_refresh: true });
+      expect(res.statusCode).toBe(200);
+      const { rate_limit: _r, request_id: _id, ...rest } = res.json();
+      return { rest, raw: res.body };
+    };
+    const spliced = await bodyOf();
+    expect(gw.backends.calls.at(-1)?.request).toMatchObject({ segmentsAsJson: true });
+    // an extractor that predates segments_as_json: segments, and no segments_json
+    gw.backends.handlers.getTranscript = async (req) => ({ ...transcript(req.videoId), segmentsJson: '' });
+    const rendered = await bodyOf();
+    expect(rendered.rest).toEqual(spliced.rest);
+    expect(rendered.raw.replace(/"remaining":\d+|"request_id":"[^"]+"/g, '')).toBe(
+      spliced.raw.replace(/"remaining":\d+|"request_id":"[^"]+"/g, ''),
+    );
+    expect(spliced.rest.subtitles).toEqual([
+      { text: 'Hello world', start: 0, duration: 1.5 },
+      { text: 'Second line', start: 1.5, duration: 2 },
+    ]);
+    // plain text and documents need the segments themselves
+    await extract({ url: VIDEO_URL, include_timestamps: false, force_refresh: true });
+    expect(gw.backends.calls.at(-1)?.request).toMatchObject({ segmentsAsJson: false });
+    await extract({ url: VIDEO_URL, format: 'srt', force_refresh: true });
+    expect(gw.backends.calls.at(-1)?.request).toMatchObject({ segmentsAsJson: false });
+  });
+
   it('accepts the short-link and shorts forms and passes language, include and force_refresh through', async () => {
     await extract({
       url: `https://youtu.be/${VIDEO}`,
@@ -74,8 +102,22 @@ describe('POST /api/v1/extract', () => {
     });
     await extract({ url: `https://www.youtube.com/shorts/${VIDEO}` });
     expect(gw.backends.calls.map((c) => c.request)).toEqual([
-      { videoId: VIDEO, language: 'pt-BR', include: ['tags'], forceRefresh: true, translate: false },
-      { videoId: VIDEO, language: 'en', include: [], forceRefresh: false, translate: false },
+      {
+        videoId: VIDEO,
+        language: 'pt-BR',
+        include: ['tags'],
+        forceRefresh: true,
+        translate: false,
+        segmentsAsJson: true,
+      },
+      {
+        videoId: VIDEO,
+        language: 'en',
+        include: [],
+        forceRefresh: false,
+        translate: false,
+        segmentsAsJson: true,
+      },
     ]);
   });
 

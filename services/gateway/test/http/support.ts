@@ -219,16 +219,40 @@ export function transcript(videoId: string, overrides: Partial<extractorV1.GetTr
     },
     cached: false,
     fetchedAt: '2026-03-10T11:00:00.000Z',
+    segmentsJson: '',
     ...overrides,
   } satisfies extractorV1.GetTranscriptResponse;
 }
 
 type Handler<Req, Res> = (request: Req, options: CallOptions | undefined) => Promise<Res>;
 
+/** A fake extractor's answer: segments_json may be left out (the fake backends answer it as the extractor does). */
+export type TranscriptAnswer = Omit<extractorV1.GetTranscriptResponse, 'segmentsJson'> & {
+  segmentsJson?: string;
+};
+
+/**
+ * What the extractor does with GetTranscriptRequest.segments_as_json: the segments as the public
+ * JSON array in segments_json. A handler that already set segments_json is taken as it is (an
+ * older extractor: segments, and no segments_json, with `segmentsJson: ''`).
+ */
+function asExtractorAnswers(
+  request: extractorV1.GetTranscriptRequest,
+  answer: TranscriptAnswer,
+): extractorV1.GetTranscriptResponse {
+  if (answer.segmentsJson !== undefined || !request.segmentsAsJson) {
+    return { ...answer, segmentsJson: answer.segmentsJson ?? '' };
+  }
+  const segmentsJson = JSON.stringify(
+    answer.segments.map(({ text, start, duration }) => ({ text, start, duration })),
+  );
+  return { ...answer, segments: [], segmentsJson };
+}
+
 export interface FakeBackends extends Backends {
   calls: { method: string; request: unknown; options: CallOptions | undefined }[];
   handlers: {
-    getTranscript: Handler<extractorV1.GetTranscriptRequest, extractorV1.GetTranscriptResponse>;
+    getTranscript: Handler<extractorV1.GetTranscriptRequest, TranscriptAnswer>;
     validateVideo: Handler<extractorV1.ValidateVideoRequest, extractorV1.ValidateVideoResponse>;
     getPlaylist: Handler<extractorV1.GetPlaylistRequest, extractorV1.GetPlaylistResponse>;
     listPlaylistVideos: Handler<
@@ -275,7 +299,8 @@ export function createFakeBackends(): FakeBackends {
     handlers,
     healthy,
     extractor: {
-      getTranscript: call('getTranscript'),
+      getTranscript: (request, options) =>
+        call('getTranscript')(request, options).then((answer) => asExtractorAnswers(request, answer)),
       validateVideo: call('validateVideo'),
       getPlaylist: call('getPlaylist'),
       listPlaylistVideos: call('listPlaylistVideos'),

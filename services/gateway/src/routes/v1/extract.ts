@@ -4,7 +4,7 @@ import type { OutputFormat } from '@subx/formats';
 import { countCacheLookup } from '@subx/service-kit';
 import { rateLimitBody } from '../../access/rate-limit.ts';
 import { extractPrice } from '../../access/pricing.ts';
-import { completeJsonBody, createExtractCache, jsonHead } from '../../extract-cache.ts';
+import { completeJsonBody, createExtractCache, jsonHead, jsonHeadAround } from '../../extract-cache.ts';
 import type { CachedExtract, ExtractCacheKey } from '../../extract-cache.ts';
 import { documentFor, metadataJson, subtitleTypeName, transcriptBody } from '../../mappers.ts';
 import type { IncludeField } from '../../schemas/common.ts';
@@ -44,6 +44,9 @@ export const registerExtract: RouteRegistrar = (app, ctx) => {
     body: ExtractBody,
     key: ExtractCacheKey,
   ): Promise<CachedExtract> {
+    // A json answer with timestamps carries the segments as the extractor rendered them, spliced
+    // in as they came (the extractor renders them once per cached transcript).
+    const spliceSegments = body.format === 'json' && body.include_timestamps;
     const transcript = await backends.extractor.getTranscript(
       {
         videoId: key.videoId,
@@ -51,6 +54,7 @@ export const registerExtract: RouteRegistrar = (app, ctx) => {
         include: body.include,
         forceRefresh: body.force_refresh,
         translate: body.translate,
+        segmentsAsJson: spliceSegments,
       },
       { requestId: request.id },
     );
@@ -60,17 +64,23 @@ export const registerExtract: RouteRegistrar = (app, ctx) => {
       cache?.set(key, rendered);
       return rendered;
     }
-    const head = (cached: boolean) =>
-      jsonHead({
-        video_id: transcript.videoId || key.videoId,
-        metadata: metadataJson(transcript.metadata, body.include),
-        language: transcript.language,
-        subtitle_type: subtitleTypeName(transcript.subtitleType),
-        ...transcriptBody(transcript, body.include_timestamps),
-        cached,
-        extracted_at: transcript.fetchedAt || new Date(clock.now()).toISOString(),
-        ...(transcript.translatedFrom ? { translated_from: transcript.translatedFrom } : {}),
-      });
+    const before = {
+      video_id: transcript.videoId || key.videoId,
+      metadata: metadataJson(transcript.metadata, body.include),
+      language: transcript.language,
+      subtitle_type: subtitleTypeName(transcript.subtitleType),
+    };
+    const after = (cached: boolean) => ({
+      cached,
+      extracted_at: transcript.fetchedAt || new Date(clock.now()).toISOString(),
+      ...(transcript.translatedFrom ? { translated_from: transcript.translatedFrom } : {}),
+    });
+    // An extractor older than segments_as_json answers segments: rendered here.
+    const head =
+      spliceSegments && transcript.segmentsJson
+        ? (cached: boolean) => jsonHeadAround(before, 'subtitles', transcript.segmentsJson, after(cached))
+        : (cached: boolean) =>
+            jsonHead({ ...before, ...transcriptBody(transcript, body.include_timestamps), ...after(cached) });
     const rendered = { contentType: JSON_TYPE, payload: head(transcript.cached) };
     // Without the extractor's fetch time the answer would carry this request's time; such an
     // answer is not kept. A hit is an answer from a cache: `cached: true`, like the extractor's.

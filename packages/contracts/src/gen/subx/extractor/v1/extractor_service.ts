@@ -99,6 +99,13 @@ export interface GetTranscriptRequest {
   forceRefresh: boolean;
   /** Let the platform translate from the best available track when `language` has none. */
   translate: boolean;
+  /**
+   * Answer the segments as the public API's JSON array ([{"text","start","duration"}, ...]) in
+   * segments_json instead of in segments: the gateway splices it into a json answer without
+   * decoding and re-encoding every segment, and the extractor renders it once per cached entry.
+   * An extractor that predates the field answers segments; the gateway renders those.
+   */
+  segmentsAsJson: boolean;
 }
 
 export interface GetTranscriptResponse {
@@ -111,7 +118,11 @@ export interface GetTranscriptResponse {
   /** RFC 3339 time the transcript was fetched from the platform. */
   fetchedAt: string;
   /** Set when the platform translated the track: the source language. */
-  translatedFrom?: string | undefined;
+  translatedFrom?:
+    | string
+    | undefined;
+  /** When the request asked segments_as_json: the segments as that JSON array (segments is empty). */
+  segmentsJson: string;
 }
 
 export interface GetTranscriptsRequest {
@@ -245,7 +256,7 @@ export interface ListChannelVideosResponse {
 }
 
 function createBaseGetTranscriptRequest(): GetTranscriptRequest {
-  return { videoId: "", language: "", include: [], forceRefresh: false, translate: false };
+  return { videoId: "", language: "", include: [], forceRefresh: false, translate: false, segmentsAsJson: false };
 }
 
 export const GetTranscriptRequest: MessageFns<GetTranscriptRequest> = {
@@ -264,6 +275,9 @@ export const GetTranscriptRequest: MessageFns<GetTranscriptRequest> = {
     }
     if (message.translate !== false) {
       writer.uint32(40).bool(message.translate);
+    }
+    if (message.segmentsAsJson !== false) {
+      writer.uint32(48).bool(message.segmentsAsJson);
     }
     return writer;
   },
@@ -321,6 +335,14 @@ export const GetTranscriptRequest: MessageFns<GetTranscriptRequest> = {
             message.translate = reader.bool();
             continue;
           }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.segmentsAsJson = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -348,6 +370,11 @@ export const GetTranscriptRequest: MessageFns<GetTranscriptRequest> = {
         ? globalThis.Boolean(object.force_refresh)
         : false,
       translate: isSet(object.translate) ? globalThis.Boolean(object.translate) : false,
+      segmentsAsJson: isSet(object.segmentsAsJson)
+        ? globalThis.Boolean(object.segmentsAsJson)
+        : isSet(object.segments_as_json)
+        ? globalThis.Boolean(object.segments_as_json)
+        : false,
     };
   },
 
@@ -368,6 +395,9 @@ export const GetTranscriptRequest: MessageFns<GetTranscriptRequest> = {
     if (message.translate !== false) {
       obj.translate = message.translate;
     }
+    if (message.segmentsAsJson !== false) {
+      obj.segmentsAsJson = message.segmentsAsJson;
+    }
     return obj;
   },
 
@@ -381,6 +411,7 @@ export const GetTranscriptRequest: MessageFns<GetTranscriptRequest> = {
     message.include = object.include?.map((e) => e) || [];
     message.forceRefresh = object.forceRefresh ?? false;
     message.translate = object.translate ?? false;
+    message.segmentsAsJson = object.segmentsAsJson ?? false;
     return message;
   },
 };
@@ -395,6 +426,7 @@ function createBaseGetTranscriptResponse(): GetTranscriptResponse {
     cached: false,
     fetchedAt: "",
     translatedFrom: undefined,
+    segmentsJson: "",
   };
 }
 
@@ -423,6 +455,9 @@ export const GetTranscriptResponse: MessageFns<GetTranscriptResponse> = {
     }
     if (message.translatedFrom !== undefined) {
       writer.uint32(66).string(message.translatedFrom);
+    }
+    if (message.segmentsJson !== "") {
+      writer.uint32(74).string(message.segmentsJson);
     }
     return writer;
   },
@@ -504,6 +539,14 @@ export const GetTranscriptResponse: MessageFns<GetTranscriptResponse> = {
             message.translatedFrom = reader.string();
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.segmentsJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -542,6 +585,11 @@ export const GetTranscriptResponse: MessageFns<GetTranscriptResponse> = {
         : isSet(object.translated_from)
         ? globalThis.String(object.translated_from)
         : undefined,
+      segmentsJson: isSet(object.segmentsJson)
+        ? globalThis.String(object.segmentsJson)
+        : isSet(object.segments_json)
+        ? globalThis.String(object.segments_json)
+        : "",
     };
   },
 
@@ -571,6 +619,9 @@ export const GetTranscriptResponse: MessageFns<GetTranscriptResponse> = {
     if (message.translatedFrom !== undefined) {
       obj.translatedFrom = message.translatedFrom;
     }
+    if (message.segmentsJson !== "") {
+      obj.segmentsJson = message.segmentsJson;
+    }
     return obj;
   },
 
@@ -589,6 +640,7 @@ export const GetTranscriptResponse: MessageFns<GetTranscriptResponse> = {
     message.cached = object.cached ?? false;
     message.fetchedAt = object.fetchedAt ?? "";
     message.translatedFrom = object.translatedFrom ?? undefined;
+    message.segmentsJson = object.segmentsJson ?? "";
     return message;
   },
 };

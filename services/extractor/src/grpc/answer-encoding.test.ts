@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { commonV1, extractorV1 } from '@subx/contracts';
+import {
+  encodeTranscript,
+  encodeTranscriptsResponse,
+  extractorServiceDefinition,
+} from './answer-encoding.ts';
+
+const { GetTranscriptResponse, GetTranscriptsResponse } = extractorV1;
+
+const answer = (overrides: Partial<extractorV1.GetTranscriptResponse> = {}) =>
+  GetTranscriptResponse.fromPartial({
+    videoId: 'dQw4w9WgXcQ',
+    language: 'en',
+    subtitleType: commonV1.SubtitleType.SUBTITLE_TYPE_MANUAL,
+    metadata: { title: 'Größe ✓', channel: 'c', duration: 212, tags: { values: ['a', 'b'] } },
+    cached: true,
+    fetchedAt: '2026-11-27T00:00:00.000Z',
+    segmentsJson: JSON.stringify([{ text: 'héllo — 🎵', start: 0.5, duration: 1.25 }]),
+    ...overrides,
+  });
+
+describe('the extractor answers encoded once', () => {
+  it('frames a transcript answer byte for byte as the generated encoder does, for any index', () => {
+    for (const index of [0, 1, 127, 128, 300, 16_384, 2 ** 32 - 1]) {
+      for (const value of [
+        answer(),
+        Object.freeze(answer()),
+        answer({ segments: [{ text: 'x', start: 1, duration: 2 }] }),
+      ]) {
+        const message = { index, result: { $case: 'transcript' as const, value } };
+        const expected = Buffer.from(GetTranscriptsResponse.encode(message).finish());
+        expect(encodeTranscriptsResponse(message).equals(expected)).toBe(true);
+        expect(GetTranscriptsResponse.decode(encodeTranscriptsResponse(message))).toEqual(message);
+      }
+    }
+  });
+
+  it('encodes failures and empty answers with the generated encoder', () => {
+    const failed: extractorV1.GetTranscriptsResponse = {
+      index: 3,
+      result: { $case: 'error', value: { code: 5, message: 'private', metadata: { reason: 'private' } } },
+    };
+    expect(
+      encodeTranscriptsResponse(failed).equals(Buffer.from(GetTranscriptsResponse.encode(failed).finish())),
+    ).toBe(true);
+    const empty = { index: 2, result: undefined };
+    expect(
+      encodeTranscriptsResponse(empty).equals(Buffer.from(GetTranscriptsResponse.encode(empty).finish())),
+    ).toBe(true);
+  });
+
+  it('keeps the bytes of a frozen (shared) answer only: an answer that may still change is encoded each time', () => {
+    const shared = Object.freeze(answer());
+    expect(encodeTranscript(shared)).toBe(encodeTranscript(shared));
+    const own = answer();
+    const before = encodeTranscript(own);
+    own.language = 'de';
+    expect(encodeTranscript(own)).not.toBe(before);
+    expect(GetTranscriptResponse.decode(encodeTranscript(own)).language).toBe('de');
+  });
+
+  it('serialises unary GetTranscript answers as the generated definition does, and changes nothing else', () => {
+    const value = Object.freeze(answer());
+    const generated = extractorV1.ExtractorServiceService;
+    expect(
+      extractorServiceDefinition.getTranscript
+        .responseSerialize(value)
+        .equals(generated.getTranscript.responseSerialize(value)),
+    ).toBe(true);
+    for (const name of Object.keys(generated) as (keyof typeof generated)[]) {
+      if (name === 'getTranscript' || name === 'getTranscripts') continue;
+      expect(extractorServiceDefinition[name]).toBe(generated[name]);
+    }
+  });
+});

@@ -1,0 +1,74 @@
+/**
+ * The extractor's service definition with its transcript answers encoded once. A hot transcript's
+ * answer is one frozen GetTranscriptResponse shared by every hit (extraction-service.ts): its
+ * protobuf bytes are kept beside it, and a GetTranscripts message carrying it is those bytes behind
+ * a few bytes of framing written here, instead of every segment and metadata field encoded again
+ * for every request. Answers that are not frozen (misses, fresh fetches) are encoded as usual.
+ */
+import { extractorV1 } from '@subx/contracts';
+
+const { GetTranscriptResponse, GetTranscriptsResponse, ExtractorServiceService } = extractorV1;
+type Transcript = extractorV1.GetTranscriptResponse;
+
+const encodedAnswers = new WeakMap<Transcript, Uint8Array>();
+
+/** A frozen answer's bytes, encoded on first use. */
+export function encodeTranscript(answer: Transcript): Uint8Array {
+  let bytes = encodedAnswers.get(answer);
+  if (bytes === undefined) {
+    bytes = GetTranscriptResponse.encode(answer).finish();
+    if (Object.isFrozen(answer)) encodedAnswers.set(answer, bytes);
+  }
+  return bytes;
+}
+
+/** A protobuf varint's bytes. */
+function varint(value: number): number[] {
+  const out: number[] = [];
+  while (value > 0x7f) {
+    out.push((value & 0x7f) | 0x80);
+    value >>>= 7;
+  }
+  out.push(value);
+  return out;
+}
+
+/** GetTranscriptsResponse field numbers and wire types (extractor_service.proto). */
+const INDEX_TAG = (1 << 3) | 0; // uint32 index = 1 (varint)
+const TRANSCRIPT_TAG = (2 << 3) | 2; // GetTranscriptResponse transcript = 2 (length-delimited)
+
+/**
+ * GetTranscriptsResponse as the generated encoder writes it (index unless 0, then the transcript
+ * as a length-delimited field), with the transcript's bytes from encodeTranscript.
+ */
+export function encodeTranscriptsResponse(message: extractorV1.GetTranscriptsResponse): Buffer {
+  if (message.result?.$case !== 'transcript') {
+    return Buffer.from(GetTranscriptsResponse.encode(message).finish());
+  }
+  const body = encodeTranscript(message.result.value);
+  const head = [
+    ...(message.index === 0 ? [] : [INDEX_TAG, ...varint(message.index)]),
+    TRANSCRIPT_TAG,
+    ...varint(body.length),
+  ];
+  const out = Buffer.allocUnsafe(head.length + body.length);
+  out.set(head, 0);
+  out.set(body, head.length);
+  return out;
+}
+
+/** ExtractorService with the two transcript answers serialised through the kept bytes. */
+export const extractorServiceDefinition = {
+  ...ExtractorServiceService,
+  getTranscript: {
+    ...ExtractorServiceService.getTranscript,
+    responseSerialize: (answer: Transcript): Buffer => {
+      const bytes = encodeTranscript(answer);
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
+  },
+  getTranscripts: {
+    ...ExtractorServiceService.getTranscripts,
+    responseSerialize: encodeTranscriptsResponse,
+  },
+} satisfies typeof ExtractorServiceService;
