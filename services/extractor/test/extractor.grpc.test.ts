@@ -175,14 +175,26 @@ describe('extractor over gRPC against the fake YouTube', () => {
   const OK = 0;
   const INVALID_ARGUMENT = 3;
 
-  /** One GetTranscripts call: its answers in arrival order, and how it ended. */
-  const batch = (items: extractorV1.GetTranscriptsItem[]) =>
-    new Promise<{ answers: extractorV1.GetTranscriptsResponse[]; status: { code: number } }>((resolve) => {
+  /**
+   * One GetTranscripts call: its answers in arrival order (those grouped in one message, with
+   * groupAnswers, one after the other), how many messages carried them, and how the call ended.
+   */
+  const batch = (items: extractorV1.GetTranscriptsItem[], groupAnswers = false) =>
+    new Promise<{
+      answers: extractorV1.GetTranscriptsResponse[];
+      messages: number;
+      status: { code: number };
+    }>((resolve) => {
       const answers: extractorV1.GetTranscriptsResponse[] = [];
-      const call = client.raw.getTranscripts({ items }, { deadline: Date.now() + 10_000 });
-      call.on('data', (a: extractorV1.GetTranscriptsResponse) => answers.push(a));
+      let messages = 0;
+      const call = client.raw.getTranscripts({ items, groupAnswers }, { deadline: Date.now() + 10_000 });
+      call.on('data', (a: extractorV1.GetTranscriptsResponse) => {
+        messages++;
+        for (const more of a.more) expect(more.more).toEqual([]);
+        answers.push({ ...a, more: [] }, ...a.more);
+      });
       call.on('error', () => undefined);
-      call.on('status', (status: { code: number }) => resolve({ answers, status }));
+      call.on('status', (status: { code: number }) => resolve({ answers, messages, status }));
     });
   const item = (videoId: string, requestId = '', include: string[] = []) => ({
     request: extractorV1.GetTranscriptRequest.fromPartial({ videoId, language: 'en', include }),
@@ -248,6 +260,24 @@ describe('extractor over gRPC against the fake YouTube', () => {
         expect(answer.result.value.segments.length).toBeGreaterThan(0);
       } else expect(answer.result.value).toEqual(unary);
     }
+  });
+
+  it('GetTranscripts with group_answers sends the answers done together in one message, and each once', async () => {
+    await transcript(videoIds.manualAndAuto);
+    const items = [
+      ...Array.from({ length: 20 }, (_, i) => item(videoIds.manualAndAuto, `g-${i}`)),
+      item('not-an-id', 'g-bad'),
+    ];
+    const alone = await batch(items);
+    const grouped = await batch(items, true);
+    expect(grouped.status.code).toBe(OK);
+    expect(alone.messages).toBe(21);
+    // cache hits and a refused id finish at once: far fewer messages than answers
+    expect(grouped.messages).toBeLessThan(5);
+    const byIndex = (answers: extractorV1.GetTranscriptsResponse[]) =>
+      [...answers].sort((a, b) => a.index - b.index);
+    expect(grouped.answers.map((a) => a.index).sort((a, b) => a - b)).toEqual([...Array(21).keys()]);
+    expect(byIndex(grouped.answers)).toEqual(byIndex(alone.answers));
   });
 
   it('GetTranscripts refuses an empty batch and one over 64 items with INVALID_ARGUMENT', async () => {

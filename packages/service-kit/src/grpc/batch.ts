@@ -38,6 +38,51 @@ export interface BatchHandlerOptions<Req, ItemReq, ItemRes, Res> {
   handle(request: ItemReq, ctx: CallContext): Promise<ItemRes> | ItemRes;
   ok(index: number, response: ItemRes): Res;
   failed(index: number, failure: ItemFailure): Res;
+  /**
+   * When the request asks for it (`wanted`), answers that finish in the same event-loop turn go
+   * out as one message, `join(first, more)`: one write on the server and one read on the client
+   * instead of one per answer. A message holds the first answer and then as many more as fit in
+   * `maxBytes` by `weigh` (an estimate of the encoded size: a message stays far below gRPC's
+   * 4 MiB default limit, whatever the answers).
+   */
+  group?: AnswerGrouping<Req, Res>;
+}
+
+export interface AnswerGrouping<Req, Res> {
+  wanted(request: Req): boolean;
+  join(first: Res, more: Res[]): Res;
+  weigh(response: Res): number;
+  maxBytes: number;
+}
+
+/** `send`, or a sender that groups the answers of one turn (BatchHandlerOptions.group). */
+function answerSender<Res>(
+  send: (response: Res) => void,
+  group: Omit<AnswerGrouping<never, Res>, 'wanted'> | undefined,
+): { answer(response: Res): void; flush(): void } {
+  if (!group) return { answer: send, flush: () => undefined };
+  let pending: Res[] = [];
+  const flush = () => {
+    const ready = pending;
+    pending = [];
+    for (let first = 0; first < ready.length;) {
+      let bytes = group.weigh(ready[first]!);
+      let end = first + 1;
+      while (end < ready.length && bytes + group.weigh(ready[end]!) <= group.maxBytes) {
+        bytes += group.weigh(ready[end]!);
+        end++;
+      }
+      send(group.join(ready[first]!, ready.slice(first + 1, end)));
+      first = end;
+    }
+  };
+  return {
+    answer(response) {
+      pending.push(response);
+      if (pending.length === 1) setImmediate(flush);
+    },
+    flush,
+  };
 }
 
 /** The item's context: the logger (a pino child with redaction is not free) is made when first used. */
@@ -69,6 +114,7 @@ export function batchHandler<Req, ItemReq, ItemRes, Res>(
     if (items.length === 0 || items.length > options.maxItems) {
       throw Errors.invalidRequest(`a batch holds 1 to ${options.maxItems} items, not ${items.length}`);
     }
+    const { answer, flush } = answerSender(send, options.group?.wanted(request) ? options.group : undefined);
     const runItem = async (item: BatchItem<ItemReq>, index: number) => {
       const itemCtx = itemContext(ctx, item.requestId || `${ctx.requestId}#${index}`, options.itemRpc);
       const t0 = performance.now();
@@ -82,7 +128,7 @@ export function batchHandler<Req, ItemReq, ItemRes, Res>(
         response = options.failed(index, failure);
       }
       observeGrpcCall('server', options.itemRpc, code, (performance.now() - t0) / 1000);
-      send(response);
+      answer(response);
     };
     // Never rejects: a throwing ok/failed/send (a bug) is logged, not left as an unhandled rejection
     // once the call has stopped waiting.
@@ -93,7 +139,8 @@ export function batchHandler<Req, ItemReq, ItemRes, Res>(
     );
     // Every item ends within the handler's own bounds; a cancelled call stops waiting at once (the
     // items still running finish in the background and their answers are dropped by `send`).
-    const all = Promise.all(done);
+    // The last answers go before the handler returns (and the call ends), not at the next turn.
+    const all = Promise.all(done).then(flush);
     if (ctx.signal.aborted) return;
     let onAbort: (() => void) | undefined;
     const aborted = new Promise<void>((resolve) => {

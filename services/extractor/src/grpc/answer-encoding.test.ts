@@ -28,7 +28,7 @@ describe('the extractor answers encoded once', () => {
         Object.freeze(answer()),
         answer({ segments: [{ text: 'x', start: 1, duration: 2 }] }),
       ]) {
-        const message = { index, result: { $case: 'transcript' as const, value } };
+        const message = { index, result: { $case: 'transcript' as const, value }, more: [] };
         const expected = Buffer.from(GetTranscriptsResponse.encode(message).finish());
         expect(encodeTranscriptsResponse(message).equals(expected)).toBe(true);
         expect(GetTranscriptsResponse.decode(encodeTranscriptsResponse(message))).toEqual(message);
@@ -40,14 +40,40 @@ describe('the extractor answers encoded once', () => {
     const failed: extractorV1.GetTranscriptsResponse = {
       index: 3,
       result: { $case: 'error', value: { code: 5, message: 'private', metadata: { reason: 'private' } } },
+      more: [],
     };
     expect(
       encodeTranscriptsResponse(failed).equals(Buffer.from(GetTranscriptsResponse.encode(failed).finish())),
     ).toBe(true);
-    const empty = { index: 2, result: undefined };
+    const empty = { index: 2, result: undefined, more: [] };
     expect(
       encodeTranscriptsResponse(empty).equals(Buffer.from(GetTranscriptsResponse.encode(empty).finish())),
     ).toBe(true);
+  });
+
+  it('frames grouped answers (more) byte for byte as the generated encoder does', () => {
+    const transcriptAt = (index: number, value = Object.freeze(answer())) => ({
+      index,
+      result: { $case: 'transcript' as const, value },
+      more: [],
+    });
+    const failedAt = (index: number) => ({
+      index,
+      result: { $case: 'error' as const, value: { code: 5, message: 'gone', metadata: {} } },
+      more: [],
+    });
+    const big = Object.freeze(
+      answer({ segmentsJson: JSON.stringify(Array(400).fill({ text: 'x'.repeat(40) })) }),
+    );
+    const grouped: extractorV1.GetTranscriptsResponse[] = [
+      { ...transcriptAt(5), more: [transcriptAt(0), failedAt(200), transcriptAt(63, big)] },
+      { ...failedAt(0), more: [transcriptAt(1), transcriptAt(2, answer({ language: 'de' }))] },
+    ];
+    for (const message of grouped) {
+      const expected = Buffer.from(GetTranscriptsResponse.encode(message).finish());
+      expect(encodeTranscriptsResponse(message).equals(expected)).toBe(true);
+      expect(GetTranscriptsResponse.decode(encodeTranscriptsResponse(message))).toEqual(message);
+    }
   });
 
   it('keeps the bytes of a frozen (shared) answer only: an answer that may still change is encoded each time', () => {

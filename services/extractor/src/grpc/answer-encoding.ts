@@ -36,25 +36,40 @@ function varint(value: number): number[] {
 /** GetTranscriptsResponse field numbers and wire types (extractor_service.proto). */
 const INDEX_TAG = (1 << 3) | 0; // uint32 index = 1 (varint)
 const TRANSCRIPT_TAG = (2 << 3) | 2; // GetTranscriptResponse transcript = 2 (length-delimited)
+const MORE_TAG = (4 << 3) | 2; // repeated GetTranscriptsResponse more = 4 (length-delimited)
 
 /**
- * GetTranscriptsResponse as the generated encoder writes it (index unless 0, then the transcript
- * as a length-delimited field), with the transcript's bytes from encodeTranscript.
+ * The parts of a GetTranscriptsResponse's encoding, in the generated encoder's order (index unless
+ * 0, the result, then each of `more`), with a transcript's bytes from encodeTranscript.
  */
-export function encodeTranscriptsResponse(message: extractorV1.GetTranscriptsResponse): Buffer {
+function responseParts(message: extractorV1.GetTranscriptsResponse): Uint8Array[] {
   if (message.result?.$case !== 'transcript') {
-    return Buffer.from(GetTranscriptsResponse.encode(message).finish());
+    // A failure (or nothing) with no transcript to reuse; `more` is encoded below, as the rest.
+    const own = GetTranscriptsResponse.encode({ ...message, more: [] }).finish();
+    return [own, ...moreParts(message.more)];
   }
   const body = encodeTranscript(message.result.value);
-  const head = [
+  const head = Uint8Array.from([
     ...(message.index === 0 ? [] : [INDEX_TAG, ...varint(message.index)]),
     TRANSCRIPT_TAG,
     ...varint(body.length),
-  ];
-  const out = Buffer.allocUnsafe(head.length + body.length);
-  out.set(head, 0);
-  out.set(body, head.length);
-  return out;
+  ]);
+  return [head, body, ...moreParts(message.more)];
+}
+
+function moreParts(more: readonly extractorV1.GetTranscriptsResponse[]): Uint8Array[] {
+  const parts: Uint8Array[] = [];
+  for (const answer of more) {
+    const own = responseParts(answer);
+    const length = own.reduce((n, part) => n + part.length, 0);
+    parts.push(Uint8Array.from([MORE_TAG, ...varint(length)]), ...own);
+  }
+  return parts;
+}
+
+/** GetTranscriptsResponse, byte for byte as the generated encoder writes it. */
+export function encodeTranscriptsResponse(message: extractorV1.GetTranscriptsResponse): Buffer {
+  return Buffer.concat(responseParts(message));
 }
 
 /** ExtractorService with the two transcript answers serialised through the kept bytes. */

@@ -11,6 +11,21 @@ import { extractorServiceDefinition } from './answer-encoding.ts';
  */
 const MAX_TRANSCRIPTS_PER_CALL = 64;
 
+/**
+ * Grouped answers per message (GetTranscriptsResponse.more), by answerWeight: well below the 4 MiB
+ * a gRPC client accepts by default. A single larger answer still goes, alone.
+ */
+const MAX_GROUPED_ANSWER_BYTES = 1024 * 1024;
+
+/** About the encoded size of one answer: its text, and a little per segment and for the rest. */
+function answerWeight(answer: extractorV1.GetTranscriptsResponse): number {
+  if (answer.result?.$case !== 'transcript') return 1024;
+  const { segments, segmentsJson, metadata } = answer.result.value;
+  let text = segmentsJson.length + (metadata?.description?.length ?? 0) + 1024;
+  for (const segment of segments) text += segment.text.length + 24;
+  return 3 * text;
+}
+
 /** gRPC ↔ use-case mapping for subx.extractor.v1.ExtractorService. */
 export function extractorServiceRegistration(
   service: ExtractionService,
@@ -31,11 +46,20 @@ export function extractorServiceRegistration(
       ok: (index, transcript): extractorV1.GetTranscriptsResponse => ({
         index,
         result: { $case: 'transcript', value: transcript },
+        more: [],
       }),
       failed: (index, failure): extractorV1.GetTranscriptsResponse => ({
         index,
         result: { $case: 'error', value: failure },
+        more: [],
       }),
+      // Answers done in the same turn (cache hits) as one message, for a gateway that reads `more`.
+      group: {
+        wanted: (req) => req.groupAnswers,
+        join: (first, more) => ({ ...first, more }),
+        weigh: answerWeight,
+        maxBytes: MAX_GROUPED_ANSWER_BYTES,
+      },
     }),
     validateVideo: (req) => service.validateVideo(req),
     getPlaylist: (req) => service.getPlaylist(req),

@@ -33,7 +33,15 @@ const seen = {
   unary: [] as string[],
   batches: [] as { items: string[]; requestIds: string[]; metadataId: string | undefined }[],
   cancelled: [] as string[],
+  /** GetTranscripts messages sent, and the answers each carried (1 + its `more`). */
+  messages: [] as number[],
 };
+
+/**
+ * How the stand-in groups answers (GetTranscriptsRequest.group_answers), as the extractor does:
+ * `off` answers each item alone (an extractor from before the field); `maxAnswers` per message.
+ */
+const grouping = { off: false, maxAnswers: 64 };
 
 function transcript(videoId: string): extractorV1.GetTranscriptResponse {
   return {
@@ -95,12 +103,23 @@ function registration() {
         ok: (index, value): extractorV1.GetTranscriptsResponse => ({
           index,
           result: { $case: 'transcript', value },
+          more: [],
         }),
         failed: (index, value): extractorV1.GetTranscriptsResponse => ({
           index,
           result: { $case: 'error', value },
+          more: [],
         }),
-      })(req, ctx, send);
+        group: {
+          wanted: (r) => r.groupAnswers && !grouping.off,
+          join: (first, more) => ({ ...first, more }),
+          weigh: () => 1,
+          maxBytes: grouping.maxAnswers,
+        },
+      })(req, ctx, (message) => {
+        seen.messages.push(1 + message.more.length);
+        send(message);
+      });
     },
     validateVideo: unimplemented,
     getPlaylist: unimplemented,
@@ -181,6 +200,9 @@ afterEach(async () => {
   seen.unary.length = 0;
   seen.batches.length = 0;
   seen.cancelled.length = 0;
+  seen.messages.length = 0;
+  grouping.off = false;
+  grouping.maxAnswers = 64;
   for (const h of harnesses.splice(0)) {
     h.client.close();
     await h.server.shutdown(500);
@@ -224,6 +246,42 @@ describe('transcript batcher', () => {
     expect(seen.batches).toEqual([
       { items: ids, requestIds: ['req-0', 'req-1', 'req-2'], metadataId: 'req-0' },
     ]);
+  });
+
+  it('reads the answers an extractor finished together from one message, each item settled once', async () => {
+    const ids = Array.from({ length: 10 }, (_, i) => `grouped___${i}`);
+    const failing = 'notfound___';
+    const settled = await Promise.allSettled([...ids, failing].map((id) => h.getTranscript(req(id))));
+    expect(
+      settled.slice(0, 10).map((r) => r.status === 'fulfilled' && (r.value as { videoId: string }).videoId),
+    ).toEqual(ids);
+    expect(shape((settled[10] as PromiseRejectedResult).reason)).toEqual(
+      shape(await errorOf(h.unary(req(failing)))),
+    );
+    // 11 answers in one message (or very few)
+    expect(seen.messages.reduce((a, b) => a + b, 0)).toBe(11);
+    expect(seen.messages.length).toBeLessThan(4);
+  });
+
+  it("splits a group at the extractor's bound, and reads an extractor that answers each item alone", async () => {
+    const ids = (tag: string) => Array.from({ length: 10 }, (_, i) => `${tag}${i}`.padEnd(11, '_'));
+    grouping.maxAnswers = 3;
+    const bounded = ids('bounded');
+    expect(
+      (await Promise.all(bounded.map((id) => h.getTranscript(req(id))))).map(
+        (t) => (t as { videoId: string }).videoId,
+      ),
+    ).toEqual(bounded);
+    expect(seen.messages).toEqual([3, 3, 3, 1]);
+    seen.messages.length = 0;
+    grouping.off = true;
+    const alone = ids('alone');
+    expect(
+      (await Promise.all(alone.map((id) => h.getTranscript(req(id))))).map(
+        (t) => (t as { videoId: string }).videoId,
+      ),
+    ).toEqual(alone);
+    expect(seen.messages).toEqual(Array(10).fill(1));
   });
 
   it('rejects a failed item with the very AppError its unary call produces', async () => {
@@ -384,7 +442,7 @@ describe('transcript batcher, one server per test', () => {
         // answers the first item only, then ends OK
         getTranscripts: (r: extractorV1.GetTranscriptsRequest, _ctx, send) => {
           const videoId = r.items[0]?.request?.videoId ?? '';
-          send({ index: 0, result: { $case: 'transcript', value: transcript(videoId) } });
+          send({ index: 0, result: { $case: 'transcript', value: transcript(videoId) }, more: [] });
         },
       },
     };
@@ -465,6 +523,7 @@ describe('transcript batcher, one server per test', () => {
     const h = await start();
     const call = h.client.getTranscripts({
       items: Array.from({ length: 65 }, () => ({ request: req('aaaaaaaaaaa'), requestId: '' })),
+      groupAnswers: false,
     });
     const status = await new Promise<grpc.StatusObject>((resolve) => {
       call.on('error', () => undefined);

@@ -156,7 +156,11 @@ export function createTranscriptBatcher(options: TranscriptBatcherOptions) {
     let call: grpc.ClientReadableStream<extractorV1.GetTranscriptsResponse>;
     try {
       call = client.getTranscripts(
-        { items: items.map((item) => ({ request: item.request, requestId: item.requestId ?? '' })) },
+        {
+          items: items.map((item) => ({ request: item.request, requestId: item.requestId ?? '' })),
+          // Answers the extractor finishes together may come in one message (`more`).
+          groupAnswers: true,
+        },
         metadata,
         { deadline },
       );
@@ -199,18 +203,19 @@ export function createTranscriptBatcher(options: TranscriptBatcherOptions) {
       }
     };
 
-    call.on('data', (message: extractorV1.GetTranscriptsResponse) => {
-      answered = true;
-      const item = items[message.index];
-      if (!item || !batch.unanswered.delete(message.index)) return;
-      const result = message.result;
+    const take = (answer: extractorV1.GetTranscriptsResponse) => {
+      const item = items[answer.index];
+      if (!item || !batch.unanswered.delete(answer.index)) return;
+      const result = answer.result;
       if (result?.$case === 'transcript') settle(item, undefined, result.value);
       else if (result?.$case === 'error') settle(item, fromItemFailure(result.value, label));
       else
-        settle(
-          item,
-          Errors.internal(new Error(`GetTranscripts answered item ${message.index} with nothing`)),
-        );
+        settle(item, Errors.internal(new Error(`GetTranscripts answered item ${answer.index} with nothing`)));
+    };
+    call.on('data', (message: extractorV1.GetTranscriptsResponse) => {
+      answered = true;
+      take(message);
+      for (const answer of message.more) take(answer);
     });
     // A failed call emits 'error' (the status as a ServiceError, with its trailers), then 'status';
     // 'end' comes once every message before it was delivered: both are awaited before settling.

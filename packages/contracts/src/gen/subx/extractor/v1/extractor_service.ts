@@ -127,6 +127,12 @@ export interface GetTranscriptResponse {
 
 export interface GetTranscriptsRequest {
   items: GetTranscriptsItem[];
+  /**
+   * The caller reads GetTranscriptsResponse.more: answers finished at the same time may travel in
+   * one message (one write and one read instead of one per answer). An extractor that predates
+   * the field sends each answer alone, which such a caller reads as well.
+   */
+  groupAnswers: boolean;
 }
 
 export interface GetTranscriptsItem {
@@ -141,9 +147,17 @@ export interface GetTranscriptsItem {
 export interface GetTranscriptsResponse {
   /** Position of the item in GetTranscriptsRequest.items. */
   index: number;
-  result?: { $case: "transcript"; value: GetTranscriptResponse } | //
-  /** The failure GetTranscript would have returned for this request. */
-  { $case: "error"; value: ItemError } | undefined;
+  result?:
+    | { $case: "transcript"; value: GetTranscriptResponse }
+    | //
+    /** The failure GetTranscript would have returned for this request. */
+    { $case: "error"; value: ItemError }
+    | undefined;
+  /**
+   * Only when the request set group_answers: the answers to other items that finished at the same
+   * time as this one, each with its own index and result (and no `more` of its own).
+   */
+  more: GetTranscriptsResponse[];
 }
 
 /**
@@ -646,13 +660,16 @@ export const GetTranscriptResponse: MessageFns<GetTranscriptResponse> = {
 };
 
 function createBaseGetTranscriptsRequest(): GetTranscriptsRequest {
-  return { items: [] };
+  return { items: [], groupAnswers: false };
 }
 
 export const GetTranscriptsRequest: MessageFns<GetTranscriptsRequest> = {
   encode(message: GetTranscriptsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     for (const v of message.items) {
       GetTranscriptsItem.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.groupAnswers !== false) {
+      writer.uint32(16).bool(message.groupAnswers);
     }
     return writer;
   },
@@ -678,6 +695,14 @@ export const GetTranscriptsRequest: MessageFns<GetTranscriptsRequest> = {
             message.items.push(GetTranscriptsItem.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.groupAnswers = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -695,6 +720,11 @@ export const GetTranscriptsRequest: MessageFns<GetTranscriptsRequest> = {
       items: globalThis.Array.isArray(object?.items)
         ? object.items.map((e: any) => GetTranscriptsItem.fromJSON(e))
         : [],
+      groupAnswers: isSet(object.groupAnswers)
+        ? globalThis.Boolean(object.groupAnswers)
+        : isSet(object.group_answers)
+        ? globalThis.Boolean(object.group_answers)
+        : false,
     };
   },
 
@@ -702,6 +732,9 @@ export const GetTranscriptsRequest: MessageFns<GetTranscriptsRequest> = {
     const obj: any = {};
     if (message.items?.length) {
       obj.items = message.items.map((e) => GetTranscriptsItem.toJSON(e));
+    }
+    if (message.groupAnswers !== false) {
+      obj.groupAnswers = message.groupAnswers;
     }
     return obj;
   },
@@ -712,6 +745,7 @@ export const GetTranscriptsRequest: MessageFns<GetTranscriptsRequest> = {
   fromPartial(object: DeepPartial<GetTranscriptsRequest>): GetTranscriptsRequest {
     const message = createBaseGetTranscriptsRequest();
     message.items = object.items?.map((e) => GetTranscriptsItem.fromPartial(e)) || [];
+    message.groupAnswers = object.groupAnswers ?? false;
     return message;
   },
 };
@@ -808,7 +842,7 @@ export const GetTranscriptsItem: MessageFns<GetTranscriptsItem> = {
 };
 
 function createBaseGetTranscriptsResponse(): GetTranscriptsResponse {
-  return { index: 0, result: undefined };
+  return { index: 0, result: undefined, more: [] };
 }
 
 export const GetTranscriptsResponse: MessageFns<GetTranscriptsResponse> = {
@@ -823,6 +857,9 @@ export const GetTranscriptsResponse: MessageFns<GetTranscriptsResponse> = {
       case "error":
         ItemError.encode(message.result.value, writer.uint32(26).fork()).join();
         break;
+    }
+    for (const v of message.more) {
+      GetTranscriptsResponse.encode(v!, writer.uint32(34).fork()).join();
     }
     return writer;
   },
@@ -864,6 +901,14 @@ export const GetTranscriptsResponse: MessageFns<GetTranscriptsResponse> = {
             message.result = { $case: "error", value: ItemError.decode(reader, reader.uint32()) };
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.more.push(GetTranscriptsResponse.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -884,6 +929,9 @@ export const GetTranscriptsResponse: MessageFns<GetTranscriptsResponse> = {
         : isSet(object.error)
         ? { $case: "error", value: ItemError.fromJSON(object.error) }
         : undefined,
+      more: globalThis.Array.isArray(object?.more)
+        ? object.more.map((e: any) => GetTranscriptsResponse.fromJSON(e))
+        : [],
     };
   },
 
@@ -896,6 +944,9 @@ export const GetTranscriptsResponse: MessageFns<GetTranscriptsResponse> = {
       obj.transcript = GetTranscriptResponse.toJSON(message.result.value);
     } else if (message.result?.$case === "error") {
       obj.error = ItemError.toJSON(message.result.value);
+    }
+    if (message.more?.length) {
+      obj.more = message.more.map((e) => GetTranscriptsResponse.toJSON(e));
     }
     return obj;
   },
@@ -920,6 +971,7 @@ export const GetTranscriptsResponse: MessageFns<GetTranscriptsResponse> = {
         break;
       }
     }
+    message.more = object.more?.map((e) => GetTranscriptsResponse.fromPartial(e)) || [];
     return message;
   },
 };
