@@ -160,12 +160,20 @@ await direct.getTranscript({
   include: [],
   forceRefresh: false,
   translate: false,
+  segmentsAsJson: false,
 });
 
 /** One cold single extract of the next video, on the extraction service directly (no bus). */
 const coldSingle = async () => {
   const [videoId] = nextIds(1);
-  const request = { videoId: videoId!, language: 'en', include: [], forceRefresh: false, translate: false };
+  const request = {
+    videoId: videoId!,
+    language: 'en',
+    include: [],
+    forceRefresh: false,
+    translate: false,
+    segmentsAsJson: false,
+  };
   return (await timed(() => direct.getTranscript(request))).ms;
 };
 

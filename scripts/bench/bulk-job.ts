@@ -330,6 +330,7 @@ async function main() {
       include: [],
       forceRefresh: false,
       translate: false,
+      segmentsAsJson: false,
     });
     singles.push(performance.now() - t0);
   }

@@ -170,7 +170,14 @@ async function extractorAlone(fakeUrl: string): Promise<OurRun> {
     new Promise<void>((resolve, reject) => {
       const c = cases[i % cases.length]!;
       client.getTranscript(
-        { videoId: c.videoId, language: c.language, include: [], forceRefresh: true, translate: false },
+        {
+          videoId: c.videoId,
+          language: c.language,
+          include: [],
+          forceRefresh: true,
+          translate: false,
+          segmentsAsJson: false,
+        },
         new grpc.Metadata(),
         { deadline: Date.now() + 30_000 },
         (err) => (err ? reject(err) : resolve()),

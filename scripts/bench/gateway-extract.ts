@@ -137,6 +137,7 @@ async function startExtractor(): Promise<number> {
         },
         cached: false,
         fetchedAt: new Date().toISOString(),
+        segmentsJson: '',
       };
       cache.set(key, { ...fresh, cached: true });
       callback(null, fresh);
@@ -146,7 +147,8 @@ async function startExtractor(): Promise<number> {
       call.request.items.forEach((item, index) => {
         const request = extractorV1.GetTranscriptRequest.fromPartial(item.request ?? {});
         impl.getTranscript({ request } as never, (_err, value) => {
-          if (value) call.write({ index, result: { $case: 'transcript', value } });
+          // each answer alone (no `more`): what an extractor without group_answers sends
+          if (value) call.write({ index, result: { $case: 'transcript', value }, more: [] });
         });
       });
       call.end();
@@ -285,7 +287,14 @@ async function grpcAlone(port: number, duration: number): Promise<Measured> {
     `127.0.0.1:${port}`,
     grpc.credentials.createInsecure(),
   );
-  const request = { videoId: VIDEO_ID, language: 'en', include: [], forceRefresh: false, translate: false };
+  const request = {
+    videoId: VIDEO_ID,
+    language: 'en',
+    include: [],
+    forceRefresh: false,
+    translate: false,
+    segmentsAsJson: false,
+  };
   const call = () =>
     new Promise<number>((resolve, reject) => {
       const t0 = performance.now();

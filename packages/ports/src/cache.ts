@@ -55,7 +55,7 @@ export function createJsonCache(kv: KeyValueStore, options: JsonCacheOptions): J
     options.decodedEntries && options.decodedEntries > 0
       ? new LRUCache<string, { raw: string; value: unknown }>({
           max: options.decodedEntries,
-          maxSize: options.decodedMaxChars ?? 64 * 1024 * 1024,
+          maxSize: options.decodedMaxChars ?? 8 * 1024 * 1024,
           sizeCalculation: (entry, key) => entry.raw.length + key.length + 1,
         })
       : undefined;

@@ -38,11 +38,13 @@ export {
 export type { ExtractWorker } from './jobs/extract-worker.ts';
 
 /**
- * The parsed cache entries kept in memory: a few thousand hot transcripts, at most 64 Mi
- * characters of their stored text (with the in-memory store the text is the store's own string).
+ * The parsed cache entries kept in memory: up to 2,048 hot transcripts and 8 Mi characters of
+ * their stored text. With Redis the text is a copy (up to 16 MB), the parsed values, answers and
+ * their encoded bytes a few times that: well inside the 256 MB heap the chart gives the extractor.
+ * With the in-memory store the text is the store's own string.
  */
-const DECODED_ENTRIES = 4096;
-const DECODED_MAX_CHARS = 64 * 1024 * 1024;
+const DECODED_ENTRIES = 2048;
+const DECODED_MAX_CHARS = 8 * 1024 * 1024;
 
 export interface StartExtractorServiceOptions {
   readonly config: ExtractorConfig;
