@@ -195,6 +195,16 @@ export async function startMember(
       resolve();
     });
     const offCrash = consumer.on(consumer.events.CRASH, (event) => {
+      // A retriable error while joining (the group coordinator still loading on a broker that has
+      // just started): kafkajs restarts the consumer itself and the join goes on, still bounded by
+      // joinTimeoutMs below. Failing here made a gateway starting beside a fresh Kafka exit.
+      if (event.payload.restart) {
+        logger?.warn(
+          { groupId, err: String(event.payload.error) },
+          'consumer restarting while joining its group',
+        );
+        return;
+      }
       offJoin();
       offCrash();
       reject(event.payload.error);
