@@ -1,5 +1,6 @@
 /**
- * One configuration model: every service reads LOG_LEVEL, SHUTDOWN_TIMEOUT_MS and METRICS_PORT
+ * One configuration model: every service reads LOG_LEVEL, SHUTDOWN_TIMEOUT_MS,
+ * STARTUP_DEPENDENCY_TIMEOUT_MS and METRICS_PORT
  * with the same service-kit helpers, the bus's topic and group names come from @subx/contracts and
  * are read under the same variable on the producing and on the consuming side, and every variable
  * a schema reads is documented in its README's configuration table.
@@ -9,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { CONSUMER_GROUPS, TOPICS } from '@subx/contracts';
-import { logLevel, shutdownTimeoutMs } from '@subx/service-kit';
+import { logLevel, shutdownTimeoutMs, startupDependencyTimeoutMs } from '@subx/service-kit';
 import { ConfigSchema as aiSchema } from '../../services/ai/src/config.ts';
 import { ConfigSchema as billingSchema } from '../../services/billing/src/config.ts';
 import { ConfigSchema as commentsSchema } from '../../services/comments/src/config.ts';
@@ -47,12 +48,13 @@ const SERVICES = {
 
 describe('one configuration model', () => {
   it.each(Object.entries(SERVICES))(
-    '%s reads LOG_LEVEL, SHUTDOWN_TIMEOUT_MS and METRICS_PORT alike',
+    '%s reads LOG_LEVEL, SHUTDOWN_TIMEOUT_MS, STARTUP_DEPENDENCY_TIMEOUT_MS and METRICS_PORT alike',
     (_, s) => {
       const shape = (s.schemas[0] as z.ZodObject).shape as Record<string, z.ZodType>;
       // The very same schema objects, not look-alikes: one parser for every service.
       expect(shape.LOG_LEVEL).toBe(logLevel);
       expect(shape.SHUTDOWN_TIMEOUT_MS).toBe(shutdownTimeoutMs);
+      expect(shape.STARTUP_DEPENDENCY_TIMEOUT_MS).toBe(startupDependencyTimeoutMs);
       expect(shape.METRICS_PORT?.safeParse('off').data).toBeNull();
       expect(shape.METRICS_PORT?.safeParse('9000').data).toBe(9000);
     },

@@ -35,8 +35,32 @@ export interface Adapters {
   store: DocumentStore;
   kv: KeyValueStore;
   kind: { bus: 'kafka' | 'in-process'; store: 'mongo' | 'in-memory'; kv: 'redis' | 'in-memory' };
+  /**
+   * The configured engines (not the embedded ones), each with a bounded reachability check: what a
+   * service waits for before it starts (service-kit's `waitForDependencies`).
+   */
+  dependencies: readonly Dependency[];
   /** Closes all three; the bus first, so in-flight handlers can still write. */
   close(): Promise<void>;
+}
+
+/** An engine a service needs, and how to ask it whether it answers. */
+export interface Dependency {
+  name: 'kafka' | 'mongo' | 'redis';
+  /** Where it is, without credentials: `kafka:9092`, `mongo:27017`. */
+  target: string;
+  /** The variable that points at it. */
+  variable: 'KAFKA_BROKERS' | 'MONGO_URL' | 'REDIS_URL';
+  /** Resolves when the engine answers; rejects (bounded by the adapter's own timeouts) when not. */
+  check(): Promise<void>;
+}
+
+/** `host:port` of a URL (no user, password or database), or the scheme alone when it does not parse. */
+function hostsOf(url: string): string {
+  // mongodb://user:pass@a:27017,b:27017/db?x=y: URL cannot parse several hosts, so cut by hand.
+  const afterScheme = url.replace(/^[a-z+]+:\/\//i, '');
+  const authority = afterScheme.split(/[/?#]/, 1)[0] ?? '';
+  return authority.slice(authority.lastIndexOf('@') + 1) || url.split(':', 1)[0] || 'unknown';
 }
 
 /** Real adapters for configured engines, embedded ones for the rest. */
@@ -69,10 +93,40 @@ export function createAdapters(config: AdaptersConfig): Adapters {
     ? createRedisKeyValueStore({ url: redisUrl })
     : createInMemoryKeyValueStore({ clock: config.clock ?? systemClock });
 
+  const dependencies: Dependency[] = [];
+  if (brokers.length > 0) {
+    dependencies.push({
+      name: 'kafka',
+      target: brokers.join(','),
+      variable: 'KAFKA_BROKERS',
+      check: async () => {
+        // isHealthy is bounded (healthTimeoutMs) and says only yes or no.
+        if (!(await bus.isHealthy())) throw new Error('no broker answered describeCluster in time');
+      },
+    });
+  }
+  if (mongoUrl) {
+    dependencies.push({
+      name: 'mongo',
+      target: hostsOf(mongoUrl),
+      variable: 'MONGO_URL',
+      check: () => store.ping(),
+    });
+  }
+  if (redisUrl) {
+    dependencies.push({
+      name: 'redis',
+      target: hostsOf(redisUrl),
+      variable: 'REDIS_URL',
+      check: () => kv.ping(),
+    });
+  }
+
   return {
     bus,
     store,
     kv,
+    dependencies,
     kind: {
       bus: brokers.length > 0 ? 'kafka' : 'in-process',
       store: mongoUrl ? 'mongo' : 'in-memory',

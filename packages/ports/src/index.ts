@@ -34,4 +34,4 @@ export {
 } from './key-value/in-memory.ts';
 export { createRedisKeyValueStore, type RedisKeyValueStoreOptions } from './key-value/redis.ts';
 export { createJsonCache, type JsonCache } from './cache.ts';
-export { createAdapters, type Adapters, type AdaptersConfig } from './adapters.ts';
+export { createAdapters, type Adapters, type AdaptersConfig, type Dependency } from './adapters.ts';

@@ -21,6 +21,9 @@ describeWithEngine('kafka', 'createAdapters with real engines', (kafkaBrokers) =
           expect(await adapters.bus.isHealthy()).toBe(true);
           await adapters.store.ping();
           await adapters.kv.ping();
+          // What a service waits for before it starts: every configured engine, and each answers.
+          expect(adapters.dependencies.map((d) => d.name)).toEqual(['kafka', 'mongo', 'redis']);
+          await Promise.all(adapters.dependencies.map((d) => d.check()));
 
           const topic = `t-${randomUUID()}`;
           await adapters.bus.ensureTopics([topic]);

@@ -224,13 +224,24 @@ describe('the shared env helpers every service uses', () => {
     expect(message).not.toContain('\n');
   });
 
-  it('LOG_LEVEL and SHUTDOWN_TIMEOUT_MS read the same for every service', () => {
+  it('LOG_LEVEL, SHUTDOWN_TIMEOUT_MS and STARTUP_DEPENDENCY_TIMEOUT_MS read the same for every service', () => {
     const S = z.object(serviceBasicsEnv);
-    expect(loadConfig(S, {})).toEqual({ LOG_LEVEL: 'info', SHUTDOWN_TIMEOUT_MS: 10_000 });
-    expect(loadConfig(S, { LOG_LEVEL: 'debug', SHUTDOWN_TIMEOUT_MS: '15s' })).toEqual({
+    expect(loadConfig(S, {})).toEqual({
+      LOG_LEVEL: 'info',
+      SHUTDOWN_TIMEOUT_MS: 10_000,
+      STARTUP_DEPENDENCY_TIMEOUT_MS: 60_000,
+    });
+    expect(
+      loadConfig(S, { LOG_LEVEL: 'debug', SHUTDOWN_TIMEOUT_MS: '15s', STARTUP_DEPENDENCY_TIMEOUT_MS: '2m' }),
+    ).toEqual({
       LOG_LEVEL: 'debug',
       SHUTDOWN_TIMEOUT_MS: 15_000,
+      STARTUP_DEPENDENCY_TIMEOUT_MS: 120_000,
     });
+    // Below a second is a typo (ms meant as s), above an hour a start that never ends.
+    expect(() => loadConfig(S, { STARTUP_DEPENDENCY_TIMEOUT_MS: '60' })).toThrow(
+      /STARTUP_DEPENDENCY_TIMEOUT_MS: must be a duration between 1000 and 3600000 ms/,
+    );
     expect(problem(logLevel, 'loud')).toMatch(
       /V: must be one of fatal, error, warn, info, debug, trace, silent$/,
     );

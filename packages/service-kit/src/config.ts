@@ -162,12 +162,20 @@ export const logLevel = z
 export const shutdownTimeoutMs = durationMs.default(10_000);
 
 /**
+ * STARTUP_DEPENDENCY_TIMEOUT_MS: how long a service waits at start for its Kafka, MongoDB and Redis
+ * to answer before it exits (default 60 s; dependencies.ts). Keep it inside the startup probe's
+ * budget (the chart: periodSeconds x failureThreshold).
+ */
+export const startupDependencyTimeoutMs = durationMsBetween(1_000, 3_600_000).default(60_000);
+
+/**
  * What every service reads the same way: spread into each service's schema, so `LOG_LEVEL=loud`
  * or `SHUTDOWN_TIMEOUT_MS=10s` means the same to all of them.
  */
 export const serviceBasicsEnv = {
   LOG_LEVEL: logLevel,
   SHUTDOWN_TIMEOUT_MS: shutdownTimeoutMs,
+  STARTUP_DEPENDENCY_TIMEOUT_MS: startupDependencyTimeoutMs,
 };
 
 /** A name (Kafka topic, consumer group, client id, model): trimmed, not blank. */

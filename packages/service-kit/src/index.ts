@@ -10,6 +10,7 @@ export type { SdkInstrumentation, SpanProcessor, StartTelemetryOptions, Telemetr
 export { HEALTH_PATHS, createInstrumentations } from './instrumentations.ts';
 export * from './timeout.ts';
 export * from './startup-errors.ts';
+export * from './dependencies.ts';
 export * from './metrics/index.ts';
 export * from './net/trust-proxy.ts';
 export * from './net/ip-bucket.ts';

@@ -6,6 +6,7 @@
  */
 import { ConfigError } from './config.ts';
 import type { ConfigIssue } from './config.ts';
+import { DependenciesUnreachableError } from './dependencies.ts';
 
 /** `PORT 8080 is already in use (set PORT to another port)`. */
 export class PortInUseError extends Error {
@@ -110,11 +111,13 @@ export function loadAllConfig<T extends Record<string, () => unknown>>(
 }
 
 /**
- * What to print for a start-up failure a person can fix (bad configuration, busy port), or null
+ * What to print for a start-up failure a person can fix (bad configuration, busy port, an engine
+ * that never answered), or null
  * for anything else (which is logged with its stack as a crash).
  */
 export function startupProblem(err: unknown): string | null {
   if (err instanceof PortInUseError || err instanceof PortsInUseError) return err.message;
   if (err instanceof ConfigError) return err.message;
+  if (err instanceof DependenciesUnreachableError) return err.message;
   return null;
 }

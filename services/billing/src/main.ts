@@ -1,6 +1,6 @@
 /** Composition root of the billing service running alone (compose, Kubernetes). */
 import { createAdapters } from '@subx/ports';
-import { busMetrics, kafkaSecurityFromConfig, runService } from '@subx/service-kit';
+import { busMetrics, kafkaSecurityFromConfig, runService, waitForEngines } from '@subx/service-kit';
 import { ConfigSchema } from './config.ts';
 import { startBillingService } from './index.ts';
 
@@ -17,6 +17,8 @@ await runService({
       logger,
       busObserver: busMetrics(),
     });
+    // Its configured engines answer first: started beside them, it waits rather than exit.
+    await waitForEngines(adapters, config, logger);
     const service = await startBillingService({ config, store: adapters.store, bus: adapters.bus, logger });
     return {
       stop: async () => {

@@ -1,6 +1,6 @@
 /** Composition root of the dashboard running alone (compose, Kubernetes). */
 import { createAdapters } from '@subx/ports';
-import { runService } from '@subx/service-kit';
+import { runService, waitForEngines } from '@subx/service-kit';
 import { ConfigSchema } from './config.ts';
 import { startDashboard } from './index.ts';
 
@@ -15,6 +15,8 @@ await runService({
       clientId: 'dashboard',
       logger,
     });
+    // Its configured engines answer first: started beside them, it waits rather than exit.
+    await waitForEngines(adapters, config, logger);
     const dashboard = await startDashboard({
       config,
       kv: adapters.kv,

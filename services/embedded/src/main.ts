@@ -28,6 +28,7 @@ import {
   metricsPort,
   startMetricsServer,
   startupProblem,
+  waitForEngines,
 } from '@subx/service-kit';
 import { loadYouTubeConfig } from '@subx/youtube';
 import { loadAiConfig, startAiService } from '@subx/ai';
@@ -43,7 +44,7 @@ const logLevel = env.LOG_LEVEL || 'warn';
 // Inside one process each gRPC service picks a free loopback port; their env GRPC_PORT is ignored.
 const serviceEnv = { ...env, GRPC_PORT: '0', LOG_LEVEL: logLevel };
 
-/** A start-up problem a person can fix (bad configuration, busy port): one message, exit 1. */
+/** A start-up problem a person can fix (bad configuration, busy port, an engine that never answers): one message, exit 1. */
 function exitOnStartupProblem(err: unknown): never {
   const problem = startupProblem(err);
   if (problem === null) throw err;
@@ -123,6 +124,9 @@ const adapters = createAdapters({
   logger,
   busObserver: busMetrics(),
 });
+// With REDIS_URL, KAFKA_BROKERS or MONGO_URL set, those engines answer first (the gateway's
+// STARTUP_DEPENDENCY_TIMEOUT_MS); without them there is nothing to wait for.
+await waitForEngines(adapters, configs.gateway, logger).catch(exitOnStartupProblem);
 // One deadline for stopping every service of the process: SHUTDOWN_TIMEOUT_MS when set (checked
 // above with the gateway's settings), else 15 s, a little more than one service's 10 s default.
 const lifecycle = createLifecycle({

@@ -1,6 +1,6 @@
 /** Composition root of the extractor service running alone (compose, Kubernetes). */
 import { createAdapters } from '@subx/ports';
-import { busMetrics, kafkaSecurityFromConfig, runService } from '@subx/service-kit';
+import { busMetrics, kafkaSecurityFromConfig, runService, waitForEngines } from '@subx/service-kit';
 import { loadYouTubeConfig } from '@subx/youtube';
 import { ConfigSchema } from './config.ts';
 import { startExtractorService } from './index.ts';
@@ -19,6 +19,8 @@ await runService({
       logger,
       busObserver: busMetrics(),
     });
+    // Its configured engines answer first: started beside them, it waits rather than exit.
+    await waitForEngines(adapters, config, logger);
     const service = await startExtractorService({
       config,
       youtube,

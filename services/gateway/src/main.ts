@@ -1,6 +1,6 @@
 /** Composition root of the gateway running alone (compose, Kubernetes). */
 import { createAdapters } from '@subx/ports';
-import { busMetrics, kafkaSecurityFromConfig, runService } from '@subx/service-kit';
+import { busMetrics, kafkaSecurityFromConfig, runService, waitForEngines } from '@subx/service-kit';
 import { ConfigSchema } from './config.ts';
 import { loadAccessConfig } from './access/config.ts';
 import { startGateway } from './start-gateway.ts';
@@ -21,6 +21,8 @@ await runService({
       logger,
       busObserver: busMetrics(),
     });
+    // Its configured engines answer first: started beside them, it waits rather than exit.
+    await waitForEngines(adapters, config, logger);
     const gateway = await startGateway({
       config,
       env: process.env,

@@ -1,0 +1,180 @@
+/**
+ * A service started beside its engines (a fresh cluster, compose without health conditions, a
+ * loaded node) waits for them within STARTUP_DEPENDENCY_TIMEOUT_MS instead of exiting at the first
+ * refusal, and one that never answers is one line naming the engine and its variable, exit 1: real
+ * processes (each service's main.ts and `npm start`), a real Redis behind a gate that opens late.
+ */
+import { spawn } from 'node:child_process';
+import { createConnection, createServer } from 'node:net';
+import type { Server, Socket } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { describeWithEngine } from '@subx/testing/engines';
+import { jsonLines } from '@subx/testing/log-lines';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const NODE_FLAGS = ['--disable-warning=ExperimentalWarning'];
+const BASE_ENV = {
+  PATH: process.env.PATH,
+  HOME: process.env.HOME,
+  METRICS_PORT: '0',
+  GRPC_PORT: '0',
+  REDIS_URL: '',
+  KAFKA_BROKERS: '',
+  MONGO_URL: '',
+  OPENAI_API_KEY: '',
+  OTEL_EXPORTER_OTLP_ENDPOINT: '',
+};
+
+/** A loopback port nothing listens on (taken and released at once). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+interface Child {
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<number | null>;
+  kill(signal: NodeJS.Signals): void;
+}
+
+function start(script: string, env: Record<string, string>): Child {
+  const child = spawn(process.execPath, [...NODE_FLAGS, script], {
+    cwd: root,
+    env: { ...BASE_ENV, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  running.add(child);
+  void exited.then(() => running.delete(child));
+  return { stdout: () => stdout, stderr: () => stderr, exited, kill: (signal) => child.kill(signal) };
+}
+
+const running = new Set<ReturnType<typeof spawn>>();
+afterEach(() => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
+/** Resolves with the child's exit code, or fails after `ms`. */
+async function exitWithin(child: Child, ms: number): Promise<number | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`no exit within ${ms} ms:\n${child.stdout()}\n${child.stderr()}`)),
+      ms,
+    );
+  });
+  try {
+    return await Promise.race([child.exited, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+describe('an engine that never answers: one line naming it and its variable, exit 1', () => {
+  it('billing: Kafka and MongoDB both unreachable, the password not shown', async () => {
+    const [kafkaPort, mongoPort] = [await closedPort(), await closedPort()];
+    const child = start('services/billing/src/main.ts', {
+      LOG_LEVEL: 'silent',
+      KAFKA_BROKERS: `127.0.0.1:${kafkaPort}`,
+      MONGO_URL: `mongodb://ledger:hunter2-secret@127.0.0.1:${mongoPort}/subx`,
+      STARTUP_DEPENDENCY_TIMEOUT_MS: '2s',
+    });
+    const code = await exitWithin(child, 60_000);
+    expect(code, child.stderr()).toBe(1);
+    const lines = child.stderr().trim().split('\n');
+    expect(lines, child.stderr()).toHaveLength(1);
+    expect(lines[0]).toMatch(
+      new RegExp(
+        `^billing: kafka \\(127\\.0\\.0\\.1:${kafkaPort}, KAFKA_BROKERS\\) did not answer within 2 s \\(STARTUP_DEPENDENCY_TIMEOUT_MS\\): .+; ` +
+          `mongo \\(127\\.0\\.0\\.1:${mongoPort}, MONGO_URL\\) did not answer within 2 s \\(STARTUP_DEPENDENCY_TIMEOUT_MS\\): .+$`,
+      ),
+    );
+    expect(child.stderr() + child.stdout()).not.toContain('hunter2');
+  }, 90_000);
+
+  it('npm start with REDIS_URL set: the same line, prefixed subx', async () => {
+    const redisPort = await closedPort();
+    const child = start('scripts/start-embedded.ts', {
+      LOG_LEVEL: 'silent',
+      PORT: '0',
+      ADMIN_PORT: '0',
+      DASHBOARD_PORT: '0',
+      REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+      STARTUP_DEPENDENCY_TIMEOUT_MS: '1s',
+    });
+    const code = await exitWithin(child, 60_000);
+    expect(code, child.stderr()).toBe(1);
+    expect(child.stderr().trim()).toMatch(
+      new RegExp(
+        `^subx: redis \\(127\\.0\\.0\\.1:${redisPort}, REDIS_URL\\) did not answer within 1 s \\(STARTUP_DEPENDENCY_TIMEOUT_MS\\): .+$`,
+      ),
+    );
+  }, 90_000);
+});
+
+describeWithEngine('redis', 'a service started before its Redis answers', (redisUrl) => {
+  let gate: Server | undefined;
+  const sockets = new Set<Socket>();
+  afterEach(async () => {
+    for (const socket of sockets) socket.destroy();
+    if (gate) await new Promise((resolve) => gate!.close(resolve));
+  });
+
+  it('waits, says on what, and starts once Redis answers; then stops cleanly', async () => {
+    const real = new URL(redisUrl);
+    const port = await closedPort();
+    const child = start('services/ai/src/main.ts', {
+      LOG_LEVEL: 'info',
+      REDIS_URL: `redis://127.0.0.1:${port}`,
+      STARTUP_DEPENDENCY_TIMEOUT_MS: '60s',
+    });
+    // Refused for a while: the service must still be there, waiting, not exited.
+    const waiting = /dependency not answering yet/;
+    const deadline = Date.now() + 30_000;
+    while (!waiting.test(child.stdout()) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 100));
+    expect(child.stdout(), child.stderr()).toMatch(waiting);
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(child.stdout()).not.toMatch(/AI service started/);
+
+    // The gate opens onto the real Redis.
+    gate = createServer((inbound) => {
+      const outbound = createConnection(Number(real.port || 6379), real.hostname);
+      sockets.add(inbound).add(outbound);
+      inbound.pipe(outbound).pipe(inbound);
+      inbound.on('error', () => outbound.destroy());
+      outbound.on('error', () => inbound.destroy());
+    });
+    await new Promise<void>((resolve) => gate!.listen(port, '127.0.0.1', resolve));
+
+    const started = /AI service started/;
+    const startDeadline = Date.now() + 30_000;
+    while (!started.test(child.stdout()) && Date.now() < startDeadline)
+      await new Promise((r) => setTimeout(r, 100));
+    const lines = jsonLines(child.stdout()).map((line) => JSON.parse(line) as Record<string, unknown>);
+    const warned = lines.filter((l) => l.msg === 'dependency not answering yet; waiting before starting');
+    expect(warned.length, child.stdout()).toBeGreaterThan(0);
+    expect(warned[0]).toMatchObject({
+      dependency: 'redis',
+      target: `127.0.0.1:${port}`,
+      variable: 'REDIS_URL',
+    });
+    expect(lines.find((l) => l.msg === 'dependency answers now')).toMatchObject({ dependency: 'redis' });
+    expect(
+      lines.some((l) => l.msg === 'AI service started'),
+      child.stdout(),
+    ).toBe(true);
+
+    child.kill('SIGTERM');
+    expect(await exitWithin(child, 30_000)).toBe(0);
+  }, 120_000);
+});
