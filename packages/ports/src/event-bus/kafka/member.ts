@@ -15,7 +15,7 @@ import {
   type DeliveredMessage,
   type SubscribeOptions,
 } from '../port.ts';
-import { concurrencyOf, type RetryBackoff } from '../shared.ts';
+import { backoffDelay, concurrencyOf, type RetryBackoff } from '../shared.ts';
 import {
   finishMessage,
   hasSlotFor,
@@ -61,6 +61,40 @@ export interface Member {
 
 /** How one delivery ended: handled (or dead-lettered), given up between attempts, or a crash. */
 type Outcome = 'done' | 'interrupted' | 'crashed';
+
+/**
+ * The consumer's connect and its first metadata request (subscribe), tried again until `deadline`:
+ * on a node so loaded that a broker's first answer is late, kafkajs's connect can fail, or succeed
+ * and leave `subscribe` with a plain 'Broker not connected'; both exited an extractor in a CI run.
+ * The consumer is disconnected between attempts, so each starts clean.
+ */
+async function connectAndSubscribe(
+  consumer: Consumer,
+  topics: readonly string[],
+  deadline: number,
+  onRetry: (attempt: number, error: unknown, retryInMs: number) => void,
+): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      // kafkajs's own retries inside connect can outlast the deadline (30 s per request timeout).
+      await withTimeout(
+        (async () => {
+          await consumer.connect();
+          await consumer.subscribe({ topics: [...topics], fromBeginning: true });
+        })(),
+        Math.max(1, deadline - Date.now()),
+        'kafka consumer connect',
+      );
+      return;
+    } catch (error) {
+      await consumer.disconnect().catch(() => undefined);
+      const delay = backoffDelay({ initialMs: 250, maxMs: 2_000 }, attempt);
+      if (Date.now() + delay >= deadline) throw error;
+      onRetry(attempt, error, delay);
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
+}
 
 /** Joins `subscribeOptions.groupId` and consumes until stopped (or crashed, in tests). */
 export async function startMember(
@@ -211,8 +245,9 @@ export async function startMember(
     });
   });
 
-  await consumer.connect();
-  await consumer.subscribe({ topics: [...topics], fromBeginning: true });
+  await connectAndSubscribe(consumer, topics, Date.now() + ctx.joinTimeoutMs, (attempt, error, retryInMs) =>
+    logger?.warn({ groupId, attempt, err: String(error), retryInMs }, 'consumer could not connect; retrying'),
+  );
   const known = ctx.subscribed.get(groupId) ?? {
     topics: new Set<string>(),
     fromBeginning: subscribeOptions.fromBeginning === true,
