@@ -5,6 +5,7 @@
  * a few bytes of framing written here, instead of every segment and metadata field encoded again
  * for every request. Answers that are not frozen (misses, fresh fetches) are encoded as usual.
  */
+import { BinaryWriter } from '@bufbuild/protobuf/wire';
 import { extractorV1 } from '@subx/contracts';
 
 const { GetTranscriptResponse, GetTranscriptsResponse, ExtractorServiceService } = extractorV1;
@@ -22,54 +23,34 @@ export function encodeTranscript(answer: Transcript): Uint8Array {
   return bytes;
 }
 
-/** A protobuf varint's bytes. */
-function varint(value: number): number[] {
-  const out: number[] = [];
-  while (value > 0x7f) {
-    out.push((value & 0x7f) | 0x80);
-    value >>>= 7;
-  }
-  out.push(value);
-  return out;
-}
-
 /** GetTranscriptsResponse field numbers and wire types (extractor_service.proto). */
 const INDEX_TAG = (1 << 3) | 0; // uint32 index = 1 (varint)
 const TRANSCRIPT_TAG = (2 << 3) | 2; // GetTranscriptResponse transcript = 2 (length-delimited)
 const MORE_TAG = (4 << 3) | 2; // repeated GetTranscriptsResponse more = 4 (length-delimited)
 
 /**
- * The parts of a GetTranscriptsResponse's encoding, in the generated encoder's order (index unless
- * 0, the result, then each of `more`), with a transcript's bytes from encodeTranscript.
+ * Writes a GetTranscriptsResponse in the generated encoder's field order (index unless 0, the
+ * result, then each of `more`), with a transcript's bytes from encodeTranscript. BinaryWriter's
+ * `bytes` keeps the chunk by reference: the kept bytes are copied once, into the finished message.
  */
-function responseParts(message: extractorV1.GetTranscriptsResponse): Uint8Array[] {
-  if (message.result?.$case !== 'transcript') {
-    // A failure (or nothing) with no transcript to reuse; `more` is encoded below, as the rest.
-    const own = GetTranscriptsResponse.encode({ ...message, more: [] }).finish();
-    return [own, ...moreParts(message.more)];
+function writeResponse(message: extractorV1.GetTranscriptsResponse, writer: BinaryWriter): BinaryWriter {
+  if (message.result?.$case === 'transcript') {
+    if (message.index !== 0) writer.uint32(INDEX_TAG).uint32(message.index);
+    writer.uint32(TRANSCRIPT_TAG).bytes(encodeTranscript(message.result.value));
+  } else {
+    // A failure (or nothing) with no transcript to reuse: the generated encoder, `more` aside.
+    GetTranscriptsResponse.encode({ ...message, more: [] }, writer);
   }
-  const body = encodeTranscript(message.result.value);
-  const head = Uint8Array.from([
-    ...(message.index === 0 ? [] : [INDEX_TAG, ...varint(message.index)]),
-    TRANSCRIPT_TAG,
-    ...varint(body.length),
-  ]);
-  return [head, body, ...moreParts(message.more)];
-}
-
-function moreParts(more: readonly extractorV1.GetTranscriptsResponse[]): Uint8Array[] {
-  const parts: Uint8Array[] = [];
-  for (const answer of more) {
-    const own = responseParts(answer);
-    const length = own.reduce((n, part) => n + part.length, 0);
-    parts.push(Uint8Array.from([MORE_TAG, ...varint(length)]), ...own);
+  for (const answer of message.more) {
+    writeResponse(answer, writer.uint32(MORE_TAG).fork()).join();
   }
-  return parts;
+  return writer;
 }
 
 /** GetTranscriptsResponse, byte for byte as the generated encoder writes it. */
 export function encodeTranscriptsResponse(message: extractorV1.GetTranscriptsResponse): Buffer {
-  return Buffer.concat(responseParts(message));
+  const bytes = writeResponse(message, new BinaryWriter()).finish();
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 /** ExtractorService with the two transcript answers serialised through the kept bytes. */
