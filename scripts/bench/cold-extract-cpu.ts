@@ -170,14 +170,12 @@ async function extractorAlone(fakeUrl: string): Promise<OurRun> {
     new Promise<void>((resolve, reject) => {
       const c = cases[i % cases.length]!;
       client.getTranscript(
-        {
+        // forceRefresh: every call goes to the platform, past the extractor's cache.
+        extractorV1.GetTranscriptRequest.fromPartial({
           videoId: c.videoId,
           language: c.language,
-          include: [],
           forceRefresh: true,
-          translate: false,
-          segmentsAsJson: false,
-        },
+        }),
         new grpc.Metadata(),
         { deadline: Date.now() + 30_000 },
         (err) => (err ? reject(err) : resolve()),

@@ -1,6 +1,7 @@
 export type { Segment, DocumentMetadata, DocumentInput, OutputFormat, DocumentFormat } from './types.ts';
 export { OUTPUT_FORMATS } from './types.ts';
 export { toSrt, toVtt, toTxt, toMarkdown, toPlainText, renderDocument, CONTENT_TYPES } from './documents.ts';
+export { publicSegments, publicSegmentsJson } from './segments.ts';
 export { cueLines, cueLine, stripMarkup } from './text.ts';
 export { decodeEntities } from './entities.ts';
 export { toCues } from './cues.ts';

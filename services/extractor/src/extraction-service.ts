@@ -1,4 +1,5 @@
 import type { commonV1, extractorV1 } from '@subx/contracts';
+import { publicSegmentsJson } from '@subx/formats';
 import type { JsonCache } from '@subx/ports';
 import type { YouTubeClient, VideoMetadata, MetadataField } from '@subx/youtube';
 import { METADATA_FIELDS, isVideoId } from '@subx/youtube';
@@ -108,10 +109,7 @@ function answerOf(
     cached,
     fetchedAt: value.fetchedAt,
     translatedFrom: value.translatedFrom,
-    // Only the three public fields, in the public order, whatever else a segment carries.
-    segmentsJson: segmentsAsJson
-      ? JSON.stringify(value.segments.map(({ text, start, duration }) => ({ text, start, duration })))
-      : '',
+    segmentsJson: segmentsAsJson ? publicSegmentsJson(value.segments) : '',
   };
   if (!cached) return answer;
   // Shared by every hit of this value: frozen, like the value itself.

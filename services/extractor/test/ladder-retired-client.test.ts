@@ -61,14 +61,13 @@ async function coldExtracts(n: number): Promise<number[]> {
   for (let i = 0; i < n; i++) {
     const c = CASES[i % CASES.length] as (typeof CASES)[number];
     const started = performance.now();
-    const t = await client.getTranscript({
-      videoId: c.videoId,
-      language: c.language,
-      include: [],
-      forceRefresh: true,
-      translate: false,
-      segmentsAsJson: false,
-    });
+    const t = await client.getTranscript(
+      extractorV1.GetTranscriptRequest.fromPartial({
+        videoId: c.videoId,
+        language: c.language,
+        forceRefresh: true,
+      }),
+    );
     times.push(performance.now() - started);
     expect(t.segments.length).toBeGreaterThan(0);
   }

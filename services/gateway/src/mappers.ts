@@ -1,8 +1,8 @@
 /** ts-proto messages → the public JSON shapes of docs/api.md (and GET /openapi.json). */
 import { aiV1, commonV1 } from '@subx/contracts';
 import type { commentsV1, extractorV1 } from '@subx/contracts';
-import { renderDocument, toPlainText } from '@subx/formats';
-import type { DocumentFormat, OutputFormat } from '@subx/formats';
+import { publicSegments, renderDocument, toPlainText } from '@subx/formats';
+import type { DocumentFormat, OutputFormat, Segment } from '@subx/formats';
 import type { IncludeField } from './schemas/common.ts';
 
 export type SubtitleTypeName = 'manual' | 'auto_generated';
@@ -66,16 +66,12 @@ export function metadataJson(
   return out;
 }
 
-export function segmentsJson(segments: readonly commonV1.Segment[]) {
-  return segments.map((s) => ({ text: s.text, start: s.start, duration: s.duration }));
-}
-
 /** `subtitles` (timed) or `text` + `segment_count` (plain text). */
 export function transcriptBody(
   t: extractorV1.GetTranscriptResponse,
   includeTimestamps: boolean,
-): { subtitles: ReturnType<typeof segmentsJson> } | { text: string; segment_count: number } {
-  if (includeTimestamps) return { subtitles: segmentsJson(t.segments) };
+): { subtitles: Segment[] } | { text: string; segment_count: number } {
+  if (includeTimestamps) return { subtitles: publicSegments(t.segments) };
   const plain = toPlainText(t.segments);
   return { text: plain.text, segment_count: plain.segmentCount };
 }

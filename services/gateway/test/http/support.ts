@@ -6,6 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { commonV1 } from '@subx/contracts';
 import type { aiV1, billingV1, commentsV1, extractorV1 } from '@subx/contracts';
+import { publicSegmentsJson } from '@subx/formats';
 import { AppError, Errors } from '@subx/errors';
 import { ManualClock } from '@subx/ports';
 import type { KeyValueStore } from '@subx/ports';
@@ -243,10 +244,7 @@ function asExtractorAnswers(
   if (answer.segmentsJson !== undefined || !request.segmentsAsJson) {
     return { ...answer, segmentsJson: answer.segmentsJson ?? '' };
   }
-  const segmentsJson = JSON.stringify(
-    answer.segments.map(({ text, start, duration }) => ({ text, start, duration })),
-  );
-  return { ...answer, segments: [], segmentsJson };
+  return { ...answer, segments: [], segmentsJson: publicSegmentsJson(answer.segments) };
 }
 
 export interface FakeBackends extends Backends {

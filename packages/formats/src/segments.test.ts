@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { publicSegments, publicSegmentsJson } from './segments.ts';
+
+describe('publicSegments', () => {
+  // A protobuf message or a cached value may carry more than the public fields, in another order.
+  const carried = [
+    { duration: 1.5, start: 0, text: 'one', speaker: 'x' },
+    { start: 1.5, text: 'two "quoted"', duration: 2 },
+  ];
+
+  it('keeps text, start and duration, in that order, and nothing else', () => {
+    const out = publicSegments(carried);
+    expect(out).toEqual([
+      { text: 'one', start: 0, duration: 1.5 },
+      { text: 'two "quoted"', start: 1.5, duration: 2 },
+    ]);
+    expect(Object.keys(out[0]!)).toEqual(['text', 'start', 'duration']);
+  });
+
+  it('renders the JSON array the gateway answers with', () => {
+    expect(publicSegmentsJson(carried)).toBe(
+      '[{"text":"one","start":0,"duration":1.5},{"text":"two \\"quoted\\"","start":1.5,"duration":2}]',
+    );
+    expect(publicSegmentsJson([])).toBe('[]');
+  });
+});
