@@ -29,28 +29,37 @@ const TRANSCRIPT_TAG = (2 << 3) | 2; // GetTranscriptResponse transcript = 2 (le
 const MORE_TAG = (4 << 3) | 2; // repeated GetTranscriptsResponse more = 4 (length-delimited)
 
 /**
- * Writes a GetTranscriptsResponse in the generated encoder's field order (index unless 0, the
- * result, then each of `more`), with a transcript's bytes from encodeTranscript. BinaryWriter's
- * `bytes` keeps the chunk by reference: the kept bytes are copied once, into the finished message.
+ * The parts of a GetTranscriptsResponse's encoding, in the generated encoder's order (index unless
+ * 0, the result, then each of `more`), with a transcript's bytes from encodeTranscript. The tags
+ * and lengths come from a BinaryWriter; the kept bytes are not written into it (its `bytes` copies
+ * into a growing buffer, and `finish` copies again) but joined once, by Buffer.concat.
  */
-function writeResponse(message: extractorV1.GetTranscriptsResponse, writer: BinaryWriter): BinaryWriter {
-  if (message.result?.$case === 'transcript') {
-    if (message.index !== 0) writer.uint32(INDEX_TAG).uint32(message.index);
-    writer.uint32(TRANSCRIPT_TAG).bytes(encodeTranscript(message.result.value));
-  } else {
-    // A failure (or nothing) with no transcript to reuse: the generated encoder, `more` aside.
-    GetTranscriptsResponse.encode({ ...message, more: [] }, writer);
+function responseParts(message: extractorV1.GetTranscriptsResponse): Uint8Array[] {
+  if (message.result?.$case !== 'transcript') {
+    // A failure (or nothing) with no transcript to reuse; `more` is encoded below, as the rest.
+    const own = GetTranscriptsResponse.encode({ ...message, more: [] }).finish();
+    return [own, ...moreParts(message.more)];
   }
-  for (const answer of message.more) {
-    writeResponse(answer, writer.uint32(MORE_TAG).fork()).join();
+  const body = encodeTranscript(message.result.value);
+  const head = new BinaryWriter();
+  if (message.index !== 0) head.uint32(INDEX_TAG).uint32(message.index);
+  head.uint32(TRANSCRIPT_TAG).uint32(body.length);
+  return [head.finish(), body, ...moreParts(message.more)];
+}
+
+function moreParts(more: readonly extractorV1.GetTranscriptsResponse[]): Uint8Array[] {
+  const parts: Uint8Array[] = [];
+  for (const answer of more) {
+    const own = responseParts(answer);
+    const length = own.reduce((n, part) => n + part.length, 0);
+    parts.push(new BinaryWriter().uint32(MORE_TAG).uint32(length).finish(), ...own);
   }
-  return writer;
+  return parts;
 }
 
 /** GetTranscriptsResponse, byte for byte as the generated encoder writes it. */
 export function encodeTranscriptsResponse(message: extractorV1.GetTranscriptsResponse): Buffer {
-  const bytes = writeResponse(message, new BinaryWriter()).finish();
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return Buffer.concat(responseParts(message));
 }
 
 /** ExtractorService with the two transcript answers serialised through the kept bytes. */
