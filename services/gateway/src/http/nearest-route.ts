@@ -2,8 +2,11 @@
  * "Did you mean …?" for a route 404: the operation of the table nearest to the method and path
  * asked for (docs/api.md "Errors"). Paths are compared segment by segment, so a typo inside a
  * segment (`/extracts`), a missing one (`/api/extract`) and a wrong method all cost little, while
- * a path parameter (`{job_id}`) matches any one segment for free.
+ * a path parameter (`{job_id}`) matches any one segment for free. Within a segment the distance is
+ * fastest-levenshtein's; the segment-level alignment (with its free parameters) is written here,
+ * as no library knows about OpenAPI path templates.
  */
+import { distance as editDistance } from 'fastest-levenshtein';
 
 export interface RouteCandidate {
   method: string;
@@ -13,20 +16,6 @@ export interface RouteCandidate {
 
 /** What a different method adds to the distance: a near path with the wrong method still wins. */
 const METHOD_COST = 1;
-
-/** Levenshtein distance; callers bound the inputs (the 404 handler cuts paths at 200 characters). */
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const substitution = previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1);
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, substitution);
-    }
-    previous = current;
-  }
-  return previous[b.length]!;
-}
 
 const segmentsOf = (path: string) => path.toLowerCase().split('/').filter(Boolean);
 const isParameter = (segment: string) => /^\{\w+\}$/.test(segment);
