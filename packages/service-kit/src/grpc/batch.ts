@@ -8,12 +8,11 @@
  * deadline and cancellation; each is answered as soon as it finishes (completion order), with its
  * response or its failure as the very status + metadata its unary call would have carried.
  */
-import * as grpc from '@grpc/grpc-js';
 import { Errors } from '@subx/errors';
 import type { Logger } from 'pino';
 import { observeGrpcCall } from '../metrics/instruments.ts';
 import { serviceLoggerOf } from './call-context.ts';
-import { toItemFailure } from './errors.ts';
+import { grpcStatusName, toItemFailure } from './errors.ts';
 import type { ItemFailure } from './errors.ts';
 import type { CallContext } from './service-definition.ts';
 
@@ -124,7 +123,7 @@ export function batchHandler<Req, ItemReq, ItemRes, Res>(
         response = options.ok(index, await options.handle(item.request, itemCtx));
       } catch (err) {
         const failure = toItemFailure(err, itemCtx.logger);
-        code = grpc.status[failure.code] ?? 'UNKNOWN';
+        code = grpcStatusName(failure.code);
         response = options.failed(index, failure);
       }
       observeGrpcCall('server', options.itemRpc, code, (performance.now() - t0) / 1000);

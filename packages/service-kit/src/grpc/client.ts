@@ -3,7 +3,7 @@ import * as grpc from '@grpc/grpc-js';
 import { Errors } from '@subx/errors';
 import type { Logger } from 'pino';
 import { observeGrpcCall } from '../metrics/instruments.ts';
-import { REQUEST_ID_HEADER, fromGrpcError } from './errors.ts';
+import { REQUEST_ID_HEADER, fromGrpcError, grpcStatusName } from './errors.ts';
 import { serviceNameOf } from './service-definition.ts';
 import type { ServiceMethods } from './service-definition.ts';
 
@@ -199,7 +199,7 @@ export function unaryCall<C extends grpc.Client, K extends UnaryMethodNames<C>>(
       observeGrpcCall(
         'client',
         methodPath(client, method),
-        error ? (grpc.status[error.code] ?? 'UNKNOWN') : 'OK',
+        grpcStatusName(error ? error.code : grpc.status.OK),
         (performance.now() - t0) / 1000,
       );
       if (error) {

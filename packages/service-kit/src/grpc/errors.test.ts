@@ -1,7 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { AppError, Errors, GrpcStatus } from '@subx/errors';
 import { describe, expect, it } from 'vitest';
-import { fromGrpcError, serviceNameOf, toGrpcError } from './index.ts';
+import { fromGrpcError, grpcStatusName, serviceNameOf, toGrpcError } from './index.ts';
 import { createLogger } from '../logger.ts';
 
 function logger() {
@@ -103,5 +103,15 @@ describe('AppError ↔ gRPC status', () => {
         },
       }),
     ).toBe('subx.comments.v1.CommentsService');
+  });
+});
+
+describe('grpcStatusName', () => {
+  it('names a status code as the metrics label, UNKNOWN for a missing or unheard-of code', () => {
+    expect(grpcStatusName(0)).toBe('OK');
+    expect(grpcStatusName(5)).toBe('NOT_FOUND');
+    expect(grpcStatusName(14)).toBe('UNAVAILABLE');
+    expect(grpcStatusName(undefined)).toBe('UNKNOWN');
+    expect(grpcStatusName(99)).toBe('UNKNOWN');
   });
 });

@@ -138,3 +138,11 @@ export function fromItemFailure(failure: ItemFailure, serviceLabel: string): App
   });
   return fromGrpcError(error, serviceLabel);
 }
+
+/**
+ * A gRPC status code's name (`OK`, `NOT_FOUND`, ...), the `code` label of the gRPC metrics;
+ * `UNKNOWN` for a missing code or one outside the enum.
+ */
+export function grpcStatusName(code: number | undefined): string {
+  return grpc.status[code ?? grpc.status.UNKNOWN] ?? 'UNKNOWN';
+}

@@ -18,6 +18,7 @@ export {
   REQUEST_ID_HEADER,
   fromGrpcError,
   fromItemFailure,
+  grpcStatusName,
   toGrpcError,
   toItemFailure,
 } from './errors.ts';

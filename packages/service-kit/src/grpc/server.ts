@@ -5,7 +5,7 @@ import type { HealthRegistry } from '../health.ts';
 import { observeGrpcCall } from '../metrics/instruments.ts';
 import { portInUse } from '../startup-errors.ts';
 import { callContext } from './call-context.ts';
-import { toGrpcError } from './errors.ts';
+import { grpcStatusName, toGrpcError } from './errors.ts';
 import { createHealthServer } from './health-service.ts';
 import type { ServingStatus } from './health-service.ts';
 import { serviceNameOf } from './service-definition.ts';
@@ -28,12 +28,7 @@ function observeOk(ctx: CallContext, path: string, logger: Logger, t0: number, c
 /** A call whose handler threw: the status (and app-error metadata) to send, counted in the metrics. */
 function observeFailure(ctx: CallContext, path: string, t0: number, err: unknown): grpc.ServerErrorResponse {
   const grpcError = toGrpcError(err, ctx.logger);
-  observeGrpcCall(
-    'server',
-    path,
-    grpc.status[grpcError.code ?? grpc.status.UNKNOWN] ?? 'UNKNOWN',
-    (performance.now() - t0) / 1000,
-  );
+  observeGrpcCall('server', path, grpcStatusName(grpcError.code), (performance.now() - t0) / 1000);
   return grpcError;
 }
 

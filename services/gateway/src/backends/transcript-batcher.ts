@@ -15,7 +15,13 @@ import * as grpc from '@grpc/grpc-js';
 import { extractorV1 } from '@subx/contracts';
 import { Errors } from '@subx/errors';
 import type { AppError } from '@subx/errors';
-import { REQUEST_ID_HEADER, fromGrpcError, fromItemFailure, observeGrpcCall } from '@subx/service-kit';
+import {
+  REQUEST_ID_HEADER,
+  fromGrpcError,
+  fromItemFailure,
+  grpcStatusName,
+  observeGrpcCall,
+} from '@subx/service-kit';
 import type { Logger } from '@subx/service-kit';
 import type { CallOptions } from './types.ts';
 
@@ -179,7 +185,7 @@ export function createTranscriptBatcher(options: TranscriptBatcherOptions) {
     const finish = () => {
       if (!status || !ended || finished) return;
       finished = true;
-      observeGrpcCall('client', PATH, grpc.status[status.code] ?? 'UNKNOWN', (performance.now() - t0) / 1000);
+      observeGrpcCall('client', PATH, grpcStatusName(status.code), (performance.now() - t0) / 1000);
       const open = items.filter((item) => !item.settled);
       if (open.length === 0) return;
       if (status.code === grpc.status.UNIMPLEMENTED && !answered) {
