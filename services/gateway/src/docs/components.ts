@@ -8,7 +8,7 @@
 import type { ErrorCode } from '@subx/errors';
 import { healthResponseSchema, operationById } from '../schemas/operations.ts';
 import { jobSchema } from '../schemas/jobs.ts';
-import { named, schemaName } from '../schemas/operation-spec.ts';
+import { isMetered, named, schemaName } from '../schemas/operation-spec.ts';
 import type { JsonSchema, OperationSpec } from '../schemas/operation-spec.ts';
 
 const properties = (schema: JsonSchema | undefined) =>
@@ -113,7 +113,7 @@ export function hoistSchemas(value: unknown, schemas: Record<string, unknown>): 
  * service it needs is down.
  */
 export function documentedErrors(spec: OperationSpec): ErrorCode[] {
-  const metered = spec.auth !== null && spec.auth !== 'account';
+  const metered = isMetered(spec);
   return [
     ...new Set([
       ...(spec.errors as ErrorCode[]),

@@ -7,6 +7,7 @@ import { ERROR_CATALOG, docsUrl } from '@subx/errors';
 import type { ErrorCode } from '@subx/errors';
 import { CONTENT_TYPES } from '@subx/formats';
 import { errorBodySchema, rateLimitSchema } from '../schemas/common.ts';
+import { isMetered } from '../schemas/operation-spec.ts';
 import { OPERATION_SPECS, healthResponseSchema } from '../schemas/operations.ts';
 import { documentedBody, documentedErrors, hoistSchemas } from './components.ts';
 import { REQUEST_EXAMPLES } from './examples.ts';
@@ -158,7 +159,7 @@ const SUCCESS_DESCRIPTIONS = {
 function operationObject(spec: OperationSpec) {
   // Counted operations carry the daily limit's headers and take an Idempotency-Key; the
   // account-only reads (auth 'account') do neither.
-  const metered = spec.auth !== null && spec.auth !== 'account';
+  const metered = isMetered(spec);
   const example = REQUEST_EXAMPLES[spec.operationId];
   const content: Record<string, unknown> = spec.document
     ? { [CONTENT_TYPES[spec.document].split(';')[0]!]: { schema: spec.response } }

@@ -9,6 +9,7 @@ import { Ajv } from 'ajv';
 import { Errors, plural } from '@subx/errors';
 import type { AppError } from '@subx/errors';
 import { INCLUDE_FIELDS, metadataSchema, rateLimitSchema, segmentSchema } from '../schemas/common.ts';
+import { isMetered } from '../schemas/operation-spec.ts';
 import { operationById } from '../schemas/operations.ts';
 import type { JsonSchema, OperationSpec } from '../schemas/operations.ts';
 import { PAGE_CHARS, pageOf, readCursor, transcriptPage } from './render.ts';
@@ -483,8 +484,7 @@ function inputSchemaOf(tool: ToolDefinition, spec: OperationSpec): JsonSchema {
   }
   // The query's include is a comma-separated string; tools take the body's array everywhere.
   if (tool.paged) properties.cursor = CURSOR;
-  if (spec.auth && spec.auth !== 'account' && spec.credits !== 'none')
-    properties.idempotency_key = IDEMPOTENCY_KEY;
+  if (isMetered(spec) && spec.credits !== 'none') properties.idempotency_key = IDEMPOTENCY_KEY;
   return {
     type: 'object',
     additionalProperties: false,

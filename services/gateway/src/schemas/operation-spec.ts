@@ -46,6 +46,15 @@ export interface OperationSpec {
 }
 
 /**
+ * Counted against the key's daily limit (auth is an operation, not 'account' and not public):
+ * such a request may carry an Idempotency-Key, gets the rate-limit headers, and can meet 409
+ * CONFLICT while a request with the same key runs (http/access-hooks.ts).
+ */
+export function isMetered(spec: Pick<OperationSpec, 'auth'>): boolean {
+  return spec.auth !== null && spec.auth !== 'account';
+}
+
+/**
  * Names of shared schemas: the OpenAPI builder hoists a named object into `components.schemas` and
  * refers to it by `$ref`, so generated SDKs get types such as `ExtractResult` instead of
  * `ExtractResponse200`. Kept beside the objects rather than in them, so fastify/ajv validate
