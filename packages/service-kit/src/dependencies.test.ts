@@ -76,6 +76,23 @@ describe('waitForDependencies', () => {
     );
   });
 
+  it('never repeats the credentials of a URL an error message carries', async () => {
+    const leaky: StartupDependency = {
+      name: 'mongo',
+      target: 'mongo:27017',
+      variable: 'MONGO_URL',
+      check: async () => {
+        throw new Error('cannot reach mongodb://ledger:hunter2@mongo:27017/subx');
+      },
+    };
+    const { lines, logger } = recordingLogger();
+    const error = (await waitForDependencies([leaky], { timeoutMs: 100, logger, ...fast }).catch(
+      (e: unknown) => e,
+    )) as Error;
+    expect(error.message).toContain('cannot reach mongodb://mongo:27017/subx');
+    expect(JSON.stringify(lines) + error.message).not.toContain('hunter2');
+  });
+
   it('bounds a check that never settles', async () => {
     const hanging: StartupDependency = {
       name: 'mongo',

@@ -124,9 +124,11 @@ function checkWithin(dependency: StartupDependency, ms: number): Promise<string 
   );
 }
 
+/** The error's first line, capped, without credentials of any URL in it (it is logged and printed). */
 function firstLine(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  return (message.split('\n', 1)[0] ?? '').slice(0, 300) || 'failed';
+  const line = (message.split('\n', 1)[0] ?? '').replace(/\/\/[^/@\s]*@/g, '//');
+  return line.slice(0, 300) || 'failed';
 }
 
 /**
