@@ -7,6 +7,7 @@
  */
 import type { ErrorCode } from '@subx/errors';
 import { healthResponseSchema, operationById } from '../schemas/operations.ts';
+import { BODY_ERROR_CODES } from '../schemas/common.ts';
 import { jobSchema } from '../schemas/jobs.ts';
 import { isMetered, named, schemaName } from '../schemas/operation-spec.ts';
 import type { JsonSchema, OperationSpec } from '../schemas/operation-spec.ts';
@@ -118,7 +119,7 @@ export function documentedErrors(spec: OperationSpec): ErrorCode[] {
     ...new Set([
       ...(spec.errors as ErrorCode[]),
       ...(metered ? (['CONFLICT'] as const) : []),
-      ...(spec.body ? (['PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'] as const) : []),
+      ...(spec.body ? BODY_ERROR_CODES : []),
       'SERVICE_UNAVAILABLE' as const,
     ]),
   ];

@@ -21,6 +21,7 @@ import {
   webhookSecretSchema,
 } from '@subx/contracts/admin-api';
 import type { ErrorCode } from '@subx/errors';
+import { BODY_ERROR_CODES } from './common.ts';
 import type { JsonSchema } from './operation-spec.ts';
 
 export interface AdminOperationSpec {
@@ -45,7 +46,7 @@ export interface AdminOperationSpec {
 }
 
 /** What any route with a JSON body can answer besides its own codes. */
-const BODY_ERRORS: ErrorCode[] = ['INVALID_REQUEST', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'];
+const BODY_ERRORS: ErrorCode[] = ['INVALID_REQUEST', ...BODY_ERROR_CODES];
 const ACCOUNT = '/admin/v1/accounts/{id}';
 const params = accountIdParamsSchema;
 

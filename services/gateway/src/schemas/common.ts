@@ -4,12 +4,23 @@
  * draft-07 (ajv) and 2020-12 (OpenAPI 3.1) are used.
  */
 import { ERROR_CODES } from '@subx/errors';
+import type { ErrorCode } from '@subx/errors';
 import { OUTPUT_FORMATS } from '@subx/formats';
 import { METADATA_FIELDS } from '@subx/youtube';
 import { DOCUMENT_FORMATS, named } from './operation-spec.ts';
 
 /** docs/decisions.md "Metadata fields": the nine opt-in metadata fields, as the platform client defines them. */
 export const INCLUDE_FIELDS = METADATA_FIELDS;
+
+/**
+ * What any operation with a JSON body can answer besides its own codes, on either listener: a body
+ * over the limit (413) and one that is not JSON (415), raised by the HTTP layer (http/errors.ts,
+ * routes/admin/index.ts), so both OpenAPI documents list them from here.
+ */
+export const BODY_ERROR_CODES = [
+  'PAYLOAD_TOO_LARGE',
+  'UNSUPPORTED_MEDIA_TYPE',
+] as const satisfies readonly ErrorCode[];
 export type IncludeField = (typeof INCLUDE_FIELDS)[number];
 
 export const urlSchema = (description: string) => ({
