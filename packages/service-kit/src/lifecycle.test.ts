@@ -4,7 +4,7 @@ import { createLifecycle } from './lifecycle.ts';
 import type { ProcessLike } from './lifecycle.ts';
 import { createLogger } from './logger.ts';
 
-function setup(shutdownTimeoutMs = 5_000) {
+function setup(shutdownTimeoutMs = 5_000, lingerMs = 60_000) {
   const lines: Record<string, unknown>[] = [];
   const logger = createLogger({
     service: 't',
@@ -18,6 +18,7 @@ function setup(shutdownTimeoutMs = 5_000) {
     shutdownTimeoutMs,
     exit: (c) => void exits.push(c),
     process: proc,
+    lingerMs,
   });
   return { lifecycle, lines, exits, proc };
 }
@@ -153,6 +154,23 @@ describe('lifecycle', () => {
     expect(exits).toEqual([]);
     uninstall();
     expect(proc.listenerCount('SIGTERM')).toBe(0);
+  });
+
+  it('a process still alive after a clean stop is exited with its code, saying what held it', async () => {
+    const { lifecycle, exits, proc, lines } = setup(1_000, 30);
+    lifecycle.register('client', { stop: () => undefined });
+    await lifecycle.start();
+    lifecycle.installSignalHandlers();
+    proc.emit('SIGTERM', 'SIGTERM');
+    await lifecycle.stop('again');
+    expect(exits).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(exits).toEqual([0]);
+    expect(lines.find((l) => l.msg === 'still running after a clean stop; exiting')).toMatchObject({
+      level: 'warn',
+      lingerMs: 30,
+      resources: expect.any(Object),
+    });
   });
 
   it('a second signal forces exit 1', async () => {

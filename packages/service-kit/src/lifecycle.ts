@@ -27,6 +27,13 @@ export interface LifecycleOptions {
   exit?: (code: number) => void;
   /** Default `process`. */
   process?: ProcessLike;
+  /**
+   * After a signal's clean stop, how long the process may stay alive before it is exited with its
+   * exit code. Default 2 000 ms. Something a stopped component left behind (a client's reconnect
+   * timer after its server went away: a gateway lingered 20 s after a Kafka outage until SIGKILL)
+   * must not keep a stopped service running.
+   */
+  lingerMs?: number;
 }
 
 export interface Lifecycle {
@@ -51,6 +58,7 @@ export function createLifecycle(options: LifecycleOptions): Lifecycle {
   const timeoutMs = options.shutdownTimeoutMs ?? 10_000;
   const exit = options.exit ?? ((code: number) => process.exit(code));
   const proc: ProcessLike = options.process ?? process;
+  const lingerMs = options.lingerMs ?? 2_000;
 
   const entries: Entry[] = [];
   let started: Entry[] = [];
@@ -146,6 +154,14 @@ export function createLifecycle(options: LifecycleOptions): Lifecycle {
           if (proc.exitCode === undefined || proc.exitCode === null || proc.exitCode === 0) {
             proc.exitCode = ok ? 0 : 1;
           }
+          // Unref'd: a process with nothing left exits by itself first, as it should.
+          setTimeout(() => {
+            logger.warn(
+              { lingerMs, resources: activeResources() },
+              'still running after a clean stop; exiting',
+            );
+            exit(Number(proc.exitCode ?? 0));
+          }, lingerMs).unref();
         });
       };
       const onFatal = (kind: string) => (err: unknown) => {
@@ -169,4 +185,11 @@ export function createLifecycle(options: LifecycleOptions): Lifecycle {
     },
   };
   return lifecycle;
+}
+
+/** What keeps the event loop alive, counted by kind (`{ Timeout: 2, TCPWRAP: 1 }`), for the log. */
+function activeResources(): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const kind of process.getActiveResourcesInfo()) counts[kind] = (counts[kind] ?? 0) + 1;
+  return counts;
 }
