@@ -241,4 +241,41 @@ describeWithEngine('kafka', 'Kafka: a broker that is not listening yet', (broker
       gate.close();
     }
   }, 120_000);
+
+  it('isHealthy does not stay on a connection whose first request went unanswered', async () => {
+    // Seen in a CI cluster: one extractor's checks all failed for 60 s while its twin connected at
+    // once. kafkajs waits its request timeout (30 s) on such a connection, then retries; a check
+    // that drops it connects afresh. Here the first connection is accepted and never answered.
+    const [host, port] = brokerList(brokers)[0]!.split(':') as [string, string];
+    let connections = 0;
+    const sockets = new Set<Socket>();
+    const gate = createServer((client) => {
+      sockets.add(client);
+      client.on('close', () => sockets.delete(client));
+      client.on('error', () => undefined);
+      if (++connections === 1) return; // silent
+      const upstream = connect(Number(port), host);
+      sockets.add(upstream);
+      upstream.on('close', () => sockets.delete(upstream));
+      upstream.on('error', () => undefined);
+      client.pipe(upstream).pipe(client);
+    });
+    await new Promise<void>((resolve) => gate.listen(0, '127.0.0.1', resolve));
+    const gatePort = (gate.address() as { port: number }).port;
+    const bus = createKafkaEventBus({
+      brokers: [`127.0.0.1:${gatePort}`],
+      clientId: 'unanswered-first',
+      healthTimeoutMs: 1_000,
+    });
+    try {
+      expect(await bus.isHealthy()).toBe(false);
+      // Well inside kafkajs's 30 s request timeout: only a fresh connection can answer this soon.
+      await expect.poll(() => bus.isHealthy(), { timeout: 10_000, interval: 200 }).toBe(true);
+      expect(connections).toBeGreaterThan(1);
+    } finally {
+      await bus.close();
+      for (const s of sockets) s.destroy();
+      gate.close();
+    }
+  }, 60_000);
 });

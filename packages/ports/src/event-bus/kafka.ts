@@ -115,11 +115,16 @@ export function createKafkaEventBus(options: KafkaEventBusOptions): KafkaEventBu
 
     async isHealthy() {
       if (closed) return false;
+      const connecting = connections.getAdmin();
       try {
-        const admin = await withTimeout(connections.getAdmin(), healthTimeoutMs, 'kafka admin connect');
+        const admin = await withTimeout(connecting, healthTimeoutMs, 'kafka admin connect');
         await withTimeout(admin.describeCluster(), healthTimeoutMs, 'kafka describeCluster');
         return true;
       } catch {
+        // The next check connects afresh. A connection whose first request went unanswered stays
+        // stuck for kafkajs's request timeout (30 s) and then its retries: an extractor in a CI
+        // cluster waited out its whole start (60 s) on one, while its twin pod connected at once.
+        connections.dropAdmin(connecting);
         return false;
       }
     },

@@ -62,6 +62,9 @@ export interface Member {
 /** How one delivery ended: handled (or dead-lettered), given up between attempts, or a crash. */
 type Outcome = 'done' | 'interrupted' | 'crashed';
 
+/** Bound on one attempt of a member's connect and first subscribe. */
+const CONNECT_ATTEMPT_MS = 10_000;
+
 /**
  * The consumer's connect and its first metadata request (subscribe), tried again until `deadline`:
  * on a node so loaded that a broker's first answer is late, kafkajs's connect can fail, or succeed
@@ -76,13 +79,15 @@ async function connectAndSubscribe(
 ): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
-      // kafkajs's own retries inside connect can outlast the deadline (30 s per request timeout).
+      // kafkajs's own retries inside connect can outlast the deadline (30 s per request timeout),
+      // and a connection whose first request went unanswered stays stuck that long: each attempt
+      // gets at most CONNECT_ATTEMPT_MS, then the next starts on a fresh connection.
       await withTimeout(
         (async () => {
           await consumer.connect();
           await consumer.subscribe({ topics: [...topics], fromBeginning: true });
         })(),
-        Math.max(1, deadline - Date.now()),
+        Math.max(1, Math.min(CONNECT_ATTEMPT_MS, deadline - Date.now())),
         'kafka consumer connect',
       );
       return;
