@@ -10,13 +10,13 @@
 // Needs helm like helm-render.test.ts: skipped loudly without it, failing in CI.
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { recordRequirement } from '@subx/testing/engines';
+import { freePort } from '@subx/testing/free-port';
 import { EMBEDDED_ENV, spawnLauncher, type Launcher } from '@subx/embedded/launcher';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -125,15 +125,6 @@ function runScript(scriptFile: string, env: Record<string, string>): Promise<Run
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.on('close', (code) => resolve({ code, stdout, stderr, ms: Date.now() - started }));
   });
-}
-
-/** A loopback port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 describe.skipIf(!helm)('helm test hook: what the chart renders', () => {
@@ -339,7 +330,7 @@ describe.skipIf(!helm)('helm test hook: the smoke calls against npm run demo', (
   it('gives up on an unreachable gateway within its bound, saying why', async () => {
     const run = await runScript(scriptFile, {
       ...demo.env,
-      SMOKE_GATEWAY_URL: `http://127.0.0.1:${await closedPort()}`,
+      SMOKE_GATEWAY_URL: `http://127.0.0.1:${await freePort()}`,
       SMOKE_READY_WAIT_MS: '1500',
     });
     expect(run.code).toBe(1);

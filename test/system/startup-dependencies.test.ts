@@ -10,6 +10,7 @@ import type { Server, Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { describeWithEngine } from '@subx/testing/engines';
+import { freePort } from '@subx/testing/free-port';
 import { jsonLines } from '@subx/testing/log-lines';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -25,15 +26,6 @@ const BASE_ENV = {
   OPENAI_API_KEY: '',
   OTEL_EXPORTER_OTLP_ENDPOINT: '',
 };
-
-/** A loopback port nothing listens on (taken and released at once). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 interface Child {
   stdout: () => string;
@@ -81,7 +73,7 @@ async function exitWithin(child: Child, ms: number): Promise<number | null> {
 
 describe('an engine that never answers: one line naming it and its variable, exit 1', () => {
   it('billing: Kafka and MongoDB both unreachable, the password not shown', async () => {
-    const [kafkaPort, mongoPort] = [await closedPort(), await closedPort()];
+    const [kafkaPort, mongoPort] = [await freePort(), await freePort()];
     const child = start('services/billing/src/main.ts', {
       LOG_LEVEL: 'silent',
       KAFKA_BROKERS: `127.0.0.1:${kafkaPort}`,
@@ -102,7 +94,7 @@ describe('an engine that never answers: one line naming it and its variable, exi
   }, 90_000);
 
   it('npm start with REDIS_URL set: the same line, prefixed subx', async () => {
-    const redisPort = await closedPort();
+    const redisPort = await freePort();
     const child = start('scripts/start-embedded.ts', {
       LOG_LEVEL: 'silent',
       PORT: '0',
@@ -131,7 +123,7 @@ describeWithEngine('redis', 'a service started before its Redis answers', (redis
 
   it('waits, says on what, and starts once Redis answers; then stops cleanly', async () => {
     const real = new URL(redisUrl);
-    const port = await closedPort();
+    const port = await freePort();
     const child = start('services/ai/src/main.ts', {
       LOG_LEVEL: 'info',
       REDIS_URL: `redis://127.0.0.1:${port}`,

@@ -131,23 +131,51 @@ describeWithEngine('kafka', 'Kafka: a consumer kafkajs gave up on', (brokers) =>
   }, 120_000);
 });
 
+/**
+ * A loopback address in front of the broker, for the tests of a broker that answers late: each new
+ * connection is forwarded to it, or, as `admit` says for that connection, reset at once or accepted
+ * and never answered. It listens only when told to (on a port chosen up front, if any).
+ */
+function brokerGate(brokers: string, admit: () => 'forward' | 'reset' | 'silent' = () => 'forward') {
+  const [host, port] = brokerList(brokers)[0]!.split(':') as [string, string];
+  const sockets = new Set<Socket>();
+  const track = (socket: Socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => undefined);
+  };
+  const server = createServer((client) => {
+    const way = admit();
+    if (way === 'reset') {
+      client.destroy();
+      return;
+    }
+    track(client);
+    if (way === 'silent') return;
+    const upstream = connect(Number(port), host);
+    track(upstream);
+    client.pipe(upstream).pipe(client);
+  });
+  return {
+    /** Listens on `at` (default: a free port); resolves with the port. */
+    listen: (at = 0) =>
+      new Promise<number>((resolve) =>
+        server.listen(at, '127.0.0.1', () => resolve((server.address() as { port: number }).port)),
+      ),
+    close() {
+      for (const socket of sockets) socket.destroy();
+      server.close();
+    },
+  };
+}
+
 describeWithEngine('kafka', 'Kafka: a broker that is not listening yet', (brokers) => {
   it('ensureTopics keeps trying until it is, then creates the topics', async () => {
     // What a service meets when it starts alongside its broker (compose, a fresh cluster): the
     // address refuses connections for longer than kafkajs's own retries last (about 4 s here).
-    const [host, port] = brokerList(brokers)[0]!.split(':') as [string, string];
     const late = await freePort();
-    const sockets = new Set<Socket>();
-    const proxy = createServer((client) => {
-      const upstream = connect(Number(port), host);
-      for (const s of [client, upstream]) {
-        sockets.add(s);
-        s.on('close', () => sockets.delete(s));
-        s.on('error', () => undefined);
-      }
-      client.pipe(upstream).pipe(client);
-    });
-    const opens = setTimeout(() => proxy.listen(late, '127.0.0.1'), 7_000);
+    const proxy = brokerGate(brokers);
+    const opens = setTimeout(() => void proxy.listen(late), 7_000);
     const warnings: string[] = [];
     const bus = createKafkaEventBus({
       brokers: [`127.0.0.1:${late}`],
@@ -178,7 +206,6 @@ describeWithEngine('kafka', 'Kafka: a broker that is not listening yet', (broker
     } finally {
       clearTimeout(opens);
       await bus.close();
-      for (const s of sockets) s.destroy();
       proxy.close();
     }
   }, 90_000);
@@ -188,24 +215,9 @@ describeWithEngine('kafka', 'Kafka: a broker that is not listening yet', (broker
     // plain 'Broker not connected'; either way the member tries again until its join bound (one CI
     // run: extractors beside a Kafka that answered late exited). Here the bootstrap address resets
     // every connection of the consumer for longer than kafkajs's retries, then forwards again.
-    const [host, port] = brokerList(brokers)[0]!.split(':') as [string, string];
     let refusing = false;
-    const sockets = new Set<Socket>();
-    const gate = createServer((client) => {
-      if (refusing) {
-        client.destroy();
-        return;
-      }
-      const upstream = connect(Number(port), host);
-      for (const s of [client, upstream]) {
-        sockets.add(s);
-        s.on('close', () => sockets.delete(s));
-        s.on('error', () => undefined);
-      }
-      client.pipe(upstream).pipe(client);
-    });
-    await new Promise<void>((resolve) => gate.listen(0, '127.0.0.1', resolve));
-    const gatePort = (gate.address() as { port: number }).port;
+    const gate = brokerGate(brokers, () => (refusing ? 'reset' : 'forward'));
+    const gatePort = await gate.listen();
     const retries: string[] = [];
     const bus = createKafkaEventBus({
       brokers: [`127.0.0.1:${gatePort}`],
@@ -237,7 +249,6 @@ describeWithEngine('kafka', 'Kafka: a broker that is not listening yet', (broker
     } finally {
       clearTimeout(opens);
       await bus.close();
-      for (const s of sockets) s.destroy();
       gate.close();
     }
   }, 120_000);
@@ -246,22 +257,9 @@ describeWithEngine('kafka', 'Kafka: a broker that is not listening yet', (broker
     // Seen in a CI cluster: one extractor's checks all failed for 60 s while its twin connected at
     // once. kafkajs waits its request timeout (30 s) on such a connection, then retries; a check
     // that drops it connects afresh. Here the first connection is accepted and never answered.
-    const [host, port] = brokerList(brokers)[0]!.split(':') as [string, string];
     let connections = 0;
-    const sockets = new Set<Socket>();
-    const gate = createServer((client) => {
-      sockets.add(client);
-      client.on('close', () => sockets.delete(client));
-      client.on('error', () => undefined);
-      if (++connections === 1) return; // silent
-      const upstream = connect(Number(port), host);
-      sockets.add(upstream);
-      upstream.on('close', () => sockets.delete(upstream));
-      upstream.on('error', () => undefined);
-      client.pipe(upstream).pipe(client);
-    });
-    await new Promise<void>((resolve) => gate.listen(0, '127.0.0.1', resolve));
-    const gatePort = (gate.address() as { port: number }).port;
+    const gate = brokerGate(brokers, () => (++connections === 1 ? 'silent' : 'forward'));
+    const gatePort = await gate.listen();
     const bus = createKafkaEventBus({
       brokers: [`127.0.0.1:${gatePort}`],
       clientId: 'unanswered-first',
@@ -274,7 +272,6 @@ describeWithEngine('kafka', 'Kafka: a broker that is not listening yet', (broker
       expect(connections).toBeGreaterThan(1);
     } finally {
       await bus.close();
-      for (const s of sockets) s.destroy();
       gate.close();
     }
   }, 60_000);
