@@ -8,57 +8,13 @@
  * - one bad variable alone is one line: `<service>: Invalid configuration: VAR: what it expected`;
  * - the log has one access line per request, no key twice in a line, and never an API key.
  */
-import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import type { Server } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeYouTube, videoIds } from '@subx/testing/fake-youtube';
 import type { FakeYouTube } from '@subx/testing/fake-youtube';
 import { duplicateKeys, jsonLines } from '@subx/testing/log-lines';
-
-const root = fileURLToPath(new URL('../../', import.meta.url));
-const NODE_FLAGS = ['--disable-warning=ExperimentalWarning', '--disable-warning=TimeoutNegativeWarning'];
-const BASE_ENV = {
-  PATH: process.env.PATH,
-  HOME: process.env.HOME,
-  // /metrics on a free port: suites run in parallel (the METRICS_PORT cases set their own)
-  METRICS_PORT: '0',
-  REDIS_URL: '',
-  KAFKA_BROKERS: '',
-  MONGO_URL: '',
-  OPENAI_API_KEY: '',
-  OTEL_EXPORTER_OTLP_ENDPOINT: '',
-};
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs `script` to its exit (bounded: 60 s). */
-function run(script: string, env: Record<string, string | undefined>): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...NODE_FLAGS, script], {
-      cwd: root,
-      env: { ...BASE_ENV, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`${script} did not exit within 60 s:\n${stdout}\n${stderr}`));
-    }, 60_000);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+import { exitWithin, runToExit, startServiceProcess } from './service-process.ts';
 
 let busy: Server;
 let busyPort = 0;
@@ -102,7 +58,7 @@ describe('a busy port is one line naming the port and the variable, exit 1', () 
   ] as const)(
     '%s',
     async (_name, script, variable, prefix, env) => {
-      const result = await run(script, { ...env, [variable]: String(busyPort) });
+      const result = await runToExit(script, { ...env, [variable]: String(busyPort) });
       expect(result.code, result.stderr).toBe(1);
       expect(result.stderr.trim()).toBe(
         `${prefix}: ${variable} ${busyPort} is already in use (set ${variable} to another port)`,
@@ -126,7 +82,7 @@ describe('npm start checks every port before it starts anything', () => {
   });
 
   it('two busy ports: one line naming both and their variables, exit 1, nothing started', async () => {
-    const result = await run('scripts/start-embedded.ts', {
+    const result = await runToExit('scripts/start-embedded.ts', {
       PORT: String(busyPort),
       ADMIN_PORT: '0',
       DASHBOARD_PORT: String(secondPort),
@@ -143,7 +99,7 @@ describe('npm start checks every port before it starts anything', () => {
 
 describe('every bad variable is listed at once', () => {
   it('npm start: PORT=abc with a bad YOUTUBE_BASE_URL and LOG_LEVEL', async () => {
-    const result = await run('scripts/start-embedded.ts', {
+    const result = await runToExit('scripts/start-embedded.ts', {
       PORT: 'abc',
       YOUTUBE_BASE_URL: 'ftp://example.invalid',
       IP_RATE_LIMIT_PER_MINUTE: 'many',
@@ -157,7 +113,7 @@ describe('every bad variable is listed at once', () => {
   }, 90_000);
 
   it('extractor: GRPC_PORT=abc with a bad YOUTUBE_BASE_URL and YOUTUBE_RETRIES', async () => {
-    const result = await run('services/extractor/src/main.ts', {
+    const result = await runToExit('services/extractor/src/main.ts', {
       GRPC_PORT: 'abc',
       YOUTUBE_BASE_URL: 'not a url',
       YOUTUBE_RETRIES: '99',
@@ -170,7 +126,7 @@ describe('every bad variable is listed at once', () => {
   }, 90_000);
 
   it('gateway: PORT=abc with the missing access secrets', async () => {
-    const result = await run('services/gateway/src/main.ts', { PORT: 'abc' });
+    const result = await runToExit('services/gateway/src/main.ts', { PORT: 'abc' });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('gateway: Invalid configuration (3 problems)');
     expect(result.stderr).toMatch(/- PORT: /);
@@ -221,7 +177,7 @@ describe('one bad variable is one line naming it and what it expected, exit 1, n
   ] as const)(
     '%s: %j',
     async (prefix, script, env, problem) => {
-      const result = await run(script, { LOG_LEVEL: 'silent', ...env });
+      const result = await runToExit(script, { LOG_LEVEL: 'silent', ...env });
       expect(result.code, result.stderr).toBe(1);
       expect(result.stderr.trim()).toBe(`${prefix}: Invalid configuration: ${problem}`);
       expect(result.stdout).toBe('');
@@ -240,23 +196,23 @@ describe('the log of a running npm start', () => {
   });
 
   it('one access line per request, no key twice in any line, never an API key', async () => {
-    const child = spawn(process.execPath, [...NODE_FLAGS, 'scripts/start-embedded.ts'], {
-      cwd: root,
-      env: { ...BASE_ENV, PORT: '0', LOG_LEVEL: 'info', YOUTUBE_BASE_URL: youtube.url },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    const child = startServiceProcess('scripts/start-embedded.ts', {
+      PORT: '0',
+      LOG_LEVEL: 'info',
+      YOUTUBE_BASE_URL: youtube.url,
     });
-    let output = '';
-    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    const output = () => `${child.stdout()}\n${child.stderr()}`;
     try {
       const deadline = Date.now() + 60_000;
-      while (!/pro API key:\s+sxk_v1_/.test(output)) {
-        if (child.exitCode !== null || Date.now() > deadline)
-          throw new Error(`npm start did not come up:\n${output}`);
+      let exitCode: number | null | undefined;
+      void child.exited.then((code) => (exitCode = code));
+      while (!/pro API key:\s+sxk_v1_/.test(output())) {
+        if (exitCode !== undefined || Date.now() > deadline)
+          throw new Error(`npm start did not come up:\n${output()}`);
         await new Promise((r) => setTimeout(r, 100));
       }
-      const base = /subx is running at (http:\/\/\S+)/.exec(output)![1]!;
-      const key = /pro API key:\s+(sxk_v1_[A-Za-z0-9]{32})/.exec(output)![1]!;
+      const base = /subx is running at (http:\/\/\S+)/.exec(output())![1]!;
+      const key = /pro API key:\s+(sxk_v1_[A-Za-z0-9]{32})/.exec(output())![1]!;
       const ok = await fetch(`${base}/api/v1/extract`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-api-key': key },
@@ -266,7 +222,7 @@ describe('the log of a running npm start', () => {
       const pasted = await fetch(`${base}/api/v1/validate?url=${key}`);
       expect(pasted.status).toBe(400);
       await new Promise((r) => setTimeout(r, 300));
-      const lines = jsonLines(output);
+      const lines = jsonLines(output());
       for (const line of lines) expect(duplicateKeys(line), line).toEqual([]);
       const parsed = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
       for (const response of [ok, pasted]) {
@@ -280,9 +236,8 @@ describe('the log of a running npm start', () => {
       expect(lines.join('\n')).toContain('sxk_v1_[redacted]');
       expect(parsed.some((l) => l.msg === 'incoming request')).toBe(false);
     } finally {
-      const exited = new Promise((r) => child.once('exit', r));
       child.kill('SIGTERM');
-      await exited;
+      await exitWithin(child, 30_000);
     }
   }, 120_000);
 });

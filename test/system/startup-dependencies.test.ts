@@ -4,77 +4,22 @@
  * refusal, and one that never answers is one line naming the engine and its variable, exit 1: real
  * processes (each service's main.ts and `npm start`), a real Redis behind a gate that opens late.
  */
-import { spawn } from 'node:child_process';
 import { createConnection, createServer } from 'node:net';
 import type { Server, Socket } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { describeWithEngine } from '@subx/testing/engines';
 import { freePort } from '@subx/testing/free-port';
 import { jsonLines } from '@subx/testing/log-lines';
+import { exitWithin, startServiceProcess } from './service-process.ts';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
-const NODE_FLAGS = ['--disable-warning=ExperimentalWarning'];
-const BASE_ENV = {
-  PATH: process.env.PATH,
-  HOME: process.env.HOME,
-  METRICS_PORT: '0',
-  GRPC_PORT: '0',
-  REDIS_URL: '',
-  KAFKA_BROKERS: '',
-  MONGO_URL: '',
-  OPENAI_API_KEY: '',
-  OTEL_EXPORTER_OTLP_ENDPOINT: '',
-};
-
-interface Child {
-  stdout: () => string;
-  stderr: () => string;
-  exited: Promise<number | null>;
-  kill(signal: NodeJS.Signals): void;
-}
-
-function start(script: string, env: Record<string, string>): Child {
-  const child = spawn(process.execPath, [...NODE_FLAGS, script], {
-    cwd: root,
-    env: { ...BASE_ENV, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  running.add(child);
-  void exited.then(() => running.delete(child));
-  return { stdout: () => stdout, stderr: () => stderr, exited, kill: (signal) => child.kill(signal) };
-}
-
-const running = new Set<ReturnType<typeof spawn>>();
-afterEach(() => {
-  for (const child of running) child.kill('SIGKILL');
-});
-
-/** Resolves with the child's exit code, or fails after `ms`. */
-async function exitWithin(child: Child, ms: number): Promise<number | null> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`no exit within ${ms} ms:\n${child.stdout()}\n${child.stderr()}`)),
-      ms,
-    );
-  });
-  try {
-    return await Promise.race([child.exited, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
+// Each service's gRPC port too: these run beside other suites.
+const FREE_PORTS = { GRPC_PORT: '0' };
 
 describe('an engine that never answers: one line naming it and its variable, exit 1', () => {
   it('billing: Kafka and MongoDB both unreachable, the password not shown', async () => {
     const [kafkaPort, mongoPort] = [await freePort(), await freePort()];
-    const child = start('services/billing/src/main.ts', {
+    const child = startServiceProcess('services/billing/src/main.ts', {
+      ...FREE_PORTS,
       LOG_LEVEL: 'silent',
       KAFKA_BROKERS: `127.0.0.1:${kafkaPort}`,
       MONGO_URL: `mongodb://ledger:hunter2-secret@127.0.0.1:${mongoPort}/subx`,
@@ -95,7 +40,8 @@ describe('an engine that never answers: one line naming it and its variable, exi
 
   it('npm start with REDIS_URL set: the same line, prefixed subx', async () => {
     const redisPort = await freePort();
-    const child = start('scripts/start-embedded.ts', {
+    const child = startServiceProcess('scripts/start-embedded.ts', {
+      ...FREE_PORTS,
       LOG_LEVEL: 'silent',
       PORT: '0',
       ADMIN_PORT: '0',
@@ -124,7 +70,8 @@ describeWithEngine('redis', 'a service started before its Redis answers', (redis
   it('waits, says on what, and starts once Redis answers; then stops cleanly', async () => {
     const real = new URL(redisUrl);
     const port = await freePort();
-    const child = start('services/ai/src/main.ts', {
+    const child = startServiceProcess('services/ai/src/main.ts', {
+      ...FREE_PORTS,
       LOG_LEVEL: 'info',
       REDIS_URL: `redis://127.0.0.1:${port}`,
       STARTUP_DEPENDENCY_TIMEOUT_MS: '60s',
