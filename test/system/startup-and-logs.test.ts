@@ -14,7 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeYouTube, videoIds } from '@subx/testing/fake-youtube';
 import type { FakeYouTube } from '@subx/testing/fake-youtube';
 import { duplicateKeys, jsonLines } from '@subx/testing/log-lines';
-import { exitWithin, runToExit, startServiceProcess } from './service-process.ts';
+import { EMBEDDED_ENV, spawnLauncher } from '@subx/embedded/launcher';
+import { runToExit } from './service-process.ts';
 
 let busy: Server;
 let busyPort = 0;
@@ -196,23 +197,13 @@ describe('the log of a running npm start', () => {
   });
 
   it('one access line per request, no key twice in any line, never an API key', async () => {
-    const child = startServiceProcess('scripts/start-embedded.ts', {
-      PORT: '0',
-      LOG_LEVEL: 'info',
-      YOUTUBE_BASE_URL: youtube.url,
-    });
-    const output = () => `${child.stdout()}\n${child.stderr()}`;
+    const launcher = spawnLauncher([], { ...EMBEDDED_ENV, LOG_LEVEL: 'info', YOUTUBE_BASE_URL: youtube.url });
     try {
-      const deadline = Date.now() + 60_000;
-      let exitCode: number | null | undefined;
-      void child.exited.then((code) => (exitCode = code));
-      while (!/pro API key:\s+sxk_v1_/.test(output())) {
-        if (exitCode !== undefined || Date.now() > deadline)
-          throw new Error(`npm start did not come up:\n${output()}`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      const base = /subx is running at (http:\/\/\S+)/.exec(output())![1]!;
-      const key = /pro API key:\s+(sxk_v1_[A-Za-z0-9]{32})/.exec(output())![1]!;
+      const banner = await launcher.waitFor(
+        /subx is running at (http:\/\/\S+)[\s\S]*pro API key:\s+(sxk_v1_[A-Za-z0-9]{32})/,
+        60_000,
+      );
+      const [base, key] = [banner[1]!, banner[2]!];
       const ok = await fetch(`${base}/api/v1/extract`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-api-key': key },
@@ -222,7 +213,7 @@ describe('the log of a running npm start', () => {
       const pasted = await fetch(`${base}/api/v1/validate?url=${key}`);
       expect(pasted.status).toBe(400);
       await new Promise((r) => setTimeout(r, 300));
-      const lines = jsonLines(output());
+      const lines = jsonLines(launcher.output());
       for (const line of lines) expect(duplicateKeys(line), line).toEqual([]);
       const parsed = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
       for (const response of [ok, pasted]) {
@@ -236,8 +227,7 @@ describe('the log of a running npm start', () => {
       expect(lines.join('\n')).toContain('sxk_v1_[redacted]');
       expect(parsed.some((l) => l.msg === 'incoming request')).toBe(false);
     } finally {
-      child.kill('SIGTERM');
-      await exitWithin(child, 30_000);
+      await launcher.stop();
     }
   }, 120_000);
 });

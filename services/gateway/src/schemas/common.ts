@@ -11,6 +11,7 @@ import { DOCUMENT_FORMATS, named } from './operation-spec.ts';
 
 /** docs/decisions.md "Metadata fields": the nine opt-in metadata fields, as the platform client defines them. */
 export const INCLUDE_FIELDS = METADATA_FIELDS;
+export type IncludeField = (typeof INCLUDE_FIELDS)[number];
 
 /**
  * What any operation with a JSON body can answer besides its own codes, on either listener: a body
@@ -21,7 +22,6 @@ export const BODY_ERROR_CODES = [
   'PAYLOAD_TOO_LARGE',
   'UNSUPPORTED_MEDIA_TYPE',
 ] as const satisfies readonly ErrorCode[];
-export type IncludeField = (typeof INCLUDE_FIELDS)[number];
 
 export const urlSchema = (description: string) => ({
   type: 'string',
