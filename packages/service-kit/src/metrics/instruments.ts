@@ -4,17 +4,34 @@
  * catalogue with meanings is in packages/service-kit/README.md and the alerts that read them in
  * deploy/helm/subx/templates/prometheusrule.yaml.
  */
+import { batchedCounter, batchedHistogram } from './batched.ts';
 import { counter, gauge, histogram } from './registry.ts';
 
 // ---------------------------------------------------------------------------------------------
 // HTTP (gateway)
 
+// Constant strings: one per request would otherwise be built for the metrics' series key.
+const STATUS_CLASSES = ['1xx', '2xx', '3xx', '4xx', '5xx'] as const;
+
 /** '2xx' .. '5xx': errors are the 5xx (and 4xx) classes of the same series. */
 export function statusClass(status: number): string {
-  return status >= 100 && status < 600 ? `${Math.floor(status / 100)}xx` : 'other';
+  return status >= 100 && status < 600 ? (STATUS_CLASSES[Math.floor(status / 100) - 1] ?? 'other') : 'other';
 }
 
 const httpLabels = ['method', 'route', 'status_class'] as const;
+
+// Every request records here: batched (batched.ts), the count read from the duration histogram.
+const httpRequests = batchedHistogram(
+  'subx_http_request_duration_seconds',
+  'HTTP request duration from arrival to the last byte of the response.',
+  httpLabels,
+  {
+    countAlsoAs: {
+      name: 'subx_http_requests_total',
+      help: 'HTTP requests served, by route pattern and status class.',
+    },
+  },
+);
 
 /**
  * One finished HTTP request. `route` is the router's pattern (`/api/v1/extract`), never the URL:
@@ -26,21 +43,13 @@ export function observeHttpRequest(request: {
   status: number;
   seconds: number;
 }): void {
-  const labels = {
-    method: request.method,
-    route: request.route || 'unmatched',
-    status_class: statusClass(request.status),
-  };
-  counter(
-    'subx_http_requests_total',
-    'HTTP requests served, by route pattern and status class.',
-    httpLabels,
-  ).inc(labels);
-  histogram(
-    'subx_http_request_duration_seconds',
-    'HTTP request duration from arrival to the last byte of the response.',
-    httpLabels,
-  ).observe(labels, request.seconds);
+  const route = request.route || 'unmatched';
+  const status_class = statusClass(request.status);
+  httpRequests.record(
+    `${request.method} ${route} ${status_class}`,
+    () => ({ method: request.method, route, status_class }),
+    request.seconds,
+  );
 }
 
 /** A request refused for a rate limit: `tier` of the account ('anonymous' for per-address limits). */
@@ -77,19 +86,33 @@ function splitPath(path: string): { grpc_service: string; grpc_method: string } 
   return { grpc_service: service, grpc_method: method };
 }
 
+// Every call (and every item of a batch call) records here: batched (batched.ts).
 const GRPC_METRICS = {
   server: {
-    calls: [
+    calls: batchedCounter(
       'subx_grpc_server_handled_total',
       'gRPC calls handled by this server, by method and status code.',
-    ],
-    time: ['subx_grpc_server_handling_seconds', 'gRPC handling time on the server, by method.'],
+      grpcCodeLabels,
+    ),
+    time: batchedHistogram(
+      'subx_grpc_server_handling_seconds',
+      'gRPC handling time on the server, by method.',
+      grpcLabels,
+    ),
   },
   client: {
-    calls: ['subx_grpc_client_handled_total', 'gRPC calls made by this process, by method and status code.'],
-    time: ['subx_grpc_client_handling_seconds', 'gRPC call time seen by the caller, by method.'],
+    calls: batchedCounter(
+      'subx_grpc_client_handled_total',
+      'gRPC calls made by this process, by method and status code.',
+      grpcCodeLabels,
+    ),
+    time: batchedHistogram(
+      'subx_grpc_client_handling_seconds',
+      'gRPC call time seen by the caller, by method.',
+      grpcLabels,
+    ),
   },
-} as const;
+};
 
 /**
  * One finished unary call on either side (`startGrpcServer`, `unaryCall`): `path` is the method's
@@ -101,10 +124,9 @@ export function observeGrpcCall(
   code: string,
   seconds: number,
 ): void {
-  const labels = splitPath(path);
   const { calls, time } = GRPC_METRICS[side];
-  counter(calls[0], calls[1], grpcCodeLabels).inc({ ...labels, grpc_code: code });
-  histogram(time[0], time[1], grpcLabels).observe(labels, seconds);
+  calls.record(`${path} ${code}`, () => ({ ...splitPath(path), grpc_code: code }), 1);
+  time.record(path, () => splitPath(path), seconds);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -259,14 +281,15 @@ export function canaryMetrics(): (probe: {
 }
 
 /** One cache lookup: `cache` is the cache's name (transcript, metadata, comments, summary, ...). */
+const cacheLookups = batchedCounter(
+  'subx_cache_requests_total',
+  'Cache lookups, by cache and result (hit or miss).',
+  ['cache', 'result'],
+);
+
 export function countCacheLookup(cache: string, hit: boolean): void {
-  counter('subx_cache_requests_total', 'Cache lookups, by cache and result (hit or miss).', [
-    'cache',
-    'result',
-  ]).inc({
-    cache,
-    result: hit ? 'hit' : 'miss',
-  });
+  const result = hit ? 'hit' : 'miss';
+  cacheLookups.record(`${cache} ${result}`, () => ({ cache, result }), 1);
 }
 
 /**

@@ -19,12 +19,17 @@ function existing<T>(name: string): T | undefined {
   return registry.getSingleMetric(name) as T | undefined;
 }
 
+/** `collect`: run by prom-client before the metric is read (batched.ts hands its pending updates over). */
 export function counter<L extends string>(
   name: string,
   help: string,
   labelNames: readonly L[],
+  collect?: () => void,
 ): client.Counter<L> {
-  return existing<client.Counter<L>>(name) ?? new client.Counter({ name, help, labelNames });
+  return (
+    existing<client.Counter<L>>(name) ??
+    new client.Counter({ name, help, labelNames, ...(collect ? { collect } : {}) })
+  );
 }
 
 export function gauge<L extends string>(
@@ -44,10 +49,11 @@ export function histogram<L extends string>(
   help: string,
   labelNames: readonly L[],
   buckets: readonly number[] = LATENCY_BUCKETS,
+  collect?: () => void,
 ): client.Histogram<L> {
   return (
     existing<client.Histogram<L>>(name) ??
-    new client.Histogram({ name, help, labelNames, buckets: [...buckets] })
+    new client.Histogram({ name, help, labelNames, buckets: [...buckets], ...(collect ? { collect } : {}) })
   );
 }
 
