@@ -120,3 +120,36 @@ describe('gateway log lines', () => {
     for (const line of raw) expect(duplicateKeys(line), line).toEqual([]);
   });
 });
+
+describe('gateway log lines at LOG_LEVEL=warn (npm start)', () => {
+  it('writes no access line for a 2xx, and still the error-level line of a 5xx', async () => {
+    const warnRaw: string[] = [];
+    const logger = createLogger({
+      service: 'gateway',
+      level: 'warn',
+      destination: { write: (line: string) => void warnRaw.push(line) },
+    });
+    const quiet = await buildTestGateway({ deps: { logger } });
+    try {
+      const extract = (payload: Record<string, unknown>) =>
+        quiet.app.inject({
+          method: 'POST',
+          url: '/api/v1/extract',
+          payload,
+          headers: { 'x-api-key': KEYS.pro },
+        });
+      expect((await extract({ url: VIDEO_URL })).statusCode).toBe(200);
+      quiet.backends.handlers.getTranscript = async () => {
+        throw new AppError('UPSTREAM_ERROR', 'The platform answered something we cannot parse.');
+      };
+      const failed = await extract({ url: VIDEO_URL, force_refresh: true });
+      expect(failed.statusCode).toBe(502);
+      const access = warnRaw.map((l) => JSON.parse(l) as Line).filter((l) => l.msg === 'request');
+      expect(access).toEqual([
+        expect.objectContaining({ level: 'error', status: 502, request_id: failed.headers['x-request-id'] }),
+      ]);
+    } finally {
+      await quiet.app.close();
+    }
+  });
+});
