@@ -280,13 +280,14 @@ export function canaryMetrics(): (probe: {
   };
 }
 
-/** One cache lookup: `cache` is the cache's name (transcript, metadata, comments, summary, ...). */
+// Every cache lookup records here: batched (batched.ts).
 const cacheLookups = batchedCounter(
   'subx_cache_requests_total',
   'Cache lookups, by cache and result (hit or miss).',
   ['cache', 'result'],
 );
 
+/** One cache lookup: `cache` is the cache's name (transcript, metadata, comments, summary, ...). */
 export function countCacheLookup(cache: string, hit: boolean): void {
   const result = hit ? 'hit' : 'miss';
   cacheLookups.record(`${cache} ${result}`, () => ({ cache, result }), 1);
