@@ -85,6 +85,31 @@ describe.skipIf(!available)('Redis key-value store: bounded when Redis misbehave
     expect(await kv.increment('n', 1)).toBe(1);
   });
 
+  it('a subscription hears of its lost connection and of its return, and receives again after it', async () => {
+    const publisher = createRedisKeyValueStore({ url: redis.url, commandTimeoutMs: COMMAND_TIMEOUT_MS });
+    const states: boolean[] = [];
+    const received: string[] = [];
+    const unsubscribe = await kv.subscribe('news', (message) => void received.push(message), {
+      onConnection: (live) => void states.push(live),
+    });
+    try {
+      expect(await publisher.publish('news', 'before')).toBe(1);
+      await expect.poll(() => received).toEqual(['before']);
+      await redis.kill();
+      await expect.poll(() => states, { timeout: 5_000 }).toEqual([false]);
+      await redis.start();
+      await expect.poll(() => states, { timeout: 15_000 }).toEqual([false, true]);
+      // "Live" is said once Redis confirmed the subscription: the first message published after it arrives.
+      await expect
+        .poll(() => publisher.publish('news', 'after').catch(() => -1), { timeout: 10_000 })
+        .toBe(1);
+      await expect.poll(() => received).toEqual(['before', 'after']);
+    } finally {
+      await unsubscribe();
+      await publisher.close();
+    }
+  });
+
   it('never connected: commands wait at most the command timeout, and the queue is bounded', async () => {
     const nobody = createRedisKeyValueStore({
       url: 'redis://127.0.0.1:1',

@@ -142,8 +142,9 @@ export function describeKeyValueStoreContract(
         const second: string[] = [];
         const unsubscribeFirst = await subscriberStores[0]!.subscribe(channel, (m) => void first.push(m));
         await subscriberStores[1]!.subscribe(channel, (m) => void second.push(m));
-        await publisher.publish(channel, 'key-revoked:1');
-        await publisher.publish(k('other-channel'), 'not for us');
+        // Receivers are counted per store instance (one connection), not per subscription.
+        expect(await publisher.publish(channel, 'key-revoked:1')).toBe(sharedServer ? 2 : 1);
+        expect(await publisher.publish(k('other-channel'), 'not for us')).toBe(0);
         await waitFor(() => first.length === 1 && second.length === 1, {
           timeoutMs: 5_000,
           message: 'both subscribers',
@@ -152,11 +153,18 @@ export function describeKeyValueStoreContract(
         expect(second).toEqual(['key-revoked:1']);
 
         await unsubscribeFirst();
-        await publisher.publish(channel, 'key-revoked:2');
+        expect(await publisher.publish(channel, 'key-revoked:2')).toBe(1);
         await waitFor(() => second.length === 2, { timeoutMs: 5_000, message: 'the remaining subscriber' });
         expect(second).toEqual(['key-revoked:1', 'key-revoked:2']);
         expect(first).toEqual(['key-revoked:1']);
       },
     );
+
+    it('names each instance with its own client id, the unit `publish` counts', async () => {
+      const other = await makeStore();
+      extraStores.push(other);
+      expect(store.clientId).toMatch(/\S/);
+      expect(other.clientId).not.toBe(store.clientId);
+    });
   });
 }

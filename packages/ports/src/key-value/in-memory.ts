@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { systemClock, type Clock } from '../clock.ts';
 import type { KeyValueStore } from './port.ts';
 
@@ -30,6 +31,7 @@ export function createInMemoryKeyValueStore(
   const clock = options.clock ?? systemClock;
   const entries = new Map<string, Entry>();
   const channels = new Map<string, Set<(message: string) => void>>();
+  const clientId = randomUUID();
   let writes = 0;
   let closed = false;
 
@@ -116,9 +118,11 @@ export function createInMemoryKeyValueStore(
       if (current + by > limit) return { applied: false, value: current };
       return { applied: true, value: add(key, by, opts.expireAtMs) };
     },
+    clientId,
     async publish(channel, message) {
       assertOpen();
-      for (const handler of channels.get(channel) ?? []) {
+      const handlers = channels.get(channel);
+      for (const handler of handlers ?? []) {
         setImmediate(() => {
           try {
             handler(message);
@@ -128,6 +132,8 @@ export function createInMemoryKeyValueStore(
           }
         });
       }
+      // This instance is the only client its messages reach.
+      return handlers && handlers.size > 0 ? 1 : 0;
     },
     async subscribe(channel, handler) {
       assertOpen();

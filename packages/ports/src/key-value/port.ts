@@ -43,10 +43,27 @@ export interface KeyValueStore {
     limit: number,
     options?: { expireAtMs?: number },
   ): Promise<{ applied: boolean; value: number }>;
-  /** Broadcast to every subscriber of `channel` in every process. Fire-and-forget semantics. */
-  publish(channel: string, message: string): Promise<void>;
-  /** Resolves once the subscription is active; the returned function unsubscribes. */
-  subscribe(channel: string, handler: (message: string) => void): Promise<() => Promise<void>>;
+  /**
+   * Broadcast to every subscriber of `channel` in every process. Resolves with the number of
+   * clients it was handed to (Redis's PUBLISH reply): a client is one store instance, whose
+   * subscriptions share one connection, so it counts instances, not handlers. Delivery itself is
+   * not awaited: a receiver that must be known to have acted has to say so (key-cache.ts).
+   */
+  publish(channel: string, message: string): Promise<number>;
+  /** This instance as a receiver of `publish`: unique per instance, shared by its subscriptions. */
+  readonly clientId: string;
+  /**
+   * Resolves once the subscription is active; the returned function unsubscribes.
+   * `onConnection(false)`: the subscription's connection was lost, so what is published from then
+   * on does not reach `handler`; `onConnection(true)`: subscribed again. A subscriber that must not
+   * miss a message (a cache) stops trusting what it holds in between. The in-memory store never
+   * loses it.
+   */
+  subscribe(
+    channel: string,
+    handler: (message: string) => void,
+    options?: { onConnection?: (live: boolean) => void },
+  ): Promise<() => Promise<void>>;
   /** Bounded like every command: rejects (KeyValueUnavailableError) when the store cannot answer. */
   ping(): Promise<void>;
   close(): Promise<void>;

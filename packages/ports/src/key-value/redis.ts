@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Redis, ReplyError } from 'ioredis';
 import { KeyValueUnavailableError, type KeyValueStore } from './port.ts';
 
@@ -97,14 +98,50 @@ export function createRedisKeyValueStore(options: RedisKeyValueStoreOptions): Ke
     }
   };
 
+  // One subscriber connection per store: what PUBLISH counts as one receiver.
+  const clientId = randomUUID();
   let subscriber: Redis | null = null;
   const handlers = new Map<string, Set<(message: string) => void>>();
   const subscribed = new Map<string, Promise<void>>();
 
+  const connectionListeners = new Set<(live: boolean) => void>();
+  const tell = (live: boolean): void => {
+    for (const listener of connectionListeners) {
+      try {
+        listener(live);
+      } catch (error) {
+        console.error('key-value connection listener threw', error);
+      }
+    }
+  };
+
   const getSubscriber = (): Redis => {
     if (!subscriber) {
-      subscriber = redis.duplicate();
-      subscriber.on('error', () => undefined);
+      const connection = redis.duplicate();
+      subscriber = connection;
+      connection.on('error', () => undefined);
+      // 'close' repeats while reconnecting: subscribers hear of the loss once. ioredis resubscribes
+      // on 'ready', but only sends the commands then; subscribing here as well and awaiting it
+      // means "live again" is said only once Redis confirmed every channel.
+      let lost = false;
+      connection.on('close', () => {
+        if (lost) return;
+        lost = true;
+        tell(false);
+      });
+      connection.on('ready', () => {
+        if (!lost) return;
+        const channels = [...subscribed.keys()];
+        (channels.length > 0 ? connection.subscribe(...channels) : Promise.resolve()).then(
+          () => {
+            if (!lost || connection.status !== 'ready') return;
+            lost = false;
+            tell(true);
+          },
+          // Lost again meanwhile: the next 'ready' tries again.
+          () => undefined,
+        );
+      });
       subscriber.on('message', (channel: string, message: string) => {
         for (const handler of handlers.get(channel) ?? []) {
           try {
@@ -155,11 +192,13 @@ export function createRedisKeyValueStore(options: RedisKeyValueStoreOptions): Ke
       const [applied, value] = await run(() => redis.subxIncrementWithin(key, by, limit, expireAt));
       return { applied: applied === 1, value: Number(value) };
     },
+    clientId,
     async publish(channel, message) {
-      await run(() => redis.publish(channel, message));
+      return run(() => redis.publish(channel, message));
     },
-    async subscribe(channel, handler) {
+    async subscribe(channel, handler, subscribeOptions = {}) {
       const registration = (message: string): void => handler(message);
+      const { onConnection } = subscribeOptions;
       let set = handlers.get(channel);
       if (!set) {
         set = new Set();
@@ -189,7 +228,11 @@ export function createRedisKeyValueStore(options: RedisKeyValueStoreOptions): Ke
         set.delete(registration);
         throw error;
       }
+      // A listener object of its own, so one subscription's unsubscribe removes only its listener.
+      const listener = onConnection ? (live: boolean): void => onConnection(live) : undefined;
+      if (listener) connectionListeners.add(listener);
       return async () => {
+        if (listener) connectionListeners.delete(listener);
         const current = handlers.get(channel);
         if (!current?.delete(registration) || current.size > 0) return;
         handlers.delete(channel);
