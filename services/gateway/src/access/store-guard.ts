@@ -52,8 +52,9 @@ export function guardKeyValueStore(kv: KeyValueStore): KeyValueStore {
     ttlMs: guard((key) => kv.ttlMs(key)),
     increment: guard((key, by, options) => kv.increment(key, by, options)),
     incrementWithin: guard((key, by, limit, options) => kv.incrementWithin(key, by, limit, options)),
+    clientId: kv.clientId,
     publish: guard((channel, message) => kv.publish(channel, message)),
-    subscribe: guard((channel, handler) => kv.subscribe(channel, handler)),
+    subscribe: guard((channel, handler, options) => kv.subscribe(channel, handler, options)),
     ping: guard(() => kv.ping()),
     close: () => kv.close(),
   };

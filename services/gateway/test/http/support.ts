@@ -192,7 +192,8 @@ export function createTestKv(): KeyValueStore & { data: Map<string, string> } {
       data.set(k, String(n));
       return { applied: true, value: n };
     },
-    publish: async () => {},
+    clientId: 'test-kv',
+    publish: async () => 0,
     subscribe: async () => async () => {},
     ping: async () => {},
     close: async () => {},
