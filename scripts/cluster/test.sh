@@ -177,6 +177,51 @@ check_extract() {
   fi
 }
 
+# decisions.md: a regenerated or revoked key is refused on every gateway replica once the admin
+# call returns. Both replicas cache the key first (20 requests through the Service land on both),
+# then the key is regenerated and revoked through the admin Service; each call answers only once
+# every replica confirmed (a replica that does not costs the call 2 s, so a slower one is a FAIL).
+# An account of its own, so the suite's key (and the helm test's Secret) stays valid.
+check_key_regeneration() {
+  local out status account old_key new_key t0 regen_ms revoke_ms codes
+  admin() { curl -s --max-time 30 -w '\n%{http_code}' -H "Authorization: Bearer ci-cluster-admin-token-0123456789abcdef" "$@"; }
+  # status of a counted request with key $1 (the extraction is cached by check_extract)
+  call() {
+    curl -s --max-time 30 -o /dev/null -w '%{http_code}' -X POST "http://$GATEWAY_IP:8080/api/v1/extract" \
+      -H 'content-type: application/json' -H "X-API-Key: $1" \
+      --data "{\"url\":\"https://www.youtube.com/watch?v=$YT_MANUAL_AUTO\"}"
+  }
+  # "20 401", or e.g. "3 200 17 401": how many of 20 requests got each status
+  calls() { local i; for i in $(seq 1 20); do call "$1"; echo; done | sort | uniq -c | tr -s ' \n' ' ' | sed 's/^ //; s/ $//'; }
+  out=$(admin -X POST "http://$ADMIN_IP:8081/admin/v1/accounts" -H 'content-type: application/json' --data '{"tier":"pro"}')
+  account=$(printf '%s' "$out" | head -n -1 | json r.account_id 2>/dev/null || true)
+  old_key=$(printf '%s' "$out" | head -n -1 | json r.api_key 2>/dev/null || true)
+  [ -n "$account" ] && [ -n "$old_key" ] || { fail "key regeneration: account not created: $(printf '%s' "$out" | head -c 300)"; return; }
+  codes=$(calls "$old_key")
+  [ "$codes" = "20 200" ] || { fail "key regeneration: the new key before any change: $codes"; return; }
+  t0=$(date +%s%N)
+  out=$(admin -X POST "http://$ADMIN_IP:8081/admin/v1/accounts/$account/api-key")
+  regen_ms=$((($(date +%s%N) - t0) / 1000000))
+  status=$(printf '%s' "$out" | tail -1)
+  new_key=$(printf '%s' "$out" | head -n -1 | json r.api_key 2>/dev/null || true)
+  [ "$status" = 201 ] && [ -n "$new_key" ] || { fail "key regeneration: POST api-key -> $status"; return; }
+  local old_after new_after
+  old_after=$(calls "$old_key")
+  new_after=$(calls "$new_key")
+  t0=$(date +%s%N)
+  status=$(admin -o /dev/null -X DELETE "http://$ADMIN_IP:8081/admin/v1/accounts/$account/api-key" | tail -1)
+  revoke_ms=$((($(date +%s%N) - t0) / 1000000))
+  local revoked_after
+  revoked_after=$(calls "$new_key")
+  local evidence="regenerate answered in $regen_ms ms, then the old key: $old_after, the new key: $new_after; revoke ($status) in $revoke_ms ms, then the new key: $revoked_after"
+  if [ "$old_after" = "20 401" ] && [ "$new_after" = "20 200" ] && [ "$status" = 204 ] &&
+    [ "$revoked_after" = "20 401" ] && [ "$regen_ms" -lt 1900 ] && [ "$revoke_ms" -lt 1900 ]; then
+    pass "key regeneration and revocation hold on both gateway replicas at once: $evidence"
+  else
+    fail "key regeneration and revocation: $evidence"
+  fi
+}
+
 # A batch fans out over Kafka (extract.jobs.v1) to the extractors. One extractor pod is killed
 # (no grace) first: its partitions stay assigned to a dead member until the group rebalances, so
 # the jobs sent there are redone by the other replica or the replacement.
@@ -253,6 +298,7 @@ run_cluster_suite() {
       --dry-run=client -o yaml | k apply -f - >/dev/null
     check_extractor_deletion
     check_extract
+    check_key_regeneration
     check_helm_test
     check_rolling_restart
     check_probes

@@ -6,10 +6,11 @@
  *
  * decisions.md: the change holds on every replica once the admin call returns. Redis hands a
  * published message to every subscriber before it answers PUBLISH, but each replica acts on it
- * only when its event loop reads it, a moment later (measured: another replica in the same
- * process, a turn after our own echo, about one run in two). So every replica that received the
- * broadcast confirms it on a second channel after dropping the entries, and `invalidate` resolves
- * once as many stores confirmed as PUBLISH said it reached (bounded by `echoTimeoutMs`).
+ * only when its event loop reads it, a moment later: waiting for our own echo alone let the other
+ * replica of access-real-engines.test.ts admit the old key about one loaded `npm test` run in
+ * two. So every replica that received the broadcast confirms it on a second channel after
+ * dropping the entries, and `invalidate` resolves once as many stores confirmed as PUBLISH said it
+ * reached (bounded by `echoTimeoutMs`).
  *
  * A replica whose subscription connection is down is not among those PUBLISH reaches, and what
  * is published meanwhile never reaches it: from the moment the store reports the loss until it is
