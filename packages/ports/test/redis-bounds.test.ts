@@ -5,9 +5,8 @@ import { createRedisKeyValueStore } from '../src/key-value/redis.ts';
 
 // Issue 14, items 2 and 3: a frozen or dead Redis must cost each command a bounded wait and a
 // typed, retryable failure, never a hang. The suite runs its own redis-server (it freezes it).
+// Throws under CI when redis-server is missing: there the suite runs, never skips.
 const available = redisServerAvailable();
-if (!available && process.env.CI)
-  throw new Error('redis-server is not on PATH (scripts/engines.sh installs it)');
 
 const COMMAND_TIMEOUT_MS = 300;
 // Generous for a loaded 2-core machine; the point is "bounded", versus "forever" before.

@@ -9,9 +9,8 @@ import { startFakeYouTube, videoIds, type FakeYouTube } from '@subx/testing/fake
 import { redisServerAvailable, startOwnRedis, type OwnRedis } from '@subx/testing/faults';
 import { jsonPost, startSystem, timedFetch, type RunningSystem } from './support.ts';
 
+// Throws under CI when redis-server is missing: there the suite runs, never skips.
 const available = redisServerAvailable();
-if (!available && process.env.CI)
-  throw new Error('redis-server is not on PATH (scripts/engines.sh installs it)');
 
 // The Redis command timeout is 1 s; a request makes a few sequential commands. Loaded CI machines
 // get slack; before the fix these requests never answered at all (or answered 500).

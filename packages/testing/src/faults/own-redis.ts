@@ -25,8 +25,12 @@ export interface OwnRedis {
   stop(): Promise<void>;
 }
 
+/** Whether `redis-server` is on PATH. Under CI its absence throws: a fault suite runs there, never skips. */
 export function redisServerAvailable(): boolean {
-  return spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0;
+  const available = spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0;
+  if (!available && process.env.CI)
+    throw new Error('redis-server is not on PATH (scripts/engines.sh installs it)');
+  return available;
 }
 
 function answers(port: number): boolean {
