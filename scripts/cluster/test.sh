@@ -27,6 +27,14 @@ gw() {
   [ -z "${3:-}" ] || args+=(--data "$3")
   curl "${args[@]}"
 }
+# admin METHOD PATH [BODY] : a call to the admin API's own Service (never the public one) with
+# ci/cluster-values.yaml's token; prints the body, then the status line.
+admin() {
+  local args=(-s --max-time 30 -o - -w '\n%{http_code}' -X "$1" "http://$ADMIN_IP:8081$2"
+    -H "Authorization: Bearer ci-cluster-admin-token-0123456789abcdef")
+  [ -z "${3:-}" ] || args+=(-H 'content-type: application/json' --data "$3")
+  curl "${args[@]}"
+}
 json() { node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const v=new Function("r","return ("+process.argv[1]+")")(JSON.parse(s));console.log(typeof v==="string"?v:JSON.stringify(v))})' "$1"; }
 
 # in_pod NAME IMAGE CMD... : runs CMD in a pod of the test namespace (non-root); prints its output.
@@ -156,10 +164,7 @@ check_crds() {
 
 create_key() {
   local out status
-  # The admin API has a Service of its own (never the public one): ci/cluster-values.yaml's token.
-  out=$(API_KEY='' curl -s --max-time 30 -w '\n%{http_code}' -X POST "http://$ADMIN_IP:8081/admin/v1/accounts" \
-    -H "Authorization: Bearer ci-cluster-admin-token-0123456789abcdef" -H 'content-type: application/json' \
-    --data '{"tier":"pro","credits":100000}')
+  out=$(admin POST /admin/v1/accounts '{"tier":"pro","credits":100000}')
   status=$(printf '%s' "$out" | tail -1)
   API_KEY=$(printf '%s' "$out" | head -n -1 | json r.api_key 2>/dev/null || true)
   [ "$status" = 201 ] && [ -n "$API_KEY" ] && pass "admin API: a pro account and its key created (201)" ||
@@ -184,7 +189,6 @@ check_extract() {
 # An account of its own, so the suite's key (and the helm test's Secret) stays valid.
 check_key_regeneration() {
   local out status account old_key new_key t0 regen_ms revoke_ms codes
-  admin() { curl -s --max-time 30 -w '\n%{http_code}' -H "Authorization: Bearer ci-cluster-admin-token-0123456789abcdef" "$@"; }
   # status of a counted request with key $1 (the extraction is cached by check_extract)
   call() {
     curl -s --max-time 30 -o /dev/null -w '%{http_code}' -X POST "http://$GATEWAY_IP:8080/api/v1/extract" \
@@ -193,14 +197,14 @@ check_key_regeneration() {
   }
   # "20 401", or e.g. "3 200 17 401": how many of 20 requests got each status
   calls() { local i; for i in $(seq 1 20); do call "$1"; echo; done | sort | uniq -c | tr -s ' \n' ' ' | sed 's/^ //; s/ $//'; }
-  out=$(admin -X POST "http://$ADMIN_IP:8081/admin/v1/accounts" -H 'content-type: application/json' --data '{"tier":"pro"}')
+  out=$(admin POST /admin/v1/accounts '{"tier":"pro"}')
   account=$(printf '%s' "$out" | head -n -1 | json r.account_id 2>/dev/null || true)
   old_key=$(printf '%s' "$out" | head -n -1 | json r.api_key 2>/dev/null || true)
   [ -n "$account" ] && [ -n "$old_key" ] || { fail "key regeneration: account not created: $(printf '%s' "$out" | head -c 300)"; return; }
   codes=$(calls "$old_key")
   [ "$codes" = "20 200" ] || { fail "key regeneration: the new key before any change: $codes"; return; }
   t0=$(date +%s%N)
-  out=$(admin -X POST "http://$ADMIN_IP:8081/admin/v1/accounts/$account/api-key")
+  out=$(admin POST "/admin/v1/accounts/$account/api-key")
   regen_ms=$((($(date +%s%N) - t0) / 1000000))
   status=$(printf '%s' "$out" | tail -1)
   new_key=$(printf '%s' "$out" | head -n -1 | json r.api_key 2>/dev/null || true)
@@ -209,7 +213,7 @@ check_key_regeneration() {
   old_after=$(calls "$old_key")
   new_after=$(calls "$new_key")
   t0=$(date +%s%N)
-  status=$(admin -o /dev/null -X DELETE "http://$ADMIN_IP:8081/admin/v1/accounts/$account/api-key" | tail -1)
+  status=$(admin DELETE "/admin/v1/accounts/$account/api-key" | tail -1)
   revoke_ms=$((($(date +%s%N) - t0) / 1000000))
   local revoked_after
   revoked_after=$(calls "$new_key")
