@@ -12,7 +12,10 @@ const key = (videoId: string, overrides: Partial<ExtractCacheKey> = {}): Extract
   includeTimestamps: true,
   ...overrides,
 });
-const json = (payload: string) => ({ contentType: 'application/json; charset=utf-8', payload });
+const json = (payload: string) => ({
+  contentType: 'application/json; charset=utf-8',
+  payload: Buffer.from(payload),
+});
 
 describe('extract micro-cache', () => {
   it('is off when the byte cap or the TTL is 0', () => {
@@ -26,7 +29,7 @@ describe('extract micro-cache', () => {
     const cache = createExtractCache({ ttlMs: 30_000, maxBytes: 1 << 20, clock })!;
     cache.set(key('aaaaaaaaaaa'), json('{"a":1'));
     clock.advance(29_999);
-    expect(cache.get(key('aaaaaaaaaaa'))?.payload).toBe('{"a":1');
+    expect(cache.get(key('aaaaaaaaaaa'))?.payload.toString()).toBe('{"a":1');
     clock.advance(2);
     expect(cache.get(key('aaaaaaaaaaa'))).toBeUndefined();
     expect(cache.stats().entries).toBe(0);
@@ -44,13 +47,13 @@ describe('extract micro-cache', () => {
     ];
     for (const v of variants) expect(cache.get(key('aaaaaaaaaaa', v)), JSON.stringify(v)).toBeUndefined();
     expect(cache.get(key('bbbbbbbbbbb'))).toBeUndefined();
-    expect(cache.get(key('aaaaaaaaaaa'))?.payload).toBe('base');
+    expect(cache.get(key('aaaaaaaaaaa'))?.payload.toString()).toBe('base');
   });
 
   it('holds no more than its byte cap, dropping the least recently used first', () => {
     const maxBytes = 50_000;
     const cache = createExtractCache({ ttlMs: 60_000, maxBytes, clock: new ManualClock(0) })!;
-    const payload = 'x'.repeat(5_000); // about 10 KB each as counted (UTF-16)
+    const payload = 'x'.repeat(10_000); // about 10 KB each as counted
     for (let i = 0; i < 4; i++) cache.set(key(`video${i}`.padEnd(11, '0')), json(payload));
     // Touch the first so the second becomes the least recently used.
     expect(cache.get(key('video0'.padEnd(11, '0')))).toBeDefined();
@@ -80,9 +83,25 @@ describe('extract micro-cache', () => {
     };
     const rateLimit = { limit: 100, remaining: 7, reset: 1773187200, reset_at: '2026-03-11T00:00:00.000Z' };
     const requestId = 'req_"odd"\\id';
-    expect(completeJsonBody(jsonHead(rest), rateLimit, requestId)).toBe(
+    expect(completeJsonBody(Buffer.from(jsonHead(rest)), rateLimit, requestId).toString('utf8')).toBe(
       JSON.stringify({ ...rest, rate_limit: rateLimit, request_id: requestId }),
     );
+  });
+
+  it('completed bodies never share bytes: each stays intact while later ones are written', () => {
+    // Bodies are cut from shared slabs; thousands of them cross several slabs, and a large one
+    // gets a buffer of its own.
+    const bodies: { body: Buffer; expected: string }[] = [];
+    for (let i = 0; i < 3_000; i++) {
+      const head =
+        i % 1_000 === 999 ? `{"big":"${'b'.repeat(100_000)}"` : `{"n":${i},"pad":"${'p'.repeat(i % 97)}"`;
+      const rateLimit = { remaining: i };
+      bodies.push({
+        body: completeJsonBody(Buffer.from(head), rateLimit, `req_${i}`),
+        expected: `${head},"rate_limit":{"remaining":${i}},"request_id":"req_${i}"}`,
+      });
+    }
+    for (const { body, expected } of bodies) expect(body.toString('utf8')).toBe(expected);
   });
 
   it('jsonHeadAround splices already-rendered JSON in as one field, the bytes jsonHead gives for the whole', () => {

@@ -99,12 +99,17 @@ export function idempotencyHook(store: IdempotencyStore): preHandlerHookHandler 
 
 /** onSend: keep what we send so onResponse can store it for replays. */
 export function captureForIdempotency(request: FastifyRequest, reply: FastifyReply, payload: unknown): void {
-  if (request.idempotencyKey === null || typeof payload !== 'string') return;
+  if (request.idempotencyKey === null) return;
+  // Answers go out as strings or (extract) as UTF-8 bytes; a stream is never stored for replay.
+  let body: string;
+  if (typeof payload === 'string') body = payload;
+  else if (Buffer.isBuffer(payload)) body = payload.toString('utf8');
+  else return;
   captured.set(request, {
     status: reply.statusCode,
     contentType: String(reply.getHeader('content-type') ?? ''),
     location: typeof reply.getHeader('location') === 'string' ? String(reply.getHeader('location')) : null,
-    body: payload,
+    body,
   });
 }
 

@@ -309,6 +309,22 @@ describe('idempotency', () => {
     expect(gw.backends.calls).toHaveLength(1);
   });
 
+  it('a retried extract with the same Idempotency-Key replays its bytes, request id included', async () => {
+    // Extract answers go out as bytes (a Buffer), not as a string: they are stored for replay too.
+    const request = {
+      method: 'POST' as const,
+      url: '/api/v1/extract',
+      payload: { url: VIDEO_URL },
+      headers: { 'x-api-key': KEYS.enterprise, 'idempotency-key': 'extract-1' },
+    };
+    const first = await gw.app.inject(request);
+    const second = await gw.app.inject(request);
+    expect(first.statusCode).toBe(200);
+    expect(second.headers['idempotent-replayed']).toBe('true');
+    expect(second.body).toBe(first.body);
+    expect((second.json() as { request_id: string }).request_id).toBe(first.headers['x-request-id']);
+  });
+
   it('the same key with a different body is 400, and a failed request frees the key', async () => {
     const headers = { 'x-api-key': KEYS.enterprise, 'idempotency-key': 'k-2' };
     gw.backends.handlers.getTranscript = async () => {
