@@ -7,6 +7,27 @@ describeKeyValueStoreContract('in-memory', async () => createInMemoryKeyValueSto
   sharedServer: false,
 });
 
+describe('in-memory key-value store counting in process', () => {
+  it('counts through plain calls on the same counters as its promises, with the same rules', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 0, 1));
+    const kv = createInMemoryKeyValueStore({ clock });
+    const expireAtMs = clock.now() + 1_000;
+    expect(kv.inProcess.increment('n', 2, { expireAtMs })).toBe(2);
+    expect(await kv.increment('n', 1)).toBe(3);
+    expect(kv.inProcess.incrementWithin('n', 1, 4)).toEqual({ applied: true, value: 4 });
+    expect(kv.inProcess.incrementWithin('n', 1, 4)).toEqual({ applied: false, value: 4 });
+    expect(await kv.incrementWithin('n', 1, 4)).toEqual({ applied: false, value: 4 });
+    expect(await kv.ttlMs('n')).toBe(1_000);
+    clock.advance(1_000);
+    expect(kv.inProcess.incrementWithin('n', 1, 4)).toEqual({ applied: true, value: 1 });
+    await kv.set('text', 'abc');
+    expect(() => kv.inProcess.increment('text', 1)).toThrow(/not an integer/);
+    expect(() => kv.inProcess.increment('n', 0.5)).toThrow(/integer/);
+    await kv.close();
+    expect(() => kv.inProcess.incrementWithin('n', 1, 4)).toThrow(/closed/);
+  });
+});
+
 describe('in-memory key-value store with an injected clock', () => {
   it('expires keys when the clock passes their deadline', async () => {
     const clock = new ManualClock(Date.UTC(2026, 0, 1));

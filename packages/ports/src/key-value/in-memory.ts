@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { systemClock, type Clock } from '../clock.ts';
-import type { KeyValueStore } from './port.ts';
+import type { InProcessCounters, KeyValueStore } from './port.ts';
 
 export interface InMemoryKeyValueStoreOptions {
   /** Expiry is judged by this clock, so tests move time instead of sleeping. */
@@ -9,6 +9,7 @@ export interface InMemoryKeyValueStoreOptions {
 
 /** The embedded store, which can also list its keys (a real store's would need a SCAN). */
 export interface InMemoryKeyValueStore extends KeyValueStore {
+  readonly inProcess: InProcessCounters;
   /** The keys that hold a value now (expired ones left out), e.g. for a test that nothing was stored. */
   keys(): string[];
 }
@@ -78,6 +79,21 @@ export function createInMemoryKeyValueStore(
     return value;
   };
 
+  const counters: InProcessCounters = {
+    increment(key, by, opts = {}) {
+      assertOpen();
+      assertInteger(by);
+      return add(key, by, opts.expireAtMs);
+    },
+    incrementWithin(key, by, limit, opts = {}) {
+      assertOpen();
+      assertInteger(by);
+      const current = integerValue(key);
+      if (current + by > limit) return { applied: false, value: current };
+      return { applied: true, value: add(key, by, opts.expireAtMs) };
+    },
+  };
+
   return {
     keys() {
       return [...entries.keys()].filter((key) => live(key) !== null);
@@ -106,18 +122,13 @@ export function createInMemoryKeyValueStore(
       if (!entry || entry.expiresAt === null) return null;
       return entry.expiresAt - clock.now();
     },
-    async increment(key, by, opts = {}) {
-      assertOpen();
-      assertInteger(by);
-      return add(key, by, opts.expireAtMs);
+    async increment(key, by, opts) {
+      return counters.increment(key, by, opts);
     },
-    async incrementWithin(key, by, limit, opts = {}) {
-      assertOpen();
-      assertInteger(by);
-      const current = integerValue(key);
-      if (current + by > limit) return { applied: false, value: current };
-      return { applied: true, value: add(key, by, opts.expireAtMs) };
+    async incrementWithin(key, by, limit, opts) {
+      return counters.incrementWithin(key, by, limit, opts);
     },
+    inProcess: counters,
     clientId,
     async publish(channel, message) {
       assertOpen();

@@ -1,12 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { AppError, Errors, toPublicErrorBody } from '@subx/errors';
-import type { Collection, Doc, DocumentStore } from '@subx/ports';
-import { createInMemoryDocumentStore, createInMemoryKeyValueStore } from '@subx/ports';
+import type { Collection, Doc, DocumentStore, KeyValueStore } from '@subx/ports';
+import { ManualClock, createInMemoryDocumentStore, createInMemoryKeyValueStore } from '@subx/ports';
 import { scrape } from '@subx/service-kit';
 import { rateLimitBody, rateLimitHeaders, rateLimitOf } from './rate-limit.ts';
 import type { Replicas } from './test-support.ts';
 import { startReplicas } from './test-support.ts';
 import { ACCOUNTS_COLLECTION } from './accounts.ts';
+import type { Admission } from './types.ts';
 
 let replicas: Replicas | undefined;
 afterEach(async () => {
@@ -21,7 +22,8 @@ async function dailyRejections(tier: string): Promise<number> {
   return line === undefined ? 0 : Number(line.slice(series.length));
 }
 
-async function rejection(promise: Promise<unknown>): Promise<AppError> {
+/** The refusal of an admission (admit answers with the admission itself, or a promise). */
+async function rejection(promise: unknown): Promise<AppError> {
   try {
     await promise;
   } catch (err) {
@@ -176,6 +178,69 @@ describe('bad keys', () => {
       request_id: 'req-2',
       retryable: false,
     });
+  });
+});
+
+/** The same store seen as a remote one (Redis): no counters in this process. */
+function remoteStore(kv: KeyValueStore): KeyValueStore {
+  const { inProcess, ...remote } = kv;
+  expect(inProcess).toBeDefined();
+  return remote;
+}
+
+describe('an admission decided at once', () => {
+  it('is the admission itself, not a promise, once the key is cached and the day counted here', async () => {
+    replicas = await startReplicas(1);
+    const [m] = replicas.modules;
+    const { apiKey } = await m!.accounts.createAccount({ tier: 'pro' });
+    // The key is not cached yet and the day's first request rebuilds the counter: both wait.
+    const first = m!.access.admit({ apiKey, operation: 'extract' });
+    expect(first).toBeInstanceOf(Promise);
+    expect((await first).rateLimit).toMatchObject({ limit: 10_000, remaining: 9_999 });
+    const second = m!.access.admit({ apiKey, operation: 'extract' });
+    expect(second).not.toBeInstanceOf(Promise);
+    expect((second as Admission).rateLimit).toMatchObject({ limit: 10_000, remaining: 9_998 });
+    // A refund un-counts it as it does an awaited admission.
+    await (second as Admission).refund();
+    expect((await m!.access.admit({ apiKey, operation: 'extract' })).rateLimit.remaining).toBe(9_998);
+    const unlimited = await m!.accounts.createAccount({ tier: 'enterprise' });
+    await m!.access.admit({ apiKey: unlimited.apiKey, operation: 'extract' });
+    const at = m!.access.admit({ apiKey: unlimited.apiKey, operation: 'extract' });
+    expect(at).not.toBeInstanceOf(Promise);
+    expect((at as Admission).rateLimit).toMatchObject({ limit: null, remaining: null });
+  });
+
+  it('refuses with a rejected promise, never a throw, however fast it decides', async () => {
+    replicas = await startReplicas(1);
+    const [m] = replicas.modules;
+    // Malformed: decided without a lookup.
+    const malformed = m!.access.admit({ apiKey: 'nope', operation: 'extract' });
+    expect(malformed).toBeInstanceOf(Promise);
+    expect((await rejection(malformed)).code).toBe('UNAUTHORIZED');
+    const { apiKey } = await m!.accounts.createAccount({ tier: 'free' });
+    for (let i = 0; i < 100; i += 1) await m!.access.admit({ apiKey, operation: 'extract' });
+    const limited = m!.access.admit({ apiKey, operation: 'extract' });
+    expect(limited).toBeInstanceOf(Promise);
+    const error = await rejection(limited);
+    expect(error.code).toBe('RATE_LIMITED');
+    expect(rateLimitOf(error)).toMatchObject({ limit: 100, remaining: 0 });
+    const tier = m!.access.admit({ apiKey, operation: 'summarize' });
+    expect(tier).toBeInstanceOf(Promise);
+    expect((await rejection(tier)).code).toBe('TIER_REQUIRED');
+  });
+
+  it('waits for a store that counts elsewhere, and counts the same', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 2, 15, 10, 0, 0));
+    replicas = await startReplicas(1, { clock, kv: remoteStore(createInMemoryKeyValueStore({ clock })) });
+    const [m] = replicas.modules;
+    const { account, apiKey } = await m!.accounts.createAccount({ tier: 'free' });
+    for (let i = 0; i < 100; i += 1) {
+      const admission = m!.access.admit({ apiKey, operation: 'extract' });
+      expect(admission).toBeInstanceOf(Promise);
+      expect((await admission).rateLimit.remaining).toBe(99 - i);
+    }
+    expect((await rejection(m!.access.admit({ apiKey, operation: 'extract' }))).code).toBe('RATE_LIMITED');
+    expect(await m!.rateLimiter.todayCount(account._id)).toBe(100);
   });
 });
 

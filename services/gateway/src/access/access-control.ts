@@ -6,16 +6,16 @@
 import { Errors } from '@subx/errors';
 import type { Clock } from '@subx/ports';
 import { countRateLimitRejection } from '@subx/service-kit';
-import type { AccessControl } from './types.ts';
+import type { Account, AccessControl, Admission, Operation } from './types.ts';
 import type { AccountRepository } from './accounts.ts';
 import type { DelegationRegistry } from './delegation.ts';
 import type { AccessPricing } from './pricing.ts';
 import { tierAllows } from './pricing.ts';
-import type { DailyRateLimiter } from './rate-limit.ts';
+import type { Consumed, DailyRateLimiter } from './rate-limit.ts';
 import { attachRateLimit, dailyLimitError } from './rate-limit.ts';
 
 export function createAccessControl(deps: {
-  accounts: Pick<AccountRepository, 'authenticate'>;
+  accounts: Pick<AccountRepository, 'authenticate' | 'authenticateNow'>;
   rateLimiter: DailyRateLimiter;
   clock: Clock;
   pricing: AccessPricing;
@@ -23,21 +23,38 @@ export function createAccessControl(deps: {
   delegations?: DelegationRegistry;
 }): AccessControl {
   const { accounts, rateLimiter, clock, pricing, delegations } = deps;
-  return {
-    async admit({ apiKey, operation }) {
-      const account = delegations?.redeem(apiKey) ?? (await accounts.authenticate(apiKey));
-      if (!account) throw Errors.unauthorized();
-      const required = pricing.minimumTier[operation];
-      if (!tierAllows(account.tier, required)) {
-        const state = await rateLimiter.peek(account);
+
+  function admitted(account: Account, consumed: Consumed): Admission {
+    if (!consumed.admitted) {
+      countRateLimitRejection(account.tier, 'daily');
+      throw dailyLimitError(consumed.state, clock.now());
+    }
+    return { account, rateLimit: consumed.state, refund: consumed.refund };
+  }
+
+  function admitAccount(account: Account | null, operation: Operation): Admission | Promise<Admission> {
+    if (!account) throw Errors.unauthorized();
+    const required = pricing.minimumTier[operation];
+    if (!tierAllows(account.tier, required)) {
+      return rateLimiter.peek(account).then((state) => {
         throw attachRateLimit(Errors.tierRequired(required, account.tier), state);
+      });
+    }
+    const consumed = rateLimiter.consume(account, operation);
+    if (consumed instanceof Promise) return consumed.then((c) => admitted(account, c));
+    return admitted(account, consumed);
+  }
+
+  return {
+    admit({ apiKey, operation }) {
+      // A key in the cache and a counter in this process decide at once (see AccessControl.admit).
+      try {
+        const known = delegations?.redeem(apiKey) ?? accounts.authenticateNow(apiKey);
+        if (known !== undefined) return admitAccount(known, operation);
+      } catch (error) {
+        return Promise.reject(error);
       }
-      const consumed = await rateLimiter.consume(account, operation);
-      if (!consumed.admitted) {
-        countRateLimitRejection(account.tier, 'daily');
-        throw dailyLimitError(consumed.state, clock.now());
-      }
-      return { account, rateLimit: consumed.state, refund: consumed.refund };
+      return accounts.authenticate(apiKey).then((account) => admitAccount(account, operation));
     },
     authenticate: (apiKey) => accounts.authenticate(apiKey),
   };

@@ -69,6 +69,11 @@ export interface AccountRepository {
   revokeKey(accountId: string): Promise<boolean>;
   /** The key's account, or null (malformed, unknown, regenerated or revoked key). */
   authenticate(apiKey: unknown): Promise<Account | null>;
+  /**
+   * authenticate's answer when it needs no store read: null for a malformed key, the account of a
+   * key in the cache; undefined when only authenticate can tell.
+   */
+  authenticateNow(apiKey: unknown): Account | null | undefined;
   /** Grants the tier's monthly allowance once per UTC month (idempotent, atomic). */
   ensureMonthlyAllowance(accountId: string): Promise<void>;
   init(): Promise<void>;
@@ -194,6 +199,11 @@ export function createAccountRepository(options: AccountRepositoryOptions): Acco
       if (!updated) return false;
       await keyCache.invalidate(accountId);
       return true;
+    },
+
+    authenticateNow(apiKey) {
+      if (!isWellFormedApiKey(apiKey)) return null;
+      return keyCache.peek(hashOfPresentedKey(apiKey));
     },
 
     async authenticate(apiKey) {

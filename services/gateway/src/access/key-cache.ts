@@ -29,6 +29,8 @@ const KEY_INVALIDATION_CHANNEL = 'access:key-invalidation:v1';
 const KEY_INVALIDATION_APPLIED_CHANNEL = 'access:key-invalidation-applied:v1';
 
 export interface KeyCache {
+  /** The cached account of a key hash, or undefined when none is held (nothing is loaded). */
+  peek(keyHash: string): Account | undefined;
   /** Reads the cache; on a miss runs `load` and caches its non-null result unless an invalidation raced it. */
   get(keyHash: string, load: () => Promise<Account | null>): Promise<Account | null>;
   /** Drops the account's entries here and on every replica; resolves once every replica confirmed. */
@@ -125,6 +127,11 @@ export function createKeyCache(options: KeyCacheOptions): KeyCache {
   }
 
   return {
+    peek(keyHash) {
+      const hit = entries.get(keyHash);
+      return hit && hit.expiresAt > clock.now() ? hit.account : undefined;
+    },
+
     async get(keyHash, load) {
       const hit = entries.get(keyHash);
       const now = clock.now();

@@ -14,7 +14,7 @@ import { isStoreUnavailable } from './store-guard.ts';
 import type { DailyRequestLog } from './daily-requests.ts';
 import { dailyCounterKey } from './usage-keys.ts';
 
-interface Consumed {
+export interface Consumed {
   admitted: boolean;
   state: RateLimitState;
   /** Un-counts the request (5xx). Idempotent; a no-op when not admitted. */
@@ -22,7 +22,11 @@ interface Consumed {
 }
 
 export interface DailyRateLimiter {
-  consume(account: Account, operation: Operation): Promise<Consumed>;
+  /**
+   * Counts the request. The answer itself when the store counts in this process and nothing else
+   * has to be read (KeyValueStore.inProcess), else a promise; it never throws (a failure rejects).
+   */
+  consume(account: Account, operation: Operation): Consumed | Promise<Consumed>;
   /** The state without counting (for responses that must not count, such as 403). */
   peek(account: Account): Promise<RateLimitState>;
   /** Requests counted today (UTC). */
@@ -68,7 +72,7 @@ export function createDailyRateLimiter(deps: {
   }
 
   return {
-    async consume(account, operation) {
+    consume(account, operation) {
       const now = clock.now();
       const date = utcDate(now);
       const resetAtMs = nextUtcMidnight(now);
@@ -81,32 +85,47 @@ export function createDailyRateLimiter(deps: {
         state: { limit: limit ?? 0, remaining: 0, resetAtMs },
         refund: async () => {},
       });
-      let value: number;
-      if (limit === null) {
-        value = await kv.increment(key, 1, { expireAtMs });
-      } else {
-        const result = await kv.incrementWithin(key, 1, limit, { expireAtMs });
-        if (!result.applied) return refused();
-        value = result.value;
-      }
-      if (value === 1) value = await rebuild(key, account.id, date, expireAtMs);
-      if (limit !== null && value > limit) {
-        // The rebuilt count says the day's requests were already used.
-        await kv.increment(key, -1, { expireAtMs });
-        return refused();
-      }
-      requestLog?.record(account.id, date, operation, 1);
-      let refunded = false;
-      return {
-        admitted: true,
-        state: { limit, remaining: limit === null ? null : Math.max(0, limit - value), resetAtMs },
-        async refund() {
-          if (refunded) return;
-          refunded = true;
-          requestLog?.record(account.id, date, operation, -1);
-          await kv.increment(key, -1, { expireAtMs });
-        },
+      const admitted = (value: number): Consumed => {
+        requestLog?.record(account.id, date, operation, 1);
+        let refunded = false;
+        return {
+          admitted: true,
+          state: { limit, remaining: limit === null ? null : Math.max(0, limit - value), resetAtMs },
+          async refund() {
+            if (refunded) return;
+            refunded = true;
+            requestLog?.record(account.id, date, operation, -1);
+            await kv.increment(key, -1, { expireAtMs });
+          },
+        };
       };
+      /** The count after this request's step; a first one (1) is rebuilt from the durable record. */
+      const counted = (value: number): Consumed | Promise<Consumed> => {
+        if (value !== 1) return admitted(value);
+        return rebuild(key, account.id, date, expireAtMs).then(async (rebuilt) => {
+          if (limit !== null && rebuilt > limit) {
+            // The rebuilt count says the day's requests were already used.
+            await kv.increment(key, -1, { expireAtMs });
+            return refused();
+          }
+          return admitted(rebuilt);
+        });
+      };
+      // A store in this process counts at once: the admission of a request waits for nothing.
+      const counters = kv.inProcess;
+      if (counters) {
+        try {
+          if (limit === null) return counted(counters.increment(key, 1, { expireAtMs }));
+          const result = counters.incrementWithin(key, 1, limit, { expireAtMs });
+          return result.applied ? counted(result.value) : refused();
+        } catch (error) {
+          return Promise.reject(error);
+        }
+      }
+      if (limit === null) return kv.increment(key, 1, { expireAtMs }).then(counted);
+      return kv
+        .incrementWithin(key, 1, limit, { expireAtMs })
+        .then((result) => (result.applied ? counted(result.value) : refused()));
     },
 
     async peek(account) {

@@ -53,6 +53,8 @@ export function guardKeyValueStore(kv: KeyValueStore): KeyValueStore {
     increment: guard((key, by, options) => kv.increment(key, by, options)),
     incrementWithin: guard((key, by, limit, options) => kv.incrementWithin(key, by, limit, options)),
     clientId: kv.clientId,
+    // Unguarded: a store that answers in this process is never unavailable.
+    ...(kv.inProcess ? { inProcess: kv.inProcess } : {}),
     publish: guard((channel, message) => kv.publish(channel, message)),
     subscribe: guard((channel, handler, options) => kv.subscribe(channel, handler, options)),
     ping: guard(() => kv.ping()),

@@ -46,12 +46,16 @@ export interface Admission {
 export interface AccessControl {
   /**
    * Authenticates the key, checks the tier the operation needs, and counts the request against
-   * the daily limit — in that order. Throws AppError UNAUTHORIZED / TIER_REQUIRED / RATE_LIMITED;
+   * the daily limit — in that order. Refuses with AppError UNAUTHORIZED / TIER_REQUIRED / RATE_LIMITED;
    * a RATE_LIMITED or TIER_REQUIRED error carries its RateLimitState out of band: read it with
    * `rateLimitOf(error)` (access/index.ts) to send the X-RateLimit-* headers. It is deliberately
    * not in `details`, which toPublicErrorBody copies into the public body.
+   *
+   * The admission itself, not a promise, when nothing has to be waited for (the key in the
+   * gateway's cache, the daily counter in this process: `npm start`); a refusal always comes as a
+   * rejected promise, never as a throw.
    */
-  admit(input: { apiKey: string | undefined; operation: Operation }): Promise<Admission>;
+  admit(input: { apiKey: string | undefined; operation: Operation }): Admission | Promise<Admission>;
   /**
    * The key's account, or null for a missing, ill-formed, unknown or revoked key. Counts nothing:
    * the MCP endpoint answers its own 401 with it, and each tool call is then admitted by its route.

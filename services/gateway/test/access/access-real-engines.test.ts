@@ -21,7 +21,7 @@ import { silentLogger } from '../../src/access/logger.ts';
 
 const PEPPER = 'integration-pepper-0123456789-abcdefghij';
 
-async function codeOf(promise: Promise<unknown>): Promise<string> {
+async function codeOf(promise: unknown): Promise<string> {
   try {
     await promise;
     return 'OK';
