@@ -161,6 +161,7 @@ await direct.getTranscript({
   forceRefresh: false,
   translate: false,
   segmentsAsJson: false,
+  segmentsJsonAsBytes: false,
 });
 
 /** One cold single extract of the next video, on the extraction service directly (no bus). */
@@ -173,6 +174,7 @@ const coldSingle = async () => {
     forceRefresh: false,
     translate: false,
     segmentsAsJson: false,
+    segmentsJsonAsBytes: false,
   };
   return (await timed(() => direct.getTranscript(request))).ms;
 };

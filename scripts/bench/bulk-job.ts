@@ -331,6 +331,7 @@ async function main() {
       forceRefresh: false,
       translate: false,
       segmentsAsJson: false,
+      segmentsJsonAsBytes: false,
     });
     singles.push(performance.now() - t0);
   }

@@ -138,6 +138,7 @@ async function startExtractor(): Promise<number> {
         cached: false,
         fetchedAt: new Date().toISOString(),
         segmentsJson: '',
+        segmentsJsonUtf8: Buffer.alloc(0),
       };
       cache.set(key, { ...fresh, cached: true });
       callback(null, fresh);
@@ -294,6 +295,7 @@ async function grpcAlone(port: number, duration: number): Promise<Measured> {
     forceRefresh: false,
     translate: false,
     segmentsAsJson: false,
+    segmentsJsonAsBytes: false,
   };
   const call = () =>
     new Promise<number>((resolve, reject) => {

@@ -75,48 +75,53 @@ export function toProtoMetadata(m: VideoMetadata): commonV1.VideoMetadata {
 
 const SUBTITLE_TYPE = { manual: 1, auto_generated: 2 } as const;
 
-/**
- * The answers a cached transcript gives on a hit (`cached: true`), with its segments or with them
- * as JSON (GetTranscriptRequest.segments_as_json).
- */
-interface HitAnswers {
-  segments?: extractorV1.GetTranscriptResponse;
-  segmentsJson?: extractorV1.GetTranscriptResponse;
+/** How an answer carries its segments (GetTranscriptRequest.segments_as_json, segments_json_as_bytes). */
+type SegmentsForm = 'segments' | 'segmentsJson' | 'segmentsJsonUtf8';
+
+function segmentsFormOf(req: extractorV1.GetTranscriptRequest): SegmentsForm {
+  if (!req.segmentsAsJson) return 'segments';
+  return req.segmentsJsonAsBytes ? 'segmentsJsonUtf8' : 'segmentsJson';
 }
 
+const NO_BYTES = Buffer.alloc(0);
+
 /**
- * The hit answers of each cached value, made once. The cache hands out the same (frozen) value
- * while its entry is unchanged (createJsonCache's decodedEntries), so a hot transcript's answer is
- * built once, and, frozen, encoded once too (grpc/answer-encoding.ts); a value the cache no
- * longer holds is collected with its answers.
+ * The hit answers of each cached value (`cached: true`), one per segments form, made once. The
+ * cache hands out the same (frozen) value while its entry is unchanged (createJsonCache's
+ * decodedEntries), so a hot transcript's answer is built once, and, frozen, encoded once too
+ * (grpc/answer-encoding.ts); a value the cache no longer holds is collected with its answers.
  */
-const hitAnswers = new WeakMap<CachedTranscript, HitAnswers>();
+const hitAnswers = new WeakMap<
+  CachedTranscript,
+  Partial<Record<SegmentsForm, extractorV1.GetTranscriptResponse>>
+>();
 
 function answerOf(
   value: CachedTranscript,
   cached: boolean,
-  segmentsAsJson: boolean,
+  form: SegmentsForm,
 ): extractorV1.GetTranscriptResponse {
-  const variant = segmentsAsJson ? 'segmentsJson' : 'segments';
-  const shared = cached ? hitAnswers.get(value)?.[variant] : undefined;
+  const shared = cached ? hitAnswers.get(value)?.[form] : undefined;
   if (shared) return shared;
+  const json = form === 'segments' ? '' : publicSegmentsJson(value.segments);
   const answer: extractorV1.GetTranscriptResponse = {
     videoId: value.videoId,
     language: value.language,
     subtitleType: SUBTITLE_TYPE[value.subtitleType],
-    segments: segmentsAsJson ? [] : value.segments,
+    segments: form === 'segments' ? value.segments : [],
     metadata: toProtoMetadata(value.metadata),
     cached,
     fetchedAt: value.fetchedAt,
     translatedFrom: value.translatedFrom,
-    segmentsJson: segmentsAsJson ? publicSegmentsJson(value.segments) : '',
+    segmentsJson: form === 'segmentsJson' ? json : '',
+    segmentsJsonUtf8: form === 'segmentsJsonUtf8' ? Buffer.from(json) : NO_BYTES,
   };
   if (!cached) return answer;
   // Shared by every hit of this value: frozen, like the value itself.
   Object.freeze(answer.metadata);
   Object.freeze(answer);
   const answers = hitAnswers.get(value) ?? {};
-  answers[variant] = answer;
+  answers[form] = answer;
   hitAnswers.set(value, answers);
   return answer;
 }
@@ -167,7 +172,7 @@ export function createExtractionService(deps: {
         },
         { forceRefresh: req.forceRefresh },
       );
-      return answerOf(value, cached, req.segmentsAsJson);
+      return answerOf(value, cached, segmentsFormOf(req));
     },
 
     async validateVideo(req) {

@@ -44,6 +44,7 @@ describe('extractor over gRPC against the fake YouTube', () => {
       forceRefresh: false,
       translate: false,
       segmentsAsJson: false,
+      segmentsJsonAsBytes: false,
       ...extra,
     });
 
@@ -101,6 +102,38 @@ describe('extractor over gRPC against the fake YouTube', () => {
     expect(fresh.cached).toBe(false);
     expect(fresh.segments).toEqual([]);
     expect(JSON.parse(fresh.segmentsJson)).toEqual(JSON.parse(expected));
+  });
+
+  it('segments_json_as_bytes answers the same array as UTF-8 bytes, on a miss and on every hit', async () => {
+    const options = { language: 'de', include: ['chapters'] };
+    const asString = await transcript(videoIds.chapters, { ...options, segmentsAsJson: true });
+    expect(asString.segmentsJsonUtf8).toHaveLength(0);
+    const asBytes = [
+      await transcript(videoIds.chapters, { ...options, segmentsAsJson: true, segmentsJsonAsBytes: true }),
+      await transcript(videoIds.chapters, { ...options, segmentsAsJson: true, segmentsJsonAsBytes: true }),
+    ];
+    for (const answer of asBytes) {
+      expect(answer.cached).toBe(true);
+      expect(answer.segments).toEqual([]);
+      expect(answer.segmentsJson).toBe('');
+      expect(Buffer.from(answer.segmentsJsonUtf8).toString('utf8')).toBe(asString.segmentsJson);
+      expect({ ...answer, segmentsJson: asString.segmentsJson, segmentsJsonUtf8: Buffer.alloc(0) }).toEqual(
+        asString,
+      );
+    }
+    // Without segments_as_json the flag asks for nothing: the segments themselves.
+    const plain = await transcript(videoIds.chapters, { ...options, segmentsJsonAsBytes: true });
+    expect(plain.segments.length).toBeGreaterThan(0);
+    expect(plain.segmentsJson).toBe('');
+    expect(plain.segmentsJsonUtf8).toHaveLength(0);
+    const fresh = await transcript(videoIds.chapters, {
+      ...options,
+      forceRefresh: true,
+      segmentsAsJson: true,
+      segmentsJsonAsBytes: true,
+    });
+    expect(fresh.cached).toBe(false);
+    expect(Buffer.from(fresh.segmentsJsonUtf8).toString('utf8')).toBe(asString.segmentsJson);
   });
 
   it('force_refresh goes upstream again and reports cached: false', async () => {

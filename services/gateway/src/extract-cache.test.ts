@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '@subx/ports';
-import { completeJsonBody, createExtractCache, jsonHead, jsonHeadAround } from './extract-cache.ts';
+import {
+  completeJsonBody,
+  createExtractCache,
+  jsonHead,
+  jsonHeadAround,
+  kept,
+  sentOnce,
+} from './extract-cache.ts';
 import type { ExtractCacheKey } from './extract-cache.ts';
 
 const key = (videoId: string, overrides: Partial<ExtractCacheKey> = {}): ExtractCacheKey => ({
@@ -108,9 +115,15 @@ describe('extract micro-cache', () => {
     const before = { video_id: 'aaaaaaaaaaa', metadata: { title: 'Ünïcödé "q" \u2028 😀' } };
     const subtitles = [{ text: 'line\nbreak "x" 🎵', start: 0.1, duration: 1e-7 }];
     for (const after of [{ cached: true, extracted_at: '2026-03-10T11:00:00.000Z' }, {}]) {
-      expect(jsonHeadAround(before, 'subtitles', JSON.stringify(subtitles), after)).toBe(
-        jsonHead({ ...before, subtitles, ...after }),
-      );
+      const whole = jsonHead({ ...before, subtitles, ...after });
+      const json = JSON.stringify(subtitles);
+      // As a string, and as UTF-8 bytes (copied in as they are), into either kind of buffer.
+      for (const alloc of [kept, sentOnce]) {
+        expect(jsonHeadAround(before, 'subtitles', json, after, alloc).toString('utf8')).toBe(whole);
+        expect(jsonHeadAround(before, 'subtitles', Buffer.from(json), after, alloc).toString('utf8')).toBe(
+          whole,
+        );
+      }
     }
   });
 });

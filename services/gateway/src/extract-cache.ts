@@ -106,6 +106,22 @@ function bodyBuffer(bytes: number): Buffer {
 }
 
 /**
+ * Where the bytes of a rendered answer go. One that is sent once and not kept (the micro-cache
+ * off, or an answer it does not take) is cut from the slab like a body: an answer of 4 KiB or more
+ * would otherwise be an ArrayBuffer of its own per request. A kept answer must not pin a slab.
+ */
+export type ByteAllocator = (bytes: number) => Buffer;
+export const sentOnce: ByteAllocator = bodyBuffer;
+export const kept: ByteAllocator = (bytes) => Buffer.allocUnsafe(bytes);
+
+/** `text` as UTF-8 bytes from `alloc`. */
+export function utf8Bytes(text: string, alloc: ByteAllocator): Buffer {
+  const bytes = alloc(Buffer.byteLength(text));
+  bytes.write(text);
+  return bytes;
+}
+
+/**
  * The json body as one Buffer: the cached head's bytes, then this request's `rate_limit` and
  * `request_id` written behind them (one copy of the head; see the header comment for why bytes).
  */
@@ -125,14 +141,24 @@ export function jsonHead(body: Record<string, unknown>): string {
 
 /**
  * jsonHead of `{...before, [name]: <json>, ...after}` where `json` is a value already rendered as
- * JSON (the extractor's segments), spliced in without being parsed. `before` must not be empty.
+ * JSON (the extractor's segments), spliced in without being parsed: as a string, or as UTF-8
+ * bytes copied in as they are (neither decoded nor encoded again). `before` must not be empty.
  */
 export function jsonHeadAround(
   before: Record<string, unknown>,
   name: string,
-  json: string,
+  json: string | Uint8Array,
   after: Record<string, unknown>,
-): string {
+  alloc: ByteAllocator,
+): Buffer {
   const rest = JSON.stringify(after).slice(1, -1);
-  return `${JSON.stringify(before).slice(0, -1)},${JSON.stringify(name)}:${json}${rest ? `,${rest}` : ''}`;
+  const open = `${JSON.stringify(before).slice(0, -1)},${JSON.stringify(name)}:`;
+  const close = rest ? `,${rest}` : '';
+  if (typeof json === 'string') return utf8Bytes(`${open}${json}${close}`, alloc);
+  const openBytes = Buffer.byteLength(open);
+  const head = alloc(openBytes + json.length + Buffer.byteLength(close));
+  head.write(open);
+  head.set(json, openBytes);
+  head.write(close, openBytes + json.length);
+  return head;
 }

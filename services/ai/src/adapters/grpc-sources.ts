@@ -18,6 +18,7 @@ function transcriptSourceFromClient(
         forceRefresh: false,
         translate: false,
         segmentsAsJson: false,
+        segmentsJsonAsBytes: false,
       });
       return {
         videoId: res.videoId || videoId,

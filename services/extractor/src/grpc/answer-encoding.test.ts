@@ -27,6 +27,7 @@ describe('the extractor answers encoded once', () => {
         answer(),
         Object.freeze(answer()),
         answer({ segments: [{ text: 'x', start: 1, duration: 2 }] }),
+        Object.freeze(answer({ segmentsJson: '', segmentsJsonUtf8: Buffer.from('[{"text":"héllo — 🎵"}]') })),
       ]) {
         const message = { index, result: { $case: 'transcript' as const, value }, more: [] };
         const expected = Buffer.from(GetTranscriptsResponse.encode(message).finish());

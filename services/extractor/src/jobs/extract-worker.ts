@@ -113,6 +113,7 @@ export async function startExtractWorker(deps: ExtractWorkerDeps): Promise<Extra
           translate: job.translate,
           // The job's result carries the segments (ExtractResult.segments).
           segmentsAsJson: false,
+          segmentsJsonAsBytes: false,
         })
         .then(
           (t) => t,

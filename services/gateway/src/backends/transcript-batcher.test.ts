@@ -52,6 +52,7 @@ function transcript(videoId: string): extractorV1.GetTranscriptResponse {
     metadata: undefined,
     cached: true,
     segmentsJson: '',
+    segmentsJsonUtf8: Buffer.alloc(0),
     fetchedAt: '2026-01-01T00:00:00.000Z',
   };
 }

@@ -26,6 +26,7 @@ export function createDirectFanOut(deps: { extractor: ExtractorBackend; concurre
             translate: job.translate,
             // Batch and playlist items render the segments themselves (mappers.ts successItem).
             segmentsAsJson: false,
+            segmentsJsonAsBytes: false,
           },
           { deadlineMs: budgetMs, signal: controller.signal, requestId },
         )

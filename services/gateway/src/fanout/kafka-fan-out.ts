@@ -397,6 +397,7 @@ function toOutcome(result: extractJobV1.ExtractResult): FanOutOutcome {
     cached: result.cached,
     fetchedAt: result.fetchedAt,
     segmentsJson: '',
+    segmentsJsonUtf8: Buffer.alloc(0),
     ...(result.translatedFrom === undefined ? {} : { translatedFrom: result.translatedFrom }),
   };
   return { ok: true, transcript };

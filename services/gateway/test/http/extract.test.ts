@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parseSrtStrict } from '@subx/formats';
+import { parseSrtStrict, publicSegmentsJson } from '@subx/formats';
 import { INCLUDE_FIELDS } from '../../src/schemas/common.ts';
 import { KEYS, NEXT_MIDNIGHT, VIDEO, VIDEO_URL, appError, buildTestGateway, transcript } from './support.ts';
 import type { TestGateway } from './support.ts';
@@ -74,14 +74,36 @@ describe('POST /api/v1/extract', () => {
       return { rest, raw: res.body };
     };
     const spliced = await bodyOf();
-    expect(gw.backends.calls.at(-1)?.request).toMatchObject({ segmentsAsJson: true });
+    expect(gw.backends.calls.at(-1)?.request).toMatchObject({
+      segmentsAsJson: true,
+      segmentsJsonAsBytes: true,
+    });
+    const withoutRequest = (raw: string) => raw.replace(/"remaining":\d+|"request_id":"[^"]+"/g, '');
+    // an extractor that predates segments_json_as_bytes: the array as a string in segments_json
+    gw.backends.handlers.getTranscript = async (req) => ({
+      ...transcript(req.videoId),
+      segments: [],
+      segmentsJson: publicSegmentsJson(transcript(req.videoId).segments),
+    });
+    const asString = await bodyOf();
+    expect(withoutRequest(asString.raw)).toBe(withoutRequest(spliced.raw));
     // an extractor that predates segments_as_json: segments, and no segments_json
     gw.backends.handlers.getTranscript = async (req) => ({ ...transcript(req.videoId), segmentsJson: '' });
     const rendered = await bodyOf();
     expect(rendered.rest).toEqual(spliced.rest);
-    expect(rendered.raw.replace(/"remaining":\d+|"request_id":"[^"]+"/g, '')).toBe(
-      spliced.raw.replace(/"remaining":\d+|"request_id":"[^"]+"/g, ''),
-    );
+    expect(withoutRequest(rendered.raw)).toBe(withoutRequest(spliced.raw));
+    // What the extractor rendered is what goes out, byte for byte, whichever field carries it.
+    const theirs = '[{"text":"caf\u00e9 ☕","start":0,"duration":1}]';
+    for (const carried of [{ segmentsJsonUtf8: Buffer.from(theirs) }, { segmentsJson: theirs }]) {
+      gw.backends.handlers.getTranscript = async (req) => ({
+        ...transcript(req.videoId),
+        segments: [],
+        ...carried,
+      });
+      const { rest, raw } = await bodyOf();
+      expect(rest.subtitles).toEqual([{ text: 'café ☕', start: 0, duration: 1 }]);
+      expect(raw).toContain(`"subtitles":${theirs},`);
+    }
     expect(spliced.rest.subtitles).toEqual([
       { text: 'Hello world', start: 0, duration: 1.5 },
       { text: 'Second line', start: 1.5, duration: 2 },
@@ -109,6 +131,7 @@ describe('POST /api/v1/extract', () => {
         forceRefresh: true,
         translate: false,
         segmentsAsJson: true,
+        segmentsJsonAsBytes: true,
       },
       {
         videoId: VIDEO,
@@ -117,6 +140,7 @@ describe('POST /api/v1/extract', () => {
         forceRefresh: false,
         translate: false,
         segmentsAsJson: true,
+        segmentsJsonAsBytes: true,
       },
     ]);
   });

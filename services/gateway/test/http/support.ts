@@ -222,30 +222,56 @@ export function transcript(videoId: string, overrides: Partial<extractorV1.GetTr
     cached: false,
     fetchedAt: '2026-03-10T11:00:00.000Z',
     segmentsJson: '',
+    segmentsJsonUtf8: Buffer.alloc(0),
     ...overrides,
   } satisfies extractorV1.GetTranscriptResponse;
 }
 
+/** transcript() as an extractor of today answers it: segments_json rendered by the fake backends. */
+export function transcriptAnswer(
+  videoId: string,
+  overrides: Partial<extractorV1.GetTranscriptResponse> = {},
+): TranscriptAnswer {
+  const { segmentsJson: _json, segmentsJsonUtf8: _bytes, ...answer } = transcript(videoId, overrides);
+  return answer;
+}
+
 type Handler<Req, Res> = (request: Req, options: CallOptions | undefined) => Promise<Res>;
 
-/** A fake extractor's answer: segments_json may be left out (the fake backends answer it as the extractor does). */
-export type TranscriptAnswer = Omit<extractorV1.GetTranscriptResponse, 'segmentsJson'> & {
+/**
+ * A fake extractor's answer: segments_json and segments_json_utf8 may be left out (the fake
+ * backends answer them as the extractor does).
+ */
+export type TranscriptAnswer = Omit<
+  extractorV1.GetTranscriptResponse,
+  'segmentsJson' | 'segmentsJsonUtf8'
+> & {
   segmentsJson?: string;
+  segmentsJsonUtf8?: Buffer;
 };
 
 /**
  * What the extractor does with GetTranscriptRequest.segments_as_json: the segments as the public
- * JSON array in segments_json. A handler that already set segments_json is taken as it is (an
- * older extractor: segments, and no segments_json, with `segmentsJson: ''`).
+ * JSON array in segments_json, or as its UTF-8 bytes in segments_json_utf8 when the request says
+ * segments_json_as_bytes too. A handler that already set either is taken as it is (an older
+ * extractor: segments, and no segments_json, with `segmentsJson: ''`).
  */
 function asExtractorAnswers(
   request: extractorV1.GetTranscriptRequest,
   answer: TranscriptAnswer,
 ): extractorV1.GetTranscriptResponse {
-  if (answer.segmentsJson !== undefined || !request.segmentsAsJson) {
-    return { ...answer, segmentsJson: answer.segmentsJson ?? '' };
+  const { segmentsJson, segmentsJsonUtf8 } = answer;
+  if (segmentsJson !== undefined || segmentsJsonUtf8 !== undefined || !request.segmentsAsJson) {
+    return {
+      ...answer,
+      segmentsJson: segmentsJson ?? '',
+      segmentsJsonUtf8: segmentsJsonUtf8 ?? Buffer.alloc(0),
+    };
   }
-  return { ...answer, segments: [], segmentsJson: publicSegmentsJson(answer.segments) };
+  const json = publicSegmentsJson(answer.segments);
+  return request.segmentsJsonAsBytes
+    ? { ...answer, segments: [], segmentsJson: '', segmentsJsonUtf8: Buffer.from(json) }
+    : { ...answer, segments: [], segmentsJson: json, segmentsJsonUtf8: Buffer.alloc(0) };
 }
 
 export interface FakeBackends extends Backends {
@@ -273,7 +299,7 @@ export function createFakeBackends(): FakeBackends {
     throw new Error(`unexpected call ${name}`);
   };
   const handlers: FakeBackends['handlers'] = {
-    getTranscript: async (req) => transcript(req.videoId),
+    getTranscript: async (req) => transcriptAnswer(req.videoId),
     validateVideo: unexpected('validateVideo'),
     getPlaylist: unexpected('getPlaylist'),
     listPlaylistVideos: unexpected('listPlaylistVideos'),

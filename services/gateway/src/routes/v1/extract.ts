@@ -4,8 +4,16 @@ import type { OutputFormat } from '@subx/formats';
 import { countCacheLookup } from '@subx/service-kit';
 import { rateLimitBody } from '../../access/rate-limit.ts';
 import { extractPrice } from '../../access/pricing.ts';
-import { completeJsonBody, createExtractCache, jsonHead, jsonHeadAround } from '../../extract-cache.ts';
-import type { CachedExtract, ExtractCacheKey } from '../../extract-cache.ts';
+import {
+  completeJsonBody,
+  createExtractCache,
+  jsonHead,
+  jsonHeadAround,
+  kept,
+  sentOnce,
+  utf8Bytes,
+} from '../../extract-cache.ts';
+import type { ByteAllocator, CachedExtract, ExtractCacheKey } from '../../extract-cache.ts';
 import { documentFor, metadataJson, subtitleTypeName, transcriptBody } from '../../mappers.ts';
 import type { IncludeField } from '../../schemas/common.ts';
 import { OPERATION_SPECS, operationById } from '../../schemas/operations.ts';
@@ -55,12 +63,17 @@ export const registerExtract: RouteRegistrar = (app, ctx) => {
         forceRefresh: body.force_refresh,
         translate: body.translate,
         segmentsAsJson: spliceSegments,
+        // ...as bytes, copied into the answer as they come (an older extractor answers a string).
+        segmentsJsonAsBytes: spliceSegments,
       },
       { requestId: request.id },
     );
     if (body.format !== 'json') {
       const document = documentFor(body.format, transcript, body.include_timestamps);
-      const rendered = { contentType: CONTENT_TYPES[body.format], payload: Buffer.from(document) };
+      const rendered = {
+        contentType: CONTENT_TYPES[body.format],
+        payload: utf8Bytes(document, cache ? kept : sentOnce),
+      };
       cache?.set(key, rendered);
       return rendered;
     }
@@ -75,22 +88,31 @@ export const registerExtract: RouteRegistrar = (app, ctx) => {
       extracted_at: transcript.fetchedAt || new Date(clock.now()).toISOString(),
       ...(transcript.translatedFrom ? { translated_from: transcript.translatedFrom } : {}),
     });
-    // An extractor older than segments_as_json answers segments: rendered here.
+    // The extractor's rendered segments, as bytes or (an older extractor) as a string; from an
+    // extractor older than segments_as_json, segments: rendered here.
+    const rendered =
+      transcript.segmentsJsonUtf8.length > 0 ? transcript.segmentsJsonUtf8 : transcript.segmentsJson;
     const head =
-      spliceSegments && transcript.segmentsJson
-        ? (cached: boolean) => jsonHeadAround(before, 'subtitles', transcript.segmentsJson, after(cached))
-        : (cached: boolean) =>
-            jsonHead({ ...before, ...transcriptBody(transcript, body.include_timestamps), ...after(cached) });
-    const rendered = { contentType: JSON_TYPE, payload: Buffer.from(head(transcript.cached)) };
+      spliceSegments && rendered.length > 0
+        ? (cached: boolean, alloc: ByteAllocator) =>
+            jsonHeadAround(before, 'subtitles', rendered, after(cached), alloc)
+        : (cached: boolean, alloc: ByteAllocator) =>
+            utf8Bytes(
+              jsonHead({
+                ...before,
+                ...transcriptBody(transcript, body.include_timestamps),
+                ...after(cached),
+              }),
+              alloc,
+            );
     // Without the extractor's fetch time the answer would carry this request's time; such an
     // answer is not kept. A hit is an answer from a cache: `cached: true`, like the extractor's.
-    if (cache && transcript.fetchedAt) {
-      cache.set(
-        key,
-        transcript.cached ? rendered : { contentType: JSON_TYPE, payload: Buffer.from(head(true)) },
-      );
+    if (!cache || !transcript.fetchedAt) {
+      return { contentType: JSON_TYPE, payload: head(transcript.cached, sentOnce) };
     }
-    return rendered;
+    const answer = { contentType: JSON_TYPE, payload: head(transcript.cached, kept) };
+    cache.set(key, transcript.cached ? answer : { contentType: JSON_TYPE, payload: head(true, kept) });
+    return answer;
   }
 
   /** The answer to send, the rendered bytes completed with this request's fields. */

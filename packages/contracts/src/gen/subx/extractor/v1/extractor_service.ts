@@ -106,6 +106,12 @@ export interface GetTranscriptRequest {
    * An extractor that predates the field answers segments; the gateway renders those.
    */
   segmentsAsJson: boolean;
+  /**
+   * With segments_as_json: the array as UTF-8 bytes in segments_json_utf8 instead of as a string in
+   * segments_json, so the gateway copies it into its answer as it came, without decoding it into a
+   * string and encoding it back. An extractor that predates the field answers segments_json.
+   */
+  segmentsJsonAsBytes: boolean;
 }
 
 export interface GetTranscriptResponse {
@@ -123,6 +129,11 @@ export interface GetTranscriptResponse {
     | undefined;
   /** When the request asked segments_as_json: the segments as that JSON array (segments is empty). */
   segmentsJson: string;
+  /**
+   * When the request asked segments_json_as_bytes too: that JSON array as UTF-8 bytes (segments
+   * and segments_json are empty).
+   */
+  segmentsJsonUtf8: Buffer;
 }
 
 export interface GetTranscriptsRequest {
@@ -270,7 +281,15 @@ export interface ListChannelVideosResponse {
 }
 
 function createBaseGetTranscriptRequest(): GetTranscriptRequest {
-  return { videoId: "", language: "", include: [], forceRefresh: false, translate: false, segmentsAsJson: false };
+  return {
+    videoId: "",
+    language: "",
+    include: [],
+    forceRefresh: false,
+    translate: false,
+    segmentsAsJson: false,
+    segmentsJsonAsBytes: false,
+  };
 }
 
 export const GetTranscriptRequest: MessageFns<GetTranscriptRequest> = {
@@ -292,6 +311,9 @@ export const GetTranscriptRequest: MessageFns<GetTranscriptRequest> = {
     }
     if (message.segmentsAsJson !== false) {
       writer.uint32(48).bool(message.segmentsAsJson);
+    }
+    if (message.segmentsJsonAsBytes !== false) {
+      writer.uint32(56).bool(message.segmentsJsonAsBytes);
     }
     return writer;
   },
@@ -357,6 +379,14 @@ export const GetTranscriptRequest: MessageFns<GetTranscriptRequest> = {
             message.segmentsAsJson = reader.bool();
             continue;
           }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.segmentsJsonAsBytes = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -389,6 +419,11 @@ export const GetTranscriptRequest: MessageFns<GetTranscriptRequest> = {
         : isSet(object.segments_as_json)
         ? globalThis.Boolean(object.segments_as_json)
         : false,
+      segmentsJsonAsBytes: isSet(object.segmentsJsonAsBytes)
+        ? globalThis.Boolean(object.segmentsJsonAsBytes)
+        : isSet(object.segments_json_as_bytes)
+        ? globalThis.Boolean(object.segments_json_as_bytes)
+        : false,
     };
   },
 
@@ -412,6 +447,9 @@ export const GetTranscriptRequest: MessageFns<GetTranscriptRequest> = {
     if (message.segmentsAsJson !== false) {
       obj.segmentsAsJson = message.segmentsAsJson;
     }
+    if (message.segmentsJsonAsBytes !== false) {
+      obj.segmentsJsonAsBytes = message.segmentsJsonAsBytes;
+    }
     return obj;
   },
 
@@ -426,6 +464,7 @@ export const GetTranscriptRequest: MessageFns<GetTranscriptRequest> = {
     message.forceRefresh = object.forceRefresh ?? false;
     message.translate = object.translate ?? false;
     message.segmentsAsJson = object.segmentsAsJson ?? false;
+    message.segmentsJsonAsBytes = object.segmentsJsonAsBytes ?? false;
     return message;
   },
 };
@@ -441,6 +480,7 @@ function createBaseGetTranscriptResponse(): GetTranscriptResponse {
     fetchedAt: "",
     translatedFrom: undefined,
     segmentsJson: "",
+    segmentsJsonUtf8: Buffer.alloc(0),
   };
 }
 
@@ -472,6 +512,9 @@ export const GetTranscriptResponse: MessageFns<GetTranscriptResponse> = {
     }
     if (message.segmentsJson !== "") {
       writer.uint32(74).string(message.segmentsJson);
+    }
+    if (message.segmentsJsonUtf8.length !== 0) {
+      writer.uint32(82).bytes(message.segmentsJsonUtf8);
     }
     return writer;
   },
@@ -561,6 +604,14 @@ export const GetTranscriptResponse: MessageFns<GetTranscriptResponse> = {
             message.segmentsJson = reader.string();
             continue;
           }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.segmentsJsonUtf8 = Buffer.from(reader.bytes());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -604,6 +655,11 @@ export const GetTranscriptResponse: MessageFns<GetTranscriptResponse> = {
         : isSet(object.segments_json)
         ? globalThis.String(object.segments_json)
         : "",
+      segmentsJsonUtf8: isSet(object.segmentsJsonUtf8)
+        ? Buffer.from(bytesFromBase64(object.segmentsJsonUtf8))
+        : isSet(object.segments_json_utf8)
+        ? Buffer.from(bytesFromBase64(object.segments_json_utf8))
+        : Buffer.alloc(0),
     };
   },
 
@@ -636,6 +692,9 @@ export const GetTranscriptResponse: MessageFns<GetTranscriptResponse> = {
     if (message.segmentsJson !== "") {
       obj.segmentsJson = message.segmentsJson;
     }
+    if (message.segmentsJsonUtf8.length !== 0) {
+      obj.segmentsJsonUtf8 = base64FromBytes(message.segmentsJsonUtf8);
+    }
     return obj;
   },
 
@@ -655,6 +714,7 @@ export const GetTranscriptResponse: MessageFns<GetTranscriptResponse> = {
     message.fetchedAt = object.fetchedAt ?? "";
     message.translatedFrom = object.translatedFrom ?? undefined;
     message.segmentsJson = object.segmentsJson ?? "";
+    message.segmentsJsonUtf8 = object.segmentsJsonUtf8 ?? Buffer.alloc(0);
     return message;
   },
 };
@@ -2693,6 +2753,14 @@ export const ExtractorServiceClient = makeGenericClientConstructor(
   service: typeof ExtractorServiceService;
   serviceName: string;
 };
+
+function bytesFromBase64(b64: string): Uint8Array {
+  return Uint8Array.from(globalThis.Buffer.from(b64, "base64"));
+}
+
+function base64FromBytes(arr: Uint8Array): string {
+  return globalThis.Buffer.from(arr).toString("base64");
+}
 
 function floatToJson(value: number | null | undefined): number | string | null | undefined {
   return typeof value === "number" && !globalThis.Number.isFinite(value) ? globalThis.String(value) : value;
