@@ -5,7 +5,6 @@
  * a few bytes of framing written here, instead of every segment and metadata field encoded again
  * for every request. Answers that are not frozen (misses, fresh fetches) are encoded as usual.
  */
-import { BinaryWriter } from '@bufbuild/protobuf/wire';
 import { extractorV1 } from '@subx/contracts';
 
 const { GetTranscriptResponse, GetTranscriptsResponse, ExtractorServiceService } = extractorV1;
@@ -28,38 +27,69 @@ const INDEX_TAG = (1 << 3) | 0; // uint32 index = 1 (varint)
 const TRANSCRIPT_TAG = (2 << 3) | 2; // GetTranscriptResponse transcript = 2 (length-delimited)
 const MORE_TAG = (4 << 3) | 2; // repeated GetTranscriptsResponse more = 4 (length-delimited)
 
+/** A piece of an encoded message: bytes kept elsewhere, or a few bytes of framing written here. */
+type Part = Uint8Array | number[];
+
+function pushVarint(out: number[], value: number): void {
+  while (value > 0x7f) {
+    out.push((value & 0x7f) | 0x80);
+    value >>>= 7;
+  }
+  out.push(value);
+}
+
 /**
- * The parts of a GetTranscriptsResponse's encoding, in the generated encoder's order (index unless
- * 0, the result, then each of `more`), with a transcript's bytes from encodeTranscript. The tags
- * and lengths come from a BinaryWriter; the kept bytes are not written into it (its `bytes` copies
- * into a growing buffer, and `finish` copies again) but joined once, by Buffer.concat.
+ * Appends the parts of a GetTranscriptsResponse's encoding, in the generated encoder's order (index
+ * unless 0, the result, then each of `more`), with a transcript's bytes from encodeTranscript;
+ * returns how many bytes they make. The framing is a few bytes written by hand: a BinaryWriter per
+ * answer (its buffer grown and copied by `finish`) cost more than the bytes it wrote.
  */
-function responseParts(message: extractorV1.GetTranscriptsResponse): Uint8Array[] {
+function appendParts(message: extractorV1.GetTranscriptsResponse, parts: Part[]): number {
   if (message.result?.$case !== 'transcript') {
     // A failure (or nothing) with no transcript to reuse; `more` is encoded below, as the rest.
     const own = GetTranscriptsResponse.encode({ ...message, more: [] }).finish();
-    return [own, ...moreParts(message.more)];
+    parts.push(own);
+    return own.length + appendMore(message.more, parts);
   }
   const body = encodeTranscript(message.result.value);
-  const head = new BinaryWriter();
-  if (message.index !== 0) head.uint32(INDEX_TAG).uint32(message.index);
-  head.uint32(TRANSCRIPT_TAG).uint32(body.length);
-  return [head.finish(), body, ...moreParts(message.more)];
-}
-
-function moreParts(more: readonly extractorV1.GetTranscriptsResponse[]): Uint8Array[] {
-  const parts: Uint8Array[] = [];
-  for (const answer of more) {
-    const own = responseParts(answer);
-    const length = own.reduce((n, part) => n + part.length, 0);
-    parts.push(new BinaryWriter().uint32(MORE_TAG).uint32(length).finish(), ...own);
+  const head: number[] = [];
+  if (message.index !== 0) {
+    head.push(INDEX_TAG);
+    pushVarint(head, message.index);
   }
-  return parts;
+  head.push(TRANSCRIPT_TAG);
+  pushVarint(head, body.length);
+  parts.push(head, body);
+  return head.length + body.length + appendMore(message.more, parts);
 }
 
-/** GetTranscriptsResponse, byte for byte as the generated encoder writes it. */
+function appendMore(more: readonly extractorV1.GetTranscriptsResponse[], parts: Part[]): number {
+  let bytes = 0;
+  for (const answer of more) {
+    // The header goes before the answer's parts; its length is known once they are appended.
+    const header: number[] = [MORE_TAG];
+    parts.push(header);
+    const length = appendParts(answer, parts);
+    pushVarint(header, length);
+    bytes += header.length + length;
+  }
+  return bytes;
+}
+
+/** GetTranscriptsResponse, byte for byte as the generated encoder writes it, in one buffer. */
 export function encodeTranscriptsResponse(message: extractorV1.GetTranscriptsResponse): Buffer {
-  return Buffer.concat(responseParts(message));
+  const parts: Part[] = [];
+  const encoded = Buffer.allocUnsafe(appendParts(message, parts));
+  let at = 0;
+  for (const part of parts) {
+    if (Array.isArray(part)) {
+      for (const byte of part) encoded[at++] = byte;
+    } else {
+      encoded.set(part, at);
+      at += part.length;
+    }
+  }
+  return encoded;
 }
 
 /** ExtractorService with the two transcript answers serialised through the kept bytes. */
