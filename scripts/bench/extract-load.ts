@@ -4,6 +4,7 @@
  * extract body at a bare fastify route serving the same bytes, at the cached path and at the
  * uncached one, round after round, and the ratios to bare per round (machines here are noisy).
  */
+import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 
 export interface Measured {
@@ -12,11 +13,35 @@ export interface Measured {
   p99: number;
   non2xx: number;
   errors: number;
+  /** CPU time of the server's main thread per answered request, in µs; undefined when not known. */
+  cpuUs: number | undefined;
 }
 
 export interface Target {
   url: string;
   headers: Record<string, string>;
+  /**
+   * The server's process on this machine (Linux): the CPU time its main thread (the event loop,
+   * where every request is handled) spends per request is read around the load. The throughput
+   * ratio also moves with whatever else the machine runs; the CPU time per request moves less.
+   */
+  pid?: number;
+}
+
+/** USER_HZ: /proc reports CPU time in these ticks per second (100 on Linux everywhere). */
+const TICKS_PER_SECOND = 100;
+
+/** utime + stime of the process's main thread, in ticks; undefined without /proc. */
+function mainThreadTicks(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
+    // The name (field 2) is in parentheses and may hold spaces: count the fields after it.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[11]) + Number(fields[12]); // fields 14 and 15 of proc(5)
+  } catch {
+    return undefined;
+  }
 }
 
 export type PathName = 'bare' | 'cached' | 'uncached';
@@ -30,6 +55,7 @@ export async function load(
   duration: number,
   connections: number,
 ): Promise<Measured> {
+  const ticksBefore = mainThreadTicks(target.pid);
   const result = await autocannon({
     url: target.url,
     method: 'POST',
@@ -38,12 +64,18 @@ export async function load(
     headers: { 'content-type': 'application/json', ...target.headers },
     body,
   });
+  const ticksAfter = mainThreadTicks(target.pid);
+  const answered = result.requests.total;
   return {
     rps: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
     non2xx: result.non2xx,
     errors: result.errors,
+    cpuUs:
+      ticksBefore === undefined || ticksAfter === undefined || answered === 0
+        ? undefined
+        : ((ticksAfter - ticksBefore) * 1e6) / TICKS_PER_SECOND / answered,
   };
 }
 
@@ -76,6 +108,8 @@ export interface PathFigures {
   p99: number;
   /** Non-2xx answers and transport errors over every round. */
   failed: number;
+  /** Median CPU µs of the server's main thread per request; undefined when not read. */
+  cpuUs: number | undefined;
 }
 
 /** The medians over the rounds of one path, and each round's ratio to that round's bare. */
@@ -88,16 +122,19 @@ export function figures(rounds: Round[], path: PathName): PathFigures {
     p50: median(rounds.map((r) => r[path].p50)),
     p99: median(rounds.map((r) => r[path].p99)),
     failed: rounds.reduce((n, r) => n + r[path].non2xx + r[path].errors, 0),
+    cpuUs: rounds.every((r) => r[path].cpuUs !== undefined)
+      ? median(rounds.map((r) => r[path].cpuUs ?? 0))
+      : undefined,
   };
 }
 
 export const TABLE_HEADER =
-  '| answer | path | requests/s | % of bare (median; rounds) | p50 ms | p99 ms | non-2xx | target |\n' +
-  '|---|---|---:|---:|---:|---:|---:|---|';
+  '| answer | path | requests/s | % of bare (median; rounds) | p50 ms | p99 ms | non-2xx | server CPU µs/request | target |\n' +
+  '|---|---|---:|---:|---:|---:|---:|---:|---|';
 
 export function tableRow(answer: string, path: PathName, f: PathFigures, target: string): string {
   return (
     `| ${answer} | ${path} | ${f.rps.toFixed(0)} | ${pct(f.ratio)} (${f.ratios.map(pct).join(', ')}) | ` +
-    `${f.p50} | ${f.p99} | ${f.failed} | ${target} |`
+    `${f.p50} | ${f.p99} | ${f.failed} | ${f.cpuUs === undefined ? '–' : f.cpuUs.toFixed(1)} | ${target} |`
   );
 }

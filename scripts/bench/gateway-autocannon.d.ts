@@ -1,4 +1,4 @@
-// autocannon ships no types; only what gateway-extract.ts uses.
+// autocannon ships no types; only what the benchmarks use.
 declare module 'autocannon' {
   interface Options {
     url: string;
@@ -22,7 +22,8 @@ declare module 'autocannon' {
     p99: number;
   }
   interface Result {
-    requests: Histogram;
+    /** `total`: every request answered in the run. */
+    requests: Histogram & { total: number };
     latency: Histogram;
     throughput: Histogram;
     non2xx: number;

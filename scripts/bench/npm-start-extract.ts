@@ -146,10 +146,19 @@ async function main(): Promise<void> {
 
     const runs = new Map<number, Round[]>();
     for (const size of SIZES) {
+      const npmStart = (s: Started) => ({
+        url: `${s.base}/api/v1/extract`,
+        headers: { 'x-api-key': s.apiKey },
+        ...(s.launcher.child.pid === undefined ? {} : { pid: s.launcher.child.pid }),
+      });
       const targets = {
-        bare: { url: `http://127.0.0.1:${bare.ports[size]}/api/v1/extract`, headers: {} },
-        cached: { url: `${cached.base}/api/v1/extract`, headers: { 'x-api-key': cached.apiKey } },
-        uncached: { url: `${uncached.base}/api/v1/extract`, headers: { 'x-api-key': uncached.apiKey } },
+        bare: {
+          url: `http://127.0.0.1:${bare.ports[size]}/api/v1/extract`,
+          headers: {},
+          ...(bareChild.pid === undefined ? {} : { pid: bareChild.pid }),
+        },
+        cached: npmStart(cached),
+        uncached: npmStart(uncached),
       };
       runs.set(
         size,
