@@ -15,7 +15,10 @@
  * defaults is the pro tier's daily limit (ACCESS_PRICING_JSON), so that the load is not refused.
  *
  * Each round measures bare, cached and uncached once per answer size; the ratios are per round
- * (machines here are noisy), the table gives the median of the rounds and every round's value.
+ * (machines here are noisy), the table gives the median of the rounds and every round's value,
+ * and the CPU time each server's main thread spent per request (from /proc, around every load):
+ * a figure that moves far less with the machine than requests/s, for telling a change of a few
+ * percent from the noise.
  * Targets: cached >= 60% of bare with p99 < 20 ms, uncached >= 35% of bare, at 50
  * connections and 40-segment answers. `--quick` (the CI-safe variant in .ci/run): one round of 3 s,
  * 40 segments only, and generous bounds that only a large regression breaks. `--profile DIR`: both
