@@ -149,16 +149,18 @@ async function main(): Promise<void> {
 
     const runs = new Map<number, Round[]>();
     for (const size of SIZES) {
+      // The server's process, for its CPU time per request (when the child has a pid).
+      const serverPid = (pid: number | undefined) => (pid === undefined ? {} : { pid });
       const npmStart = (s: Started) => ({
         url: `${s.base}/api/v1/extract`,
         headers: { 'x-api-key': s.apiKey },
-        ...(s.launcher.child.pid === undefined ? {} : { pid: s.launcher.child.pid }),
+        ...serverPid(s.launcher.child.pid),
       });
       const targets = {
         bare: {
           url: `http://127.0.0.1:${bare.ports[size]}/api/v1/extract`,
           headers: {},
-          ...(bareChild.pid === undefined ? {} : { pid: bareChild.pid }),
+          ...serverPid(bareChild.pid),
         },
         cached: npmStart(cached),
         uncached: npmStart(uncached),

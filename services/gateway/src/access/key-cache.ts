@@ -126,17 +126,19 @@ export function createKeyCache(options: KeyCacheOptions): KeyCache {
     }
   }
 
+  /** The account cached for a key hash while its entry has not expired. */
+  function unexpired(keyHash: string): Account | undefined {
+    const hit = entries.get(keyHash);
+    return hit && hit.expiresAt > clock.now() ? hit.account : undefined;
+  }
+
   return {
-    peek(keyHash) {
-      const hit = entries.get(keyHash);
-      return hit && hit.expiresAt > clock.now() ? hit.account : undefined;
-    },
+    peek: unexpired,
 
     async get(keyHash, load) {
-      const hit = entries.get(keyHash);
-      const now = clock.now();
-      if (hit && hit.expiresAt > now) return hit.account;
-      if (hit) entries.delete(keyHash);
+      const cached = unexpired(keyHash);
+      if (cached) return cached;
+      entries.delete(keyHash); // an expired entry, if there was one
       const startedAt = generation;
       const account = await load();
       if (account && generation === startedAt && unsubscribe && hearing) {

@@ -111,21 +111,21 @@ export function createDailyRateLimiter(deps: {
           return admitted(rebuilt);
         });
       };
+      /** incrementWithin's answer: refused when the step would cross the limit. */
+      const stepped = (result: { applied: boolean; value: number }) =>
+        result.applied ? counted(result.value) : refused();
       // A store in this process counts at once: the admission of a request waits for nothing.
       const counters = kv.inProcess;
       if (counters) {
         try {
           if (limit === null) return counted(counters.increment(key, 1, { expireAtMs }));
-          const result = counters.incrementWithin(key, 1, limit, { expireAtMs });
-          return result.applied ? counted(result.value) : refused();
+          return stepped(counters.incrementWithin(key, 1, limit, { expireAtMs }));
         } catch (error) {
           return Promise.reject(error);
         }
       }
       if (limit === null) return kv.increment(key, 1, { expireAtMs }).then(counted);
-      return kv
-        .incrementWithin(key, 1, limit, { expireAtMs })
-        .then((result) => (result.applied ? counted(result.value) : refused()));
+      return kv.incrementWithin(key, 1, limit, { expireAtMs }).then(stepped);
     },
 
     async peek(account) {
