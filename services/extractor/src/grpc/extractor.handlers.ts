@@ -6,7 +6,7 @@ import type { ListingService } from '../listings/listing-service.ts';
 import { extractorServiceDefinition } from './answer-encoding.ts';
 
 /**
- * Items per GetTranscripts call (the proto's 1..64). The gateway sends at most 32; the cap bounds
+ * Items per GetTranscripts call (the proto's 1..64). The gateway sends up to as many; the cap bounds
  * what one call may hold in flight (concurrent extractions and buffered answers).
  */
 const MAX_TRANSCRIPTS_PER_CALL = 64;

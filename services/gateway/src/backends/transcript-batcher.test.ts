@@ -167,7 +167,12 @@ interface Harness {
 
 async function harness(
   services = [registration()],
-  extra: { maxBatch?: number; pauseMs?: number; serverLogger?: Logger } = {},
+  extra: {
+    maxBatch?: number;
+    pauseMs?: number;
+    gather?: { maxTurns?: number; maxMs?: number };
+    serverLogger?: Logger;
+  } = {},
 ): Promise<Harness> {
   const { serverLogger = logger, ...batcherOptions } = extra;
   const server = await startGrpcServer({ port: 0, host: '127.0.0.1', services, logger: serverLogger });
@@ -236,7 +241,7 @@ describe('transcript batcher', () => {
     expect(seen.batches).toEqual([]);
   });
 
-  it('sends the requests of one turn as one GetTranscripts call with each request id', async () => {
+  it('sends requests made together as one GetTranscripts call with each request id', async () => {
     h.paths.length = 0;
     const ids = ['aaaaaaaaaa1', 'aaaaaaaaaa2', 'aaaaaaaaaa3'];
     const answers = await Promise.all(
@@ -459,7 +464,51 @@ describe('transcript batcher, one server per test', () => {
     expect(String((err.cause as Error).message)).toBe('GetTranscripts ended without answering item 1');
   });
 
-  it('splits a turn bigger than the cap into even calls', async () => {
+  it('gathers the requests of consecutive turns into one call while they keep coming', async () => {
+    // The time bound out of the way: a loaded test machine may take more than 2 ms for a few turns.
+    const h = await start(undefined, { gather: { maxMs: 60_000 } });
+    h.paths.length = 0;
+    const ids = ['turn0000001', 'turn0000002', 'turn0000003', 'turn0000004'];
+    const answers: Promise<unknown>[] = [];
+    for (const id of ids) {
+      answers.push(h.getTranscript(req(id)));
+      await new Promise((resolve) => setImmediate(resolve)); // the next request one turn later
+    }
+    await Promise.all(answers);
+    expect(seen.batches.map((b) => b.items)).toEqual([ids]);
+    expect(h.paths).toEqual([EX.getTranscripts.path]);
+
+    // A turn that brings nothing ends the gathering: a request two turns later goes on its own.
+    seen.batches.length = 0;
+    h.paths.length = 0;
+    const first = h.getTranscript(req('alone000001'));
+    for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
+    await Promise.all([first, h.getTranscript(req('alone000002'))]);
+    expect(h.paths).toEqual([EX.getTranscript.path, EX.getTranscript.path]);
+  });
+
+  it('stops gathering after its turns, its time, or a full call, whichever comes first', async () => {
+    const turnsPerRequest = async (extra: Parameters<typeof harness>[1], count: number) => {
+      const h = await start(undefined, extra);
+      seen.batches.length = 0;
+      const answers: Promise<unknown>[] = [];
+      for (let i = 0; i < count; i++) {
+        answers.push(h.getTranscript(req(`bound${String(i).padStart(6, '0')}`)));
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      await Promise.all(answers);
+      return seen.batches.map((b) => b.items.length);
+    };
+    // Two turns at most: the first request's turn and two more looks, a request each.
+    expect(await turnsPerRequest({ gather: { maxTurns: 2, maxMs: 60_000 } }, 6)).toEqual([3, 3]);
+    // A full call goes at once.
+    expect(await turnsPerRequest({ maxBatch: 2, gather: { maxMs: 60_000 } }, 6)).toEqual([2, 2, 2]);
+    // No time at all: every look finds the time up, so each request goes as soon as it is seen.
+    expect(await turnsPerRequest({ gather: { maxMs: 0 } }, 4)).toEqual([]);
+    expect(seen.unary).toHaveLength(4);
+  });
+
+  it('splits a gathering bigger than the cap into even calls', async () => {
     const h = await start(undefined, { maxBatch: 4 });
     const ids = Array.from({ length: 9 }, (_, i) => `split${String(i).padStart(6, '0')}`);
     await Promise.all(ids.map((id) => h.getTranscript(req(id))));
