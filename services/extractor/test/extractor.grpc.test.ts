@@ -117,7 +117,7 @@ describe('extractor over gRPC against the fake YouTube', () => {
       expect(answer.segments).toEqual([]);
       expect(answer.segmentsJson).toBe('');
       expect(Buffer.from(answer.segmentsJsonUtf8).toString('utf8')).toBe(asString.segmentsJson);
-      expect({ ...answer, segmentsJson: asString.segmentsJson, segmentsJsonUtf8: Buffer.alloc(0) }).toEqual(
+      expect({ ...answer, segmentsJson: asString.segmentsJson, segmentsJsonUtf8: new Uint8Array(0) }).toEqual(
         asString,
       );
     }
@@ -311,6 +311,34 @@ describe('extractor over gRPC against the fake YouTube', () => {
       [...answers].sort((a, b) => a.index - b.index);
     expect(grouped.answers.map((a) => a.index).sort((a, b) => a - b)).toEqual([...Array(21).keys()]);
     expect(byIndex(grouped.answers)).toEqual(byIndex(alone.answers));
+  });
+
+  it('GetTranscripts answers concurrent grouped calls each with its own bytes (messages serialised back to back)', async () => {
+    // Different answers (one per include set), served from the extractor's cache, so that the
+    // grouped messages of both calls are serialised in the same turn, one after the other.
+    const includes = [['tags'], ['like_count'], ['chapters'], []];
+    const expected = await Promise.all(
+      includes.map((include) => transcript(videoIds.manualAndAuto, { include, segmentsAsJson: true })),
+    );
+    const itemsOf = (call: number) =>
+      Array.from({ length: 16 }, (_, i) => ({
+        request: extractorV1.GetTranscriptRequest.fromPartial({
+          videoId: videoIds.manualAndAuto,
+          language: 'en',
+          include: includes[(i + call) % includes.length],
+          segmentsAsJson: true,
+        }),
+        requestId: `c${call}-${i}`,
+      }));
+    const calls = await Promise.all([0, 1, 2].map((call) => batch(itemsOf(call), true)));
+    calls.forEach(({ answers, status }, call) => {
+      expect(status.code).toBe(OK);
+      expect(answers).toHaveLength(16);
+      for (const answer of answers) {
+        const want = expected[(answer.index + call) % includes.length];
+        expect(answer.result).toEqual({ $case: 'transcript', value: { ...want, cached: true } });
+      }
+    });
   });
 
   it('GetTranscripts refuses an empty batch and one over 64 items with INVALID_ARGUMENT', async () => {

@@ -77,6 +77,29 @@ describe('the extractor answers encoded once', () => {
     }
   });
 
+  it('serialises GetTranscripts messages into one reused buffer, a message larger than it into its own', () => {
+    // grpc-js copies each serialised message before the next is serialised (answer-encoding.ts);
+    // the end-to-end test of concurrent grouped calls (extractor.grpc.test.ts) holds it to that.
+    const serialize = extractorServiceDefinition.getTranscripts.responseSerialize;
+    const at = (index: number, value: extractorV1.GetTranscriptResponse) => ({
+      index,
+      result: { $case: 'transcript' as const, value },
+      more: [],
+    });
+    const first = at(1, Object.freeze(answer()));
+    const second = at(2, Object.freeze(answer({ language: 'de' })));
+    const a = serialize(first);
+    const aBytes = Buffer.from(a);
+    const b = serialize(second);
+    expect(b.buffer).toBe(a.buffer);
+    expect(aBytes.equals(encodeTranscriptsResponse(first))).toBe(true);
+    expect(b.equals(encodeTranscriptsResponse(second))).toBe(true);
+    const huge = at(3, answer({ segmentsJson: '', segmentsJsonUtf8: Buffer.alloc(3 * 1024 * 1024, 0x20) }));
+    const own = serialize(huge);
+    expect(own.buffer).not.toBe(b.buffer);
+    expect(own.equals(encodeTranscriptsResponse(huge))).toBe(true);
+  });
+
   it('keeps the bytes of a frozen (shared) answer only: an answer that may still change is encoded each time', () => {
     const shared = Object.freeze(answer());
     expect(encodeTranscript(shared)).toBe(encodeTranscript(shared));

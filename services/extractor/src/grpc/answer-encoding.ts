@@ -76,10 +76,34 @@ function appendMore(more: readonly extractorV1.GetTranscriptsResponse[], parts: 
   return bytes;
 }
 
-/** GetTranscriptsResponse, byte for byte as the generated encoder writes it, in one buffer. */
-export function encodeTranscriptsResponse(message: extractorV1.GetTranscriptsResponse): Buffer {
+/**
+ * The buffer GetTranscripts messages are serialised into, reused by every message. grpc-js copies
+ * what a serializer returns into a buffer of its own, behind the 5-byte gRPC prefix, before the
+ * serializer is called again (server-interceptors `serializeMessage`: serialize, allocate, copy,
+ * synchronously), so the serializer's buffer is dead as soon as it is returned. A new buffer per
+ * message (up to about 1 MiB for grouped answers) was external memory, and allocating some
+ * hundreds of MB of it a second under load made V8 start a full garbage collection ("external
+ * memory pressure") about twice a second. Messages larger than the scratch get a buffer of their own.
+ */
+const SCRATCH_MAX_BYTES = 2 * 1024 * 1024;
+let scratch = Buffer.allocUnsafeSlow(64 * 1024);
+
+function serializationBuffer(bytes: number): Buffer {
+  if (bytes > SCRATCH_MAX_BYTES) return Buffer.allocUnsafe(bytes);
+  if (bytes > scratch.length) scratch = Buffer.allocUnsafeSlow(Math.min(SCRATCH_MAX_BYTES, 2 * bytes));
+  return scratch.subarray(0, bytes);
+}
+
+/**
+ * GetTranscriptsResponse, byte for byte as the generated encoder writes it, in one buffer of its
+ * own (`into` says where: the serializer passes the reused scratch).
+ */
+export function encodeTranscriptsResponse(
+  message: extractorV1.GetTranscriptsResponse,
+  into: (bytes: number) => Buffer = (bytes) => Buffer.allocUnsafe(bytes),
+): Buffer {
   const parts: Part[] = [];
-  const encoded = Buffer.allocUnsafe(appendParts(message, parts));
+  const encoded = into(appendParts(message, parts));
   let at = 0;
   for (const part of parts) {
     if (Array.isArray(part)) {
@@ -104,6 +128,8 @@ export const extractorServiceDefinition = {
   },
   getTranscripts: {
     ...ExtractorServiceService.getTranscripts,
-    responseSerialize: encodeTranscriptsResponse,
+    // Valid until the next message is serialised: grpc-js has copied it by then (above).
+    responseSerialize: (message: extractorV1.GetTranscriptsResponse): Buffer =>
+      encodeTranscriptsResponse(message, serializationBuffer),
   },
 } satisfies typeof ExtractorServiceService;

@@ -247,7 +247,7 @@ export type TranscriptAnswer = Omit<
   'segmentsJson' | 'segmentsJsonUtf8'
 > & {
   segmentsJson?: string;
-  segmentsJsonUtf8?: Buffer;
+  segmentsJsonUtf8?: Uint8Array;
 };
 
 /**

@@ -133,7 +133,7 @@ export interface GetTranscriptResponse {
    * When the request asked segments_json_as_bytes too: that JSON array as UTF-8 bytes (segments
    * and segments_json are empty).
    */
-  segmentsJsonUtf8: Buffer;
+  segmentsJsonUtf8: Uint8Array;
 }
 
 export interface GetTranscriptsRequest {
@@ -480,7 +480,7 @@ function createBaseGetTranscriptResponse(): GetTranscriptResponse {
     fetchedAt: "",
     translatedFrom: undefined,
     segmentsJson: "",
-    segmentsJsonUtf8: Buffer.alloc(0),
+    segmentsJsonUtf8: new Uint8Array(0),
   };
 }
 
@@ -609,7 +609,7 @@ export const GetTranscriptResponse: MessageFns<GetTranscriptResponse> = {
               break;
             }
 
-            message.segmentsJsonUtf8 = Buffer.from(reader.bytes());
+            message.segmentsJsonUtf8 = reader.bytes();
             continue;
           }
         }
@@ -656,10 +656,10 @@ export const GetTranscriptResponse: MessageFns<GetTranscriptResponse> = {
         ? globalThis.String(object.segments_json)
         : "",
       segmentsJsonUtf8: isSet(object.segmentsJsonUtf8)
-        ? Buffer.from(bytesFromBase64(object.segmentsJsonUtf8))
+        ? bytesFromBase64(object.segmentsJsonUtf8)
         : isSet(object.segments_json_utf8)
-        ? Buffer.from(bytesFromBase64(object.segments_json_utf8))
-        : Buffer.alloc(0),
+        ? bytesFromBase64(object.segments_json_utf8)
+        : new Uint8Array(0),
     };
   },
 
@@ -714,7 +714,7 @@ export const GetTranscriptResponse: MessageFns<GetTranscriptResponse> = {
     message.fetchedAt = object.fetchedAt ?? "";
     message.translatedFrom = object.translatedFrom ?? undefined;
     message.segmentsJson = object.segmentsJson ?? "";
-    message.segmentsJsonUtf8 = object.segmentsJsonUtf8 ?? Buffer.alloc(0);
+    message.segmentsJsonUtf8 = object.segmentsJsonUtf8 ?? new Uint8Array(0);
     return message;
   },
 };
@@ -2755,11 +2755,28 @@ export const ExtractorServiceClient = makeGenericClientConstructor(
 };
 
 function bytesFromBase64(b64: string): Uint8Array {
-  return Uint8Array.from(globalThis.Buffer.from(b64, "base64"));
+  if ((globalThis as any).Buffer) {
+    return Uint8Array.from((globalThis as any).Buffer.from(b64, "base64"));
+  } else {
+    const bin = globalThis.atob(b64);
+    const arr = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; ++i) {
+      arr[i] = bin.charCodeAt(i);
+    }
+    return arr;
+  }
 }
 
 function base64FromBytes(arr: Uint8Array): string {
-  return globalThis.Buffer.from(arr).toString("base64");
+  if ((globalThis as any).Buffer) {
+    return (globalThis as any).Buffer.from(arr).toString("base64");
+  } else {
+    const bin: string[] = [];
+    arr.forEach((byte) => {
+      bin.push(globalThis.String.fromCharCode(byte));
+    });
+    return globalThis.btoa(bin.join(""));
+  }
 }
 
 function floatToJson(value: number | null | undefined): number | string | null | undefined {
