@@ -499,7 +499,7 @@ describe('transcript batcher, one server per test', () => {
       await Promise.all(answers);
       return seen.batches.map((b) => b.items.length);
     };
-    // Two turns at most: the first request's turn and two more looks, a request each.
+    // Two looks at most after the first request's turn, each finding one more: three a call.
     expect(await turnsPerRequest({ gather: { maxTurns: 2, maxMs: 60_000 } }, 6)).toEqual([3, 3]);
     // A full call goes at once.
     expect(await turnsPerRequest({ maxBatch: 2, gather: { maxMs: 60_000 } }, 6)).toEqual([2, 2, 2]);
