@@ -7,8 +7,8 @@
  *
  * The requests are gathered for a few event-loop turns while more keep coming (GATHER_MAX_TURNS,
  * GATHER_MAX_MS), not only the one turn they were made in: under load, requests arrive over
- * several turns, and calls of twice the items cost about a fifth less CPU per request. A request
- * made alone waits one empty turn (microseconds) before it goes.
+ * several turns: at 50 connections, calls of about 47 items instead of 18 cost about a fifth
+ * less CPU per request. A request made alone waits one empty turn (microseconds) before it goes.
  *
  * Each request keeps the behaviour of its own unary call: its own deadline (an item whose deadline
  * passes is rejected as a unary DEADLINE_EXCEEDED is), its own abort signal, its request id, and
