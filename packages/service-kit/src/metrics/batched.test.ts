@@ -98,5 +98,35 @@ describe('batched metrics', () => {
     expect(() => h.record('k', labels, Number.NaN)).toThrow(TypeError);
     expect(() => c.record('k', labels, Number.POSITIVE_INFINITY)).toThrow(TypeError);
     expect(() => c.record('k', labels, -1)).toThrow(/decrease/);
+    expect(() => c.series('k', labels).record(-1)).toThrow(/decrease/);
+    expect(() => h.series('k', labels).record(Number.NaN)).toThrow(TypeError);
+  });
+
+  it('a held series records into the same series as its key, batched the same way', async () => {
+    const reference = new client.Registry();
+    const plain = new client.Histogram({
+      name: 'ref_held_seconds',
+      help: 'h',
+      labelNames: LABELS,
+      buckets: [...LATENCY_BUCKETS],
+      registers: [reference],
+    });
+    const batched = batchedHistogram('test_batched_held_seconds', 'h', LABELS);
+    const held = new Map<string, ReturnType<typeof batched.series>>();
+    durations(MAX_PENDING + 11).forEach((seconds, i) => {
+      const labels = seriesOf(i);
+      plain.observe(labels, seconds);
+      const key = keyOf(labels);
+      // Every other update through the held series, the rest by key: one series either way.
+      if (i % 2 === 0) batched.record(key, () => labels, seconds);
+      else {
+        let series = held.get(key);
+        if (!series) held.set(key, (series = batched.series(key, () => labels)));
+        series.record(seconds);
+      }
+    });
+    expect(await textOf(registry, 'test_batched_held_seconds')).toBe(
+      await textOf(reference, 'ref_held_seconds'),
+    );
   });
 });

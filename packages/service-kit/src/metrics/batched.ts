@@ -26,12 +26,23 @@ interface Series<L extends string> {
   values: number[];
 }
 
+/** One label set of a batched metric, held by a caller that records into it often. */
+export interface BatchedSeries {
+  /** One increment (counter) or observation (histogram) of this series. */
+  record(value: number): void;
+}
+
 export interface BatchedMetric<L extends string> {
   /**
    * One increment (counter) or observation (histogram) of the series `key` stands for. `key` must
    * name one label set (e.g. its values joined); `labels` is called only for a key not seen before.
    */
   record(key: string, labels: () => Record<L, string>, value: number): void;
+  /**
+   * The series `key` stands for, to record into without looking it up (or building its key) on
+   * every update: what the per-request and per-call recorders keep, by their labels' values.
+   */
+  series(key: string, labels: () => Record<L, string>): BatchedSeries;
   /** Hands every pending update to prom-client (also done by the metric's `collect`). */
   flush(): void;
 }
@@ -53,22 +64,32 @@ function batched<L extends string, M extends Counter<L> | Histogram<L>>(
       s.values.length = 0;
     }
   };
+  const seriesOf = (key: string, labels: () => Record<L, string>): Series<L> => {
+    let s = series.get(key);
+    if (s === undefined) {
+      s = { labels: labels(), values: [] };
+      series.set(key, s);
+    }
+    return s;
+  };
+  const add = (s: Series<L>, value: number): void => {
+    // prom-client would throw on these at its own call; here, before they are held.
+    if (!Number.isFinite(value)) throw new TypeError(`Value is not a valid number: ${value}`);
+    if (kind === 'counter' && value < 0) throw new Error('It is not possible to decrease a counter');
+    // The metric is registered (with its collect) by the first update of a batch, so a scrape in
+    // between finds it, and one that was never updated stays out of the exposition as before.
+    if (pending === 0) target = metric(flush);
+    if (kind === 'histogram' || s.values.length === 0) s.values.push(value);
+    else s.values[0] = (s.values[0] ?? 0) + value;
+    if (++pending >= MAX_PENDING) flush();
+  };
   return {
     record(key, labels, value) {
-      // prom-client would throw on these at its own call; here, before they are held.
-      if (!Number.isFinite(value)) throw new TypeError(`Value is not a valid number: ${value}`);
-      if (kind === 'counter' && value < 0) throw new Error('It is not possible to decrease a counter');
-      // The metric is registered (with its collect) by the first update of a batch, so a scrape in
-      // between finds it, and one that was never updated stays out of the exposition as before.
-      if (pending === 0) target = metric(flush);
-      let s = series.get(key);
-      if (s === undefined) {
-        s = { labels: labels(), values: [] };
-        series.set(key, s);
-      }
-      if (kind === 'histogram' || s.values.length === 0) s.values.push(value);
-      else s.values[0] = (s.values[0] ?? 0) + value;
-      if (++pending >= MAX_PENDING) flush();
+      add(seriesOf(key, labels), value);
+    },
+    series(key, labels) {
+      const s = seriesOf(key, labels);
+      return { record: (value) => add(s, value) };
     },
     flush,
   };

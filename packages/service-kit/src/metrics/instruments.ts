@@ -5,6 +5,7 @@
  * deploy/helm/subx/templates/prometheusrule.yaml.
  */
 import { batchedCounter, batchedHistogram } from './batched.ts';
+import type { BatchedSeries } from './batched.ts';
 import { counter, gauge, histogram } from './registry.ts';
 
 // ---------------------------------------------------------------------------------------------
@@ -15,8 +16,11 @@ const STATUS_CLASSES = ['1xx', '2xx', '3xx', '4xx', '5xx'] as const;
 
 /** '2xx' .. '5xx': errors are the 5xx (and 4xx) classes of the same series. */
 export function statusClass(status: number): string {
-  return status >= 100 && status < 600 ? (STATUS_CLASSES[Math.floor(status / 100) - 1] ?? 'other') : 'other';
+  return STATUS_CLASS_NAMES[statusClassIndex(status)]!;
 }
+const STATUS_CLASS_NAMES = [...STATUS_CLASSES, 'other'] as const;
+const statusClassIndex = (status: number): number =>
+  status >= 100 && status < 600 ? Math.floor(status / 100) - 1 : STATUS_CLASSES.length;
 
 const httpLabels = ['method', 'route', 'status_class'] as const;
 
@@ -44,12 +48,33 @@ export function observeHttpRequest(request: {
   seconds: number;
 }): void {
   const route = request.route || 'unmatched';
-  const status_class = statusClass(request.status);
-  httpRequests.record(
-    `${request.method} ${route} ${status_class}`,
-    () => ({ method: request.method, route, status_class }),
-    request.seconds,
-  );
+  httpSeriesOf(request.method, route, request.status).record(request.seconds);
+}
+
+/**
+ * The series of every request's recording, kept by route pattern, method and status class, so a
+ * request finds its series by three lookups of strings it already has (the route's pattern and the
+ * method are constants of the router and of node's parser), not by building and hashing a key.
+ * Bounded: routes are the router's patterns (or 'unmatched'), methods the ones node parses.
+ */
+const httpSeries = new Map<string, Map<string, BatchedSeries[]>>();
+
+function httpSeriesOf(method: string, route: string, status: number): BatchedSeries {
+  let byMethod = httpSeries.get(route);
+  if (byMethod === undefined) httpSeries.set(route, (byMethod = new Map()));
+  let byClass = byMethod.get(method);
+  if (byClass === undefined) byMethod.set(method, (byClass = []));
+  const index = statusClassIndex(status);
+  let series = byClass[index];
+  if (series === undefined) {
+    const status_class = STATUS_CLASS_NAMES[index]!;
+    series = byClass[index] = httpRequests.series(`${method} ${route} ${status_class}`, () => ({
+      method,
+      route,
+      status_class,
+    }));
+  }
+  return series;
 }
 
 /** A request refused for a rate limit: `tier` of the account ('anonymous' for per-address limits). */
@@ -124,9 +149,40 @@ export function observeGrpcCall(
   code: string,
   seconds: number,
 ): void {
-  const { calls, time } = GRPC_METRICS[side];
-  calls.record(`${path} ${code}`, () => ({ ...splitPath(path), grpc_code: code }), 1);
-  time.record(path, () => splitPath(path), seconds);
+  const method = grpcSeriesOf(side, path);
+  let byCode = method.calls.get(code);
+  if (byCode === undefined) {
+    byCode = GRPC_METRICS[side].calls.series(`${path} ${code}`, () => ({
+      ...splitPath(path),
+      grpc_code: code,
+    }));
+    method.calls.set(code, byCode);
+  }
+  byCode.record(1);
+  method.time.record(seconds);
+}
+
+/**
+ * The series of each side's methods, by the method's path and then the status code: found by
+ * lookups of strings the caller has (the paths are constants of the generated code), not by
+ * building a key per call. Bounded: the services' methods, and grpc's status codes.
+ */
+const grpcSeries = {
+  server: new Map<string, GrpcMethodSeries>(),
+  client: new Map<string, GrpcMethodSeries>(),
+};
+interface GrpcMethodSeries {
+  time: BatchedSeries;
+  calls: Map<string, BatchedSeries>;
+}
+
+function grpcSeriesOf(side: 'server' | 'client', path: string): GrpcMethodSeries {
+  let method = grpcSeries[side].get(path);
+  if (method === undefined) {
+    method = { time: GRPC_METRICS[side].time.series(path, () => splitPath(path)), calls: new Map() };
+    grpcSeries[side].set(path, method);
+  }
+  return method;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -290,8 +346,16 @@ const cacheLookups = batchedCounter(
 /** One cache lookup: `cache` is the cache's name (transcript, metadata, comments, summary, ...). */
 export function countCacheLookup(cache: string, hit: boolean): void {
   const result = hit ? 'hit' : 'miss';
-  cacheLookups.record(`${cache} ${result}`, () => ({ cache, result }), 1);
+  let byResult = cacheSeries.get(cache);
+  if (byResult === undefined) {
+    const seriesOf = (result: string) => cacheLookups.series(`${cache} ${result}`, () => ({ cache, result }));
+    cacheSeries.set(cache, (byResult = { hit: seriesOf('hit'), miss: seriesOf('miss') }));
+  }
+  byResult[result].record(1);
 }
+
+/** The two series of each cache (bounded: caches are named in the code). */
+const cacheSeries = new Map<string, { hit: BatchedSeries; miss: BatchedSeries }>();
 
 /**
  * A `createJsonCache({ onLookup })` hook: the cache is named by the key's first segment

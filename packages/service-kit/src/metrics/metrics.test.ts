@@ -5,6 +5,7 @@ import { ConfigError, loadConfig, metricsPort } from '../config.ts';
 import {
   cacheLookupMetrics,
   countCredits,
+  observeGrpcCall,
   observeHttpRequest,
   registerConsumerLag,
   registerOutboxBacklog,
@@ -44,11 +45,12 @@ describe('recording', () => {
       'other',
     ]);
     observeHttpRequest({ method: 'POST', route: '/api/v1/extract', status: 200, seconds: 0.3 });
+    observeHttpRequest({ method: 'POST', route: '/api/v1/extract', status: 201, seconds: 0.7 });
     observeHttpRequest({ method: 'POST', route: '/api/v1/extract', status: 503, seconds: 3 });
     observeHttpRequest({ method: 'GET', route: undefined, status: 404, seconds: 0.001 });
     const text = await scrape();
     const labels = 'method="POST",route="/api/v1/extract"';
-    expect(valueOf(text, `subx_http_requests_total{${labels},status_class="2xx"}`)).toBe(1);
+    expect(valueOf(text, `subx_http_requests_total{${labels},status_class="2xx"}`)).toBe(2);
     expect(valueOf(text, `subx_http_requests_total{${labels},status_class="5xx"}`)).toBe(1);
     expect(valueOf(text, `subx_http_requests_total{method="GET",route="unmatched",status_class="4xx"}`)).toBe(
       1,
@@ -60,6 +62,21 @@ describe('recording', () => {
     expect(
       valueOf(text, `subx_http_request_duration_seconds_bucket{le="2.5",${labels},status_class="5xx"}`),
     ).toBe(0);
+  });
+
+  it('gRPC calls: counted by side, method and code; timed by side and method', async () => {
+    const path = '/subx.test.v1.TestService/Probe';
+    observeGrpcCall('client', path, 'OK', 0.01);
+    observeGrpcCall('client', path, 'OK', 0.02);
+    observeGrpcCall('client', path, 'UNAVAILABLE', 0.5);
+    observeGrpcCall('server', path, 'OK', 0.005);
+    const text = await scrape();
+    const method = 'grpc_service="subx.test.v1.TestService",grpc_method="Probe"';
+    expect(valueOf(text, `subx_grpc_client_handled_total{${method},grpc_code="OK"}`)).toBe(2);
+    expect(valueOf(text, `subx_grpc_client_handled_total{${method},grpc_code="UNAVAILABLE"}`)).toBe(1);
+    expect(valueOf(text, `subx_grpc_client_handling_seconds_count{${method}}`)).toBe(3);
+    expect(valueOf(text, `subx_grpc_server_handled_total{${method},grpc_code="OK"}`)).toBe(1);
+    expect(valueOf(text, `subx_grpc_server_handling_seconds_count{${method}}`)).toBe(1);
   });
 
   it('credits: zero amounts are not recorded', async () => {
