@@ -23,6 +23,14 @@ describe('in-memory key-value store counting in process', () => {
     await kv.set('text', 'abc');
     expect(() => kv.inProcess.increment('text', 1)).toThrow(/not an integer/);
     expect(() => kv.inProcess.increment('n', 0.5)).toThrow(/integer/);
+    // A counter stepped in place reads as its string, and a plain set replaces what it counted.
+    expect(await kv.get('n')).toBe('1');
+    await kv.set('n', '41');
+    expect(kv.inProcess.increment('n', 1)).toBe(42);
+    expect(await kv.get('n')).toBe('42');
+    expect(await kv.ttlMs('n')).toBeNull();
+    await kv.set('n', 'forty-two');
+    expect(() => kv.inProcess.incrementWithin('n', 1, 100)).toThrow(/not an integer/);
     await kv.close();
     expect(() => kv.inProcess.incrementWithin('n', 1, 4)).toThrow(/closed/);
   });

@@ -17,6 +17,8 @@ export interface InMemoryKeyValueStore extends KeyValueStore {
 interface Entry {
   value: string;
   expiresAt: number | null;
+  /** The value as an integer, once read or written as one (a counter): parsed once, not per step. */
+  integer: number | undefined;
 }
 
 const SWEEP_EVERY_WRITES = 1_000;
@@ -58,39 +60,57 @@ export function createInMemoryKeyValueStore(
     }
   };
 
-  const integerValue = (key: string): number => {
-    const entry = live(key);
-    if (!entry) return 0;
+  /** The entry's value as an integer (Redis's INCRBY refuses anything else), parsed once. */
+  const integerOf = (key: string, entry: Entry): number => {
+    if (entry.integer !== undefined) return entry.integer;
     const n = Number(entry.value);
     if (!/^-?\d+$/.test(entry.value) || !Number.isSafeInteger(n)) {
       throw new Error(`value at ${key} is not an integer`);
     }
+    entry.integer = n;
     return n;
+  };
+
+  /**
+   * A counter's step from its live entry (or none): one lookup of the key per step, the entry
+   * updated where it is (the daily counter of every admitted request steps here).
+   */
+  const step = (
+    key: string,
+    entry: Entry | null,
+    current: number,
+    by: number,
+    expireAtMs: number | undefined,
+  ): number => {
+    const value = current + by;
+    if (entry === null) {
+      write(key, { value: String(value), expiresAt: expireAtMs ?? null, integer: value });
+      return value;
+    }
+    entry.value = String(value);
+    entry.integer = value;
+    if (expireAtMs !== undefined) entry.expiresAt = expireAtMs;
+    return value;
   };
 
   const assertInteger = (by: number): void => {
     if (!Number.isSafeInteger(by)) throw new Error(`increment must be an integer, got ${by}`);
   };
 
-  const add = (key: string, by: number, expireAtMs: number | undefined): number => {
-    const value = integerValue(key) + by;
-    const expiresAt = expireAtMs ?? live(key)?.expiresAt ?? null;
-    write(key, { value: String(value), expiresAt });
-    return value;
-  };
-
   const counters: InProcessCounters = {
     increment(key, by, opts = {}) {
       assertOpen();
       assertInteger(by);
-      return add(key, by, opts.expireAtMs);
+      const entry = live(key);
+      return step(key, entry, entry ? integerOf(key, entry) : 0, by, opts.expireAtMs);
     },
     incrementWithin(key, by, limit, opts = {}) {
       assertOpen();
       assertInteger(by);
-      const current = integerValue(key);
+      const entry = live(key);
+      const current = entry ? integerOf(key, entry) : 0;
       if (current + by > limit) return { applied: false, value: current };
-      return { applied: true, value: add(key, by, opts.expireAtMs) };
+      return { applied: true, value: step(key, entry, current, by, opts.expireAtMs) };
     },
   };
 
@@ -104,12 +124,20 @@ export function createInMemoryKeyValueStore(
     },
     async set(key, value, opts = {}) {
       assertOpen();
-      write(key, { value, expiresAt: opts.ttlMs === undefined ? null : clock.now() + opts.ttlMs });
+      write(key, {
+        value,
+        expiresAt: opts.ttlMs === undefined ? null : clock.now() + opts.ttlMs,
+        integer: undefined,
+      });
     },
     async setIfAbsent(key, value, opts = {}) {
       assertOpen();
       if (live(key)) return false;
-      write(key, { value, expiresAt: opts.ttlMs === undefined ? null : clock.now() + opts.ttlMs });
+      write(key, {
+        value,
+        expiresAt: opts.ttlMs === undefined ? null : clock.now() + opts.ttlMs,
+        integer: undefined,
+      });
       return true;
     },
     async delete(key) {
