@@ -90,7 +90,8 @@ describe('extract micro-cache', () => {
     };
     const rateLimit = { limit: 100, remaining: 7, reset: 1773187200, reset_at: '2026-03-11T00:00:00.000Z' };
     const requestId = 'req_"odd"\\id';
-    expect(completeJsonBody(Buffer.from(jsonHead(rest)), rateLimit, requestId).toString('utf8')).toBe(
+    const rateLimitJson = JSON.stringify(rateLimit);
+    expect(completeJsonBody(Buffer.from(jsonHead(rest)), rateLimitJson, requestId).toString('utf8')).toBe(
       JSON.stringify({ ...rest, rate_limit: rateLimit, request_id: requestId }),
     );
   });
@@ -104,7 +105,7 @@ describe('extract micro-cache', () => {
         i % 1_000 === 999 ? `{"big":"${'b'.repeat(100_000)}"` : `{"n":${i},"pad":"${'p'.repeat(i % 97)}"`;
       const rateLimit = { remaining: i };
       bodies.push({
-        body: completeJsonBody(Buffer.from(head), rateLimit, `req_${i}`),
+        body: completeJsonBody(Buffer.from(head), JSON.stringify(rateLimit), `req_${i}`),
         expected: `${head},"rate_limit":{"remaining":${i}},"request_id":"req_${i}"}`,
       });
     }

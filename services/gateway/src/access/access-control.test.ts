@@ -3,7 +3,7 @@ import { AppError, Errors, toPublicErrorBody } from '@subx/errors';
 import type { Collection, Doc, DocumentStore, KeyValueStore } from '@subx/ports';
 import { ManualClock, createInMemoryDocumentStore, createInMemoryKeyValueStore } from '@subx/ports';
 import { scrape } from '@subx/service-kit';
-import { rateLimitBody, rateLimitHeaders, rateLimitOf } from './rate-limit.ts';
+import { rateLimitBody, rateLimitHeaders, rateLimitJson, rateLimitOf } from './rate-limit.ts';
 import type { Replicas } from './test-support.ts';
 import { startReplicas } from './test-support.ts';
 import { ACCOUNTS_COLLECTION } from './accounts.ts';
@@ -333,9 +333,9 @@ describe('tiers and daily limits', () => {
     expect(limited.retryAfterSeconds).toBe(2);
     expect(rateLimitOf(limited)).toEqual({ limit: 100, remaining: 0, resetAtMs: Date.UTC(2026, 2, 16) });
     expect(rateLimitHeaders(rateLimitOf(limited)!)).toEqual({
-      'X-RateLimit-Limit': '100',
-      'X-RateLimit-Remaining': '0',
-      'X-RateLimit-Reset': '2026-03-16T00:00:00.000Z',
+      'x-ratelimit-limit': '100',
+      'x-ratelimit-remaining': '0',
+      'x-ratelimit-reset': '2026-03-16T00:00:00.000Z',
     });
     clock.set(Date.UTC(2026, 2, 16, 0, 0, 0));
     const fresh = await m!.access.admit({ apiKey, operation: 'extract' });
@@ -346,6 +346,9 @@ describe('tiers and daily limits', () => {
       reset: Date.UTC(2026, 2, 17) / 1000,
       reset_at: '2026-03-17T00:00:00.000Z',
     });
+    // The extract's body is completed with the same object, written as JSON directly.
+    expect(rateLimitJson(fresh.rateLimit)).toBe(JSON.stringify(rateLimitBody(fresh.rateLimit)));
+    expect(rateLimitJson(rateLimitOf(limited)!)).toBe(JSON.stringify(rateLimitBody(rateLimitOf(limited)!)));
   });
 
   it('refunds a request that ended in a 5xx, once', async () => {
@@ -372,6 +375,7 @@ describe('tiers and daily limits', () => {
     expect(last!.rateLimit.remaining).toBeNull();
     expect(rateLimitHeaders(last!.rateLimit)).toEqual({});
     expect(rateLimitBody(last!.rateLimit)).toMatchObject({ limit: null, remaining: null });
+    expect(rateLimitJson(last!.rateLimit)).toBe(JSON.stringify(rateLimitBody(last!.rateLimit)));
     expect(await m!.rateLimiter.todayCount(account._id)).toBe(120);
   });
 });

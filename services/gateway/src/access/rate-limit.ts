@@ -150,13 +150,17 @@ function resetIso(resetAtMs: number): string {
   return lastReset.iso;
 }
 
-/** X-RateLimit-* headers; none for unlimited tiers (decisions.md "Rate-limit reporting"). */
+/**
+ * X-RateLimit-* headers; none for unlimited tiers (decisions.md "Rate-limit reporting"). The names
+ * are lower-case, as fastify stores and sends them: a mixed-case name would be lower-cased into a
+ * new string (and looked up as a new property key) on every counted request.
+ */
 export function rateLimitHeaders(state: RateLimitState): Record<string, string> {
   if (state.limit === null || state.remaining === null) return {};
   return {
-    'X-RateLimit-Limit': String(state.limit),
-    'X-RateLimit-Remaining': String(state.remaining),
-    'X-RateLimit-Reset': resetIso(state.resetAtMs),
+    'x-ratelimit-limit': String(state.limit),
+    'x-ratelimit-remaining': String(state.remaining),
+    'x-ratelimit-reset': resetIso(state.resetAtMs),
   };
 }
 
@@ -173,6 +177,15 @@ export function rateLimitBody(state: RateLimitState): {
     reset: Math.floor(state.resetAtMs / 1000),
     reset_at: resetIso(state.resetAtMs),
   };
+}
+
+/**
+ * JSON.stringify(rateLimitBody(state)), written directly: the cached extract completes its kept
+ * answer with it on every request (extract-cache.ts, completeJsonBody).
+ */
+export function rateLimitJson(state: RateLimitState): string {
+  // Numbers or null (`${null}` is 'null'), and an ISO time: nothing to escape.
+  return `{"limit":${state.limit},"remaining":${state.remaining},"reset":${Math.floor(state.resetAtMs / 1000)},"reset_at":"${resetIso(state.resetAtMs)}"}`;
 }
 
 /** Whole seconds until `resetAtMs`, at least 1 (the Retry-After value). */

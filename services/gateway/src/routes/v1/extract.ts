@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CONTENT_TYPES } from '@subx/formats';
 import type { OutputFormat } from '@subx/formats';
 import { countCacheLookup } from '@subx/service-kit';
-import { rateLimitBody } from '../../access/rate-limit.ts';
+import { rateLimitJson } from '../../access/rate-limit.ts';
 import { extractPrice } from '../../access/pricing.ts';
 import {
   completeJsonBody,
@@ -124,7 +124,7 @@ export const registerExtract: RouteRegistrar = (app, ctx) => {
   ): Buffer {
     reply.type(rendered.contentType);
     if (body.format !== 'json') return rendered.payload;
-    return completeJsonBody(rendered.payload, rateLimitBody(admissionOf(request).rateLimit), request.id);
+    return completeJsonBody(rendered.payload, rateLimitJson(admissionOf(request).rateLimit), request.id);
   }
 
   /**
