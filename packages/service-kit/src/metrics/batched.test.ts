@@ -28,16 +28,20 @@ async function textOf(reg: client.Registry, name: string): Promise<string> {
   return (await reg.getSingleMetricAsString(name)).replaceAll(name, 'm');
 }
 
+/** A plain prom-client histogram with the batched ones' labels and buckets, in `reference`. */
+const plainHistogram = (reference: client.Registry, name: string) =>
+  new client.Histogram({
+    name,
+    help: 'h',
+    labelNames: LABELS,
+    buckets: [...LATENCY_BUCKETS],
+    registers: [reference],
+  });
+
 describe('batched metrics', () => {
   it('a histogram (and the counter of its count) reads exactly as prom-client fed one by one', async () => {
     const reference = new client.Registry();
-    const plain = new client.Histogram({
-      name: 'ref_seconds',
-      help: 'h',
-      labelNames: LABELS,
-      buckets: [...LATENCY_BUCKETS],
-      registers: [reference],
-    });
+    const plain = plainHistogram(reference, 'ref_seconds');
     const plainCount = new client.Counter({
       name: 'ref_total',
       help: 'c',
@@ -104,13 +108,7 @@ describe('batched metrics', () => {
 
   it('a held series records into the same series as its key, batched the same way', async () => {
     const reference = new client.Registry();
-    const plain = new client.Histogram({
-      name: 'ref_held_seconds',
-      help: 'h',
-      labelNames: LABELS,
-      buckets: [...LATENCY_BUCKETS],
-      registers: [reference],
-    });
+    const plain = plainHistogram(reference, 'ref_held_seconds');
     const batched = batchedHistogram('test_batched_held_seconds', 'h', LABELS);
     const held = new Map<string, ReturnType<typeof batched.series>>();
     durations(MAX_PENDING + 11).forEach((seconds, i) => {
