@@ -15,6 +15,12 @@ export interface Measured {
   errors: number;
   /** CPU time of the server's main thread per answered request, in µs; undefined when not known. */
   cpuUs: number | undefined;
+  /**
+   * CPU time of the server's whole process per answered request (every thread: V8's garbage
+   * collection helpers, libuv's pool), in µs. On these 2 cores the other threads share the second
+   * core with the load generator: work there slows the load as surely as work on the main thread.
+   */
+  processCpuUs: number | undefined;
 }
 
 export interface Target {
@@ -31,11 +37,14 @@ export interface Target {
 /** USER_HZ: /proc reports CPU time in these ticks per second (100 on Linux everywhere). */
 const TICKS_PER_SECOND = 100;
 
-/** utime + stime of the process's main thread, in ticks; undefined without /proc. */
-function mainThreadTicks(pid: number | undefined): number | undefined {
+/**
+ * utime + stime of the process's main thread (or, `whole`, of all its threads), in ticks; undefined
+ * without /proc.
+ */
+function cpuTicks(pid: number | undefined, whole = false): number | undefined {
   if (pid === undefined) return undefined;
   try {
-    const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
+    const stat = readFileSync(whole ? `/proc/${pid}/stat` : `/proc/${pid}/task/${pid}/stat`, 'utf8');
     // The name (field 2) is in parentheses and may hold spaces: count the fields after it.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return Number(fields[11]) + Number(fields[12]); // fields 14 and 15 of proc(5)
@@ -55,7 +64,8 @@ export async function load(
   duration: number,
   connections: number,
 ): Promise<Measured> {
-  const ticksBefore = mainThreadTicks(target.pid);
+  const ticksBefore = cpuTicks(target.pid);
+  const processTicksBefore = cpuTicks(target.pid, true);
   const result = await autocannon({
     url: target.url,
     method: 'POST',
@@ -64,18 +74,21 @@ export async function load(
     headers: { 'content-type': 'application/json', ...target.headers },
     body,
   });
-  const ticksAfter = mainThreadTicks(target.pid);
+  const ticksAfter = cpuTicks(target.pid);
+  const processTicksAfter = cpuTicks(target.pid, true);
   const answered = result.requests.total;
+  const perRequest = (before: number | undefined, after: number | undefined) =>
+    before === undefined || after === undefined || answered === 0
+      ? undefined
+      : ((after - before) * 1e6) / TICKS_PER_SECOND / answered;
   return {
     rps: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
     non2xx: result.non2xx,
     errors: result.errors,
-    cpuUs:
-      ticksBefore === undefined || ticksAfter === undefined || answered === 0
-        ? undefined
-        : ((ticksAfter - ticksBefore) * 1e6) / TICKS_PER_SECOND / answered,
+    cpuUs: perRequest(ticksBefore, ticksAfter),
+    processCpuUs: perRequest(processTicksBefore, processTicksAfter),
   };
 }
 
@@ -110,6 +123,14 @@ export interface PathFigures {
   failed: number;
   /** Median CPU µs of the server's main thread per request; undefined when not read. */
   cpuUs: number | undefined;
+  /** Median CPU µs of the server's whole process per request; undefined when not read. */
+  processCpuUs: number | undefined;
+}
+
+/** The median, when every round has the figure. */
+function medianOf(xs: (number | undefined)[]): number | undefined {
+  const known = xs.filter((x) => x !== undefined);
+  return known.length === xs.length ? median(known) : undefined;
 }
 
 /** The medians over the rounds of one path, and each round's ratio to that round's bare. */
@@ -122,19 +143,20 @@ export function figures(rounds: Round[], path: PathName): PathFigures {
     p50: median(rounds.map((r) => r[path].p50)),
     p99: median(rounds.map((r) => r[path].p99)),
     failed: rounds.reduce((n, r) => n + r[path].non2xx + r[path].errors, 0),
-    cpuUs: rounds.every((r) => r[path].cpuUs !== undefined)
-      ? median(rounds.map((r) => r[path].cpuUs ?? 0))
-      : undefined,
+    cpuUs: medianOf(rounds.map((r) => r[path].cpuUs)),
+    processCpuUs: medianOf(rounds.map((r) => r[path].processCpuUs)),
   };
 }
 
 export const TABLE_HEADER =
-  '| answer | path | requests/s | % of bare (median; rounds) | p50 ms | p99 ms | non-2xx | server CPU µs/request | target |\n' +
-  '|---|---|---:|---:|---:|---:|---:|---:|---|';
+  '| answer | path | requests/s | % of bare (median; rounds) | p50 ms | p99 ms | non-2xx | server CPU µs/request: main thread | whole process | target |\n' +
+  '|---|---|---:|---:|---:|---:|---:|---:|---:|---|';
+
+const cpu = (us: number | undefined) => (us === undefined ? '–' : us.toFixed(1));
 
 export function tableRow(answer: string, path: PathName, f: PathFigures, target: string): string {
   return (
     `| ${answer} | ${path} | ${f.rps.toFixed(0)} | ${pct(f.ratio)} (${f.ratios.map(pct).join(', ')}) | ` +
-    `${f.p50} | ${f.p99} | ${f.failed} | ${f.cpuUs === undefined ? '–' : f.cpuUs.toFixed(1)} | ${target} |`
+    `${f.p50} | ${f.p99} | ${f.failed} | ${cpu(f.cpuUs)} | ${cpu(f.processCpuUs)} | ${target} |`
   );
 }

@@ -5,7 +5,7 @@
  * run by autocannon from this process.
  *
  *   node_modules/.bin/node scripts/bench/npm-start-extract.ts [--duration 10] [--rounds 3]
- *     [--connections 50] [--segments 40,400] [--quick] [--profile DIR]
+ *     [--warmup 8] [--connections 50] [--segments 40,400] [--quick] [--profile DIR]
  *
  * Two `npm start` processes run side by side: one with the defaults (the gateway's micro-cache
  * answers repeated extracts: the cached path), one with `EXTRACT_CACHE_TTL_MS=0` (every request
@@ -14,8 +14,15 @@
  * tests in today's mode, with caption bodies of 40 and 400 cues. The only setting changed from the
  * defaults is the pro tier's daily limit (ACCESS_PRICING_JSON), so that the load is not refused.
  *
- * Each round measures bare, cached and uncached once per answer size; the ratios are per round
- * (machines here are noisy), the table gives the median of the rounds and every round's value,
+ * Each path is first loaded for `--warmup` seconds: a cold `npm start` takes about 6 s of this load
+ * before V8 has optimised the request path (its CPU per request until then up to twice its steady
+ * state, issue 27), so a warm-up of 2 s left most of that in the first round. Then each round
+ * measures bare, cached and uncached once per answer size. The rounds stay long (10 s): each path
+ * rests while the others are loaded, and ten rounds of 3 s read the uncached path at 49-53% of bare
+ * where 10 s rounds read 35-38%, at about the same main-thread CPU per request; probably the
+ * garbage collection that a rest lets finish, which a server under continuous load never gets.
+ * The ratios are per round (machines here are noisy), the table gives the median of the rounds and
+ * every round's value,
  * and the CPU time each server's main thread spent per request (from /proc, around every load):
  * a figure that moves far less with the machine than requests/s, for telling a change of a few
  * percent from the noise.
@@ -43,11 +50,14 @@ const { values, positionals } = parseArgs({
     segments: { type: 'string' },
     quick: { type: 'boolean', default: false },
     profile: { type: 'string' },
+    warmup: { type: 'string' },
   },
 });
 const QUICK = values.quick;
 const DURATION = Number(values.duration ?? (QUICK ? 3 : (process.env.BENCH_DURATION_S ?? 10)));
 const ROUNDS = Number(values.rounds ?? (QUICK ? 1 : 3));
+/** Seconds of load on each path before the rounds: until the JIT has the request path (above). */
+const WARMUP = Number(values.warmup ?? (QUICK ? 2 : 8));
 const CONNECTIONS = Number(values.connections);
 const SIZES = (values.segments ?? (QUICK ? '40' : '40,400')).split(',').map(Number);
 
@@ -170,7 +180,7 @@ async function main(): Promise<void> {
         await measureRounds(targets, requestBody(size), {
           rounds: ROUNDS,
           duration: DURATION,
-          warmup: QUICK ? 1 : 2,
+          warmup: WARMUP,
           connections: CONNECTIONS,
         }),
       );
@@ -178,7 +188,7 @@ async function main(): Promise<void> {
 
     console.log(
       `\nPOST /api/v1/extract on npm start (default settings), ${CONNECTIONS} connections, ` +
-        `${DURATION} s per run, ${ROUNDS} round(s); ratio to a bare fastify route serving the same bytes\n`,
+        `${WARMUP} s of warm-up, ${DURATION} s per run, ${ROUNDS} round(s); ratio to a bare fastify route serving the same bytes\n`,
     );
     console.log(TABLE_HEADER);
     let ok = true;
