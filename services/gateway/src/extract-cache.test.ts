@@ -5,6 +5,7 @@ import {
   createExtractCache,
   jsonHead,
   jsonHeadAround,
+  jsonTail,
   kept,
   sentOnce,
 } from './extract-cache.ts';
@@ -123,6 +124,33 @@ describe('extract micro-cache', () => {
         expect(jsonHeadAround(before, 'subtitles', json, after, alloc).toString('utf8')).toBe(whole);
         expect(jsonHeadAround(before, 'subtitles', Buffer.from(json), after, alloc).toString('utf8')).toBe(
           whole,
+        );
+      }
+    }
+  });
+
+  it('jsonHeadAround with a tail writes the whole body completeJsonBody would make of its head', () => {
+    const before = { video_id: 'aaaaaaaaaaa', metadata: { title: 'Ünïcödé "q" \u2028 😀' } };
+    const subtitles = JSON.stringify([{ text: 'line\nbreak "x" 🎵', start: 0.1, duration: 1e-7 }]);
+    const rateLimit = { limit: 100, remaining: 7, reset: 1773187200, reset_at: '2026-03-11T00:00:00.000Z' };
+    const requestId = 'req_"odd"\\id';
+    for (const after of [{ cached: false, extracted_at: '2026-03-10T11:00:00.000Z' }, {}]) {
+      const completed = completeJsonBody(
+        jsonHeadAround(before, 'subtitles', subtitles, after, kept),
+        JSON.stringify(rateLimit),
+        requestId,
+      ).toString('utf8');
+      expect(JSON.parse(completed)).toEqual({
+        ...before,
+        subtitles: JSON.parse(subtitles),
+        ...after,
+        rate_limit: rateLimit,
+        request_id: requestId,
+      });
+      const tail = jsonTail(JSON.stringify(rateLimit), requestId);
+      for (const json of [subtitles, Buffer.from(subtitles)]) {
+        expect(jsonHeadAround(before, 'subtitles', json, after, sentOnce, tail).toString('utf8')).toBe(
+          completed,
         );
       }
     }

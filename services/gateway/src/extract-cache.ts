@@ -126,12 +126,17 @@ export function utf8Bytes(text: string, alloc: ByteAllocator): Buffer {
   return bytes;
 }
 
+/** The end of a json body that is this request's own: `rate_limit`, `request_id`, the closing brace. */
+export function jsonTail(rateLimitJson: string, requestId: string): string {
+  return `,"rate_limit":${rateLimitJson},"request_id":${JSON.stringify(requestId)}}`;
+}
+
 /**
  * The json body as one Buffer: the cached head's bytes, then this request's `rate_limit` and
  * `request_id` written behind them (one copy of the head; see the header comment for why bytes).
  */
 export function completeJsonBody(head: Buffer, rateLimitJson: string, requestId: string): Buffer {
-  const tail = `,"rate_limit":${rateLimitJson},"request_id":${JSON.stringify(requestId)}}`;
+  const tail = jsonTail(rateLimitJson, requestId);
   const body = bodyBuffer(head.length + Buffer.byteLength(tail));
   head.copy(body);
   body.write(tail, head.length);
@@ -148,6 +153,9 @@ export function jsonHead(body: Record<string, unknown>): string {
  * jsonHead of `{...before, [name]: <json>, ...after}` where `json` is a value already rendered as
  * JSON (the extractor's segments), spliced in without being parsed: as a string, or as UTF-8
  * bytes copied in as they are (neither decoded nor encoded again). `before` must not be empty.
+ *
+ * With `tail` (jsonTail), the whole body of an answer that is sent once and not kept: written in
+ * one pass, where a head completed by completeJsonBody would be a second copy of every byte.
  */
 export function jsonHeadAround(
   before: Record<string, unknown>,
@@ -155,10 +163,11 @@ export function jsonHeadAround(
   json: string | Uint8Array,
   after: Record<string, unknown>,
   alloc: ByteAllocator,
+  tail = '',
 ): Buffer {
   const rest = JSON.stringify(after).slice(1, -1);
   const open = `${JSON.stringify(before).slice(0, -1)},${JSON.stringify(name)}:`;
-  const close = rest ? `,${rest}` : '';
+  const close = rest ? `,${rest}${tail}` : tail;
   if (typeof json === 'string') return utf8Bytes(`${open}${json}${close}`, alloc);
   const openBytes = Buffer.byteLength(open);
   const head = alloc(openBytes + json.length + Buffer.byteLength(close));

@@ -9,6 +9,7 @@ import {
   createExtractCache,
   jsonHead,
   jsonHeadAround,
+  jsonTail,
   kept,
   sentOnce,
   utf8Bytes,
@@ -37,6 +38,14 @@ interface ExtractBody {
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
+/**
+ * What fetchRendered gives: a micro-cache entry's shape, or (`whole`) a json body already completed
+ * with this request's fields, for an answer that is not kept: rendered in one pass, not rendered
+ * and then copied again behind its tail (a second ArrayBuffer's worth of bytes per request, on the
+ * path where the garbage collection of such buffers costs the most; issue 27).
+ */
+type Rendered = CachedExtract & { whole?: boolean };
+
 export const registerExtract: RouteRegistrar = (app, ctx) => {
   const spec = operationById('extract');
   const { backends, credits, clock, config } = ctx.deps;
@@ -51,7 +60,7 @@ export const registerExtract: RouteRegistrar = (app, ctx) => {
     request: FastifyRequest,
     body: ExtractBody,
     key: ExtractCacheKey,
-  ): Promise<CachedExtract> {
+  ): Promise<Rendered> {
     // A json answer with timestamps carries the segments as the extractor rendered them, spliced
     // in as they came (the extractor renders them once per cached transcript).
     const spliceSegments = body.format === 'json' && body.include_timestamps;
@@ -92,23 +101,25 @@ export const registerExtract: RouteRegistrar = (app, ctx) => {
     // extractor older than segments_as_json, segments: rendered here.
     const rendered =
       transcript.segmentsJsonUtf8.length > 0 ? transcript.segmentsJsonUtf8 : transcript.segmentsJson;
+    // The head, or with `tail` the whole body.
     const head =
       spliceSegments && rendered.length > 0
-        ? (cached: boolean, alloc: ByteAllocator) =>
-            jsonHeadAround(before, 'subtitles', rendered, after(cached), alloc)
-        : (cached: boolean, alloc: ByteAllocator) =>
+        ? (cached: boolean, alloc: ByteAllocator, tail = '') =>
+            jsonHeadAround(before, 'subtitles', rendered, after(cached), alloc, tail)
+        : (cached: boolean, alloc: ByteAllocator, tail = '') =>
             utf8Bytes(
               jsonHead({
                 ...before,
                 ...transcriptBody(transcript, body.include_timestamps),
                 ...after(cached),
-              }),
+              }) + tail,
               alloc,
             );
     // Without the extractor's fetch time the answer would carry this request's time; such an
     // answer is not kept. A hit is an answer from a cache: `cached: true`, like the extractor's.
     if (!cache || !transcript.fetchedAt) {
-      return { contentType: JSON_TYPE, payload: head(transcript.cached, sentOnce) };
+      const tail = jsonTail(rateLimitJson(admissionOf(request).rateLimit), request.id);
+      return { contentType: JSON_TYPE, payload: head(transcript.cached, sentOnce, tail), whole: true };
     }
     const answer = { contentType: JSON_TYPE, payload: head(transcript.cached, kept) };
     cache.set(key, transcript.cached ? answer : { contentType: JSON_TYPE, payload: head(true, kept) });
@@ -120,10 +131,10 @@ export const registerExtract: RouteRegistrar = (app, ctx) => {
     request: FastifyRequest,
     reply: FastifyReply,
     body: ExtractBody,
-    rendered: CachedExtract,
+    rendered: Rendered,
   ): Buffer {
     reply.type(rendered.contentType);
-    if (body.format !== 'json') return rendered.payload;
+    if (body.format !== 'json' || rendered.whole) return rendered.payload;
     return completeJsonBody(rendered.payload, rateLimitJson(admissionOf(request).rateLimit), request.id);
   }
 
