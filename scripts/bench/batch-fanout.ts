@@ -162,6 +162,7 @@ await direct.getTranscript({
   translate: false,
   segmentsAsJson: false,
   segmentsJsonAsBytes: false,
+  headJsonAsBytes: false,
 });
 
 /** One cold single extract of the next video, on the extraction service directly (no bus). */
@@ -175,6 +176,7 @@ const coldSingle = async () => {
     translate: false,
     segmentsAsJson: false,
     segmentsJsonAsBytes: false,
+    headJsonAsBytes: false,
   };
   return (await timed(() => direct.getTranscript(request))).ms;
 };

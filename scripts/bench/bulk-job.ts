@@ -332,6 +332,7 @@ async function main() {
       translate: false,
       segmentsAsJson: false,
       segmentsJsonAsBytes: false,
+      headJsonAsBytes: false,
     });
     singles.push(performance.now() - t0);
   }

@@ -139,6 +139,7 @@ async function startExtractor(): Promise<number> {
         fetchedAt: new Date().toISOString(),
         segmentsJson: '',
         segmentsJsonUtf8: Buffer.alloc(0),
+        headJsonUtf8: Buffer.alloc(0),
       };
       cache.set(key, { ...fresh, cached: true });
       callback(null, fresh);
@@ -296,6 +297,7 @@ async function grpcAlone(port: number, duration: number): Promise<Measured> {
     translate: false,
     segmentsAsJson: false,
     segmentsJsonAsBytes: false,
+    headJsonAsBytes: false,
   };
   const call = () =>
     new Promise<number>((resolve, reject) => {

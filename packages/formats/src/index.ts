@@ -2,6 +2,8 @@ export type { Segment, DocumentMetadata, DocumentInput, OutputFormat, DocumentFo
 export { OUTPUT_FORMATS } from './types.ts';
 export { toSrt, toVtt, toTxt, toMarkdown, toPlainText, renderDocument, CONTENT_TYPES } from './documents.ts';
 export { publicSegments, publicSegmentsJson } from './segments.ts';
+export { answerHeadJson, publicMetadata } from './metadata.ts';
+export type { AnswerHead, MetadataSource } from './metadata.ts';
 export { cueLines, cueLine, stripMarkup } from './text.ts';
 export { decodeEntities } from './entities.ts';
 export { toCues } from './cues.ts';

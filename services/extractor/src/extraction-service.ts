@@ -1,5 +1,5 @@
 import type { commonV1, extractorV1 } from '@subx/contracts';
-import { publicSegmentsJson } from '@subx/formats';
+import { answerHeadJson, publicSegmentsJson } from '@subx/formats';
 import type { JsonCache } from '@subx/ports';
 import type { YouTubeClient, VideoMetadata, MetadataField } from '@subx/youtube';
 import { METADATA_FIELDS, isVideoId } from '@subx/youtube';
@@ -75,12 +75,16 @@ export function toProtoMetadata(m: VideoMetadata): commonV1.VideoMetadata {
 
 const SUBTITLE_TYPE = { manual: 1, auto_generated: 2 } as const;
 
-/** How an answer carries its segments (GetTranscriptRequest.segments_as_json, segments_json_as_bytes). */
-type SegmentsForm = 'segments' | 'segmentsJson' | 'segmentsJsonUtf8';
+/**
+ * How an answer carries its segments (GetTranscriptRequest.segments_as_json, segments_json_as_bytes)
+ * and, with `head_json_as_bytes`, the json answer's members before them instead of the metadata.
+ */
+type SegmentsForm = 'segments' | 'segmentsJson' | 'segmentsJsonUtf8' | 'segmentsJsonUtf8AndHead';
 
 function segmentsFormOf(req: extractorV1.GetTranscriptRequest): SegmentsForm {
   if (!req.segmentsAsJson) return 'segments';
-  return req.segmentsJsonAsBytes ? 'segmentsJsonUtf8' : 'segmentsJson';
+  if (!req.segmentsJsonAsBytes) return 'segmentsJson';
+  return req.headJsonAsBytes ? 'segmentsJsonUtf8AndHead' : 'segmentsJsonUtf8';
 }
 
 const NO_BYTES = Buffer.alloc(0);
@@ -96,29 +100,48 @@ const hitAnswers = new WeakMap<
   Partial<Record<SegmentsForm, extractorV1.GetTranscriptResponse>>
 >();
 
+/**
+ * `include` is the request's normalised set, the one the value's cache key holds: a value's head
+ * is the same for every request that reads it.
+ */
 function answerOf(
   value: CachedTranscript,
   cached: boolean,
   form: SegmentsForm,
+  include: readonly MetadataField[],
 ): extractorV1.GetTranscriptResponse {
   const shared = cached ? hitAnswers.get(value)?.[form] : undefined;
   if (shared) return shared;
   const json = form === 'segments' ? '' : publicSegmentsJson(value.segments);
+  const metadata = toProtoMetadata(value.metadata);
+  const withHead = form === 'segmentsJsonUtf8AndHead';
   const answer: extractorV1.GetTranscriptResponse = {
     videoId: value.videoId,
     language: value.language,
     subtitleType: SUBTITLE_TYPE[value.subtitleType],
     segments: form === 'segments' ? value.segments : [],
-    metadata: toProtoMetadata(value.metadata),
+    // In the head instead (head_json_as_bytes): the gateway does not decode it.
+    metadata: withHead ? undefined : metadata,
     cached,
     fetchedAt: value.fetchedAt,
     translatedFrom: value.translatedFrom,
     segmentsJson: form === 'segmentsJson' ? json : '',
-    segmentsJsonUtf8: form === 'segmentsJsonUtf8' ? Buffer.from(json) : NO_BYTES,
+    segmentsJsonUtf8: form === 'segmentsJson' || form === 'segments' ? NO_BYTES : Buffer.from(json),
+    headJsonUtf8: withHead
+      ? Buffer.from(
+          answerHeadJson({
+            videoId: value.videoId,
+            metadata,
+            include,
+            language: value.language,
+            subtitleType: value.subtitleType,
+          }),
+        )
+      : NO_BYTES,
   };
   if (!cached) return answer;
   // Shared by every hit of this value: frozen, like the value itself.
-  Object.freeze(answer.metadata);
+  if (answer.metadata) Object.freeze(answer.metadata);
   Object.freeze(answer);
   const answers = hitAnswers.get(value) ?? {};
   answers[form] = answer;
@@ -172,7 +195,7 @@ export function createExtractionService(deps: {
         },
         { forceRefresh: req.forceRefresh },
       );
-      return answerOf(value, cached, segmentsFormOf(req));
+      return answerOf(value, cached, segmentsFormOf(req), include);
     },
 
     async validateVideo(req) {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { commonV1, extractorV1 } from '@subx/contracts';
+import { answerHeadJson } from '@subx/formats';
 import { AppError } from '@subx/errors';
 import { createInMemoryKeyValueStore } from '@subx/ports';
 import { createGrpcClient, createLogger, fromItemFailure, type GrpcClient } from '@subx/service-kit';
@@ -45,6 +46,7 @@ describe('extractor over gRPC against the fake YouTube', () => {
       translate: false,
       segmentsAsJson: false,
       segmentsJsonAsBytes: false,
+      headJsonAsBytes: false,
       ...extra,
     });
 
@@ -134,6 +136,67 @@ describe('extractor over gRPC against the fake YouTube', () => {
     });
     expect(fresh.cached).toBe(false);
     expect(Buffer.from(fresh.segmentsJsonUtf8).toString('utf8')).toBe(asString.segmentsJson);
+  });
+
+  it('head_json_as_bytes answers the members before the segments as UTF-8, instead of the metadata', async () => {
+    // Two opt-in fields, asked in either order: one cached entry, one head.
+    const asked = { language: 'de', segmentsAsJson: true, segmentsJsonAsBytes: true };
+    const withMetadata = await transcript(videoIds.chapters, { ...asked, include: ['tags', 'chapters'] });
+    expect(withMetadata.headJsonUtf8).toHaveLength(0);
+    expect(withMetadata.metadata?.chapters?.values.length).toBeGreaterThan(0);
+    const expected = answerHeadJson({
+      videoId: videoIds.chapters,
+      metadata: withMetadata.metadata,
+      include: ['chapters', 'tags'],
+      language: withMetadata.language,
+      subtitleType:
+        withMetadata.subtitleType === commonV1.SubtitleType.SUBTITLE_TYPE_MANUAL
+          ? 'manual'
+          : 'auto_generated',
+    });
+    const heads = [
+      await transcript(videoIds.chapters, { ...asked, include: ['chapters', 'tags'], headJsonAsBytes: true }),
+      await transcript(videoIds.chapters, { ...asked, include: ['tags', 'chapters'], headJsonAsBytes: true }),
+    ];
+    for (const answer of heads) {
+      expect(answer.cached).toBe(true);
+      expect(answer.metadata).toBeUndefined();
+      const head = Buffer.from(answer.headJsonUtf8).toString('utf8');
+      expect(head).toBe(expected);
+      // the members of the public answer: the chapters as the API names them, in key order
+      expect(JSON.parse(`{${head}}`)).toMatchObject({
+        video_id: videoIds.chapters,
+        metadata: { chapters: expect.arrayContaining([expect.objectContaining({ start_time: 0 })]) },
+        language: withMetadata.language,
+      });
+      expect(Object.keys(JSON.parse(`{${head}}`).metadata).slice(-2)).toEqual(['chapters', 'tags']);
+      // everything else is the answer without the flag
+      expect({ ...answer, metadata: withMetadata.metadata, headJsonUtf8: new Uint8Array(0) }).toEqual({
+        ...withMetadata,
+        cached: true,
+      });
+    }
+    // Without segments_json_as_bytes the flag asks for nothing: the metadata as before.
+    const asString = await transcript(videoIds.chapters, {
+      language: 'de',
+      include: ['chapters', 'tags'],
+      segmentsAsJson: true,
+      headJsonAsBytes: true,
+    });
+    expect(asString.metadata).toEqual(withMetadata.metadata);
+    expect(asString.headJsonUtf8).toHaveLength(0);
+    // A fresh answer (not shared) carries the head too.
+    const fresh = await transcript(videoIds.chapters, {
+      ...asked,
+      include: ['chapters', 'tags'],
+      headJsonAsBytes: true,
+      forceRefresh: true,
+    });
+    expect(fresh.cached).toBe(false);
+    expect(fresh.metadata).toBeUndefined();
+    expect(JSON.parse(`{${Buffer.from(fresh.headJsonUtf8).toString('utf8')}}`)).toEqual(
+      JSON.parse(`{${expected}}`),
+    );
   });
 
   it('force_refresh goes upstream again and reports cached: false', async () => {

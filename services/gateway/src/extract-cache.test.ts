@@ -113,30 +113,33 @@ describe('extract micro-cache', () => {
     for (const { body, expected } of bodies) expect(body.toString('utf8')).toBe(expected);
   });
 
-  it('jsonHeadAround splices already-rendered JSON in as one field, the bytes jsonHead gives for the whole', () => {
+  it('jsonHeadAround splices already-rendered members and JSON in, the bytes jsonHead gives for the whole', () => {
     const before = { video_id: 'aaaaaaaaaaa', metadata: { title: 'Ünïcödé "q" \u2028 😀' } };
+    const members = JSON.stringify(before).slice(1, -1);
     const subtitles = [{ text: 'line\nbreak "x" 🎵', start: 0.1, duration: 1e-7 }];
     for (const after of [{ cached: true, extracted_at: '2026-03-10T11:00:00.000Z' }, {}]) {
       const whole = jsonHead({ ...before, subtitles, ...after });
       const json = JSON.stringify(subtitles);
-      // As a string, and as UTF-8 bytes (copied in as they are), into either kind of buffer.
+      // Each as a string or as UTF-8 bytes (copied in as they are), into either kind of buffer.
       for (const alloc of [kept, sentOnce]) {
-        expect(jsonHeadAround(before, 'subtitles', json, after, alloc).toString('utf8')).toBe(whole);
-        expect(jsonHeadAround(before, 'subtitles', Buffer.from(json), after, alloc).toString('utf8')).toBe(
-          whole,
-        );
+        for (const head of [members, Buffer.from(members)]) {
+          for (const segments of [json, Buffer.from(json)]) {
+            expect(jsonHeadAround(head, 'subtitles', segments, after, alloc).toString('utf8')).toBe(whole);
+          }
+        }
       }
     }
   });
 
   it('jsonHeadAround with a tail writes the whole body completeJsonBody would make of its head', () => {
     const before = { video_id: 'aaaaaaaaaaa', metadata: { title: 'Ünïcödé "q" \u2028 😀' } };
+    const members = JSON.stringify(before).slice(1, -1);
     const subtitles = JSON.stringify([{ text: 'line\nbreak "x" 🎵', start: 0.1, duration: 1e-7 }]);
     const rateLimit = { limit: 100, remaining: 7, reset: 1773187200, reset_at: '2026-03-11T00:00:00.000Z' };
     const requestId = 'req_"odd"\\id';
     for (const after of [{ cached: false, extracted_at: '2026-03-10T11:00:00.000Z' }, {}]) {
       const completed = completeJsonBody(
-        jsonHeadAround(before, 'subtitles', subtitles, after, kept),
+        jsonHeadAround(members, 'subtitles', subtitles, after, kept),
         JSON.stringify(rateLimit),
         requestId,
       ).toString('utf8');
@@ -148,10 +151,12 @@ describe('extract micro-cache', () => {
         request_id: requestId,
       });
       const tail = jsonTail(JSON.stringify(rateLimit), requestId);
-      for (const json of [subtitles, Buffer.from(subtitles)]) {
-        expect(jsonHeadAround(before, 'subtitles', json, after, sentOnce, tail).toString('utf8')).toBe(
-          completed,
-        );
+      for (const head of [members, Buffer.from(members)]) {
+        for (const json of [subtitles, Buffer.from(subtitles)]) {
+          expect(jsonHeadAround(head, 'subtitles', json, after, sentOnce, tail).toString('utf8')).toBe(
+            completed,
+          );
+        }
       }
     }
   });

@@ -150,15 +150,17 @@ export function jsonHead(body: Record<string, unknown>): string {
 }
 
 /**
- * jsonHead of `{...before, [name]: <json>, ...after}` where `json` is a value already rendered as
- * JSON (the extractor's segments), spliced in without being parsed: as a string, or as UTF-8
- * bytes copied in as they are (neither decoded nor encoded again). `before` must not be empty.
+ * jsonHead of `{<members>, [name]: <json>, ...after}` where `members` are JSON object members
+ * already rendered (without braces: the extractor's head_json_utf8, or @subx/formats
+ * answerHeadJson) and `json` a value already rendered as JSON (the extractor's segments), both
+ * spliced in without being parsed: as strings, or as UTF-8 bytes copied in as they are (neither
+ * decoded nor encoded again). `members` must not be empty.
  *
  * With `tail` (jsonTail), the whole body of an answer that is sent once and not kept: written in
  * one pass, where a head completed by completeJsonBody would be a second copy of every byte.
  */
 export function jsonHeadAround(
-  before: Record<string, unknown>,
+  members: string | Uint8Array,
   name: string,
   json: string | Uint8Array,
   after: Record<string, unknown>,
@@ -166,13 +168,22 @@ export function jsonHeadAround(
   tail = '',
 ): Buffer {
   const rest = JSON.stringify(after).slice(1, -1);
-  const open = `${JSON.stringify(before).slice(0, -1)},${JSON.stringify(name)}:`;
+  const open = `,${JSON.stringify(name)}:`;
   const close = rest ? `,${rest}${tail}` : tail;
-  if (typeof json === 'string') return utf8Bytes(`${open}${json}${close}`, alloc);
-  const openBytes = Buffer.byteLength(open);
-  const head = alloc(openBytes + json.length + Buffer.byteLength(close));
-  head.write(open);
-  head.set(json, openBytes);
-  head.write(close, openBytes + json.length);
+  if (typeof members === 'string' && typeof json === 'string') {
+    return utf8Bytes(`{${members}${open}${json}${close}`, alloc);
+  }
+  const parts = ['{', members, open, json, close];
+  let bytes = 0;
+  for (const part of parts) bytes += typeof part === 'string' ? Buffer.byteLength(part) : part.length;
+  const head = alloc(bytes);
+  let at = 0;
+  for (const part of parts) {
+    if (typeof part === 'string') at += head.write(part, at);
+    else {
+      head.set(part, at);
+      at += part.length;
+    }
+  }
   return head;
 }

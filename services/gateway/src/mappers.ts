@@ -1,7 +1,7 @@
 /** ts-proto messages → the public JSON shapes of docs/api.md (and GET /openapi.json). */
 import { aiV1, commonV1 } from '@subx/contracts';
 import type { commentsV1, extractorV1 } from '@subx/contracts';
-import { publicSegments, renderDocument, toPlainText } from '@subx/formats';
+import { publicMetadata, publicSegments, renderDocument, toPlainText } from '@subx/formats';
 import type { DocumentFormat, OutputFormat, Segment } from '@subx/formats';
 import type { IncludeField } from './schemas/common.ts';
 
@@ -9,61 +9,6 @@ export type SubtitleTypeName = 'manual' | 'auto_generated';
 
 export function subtitleTypeName(type: commonV1.SubtitleType): SubtitleTypeName {
   return type === commonV1.SubtitleType.SUBTITLE_TYPE_MANUAL ? 'manual' : 'auto_generated';
-}
-
-// int64 fields arrive as bigint; counts fit a double.
-const num = (value: bigint | number | undefined): number | null =>
-  value === undefined ? null : Number(value);
-
-/**
- * The six always-present fields, plus each opt-in field named in `include` (docs/decisions.md
- * "Metadata fields"). A
- * requested field the platform does not provide is still present: '' / [] / null.
- */
-export function metadataJson(
-  m: commonV1.VideoMetadata | undefined,
-  include: readonly IncludeField[],
-): Record<string, unknown> {
-  const out: Record<string, unknown> = {
-    title: m?.title ?? '',
-    channel: m?.channel ?? '',
-    channel_id: m?.channelId ?? '',
-    duration: m?.duration ?? 0,
-    upload_date: m?.uploadDate ?? '',
-    thumbnail_url: m?.thumbnailUrl ?? '',
-  };
-  for (const field of include) {
-    switch (field) {
-      case 'description':
-        out.description = m?.description ?? '';
-        break;
-      case 'tags':
-        out.tags = m?.tags?.values ?? [];
-        break;
-      case 'categories':
-        out.categories = m?.categories?.values ?? [];
-        break;
-      case 'view_count':
-        out.view_count = num(m?.viewCount);
-        break;
-      case 'like_count':
-        out.like_count = num(m?.likeCount);
-        break;
-      case 'comment_count':
-        out.comment_count = num(m?.commentCount);
-        break;
-      case 'chapters':
-        out.chapters = (m?.chapters?.values ?? []).map((c) => ({ title: c.title, start_time: c.startTime }));
-        break;
-      case 'is_live':
-        out.is_live = m?.isLive ?? null;
-        break;
-      case 'was_live':
-        out.was_live = m?.wasLive ?? null;
-        break;
-    }
-  }
-  return out;
 }
 
 /** `subtitles` (timed) or `text` + `segment_count` (plain text). */
@@ -108,7 +53,7 @@ export function successItem(
     url,
     ...payload,
     language: t.language,
-    metadata: metadataJson(t.metadata, options.include),
+    metadata: publicMetadata(t.metadata, options.include),
     subtitle_type: subtitleTypeName(t.subtitleType),
     ...(t.translatedFrom ? { translated_from: t.translatedFrom } : {}),
   };

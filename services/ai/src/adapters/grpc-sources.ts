@@ -19,6 +19,7 @@ function transcriptSourceFromClient(
         translate: false,
         segmentsAsJson: false,
         segmentsJsonAsBytes: false,
+        headJsonAsBytes: false,
       });
       return {
         videoId: res.videoId || videoId,

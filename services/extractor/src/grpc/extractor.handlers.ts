@@ -20,8 +20,13 @@ const MAX_GROUPED_ANSWER_BYTES = 1024 * 1024;
 /** About the encoded size of one answer: its text, and a little per segment and for the rest. */
 function answerWeight(answer: extractorV1.GetTranscriptsResponse): number {
   if (answer.result?.$case !== 'transcript') return 1024;
-  const { segments, segmentsJson, segmentsJsonUtf8, metadata } = answer.result.value;
-  let text = segmentsJson.length + segmentsJsonUtf8.length + (metadata?.description?.length ?? 0) + 1024;
+  const { segments, segmentsJson, segmentsJsonUtf8, headJsonUtf8, metadata } = answer.result.value;
+  let text =
+    segmentsJson.length +
+    segmentsJsonUtf8.length +
+    headJsonUtf8.length +
+    (metadata?.description?.length ?? 0) +
+    1024;
   for (const segment of segments) text += segment.text.length + 24;
   return 3 * text;
 }

@@ -114,6 +114,7 @@ export async function startExtractWorker(deps: ExtractWorkerDeps): Promise<Extra
           // The job's result carries the segments (ExtractResult.segments).
           segmentsAsJson: false,
           segmentsJsonAsBytes: false,
+          headJsonAsBytes: false,
         })
         .then(
           (t) => t,

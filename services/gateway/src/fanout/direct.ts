@@ -27,6 +27,7 @@ export function createDirectFanOut(deps: { extractor: ExtractorBackend; concurre
             // Batch and playlist items render the segments themselves (mappers.ts successItem).
             segmentsAsJson: false,
             segmentsJsonAsBytes: false,
+            headJsonAsBytes: false,
           },
           { deadlineMs: budgetMs, signal: controller.signal, requestId },
         )

@@ -398,6 +398,7 @@ function toOutcome(result: extractJobV1.ExtractResult): FanOutOutcome {
     fetchedAt: result.fetchedAt,
     segmentsJson: '',
     segmentsJsonUtf8: Buffer.alloc(0),
+    headJsonUtf8: Buffer.alloc(0),
     ...(result.translatedFrom === undefined ? {} : { translatedFrom: result.translatedFrom }),
   };
   return { ok: true, transcript };

@@ -77,8 +77,30 @@ describe('POST /api/v1/extract', () => {
     expect(gw.backends.calls.at(-1)?.request).toMatchObject({
       segmentsAsJson: true,
       segmentsJsonAsBytes: true,
+      headJsonAsBytes: true,
     });
     const withoutRequest = (raw: string) => raw.replace(/"remaining":\d+|"request_id":"[^"]+"/g, '');
+    // an extractor that predates head_json_as_bytes: the metadata, rendered here the same way
+    gw.backends.handlers.getTranscript = async (req) => ({
+      ...transcript(req.videoId),
+      segments: [],
+      segmentsJsonUtf8: Buffer.from(publicSegmentsJson(transcript(req.videoId).segments)),
+    });
+    const withMetadata = await bodyOf();
+    expect(withMetadata.rest.metadata.tags).toEqual([]);
+    expect(withoutRequest(withMetadata.raw)).toBe(withoutRequest(spliced.raw));
+    // the head the extractor rendered goes out as it came
+    const head = `"video_id":"${VIDEO}","metadata":{"title":"caf\u00e9 ☕","tags":["t"]},"language":"en","subtitle_type":"manual"`;
+    gw.backends.handlers.getTranscript = async (req) => ({
+      ...transcript(req.videoId),
+      metadata: undefined,
+      segments: [],
+      segmentsJsonUtf8: Buffer.from(publicSegmentsJson(transcript(req.videoId).segments)),
+      headJsonUtf8: Buffer.from(head),
+    });
+    const withHead = await bodyOf();
+    expect(withHead.raw.startsWith(`{${head},"subtitles":[`)).toBe(true);
+    expect(withHead.rest.metadata).toEqual({ title: 'café ☕', tags: ['t'] });
     // an extractor that predates segments_json_as_bytes: the array as a string in segments_json
     gw.backends.handlers.getTranscript = async (req) => ({
       ...transcript(req.videoId),
@@ -132,6 +154,7 @@ describe('POST /api/v1/extract', () => {
         translate: false,
         segmentsAsJson: true,
         segmentsJsonAsBytes: true,
+        headJsonAsBytes: true,
       },
       {
         videoId: VIDEO,
@@ -141,6 +164,7 @@ describe('POST /api/v1/extract', () => {
         translate: false,
         segmentsAsJson: true,
         segmentsJsonAsBytes: true,
+        headJsonAsBytes: true,
       },
     ]);
   });

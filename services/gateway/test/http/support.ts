@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { commonV1 } from '@subx/contracts';
 import type { aiV1, billingV1, commentsV1, extractorV1 } from '@subx/contracts';
-import { publicSegmentsJson } from '@subx/formats';
+import { answerHeadJson, publicSegmentsJson } from '@subx/formats';
 import { AppError, Errors } from '@subx/errors';
 import { ManualClock } from '@subx/ports';
 import type { KeyValueStore } from '@subx/ports';
@@ -223,6 +223,7 @@ export function transcript(videoId: string, overrides: Partial<extractorV1.GetTr
     fetchedAt: '2026-03-10T11:00:00.000Z',
     segmentsJson: '',
     segmentsJsonUtf8: Buffer.alloc(0),
+    headJsonUtf8: Buffer.alloc(0),
     ...overrides,
   } satisfies extractorV1.GetTranscriptResponse;
 }
@@ -232,46 +233,76 @@ export function transcriptAnswer(
   videoId: string,
   overrides: Partial<extractorV1.GetTranscriptResponse> = {},
 ): TranscriptAnswer {
-  const { segmentsJson: _json, segmentsJsonUtf8: _bytes, ...answer } = transcript(videoId, overrides);
+  const {
+    segmentsJson: _json,
+    segmentsJsonUtf8: _bytes,
+    headJsonUtf8: _head,
+    ...answer
+  } = transcript(videoId, overrides);
   return answer;
 }
 
 type Handler<Req, Res> = (request: Req, options: CallOptions | undefined) => Promise<Res>;
 
 /**
- * A fake extractor's answer: segments_json and segments_json_utf8 may be left out (the fake
- * backends answer them as the extractor does).
+ * A fake extractor's answer: segments_json, segments_json_utf8 and head_json_utf8 may be left out
+ * (the fake backends answer them as the extractor does).
  */
 export type TranscriptAnswer = Omit<
   extractorV1.GetTranscriptResponse,
-  'segmentsJson' | 'segmentsJsonUtf8'
+  'segmentsJson' | 'segmentsJsonUtf8' | 'headJsonUtf8'
 > & {
   segmentsJson?: string;
   segmentsJsonUtf8?: Uint8Array;
+  headJsonUtf8?: Uint8Array;
 };
 
 /**
  * What the extractor does with GetTranscriptRequest.segments_as_json: the segments as the public
  * JSON array in segments_json, or as its UTF-8 bytes in segments_json_utf8 when the request says
- * segments_json_as_bytes too. A handler that already set either is taken as it is (an older
- * extractor: segments, and no segments_json, with `segmentsJson: ''`).
+ * segments_json_as_bytes too, and with head_json_as_bytes the members before them in
+ * head_json_utf8 instead of the metadata. A handler that already set any of the three is taken as
+ * it is (an older extractor: segments, and no segments_json, with `segmentsJson: ''`).
  */
 function asExtractorAnswers(
   request: extractorV1.GetTranscriptRequest,
   answer: TranscriptAnswer,
 ): extractorV1.GetTranscriptResponse {
-  const { segmentsJson, segmentsJsonUtf8 } = answer;
-  if (segmentsJson !== undefined || segmentsJsonUtf8 !== undefined || !request.segmentsAsJson) {
+  const { segmentsJson, segmentsJsonUtf8, headJsonUtf8 } = answer;
+  if (
+    segmentsJson !== undefined ||
+    segmentsJsonUtf8 !== undefined ||
+    headJsonUtf8 !== undefined ||
+    !request.segmentsAsJson
+  ) {
     return {
       ...answer,
       segmentsJson: segmentsJson ?? '',
       segmentsJsonUtf8: segmentsJsonUtf8 ?? Buffer.alloc(0),
+      headJsonUtf8: headJsonUtf8 ?? Buffer.alloc(0),
     };
   }
   const json = publicSegmentsJson(answer.segments);
-  return request.segmentsJsonAsBytes
-    ? { ...answer, segments: [], segmentsJson: '', segmentsJsonUtf8: Buffer.from(json) }
-    : { ...answer, segments: [], segmentsJson: json, segmentsJsonUtf8: Buffer.alloc(0) };
+  if (!request.segmentsJsonAsBytes) {
+    return {
+      ...answer,
+      segments: [],
+      segmentsJson: json,
+      segmentsJsonUtf8: Buffer.alloc(0),
+      headJsonUtf8: Buffer.alloc(0),
+    };
+  }
+  const withBytes = { ...answer, segments: [], segmentsJson: '', segmentsJsonUtf8: Buffer.from(json) };
+  if (!request.headJsonAsBytes) return { ...withBytes, headJsonUtf8: Buffer.alloc(0) };
+  const head = answerHeadJson({
+    videoId: answer.videoId,
+    metadata: answer.metadata,
+    include: request.include,
+    language: answer.language,
+    subtitleType:
+      answer.subtitleType === commonV1.SubtitleType.SUBTITLE_TYPE_MANUAL ? 'manual' : 'auto_generated',
+  });
+  return { ...withBytes, metadata: undefined, headJsonUtf8: Buffer.from(head) };
 }
 
 export interface FakeBackends extends Backends {

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { CONTENT_TYPES } from '@subx/formats';
+import { CONTENT_TYPES, answerHeadJson } from '@subx/formats';
 import type { OutputFormat } from '@subx/formats';
 import { countCacheLookup } from '@subx/service-kit';
 import { rateLimitJson } from '../../access/rate-limit.ts';
@@ -15,7 +15,7 @@ import {
   utf8Bytes,
 } from '../../extract-cache.ts';
 import type { ByteAllocator, CachedExtract, ExtractCacheKey } from '../../extract-cache.ts';
-import { documentFor, metadataJson, subtitleTypeName, transcriptBody } from '../../mappers.ts';
+import { documentFor, subtitleTypeName, transcriptBody } from '../../mappers.ts';
 import type { IncludeField } from '../../schemas/common.ts';
 import { OPERATION_SPECS, operationById } from '../../schemas/operations.ts';
 import { videoIdOf } from '../../video-urls.ts';
@@ -37,6 +37,12 @@ interface ExtractBody {
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** Rendered JSON as a string, from the bytes the extractor sent or as it is. */
+const textOf = (json: string | Uint8Array): string =>
+  typeof json === 'string'
+    ? json
+    : Buffer.from(json.buffer, json.byteOffset, json.byteLength).toString('utf8');
 
 /**
  * What fetchRendered gives: a micro-cache entry's shape, or (`whole`) a json body already completed
@@ -74,6 +80,9 @@ export const registerExtract: RouteRegistrar = (app, ctx) => {
         segmentsAsJson: spliceSegments,
         // ...as bytes, copied into the answer as they come (an older extractor answers a string).
         segmentsJsonAsBytes: spliceSegments,
+        // ...and the members before them (video_id, metadata, language, subtitle_type) rendered
+        // too, once per cached transcript: no metadata to decode and render per request.
+        headJsonAsBytes: spliceSegments,
       },
       { requestId: request.id },
     );
@@ -86,12 +95,18 @@ export const registerExtract: RouteRegistrar = (app, ctx) => {
       cache?.set(key, rendered);
       return rendered;
     }
-    const before = {
-      video_id: transcript.videoId || key.videoId,
-      metadata: metadataJson(transcript.metadata, body.include),
-      language: transcript.language,
-      subtitle_type: subtitleTypeName(transcript.subtitleType),
-    };
+    // The members before `subtitles`: as the extractor rendered them, or (an older extractor, or
+    // not asked) rendered here the same way.
+    const members =
+      transcript.headJsonUtf8.length > 0
+        ? transcript.headJsonUtf8
+        : answerHeadJson({
+            videoId: transcript.videoId || key.videoId,
+            metadata: transcript.metadata,
+            include: body.include,
+            language: transcript.language,
+            subtitleType: subtitleTypeName(transcript.subtitleType),
+          });
     const after = (cached: boolean) => ({
       cached,
       extracted_at: transcript.fetchedAt || new Date(clock.now()).toISOString(),
@@ -105,14 +120,13 @@ export const registerExtract: RouteRegistrar = (app, ctx) => {
     const head =
       spliceSegments && rendered.length > 0
         ? (cached: boolean, alloc: ByteAllocator, tail = '') =>
-            jsonHeadAround(before, 'subtitles', rendered, after(cached), alloc, tail)
+            jsonHeadAround(members, 'subtitles', rendered, after(cached), alloc, tail)
         : (cached: boolean, alloc: ByteAllocator, tail = '') =>
             utf8Bytes(
-              jsonHead({
-                ...before,
+              `{${textOf(members)},${jsonHead({
                 ...transcriptBody(transcript, body.include_timestamps),
                 ...after(cached),
-              }) + tail,
+              }).slice(1)}${tail}`,
               alloc,
             );
     // Without the extractor's fetch time the answer would carry this request's time; such an

@@ -112,6 +112,14 @@ export interface GetTranscriptRequest {
    * string and encoding it back. An extractor that predates the field answers segments_json.
    */
   segmentsJsonAsBytes: boolean;
+  /**
+   * With segments_json_as_bytes: the json answer's members before `subtitles` (`video_id`,
+   * `metadata` with the fields `include` names, `language`, `subtitle_type`) rendered as UTF-8 in
+   * head_json_utf8, and `metadata` left out of the answer: rendered once per cached transcript, so
+   * the gateway neither decodes the metadata nor renders it again for every request. An extractor
+   * that predates the field answers metadata; the gateway renders the same bytes from it.
+   */
+  headJsonAsBytes: boolean;
 }
 
 export interface GetTranscriptResponse {
@@ -134,6 +142,11 @@ export interface GetTranscriptResponse {
    * and segments_json are empty).
    */
   segmentsJsonUtf8: Uint8Array;
+  /**
+   * When the request asked head_json_as_bytes too: the json answer's members before `subtitles`
+   * as UTF-8, without braces (@subx/formats answerHeadJson); metadata is then absent.
+   */
+  headJsonUtf8: Uint8Array;
 }
 
 export interface GetTranscriptsRequest {
@@ -289,6 +302,7 @@ function createBaseGetTranscriptRequest(): GetTranscriptRequest {
     translate: false,
     segmentsAsJson: false,
     segmentsJsonAsBytes: false,
+    headJsonAsBytes: false,
   };
 }
 
@@ -314,6 +328,9 @@ export const GetTranscriptRequest: MessageFns<GetTranscriptRequest> = {
     }
     if (message.segmentsJsonAsBytes !== false) {
       writer.uint32(56).bool(message.segmentsJsonAsBytes);
+    }
+    if (message.headJsonAsBytes !== false) {
+      writer.uint32(64).bool(message.headJsonAsBytes);
     }
     return writer;
   },
@@ -387,6 +404,14 @@ export const GetTranscriptRequest: MessageFns<GetTranscriptRequest> = {
             message.segmentsJsonAsBytes = reader.bool();
             continue;
           }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.headJsonAsBytes = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -424,6 +449,11 @@ export const GetTranscriptRequest: MessageFns<GetTranscriptRequest> = {
         : isSet(object.segments_json_as_bytes)
         ? globalThis.Boolean(object.segments_json_as_bytes)
         : false,
+      headJsonAsBytes: isSet(object.headJsonAsBytes)
+        ? globalThis.Boolean(object.headJsonAsBytes)
+        : isSet(object.head_json_as_bytes)
+        ? globalThis.Boolean(object.head_json_as_bytes)
+        : false,
     };
   },
 
@@ -450,6 +480,9 @@ export const GetTranscriptRequest: MessageFns<GetTranscriptRequest> = {
     if (message.segmentsJsonAsBytes !== false) {
       obj.segmentsJsonAsBytes = message.segmentsJsonAsBytes;
     }
+    if (message.headJsonAsBytes !== false) {
+      obj.headJsonAsBytes = message.headJsonAsBytes;
+    }
     return obj;
   },
 
@@ -465,6 +498,7 @@ export const GetTranscriptRequest: MessageFns<GetTranscriptRequest> = {
     message.translate = object.translate ?? false;
     message.segmentsAsJson = object.segmentsAsJson ?? false;
     message.segmentsJsonAsBytes = object.segmentsJsonAsBytes ?? false;
+    message.headJsonAsBytes = object.headJsonAsBytes ?? false;
     return message;
   },
 };
@@ -481,6 +515,7 @@ function createBaseGetTranscriptResponse(): GetTranscriptResponse {
     translatedFrom: undefined,
     segmentsJson: "",
     segmentsJsonUtf8: new Uint8Array(0),
+    headJsonUtf8: new Uint8Array(0),
   };
 }
 
@@ -515,6 +550,9 @@ export const GetTranscriptResponse: MessageFns<GetTranscriptResponse> = {
     }
     if (message.segmentsJsonUtf8.length !== 0) {
       writer.uint32(82).bytes(message.segmentsJsonUtf8);
+    }
+    if (message.headJsonUtf8.length !== 0) {
+      writer.uint32(90).bytes(message.headJsonUtf8);
     }
     return writer;
   },
@@ -612,6 +650,14 @@ export const GetTranscriptResponse: MessageFns<GetTranscriptResponse> = {
             message.segmentsJsonUtf8 = reader.bytes();
             continue;
           }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.headJsonUtf8 = reader.bytes();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -660,6 +706,11 @@ export const GetTranscriptResponse: MessageFns<GetTranscriptResponse> = {
         : isSet(object.segments_json_utf8)
         ? bytesFromBase64(object.segments_json_utf8)
         : new Uint8Array(0),
+      headJsonUtf8: isSet(object.headJsonUtf8)
+        ? bytesFromBase64(object.headJsonUtf8)
+        : isSet(object.head_json_utf8)
+        ? bytesFromBase64(object.head_json_utf8)
+        : new Uint8Array(0),
     };
   },
 
@@ -695,6 +746,9 @@ export const GetTranscriptResponse: MessageFns<GetTranscriptResponse> = {
     if (message.segmentsJsonUtf8.length !== 0) {
       obj.segmentsJsonUtf8 = base64FromBytes(message.segmentsJsonUtf8);
     }
+    if (message.headJsonUtf8.length !== 0) {
+      obj.headJsonUtf8 = base64FromBytes(message.headJsonUtf8);
+    }
     return obj;
   },
 
@@ -715,6 +769,7 @@ export const GetTranscriptResponse: MessageFns<GetTranscriptResponse> = {
     message.translatedFrom = object.translatedFrom ?? undefined;
     message.segmentsJson = object.segmentsJson ?? "";
     message.segmentsJsonUtf8 = object.segmentsJsonUtf8 ?? new Uint8Array(0);
+    message.headJsonUtf8 = object.headJsonUtf8 ?? new Uint8Array(0);
     return message;
   },
 };
