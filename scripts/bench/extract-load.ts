@@ -110,7 +110,13 @@ export async function measureRounds(
   return rounds;
 }
 
-export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+/** The middle value; of an even count, the mean of the two middle ones (two rounds: their mean, not the larger). */
+export const median = (xs: number[]): number => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  if (sorted.length === 0) return 0;
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
 export const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 
 export interface PathFigures {
