@@ -33,6 +33,7 @@ const transcriptOf = (req: extractorV1.GetTranscriptRequest): extractorV1.GetTra
   fetchedAt: '2026-01-01T00:00:00.000Z',
   segmentsJson: '',
   segmentsJsonUtf8: Buffer.alloc(0),
+  headJsonUtf8: Buffer.alloc(0),
   ...(req.translate ? { translatedFrom: 'de' } : {}),
 });
 

@@ -53,6 +53,7 @@ function transcript(videoId: string): extractorV1.GetTranscriptResponse {
     cached: true,
     segmentsJson: '',
     segmentsJsonUtf8: Buffer.alloc(0),
+    headJsonUtf8: Buffer.alloc(0),
     fetchedAt: '2026-01-01T00:00:00.000Z',
   };
 }
