@@ -1,29 +1,13 @@
+import type { commonV1 } from '@subx/contracts';
+
 /**
- * The video metadata as it reaches the renderers: the shape of the proto's VideoMetadata
- * (ts-proto; int64 counts as bigint), so the gateway passes a decoded message and the extractor
- * the one it answers with.
+ * The video metadata as it reaches the renderers: the proto's VideoMetadata (int64 counts as
+ * bigint), which the gateway decodes and the extractor answers with.
  */
-export interface MetadataSource {
-  title: string;
-  channel: string;
-  channelId: string;
-  duration: number;
-  uploadDate: string;
-  thumbnailUrl: string;
-  description?: string | undefined;
-  tags?: { values: readonly string[] } | undefined;
-  categories?: { values: readonly string[] } | undefined;
-  viewCount?: bigint | number | undefined;
-  likeCount?: bigint | number | undefined;
-  commentCount?: bigint | number | undefined;
-  chapters?: { values: readonly { title: string; startTime: number }[] } | undefined;
-  isLive?: boolean | undefined;
-  wasLive?: boolean | undefined;
-}
+export type MetadataSource = commonV1.VideoMetadata;
 
 // int64 fields arrive as bigint; counts fit a double.
-const count = (value: bigint | number | undefined): number | null =>
-  value === undefined ? null : Number(value);
+const count = (value: bigint | undefined): number | null => (value === undefined ? null : Number(value));
 
 /**
  * The public `metadata` object: the six always-present fields, then each opt-in field `include`
