@@ -11,6 +11,7 @@ import { AppError, Errors } from '@subx/errors';
 import { ManualClock } from '@subx/ports';
 import type { KeyValueStore } from '@subx/ports';
 import { buildApp } from '../../src/app.ts';
+import { subtitleTypeName } from '../../src/mappers.ts';
 import { attachRateLimit } from '../../src/access/rate-limit.ts';
 import type { IpRateLimiter } from '../../src/access/rate-limit.ts';
 import { tierAllows, DEFAULT_PRICING } from '../../src/access/pricing.ts';
@@ -299,8 +300,7 @@ function asExtractorAnswers(
     metadata: answer.metadata,
     include: request.include,
     language: answer.language,
-    subtitleType:
-      answer.subtitleType === commonV1.SubtitleType.SUBTITLE_TYPE_MANUAL ? 'manual' : 'auto_generated',
+    subtitleType: subtitleTypeName(answer.subtitleType),
   });
   return { ...withBytes, metadata: undefined, headJsonUtf8: Buffer.from(head) };
 }
