@@ -272,10 +272,15 @@ describe('extractor over gRPC against the fake YouTube', () => {
   const INVALID_ARGUMENT = 3;
 
   /**
-   * One GetTranscripts call: its answers in arrival order (those grouped in one message, with
-   * groupAnswers, one after the other), how many messages carried them, and how the call ended.
+   * One GetTranscripts call, or the same items as one message on a StreamTranscripts call numbered
+   * from STREAM_FIRST (then half-closed): the answers in arrival order, indexed from 0 either way
+   * (those grouped in one message, with groupAnswers, one after the other), how many messages
+   * carried them, and how the call ended.
    */
-  const batch = (items: extractorV1.GetTranscriptsItem[], groupAnswers = false) =>
+  type Transport = 'GetTranscripts' | 'StreamTranscripts';
+  const TRANSPORTS: Transport[] = ['GetTranscripts', 'StreamTranscripts'];
+  const STREAM_FIRST = 4_000_000_000; // near the top of uint32: numbers may not wrap
+  const batchOn = (transport: Transport, items: extractorV1.GetTranscriptsItem[], groupAnswers = false) =>
     new Promise<{
       answers: extractorV1.GetTranscriptsResponse[];
       messages: number;
@@ -283,98 +288,128 @@ describe('extractor over gRPC against the fake YouTube', () => {
     }>((resolve) => {
       const answers: extractorV1.GetTranscriptsResponse[] = [];
       let messages = 0;
-      const call = client.raw.getTranscripts({ items, groupAnswers }, { deadline: Date.now() + 10_000 });
-      call.on('data', (a: extractorV1.GetTranscriptsResponse) => {
+      const first = transport === 'StreamTranscripts' ? STREAM_FIRST : 0;
+      const take = (a: extractorV1.GetTranscriptsResponse) => {
         messages++;
         for (const more of a.more) expect(more.more).toEqual([]);
-        answers.push({ ...a, more: [] }, ...a.more);
-      });
+        for (const answer of [a, ...a.more])
+          answers.push({ ...answer, index: answer.index - first, more: [] });
+      };
+      // both kinds of call read alike: answers, then the status
+      let call:
+        ReturnType<typeof client.raw.getTranscripts> | ReturnType<typeof client.raw.streamTranscripts>;
+      if (transport === 'GetTranscripts') {
+        call = client.raw.getTranscripts({ items, groupAnswers }, { deadline: Date.now() + 10_000 });
+      } else {
+        const lane = client.raw.streamTranscripts({ deadline: Date.now() + 10_000 });
+        lane.write({
+          items: items.map((i) => ({ ...i, timeoutMs: 10_000 })),
+          groupAnswers,
+          firstIndex: first,
+          cancel: [],
+        });
+        lane.end();
+        call = lane;
+      }
+      call.on('data', take);
       call.on('error', () => undefined);
       call.on('status', (status: { code: number }) => resolve({ answers, messages, status }));
     });
+  const batch = (items: extractorV1.GetTranscriptsItem[], groupAnswers = false) =>
+    batchOn('GetTranscripts', items, groupAnswers);
   const item = (videoId: string, requestId = '', include: string[] = []) => ({
     request: extractorV1.GetTranscriptRequest.fromPartial({ videoId, language: 'en', include }),
     requestId,
   });
 
-  it('GetTranscripts answers each item as GetTranscript would, sharing one upstream fetch per video', async () => {
-    const unaryError = await transcript(videoIds.private).catch((e: unknown) => e);
-    youtube.reset();
-    const { answers, status } = await batch([
-      // include: a cache key no earlier test filled
-      item(videoIds.manualAndAuto, 'r-0', ['tags']),
-      item(videoIds.private),
-      item(videoIds.manualAndAuto, '', ['tags']),
-      item('not-an-id'),
-    ]);
-    expect(status.code).toBe(OK);
-    expect(answers.map((a) => a.index).sort()).toEqual([0, 1, 2, 3]);
-    const byIndex = new Map(answers.map((a) => [a.index, a.result]));
-    const first = byIndex.get(0);
-    const again = byIndex.get(2);
-    expect(first?.$case).toBe('transcript');
-    expect(again?.$case).toBe('transcript');
-    if (first?.$case === 'transcript' && again?.$case === 'transcript')
-      expect(again.value.segments).toEqual(first.value.segments);
-    // the two items of the same video shared the cache's single flight
-    expect(youtube.count('timedtext')).toBe(1);
-    const failed = byIndex.get(1);
-    expect(failed?.$case).toBe('error');
-    if (failed?.$case === 'error') {
-      const err = fromItemFailure(failed.value, 'extractor');
-      const unary = unaryError as AppError;
-      for (const field of ['code', 'message', 'status', 'reason', 'details', 'retryAfterSeconds'] as const)
-        expect(err[field]).toEqual(unary[field]);
-      expect(err.reason).toBe('private');
-    }
-    const invalid = byIndex.get(3);
-    expect(invalid?.$case === 'error' && fromItemFailure(invalid.value, 'extractor').code).toBe(
-      'INVALID_URL',
-    );
-  });
+  it.each(TRANSPORTS)(
+    '%s answers each item as GetTranscript would, sharing one upstream fetch per video',
+    async (transport) => {
+      const fresh = transport === 'GetTranscripts' ? 'tags' : 'categories';
+      const unaryError = await transcript(videoIds.private).catch((e: unknown) => e);
+      youtube.reset();
+      const { answers, status } = await batchOn(transport, [
+        // include: a cache key no earlier test filled
+        item(videoIds.manualAndAuto, 'r-0', [fresh]),
+        item(videoIds.private),
+        item(videoIds.manualAndAuto, '', [fresh]),
+        item('not-an-id'),
+      ]);
+      expect(status.code).toBe(OK);
+      expect(answers.map((a) => a.index).sort()).toEqual([0, 1, 2, 3]);
+      const byIndex = new Map(answers.map((a) => [a.index, a.result]));
+      const first = byIndex.get(0);
+      const again = byIndex.get(2);
+      expect(first?.$case).toBe('transcript');
+      expect(again?.$case).toBe('transcript');
+      if (first?.$case === 'transcript' && again?.$case === 'transcript')
+        expect(again.value.segments).toEqual(first.value.segments);
+      // the two items of the same video shared the cache's single flight
+      expect(youtube.count('timedtext')).toBe(1);
+      const failed = byIndex.get(1);
+      expect(failed?.$case).toBe('error');
+      if (failed?.$case === 'error') {
+        const err = fromItemFailure(failed.value, 'extractor');
+        const unary = unaryError as AppError;
+        for (const field of ['code', 'message', 'status', 'reason', 'details', 'retryAfterSeconds'] as const)
+          expect(err[field]).toEqual(unary[field]);
+        expect(err.reason).toBe('private');
+      }
+      const invalid = byIndex.get(3);
+      expect(invalid?.$case === 'error' && fromItemFailure(invalid.value, 'extractor').code).toBe(
+        'INVALID_URL',
+      );
+    },
+  );
 
-  it('GetTranscripts answers segments_as_json items from the kept bytes exactly as GetTranscript does', async () => {
-    const request = { videoId: videoIds.audioTracks, language: 'en', segmentsAsJson: true };
-    await transcript(videoIds.audioTracks, { segmentsAsJson: true });
-    const unary = await transcript(videoIds.audioTracks, { segmentsAsJson: true });
-    expect(unary.cached).toBe(true);
-    // index 0 is not written on the wire, 200 takes two varint bytes: both framings
-    const items = Array.from({ length: 64 }, (_, i) => ({
-      request: extractorV1.GetTranscriptRequest.fromPartial(
-        i === 63 ? { ...request, segmentsAsJson: false } : request,
-      ),
-      requestId: `r-${i}`,
-    }));
-    const { answers, status } = await batch(items);
-    expect(status.code).toBe(OK);
-    expect(answers).toHaveLength(64);
-    for (const answer of answers) {
-      expect(answer.result?.$case).toBe('transcript');
-      if (answer.result?.$case !== 'transcript') continue;
-      if (answer.index === 63) {
-        expect(answer.result.value.segmentsJson).toBe('');
-        expect(answer.result.value.segments.length).toBeGreaterThan(0);
-      } else expect(answer.result.value).toEqual(unary);
-    }
-  });
+  it.each(TRANSPORTS)(
+    '%s answers segments_as_json items from the kept bytes exactly as GetTranscript does',
+    async (transport) => {
+      const request = { videoId: videoIds.audioTracks, language: 'en', segmentsAsJson: true };
+      await transcript(videoIds.audioTracks, { segmentsAsJson: true });
+      const unary = await transcript(videoIds.audioTracks, { segmentsAsJson: true });
+      expect(unary.cached).toBe(true);
+      // index 0 is not written on the wire, 200 takes two varint bytes: both framings
+      const items = Array.from({ length: 64 }, (_, i) => ({
+        request: extractorV1.GetTranscriptRequest.fromPartial(
+          i === 63 ? { ...request, segmentsAsJson: false } : request,
+        ),
+        requestId: `r-${i}`,
+      }));
+      const { answers, status } = await batchOn(transport, items);
+      expect(status.code).toBe(OK);
+      expect(answers).toHaveLength(64);
+      for (const answer of answers) {
+        expect(answer.result?.$case).toBe('transcript');
+        if (answer.result?.$case !== 'transcript') continue;
+        if (answer.index === 63) {
+          expect(answer.result.value.segmentsJson).toBe('');
+          expect(answer.result.value.segments.length).toBeGreaterThan(0);
+        } else expect(answer.result.value).toEqual(unary);
+      }
+    },
+  );
 
-  it('GetTranscripts with group_answers sends the answers done together in one message, and each once', async () => {
-    await transcript(videoIds.manualAndAuto);
-    const items = [
-      ...Array.from({ length: 20 }, (_, i) => item(videoIds.manualAndAuto, `g-${i}`)),
-      item('not-an-id', 'g-bad'),
-    ];
-    const alone = await batch(items);
-    const grouped = await batch(items, true);
-    expect(grouped.status.code).toBe(OK);
-    expect(alone.messages).toBe(21);
-    // cache hits and a refused id finish at once: far fewer messages than answers
-    expect(grouped.messages).toBeLessThan(5);
-    const byIndex = (answers: extractorV1.GetTranscriptsResponse[]) =>
-      [...answers].sort((a, b) => a.index - b.index);
-    expect(grouped.answers.map((a) => a.index).sort((a, b) => a - b)).toEqual([...Array(21).keys()]);
-    expect(byIndex(grouped.answers)).toEqual(byIndex(alone.answers));
-  });
+  it.each(TRANSPORTS)(
+    '%s with group_answers sends the answers done together in one message, and each once',
+    async (transport) => {
+      await transcript(videoIds.manualAndAuto);
+      const items = [
+        ...Array.from({ length: 20 }, (_, i) => item(videoIds.manualAndAuto, `g-${i}`)),
+        item('not-an-id', 'g-bad'),
+      ];
+      const alone = await batchOn(transport, items);
+      const grouped = await batchOn(transport, items, true);
+      expect(grouped.status.code).toBe(OK);
+      expect(alone.messages).toBe(21);
+      // cache hits and a refused id finish at once: far fewer messages than answers
+      expect(grouped.messages).toBeLessThan(5);
+      const byIndex = (answers: extractorV1.GetTranscriptsResponse[]) =>
+        [...answers].sort((a, b) => a.index - b.index);
+      expect(grouped.answers.map((a) => a.index).sort((a, b) => a - b)).toEqual([...Array(21).keys()]);
+      expect(byIndex(grouped.answers)).toEqual(byIndex(alone.answers));
+    },
+  );
 
   it('GetTranscripts answers concurrent grouped calls each with its own bytes (messages serialised back to back)', async () => {
     // Different answers (one per include set), served from the extractor's cache, so that the
@@ -412,5 +447,31 @@ describe('extractor over gRPC against the fake YouTube', () => {
     expect(
       (await batch(Array.from({ length: 64 }, () => item(videoIds.manualAndAuto)))).answers,
     ).toHaveLength(64);
+  });
+
+  it('StreamTranscripts answers several messages on one call, and refuses one over 64 items with INVALID_ARGUMENT', async () => {
+    await transcript(videoIds.manualAndAuto);
+    const answers: number[] = [];
+    const call = client.raw.streamTranscripts({ deadline: Date.now() + 10_000 });
+    const status = new Promise<{ code: number }>((resolve) => {
+      call.on('data', (a: extractorV1.StreamTranscriptsResponse) => {
+        for (const answer of [a, ...a.more]) answers.push(answer.index);
+      });
+      call.on('error', () => undefined);
+      call.on('status', resolve);
+    });
+    const message = (firstIndex: number, count: number) => ({
+      items: Array.from({ length: count }, () => ({ ...item(videoIds.manualAndAuto), timeoutMs: 5_000 })),
+      groupAnswers: true,
+      firstIndex,
+      cancel: [],
+    });
+    call.write(message(0, 3));
+    call.write(message(3, 2));
+    await expect.poll(() => answers.length).toBe(5);
+    expect(answers.sort()).toEqual([0, 1, 2, 3, 4]);
+    call.write(message(5, 65));
+    expect((await status).code).toBe(INVALID_ARGUMENT);
+    expect(answers).toHaveLength(5);
   });
 });

@@ -153,3 +153,214 @@ export function batchHandler<Req, ItemReq, ItemRes, Res>(
     }
   };
 }
+
+/** One message of a batch stream (StreamTranscripts): its items, their numbers, and cancellations. */
+export interface StreamBatch<ItemReq> {
+  items: readonly (BatchItem<ItemReq> & {
+    /** The item's own deadline, in ms from when the message is read; 0: defaultTimeoutMs. */
+    timeoutMs: number;
+  })[];
+  /** The number of items[0] along the call; the next items follow it. */
+  firstIndex: number;
+  /** Numbers of items sent before that nobody waits for any more: stopped, not answered. */
+  cancel: readonly number[];
+  groupAnswers: boolean;
+}
+
+export interface BatchStreamHandlerOptions<Req, ItemReq, ItemRes, Res> {
+  /** As BatchHandlerOptions.itemRpc. */
+  itemRpc: string;
+  /** More items in one message refuse the whole call with INVALID_ARGUMENT (a caller's bug). */
+  maxItems: number;
+  /**
+   * Items in flight on one call; an item over it is answered SERVICE_UNAVAILABLE at once. It bounds
+   * what a call holds (concurrent extractions, buffered answers), as maxItems does for a batch call.
+   */
+  maxInFlight: number;
+  /** An item's deadline when it carries none. */
+  defaultTimeoutMs: number;
+  /** In the SERVICE_UNAVAILABLE of an item over maxInFlight ('extractor'). */
+  serviceName: string;
+  batch(request: Req): StreamBatch<ItemReq>;
+  handle(request: ItemReq, ctx: CallContext): Promise<ItemRes> | ItemRes;
+  /** `number` is the item's number along the call (the answer's index). */
+  ok(number: number, response: ItemRes): Res;
+  failed(number: number, failure: ItemFailure): Res;
+  /** As BatchHandlerOptions.group; used when the call's first message asks for it. */
+  group?: Omit<AnswerGrouping<Req, Res>, 'wanted'>;
+}
+
+/** An item running on a batch stream. Its signal is made only when its handler asks for it. */
+interface StreamItem {
+  /** Epoch ms. */
+  deadline: number;
+  controller: AbortController | undefined;
+  timer: NodeJS.Timeout | undefined;
+  /** Cancelled by the client, or the call ended: its answer is not sent. */
+  dropped: boolean;
+}
+
+function stopStreamItem(item: StreamItem, reason: string): void {
+  item.dropped = true;
+  clearTimeout(item.timer);
+  item.controller?.abort(new Error(reason));
+}
+
+/**
+ * The item's context. The signal (an AbortController, and a timer for the item's deadline) is made
+ * on first use: most items (cache hits) never read it, and the call itself bounds nothing per item.
+ */
+function streamItemContext(
+  call: CallContext,
+  requestId: string,
+  itemRpc: string,
+  item: StreamItem,
+): CallContext {
+  let logger: Logger | undefined;
+  return {
+    requestId,
+    get logger() {
+      logger ??= (serviceLoggerOf(call) ?? call.logger).child({
+        request_id: requestId,
+        rpc: itemRpc,
+        batch_request_id: call.requestId,
+      });
+      return logger;
+    },
+    metadata: call.metadata,
+    get deadline() {
+      return new Date(item.deadline);
+    },
+    get signal() {
+      if (!item.controller) {
+        const controller = new AbortController();
+        item.controller = controller;
+        if (item.dropped || call.signal.aborted) controller.abort(new Error('call cancelled by the client'));
+        else {
+          item.timer = setTimeout(
+            () => controller.abort(new Error("the item's deadline passed")),
+            Math.max(0, item.deadline - Date.now()),
+          );
+          item.timer.unref();
+        }
+      }
+      return item.controller.signal;
+    },
+  };
+}
+
+/**
+ * A BidiStreamHandler (defineService) for a batch method on one long-lived call: every message's
+ * items run concurrently as batchHandler's do, numbered along the call, each with its own
+ * deadline; a message's `cancel` stops items the client no longer waits for. Once the client has
+ * half-closed, the call ends (OK) when every item in flight is answered; a cancelled call stops
+ * its items at once.
+ */
+export function batchStreamHandler<Req, ItemReq, ItemRes, Res>(
+  options: BatchStreamHandlerOptions<Req, ItemReq, ItemRes, Res>,
+): (requests: AsyncIterable<Req>, ctx: CallContext, send: (response: Res) => void) => Promise<void> {
+  return async (requests, ctx, send) => {
+    const inFlight = new Map<number, StreamItem>();
+    let sender: { answer(response: Res): void; flush(): void } | undefined;
+    let drained: (() => void) | undefined;
+
+    const runItem = async (item: BatchItem<ItemReq>, number: number, running: StreamItem) => {
+      const itemCtx = streamItemContext(
+        ctx,
+        item.requestId || `${ctx.requestId}#${number}`,
+        options.itemRpc,
+        running,
+      );
+      const t0 = performance.now();
+      let response: Res;
+      let code = 'OK';
+      try {
+        response = options.ok(number, await options.handle(item.request, itemCtx));
+      } catch (err) {
+        const failure = toItemFailure(err, itemCtx.logger);
+        code = running.dropped ? 'CANCELLED' : grpcStatusName(failure.code);
+        response = options.failed(number, failure);
+      }
+      clearTimeout(running.timer);
+      observeGrpcCall('server', options.itemRpc, code, (performance.now() - t0) / 1000);
+      if (running.dropped) return;
+      inFlight.delete(number);
+      sender?.answer(response);
+      if (inFlight.size === 0) drained?.();
+    };
+
+    const stopAll = (reason: string) => {
+      for (const running of inFlight.values()) stopStreamItem(running, reason);
+      inFlight.clear();
+      drained?.();
+    };
+    const onAbort = () => stopAll('call cancelled by the client');
+    ctx.signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      try {
+        for await (const request of requests) {
+          const batch = options.batch(request);
+          if (batch.items.length > options.maxItems) {
+            throw Errors.invalidRequest(
+              `a message holds 0 to ${options.maxItems} items, not ${batch.items.length}`,
+            );
+          }
+          for (const number of batch.cancel) {
+            const running = inFlight.get(number);
+            if (!running) continue;
+            inFlight.delete(number);
+            stopStreamItem(running, 'cancelled by the client');
+          }
+          sender ??= answerSender(send, batch.groupAnswers ? options.group : undefined);
+          const now = Date.now();
+          for (let i = 0; i < batch.items.length; i++) {
+            const item = batch.items[i]!;
+            // uint32 numbers, as the proto carries them
+            const number = (batch.firstIndex + i) >>> 0;
+            if (inFlight.has(number)) throw Errors.invalidRequest(`item ${number} is already in flight`);
+            if (inFlight.size >= options.maxInFlight) {
+              sender.answer(
+                options.failed(
+                  number,
+                  toItemFailure(
+                    Errors.serviceUnavailable(
+                      options.serviceName,
+                      new Error(`more than ${options.maxInFlight} items in flight on one call`),
+                    ),
+                    ctx.logger,
+                  ),
+                ),
+              );
+              continue;
+            }
+            const running: StreamItem = {
+              deadline: now + (item.timeoutMs || options.defaultTimeoutMs),
+              controller: undefined,
+              timer: undefined,
+              dropped: false,
+            };
+            inFlight.set(number, running);
+            // Never rejects: a throwing ok/failed/send (a bug) is logged.
+            runItem(item, number, running).catch((err: unknown) =>
+              ctx.logger.error({ err, index: number }, 'batch item not answered'),
+            );
+          }
+        }
+      } catch (err) {
+        // A cancelled call ends the iteration with a premature close: nothing to report.
+        if (ctx.signal.aborted) return;
+        stopAll('the call failed');
+        throw err;
+      }
+      // Half-closed: the items in flight are answered before the call ends.
+      if (inFlight.size > 0 && !ctx.signal.aborted) {
+        await new Promise<void>((resolve) => {
+          drained = resolve;
+        });
+      }
+      sender?.flush();
+    } finally {
+      ctx.signal.removeEventListener('abort', onAbort);
+    }
+  };
+}

@@ -18,13 +18,19 @@ export function serviceLoggerOf(ctx: CallContext): Logger | undefined {
  * per call, and most calls log nothing.
  */
 export function callContext(
-  call: grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerWritableStream<unknown, unknown>,
+  call:
+    | grpc.ServerUnaryCall<unknown, unknown>
+    | grpc.ServerWritableStream<unknown, unknown>
+    | grpc.ServerDuplexStream<unknown, unknown>,
   path: string,
   logger: Logger,
 ): CallContext {
   const requestId = firstString(call.metadata, REQUEST_ID_HEADER) || randomUUID();
   const controller = new AbortController();
-  call.on('cancelled', () => controller.abort(new Error('call cancelled by the client or its deadline')));
+  // (the union's `on` overloads do not unify; every kind of call emits 'cancelled')
+  (call as grpc.ServerUnaryCall<unknown, unknown>).on('cancelled', () =>
+    controller.abort(new Error('call cancelled by the client or its deadline')),
+  );
   const rawDeadline = call.getDeadline();
   const deadlineMs = rawDeadline instanceof Date ? rawDeadline.getTime() : rawDeadline;
   let child: Logger | undefined;

@@ -10,6 +10,8 @@ import { createHealthServer } from './health-service.ts';
 import type { ServingStatus } from './health-service.ts';
 import { serviceNameOf } from './service-definition.ts';
 import type {
+  BidiStreamHandler,
+  BidiStreamMethodDefinition,
   CallContext,
   ServerStreamHandler,
   ServerStreamMethodDefinition,
@@ -80,6 +82,43 @@ function wrapServerStream(
         (err: unknown) => {
           const grpcError = observeFailure(ctx, path, t0, err);
           // grpc-js's server stream turns an 'error' event into the call's status and trailers.
+          if (call.writable) call.emit('error', grpcError);
+        },
+      );
+  };
+}
+
+/**
+ * A bidirectional-streaming call with the semantics of wrapServerStream: the handler reads the
+ * client's messages (until it half-closes) and sends responses; OK when it resolves, its error's
+ * status when it rejects. One metrics observation per call.
+ */
+function wrapBidiStream(
+  path: string,
+  handler: BidiStreamHandler<BidiStreamMethodDefinition>,
+  logger: Logger,
+): grpc.handleBidiStreamingCall<unknown, unknown> {
+  return (call) => {
+    const ctx = callContext(call, path, logger);
+    // The handler bounds what it has in flight (batch.ts: maxInFlight), and so what is buffered.
+    const send = (response: unknown) => {
+      if (!call.cancelled && call.writable) call.write(response);
+    };
+    const t0 = performance.now();
+    // Not the stream's own iterator: that destroys the call when the loop ends (the client's
+    // half-close, or the handler's throw), before the answers still due and the status are sent.
+    const requests: AsyncIterable<unknown> = {
+      [Symbol.asyncIterator]: () => call.iterator({ destroyOnReturn: false }),
+    };
+    Promise.resolve()
+      .then(() => handler(requests, ctx, send))
+      .then(
+        () => {
+          observeOk(ctx, path, logger, t0, call.cancelled ? 'CANCELLED' : 'OK');
+          if (call.writable) call.end();
+        },
+        (err: unknown) => {
+          const grpcError = observeFailure(ctx, path, t0, err);
           if (call.writable) call.emit('error', grpcError);
         },
       );
@@ -163,13 +202,16 @@ export async function startGrpcServer(options: StartGrpcServerOptions): Promise<
   for (const { definition, implementation } of options.services) {
     const handlers: grpc.UntypedServiceImplementation = {};
     for (const [method, def] of Object.entries(definition)) {
-      if (def.requestStream)
-        throw new Error(`${def.path}: only unary and server-streaming methods are supported`);
+      // A definition from outside the types (a hand-written one) may still say client streaming.
+      if (def.requestStream && !(def as { responseStream: boolean }).responseStream)
+        throw new Error(`${def.path}: client-streaming methods are not supported`);
       const handler = implementation[method];
       if (typeof handler !== 'function') throw new Error(`${def.path}: no handler for "${method}"`);
-      handlers[method] = def.responseStream
-        ? wrapServerStream(def.path, handler as ServerStreamHandler<ServerStreamMethodDefinition>, logger)
-        : wrapUnary(def.path, handler as UnaryHandler<UnaryMethodDefinition>, logger);
+      handlers[method] = def.requestStream
+        ? wrapBidiStream(def.path, handler as BidiStreamHandler<BidiStreamMethodDefinition>, logger)
+        : def.responseStream
+          ? wrapServerStream(def.path, handler as ServerStreamHandler<ServerStreamMethodDefinition>, logger)
+          : wrapUnary(def.path, handler as UnaryHandler<UnaryMethodDefinition>, logger);
     }
     server.addService(definition as grpc.ServiceDefinition, handlers);
     serviceNames.push(serviceNameOf(definition));

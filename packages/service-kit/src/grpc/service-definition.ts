@@ -27,8 +27,21 @@ export interface ServerStreamMethodDefinition<Req = any, Res = any> {
   responseDeserialize(bytes: Buffer): Res;
 }
 
-/** The method kinds startGrpcServer serves (client streaming and bidi are not supported). */
-export type MethodDefinition = UnaryMethodDefinition | ServerStreamMethodDefinition;
+/** One bidirectional-streaming method (a stream of requests, a stream of responses). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export interface BidiStreamMethodDefinition<Req = any, Res = any> {
+  path: string;
+  requestStream: true;
+  responseStream: true;
+  requestSerialize(value: Req): Buffer;
+  requestDeserialize(bytes: Buffer): Req;
+  responseSerialize(value: Res): Buffer;
+  responseDeserialize(bytes: Buffer): Res;
+}
+
+/** The method kinds startGrpcServer serves (client streaming is not supported). */
+export type MethodDefinition =
+  UnaryMethodDefinition | ServerStreamMethodDefinition | BidiStreamMethodDefinition;
 
 export type ServiceMethods = Record<string, MethodDefinition>;
 
@@ -61,15 +74,32 @@ export type ServerStreamHandler<M> = (
   send: (response: ResponseOf<M>) => void,
 ) => Promise<void> | void;
 
+/**
+ * A bidirectional-streaming handler: `requests` yields the client's messages until it half-closes;
+ * `send` as in ServerStreamHandler; the call ends with OK when the promise resolves, with the
+ * error's status when it rejects.
+ */
+export type BidiStreamHandler<M> = (
+  requests: AsyncIterable<RequestOf<M>>,
+  ctx: CallContext,
+  send: (response: ResponseOf<M>) => void,
+) => Promise<void> | void;
+
 export type ServiceImplementation<D> = {
-  [K in keyof D]: D[K] extends { responseStream: true } ? ServerStreamHandler<D[K]> : UnaryHandler<D[K]>;
+  [K in keyof D]: D[K] extends { requestStream: true; responseStream: true }
+    ? BidiStreamHandler<D[K]>
+    : D[K] extends { responseStream: true }
+      ? ServerStreamHandler<D[K]>
+      : UnaryHandler<D[K]>;
 };
 
 export interface ServiceRegistration {
   definition: ServiceMethods;
   implementation: Record<
     string,
-    UnaryHandler<UnaryMethodDefinition> | ServerStreamHandler<ServerStreamMethodDefinition>
+    | UnaryHandler<UnaryMethodDefinition>
+    | ServerStreamHandler<ServerStreamMethodDefinition>
+    | BidiStreamHandler<BidiStreamMethodDefinition>
   >;
 }
 

@@ -77,6 +77,30 @@ describe('the extractor answers encoded once', () => {
     }
   });
 
+  it('serialises StreamTranscripts answers as the generated StreamTranscriptsResponse encoder does (the same wire form)', () => {
+    const { StreamTranscriptsResponse } = extractorV1;
+    const serialize = extractorServiceDefinition.streamTranscripts.responseSerialize;
+    const value = Object.freeze(answer());
+    const failed = { code: 5, message: 'gone', metadata: { 'app-error-code': 'VIDEO_NOT_FOUND' } };
+    const messages: extractorV1.StreamTranscriptsResponse[] = [
+      // numbers along a call run high: a five-byte varint
+      { index: 4_000_000_001, result: { $case: 'transcript', value }, more: [] },
+      {
+        index: 7,
+        result: { $case: 'error', value: failed },
+        more: [
+          { index: 8, result: { $case: 'transcript', value }, more: [] },
+          { index: 4_294_967_295, result: { $case: 'error', value: failed }, more: [] },
+        ],
+      },
+    ];
+    for (const message of messages) {
+      const bytes = Buffer.from(serialize(message));
+      expect(bytes.equals(Buffer.from(StreamTranscriptsResponse.encode(message).finish()))).toBe(true);
+      expect(StreamTranscriptsResponse.decode(bytes)).toEqual(message);
+    }
+  });
+
   it('serialises GetTranscripts messages into one reused buffer, a message larger than it into its own', () => {
     // grpc-js copies each serialised message before the next is serialised (answer-encoding.ts);
     // the end-to-end test of concurrent grouped calls (extractor.grpc.test.ts) holds it to that.
@@ -119,7 +143,7 @@ describe('the extractor answers encoded once', () => {
         .equals(generated.getTranscript.responseSerialize(value)),
     ).toBe(true);
     for (const name of Object.keys(generated) as (keyof typeof generated)[]) {
-      if (name === 'getTranscript' || name === 'getTranscripts') continue;
+      if (name === 'getTranscript' || name === 'getTranscripts' || name === 'streamTranscripts') continue;
       expect(extractorServiceDefinition[name]).toBe(generated[name]);
     }
   });

@@ -116,7 +116,7 @@ export function encodeTranscriptsResponse(
   return encoded;
 }
 
-/** ExtractorService with the two transcript answers serialised through the kept bytes. */
+/** ExtractorService with the transcript answers serialised through the kept bytes. */
 export const extractorServiceDefinition = {
   ...ExtractorServiceService,
   getTranscript: {
@@ -130,6 +130,12 @@ export const extractorServiceDefinition = {
     ...ExtractorServiceService.getTranscripts,
     // Valid until the next message is serialised: grpc-js has copied it by then (above).
     responseSerialize: (message: extractorV1.GetTranscriptsResponse): Buffer =>
+      encodeTranscriptsResponse(message, serializationBuffer),
+  },
+  streamTranscripts: {
+    ...ExtractorServiceService.streamTranscripts,
+    // StreamTranscriptsResponse has GetTranscriptsResponse's fields, numbers and wire form.
+    responseSerialize: (message: extractorV1.StreamTranscriptsResponse): Buffer =>
       encodeTranscriptsResponse(message, serializationBuffer),
   },
 } satisfies typeof ExtractorServiceService;

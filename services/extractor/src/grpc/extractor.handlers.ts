@@ -1,5 +1,5 @@
 import { extractorV1 } from '@subx/contracts';
-import { batchHandler, defineService } from '@subx/service-kit';
+import { batchHandler, batchStreamHandler, defineService } from '@subx/service-kit';
 import type { ServiceRegistration } from '@subx/service-kit';
 import type { ExtractionService } from '../extraction-service.ts';
 import type { ListingService } from '../listings/listing-service.ts';
@@ -10,6 +10,15 @@ import { extractorServiceDefinition } from './answer-encoding.ts';
  * what one call may hold in flight (concurrent extractions and buffered answers).
  */
 const MAX_TRANSCRIPTS_PER_CALL = 64;
+
+/**
+ * Items in flight on one StreamTranscripts call: what one gateway's call may hold at once (about
+ * 64 batches); more are answered SERVICE_UNAVAILABLE. The gateway keeps below it.
+ */
+const MAX_TRANSCRIPTS_IN_FLIGHT_PER_STREAM = 4096;
+
+/** A StreamTranscripts item without its own timeout: a unary call's default deadline. */
+const DEFAULT_ITEM_TIMEOUT_MS = 5_000;
 
 /**
  * Grouped answers per message (GetTranscriptsResponse.more), by answerWeight: well below the 4 MiB
@@ -61,6 +70,40 @@ export function extractorServiceRegistration(
       // Answers done in the same turn (cache hits) as one message, for a gateway that reads `more`.
       group: {
         wanted: (req) => req.groupAnswers,
+        join: (first, more) => ({ ...first, more }),
+        weigh: answerWeight,
+        maxBytes: MAX_GROUPED_ANSWER_BYTES,
+      },
+    }),
+    // GetTranscripts on one long-lived call (the gateway's default): the same items, numbered.
+    streamTranscripts: batchStreamHandler({
+      itemRpc: extractorV1.ExtractorServiceService.getTranscript.path,
+      maxItems: MAX_TRANSCRIPTS_PER_CALL,
+      maxInFlight: MAX_TRANSCRIPTS_IN_FLIGHT_PER_STREAM,
+      defaultTimeoutMs: DEFAULT_ITEM_TIMEOUT_MS,
+      serviceName: 'extractor',
+      batch: (req: extractorV1.StreamTranscriptsRequest) => ({
+        items: req.items.map((item) => ({
+          request: item.request ?? extractorV1.GetTranscriptRequest.create(),
+          requestId: item.requestId,
+          timeoutMs: item.timeoutMs,
+        })),
+        firstIndex: req.firstIndex,
+        cancel: req.cancel,
+        groupAnswers: req.groupAnswers,
+      }),
+      handle: (req) => service.getTranscript(req),
+      ok: (index, transcript): extractorV1.StreamTranscriptsResponse => ({
+        index,
+        result: { $case: 'transcript', value: transcript },
+        more: [],
+      }),
+      failed: (index, failure): extractorV1.StreamTranscriptsResponse => ({
+        index,
+        result: { $case: 'error', value: failure },
+        more: [],
+      }),
+      group: {
         join: (first, more) => ({ ...first, more }),
         weigh: answerWeight,
         maxBytes: MAX_GROUPED_ANSWER_BYTES,

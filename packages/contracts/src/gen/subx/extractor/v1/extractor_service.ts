@@ -10,9 +10,11 @@ import {
   type CallOptions,
   type ChannelCredentials,
   Client,
+  type ClientDuplexStream,
   type ClientOptions,
   type ClientReadableStream,
   type ClientUnaryCall,
+  type handleBidiStreamingCall,
   type handleServerStreamingCall,
   type handleUnaryCall,
   makeGenericClientConstructor,
@@ -181,6 +183,41 @@ export interface GetTranscriptsResponse {
    * Only when the request set group_answers: the answers to other items that finished at the same
    * time as this one, each with its own index and result (and no `more` of its own).
    */
+  more: GetTranscriptsResponse[];
+}
+
+/** One batch on a StreamTranscripts call: GetTranscriptsRequest's fields, and the items' numbers. */
+export interface StreamTranscriptsRequest {
+  /** 0..64 items (a message may only cancel). */
+  items: StreamTranscriptsItem[];
+  groupAnswers: boolean;
+  /**
+   * The number of items[0] along the call (the next ones follow it); the answers' `index` is that
+   * number. Numbers are not reused on a call.
+   */
+  firstIndex: number;
+  /**
+   * Numbers of items sent before that nobody waits for any more (their caller timed out or went
+   * away): the extractor stops them and does not answer them.
+   */
+  cancel: number[];
+}
+
+/** GetTranscriptsItem with the item's own deadline. */
+export interface StreamTranscriptsItem {
+  request?: GetTranscriptRequest | undefined;
+  requestId: string;
+  /** In ms from when the extractor reads it (a unary call's deadline); 0: the extractor's default. */
+  timeoutMs: number;
+}
+
+/**
+ * An answer on a StreamTranscripts call: GetTranscriptsResponse's fields (the same wire form),
+ * `index` being the item's number along the call.
+ */
+export interface StreamTranscriptsResponse {
+  index: number;
+  result?: { $case: "transcript"; value: GetTranscriptResponse } | { $case: "error"; value: ItemError } | undefined;
   more: GetTranscriptsResponse[];
 }
 
@@ -1071,6 +1108,393 @@ export const GetTranscriptsResponse: MessageFns<GetTranscriptsResponse> = {
   },
   fromPartial(object: DeepPartial<GetTranscriptsResponse>): GetTranscriptsResponse {
     const message = createBaseGetTranscriptsResponse();
+    message.index = object.index ?? 0;
+    switch (object.result?.$case) {
+      case "transcript": {
+        if (object.result?.value !== undefined && object.result?.value !== null) {
+          message.result = { $case: "transcript", value: GetTranscriptResponse.fromPartial(object.result.value) };
+        }
+        break;
+      }
+      case "error": {
+        if (object.result?.value !== undefined && object.result?.value !== null) {
+          message.result = { $case: "error", value: ItemError.fromPartial(object.result.value) };
+        }
+        break;
+      }
+    }
+    message.more = object.more?.map((e) => GetTranscriptsResponse.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseStreamTranscriptsRequest(): StreamTranscriptsRequest {
+  return { items: [], groupAnswers: false, firstIndex: 0, cancel: [] };
+}
+
+export const StreamTranscriptsRequest: MessageFns<StreamTranscriptsRequest> = {
+  encode(message: StreamTranscriptsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.items) {
+      StreamTranscriptsItem.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.groupAnswers !== false) {
+      writer.uint32(16).bool(message.groupAnswers);
+    }
+    if (message.firstIndex !== 0) {
+      writer.uint32(24).uint32(message.firstIndex);
+    }
+    if (message.cancel.length !== 0) {
+      writer.uint32(34).fork();
+      for (const v of message.cancel) {
+        writer.uint32(v);
+      }
+      writer.join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StreamTranscriptsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStreamTranscriptsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.items.push(StreamTranscriptsItem.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.groupAnswers = reader.bool();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.firstIndex = reader.uint32();
+            continue;
+          }
+          case 4: {
+            if (tag === 32) {
+              message.cancel.push(reader.uint32());
+
+              continue;
+            }
+
+            if (tag === 34) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.cancel.push(reader.uint32());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): StreamTranscriptsRequest {
+    return {
+      items: globalThis.Array.isArray(object?.items)
+        ? object.items.map((e: any) => StreamTranscriptsItem.fromJSON(e))
+        : [],
+      groupAnswers: isSet(object.groupAnswers)
+        ? globalThis.Boolean(object.groupAnswers)
+        : isSet(object.group_answers)
+        ? globalThis.Boolean(object.group_answers)
+        : false,
+      firstIndex: isSet(object.firstIndex)
+        ? globalThis.Number(object.firstIndex)
+        : isSet(object.first_index)
+        ? globalThis.Number(object.first_index)
+        : 0,
+      cancel: globalThis.Array.isArray(object?.cancel) ? object.cancel.map((e: any) => globalThis.Number(e)) : [],
+    };
+  },
+
+  toJSON(message: StreamTranscriptsRequest): unknown {
+    const obj: any = {};
+    if (message.items?.length) {
+      obj.items = message.items.map((e) => StreamTranscriptsItem.toJSON(e));
+    }
+    if (message.groupAnswers !== false) {
+      obj.groupAnswers = message.groupAnswers;
+    }
+    if (message.firstIndex !== 0) {
+      obj.firstIndex = Math.round(message.firstIndex);
+    }
+    if (message.cancel?.length) {
+      obj.cancel = message.cancel.map((e) => Math.round(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<StreamTranscriptsRequest>): StreamTranscriptsRequest {
+    return StreamTranscriptsRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<StreamTranscriptsRequest>): StreamTranscriptsRequest {
+    const message = createBaseStreamTranscriptsRequest();
+    message.items = object.items?.map((e) => StreamTranscriptsItem.fromPartial(e)) || [];
+    message.groupAnswers = object.groupAnswers ?? false;
+    message.firstIndex = object.firstIndex ?? 0;
+    message.cancel = object.cancel?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseStreamTranscriptsItem(): StreamTranscriptsItem {
+  return { request: undefined, requestId: "", timeoutMs: 0 };
+}
+
+export const StreamTranscriptsItem: MessageFns<StreamTranscriptsItem> = {
+  encode(message: StreamTranscriptsItem, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.request !== undefined) {
+      GetTranscriptRequest.encode(message.request, writer.uint32(10).fork()).join();
+    }
+    if (message.requestId !== "") {
+      writer.uint32(18).string(message.requestId);
+    }
+    if (message.timeoutMs !== 0) {
+      writer.uint32(24).uint32(message.timeoutMs);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StreamTranscriptsItem {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStreamTranscriptsItem();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.request = GetTranscriptRequest.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.requestId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.timeoutMs = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): StreamTranscriptsItem {
+    return {
+      request: isSet(object.request) ? GetTranscriptRequest.fromJSON(object.request) : undefined,
+      requestId: isSet(object.requestId)
+        ? globalThis.String(object.requestId)
+        : isSet(object.request_id)
+        ? globalThis.String(object.request_id)
+        : "",
+      timeoutMs: isSet(object.timeoutMs)
+        ? globalThis.Number(object.timeoutMs)
+        : isSet(object.timeout_ms)
+        ? globalThis.Number(object.timeout_ms)
+        : 0,
+    };
+  },
+
+  toJSON(message: StreamTranscriptsItem): unknown {
+    const obj: any = {};
+    if (message.request !== undefined) {
+      obj.request = GetTranscriptRequest.toJSON(message.request);
+    }
+    if (message.requestId !== "") {
+      obj.requestId = message.requestId;
+    }
+    if (message.timeoutMs !== 0) {
+      obj.timeoutMs = Math.round(message.timeoutMs);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<StreamTranscriptsItem>): StreamTranscriptsItem {
+    return StreamTranscriptsItem.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<StreamTranscriptsItem>): StreamTranscriptsItem {
+    const message = createBaseStreamTranscriptsItem();
+    message.request = (object.request !== undefined && object.request !== null)
+      ? GetTranscriptRequest.fromPartial(object.request)
+      : undefined;
+    message.requestId = object.requestId ?? "";
+    message.timeoutMs = object.timeoutMs ?? 0;
+    return message;
+  },
+};
+
+function createBaseStreamTranscriptsResponse(): StreamTranscriptsResponse {
+  return { index: 0, result: undefined, more: [] };
+}
+
+export const StreamTranscriptsResponse: MessageFns<StreamTranscriptsResponse> = {
+  encode(message: StreamTranscriptsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.index !== 0) {
+      writer.uint32(8).uint32(message.index);
+    }
+    switch (message.result?.$case) {
+      case "transcript":
+        GetTranscriptResponse.encode(message.result.value, writer.uint32(18).fork()).join();
+        break;
+      case "error":
+        ItemError.encode(message.result.value, writer.uint32(26).fork()).join();
+        break;
+    }
+    for (const v of message.more) {
+      GetTranscriptsResponse.encode(v!, writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StreamTranscriptsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStreamTranscriptsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.index = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.result = { $case: "transcript", value: GetTranscriptResponse.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.result = { $case: "error", value: ItemError.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.more.push(GetTranscriptsResponse.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): StreamTranscriptsResponse {
+    return {
+      index: isSet(object.index) ? globalThis.Number(object.index) : 0,
+      result: isSet(object.transcript)
+        ? { $case: "transcript", value: GetTranscriptResponse.fromJSON(object.transcript) }
+        : isSet(object.error)
+        ? { $case: "error", value: ItemError.fromJSON(object.error) }
+        : undefined,
+      more: globalThis.Array.isArray(object?.more)
+        ? object.more.map((e: any) => GetTranscriptsResponse.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: StreamTranscriptsResponse): unknown {
+    const obj: any = {};
+    if (message.index !== 0) {
+      obj.index = Math.round(message.index);
+    }
+    if (message.result?.$case === "transcript") {
+      obj.transcript = GetTranscriptResponse.toJSON(message.result.value);
+    } else if (message.result?.$case === "error") {
+      obj.error = ItemError.toJSON(message.result.value);
+    }
+    if (message.more?.length) {
+      obj.more = message.more.map((e) => GetTranscriptsResponse.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<StreamTranscriptsResponse>): StreamTranscriptsResponse {
+    return StreamTranscriptsResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<StreamTranscriptsResponse>): StreamTranscriptsResponse {
+    const message = createBaseStreamTranscriptsResponse();
     message.index = object.index ?? 0;
     switch (object.result?.$case) {
       case "transcript": {
@@ -2617,6 +3041,26 @@ export const ExtractorServiceService = {
       Buffer.from(GetTranscriptsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetTranscriptsResponse => GetTranscriptsResponse.decode(value),
   },
+  /**
+   * GetTranscripts on one long-lived call: each request message is a batch whose items are
+   * numbered along the call (first_index), each carrying its own timeout (timeout_ms); answers
+   * come as in GetTranscripts, by that number, and `cancel` stops items nobody waits for. It saves
+   * the call set-up (HTTP/2 stream, headers, trailers) of every batch. The call ends OK once the
+   * client has half-closed and every item is answered. At most 1..64 items a message and 4096 items
+   * in flight on one call; beyond that, the items are answered SERVICE_UNAVAILABLE. An extractor
+   * that predates it answers UNIMPLEMENTED; the caller then uses GetTranscripts.
+   */
+  streamTranscripts: {
+    path: "/subx.extractor.v1.ExtractorService/StreamTranscripts" as const,
+    requestStream: true as const,
+    responseStream: true as const,
+    requestSerialize: (value: StreamTranscriptsRequest): Buffer =>
+      Buffer.from(StreamTranscriptsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): StreamTranscriptsRequest => StreamTranscriptsRequest.decode(value),
+    responseSerialize: (value: StreamTranscriptsResponse): Buffer =>
+      Buffer.from(StreamTranscriptsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): StreamTranscriptsResponse => StreamTranscriptsResponse.decode(value),
+  },
   validateVideo: {
     path: "/subx.extractor.v1.ExtractorService/ValidateVideo" as const,
     requestStream: false as const,
@@ -2680,6 +3124,16 @@ export interface ExtractorServiceServer extends UntypedServiceImplementation {
    * call would have ended with. 1..64 items; more (or none): INVALID_ARGUMENT for the whole call.
    */
   getTranscripts: handleServerStreamingCall<GetTranscriptsRequest, GetTranscriptsResponse>;
+  /**
+   * GetTranscripts on one long-lived call: each request message is a batch whose items are
+   * numbered along the call (first_index), each carrying its own timeout (timeout_ms); answers
+   * come as in GetTranscripts, by that number, and `cancel` stops items nobody waits for. It saves
+   * the call set-up (HTTP/2 stream, headers, trailers) of every batch. The call ends OK once the
+   * client has half-closed and every item is answered. At most 1..64 items a message and 4096 items
+   * in flight on one call; beyond that, the items are answered SERVICE_UNAVAILABLE. An extractor
+   * that predates it answers UNIMPLEMENTED; the caller then uses GetTranscripts.
+   */
+  streamTranscripts: handleBidiStreamingCall<StreamTranscriptsRequest, StreamTranscriptsResponse>;
   validateVideo: handleUnaryCall<ValidateVideoRequest, ValidateVideoResponse>;
   getPlaylist: handleUnaryCall<GetPlaylistRequest, GetPlaylistResponse>;
   /**
@@ -2728,6 +3182,23 @@ export interface ExtractorServiceClient extends Client {
     metadata?: Metadata,
     options?: Partial<CallOptions>,
   ): ClientReadableStream<GetTranscriptsResponse>;
+  /**
+   * GetTranscripts on one long-lived call: each request message is a batch whose items are
+   * numbered along the call (first_index), each carrying its own timeout (timeout_ms); answers
+   * come as in GetTranscripts, by that number, and `cancel` stops items nobody waits for. It saves
+   * the call set-up (HTTP/2 stream, headers, trailers) of every batch. The call ends OK once the
+   * client has half-closed and every item is answered. At most 1..64 items a message and 4096 items
+   * in flight on one call; beyond that, the items are answered SERVICE_UNAVAILABLE. An extractor
+   * that predates it answers UNIMPLEMENTED; the caller then uses GetTranscripts.
+   */
+  streamTranscripts(): ClientDuplexStream<StreamTranscriptsRequest, StreamTranscriptsResponse>;
+  streamTranscripts(
+    options: Partial<CallOptions>,
+  ): ClientDuplexStream<StreamTranscriptsRequest, StreamTranscriptsResponse>;
+  streamTranscripts(
+    metadata: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientDuplexStream<StreamTranscriptsRequest, StreamTranscriptsResponse>;
   validateVideo(
     request: ValidateVideoRequest,
     callback: (error: ServiceError | null, response: ValidateVideoResponse) => void,
