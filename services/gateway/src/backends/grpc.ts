@@ -84,7 +84,7 @@ export function createGrpcBackends(config: GrpcBackendsConfig): GrpcBackends {
     label: 'billing',
   });
 
-  // Concurrent GetTranscript calls share one GetTranscripts call (transcript-batcher.ts).
+  // Concurrent GetTranscript calls go as one batch on a StreamTranscripts lane (transcript-batcher.ts).
   const getTranscript = createTranscriptBatcher({
     client: ex.raw,
     unary: (req, opts) => ex.getTranscript(req, opts),
@@ -120,6 +120,9 @@ export function createGrpcBackends(config: GrpcBackendsConfig): GrpcBackends {
     ai: aiBackend,
     billing,
     channelsHealthy: () => clients.every((c) => c.connectivityState() !== 'TRANSIENT_FAILURE'),
-    close: () => clients.forEach((c) => c.close()),
+    close: () => {
+      getTranscript.close();
+      clients.forEach((c) => c.close());
+    },
   };
 }

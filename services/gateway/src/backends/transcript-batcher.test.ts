@@ -1,7 +1,9 @@
 /**
  * The transcript batcher against real grpc-js servers on loopback: an extractor stand-in served by
- * service-kit (GetTranscript and GetTranscripts from the same per-item logic, as the extractor
- * does), and one that only knows GetTranscript (an extractor from before GetTranscripts).
+ * service-kit (GetTranscript, GetTranscripts and StreamTranscripts from the same per-item logic, as
+ * the extractor does), one that only knows GetTranscript (an extractor from before GetTranscripts)
+ * and one without StreamTranscripts. Every behaviour is checked on both ways a batch travels: a
+ * GetTranscripts call of its own, and a message on a long-lived StreamTranscripts lane.
  */
 import * as grpc from '@grpc/grpc-js';
 import { Writable } from 'node:stream';
@@ -12,10 +14,12 @@ import { commonV1, extractorV1 } from '@subx/contracts';
 import { AppError, Errors } from '@subx/errors';
 import {
   batchHandler,
+  batchStreamHandler,
   createLogger,
   defineService,
   startGrpcServer,
   createGrpcClient,
+  fromItemFailure,
   scrape,
   type CallContext,
   type Logger,
@@ -31,9 +35,10 @@ const EX = extractorV1.ExtractorServiceService;
 /** What happened on the server side. */
 const seen = {
   unary: [] as string[],
+  /** Each GetTranscripts call, or each StreamTranscripts message with items. */
   batches: [] as { items: string[]; requestIds: string[]; metadataId: string | undefined }[],
   cancelled: [] as string[],
-  /** GetTranscripts messages sent, and the answers each carried (1 + its `more`). */
+  /** Answer messages sent, and the answers each carried (1 + its `more`). */
   messages: [] as number[],
 };
 
@@ -123,12 +128,68 @@ function registration() {
         send(message);
       });
     },
+    streamTranscripts: (requests, ctx, send) =>
+      batchStreamHandler({
+        itemRpc: EX.getTranscript.path,
+        maxItems: 64,
+        maxInFlight: STREAM_MAX_IN_FLIGHT,
+        defaultTimeoutMs: 300,
+        serviceName: 'extractor',
+        batch: (r: extractorV1.StreamTranscriptsRequest) => {
+          if (r.items.length > 0) {
+            seen.batches.push({
+              items: r.items.map((i) => i.request?.videoId ?? ''),
+              requestIds: r.items.map((i) => i.requestId),
+              metadataId: ctx.metadata.get('x-request-id')[0]?.toString(),
+            });
+          }
+          return {
+            items: r.items.map((i) => ({
+              request: i.request ?? extractorV1.GetTranscriptRequest.create(),
+              requestId: i.requestId,
+              timeoutMs: i.timeoutMs,
+            })),
+            firstIndex: r.firstIndex,
+            cancel: r.cancel,
+            groupAnswers: r.groupAnswers && !grouping.off,
+          };
+        },
+        handle,
+        ok: (index, value): extractorV1.StreamTranscriptsResponse => ({
+          index,
+          result: { $case: 'transcript', value },
+          more: [],
+        }),
+        failed: (index, value): extractorV1.StreamTranscriptsResponse => ({
+          index,
+          result: { $case: 'error', value },
+          more: [],
+        }),
+        group: {
+          join: (first, more) => ({ ...first, more }),
+          weigh: () => 1,
+          maxBytes: grouping.maxAnswers,
+        },
+      })(requests, ctx, (message) => {
+        seen.messages.push(1 + message.more.length);
+        send(message);
+      }),
     validateVideo: unimplemented,
     getPlaylist: unimplemented,
     listPlaylistVideos: unimplemented,
     listChannelVideos: unimplemented,
   });
 }
+
+/** The stand-in's StreamTranscripts cap of items in flight on one call (the extractor's is 4096). */
+const STREAM_MAX_IN_FLIGHT = 80;
+
+/** The two ways a batch travels, and the method that opens the call carrying it. */
+const TRANSPORTS = [
+  { name: 'GetTranscripts calls', streamLanes: 0, path: EX.getTranscripts.path },
+  { name: 'StreamTranscripts lanes', streamLanes: 4, path: EX.streamTranscripts.path },
+];
+type Transport = (typeof TRANSPORTS)[number];
 
 const req = (videoId: string): extractorV1.GetTranscriptRequest =>
   extractorV1.GetTranscriptRequest.fromPartial({ videoId, language: 'en' });
@@ -160,6 +221,8 @@ async function errorOf(promise: Promise<unknown>): Promise<unknown> {
 interface Harness {
   server: StartedGrpcServer;
   client: extractorV1.ExtractorServiceClient;
+  /** As the gateway closes its backends: the batcher's lanes, then the channel. */
+  close(): void;
   paths: string[];
   getTranscript: (r: extractorV1.GetTranscriptRequest, o?: TranscriptCallOptions) => Promise<unknown>;
   /** The plain unary call, without the batcher. */
@@ -172,6 +235,8 @@ async function harness(
     maxBatch?: number;
     pauseMs?: number;
     gather?: { maxTurns?: number; maxMs?: number };
+    streamLanes?: number;
+    streamMaxAgeMs?: number;
     serverLogger?: Logger;
   } = {},
 ): Promise<Harness> {
@@ -199,7 +264,17 @@ async function harness(
     logger,
     ...batcherOptions,
   });
-  return { server, client, paths, getTranscript, unary: (r, o) => ex.getTranscript(r, o) };
+  return {
+    server,
+    client,
+    close: () => {
+      getTranscript.close();
+      client.close();
+    },
+    paths,
+    getTranscript,
+    unary: (r, o) => ex.getTranscript(r, o),
+  };
 }
 
 const harnesses: Harness[] = [];
@@ -211,25 +286,25 @@ afterEach(async () => {
   grouping.off = false;
   grouping.maxAnswers = 64;
   for (const h of harnesses.splice(0)) {
-    h.client.close();
+    h.close();
     await h.server.shutdown(500);
   }
 });
-async function start(...args: Parameters<typeof harness>): Promise<Harness> {
+async function startHarness(...args: Parameters<typeof harness>): Promise<Harness> {
   const h = await harness(...args);
   harnesses.push(h);
   return h;
 }
 
-describe('transcript batcher', () => {
+describe.each(TRANSPORTS)('transcript batcher over $name', (transport: Transport) => {
   let h: Harness;
   beforeAll(async () => {
     // warm-up: a channel that is READY makes the timings below about the calls, not the connect
-    h = await harness();
+    h = await harness(undefined, { streamLanes: transport.streamLanes });
     await h.getTranscript(req('warm_______'));
   });
   afterAll(async () => {
-    h.client.close();
+    h.close();
     await h.server.shutdown(500);
   });
 
@@ -242,16 +317,22 @@ describe('transcript batcher', () => {
     expect(seen.batches).toEqual([]);
   });
 
-  it('sends requests made together as one GetTranscripts call with each request id', async () => {
+  it('sends requests made together as one batch with each request id', async () => {
     h.paths.length = 0;
     const ids = ['aaaaaaaaaa1', 'aaaaaaaaaa2', 'aaaaaaaaaa3'];
     const answers = await Promise.all(
       ids.map((id, i) => h.getTranscript(req(id), { requestId: `req-${i}` })),
     );
     expect(answers.map((a) => (a as extractorV1.GetTranscriptResponse).videoId)).toEqual(ids);
-    expect(h.paths).toEqual([EX.getTranscripts.path]);
+    // the first batch: its call (a GetTranscripts call, or the first lane) starts here
+    expect(h.paths).toEqual([transport.path]);
     expect(seen.batches).toEqual([
-      { items: ids, requestIds: ['req-0', 'req-1', 'req-2'], metadataId: 'req-0' },
+      {
+        items: ids,
+        requestIds: ['req-0', 'req-1', 'req-2'],
+        // a lane carries many batches: no request id of its own
+        metadataId: transport.streamLanes ? undefined : 'req-0',
+      },
     ]);
   });
 
@@ -312,7 +393,7 @@ describe('transcript batcher', () => {
     });
   });
 
-  it('counts each item in the server metrics as a GetTranscript call, and the batch call once on each side', async () => {
+  it('counts each item in the server metrics as a GetTranscript call, and a batch call once on each side', async () => {
     const count = async (method: string, code: string, side = 'server') => {
       const line = (await scrape())
         .split('\n')
@@ -343,7 +424,12 @@ describe('transcript batcher', () => {
         // ended by the extractor once every item was answered, not cancelled by the gateway
         await count('GetTranscripts', 'OK', 'client'),
       ])
-      .toEqual([before[0]! + 2, before[1]! + 1, before[2]! + 1, before[3]! + 1]);
+      // a lane is counted when it ends (below), not per batch
+      .toEqual([
+        before[0]! + 2,
+        before[1]! + 1,
+        ...(transport.streamLanes ? before.slice(2) : [before[2]! + 1, before[3]! + 1]),
+      ]);
   });
 
   it('answers in completion order: a slow item does not hold back a fast one', async () => {
@@ -382,8 +468,13 @@ describe('transcript batcher', () => {
     await sleep(50);
     a.abort(new Error('client went away'));
     expect(shape(await first)).toMatchObject({ code: 'INTERNAL_ERROR' });
-    expect(seen.cancelled).not.toContain('hangabort01'); // the call still carries the second item
-    await sleep(50);
+    if (transport.streamLanes) {
+      // a lane cancels the item itself
+      await expect.poll(() => seen.cancelled).toContain('hangabort01');
+    } else {
+      await sleep(50);
+      expect(seen.cancelled).not.toContain('hangabort01'); // the call still carries the second item
+    }
     b.abort(new Error('client went away'));
     expect(shape(await second)).toMatchObject({ code: 'INTERNAL_ERROR' });
     expect(performance.now() - t0).toBeLessThan(1_000);
@@ -404,7 +495,10 @@ describe('transcript batcher', () => {
   });
 });
 
-describe('transcript batcher, one server per test', () => {
+describe.each(TRANSPORTS)('transcript batcher over $name, one server per test', (transport: Transport) => {
+  const start = (services?: ServiceRegistration[], extra: Parameters<typeof harness>[1] = {}) =>
+    startHarness(services, { streamLanes: transport.streamLanes, ...extra });
+
   it('a call that fails (the server stopped mid-batch) rejects every open item as unary would', async () => {
     const h = await start();
     await h.getTranscript(req('warm_______'));
@@ -436,7 +530,7 @@ describe('transcript batcher, one server per test', () => {
       h.getTranscript(req('bbbbbbbbbbb')),
     ]);
     for (const b of batched) expect(shape((b as PromiseRejectedResult).reason)).toEqual(unary);
-    expect(h.paths.filter((p) => p === EX.getTranscripts.path)).toHaveLength(1);
+    expect(h.paths.filter((p) => p === transport.path)).toHaveLength(1);
     h.client.close();
   });
 
@@ -447,9 +541,26 @@ describe('transcript batcher, one server per test', () => {
       implementation: {
         ...base.implementation,
         // answers the first item only, then ends OK
-        getTranscripts: (r: extractorV1.GetTranscriptsRequest, _ctx, send) => {
+        getTranscripts: (
+          r: extractorV1.GetTranscriptsRequest,
+          _ctx: CallContext,
+          send: (r: extractorV1.GetTranscriptsResponse) => void,
+        ) => {
           const videoId = r.items[0]?.request?.videoId ?? '';
           send({ index: 0, result: { $case: 'transcript', value: transcript(videoId) }, more: [] });
+        },
+        // the same on a lane: the first item of the first message, then the call ends
+        streamTranscripts: async (
+          requests: AsyncIterable<extractorV1.StreamTranscriptsRequest>,
+          _ctx: CallContext,
+          send: (r: extractorV1.StreamTranscriptsResponse) => void,
+        ) => {
+          for await (const r of requests) {
+            const videoId = r.items[0]?.request?.videoId ?? '';
+            const value = transcript(videoId);
+            send({ index: r.firstIndex, result: { $case: 'transcript', value }, more: [] });
+            return;
+          }
         },
       },
     };
@@ -462,7 +573,9 @@ describe('transcript batcher, one server per test', () => {
     expect(second.status).toBe('rejected');
     const err = (second as PromiseRejectedResult).reason as AppError;
     expect(shape(err)).toMatchObject({ code: 'INTERNAL_ERROR' });
-    expect(String((err.cause as Error).message)).toBe('GetTranscripts ended without answering item 1');
+    expect(String((err.cause as Error).message)).toBe(
+      `${transport.streamLanes ? 'StreamTranscripts' : 'GetTranscripts'} ended without answering item 1`,
+    );
   });
 
   it('gathers the requests of consecutive turns into one call while they keep coming', async () => {
@@ -477,7 +590,7 @@ describe('transcript batcher, one server per test', () => {
     }
     await Promise.all(answers);
     expect(seen.batches.map((b) => b.items)).toEqual([ids]);
-    expect(h.paths).toEqual([EX.getTranscripts.path]);
+    expect(h.paths).toEqual([transport.path]);
 
     // A turn that brings nothing ends the gathering: a request two turns later goes on its own.
     seen.batches.length = 0;
@@ -533,15 +646,17 @@ describe('transcript batcher, one server per test', () => {
     expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'fulfilled', 'rejected']);
     expect(shape((settled[2] as PromiseRejectedResult).reason)).toMatchObject({ code: 'VIDEO_NOT_FOUND' });
     expect(seen.unary.sort()).toEqual([...ids].sort());
+    expect(h.paths.filter((p) => p === transport.path)).toHaveLength(1);
     expect(h.paths.filter((p) => p === EX.getTranscripts.path)).toHaveLength(1);
 
-    // paused: straight to unary, no GetTranscripts attempt
+    // paused: straight to unary, no GetTranscripts (or StreamTranscripts) attempt
     await Promise.all([h.getTranscript(req('old00000003')), h.getTranscript(req('old00000004'))]);
-    expect(h.paths.filter((p) => p === EX.getTranscripts.path)).toHaveLength(1);
+    expect(h.paths.filter((p) => p === transport.path)).toHaveLength(1);
 
     // after the pause it tries again (and falls back again: still the old extractor)
     await sleep(350);
     await Promise.all([h.getTranscript(req('old00000005')), h.getTranscript(req('old00000006'))]);
+    expect(h.paths.filter((p) => p === transport.path)).toHaveLength(2);
     expect(h.paths.filter((p) => p === EX.getTranscripts.path)).toHaveLength(2);
     expect(seen.unary).toHaveLength(7);
   });
@@ -565,23 +680,143 @@ describe('transcript batcher, one server per test', () => {
     expect(JSON.parse(line)).toMatchObject({
       request_id: 'req-item',
       rpc: EX.getTranscript.path,
-      batch_request_id: 'req-first',
+      // a lane's own request id (it carries many batches)
+      batch_request_id: transport.streamLanes ? expect.any(String) : 'req-first',
       code: 'VIDEO_NOT_FOUND',
     });
   });
 
   it('refuses a batch over the server cap with INVALID_ARGUMENT', async () => {
     const h = await start();
-    const call = h.client.getTranscripts({
-      items: Array.from({ length: 65 }, () => ({ request: req('aaaaaaaaaaa'), requestId: '' })),
-      groupAnswers: false,
-    });
-    const status = await new Promise<grpc.StatusObject>((resolve) => {
+    const items = Array.from({ length: 65 }, () => ({ request: req('aaaaaaaaaaa'), requestId: '' }));
+    let call: grpc.ClientReadableStream<unknown>;
+    if (transport.streamLanes) {
+      const lane = h.client.streamTranscripts();
+      lane.write({
+        items: items.map((i) => ({ ...i, timeoutMs: 0 })),
+        groupAnswers: false,
+        firstIndex: 0,
+        cancel: [],
+      });
+      call = lane;
+    } else call = h.client.getTranscripts({ items, groupAnswers: false });
+    const status = new Promise<grpc.StatusObject>((resolve) => {
       call.on('error', () => undefined);
       call.on('status', resolve);
       call.resume();
     });
-    expect(status.code).toBe(grpc.status.INVALID_ARGUMENT);
-    expect(status.metadata.get('app-error-code')).toEqual(['INVALID_REQUEST']);
+    expect((await status).code).toBe(grpc.status.INVALID_ARGUMENT);
+    expect((await status).metadata.get('app-error-code')).toEqual(['INVALID_REQUEST']);
+  });
+});
+
+describe('transcript batcher, StreamTranscripts lanes', () => {
+  /** A raw StreamTranscripts call: what it answers, by number, and how it ends. */
+  function rawLane(h: Harness) {
+    const call = h.client.streamTranscripts();
+    const answers = new Map<number, extractorV1.StreamTranscriptsResponse['result']>();
+    const status = new Promise<grpc.StatusObject>((resolve) => {
+      call.on('data', (m: extractorV1.StreamTranscriptsResponse) => {
+        for (const a of [m, ...m.more]) answers.set(a.index, a.result);
+      });
+      call.on('error', () => undefined);
+      call.on('status', resolve);
+    });
+    const send = (
+      firstIndex: number,
+      ids: string[],
+      options: { timeoutMs?: number; cancel?: number[] } = {},
+    ) =>
+      call.write({
+        items: ids.map((id) => ({ request: req(id), requestId: '', timeoutMs: options.timeoutMs ?? 0 })),
+        groupAnswers: true,
+        firstIndex,
+        cancel: options.cancel ?? [],
+      });
+    return { call, answers, status, send };
+  }
+  const codeOf = (result: extractorV1.StreamTranscriptsResponse['result']) =>
+    result?.$case === 'error' ? fromItemFailure(result.value, 'extractor').code : result?.$case;
+
+  it('spreads batches over its lanes, opening each once', async () => {
+    const h = await startHarness(undefined, { streamLanes: 2 });
+    for (let round = 0; round < 3; round++) {
+      await Promise.all(['lanes000001', 'lanes000002'].map((id) => h.getTranscript(req(id))));
+    }
+    expect(h.paths).toEqual([EX.streamTranscripts.path, EX.streamTranscripts.path]);
+    expect(seen.batches).toHaveLength(3);
+  });
+
+  it('half-closes a lane after its age: it ends OK once answered, and the next batch opens a new one', async () => {
+    const count = async (side: string) => {
+      const line = (await scrape())
+        .split('\n')
+        .find(
+          (l) =>
+            l.startsWith(`subx_grpc_${side}_handled_total{`) &&
+            l.includes('grpc_method="StreamTranscripts"') &&
+            l.includes('grpc_code="OK"'),
+        );
+      return line ? Number(line.split(' ').pop()) : 0;
+    };
+    const before = [await count('client'), await count('server')];
+    const h = await startHarness(undefined, { streamLanes: 1, streamMaxAgeMs: 100 });
+    // a slow item still on the lane when it is half-closed is answered before it ends
+    const slow = h.getTranscript(req('slow0000009'));
+    await Promise.all([slow, h.getTranscript(req('aged0000001'))]);
+    await expect
+      .poll(async () => [await count('client'), await count('server')])
+      .toEqual([before[0]! + 1, before[1]! + 1]);
+    await Promise.all([h.getTranscript(req('aged0000002')), h.getTranscript(req('aged0000003'))]);
+    expect(h.paths).toEqual([EX.streamTranscripts.path, EX.streamTranscripts.path]);
+  });
+
+  it('goes on GetTranscripts calls, pausing the lanes, with an extractor that has no StreamTranscripts', async () => {
+    const base = registration();
+    const { streamTranscripts: _s, ...definition } = base.definition as typeof EX;
+    const { streamTranscripts: _i, ...implementation } = base.implementation;
+    const h = await startHarness([{ definition, implementation }], { streamLanes: 4, pauseMs: 300 });
+    const ids = ['nostream001', 'nostream002', 'notfound___'];
+    const settled = await Promise.allSettled(ids.map((id) => h.getTranscript(req(id))));
+    expect(settled.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected']);
+    expect(shape((settled[2] as PromiseRejectedResult).reason)).toMatchObject({ code: 'VIDEO_NOT_FOUND' });
+    expect(seen.batches.map((b) => b.items)).toEqual([ids]);
+    await Promise.all([h.getTranscript(req('nostream003')), h.getTranscript(req('nostream004'))]);
+    expect(h.paths).toEqual([EX.streamTranscripts.path, EX.getTranscripts.path, EX.getTranscripts.path]);
+    expect(seen.unary).toEqual([]);
+  });
+
+  it('the extractor side: numbers along the call, stops an item at its own timeout or when cancelled, caps what is in flight', async () => {
+    const h = await startHarness();
+    const lane = rawLane(h);
+    lane.send(7, ['okokokoko11', 'hangtimeout']);
+    lane.send(9, ['hangcancel1'], { timeoutMs: 60_000 });
+    await expect.poll(() => lane.answers.has(7) && lane.answers.has(8)).toBe(true);
+    expect(codeOf(lane.answers.get(7))).toBe('transcript');
+    // hangtimeout had no timeout of its own: the server's default (300 ms here) stopped it
+    expect(seen.cancelled).toContain('hangtimeout');
+    lane.send(10, [], { cancel: [9] });
+    await expect.poll(() => seen.cancelled).toContain('hangcancel1');
+    await sleep(50);
+    expect(lane.answers.has(9)).toBe(false); // a cancelled item is not answered
+    // the cap: 80 in flight, the 81st answered SERVICE_UNAVAILABLE at once
+    const capped = Array.from({ length: STREAM_MAX_IN_FLIGHT + 1 }, (_, i) => `hangcap${i}`.padEnd(11, '_'));
+    lane.send(100, capped.slice(0, 64), { timeoutMs: 200 });
+    lane.send(164, capped.slice(64), { timeoutMs: 200 });
+    await expect.poll(() => lane.answers.has(100 + STREAM_MAX_IN_FLIGHT)).toBe(true);
+    expect(codeOf(lane.answers.get(100 + STREAM_MAX_IN_FLIGHT))).toBe('SERVICE_UNAVAILABLE');
+    expect(lane.answers.has(100)).toBe(false);
+    // a number already in flight is a caller's bug: the call ends INVALID_ARGUMENT
+    lane.send(100, ['okokokoko12']);
+    expect((await lane.status).code).toBe(grpc.status.INVALID_ARGUMENT);
+  });
+
+  it('the extractor side: a half-closed call ends OK once every item is answered', async () => {
+    const h = await startHarness();
+    const lane = rawLane(h);
+    lane.send(0, ['slow0000011', 'okokokoko13'], { timeoutMs: 5_000 });
+    lane.call.end();
+    expect((await lane.status).code).toBe(grpc.status.OK);
+    expect([...lane.answers.keys()].sort()).toEqual([0, 1]);
   });
 });

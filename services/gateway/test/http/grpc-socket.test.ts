@@ -75,6 +75,7 @@ const extractorImpl: extractorV1.ExtractorServiceServer = {
   // An extractor from before GetTranscripts (a rolling upgrade): the gateway's concurrent
   // transcript requests fall back to GetTranscript.
   getTranscripts: (call) => call.emit('error', { code: grpc.status.UNIMPLEMENTED }),
+  streamTranscripts: (call) => call.emit('error', { code: grpc.status.UNIMPLEMENTED }),
   getPlaylist(_call, callback) {
     fail(callback, new AppError('PLAYLIST_NOT_FOUND', 'Playlist PL was not found or is private.'));
   },
