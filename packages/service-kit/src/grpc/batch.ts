@@ -84,24 +84,58 @@ function answerSender<Res>(
   };
 }
 
-/** The item's context: the logger (a pino child with redaction is not free) is made when first used. */
-function itemContext(call: CallContext, requestId: string, itemRpc: string): CallContext {
+/**
+ * An item's logger, made when first used (a pino child with redaction is not free): from the
+ * service's logger, not the call's, so that a line carries one request_id.
+ */
+function itemLogger(call: CallContext, requestId: string, itemRpc: string): () => Logger {
   let logger: Logger | undefined;
+  return () =>
+    (logger ??= (serviceLoggerOf(call) ?? call.logger).child({
+      request_id: requestId,
+      rpc: itemRpc,
+      batch_request_id: call.requestId,
+    }));
+}
+
+/** The item's context on a batch call: the call's deadline and signal. */
+function itemContext(call: CallContext, requestId: string, itemRpc: string): CallContext {
+  const logger = itemLogger(call, requestId, itemRpc);
   return {
     requestId,
     get logger() {
-      // From the service's logger, not the call's: one request_id per line.
-      logger ??= (serviceLoggerOf(call) ?? call.logger).child({
-        request_id: requestId,
-        rpc: itemRpc,
-        batch_request_id: call.requestId,
-      });
-      return logger;
+      return logger();
     },
     metadata: call.metadata,
     deadline: call.deadline,
     signal: call.signal,
   };
+}
+
+/**
+ * One item's answer, `ok(index, response)` or `failed(index, failure)` as its unary call would
+ * have ended, with its gRPC code for the metrics (`cancelled`: the caller stopped waiting).
+ */
+async function answerItem<ItemReq, ItemRes, Res>(
+  options: {
+    handle(request: ItemReq, ctx: CallContext): Promise<ItemRes> | ItemRes;
+    ok(index: number, response: ItemRes): Res;
+    failed(index: number, failure: ItemFailure): Res;
+  },
+  request: ItemReq,
+  ctx: CallContext,
+  index: number,
+  cancelled: () => boolean = () => false,
+): Promise<{ response: Res; code: string }> {
+  try {
+    return { response: options.ok(index, await options.handle(request, ctx)), code: 'OK' };
+  } catch (err) {
+    const failure = toItemFailure(err, ctx.logger);
+    return {
+      response: options.failed(index, failure),
+      code: cancelled() ? 'CANCELLED' : grpcStatusName(failure.code),
+    };
+  }
 }
 
 /** A ServerStreamHandler (defineService) that runs every item concurrently. */
@@ -117,15 +151,7 @@ export function batchHandler<Req, ItemReq, ItemRes, Res>(
     const runItem = async (item: BatchItem<ItemReq>, index: number) => {
       const itemCtx = itemContext(ctx, item.requestId || `${ctx.requestId}#${index}`, options.itemRpc);
       const t0 = performance.now();
-      let response: Res;
-      let code = 'OK';
-      try {
-        response = options.ok(index, await options.handle(item.request, itemCtx));
-      } catch (err) {
-        const failure = toItemFailure(err, itemCtx.logger);
-        code = grpcStatusName(failure.code);
-        response = options.failed(index, failure);
-      }
+      const { response, code } = await answerItem(options, item.request, itemCtx, index);
       observeGrpcCall('server', options.itemRpc, code, (performance.now() - t0) / 1000);
       answer(response);
     };
@@ -216,16 +242,11 @@ function streamItemContext(
   itemRpc: string,
   item: StreamItem,
 ): CallContext {
-  let logger: Logger | undefined;
+  const logger = itemLogger(call, requestId, itemRpc);
   return {
     requestId,
     get logger() {
-      logger ??= (serviceLoggerOf(call) ?? call.logger).child({
-        request_id: requestId,
-        rpc: itemRpc,
-        batch_request_id: call.requestId,
-      });
-      return logger;
+      return logger();
     },
     metadata: call.metadata,
     get deadline() {
@@ -272,15 +293,13 @@ export function batchStreamHandler<Req, ItemReq, ItemRes, Res>(
         running,
       );
       const t0 = performance.now();
-      let response: Res;
-      let code = 'OK';
-      try {
-        response = options.ok(number, await options.handle(item.request, itemCtx));
-      } catch (err) {
-        const failure = toItemFailure(err, itemCtx.logger);
-        code = running.dropped ? 'CANCELLED' : grpcStatusName(failure.code);
-        response = options.failed(number, failure);
-      }
+      const { response, code } = await answerItem(
+        options,
+        item.request,
+        itemCtx,
+        number,
+        () => running.dropped,
+      );
       clearTimeout(running.timer);
       observeGrpcCall('server', options.itemRpc, code, (performance.now() - t0) / 1000);
       if (running.dropped) return;

@@ -55,73 +55,60 @@ function wrapUnary(
 }
 
 /**
- * A server-streaming call with the semantics of wrapUnary: the handler sends responses while it
- * runs; OK when it resolves, its error's status (and app-error metadata) when it rejects. One
- * metrics observation per call.
+ * Runs a streaming call's handler with `send` (dropped once the call is cancelled or ended): OK
+ * when it resolves, its error's status (and app-error metadata) when it rejects. One metrics
+ * observation per call.
  */
+function runStream(
+  call: grpc.ServerWritableStream<unknown, unknown> | grpc.ServerDuplexStream<unknown, unknown>,
+  path: string,
+  logger: Logger,
+  run: (ctx: CallContext, send: (response: unknown) => void) => Promise<void> | void,
+): void {
+  const ctx = callContext(call, path, logger);
+  // What a handler has in flight is capped (batch.ts: maxItems, maxInFlight), so grpc-js's write
+  // buffer is bounded without waiting for 'drain'.
+  const send = (response: unknown) => {
+    if (!call.cancelled && call.writable) call.write(response);
+  };
+  const t0 = performance.now();
+  Promise.resolve()
+    .then(() => run(ctx, send))
+    .then(
+      () => {
+        observeOk(ctx, path, logger, t0, call.cancelled ? 'CANCELLED' : 'OK');
+        if (call.writable) call.end();
+      },
+      (err: unknown) => {
+        const grpcError = observeFailure(ctx, path, t0, err);
+        // grpc-js's server stream turns an 'error' event into the call's status and trailers.
+        if (call.writable) call.emit('error', grpcError);
+      },
+    );
+}
+
+/** A server-streaming call with the semantics of wrapUnary: the handler sends while it runs. */
 function wrapServerStream(
   path: string,
   handler: ServerStreamHandler<ServerStreamMethodDefinition>,
   logger: Logger,
 ): grpc.handleServerStreamingCall<unknown, unknown> {
-  return (call) => {
-    const ctx = callContext(call, path, logger);
-    // Responses are few and capped by the handler (batch.ts: maxItems), so grpc-js's write buffer
-    // is bounded without waiting for 'drain'.
-    const send = (response: unknown) => {
-      if (!call.cancelled && call.writable) call.write(response);
-    };
-    const t0 = performance.now();
-    Promise.resolve()
-      .then(() => handler(call.request, ctx, send))
-      .then(
-        () => {
-          observeOk(ctx, path, logger, t0, call.cancelled ? 'CANCELLED' : 'OK');
-          if (call.writable) call.end();
-        },
-        (err: unknown) => {
-          const grpcError = observeFailure(ctx, path, t0, err);
-          // grpc-js's server stream turns an 'error' event into the call's status and trailers.
-          if (call.writable) call.emit('error', grpcError);
-        },
-      );
-  };
+  return (call) => runStream(call, path, logger, (ctx, send) => handler(call.request, ctx, send));
 }
 
-/**
- * A bidirectional-streaming call with the semantics of wrapServerStream: the handler reads the
- * client's messages (until it half-closes) and sends responses; OK when it resolves, its error's
- * status when it rejects. One metrics observation per call.
- */
+/** A bidirectional call: the handler reads the client's messages (until it half-closes) and sends. */
 function wrapBidiStream(
   path: string,
   handler: BidiStreamHandler<BidiStreamMethodDefinition>,
   logger: Logger,
 ): grpc.handleBidiStreamingCall<unknown, unknown> {
   return (call) => {
-    const ctx = callContext(call, path, logger);
-    // The handler bounds what it has in flight (batch.ts: maxInFlight), and so what is buffered.
-    const send = (response: unknown) => {
-      if (!call.cancelled && call.writable) call.write(response);
-    };
-    const t0 = performance.now();
     // Not the stream's own iterator: that destroys the call when the loop ends (the client's
     // half-close, or the handler's throw), before the answers still due and the status are sent.
     const requests: AsyncIterable<unknown> = {
       [Symbol.asyncIterator]: () => call.iterator({ destroyOnReturn: false }),
     };
-    Promise.resolve()
-      .then(() => handler(requests, ctx, send))
-      .then(
-        () => {
-          observeOk(ctx, path, logger, t0, call.cancelled ? 'CANCELLED' : 'OK');
-          if (call.writable) call.end();
-        },
-        (err: unknown) => {
-          const grpcError = observeFailure(ctx, path, t0, err);
-          if (call.writable) call.emit('error', grpcError);
-        },
-      );
+    runStream(call, path, logger, (ctx, send) => handler(requests, ctx, send));
   };
 }
 

@@ -1,6 +1,6 @@
 import { extractorV1 } from '@subx/contracts';
 import { batchHandler, batchStreamHandler, defineService } from '@subx/service-kit';
-import type { ServiceRegistration } from '@subx/service-kit';
+import type { ItemFailure, ServiceRegistration } from '@subx/service-kit';
 import type { ExtractionService } from '../extraction-service.ts';
 import type { ListingService } from '../listings/listing-service.ts';
 import { extractorServiceDefinition } from './answer-encoding.ts';
@@ -40,6 +40,31 @@ function answerWeight(answer: extractorV1.GetTranscriptsResponse): number {
   return 3 * text;
 }
 
+/**
+ * One item's answer on GetTranscripts and on StreamTranscripts (the same fields and wire form),
+ * and how answers done in the same turn (cache hits) go as one message.
+ */
+const itemAnswers = {
+  ok: (index: number, transcript: extractorV1.GetTranscriptResponse): extractorV1.GetTranscriptsResponse => ({
+    index,
+    result: { $case: 'transcript', value: transcript },
+    more: [],
+  }),
+  failed: (index: number, failure: ItemFailure): extractorV1.GetTranscriptsResponse => ({
+    index,
+    result: { $case: 'error', value: failure },
+    more: [],
+  }),
+  group: {
+    join: (first: extractorV1.GetTranscriptsResponse, more: extractorV1.GetTranscriptsResponse[]) => ({
+      ...first,
+      more,
+    }),
+    weigh: answerWeight,
+    maxBytes: MAX_GROUPED_ANSWER_BYTES,
+  },
+};
+
 /** gRPC ↔ use-case mapping for subx.extractor.v1.ExtractorService. */
 export function extractorServiceRegistration(
   service: ExtractionService,
@@ -57,23 +82,10 @@ export function extractorServiceRegistration(
           requestId: item.requestId,
         })),
       handle: (req) => service.getTranscript(req),
-      ok: (index, transcript): extractorV1.GetTranscriptsResponse => ({
-        index,
-        result: { $case: 'transcript', value: transcript },
-        more: [],
-      }),
-      failed: (index, failure): extractorV1.GetTranscriptsResponse => ({
-        index,
-        result: { $case: 'error', value: failure },
-        more: [],
-      }),
-      // Answers done in the same turn (cache hits) as one message, for a gateway that reads `more`.
-      group: {
-        wanted: (req) => req.groupAnswers,
-        join: (first, more) => ({ ...first, more }),
-        weigh: answerWeight,
-        maxBytes: MAX_GROUPED_ANSWER_BYTES,
-      },
+      ok: itemAnswers.ok,
+      failed: itemAnswers.failed,
+      // for a gateway that reads `more`
+      group: { wanted: (req) => req.groupAnswers, ...itemAnswers.group },
     }),
     // GetTranscripts on one long-lived call (the gateway's default): the same items, numbered.
     streamTranscripts: batchStreamHandler({
@@ -93,21 +105,9 @@ export function extractorServiceRegistration(
         groupAnswers: req.groupAnswers,
       }),
       handle: (req) => service.getTranscript(req),
-      ok: (index, transcript): extractorV1.StreamTranscriptsResponse => ({
-        index,
-        result: { $case: 'transcript', value: transcript },
-        more: [],
-      }),
-      failed: (index, failure): extractorV1.StreamTranscriptsResponse => ({
-        index,
-        result: { $case: 'error', value: failure },
-        more: [],
-      }),
-      group: {
-        join: (first, more) => ({ ...first, more }),
-        weigh: answerWeight,
-        maxBytes: MAX_GROUPED_ANSWER_BYTES,
-      },
+      ok: itemAnswers.ok,
+      failed: itemAnswers.failed,
+      group: itemAnswers.group,
     }),
     validateVideo: (req) => service.validateVideo(req),
     getPlaylist: (req) => service.getPlaylist(req),

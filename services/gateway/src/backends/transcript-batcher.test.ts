@@ -22,6 +22,7 @@ import {
   fromItemFailure,
   scrape,
   type CallContext,
+  type ItemFailure,
   type Logger,
   type ServiceRegistration,
   type StartedGrpcServer,
@@ -86,6 +87,20 @@ const unimplemented = () => {
   throw Errors.internal(new Error('not used here'));
 };
 
+/** An item's answer, as the extractor builds it for both GetTranscripts and StreamTranscripts. */
+const answers = {
+  ok: (index: number, value: extractorV1.GetTranscriptResponse): extractorV1.GetTranscriptsResponse => ({
+    index,
+    result: { $case: 'transcript', value },
+    more: [],
+  }),
+  failed: (index: number, value: ItemFailure): extractorV1.GetTranscriptsResponse => ({
+    index,
+    result: { $case: 'error', value },
+    more: [],
+  }),
+};
+
 function registration() {
   return defineService(EX, {
     getTranscript: (req, ctx) => {
@@ -107,16 +122,7 @@ function registration() {
             requestId: i.requestId,
           })),
         handle,
-        ok: (index, value): extractorV1.GetTranscriptsResponse => ({
-          index,
-          result: { $case: 'transcript', value },
-          more: [],
-        }),
-        failed: (index, value): extractorV1.GetTranscriptsResponse => ({
-          index,
-          result: { $case: 'error', value },
-          more: [],
-        }),
+        ...answers,
         group: {
           wanted: (r) => r.groupAnswers && !grouping.off,
           join: (first, more) => ({ ...first, more }),
@@ -155,16 +161,7 @@ function registration() {
           };
         },
         handle,
-        ok: (index, value): extractorV1.StreamTranscriptsResponse => ({
-          index,
-          result: { $case: 'transcript', value },
-          more: [],
-        }),
-        failed: (index, value): extractorV1.StreamTranscriptsResponse => ({
-          index,
-          result: { $case: 'error', value },
-          more: [],
-        }),
+        ...answers,
         group: {
           join: (first, more) => ({ ...first, more }),
           weigh: () => 1,

@@ -161,6 +161,56 @@ function deadlineError(label: string): AppError {
   );
 }
 
+type Answer = extractorV1.GetTranscriptsResponse | extractorV1.StreamTranscriptsResponse;
+
+/** How a batch call or a lane ended: its status, its error (a failed call), whether it answered. */
+interface CallEnd {
+  status: grpc.StatusObject;
+  failure: grpc.ServiceError | undefined;
+  answered: boolean;
+}
+
+/**
+ * Reads the answers of a GetTranscripts call or a lane: each answer (and those grouped in `more`)
+ * to `take`, then `ended` once. A failed call emits 'error' (the status as a ServiceError, with its
+ * trailers), then 'status'; 'end' comes once every message before it was delivered: both are
+ * awaited, so that no answer still on its way is taken for a missing one.
+ */
+function readAnswers(
+  call: grpc.ClientReadableStream<Answer>,
+  take: (answer: Answer) => void,
+  ended: (end: CallEnd) => void,
+  onStatus?: () => void,
+): void {
+  let answered = false;
+  let status: grpc.StatusObject | undefined;
+  let failure: grpc.ServiceError | undefined;
+  let done = false;
+  let finished = false;
+  const finish = () => {
+    if (!status || !done || finished) return;
+    finished = true;
+    ended({ status, failure, answered });
+  };
+  call.on('data', (message: Answer) => {
+    answered = true;
+    take(message);
+    for (const answer of message.more) take(answer);
+  });
+  call.on('error', (err: grpc.ServiceError) => {
+    failure = err;
+  });
+  call.on('status', (s: grpc.StatusObject) => {
+    status = s;
+    onStatus?.();
+    finish();
+  });
+  call.on('end', () => {
+    done = true;
+    finish();
+  });
+}
+
 export function createTranscriptBatcher(options: TranscriptBatcherOptions) {
   const { client, unary, label, logger } = options;
   const maxBatch = options.maxBatch ?? MAX_BATCH;
@@ -247,26 +297,13 @@ export function createTranscriptBatcher(options: TranscriptBatcherOptions) {
     lane.retireTimer = setTimeout(() => retire(lane), laneMaxAgeMs);
     lane.retireTimer.unref();
     const t0 = performance.now();
-    let answered = false;
-    let status: grpc.StatusObject | undefined;
-    let failure: grpc.ServiceError | undefined;
-    let ended = false;
-    const take = (answer: extractorV1.StreamTranscriptsResponse | extractorV1.GetTranscriptsResponse) => {
+    const take = (answer: Answer) => {
       const item = lane.unanswered.get(answer.index);
       if (!item) return;
       lane.unanswered.delete(answer.index);
       settleAnswer(item, answer, label);
     };
-    call.on('data', (message: extractorV1.StreamTranscriptsResponse) => {
-      answered = true;
-      take(message);
-      for (const answer of message.more) take(answer);
-    });
-    call.on('error', (err: grpc.ServiceError) => {
-      failure = err;
-    });
-    const finish = () => {
-      if (!status || !ended) return;
+    const ended = ({ status, failure, answered }: CallEnd) => {
       observeGrpcCall('client', STREAM_PATH, grpcStatusName(status.code), (performance.now() - t0) / 1000);
       const open = [...lane.unanswered.values()].filter((item) => !item.settled);
       lane.unanswered.clear();
@@ -277,30 +314,13 @@ export function createTranscriptBatcher(options: TranscriptBatcherOptions) {
           { rpc: 'StreamTranscripts', pause_ms: pauseMs },
           'the extractor has no StreamTranscripts (an older version?): GetTranscripts calls for a while',
         );
-        for (const item of open) {
-          item.lane = undefined;
-        }
+        for (const item of open) item.lane = undefined;
         dispatch(open);
         return;
       }
-      for (const item of open) {
-        settle(
-          item,
-          failure
-            ? fromGrpcError(failure, label)
-            : Errors.internal(new Error(`StreamTranscripts ended without answering item ${item.number}`)),
-        );
-      }
+      failOpen(open, failure, (item) => `StreamTranscripts ended without answering item ${item.number}`);
     };
-    call.on('status', (s: grpc.StatusObject) => {
-      status = s;
-      stopAccepting(lane);
-      finish();
-    });
-    call.on('end', () => {
-      ended = true;
-      finish();
-    });
+    readAnswers(call, take, ended, () => stopAccepting(lane));
     return lane;
   }
 
@@ -404,14 +424,12 @@ export function createTranscriptBatcher(options: TranscriptBatcherOptions) {
     }
     batch.call = call;
 
-    let answered = false;
-    let status: grpc.StatusObject | undefined;
-    let failure: grpc.ServiceError | undefined;
-    let ended = false;
-    let finished = false;
-    const finish = () => {
-      if (!status || !ended || finished) return;
-      finished = true;
+    const take = (answer: Answer) => {
+      const item = items[answer.index];
+      if (!item || !batch.unanswered.delete(answer.index)) return;
+      settleAnswer(item, answer, label);
+    };
+    const ended = ({ status, failure, answered }: CallEnd) => {
       observeGrpcCall('client', PATH, grpcStatusName(status.code), (performance.now() - t0) / 1000);
       const open = items.filter((item) => !item.settled);
       if (open.length === 0) return;
@@ -424,49 +442,20 @@ export function createTranscriptBatcher(options: TranscriptBatcherOptions) {
         for (const item of open) sendUnary(item);
         return;
       }
-      for (const item of open) {
-        settle(
-          item,
-          failure
-            ? fromGrpcError(failure, label)
-            : Errors.internal(
-                new Error(`GetTranscripts ended without answering item ${items.indexOf(item)}`),
-              ),
-        );
-      }
+      failOpen(open, failure, (item) => `GetTranscripts ended without answering item ${items.indexOf(item)}`);
     };
+    readAnswers(call, take, ended);
+  }
 
-    const take = (answer: extractorV1.GetTranscriptsResponse) => {
-      const item = items[answer.index];
-      if (!item || !batch.unanswered.delete(answer.index)) return;
-      settleAnswer(item, answer, label);
-    };
-    call.on('data', (message: extractorV1.GetTranscriptsResponse) => {
-      answered = true;
-      take(message);
-      for (const answer of message.more) take(answer);
-    });
-    // A failed call emits 'error' (the status as a ServiceError, with its trailers), then 'status';
-    // 'end' comes once every message before it was delivered: both are awaited before settling.
-    call.on('error', (err: grpc.ServiceError) => {
-      failure = err;
-    });
-    call.on('status', (s: grpc.StatusObject) => {
-      status = s;
-      finish();
-    });
-    call.on('end', () => {
-      ended = true;
-      finish();
-    });
+  /** The items a call left open: its failure as unary would report it, else INTERNAL_ERROR. */
+  function failOpen(open: Item[], failure: grpc.ServiceError | undefined, missing: (item: Item) => string) {
+    for (const item of open) {
+      settle(item, failure ? fromGrpcError(failure, label) : Errors.internal(new Error(missing(item))));
+    }
   }
 
   /** An answer (GetTranscripts or StreamTranscripts) settles its item. */
-  function settleAnswer(
-    item: Item,
-    answer: extractorV1.GetTranscriptsResponse | extractorV1.StreamTranscriptsResponse,
-    label: string,
-  ): void {
+  function settleAnswer(item: Item, answer: Answer, label: string): void {
     const result = answer.result;
     if (result?.$case === 'transcript') settle(item, undefined, result.value);
     else if (result?.$case === 'error') settle(item, fromItemFailure(result.value, label));
