@@ -134,10 +134,12 @@ interface Item {
 /** One StreamTranscripts call and the items it carries that have no answer yet. */
 interface Lane {
   call: grpc.ClientDuplexStream<extractorV1.StreamTranscriptsRequest, extractorV1.StreamTranscriptsResponse>;
-  /** By number: the items sent on it and not answered yet (settled or not). */
+  /**
+   * By number: the items sent on it and not settled yet. An item leaves it when its answer comes
+   * (and settles it) or when it is settled otherwise (its deadline, its signal), so its size is how
+   * many items still wait on the lane.
+   */
   unanswered: Map<number, Item>;
-  /** Items on it not settled yet. */
-  open: number;
   next: number;
   /** False once half-closed: no more batches, no more cancellations. */
   accepting: boolean;
@@ -245,13 +247,11 @@ export function createTranscriptBatcher(options: TranscriptBatcherOptions) {
       batch.call?.cancel();
     }
     const lane = item.lane;
-    if (!lane) return;
-    lane.open--;
-    if (!lane.unanswered.delete(item.number)) return;
+    if (!lane?.unanswered.delete(item.number)) return;
     // Settled before its answer (timed out or aborted): the extractor may stop it.
     if (lane.accepting) {
       write(lane, { items: [], groupAnswers: false, firstIndex: 0, cancel: [item.number] });
-    } else if (lane.open === 0) {
+    } else if (lane.unanswered.size === 0) {
       // Half-closed, and nobody waits for anything on it any more.
       lane.call.cancel();
     }
@@ -289,7 +289,6 @@ export function createTranscriptBatcher(options: TranscriptBatcherOptions) {
     const lane: Lane = {
       call,
       unanswered: new Map(),
-      open: 0,
       next: 0,
       accepting: true,
       retireTimer: undefined,
@@ -301,11 +300,11 @@ export function createTranscriptBatcher(options: TranscriptBatcherOptions) {
       const item = lane.unanswered.get(answer.index);
       if (!item) return;
       lane.unanswered.delete(answer.index);
-      settleAnswer(item, answer, label);
+      settleAnswer(item, answer);
     };
     const ended = ({ status, failure, answered }: CallEnd) => {
       observeGrpcCall('client', STREAM_PATH, grpcStatusName(status.code), (performance.now() - t0) / 1000);
-      const open = [...lane.unanswered.values()].filter((item) => !item.settled);
+      const open = [...lane.unanswered.values()];
       lane.unanswered.clear();
       if (open.length === 0) return;
       if (status.code === grpc.status.UNIMPLEMENTED && !answered) {
@@ -343,7 +342,7 @@ export function createTranscriptBatcher(options: TranscriptBatcherOptions) {
         retire(lane);
         return laneFor(count);
       }
-      if (lane.open + count <= STREAM_MAX_IN_FLIGHT) return lane;
+      if (lane.unanswered.size + count <= STREAM_MAX_IN_FLIGHT) return lane;
     }
     return undefined;
   }
@@ -370,7 +369,6 @@ export function createTranscriptBatcher(options: TranscriptBatcherOptions) {
       item.number = first + i;
       lane.unanswered.set(first + i, item);
     });
-    lane.open += items.length;
     write(lane, message);
     return true;
   }
@@ -427,7 +425,7 @@ export function createTranscriptBatcher(options: TranscriptBatcherOptions) {
     const take = (answer: Answer) => {
       const item = items[answer.index];
       if (!item || !batch.unanswered.delete(answer.index)) return;
-      settleAnswer(item, answer, label);
+      settleAnswer(item, answer);
     };
     const ended = ({ status, failure, answered }: CallEnd) => {
       observeGrpcCall('client', PATH, grpcStatusName(status.code), (performance.now() - t0) / 1000);
@@ -455,7 +453,7 @@ export function createTranscriptBatcher(options: TranscriptBatcherOptions) {
   }
 
   /** An answer (GetTranscripts or StreamTranscripts) settles its item. */
-  function settleAnswer(item: Item, answer: Answer, label: string): void {
+  function settleAnswer(item: Item, answer: Answer): void {
     const result = answer.result;
     if (result?.$case === 'transcript') settle(item, undefined, result.value);
     else if (result?.$case === 'error') settle(item, fromItemFailure(result.value, label));
