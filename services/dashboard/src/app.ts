@@ -72,6 +72,8 @@ export async function buildDashboardApp(deps: DashboardDeps): Promise<FastifyIns
     return503OnClosing: true,
   }) as unknown as FastifyInstance;
   const services = await createDashboardServices(deps, app);
+  // Mails handed over before close still reach the mail server (bounded by its timeouts).
+  app.addHook('onClose', () => services.sendLink.drain());
 
   await app.register(securityHeaders);
   await app.register(fastifyCookie);

@@ -13,7 +13,9 @@ type AuditEvent =
   /** An operator re-entered their password (step-up before operator actions). */
   | 'operator.reauthenticated'
   | 'operator.account_updated'
-  | 'operator.key_revoked';
+  | 'operator.key_revoked'
+  /** A person chose a new password through a reset link; their sessions ended, their key was replaced. */
+  | 'account.password_reset';
 
 /** Who acted: a person (email and user id) or the holder of the admin token. */
 type AuditActor = { email: string; user_id: string } | { admin_token: true } | { config: string };

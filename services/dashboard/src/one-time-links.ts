@@ -23,6 +23,8 @@ export interface OneTimeLinks {
   redeem(purpose: LinkPurpose, token: unknown): Promise<string | null>;
   /** Retires every link of this purpose for this person. */
   revokeAll(purpose: LinkPurpose, userId: string): Promise<void>;
+  /** Whether this person has a link of this purpose that still works. */
+  hasLive(purpose: LinkPurpose, userId: string): Promise<boolean>;
 }
 
 export function createOneTimeLinks(kv: KeyValueStore): OneTimeLinks {
@@ -44,6 +46,9 @@ export function createOneTimeLinks(kv: KeyValueStore): OneTimeLinks {
     peek,
     async revokeAll(purpose, userId) {
       await kv.delete(newestKey(purpose, userId));
+    },
+    async hasLive(purpose, userId) {
+      return (await kv.get(newestKey(purpose, userId))) !== null;
     },
     async redeem(purpose, token) {
       const userId = await peek(purpose, token);

@@ -9,6 +9,7 @@ import type { UserDoc } from './users.ts';
 import { Browserish, TEST_ADMIN_TOKEN, buildTestDashboard } from './test-support.ts';
 
 const PASSWORD = 'operator passphrase 1234';
+const OWNER_PASSWORD = 'the owner keeps this one';
 const TEN_MINUTES = 10 * 60_000;
 
 const auditLines = (logs: string[]) =>
@@ -43,14 +44,24 @@ describe('operator role', () => {
       .updateOne({ email: 'boss@example.com' }, { $set: { operator: true } });
     expect((await squatter.get('/operators')).statusCode).toBe(403);
 
-    // Once the owner confirms the address (by the mailed link), the role is theirs.
+    // The owner reads the mailed link: the squatter's password is not theirs, so they choose their
+    // own; the role is theirs, and the squatter's password and session are gone.
     const owner = new Browserish(app);
     const link = new URL(mail.link('boss@example.com', 'verify'));
     await owner.get(`${link.pathname}${link.search}`);
-    await owner.post('/verify', { token: link.searchParams.get('token')! });
+    const token = link.searchParams.get('token')!;
+    expect((await owner.post('/verify', { token, password: OWNER_PASSWORD })).statusCode).toBe(400);
+    expect((await owner.post('/verify', { token, new_password: OWNER_PASSWORD })).body).toContain(
+      'Email confirmed',
+    );
     await owner.get('/sign-in');
-    await owner.post('/sign-in', { email: 'boss@example.com', password: PASSWORD });
+    await owner.post('/sign-in', { email: 'boss@example.com', password: OWNER_PASSWORD });
     expect((await owner.get('/operators')).statusCode).toBe(200);
+    expect((await squatter.get('/operators')).statusCode).toBe(303);
+    await squatter.get('/sign-in');
+    expect(
+      (await squatter.post('/sign-in', { email: 'boss@example.com', password: PASSWORD })).statusCode,
+    ).toBe(401);
     await app.close();
   });
 });

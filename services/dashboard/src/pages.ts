@@ -107,13 +107,13 @@ function emailField(autocomplete: 'email' | 'username', value = ''): Html {
 }
 
 /** A new password (sign-up, reset) states and checks the minimum; the current one does not. */
-function passwordField(label: string, kind: 'new' | 'current'): Html {
+function passwordField(label: string, kind: 'new' | 'current', name = 'password'): Html {
   const isNew = kind === 'new';
-  return html`<label for="password"
+  return html`<label for="${name}"
       >${label}${isNew ? html` <span class="hint">(at least ${MIN_PASSWORD_LENGTH} characters)</span>` : ''}</label
     ><input
-      id="password"
-      name="password"
+      id="${name}"
+      name="${name}"
       type="password"
       autocomplete="${isNew ? 'new-password' : 'current-password'}"
       required
@@ -192,15 +192,77 @@ export function inboxPage(ctx: PageContext, text: string, mailsShownIn: string |
   );
 }
 
-export function verifyPage(ctx: PageContext, token: string): string {
+/**
+ * Confirming proves the mailbox (the link) and who chose the password: the person enters the
+ * password the address signed up with, or chooses a new one (which ends every other session). A
+ * person signed in as the account needs neither.
+ */
+export function verifyPage(
+  ctx: PageContext,
+  token: string,
+  options: { signedInAsOwner: boolean },
+  notice?: Notice | null,
+): string {
+  const tokenField = html`${csrfField(ctx)}<input type="hidden" name="token" value="${token}" />`;
+  if (options.signedInAsOwner) {
+    return layout(
+      ctx,
+      'Confirm your email',
+      html`<form method="post" action="/verify" class="card">
+        ${tokenField}
+        <p>Confirm this address to generate API keys.</p>
+        <button type="submit">Confirm my email</button>
+      </form>`,
+      notice,
+    );
+  }
   return layout(
     ctx,
     'Confirm your email',
     html`<form method="post" action="/verify" class="card">
-      ${csrfField(ctx)}<input type="hidden" name="token" value="${token}" />
-      <p>Confirm this address to generate API keys.</p>
-      <button type="submit">Confirm my email</button>
-    </form>`,
+        ${tokenField}
+        <p>Enter the password you signed up with to confirm this address.</p>
+        ${passwordField('Password', 'current')}
+        <button type="submit">Confirm my email</button>
+      </form>
+      <form method="post" action="/verify" class="card">
+        ${tokenField}
+        <p>
+          Did not sign up yourself, or forgot the password? Choose your own: any other password for this
+          address stops working.
+        </p>
+        ${passwordField('New password', 'new', 'new_password')}
+        <button type="submit">Confirm with this password</button>
+      </form>`,
+    notice,
+  );
+}
+
+/** After a reset: the account's key was replaced, and the new one is shown this once. */
+export function passwordChangedPage(ctx: PageContext, newKey: string | null): string {
+  const key = newKey
+    ? html`<section class="card reveal" aria-labelledby="new-key-title">
+        <h2 id="new-key-title">Your new API key</h2>
+        <p>
+          The previous key stopped working with the reset. Copy the new one now: it is shown
+          <strong>once</strong>.
+        </p>
+        <p class="key-row">
+          <code id="new-key" class="key">${newKey}</code>
+          <button type="button" class="copy" data-copy="new-key">Copy</button>
+        </p>
+        <p class="copied" role="status" aria-live="polite"></p>
+      </section>`
+    : '';
+  return layout(
+    ctx,
+    'Password changed',
+    html`${key}
+      <p><a href="/sign-in">Sign in</a></p>`,
+    {
+      kind: 'ok',
+      text: 'Your password is changed and every session is signed out. Sign in with the new one.',
+    },
   );
 }
 

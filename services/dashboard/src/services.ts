@@ -128,7 +128,7 @@ export async function createDashboardServices(
     mailsShownIn: config.SMTP_URL ? null : (deps.mailsShownIn ?? "the dashboard's log"),
     flash: createFlashStore(kv),
     decoy: decoyHash(config.PASSWORD_SCRYPT_N),
-    sendLink: createLinkMailer({ limits, links, mailer: deps.mailer, publicUrl }),
+    sendLink: createLinkMailer({ limits, links, mailer: deps.mailer, publicUrl, logger }),
     guards: createGuards({ operators, config, now }),
   };
 }

@@ -16,8 +16,8 @@ const pathOf = (link: string) => {
 };
 
 describe('pre-account hijack', () => {
-  it('a sign-up for a pending address replaces the password, ends its sessions and kills older links', async () => {
-    const { app, mail } = await buildTestDashboard();
+  it('a sign-up for a pending address changes nothing of it and mails the owner a link to choose their own password', async () => {
+    const { app, mail } = await buildTestDashboard({ OPERATOR_EMAILS: 'victim@example.com' });
     const attacker = new Browserish(app, '203.0.113.5');
     await attacker.get('/sign-up');
     await attacker.post('/sign-up', { email: 'victim@example.com', password: ATTACKER_PASSWORD });
@@ -32,23 +32,42 @@ describe('pre-account hijack', () => {
     await owner.get('/sign-up');
     const again = await owner.post('/sign-up', { email: 'victim@example.com', password: OWNER_PASSWORD });
     expect(again.body).toContain('Check your inbox');
-    const second = pathOf(mail.link('victim@example.com', 'verify'));
-    expect(second.token).not.toBe(first.token);
-
-    // The attacker's session and password are gone, and the first link is dead.
-    expect((await attacker.get('/keys')).headers.location).toBe('/sign-in');
-    await attacker.get('/sign-in');
-    expect(
-      (await attacker.post('/sign-in', { email: 'victim@example.com', password: ATTACKER_PASSWORD }))
-        .statusCode,
-    ).toBe(401);
+    expect(mail.sent.at(-1)!.subject).toContain('Someone is signing up');
+    // No oracle: the attacker's session does not end when the owner signs up.
+    expect((await attacker.get('/keys')).statusCode).toBe(200);
+    // The attacker signs up again at once: still nothing changes but a fresh link to the address.
+    await attacker.get('/sign-up');
+    await attacker.post('/sign-up', { email: 'victim@example.com', password: `${ATTACKER_PASSWORD} 2` });
+    const newest = pathOf(mail.link('victim@example.com', 'verify'));
+    expect(newest.token).not.toBe(first.token);
     expect((await owner.get(first.path)).statusCode).toBe(400);
-    await owner.get(second.path);
-    expect((await owner.post('/verify', { token: second.token })).body).toContain('Email confirmed');
+
+    // The owner opens the newest link: their password is not the one the address holds, so it
+    // confirms nothing; choosing their own confirms the address with it.
+    expect((await owner.get(newest.path)).body).toContain('name="new_password"');
+    const refused = await owner.post('/verify', { token: newest.token, password: OWNER_PASSWORD });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.body).not.toContain('Email confirmed');
+    const blank = await owner.post('/verify', { token: newest.token });
+    expect(blank.statusCode).toBe(400);
+    expect(
+      (await owner.post('/verify', { token: newest.token, new_password: OWNER_PASSWORD })).body,
+    ).toContain('Email confirmed');
+
+    // The attacker's session and password are gone: no sign-in, no operator pages.
+    expect((await attacker.get('/keys')).headers.location).toBe('/sign-in');
+    expect((await attacker.get('/operators')).statusCode).not.toBe(200);
+    for (const password of [ATTACKER_PASSWORD, `${ATTACKER_PASSWORD} 2`]) {
+      await attacker.get('/sign-in');
+      expect((await attacker.post('/sign-in', { email: 'victim@example.com', password })).statusCode).toBe(
+        401,
+      );
+    }
     await owner.get('/sign-in');
     expect(
       (await owner.post('/sign-in', { email: 'victim@example.com', password: OWNER_PASSWORD })).statusCode,
     ).toBe(303);
+    expect((await owner.get('/operators')).statusCode).toBe(200);
 
     // A confirmed address is not replaced: the same answer, nothing changes, no mail.
     const sent = mail.sent.length;
@@ -62,6 +81,46 @@ describe('pre-account hijack', () => {
     expect(
       (await late.post('/sign-in', { email: 'victim@example.com', password: ATTACKER_PASSWORD })).statusCode,
     ).toBe(401);
+    await app.close();
+  });
+
+  it('the password the address signed up with confirms it; a pending sign-up with a dead link is replaced', async () => {
+    const { app, mail, clock } = await buildTestDashboard();
+    const first = new Browserish(app, '203.0.113.15');
+    await first.get('/sign-up');
+    await first.post('/sign-up', { email: 'late@example.com', password: ATTACKER_PASSWORD });
+    await first.get('/sign-in');
+    await first.post('/sign-in', { email: 'late@example.com', password: ATTACKER_PASSWORD });
+    clock.advance(24 * 3_600_000 + 1); // the link (and its hold on the address) has expired
+    const owner = new Browserish(app, '192.0.2.45');
+    await owner.get('/sign-up');
+    await owner.post('/sign-up', { email: 'late@example.com', password: OWNER_PASSWORD });
+    expect(mail.sent.at(-1)!.subject).toContain('Confirm your email');
+    expect((await first.get('/keys')).headers.location).toBe('/sign-in');
+    const link = pathOf(mail.link('late@example.com', 'verify'));
+    await owner.get(link.path);
+    expect((await owner.post('/verify', { token: link.token, password: ATTACKER_PASSWORD })).statusCode).toBe(
+      400,
+    );
+    expect((await owner.post('/verify', { token: link.token, password: OWNER_PASSWORD })).body).toContain(
+      'Email confirmed',
+    );
+    await app.close();
+  });
+
+  it('two confirmations at once make one gateway account', async () => {
+    const { app, mail, gateway } = await buildTestDashboard();
+    const b = new Browserish(app);
+    await b.get('/sign-up');
+    await b.post('/sign-up', { email: 'twice@example.com', password: OWNER_PASSWORD });
+    const link = pathOf(mail.link('twice@example.com', 'verify'));
+    await b.get(link.path);
+    const answers = await Promise.all([
+      b.post('/verify', { token: link.token, password: OWNER_PASSWORD }),
+      b.post('/verify', { token: link.token, password: OWNER_PASSWORD }),
+    ]);
+    expect(answers.filter((r) => r.body.includes('Email confirmed'))).toHaveLength(1);
+    expect([...gateway.accounts.values()].filter((a) => a.email === 'twice@example.com')).toHaveLength(1);
     await app.close();
   });
 
@@ -144,7 +203,8 @@ describe('sign-up abuse', () => {
     // The resend button counts too.
     const b = new Browserish(app, '198.51.100.200');
     await b.get('/sign-in');
-    await b.post('/sign-in', { email: 'inbox@example.com', password: `${OWNER_PASSWORD} 5` });
+    // Later sign-ups changed nothing: the first password is still the account's.
+    await b.post('/sign-in', { email: 'inbox@example.com', password: `${OWNER_PASSWORD} 0` });
     await b.get('/keys');
     await b.post('/verify/resend', {});
     expect(bodies.size).toBe(1);

@@ -323,13 +323,13 @@ export class Browserish {
     return res;
   }
 
-  /** Sign up, confirm by the mailed link, sign in. */
+  /** Sign up, confirm by the mailed link with the password, sign in. */
   async signUpVerified(mail: ReturnType<typeof mailbox>, email: string, password: string) {
     await this.get('/sign-up');
     await this.post('/sign-up', { email, password });
     const link = new URL(mail.link(email, 'verify'));
     await this.get(`${link.pathname}${link.search}`);
-    await this.post('/verify', { token: link.searchParams.get('token')! });
+    await this.post('/verify', { token: link.searchParams.get('token')!, password });
     await this.get('/sign-in');
     return this.post('/sign-in', { email, password });
   }

@@ -24,11 +24,20 @@ export interface UserDoc extends Doc {
 export const USERS_COLLECTION = 'dashboard_users';
 const MAX_EMAIL_LENGTH = 254;
 
-/** Lower-cased address, or null when it is not one. Deliberately loose: the link proves it. */
+/**
+ * The plain form of an address: a local part of RFC 5322 atoms and dots, a domain of DNS labels.
+ * Comments (`v@x.com(1)`), quoted local parts, IP-literal domains and route syntax are refused:
+ * mail servers deliver such forms to an inbox another spelling already names, so each spelling
+ * would pass the per-address mail caps and count as a separate account.
+ */
+const PLAIN_ADDRESS =
+  /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9-]{2,63}$/;
+
+/** Lower-cased plain address, or null when it is not one (the link proves the mailbox). */
 export function normalizeEmail(value: unknown): string | null {
   if (typeof value !== 'string') return null;
   const email = value.trim().toLowerCase();
-  if (email.length > MAX_EMAIL_LENGTH || !/^[^\s@<>"]+@[^\s@<>"]+\.[^\s@<>"]+$/.test(email)) return null;
+  if (email.length > MAX_EMAIL_LENGTH || !PLAIN_ADDRESS.test(email)) return null;
   return email;
 }
 
@@ -42,9 +51,9 @@ export interface UserRepository {
   /** Ends every session of this user (they carry the old epoch). */
   endSessions(id: string): Promise<void>;
   /**
-   * A new sign-up for an address nobody has confirmed yet takes the pending account over: the new
-   * password replaces the old one and every session of the old one ends. The stored user, or null
-   * when the address is confirmed (then nothing changes).
+   * A new sign-up for an address nobody has confirmed, and whose confirmation link has expired,
+   * takes the pending account over: the new password replaces the old one and every session of
+   * the old one ends. The stored user, or null when the address is confirmed (nothing changes).
    */
   replacePending(email: string, passwordHash: string): Promise<UserDoc | null>;
   /** Sets the account only if none is set yet; returns the user as stored afterwards. */

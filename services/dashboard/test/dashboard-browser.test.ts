@@ -179,6 +179,8 @@ describeWithBrowser('dashboard in a real browser', (executablePath) => {
     expect(link.startsWith(dash)).toBe(true);
     await page.goto(link);
     await audit(page, 'verify');
+    // Confirming asks for the password the address signed up with (or a new one).
+    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
     await page.getByRole('button', { name: 'Confirm my email' }).click();
     await expect.poll(() => page.textContent('h1'), POLL).toBe('Email confirmed');
 

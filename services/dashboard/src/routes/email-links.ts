@@ -1,21 +1,26 @@
 /**
  * The mailed one-time links: confirming the address (/verify, and /verify/resend for a new link)
  * and resetting a forgotten password (/forgot, /reset). A GET of a link only shows a page with a
- * confirm button (nothing changes on GET, and mail scanners that follow links do not use it up);
- * the POST redeems it. A reset ends every session of the person.
+ * form (nothing changes on GET, and mail scanners that follow links do not use it up); the POST
+ * redeems it.
+ *
+ * Confirming proves the mailbox and who chose the password: the link's POST carries the account's
+ * password, or a new one, or comes from a session of the account. A reset ends every session of
+ * the person and replaces the account's API key (the old password may be what leaked, and a key
+ * made by whoever held it must not outlive it).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { field, formSchema } from '../forms.ts';
 import type { LinkPurpose } from '../one-time-links.ts';
 import type { PageContext } from '../pages.ts';
-import { forgotPage, inboxPage, messagePage, resetPage, verifyPage } from '../pages.ts';
-import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, hashPassword } from '../passwords.ts';
+import { forgotPage, inboxPage, messagePage, passwordChangedPage, resetPage, verifyPage } from '../pages.ts';
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, hashPassword, verifyPassword } from '../passwords.ts';
 import { signedInUser } from '../plugins/guards.ts';
 import type { DashboardServices } from '../services.ts';
 import { EMAIL_FREE_FAILURES } from '../sign-in-throttle.ts';
 import { normalizeEmail } from '../users.ts';
 
-const tokenForm = formSchema('token');
+const verifyForm = formSchema('token', 'password', 'new_password');
 const resetForm = formSchema('token', 'password');
 const emailForm = formSchema('email');
 
@@ -25,33 +30,93 @@ const linkExpired = (reply: FastifyReply) =>
     400,
   );
 
+/** A confirmation's gateway calls take two deadlines at most; the lock outlives them. */
+const CONFIRM_LOCK_MS = 30_000;
+
+/** Regenerates the account's key if it has a working one: the new key, or null. */
+async function replaceKey(request: FastifyRequest, accountId: string | null): Promise<string | null> {
+  if (!accountId) return null;
+  const account = await request.gateway.getAccount(accountId);
+  return account.key.status === 'active' ? request.gateway.issueKey(accountId) : null;
+}
+
 export default async function emailLinkRoutes(app: FastifyInstance, s: DashboardServices) {
   /** GET of a mailed link: a page with a form (nothing changes on GET), or "expired". */
-  function linkPage(purpose: LinkPurpose, render: (ctx: PageContext, token: string) => string) {
+  function linkPage(
+    purpose: LinkPurpose,
+    render: (ctx: PageContext, token: string, signedInAsOwner: boolean) => string,
+  ) {
     return async (request: FastifyRequest, reply: FastifyReply) => {
       const token = String((request.query as Record<string, unknown>).token ?? '');
-      if ((await s.links.peek(purpose, token)) === null) return linkExpired(reply);
-      return reply.page((ctx) => render(ctx, token));
+      const userId = await s.links.peek(purpose, token);
+      if (userId === null) return linkExpired(reply);
+      return reply.page((ctx) => render(ctx, token, request.dash.user?._id === userId));
     };
   }
 
-  app.get('/verify', linkPage('verify', verifyPage));
+  app.get(
+    '/verify',
+    linkPage('verify', (ctx, token, signedInAsOwner) => verifyPage(ctx, token, { signedInAsOwner })),
+  );
 
-  app.post('/verify', { schema: { body: tokenForm } }, async (request, reply) => {
+  app.post('/verify', { schema: { body: verifyForm } }, async (request, reply) => {
     const token = field(request.body, 'token');
     const userId = await s.links.peek('verify', token);
     let user = userId ? await s.users.byId(userId) : null;
     if (!user) return linkExpired(reply);
+    const signedInAsOwner = request.dash.user?._id === user._id;
+    const refuse = (text: string) =>
+      reply.page((ctx) => verifyPage(ctx, token, { signedInAsOwner }, { kind: 'error', text }), 400);
+    // Who controls the account from now on: the password it holds (proved here), a new one chosen
+    // by whoever reads the mailbox, or the signed-in person who chose it.
+    const newPassword = field(request.body, 'new_password');
+    let newHash: string | null = null;
+    if (newPassword) {
+      if (newPassword.length < MIN_PASSWORD_LENGTH || newPassword.length > MAX_PASSWORD_LENGTH) {
+        return refuse(`The password needs ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters.`);
+      }
+      newHash = await hashPassword(newPassword, s.config.PASSWORD_SCRYPT_N);
+    } else if (!signedInAsOwner) {
+      const password = field(request.body, 'password');
+      const known =
+        password.length <= MAX_PASSWORD_LENGTH && (await verifyPassword(password, user.password_hash));
+      if (!known) {
+        return refuse(
+          'That is not the password this address signed up with. Enter it, or choose a new password below.',
+        );
+      }
+    }
     if (!user.account_id) {
-      // The gateway account comes with a key nobody has seen: revoke it, so the first key is the
-      // one this person generates and sees. Done before the link is used up, so a gateway outage
-      // leaves the link working for another try.
-      const { account_id: accountId } = await request.gateway.createAccount(user.email);
-      await request.gateway.revokeKey(accountId);
-      user = (await s.users.attachAccount(user._id, accountId)) ?? user;
+      // One confirmation at a time per person: two at once would each make a gateway account and
+      // leave one of them orphaned (attachAccount keeps the first).
+      const lock = `dashboard:verify-account:${user._id}`;
+      if (!(await s.kv.setIfAbsent(lock, '1', { ttlMs: CONFIRM_LOCK_MS }))) {
+        return reply.page(
+          (ctx) =>
+            messagePage(ctx, 'Confirming', 'This address is being confirmed. Reload in a moment.', 'error'),
+          409,
+        );
+      }
+      try {
+        // Read again under the lock: a confirmation that just finished attached its account.
+        user = (await s.users.byId(user._id)) ?? user;
+        if (!user.account_id) {
+          // The gateway account comes with a key nobody has seen: revoke it, so the first key is
+          // the one this person generates and sees. Done before the link is used up, so a gateway
+          // outage leaves the link working for another try.
+          const { account_id: accountId } = await request.gateway.createAccount(user.email);
+          await request.gateway.revokeKey(accountId);
+          user = (await s.users.attachAccount(user._id, accountId)) ?? user;
+        }
+      } finally {
+        await s.kv.delete(lock);
+      }
     }
     if ((await s.links.redeem('verify', token)) === null) return linkExpired(reply);
-    await s.users.update(user._id, { email_verified: true });
+    await s.users.update(user._id, {
+      email_verified: true,
+      ...(newHash === null ? {} : { password_hash: newHash }),
+    });
     // Confirming ends every other session of the account (one opened by whoever signed up with
     // this address before its owner did); the confirming person, if signed in as it, stays in.
     await s.users.endSessions(user._id);
@@ -84,7 +149,10 @@ export default async function emailLinkRoutes(app: FastifyInstance, s: Dashboard
   app.post('/forgot', { schema: { body: emailForm } }, async (request, reply) => {
     const email = normalizeEmail(field(request.body, 'email'));
     const user = email ? await s.users.byEmail(email) : null;
+    // The mail leaves in the background (link-mail.ts); an unknown address does the same store
+    // work (the per-address mail cap is counted either way), so timing does not tell who has one.
     if (user) await s.sendLink(user, 'reset');
+    else if (email) await s.limits.mayMail('reset', email);
     return reply.page((ctx) =>
       inboxPage(
         ctx,
@@ -106,9 +174,13 @@ export default async function emailLinkRoutes(app: FastifyInstance, s: Dashboard
       const text = `The password needs ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters.`;
       return reply.page((ctx) => resetPage(ctx, token, { kind: 'error', text }), 400);
     }
-    const userId = await s.links.redeem('reset', token);
+    const userId = await s.links.peek('reset', token);
     const user = userId ? await s.users.byId(userId) : null;
     if (!user) return linkExpired(reply);
+    // The key first, before the link is used up: a gateway outage leaves the link for another try
+    // and never a changed password beside a key whoever held the old one may have made.
+    const newKey = await replaceKey(request, user.account_id);
+    if ((await s.links.redeem('reset', token)) === null) return linkExpired(reply);
     // Every existing session of this person ends (the old password may be what leaked).
     await s.users.update(user._id, {
       password_hash: await hashPassword(password, s.config.PASSWORD_SCRYPT_N),
@@ -116,8 +188,11 @@ export default async function emailLinkRoutes(app: FastifyInstance, s: Dashboard
     await s.users.endSessions(user._id);
     await s.throttle.clear({ kind: 'email', value: user.email, free: EMAIL_FREE_FAILURES });
     await reply.endSession();
-    return reply.page((ctx) =>
-      messagePage(ctx, 'Password changed', 'Your password is changed. Sign in with the new one.'),
-    );
+    s.audit('account.password_reset', {
+      actor: { email: user.email, user_id: user._id },
+      target: { user_id: user._id, ...(user.account_id ? { account_id: user.account_id } : {}) },
+      details: { key_replaced: newKey !== null },
+    });
+    return reply.page((ctx) => passwordChangedPage(ctx, newKey));
   });
 }

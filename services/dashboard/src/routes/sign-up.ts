@@ -1,7 +1,13 @@
 /**
- * Sign-up. Throttled per client network before scrypt runs; a sign-up for an address nobody has
- * confirmed replaces the pending account; the page answers the same whether or not the address
- * was taken, so sign-up does not reveal who has an account.
+ * Sign-up. Throttled per client network before scrypt runs; the page answers the same whether or
+ * not the address was taken, so sign-up does not reveal who has an account.
+ *
+ * An address is held by a pending sign-up only while its confirmation link works: a second
+ * sign-up then changes nothing of the pending account (no password, session or link of it ends,
+ * so nobody can watch for the owner's sign-up and race it), and mails the address a fresh link
+ * with which its owner chooses their own password. Confirming asks for the account's password or
+ * a new one (email-links.ts), so whoever signed up first with someone else's address can never
+ * have their password confirmed by the owner's click.
  */
 import type { FastifyInstance } from 'fastify';
 import { field, formSchema } from '../forms.ts';
@@ -10,6 +16,20 @@ import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, hashPassword } from '../passw
 import type { DashboardServices } from '../services.ts';
 import { throttleNetwork } from '../throttle-network.ts';
 import { normalizeEmail } from '../users.ts';
+
+/** A sign-up for an address that has an account already. */
+async function answerTakenAddress(s: DashboardServices, email: string, hash: string) {
+  const existing = await s.users.byEmail(email);
+  if (!existing || existing.email_verified) return;
+  if (await s.links.hasLive('verify', existing._id)) {
+    // The newest link, mailed to the address: whoever reads it there chooses the password.
+    await s.sendLink(existing, 'contested', { replacing: true });
+    return;
+  }
+  // Nobody can confirm the pending account any more (its link expired): the address is free again.
+  const replaced = await s.users.replacePending(email, hash);
+  if (replaced) await s.sendLink(replaced, 'verify', { replacing: true });
+}
 
 const signUpForm = formSchema('email', 'password');
 
@@ -37,16 +57,10 @@ export default async function signUpRoutes(app: FastifyInstance, s: DashboardSer
       return reply.page((ctx) => signUpPage(ctx, { kind: 'error', text }, email), 429);
     }
     const hash = await hashPassword(password, s.config.PASSWORD_SCRYPT_N);
-    // A sign-up for an address nobody confirmed yet replaces the pending one (pre-account hijack:
-    // whoever signed up first with someone else's address keeps no password, session or link).
-    // Its links die before its password changes, so an old link cannot confirm the new password.
     const created = await s.users.create(email, hash, s.now());
-    const pending = created ? null : await s.users.byEmail(email);
-    if (pending && !pending.email_verified) await s.links.revokeAll('verify', pending._id);
-    const user =
-      created ?? (pending && !pending.email_verified ? await s.users.replacePending(email, hash) : null);
+    if (created) await s.sendLink(created, 'verify');
+    else await answerTakenAddress(s, email, hash);
     // The same answer whether or not the address was taken: sign-up does not reveal who has an account.
-    if (user) await s.sendLink(user, 'verify', !created);
     return reply.page((ctx) =>
       inboxPage(
         ctx,
