@@ -168,3 +168,27 @@ describe('operator audit events', () => {
     await app.close();
   });
 });
+
+describe('the promotion API token check', () => {
+  it('refuses wrong tokens of any length alike, then locks the network out for the window', async () => {
+    const { app, clock } = await buildTestDashboard();
+    const put = (token: string, ip = '203.0.113.77') =>
+      app.inject({
+        method: 'PUT',
+        url: '/admin/operators/nobody@example.com',
+        remoteAddress: ip,
+        headers: { authorization: `Bearer ${token}` },
+        payload: { operator: true },
+      });
+    const wrong = ['x', TEST_ADMIN_TOKEN.slice(0, -1), `${TEST_ADMIN_TOKEN}x`, 'y'.repeat(4_000)];
+    for (let i = 0; i < 10; i++) expect((await put(wrong[i % wrong.length]!)).statusCode).toBe(401);
+    const locked = await put(TEST_ADMIN_TOKEN);
+    expect(locked.statusCode).toBe(429);
+    expect(Number(locked.headers['retry-after'])).toBeGreaterThan(0);
+    // Another network is not locked out: the right token works there.
+    expect((await put(TEST_ADMIN_TOKEN, '192.0.2.77')).statusCode).toBe(404);
+    clock.advance(15 * 60_000);
+    expect((await put(TEST_ADMIN_TOKEN)).statusCode).toBe(404);
+    await app.close();
+  });
+});

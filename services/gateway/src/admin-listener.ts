@@ -29,7 +29,7 @@ import { buildAdminOpenApi } from './docs/admin-openapi.ts';
 import { isAdminOperation } from './schemas/admin-operations.ts';
 import packageJson from '../package.json' with { type: 'json' };
 import { installNotFound } from './http/not-found.ts';
-import { listenerOptions } from './http/listener-options.ts';
+import { documentedFrameworkErrors, listenerOptions } from './http/listener-options.ts';
 import type { Config } from './config.ts';
 import type { ListenerConfig } from './http/listener-options.ts';
 import type { WebhookModule } from './webhooks/index.ts';
@@ -73,6 +73,7 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
     ...listenerOptions(config, options.logger),
     // The dashboard calls this port directly: the caller is the socket's peer, never a header.
     trustProxy: false,
+    ...documentedFrameworkErrors(config, () => app.log),
   }) as unknown as FastifyInstance;
 
   // A route that is not a row of the operation table would be undocumented and unvalidated: refused.

@@ -6,20 +6,20 @@
 import Fastify from 'fastify';
 import { observeHttpRequest } from '@subx/service-kit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { AppError, Errors } from '@subx/errors';
+import { AppError } from '@subx/errors';
 import packageJson from '../package.json' with { type: 'json' };
 import { DEFAULT_PRICING } from './access/pricing.ts';
 import type { Admission } from './access/types.ts';
 import type { GatewayDeps } from './deps.ts';
 import { buildOpenApi } from './docs/openapi.ts';
 import { captureForIdempotency, finishIdempotency } from './http/access-hooks.ts';
-import { MAX_URL_LENGTH, createClientErrorHandler } from './http/client-errors.ts';
-import { createErrorHandler, sendError, toAppError } from './http/errors.ts';
+import { MAX_URL_LENGTH } from './http/client-errors.ts';
+import { createErrorHandler } from './http/errors.ts';
 import { logAccess } from './http/access-log.ts';
 import { acceptEmptyJsonBody } from './http/json-body.ts';
 import { installNotFound } from './http/not-found.ts';
 import { installReceiveTimeout } from './http/receive-timeout.ts';
-import { listenerOptions } from './http/listener-options.ts';
+import { documentedFrameworkErrors, listenerOptions } from './http/listener-options.ts';
 import mcpPlugin from './mcp/index.ts';
 import { compileValidator } from './http/validation.ts';
 import { registerDocs } from './routes/docs.ts';
@@ -56,17 +56,8 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   const app = Fastify({
     ...listenerOptions(config, deps.logger),
     trustProxy: config.TRUST_PROXY,
-    // Requests the HTTP parser rejects get the documented error body, not fastify's own.
-    clientErrorHandler: createClientErrorHandler(() => app.log),
-    // Router-level failures (a path that is not valid percent-encoding) as well.
-    frameworkErrors: (error, request, reply) => {
-      reply.header('x-request-id', request.id);
-      const appError =
-        error.code === 'FST_ERR_BAD_URL'
-          ? Errors.invalidRequest('The request path is not valid percent-encoding.')
-          : toAppError(error, request, config.BODY_LIMIT_BYTES);
-      return sendError(request, reply, appError);
-    },
+    // Requests the HTTP parser or the router rejects get the documented error body, not fastify's own.
+    ...documentedFrameworkErrors(config, () => app.log),
   }) as unknown as FastifyInstance;
 
   installReceiveTimeout(app, config.REQUEST_RECEIVE_TIMEOUT_MS);

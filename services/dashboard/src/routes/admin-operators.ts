@@ -2,19 +2,41 @@
  * The promotion API: `PUT /admin/operators/{email}` with the gateway's admin token, body
  * `{ "operator": true|false }`. Not cookie-authenticated, so no CSRF token; answers JSON. The role
  * needs a confirmed address (409 EMAIL_NOT_CONFIRMED otherwise); each change is an audit event.
+ *
+ * The token is compared as SHA-256 digests (equal lengths whatever was sent: no length leak), and
+ * a client network gets ADMIN_TOKEN_FAILURES wrong tokens per window, then 429 until it ends.
  */
-import { timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { DashboardServices } from '../services.ts';
+import { throttleNetwork } from '../throttle-network.ts';
 import { normalizeEmail } from '../users.ts';
 
+const ADMIN_TOKEN_FAILURES = 10;
+const FAILURE_WINDOW_MS = 15 * 60_000;
+
+const digest = (value: string) => createHash('sha256').update(value).digest();
+
 export default async function adminOperatorRoutes(app: FastifyInstance, s: DashboardServices) {
-  const expected = Buffer.from(s.config.ADMIN_TOKEN);
+  const expected = digest(s.config.ADMIN_TOKEN);
 
   app.put('/admin/operators/:email', async (request, reply) => {
+    const window = Math.floor(s.now() / FAILURE_WINDOW_MS);
+    const failuresKey = `dashboard:admin-token-failures:${throttleNetwork(request.ip)}:${window}`;
+    if (Number((await s.kv.get(failuresKey)) ?? 0) >= ADMIN_TOKEN_FAILURES) {
+      const seconds = reply.retryAfter((window + 1) * FAILURE_WINDOW_MS - s.now());
+      return reply.code(429).send({
+        error: {
+          code: 'RATE_LIMITED',
+          message: `Too many wrong admin tokens from your network. Try again in ${seconds} s.`,
+        },
+      });
+    }
     const token = /^Bearer (\S+)$/.exec(request.headers.authorization ?? '')?.[1] ?? '';
-    const given = Buffer.from(token);
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+    if (!timingSafeEqual(digest(token), expected)) {
+      await s.kv.incrementWithin(failuresKey, 1, ADMIN_TOKEN_FAILURES, {
+        expireAtMs: (window + 1) * FAILURE_WINDOW_MS,
+      });
       return reply
         .code(401)
         .header('www-authenticate', 'Bearer')

@@ -34,6 +34,9 @@ export function toAppError(err: unknown, request: FastifyRequest, bodyLimit: num
       return Errors.invalidRequest('The request body is not valid JSON.');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return Errors.invalidRequest('The Content-Length header does not match the body.');
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      // The router's bound on one path parameter (100 characters); no id of the API comes near it.
+      return new AppError('URI_TOO_LONG', 'A path parameter is longer than 100 characters.');
   }
   // Other client errors from fastify/light-my-request (bad URL encoding, JSON syntax in older paths).
   if (

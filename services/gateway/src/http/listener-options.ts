@@ -5,8 +5,11 @@
  */
 import { LogController } from 'fastify';
 import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify';
+import { Errors } from '@subx/errors';
 import { requestIdOf } from '@subx/service-kit';
 import type { Config } from '../config.ts';
+import { createClientErrorHandler } from './client-errors.ts';
+import { sendError, toAppError } from './errors.ts';
 import { lazyChildLoggerFactory } from './request-logger.ts';
 
 export type ListenerConfig = Pick<
@@ -36,4 +39,23 @@ export function listenerOptions(config: ListenerConfig, logger: FastifyBaseLogge
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: true },
   } satisfies FastifyServerOptions & { loggerInstance?: FastifyBaseLogger };
+}
+
+/**
+ * Errors raised before a route runs, in the documented shape with an `X-Request-Id` on both
+ * listeners: what the HTTP parser rejects (client-errors.ts), and the router's own refusals (a
+ * path that is not valid percent-encoding, a path parameter past the router's length bound).
+ */
+export function documentedFrameworkErrors(config: ListenerConfig, log: () => FastifyBaseLogger) {
+  return {
+    clientErrorHandler: createClientErrorHandler(log),
+    frameworkErrors: ((error, request, reply) => {
+      reply.header('x-request-id', request.id);
+      const appError =
+        error.code === 'FST_ERR_BAD_URL'
+          ? Errors.invalidRequest('The request path is not valid percent-encoding.')
+          : toAppError(error, request, config.BODY_LIMIT_BYTES);
+      return sendError(request, reply, appError);
+    }) satisfies NonNullable<FastifyServerOptions['frameworkErrors']>,
+  };
 }

@@ -41,6 +41,24 @@ async function createAccount(a: FastifyInstance, body: Record<string, unknown> =
   };
 }
 
+describe('admin API errors before a route runs', () => {
+  it('answers an over-long path parameter in the documented shape with X-Request-Id, like the public port', async () => {
+    const { app } = await setup();
+    const res = await app.inject({
+      method: 'GET',
+      url: `/admin/v1/accounts/${'a'.repeat(5_000)}`,
+      headers: auth,
+    });
+    expect(res.statusCode).toBe(414);
+    expect(res.headers['x-request-id']).toMatch(/\S/);
+    const body = res.json() as { error: { code: string; message: string; request_id: string } };
+    expect(body.error.request_id).toBe(res.headers['x-request-id']);
+    expect(body.error.code).toBe('URI_TOO_LONG');
+    // Nothing of the path comes back (it is the caller's input, possibly 5 KB of it).
+    expect(res.body.length).toBeLessThan(500);
+  });
+});
+
 describe('admin API authentication', () => {
   it('answers 401 in the documented shape without the right bearer token', async () => {
     const { app } = await setup();
