@@ -201,6 +201,7 @@ async function serve(): Promise<void> {
       credits: access.credits,
       idempotency: access.idempotency,
       ipLimiter: access.ipLimiter,
+      readLimiter: access.readLimiter,
       backends,
       fanOut: createDirectFanOut({ extractor: backends.extractor, concurrency: 10 }),
       kv,

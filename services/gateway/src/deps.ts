@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock, KeyValueStore } from '@subx/ports';
 import type { AccessPricing } from './access/pricing.ts';
-import type { IpRateLimiter } from './access/rate-limit.ts';
+import type { AccountReadLimiter, IpRateLimiter } from './access/rate-limit.ts';
 import type { AccessControl, CreditLedger, IdempotencyStore } from './access/types.ts';
 import type { Backends } from './backends/types.ts';
 import type { Config } from './config.ts';
@@ -17,6 +17,8 @@ export interface GatewayDeps {
   credits: CreditLedger;
   idempotency: IdempotencyStore;
   ipLimiter: IpRateLimiter;
+  /** Per-account limit of the free reads (job and webhook-secret routes, MCP's handshake). */
+  readLimiter: AccountReadLimiter;
   backends: Backends;
   fanOut: FanOut;
   /** The bulk jobs API (src/jobs); absent: its routes are not mounted. */

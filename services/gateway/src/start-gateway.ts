@@ -145,6 +145,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     credits: access.credits,
     idempotency: access.idempotency,
     ipLimiter: access.ipLimiter,
+    readLimiter: access.readLimiter,
     backends,
     fanOut,
     jobs: jobs.service,

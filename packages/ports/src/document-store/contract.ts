@@ -94,6 +94,9 @@ export function describeDocumentStoreContract(name: string, makeStore: () => Pro
       expect(await q({ balance: { $lte: 5 } })).toEqual(['b', 'd']);
       expect(await q({ balance: { $gt: 0, $lt: 25 } })).toEqual(['a', 'd']);
       expect(await q({ tier: { $in: ['pro', 'free'] } })).toEqual(['a', 'b']);
+      // A missing field is not in the list, so $nin matches it (as MongoDB does).
+      expect(await q({ tier: { $nin: ['pro', 'free'] } })).toEqual(['c', 'd']);
+      expect(await q({ tier: { $nin: [] } })).toEqual(['a', 'b', 'c', 'd']);
       expect(await q({ tier: { $exists: true } })).toEqual(['a', 'b', 'c']);
       expect(await q({ tier: { $exists: false } })).toEqual(['d']);
       expect(await q({ 'profile.age': { $exists: true } })).toEqual(['a', 'c']);

@@ -246,6 +246,8 @@ function matchOperator(value: unknown, op: string, operand: unknown): boolean {
       return !equalsWithArrays(value, operand);
     case '$in':
       return (operand as unknown[]).some((o) => equalsWithArrays(value, o));
+    case '$nin':
+      return !(operand as unknown[]).some((o) => equalsWithArrays(value, o));
     case '$exists':
       return (value !== MISSING) === operand;
     case '$gt':

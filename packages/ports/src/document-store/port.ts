@@ -7,7 +7,7 @@
  * conditional updates (`findOneAndUpdate` with a filter such as `{ balance: { $gte: n } }`).
  *
  * Filters: equality on a field (dotted paths allowed), and operators $eq, $ne, $gt, $gte, $lt,
- * $lte, $in, $exists. Updates: $set, $unset, $inc, $setOnInsert (dotted paths allowed).
+ * $lte, $in, $nin, $exists. Updates: $set, $unset, $inc, $setOnInsert (dotted paths allowed).
  */
 export type Doc = { _id: string } & Record<string, unknown>;
 
@@ -20,6 +20,7 @@ export interface FieldOperators {
   $lt?: Comparable;
   $lte?: Comparable;
   $in?: readonly Comparable[];
+  $nin?: readonly Comparable[];
   $exists?: boolean;
 }
 export type Filter = Record<string, Comparable | FieldOperators>;

@@ -78,7 +78,10 @@ function httpSeriesOf(method: string, route: string, status: number): BatchedSer
 }
 
 /** A request refused for a rate limit: `tier` of the account ('anonymous' for per-address limits). */
-export function countRateLimitRejection(tier: string, limit: 'daily' | 'per_ip_minute'): void {
+export function countRateLimitRejection(
+  tier: string,
+  limit: 'daily' | 'per_ip_minute' | 'account_reads_minute',
+): void {
   counter('subx_rate_limit_rejections_total', 'Requests refused with 429 by a rate limit, by tier.', [
     'tier',
     'limit',

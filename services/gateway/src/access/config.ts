@@ -9,6 +9,8 @@
  * ACCESS_PRICING_JSON  Optional JSON merged over DEFAULT_PRICING (limits, allowances, prices),
  *                  checked by PricingOverrideSchema (pricing-config.ts).
  * IP_RATE_LIMIT_PER_MINUTE  Per-IP limit of /api/v1/validate (default 60; /health is never limited).
+ * ACCOUNT_READ_LIMIT_PER_MINUTE  Per-account limit of the free reads: jobs and their results, the
+ *                  webhook secret, MCP's handshake and tool list (default 300).
  * KEY_CACHE_TTL_MS  In-process key cache lifetime (default 30 s).
  * CREDIT_USAGE_TOPIC, REQUEST_USAGE_TOPIC  The usage topics billing reads (@subx/contracts TOPICS;
  *                  billing reads the same two variables).
@@ -29,6 +31,7 @@ export interface AccessConfig {
   adminToken: string;
   pricing: AccessPricing;
   ipLimitPerMinute: number;
+  accountReadLimitPerMinute: number;
   keyCacheTtlMs: number;
   reservationTtlMs: number;
   outboxIntervalMs: number;
@@ -60,6 +63,7 @@ export function accessEnvSchema(options: { embedded: boolean }) {
     ADMIN_TOKEN: options.embedded ? token.optional() : token,
     ACCESS_PRICING_JSON: jsonOf(PricingOverrideSchema).optional(),
     IP_RATE_LIMIT_PER_MINUTE: positiveInt.default(60),
+    ACCOUNT_READ_LIMIT_PER_MINUTE: positiveInt.default(300),
     KEY_CACHE_TTL_MS: durationMs.default(30_000),
     CREDIT_RESERVATION_TTL_MS: durationMs.default(DEFAULT_RESERVATION_TTL_MS),
     OUTBOX_INTERVAL_MS: durationMs.default(1_000),
@@ -82,6 +86,7 @@ export function loadAccessConfig(
       ? mergePricing(DEFAULT_PRICING, parsed.ACCESS_PRICING_JSON)
       : DEFAULT_PRICING,
     ipLimitPerMinute: parsed.IP_RATE_LIMIT_PER_MINUTE,
+    accountReadLimitPerMinute: parsed.ACCOUNT_READ_LIMIT_PER_MINUTE,
     keyCacheTtlMs: parsed.KEY_CACHE_TTL_MS,
     reservationTtlMs: parsed.CREDIT_RESERVATION_TTL_MS,
     outboxIntervalMs: parsed.OUTBOX_INTERVAL_MS,

@@ -14,8 +14,8 @@ import type { Logger } from './logger.ts';
 import { createKeyCache } from './key-cache.ts';
 import type { AccountRepository } from './accounts.ts';
 import { createAccountRepository } from './accounts.ts';
-import type { DailyRateLimiter, IpRateLimiter } from './rate-limit.ts';
-import { createDailyRateLimiter, createIpRateLimiter } from './rate-limit.ts';
+import type { AccountReadLimiter, DailyRateLimiter, IpRateLimiter } from './rate-limit.ts';
+import { createAccountReadLimiter, createDailyRateLimiter, createIpRateLimiter } from './rate-limit.ts';
 import { createAccessControl } from './access-control.ts';
 import type { CreditLedgerImpl } from './credit-ledger.ts';
 import { CREDIT_OUTBOX, createCreditLedger } from './credit-ledger.ts';
@@ -64,6 +64,8 @@ export interface AccessModule {
   credits: CreditLedgerImpl;
   idempotency: IdempotencyStore;
   ipLimiter: IpRateLimiter;
+  /** The free reads' per-account limit (jobs, results, the webhook secret, MCP's handshake). */
+  readLimiter: AccountReadLimiter;
   rateLimiter: DailyRateLimiter;
   accounts: AccountRepository;
   usageReader: UsageReader;
@@ -152,6 +154,11 @@ export function createAccessModule(deps: AccessModuleDeps): AccessModule {
     limitPerMinute: deps.config.ipLimitPerMinute ?? 60,
     localFallback: true,
   });
+  const readLimiter = createAccountReadLimiter({
+    kv,
+    clock,
+    limitPerMinute: deps.config.accountReadLimitPerMinute ?? 300,
+  });
   const usageReader = deps.usageReader ?? createCounterUsageReader({ kv, requests: requestLog });
 
   async function accountUsage(accountId: string) {
@@ -168,6 +175,7 @@ export function createAccessModule(deps: AccessModuleDeps): AccessModule {
     credits,
     idempotency,
     ipLimiter,
+    readLimiter,
     rateLimiter,
     accounts,
     usageReader,

@@ -28,6 +28,8 @@ export const PricingOverrideSchema = z.strictObject({
   monthlyAllowance: perTier(credits).optional(),
   /** Items per bulk job; the hard ceiling is 10,000 (the listing RPCs' bound). */
   jobMaxItems: perTier(z.number().int().min(0).max(10_000)).optional(),
+  /** Jobs waiting to start per account. */
+  jobMaxQueued: perTier(z.number().int().min(0).max(100_000)).optional(),
   minimumTier: z
     .strictObject(
       Object.fromEntries(operations.map((op) => [op, tier.optional()])) as Record<

@@ -13,6 +13,8 @@ export interface AccessPricing {
   monthlyAllowance: Record<Tier, number>;
   /** Most items one bulk job may hold (POST /api/v1/jobs); 0: the tier has no jobs. */
   jobMaxItems: Record<Tier, number>;
+  /** Jobs one account may have waiting to start (queued); one more is refused with 429. */
+  jobMaxQueued: Record<Tier, number>;
   /** Lowest tier allowed to call the operation. */
   minimumTier: Record<Operation, Tier>;
   prices: {
@@ -31,6 +33,7 @@ export const DEFAULT_PRICING: AccessPricing = {
   dailyLimit: { free: 100, pro: 10_000, business: 50_000, enterprise: null },
   monthlyAllowance: { free: 50, pro: 5_000, business: 25_000, enterprise: 100_000 },
   jobMaxItems: { free: 0, pro: 1_000, business: 5_000, enterprise: 10_000 },
+  jobMaxQueued: { free: 0, pro: 20, business: 100, enterprise: 500 },
   minimumTier: {
     extract: 'free',
     batch: 'free',

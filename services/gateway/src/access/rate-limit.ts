@@ -212,24 +212,29 @@ export interface IpRateLimiter {
   check(ip: string): Promise<void>;
 }
 
+export interface AccountReadLimiter {
+  /** Counts one free read of `accountId`; throws RATE_LIMITED (with Retry-After) over the limit. */
+  check(accountId: string): Promise<void>;
+}
+
 /**
- * Fixed one-minute windows per client IP for /api/v1/validate (/health is never
- * limited, so probes never see 429). When the shared store
- * cannot answer, the window is counted in this process instead (`localFallback`): the open routes
- * keep working with a per-replica limit rather than failing with the store. The local window holds
- * at most `maxLocalAddresses` addresses (a buffer with a cap); further new addresses are refused
- * until the window turns.
+ * Fixed one-minute windows per subject in the shared store. When the store cannot answer, the
+ * window is counted in this process instead (`localFallback`): the routes keep working with a
+ * per-replica limit rather than failing with the store. The local window holds at most
+ * `maxLocalSubjects` subjects (a buffer with a cap); further new subjects are refused until the
+ * window turns.
  */
-export function createIpRateLimiter(deps: {
+function createMinuteWindows(deps: {
   kv: KeyValueStore;
   clock: Clock;
-  limitPerMinute?: number;
+  limit: number;
+  keyPrefix: string;
   localFallback?: boolean;
-  maxLocalAddresses?: number;
-}): IpRateLimiter {
-  const { kv, clock } = deps;
-  const limit = deps.limitPerMinute ?? 60;
-  const maxLocal = deps.maxLocalAddresses ?? 100_000;
+  maxLocalSubjects?: number;
+  refuse: (retryAfter: number) => AppError;
+}): (subject: string) => Promise<void> {
+  const { kv, clock, limit } = deps;
+  const maxLocal = deps.maxLocalSubjects ?? 100_000;
   let localWindow = -1;
   const local = new Map<string, number>();
 
@@ -245,30 +250,75 @@ export function createIpRateLimiter(deps: {
     return { applied: true };
   }
 
-  return {
-    async check(ip) {
-      const now = clock.now();
-      const windowStart = Math.floor(now / 60_000) * 60_000;
-      const windowEnd = windowStart + 60_000;
-      // One bucket per IPv4 address or IPv6 /64 (a host holds a whole /64); bounded in length,
-      // since the address comes from the socket or a proxy header.
-      const id = ipBucket(String(ip));
-      const result = await kv
-        .incrementWithin(`rl:ip:${id}:${windowStart}`, 1, limit, { expireAtMs: windowEnd + 1_000 })
-        .catch((error: unknown) => {
-          if (deps.localFallback && isStoreUnavailable(error)) return countLocally(id, windowStart);
-          throw error;
-        });
-      if (!result.applied) {
-        countRateLimitRejection('anonymous', 'per_ip_minute');
-        const retryAfter = secondsUntil(windowEnd, now);
-        throw Errors.rateLimited(
-          `Too many requests from this address: the limit is ${limit} per minute. Retry in ${retryAfter} s.`,
-          retryAfter,
-        );
-      }
-    },
+  return async (id) => {
+    const now = clock.now();
+    const windowStart = Math.floor(now / 60_000) * 60_000;
+    const windowEnd = windowStart + 60_000;
+    const result = await kv
+      .incrementWithin(`${deps.keyPrefix}:${id}:${windowStart}`, 1, limit, { expireAtMs: windowEnd + 1_000 })
+      .catch((error: unknown) => {
+        if (deps.localFallback && isStoreUnavailable(error)) return countLocally(id, windowStart);
+        throw error;
+      });
+    if (!result.applied) throw deps.refuse(secondsUntil(windowEnd, now));
   };
+}
+
+/** Per client IP for /api/v1/validate (/health is never limited, so probes never see 429). */
+export function createIpRateLimiter(deps: {
+  kv: KeyValueStore;
+  clock: Clock;
+  limitPerMinute?: number;
+  localFallback?: boolean;
+  maxLocalAddresses?: number;
+}): IpRateLimiter {
+  const limit = deps.limitPerMinute ?? 60;
+  const count = createMinuteWindows({
+    kv: deps.kv,
+    clock: deps.clock,
+    limit,
+    keyPrefix: 'rl:ip',
+    ...(deps.localFallback === undefined ? {} : { localFallback: deps.localFallback }),
+    ...(deps.maxLocalAddresses === undefined ? {} : { maxLocalSubjects: deps.maxLocalAddresses }),
+    refuse: (retryAfter) => {
+      countRateLimitRejection('anonymous', 'per_ip_minute');
+      return Errors.rateLimited(
+        `Too many requests from this address: the limit is ${limit} per minute. Retry in ${retryAfter} s.`,
+        retryAfter,
+      );
+    },
+  });
+  // One bucket per IPv4 address or IPv6 /64 (a host holds a whole /64); bounded in length, since
+  // the address comes from the socket or a proxy header.
+  return { check: (ip) => count(ipBucket(String(ip))) };
+}
+
+/**
+ * Per account for the free reads (a job, its results, the webhook secret, MCP's handshake and
+ * tool list): they cost no credit and count against no daily limit, so without this one key could
+ * make the gateway and its stores work without end.
+ */
+export function createAccountReadLimiter(deps: {
+  kv: KeyValueStore;
+  clock: Clock;
+  limitPerMinute: number;
+}): AccountReadLimiter {
+  const limit = deps.limitPerMinute;
+  const count = createMinuteWindows({
+    kv: deps.kv,
+    clock: deps.clock,
+    limit,
+    keyPrefix: 'rl:reads',
+    localFallback: true,
+    refuse: (retryAfter) => {
+      countRateLimitRejection('account', 'account_reads_minute');
+      return Errors.rateLimited(
+        `Too many reads with this key: the limit is ${limit} per minute. Retry in ${retryAfter} s.`,
+        retryAfter,
+      );
+    },
+  });
+  return { check: count };
 }
 
 export function dailyLimitError(state: RateLimitState, now: number): AppError {

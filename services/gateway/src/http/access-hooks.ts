@@ -13,7 +13,7 @@ import type {
 } from 'fastify';
 import { AppError, Errors } from '@subx/errors';
 import type { Account, AccessControl, Admission, IdempotencyStore, Operation } from '../access/types.ts';
-import type { IpRateLimiter } from '../access/rate-limit.ts';
+import type { AccountReadLimiter, IpRateLimiter } from '../access/rate-limit.ts';
 import { rateLimitOf } from '../access/rate-limit.ts';
 import { isValidIdempotencyKey } from '../access/idempotency.ts';
 import { apiKeyOf } from './api-key-header.ts';
@@ -32,10 +32,15 @@ declare module 'fastify' {
  * Account-only routes (reading one's own jobs, rotating the webhook secret): the key must be
  * valid, nothing is counted or charged, so no tier check and no rate-limit headers.
  */
-export function authenticateHook(access: AccessControl): onRequestAsyncHookHandler {
+/** The free account routes (jobs, results, the webhook secret): a key, then its read limit. */
+export function authenticateHook(
+  access: AccessControl,
+  readLimiter: AccountReadLimiter,
+): onRequestAsyncHookHandler {
   return async function authenticate(request: FastifyRequest) {
     const account = await access.authenticate(apiKeyOf(request.headers));
     if (!account) throw Errors.unauthorized();
+    await readLimiter.check(account.id);
     request.account = account;
   };
 }

@@ -9,7 +9,7 @@ import { durationMs, intBetween, nameString, positiveInt } from '@subx/service-k
 export const jobsEnv = {
   /** POST /api/v1/jobs only: 10,000 URLs do not fit the 64 KB of every other route. */
   JOBS_BODY_LIMIT_BYTES: positiveInt.default(1_048_576),
-  /** Jobs of one account running at once; the rest wait, queued, oldest first. */
+  /** Jobs of one account running at once; the rest wait, queued (accounts take turns). */
   JOBS_MAX_RUNNING_PER_ACCOUNT: intBetween(1, 100).default(2),
   /** Jobs this gateway runs at once (0: it takes jobs but leaves running them to other replicas). */
   JOBS_RUNNER_CONCURRENCY: intBetween(0, 64).default(4),
@@ -28,6 +28,11 @@ export const jobsEnv = {
   JOB_STALL_LIMIT_MS: durationMs.default(30 * 60_000),
   /** A runner's hold on a job, renewed every third of it; a crashed gateway's jobs resume after it. */
   JOB_LEASE_MS: durationMs.default(30_000),
+  /**
+   * A job still queued this long after its creation expires unstarted: it ends `failed` with
+   * error JOB_QUEUE_EXPIRED, nothing charged (its event and webhook as for any failure).
+   */
+  JOBS_QUEUED_TTL_MS: durationMs.default(24 * 3_600_000),
   /** How often a gateway looks for jobs to run. */
   JOBS_POLL_MS: durationMs.default(1_000),
   /** Results are kept this long after a job finishes (then 410 JOB_EXPIRED; the job, as long again). */

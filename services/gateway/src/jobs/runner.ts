@@ -45,6 +45,7 @@ interface JobRunnerConfig {
   JOB_LISTING_TIMEOUT_MS: number;
   JOBS_POLL_MS: number;
   JOB_RESULTS_TTL: number;
+  JOBS_QUEUED_TTL_MS: number;
 }
 
 interface RunnerLogger {
@@ -411,6 +412,18 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
     const now = clock.now();
     if (now - lastMaintenance < MAINTENANCE_EVERY_MS) return;
     lastMaintenance = now;
+    // Jobs that waited too long expire unstarted: nothing was charged; the sweep below hands their
+    // event and webhook on like any failure's.
+    for (const job of await store.queuedBefore(now - config.JOBS_QUEUED_TTL_MS, 100)) {
+      await store.finish(job._id, 'failed', {
+        error: {
+          code: 'JOB_QUEUE_EXPIRED',
+          message: `The job waited ${Math.round(config.JOBS_QUEUED_TTL_MS / 60_000)} minutes without starting and expired; nothing was charged. Create it again.`,
+        },
+        nowMs: now,
+        resultsTtlMs: config.JOB_RESULTS_TTL,
+      });
+    }
     // Terminal jobs only (the query's filter); notify never throws.
     for (const job of await store.unnotified(now, 20)) await notifier.notify(job);
     await store.purge(now, 100);

@@ -69,6 +69,9 @@ export interface JobsService {
   cancel(accountId: string, jobId: string): Promise<PublicJob>;
 }
 
+/** A full queue frees up as jobs start: a minute is a fair first wait. */
+const JOB_QUEUE_RETRY_AFTER_S = 60;
+
 export function createJobsService(deps: {
   store: JobStore;
   notifier: JobNotifier;
@@ -154,6 +157,17 @@ export function createJobsService(deps: {
         const tab: ChannelTabName = given.tab ?? (parsed.tab as ChannelTabName | undefined) ?? 'videos';
         source = { type: 'channel', url: given.url, tab, max } satisfies JobSource;
       }
+      // A cap on waiting jobs per account: one account cannot fill the queue for everyone (the
+      // runner takes accounts in turn, and this bounds how long its own turn list grows).
+      const open = await store.countOpen(account.id);
+      const maxQueued = pricing.jobMaxQueued[account.tier];
+      if (open.queued >= maxQueued) {
+        throw new AppError(
+          'RATE_LIMITED',
+          `The ${account.tier} tier may have ${plural(maxQueued, 'job')} waiting to start; ${open.queued} are. Retry when one has started.`,
+          { retryAfterSeconds: JOB_QUEUE_RETRY_AFTER_S, details: { max_queued: maxQueued } },
+        );
+      }
       if (input.webhook_url !== undefined && deps.webhooks)
         await deps.webhooks.checkTarget(input.webhook_url);
       // A job the balance cannot pay a single item of would fail at its first window: say so now.
@@ -193,6 +207,7 @@ export function createJobsService(deps: {
         lease_until: 0,
         notified: false,
         request_id: requestId,
+        queue_rank: open.queued + open.running,
       };
       await store.create(job, items);
       await notifier.created(job);

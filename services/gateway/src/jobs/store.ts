@@ -33,13 +33,18 @@ interface Claim {
 export interface JobStore {
   ensureIndexes(): Promise<void>;
   create(job: JobDoc, items: JobItem[] | null): Promise<void>;
+  /** The account's jobs waiting to start and running now. */
+  countOpen(accountId: string): Promise<{ queued: number; running: number }>;
+  /** Queued jobs created before `cutoffMs`, oldest first (they expire unstarted). */
+  queuedBefore(cutoffMs: number, limit: number): Promise<JobDoc[]>;
   get(accountId: string, jobId: string): Promise<JobDoc | null>;
   byId(jobId: string): Promise<JobDoc | null>;
   /** Newest first; `beforeId` is the last id of the previous page. */
   list(accountId: string, options: { limit: number; beforeId?: string }): Promise<JobDoc[]>;
   /**
-   * The oldest job that can run (queued, or running with a lapsed lease), leased to `owner`; null
-   * when none. At most `maxRunningPerAccount` jobs of one account run at once.
+   * The next job that can run, leased to `owner`: a running one whose lease lapsed first, then
+   * queued ones in fair order (accounts take turns); null when none. At most
+   * `maxRunningPerAccount` jobs of one account run at once.
    */
   claimNext(
     owner: string,
@@ -99,6 +104,9 @@ export function createJobStore(store: DocumentStore): JobStore {
   const itemsCol = store.collection<JobItemsDoc>(JOB_ITEMS_COLLECTION);
   const results = store.collection<JobResultDoc>(JOB_RESULTS_COLLECTION);
 
+  /** Accounts at their running cap that one claim looks past before it gives up for this poll. */
+  const MAX_CLAIM_LOOKS = 50;
+
   async function countRunning(accountId: string): Promise<number> {
     return jobs.countDocuments({ account_id: accountId, status: 'running' });
   }
@@ -107,6 +115,7 @@ export function createJobStore(store: DocumentStore): JobStore {
     async ensureIndexes() {
       await jobs.createIndex({ account_id: 1, _id: -1 }, { name: 'jobs_by_account' });
       await jobs.createIndex({ status: 1, lease_until: 1 }, { name: 'jobs_runnable' });
+      await jobs.createIndex({ status: 1, queue_rank: 1, _id: 1 }, { name: 'jobs_fair_order' });
       await jobs.createIndex({ notified: 1, status: 1 }, { name: 'jobs_unnotified' });
       await jobs.createIndex({ expires_at: 1 }, { name: 'jobs_expiry' });
       await jobs.createIndex({ purge_at: 1 }, { name: 'jobs_purge' });
@@ -119,6 +128,15 @@ export function createJobStore(store: DocumentStore): JobStore {
       await jobs.insertOne(job);
     },
 
+    countOpen: (accountId) =>
+      Promise.all([
+        jobs.countDocuments({ account_id: accountId, status: 'queued' }),
+        jobs.countDocuments({ account_id: accountId, status: 'running' }),
+      ]).then(([queued, running]) => ({ queued, running })),
+
+    queuedBefore: (cutoffMs, limit) =>
+      jobs.find({ status: 'queued', created_at: { $lt: cutoffMs } }, { sort: { _id: 1 }, limit }),
+
     get: (accountId, jobId) => jobs.findOne({ _id: jobId, account_id: accountId }),
     byId: (jobId) => jobs.findOne({ _id: jobId }),
 
@@ -129,23 +147,34 @@ export function createJobStore(store: DocumentStore): JobStore {
     },
 
     async claimNext(owner, nowMs, leaseMs, maxRunningPerAccount) {
-      const candidates = await jobs.find(
-        { status: { $in: ['queued', 'running'] }, lease_until: { $lt: nowMs } },
+      // A runner died or stalled with a job: take it over where it was (it already counts as
+      // running for its account).
+      const lapsed = await jobs.find(
+        { status: 'running', lease_until: { $lt: nowMs } },
         { sort: { _id: 1 }, limit: 20 },
       );
-      for (const candidate of candidates) {
-        if (candidate.status === 'running') {
-          // A runner died or stalled with it: take it over where it was (it already counts as
-          // running for its account).
-          const taken = await jobs.findOneAndUpdate(
-            { _id: candidate._id, status: 'running', lease_until: { $lt: nowMs } },
-            { $set: { lease_owner: owner, lease_until: nowMs + leaseMs, updated_at: nowMs } },
-            { returnDocument: 'after' },
-          );
-          if (taken) return { job: taken, resumed: true };
+      for (const candidate of lapsed) {
+        const taken = await jobs.findOneAndUpdate(
+          { _id: candidate._id, status: 'running', lease_until: { $lt: nowMs } },
+          { $set: { lease_owner: owner, lease_until: nowMs + leaseMs, updated_at: nowMs } },
+          { returnDocument: 'after' },
+        );
+        if (taken) return { job: taken, resumed: true };
+      }
+      // Queued jobs in fair order: by their place in their own account's queue (`queue_rank`),
+      // then by age, so accounts take turns however many jobs one of them queued. An account at
+      // its running cap is left out of the next look, so it never hides the accounts behind it.
+      const atCap: string[] = [];
+      for (let look = 0; look < MAX_CLAIM_LOOKS; look++) {
+        const [candidate] = await jobs.find(
+          { status: 'queued', lease_until: { $lt: nowMs }, account_id: { $nin: atCap } },
+          { sort: { queue_rank: 1, _id: 1 }, limit: 1 },
+        );
+        if (!candidate) return null;
+        if ((await countRunning(candidate.account_id)) >= maxRunningPerAccount) {
+          atCap.push(candidate.account_id);
           continue;
         }
-        if ((await countRunning(candidate.account_id)) >= maxRunningPerAccount) continue;
         const taken = await jobs.findOneAndUpdate(
           { _id: candidate._id, status: 'queued', lease_until: { $lt: nowMs } },
           {
@@ -174,6 +203,7 @@ export function createJobStore(store: DocumentStore): JobStore {
               },
             },
           );
+          atCap.push(candidate.account_id);
           continue;
         }
         return { job: taken, resumed: false };

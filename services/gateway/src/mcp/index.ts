@@ -16,6 +16,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Errors } from '@subx/errors';
 import type { AccessControl } from '../access/types.ts';
+import type { AccountReadLimiter } from '../access/rate-limit.ts';
 import { apiKeyOf } from '../http/api-key-header.ts';
 import { renderLlmsTxt } from './llms-txt.ts';
 import { buildTools, toolError } from './tools.ts';
@@ -27,6 +28,8 @@ const MAX_BATCH = 10;
 
 export interface McpOptions {
   access: AccessControl;
+  /** Every MCP message counts as a free read (the handshake and tool list cost nothing else). */
+  readLimiter: AccountReadLimiter;
   version: string;
 }
 
@@ -127,6 +130,7 @@ export default async function mcpPlugin(app: FastifyInstance, options: McpOption
       onRequest: async (request) => {
         const account = await options.access.authenticate(apiKeyOf(request.headers));
         if (!account) throw Errors.unauthorized();
+        await options.readLimiter.check(account.id);
       },
     },
     async (request, reply) => {

@@ -21,6 +21,7 @@ import {
   createTestAccess,
   createTestIdempotency,
   createTestIpLimiter,
+  createTestReadLimiter,
   createTestKv,
   createTestLedger,
   transcript,
@@ -165,16 +166,18 @@ beforeAll(async () => {
     deadlineMs: 5_000,
     aiDeadlineMs: 5_000,
   });
+  const clock = new ManualClock();
   app = await buildApp({
     config,
     access: createTestAccess().access,
     credits: createTestLedger({ acc_free: 100, acc_pro: 100 }).ledger,
     idempotency: createTestIdempotency(),
     ipLimiter: createTestIpLimiter(),
+    readLimiter: createTestReadLimiter(clock),
     backends,
     fanOut: createDirectFanOut({ extractor: backends.extractor, concurrency: 4 }),
     kv: createTestKv(),
-    clock: new ManualClock(),
+    clock,
   });
   base = await app.listen({ host: '127.0.0.1', port: 0 });
 });

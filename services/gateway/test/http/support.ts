@@ -8,12 +8,12 @@ import { commonV1 } from '@subx/contracts';
 import type { aiV1, billingV1, commentsV1, extractorV1 } from '@subx/contracts';
 import { answerHeadJson, publicSegmentsJson } from '@subx/formats';
 import { AppError, Errors } from '@subx/errors';
-import { ManualClock } from '@subx/ports';
+import { ManualClock, createInMemoryKeyValueStore } from '@subx/ports';
 import type { KeyValueStore } from '@subx/ports';
 import { buildApp } from '../../src/app.ts';
 import { subtitleTypeName } from '../../src/mappers.ts';
-import { attachRateLimit } from '../../src/access/rate-limit.ts';
-import type { IpRateLimiter } from '../../src/access/rate-limit.ts';
+import { attachRateLimit, createAccountReadLimiter } from '../../src/access/rate-limit.ts';
+import type { AccountReadLimiter, IpRateLimiter } from '../../src/access/rate-limit.ts';
 import { tierAllows, DEFAULT_PRICING } from '../../src/access/pricing.ts';
 import type {
   AccessControl,
@@ -170,6 +170,11 @@ export function createTestIpLimiter(limit = 1000): IpRateLimiter & { counts: Map
         );
     },
   };
+}
+
+/** The real per-account read limiter over the embedded store, on the given clock. */
+export function createTestReadLimiter(clock: ManualClock, limitPerMinute = 1000): AccountReadLimiter {
+  return createAccountReadLimiter({ kv: createInMemoryKeyValueStore({ clock }), clock, limitPerMinute });
 }
 
 /** Enough of KeyValueStore for the gateway (summary paid markers). */
@@ -386,6 +391,8 @@ export async function buildTestGateway(
     balances?: Record<string, number>;
     dailyLimits?: Partial<Record<Tier, number | null>>;
     ipLimit?: number;
+    /** The free reads' per-account limit per minute (default 1000). */
+    readLimit?: number;
     deps?: Partial<GatewayDeps>;
   } = {},
 ): Promise<TestGateway> {
@@ -404,6 +411,7 @@ export async function buildTestGateway(
     credits: ledger.ledger,
     idempotency: createTestIdempotency(),
     ipLimiter,
+    readLimiter: createTestReadLimiter(clock, options.readLimit),
     backends,
     fanOut: createDirectFanOut({ extractor: backends.extractor, concurrency: config.FANOUT_CONCURRENCY }),
     kv,

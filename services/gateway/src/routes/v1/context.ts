@@ -15,7 +15,8 @@ export function routeOptions(ctx: RouteContext, spec: OperationSpec): RouteShort
   if (spec.body) schema.body = spec.body;
   if (spec.querystring) schema.querystring = spec.querystring;
   if (spec.params) schema.params = spec.params;
-  if (spec.auth === 'account') return { schema, onRequest: [authenticateHook(ctx.deps.access)] };
+  if (spec.auth === 'account')
+    return { schema, onRequest: [authenticateHook(ctx.deps.access, ctx.deps.readLimiter)] };
   if (spec.auth) {
     return {
       schema,
