@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  dnsLookup,
   isPublicAddress,
   resolveWebhookTarget,
   WebhookTargetRefused,
@@ -106,5 +107,47 @@ describe('resolveWebhookTarget', () => {
     expect(target).toMatchObject({ address: '127.0.0.1', family: 4 });
     const v6 = await resolveWebhookTarget('http://[::1]:9000/hook', { allowPrivateNetworks: true });
     expect(v6).toMatchObject({ address: '::1', family: 6 });
+  });
+});
+
+describe('the DNS wait under load', () => {
+  it('holds none of libuv’s threads: lookups a DNS server never answers leave file and crypto work free', async () => {
+    const { createSocket } = await import('node:dgram');
+    const { pbkdf2 } = await import('node:crypto');
+    // A DNS server on loopback that reads every question and answers none.
+    const silent = createSocket('udp4');
+    await new Promise<void>((resolve) => silent.bind(0, '127.0.0.1', resolve));
+    const server = `127.0.0.1:${silent.address().port}`;
+    const lookup = dnsLookup({ servers: [server], timeoutMs: 1_500 });
+    const policy = { allowPrivateNetworks: false, lookup, lookupTimeoutMs: 1_000 };
+    const started = performance.now();
+    const waits = Array.from({ length: 16 }, (_, i) =>
+      resolveWebhookTarget(`https://slow-${i}.example.com/hook`, policy).then(
+        () => 'resolved',
+        (e: WebhookTargetRefused) => e.reason,
+      ),
+    );
+    // Threadpool work (4 threads by default) while 16 lookups wait: it must not queue behind them.
+    const hashed = performance.now();
+    await Promise.all(
+      Array.from(
+        { length: 4 },
+        () =>
+          new Promise((resolve, reject) =>
+            pbkdf2('x', 'y', 1, 32, 'sha256', (e, k) => (e ? reject(e) : resolve(k))),
+          ),
+      ),
+    );
+    expect(performance.now() - hashed).toBeLessThan(500);
+    // Every lookup ends at the bound, refused as unresolvable.
+    expect(new Set(await Promise.all(waits))).toEqual(new Set(['unresolvable']));
+    expect(performance.now() - started).toBeLessThan(3_000);
+    silent.close();
+  });
+
+  it('answers localhost as loopback (RFC 6761), so local receivers still resolve', async () => {
+    const answers = await dnsLookup({ servers: ['127.0.0.1:9'] })('localhost');
+    expect(answers.length).toBeGreaterThan(0);
+    expect(answers.every((a) => ['127.0.0.1', '::1'].includes(a.address))).toBe(true);
   });
 });

@@ -1,4 +1,4 @@
-import { lookup as dnsLookup } from 'node:dns/promises';
+import { Resolver } from 'node:dns/promises';
 import ipaddr from 'ipaddr.js';
 
 /** Why a webhook URL is not accepted; `message` says it to the API user. */
@@ -26,7 +26,7 @@ export type HostLookup = (host: string) => Promise<Array<{ address: string; fami
 export interface WebhookTargetPolicy {
   /** `WEBHOOK_ALLOW_PRIVATE_NETWORKS=true`: for self-hosted setups whose receivers are internal. */
   allowPrivateNetworks: boolean;
-  /** Default: the system resolver, every address (`dns.lookup` with `all`). */
+  /** Default: the system's DNS servers through c-ares (`dnsLookup()`), every address. */
   lookup?: HostLookup;
   /** Bound on the DNS answer. Default 5 000 ms. */
   lookupTimeoutMs?: number;
@@ -34,7 +34,36 @@ export interface WebhookTargetPolicy {
 
 export const MAX_WEBHOOK_URL_LENGTH = 2_048;
 
-const systemLookup: HostLookup = (host) => dnsLookup(host, { all: true, verbatim: true });
+/**
+ * A lookup that asks DNS servers directly (c-ares: A and AAAA), never `dns.lookup`: getaddrinfo
+ * runs on libuv's threadpool (4 threads, shared with file and crypto work), so a few slow answers
+ * would hold every thread past any timeout of ours, and the process's other waits with them. A
+ * c-ares query holds no thread; the resolver is this lookup's own, so a timeout cancels it alone.
+ * `servers`: the system's (resolv.conf) unless given. /etc/hosts is not read (webhook receivers
+ * are named in DNS); `localhost` is loopback, as RFC 6761 has it.
+ */
+export function dnsLookup(options: { servers?: readonly string[]; timeoutMs?: number } = {}): HostLookup {
+  return async (host) => {
+    // RFC 6761: localhost is loopback, answered here (not every c-ares build does it itself).
+    if (host === 'localhost' || host.endsWith('.localhost')) {
+      return [
+        { address: '127.0.0.1', family: 4 },
+        { address: '::1', family: 6 },
+      ];
+    }
+    const resolver = new Resolver({ timeout: options.timeoutMs ?? 2_000, tries: 2 });
+    if (options.servers) resolver.setServers([...options.servers]);
+    const [v4, v6] = await Promise.allSettled([resolver.resolve4(host), resolver.resolve6(host)]);
+    const answers = [
+      ...(v4.status === 'fulfilled' ? v4.value.map((address) => ({ address, family: 4 })) : []),
+      ...(v6.status === 'fulfilled' ? v6.value.map((address) => ({ address, family: 6 })) : []),
+    ];
+    if (answers.length === 0 && v4.status === 'rejected') throw v4.reason;
+    return answers;
+  };
+}
+
+const systemLookup: HostLookup = dnsLookup();
 
 /**
  * Anything but a public unicast address is refused: loopback, RFC 1918, link-local (the cloud

@@ -19,6 +19,13 @@ export const webhookEnv = {
   WEBHOOK_POLL_MS: durationMsBetween(100, 60_000).default(1_000),
   /** Attempts in flight at once per gateway process (1 .. 256). */
   WEBHOOK_CONCURRENCY: positiveInt.pipe(z.number().max(256, { error: 'must be at most 256' })).default(8),
+  /**
+   * Of those, attempts to one account's receivers (1 .. 256): a few slow receivers cannot take
+   * every slot, so other accounts' deliveries keep going.
+   */
+  WEBHOOK_CONCURRENCY_PER_ACCOUNT: positiveInt
+    .pipe(z.number().max(256, { error: 'must be at most 256' }))
+    .default(2),
 };
 
 export interface WebhookConfig {
@@ -26,4 +33,5 @@ export interface WebhookConfig {
   WEBHOOK_TIMEOUT_MS: number;
   WEBHOOK_POLL_MS: number;
   WEBHOOK_CONCURRENCY: number;
+  WEBHOOK_CONCURRENCY_PER_ACCOUNT: number;
 }

@@ -123,6 +123,19 @@ const FINAL_REFUSALS: ReadonlySet<WebhookTargetRefusal> = new Set([
   'private_address',
 ]);
 
+const WEBHOOK_URL_REFUSED =
+  'webhook_url is not a URL we deliver to: it must be an absolute https (or http) URL of at most ' +
+  '2,048 characters, without credentials, whose host resolves to a public address.';
+
+/**
+ * The reason a caller sees: what the URL itself says wrong, or `unresolvable` for both a host that
+ * does not resolve and one that resolves to a private address (which of the two would tell which
+ * internal names exist).
+ */
+function publicRefusalReason(reason: WebhookTargetRefusal): WebhookTargetRefusal {
+  return reason === 'private_address' ? 'unresolvable' : reason;
+}
+
 export function capAttempts(attempts: WebhookAttemptRecord[]): WebhookAttemptRecord[] {
   if (attempts.length <= ATTEMPTS_KEPT_LAST + 1) return attempts;
   return [attempts[0]!, ...attempts.slice(-ATTEMPTS_KEPT_LAST)];
@@ -141,6 +154,8 @@ export interface WebhookDeliveriesDeps {
   retentionMs?: number;
 }
 
+/** Queries one dispatch makes at most while accounts at their share are being left out. */
+const DISPATCH_LOOKS = 4;
 /** Deliveries that ended are kept 30 days (the job's delivery log), then pruned. */
 const DELIVERY_RETENTION_MS = 30 * 86_400_000;
 /** How often a polling worker prunes. */
@@ -199,10 +214,13 @@ export function createWebhookDeliveries(deps: WebhookDeliveriesDeps): WebhookDel
         timeoutMs: config.WEBHOOK_TIMEOUT_MS,
       });
       outcome = result.outcome;
+      // The receiver's own words are kept for public receivers only: where private networks are
+      // allowed, an answer may come from an internal service, and the log is the account's to read.
+      const detail = config.WEBHOOK_ALLOW_PRIVATE_NETWORKS ? undefined : result.detail;
       const error =
         result.outcome === 'delivered'
           ? null
-          : `${result.outcome}${result.status === null ? '' : ` ${result.status}`}${result.detail ? `: ${result.detail}` : ''}`;
+          : `${result.outcome}${result.status === null ? '' : ` ${result.status}`}${detail ? `: ${detail}` : ''}`;
       record = {
         attempt: number,
         at: new Date(at).toISOString(),
@@ -221,7 +239,8 @@ export function createWebhookDeliveries(deps: WebhookDeliveriesDeps): WebhookDel
           attempt: number,
           at: new Date(at).toISOString(),
           status_code: null,
-          error: `target refused (${error.reason}): ${error.message}`.slice(0, MAX_ERROR_LENGTH),
+          // The reason only: the refusal's own message names the host and its addresses.
+          error: `target refused (${publicRefusalReason(error.reason)})`,
           duration_ms: duration,
         };
         if (FINAL_REFUSALS.has(error.reason)) final = 'failed';
@@ -309,35 +328,70 @@ export function createWebhookDeliveries(deps: WebhookDeliveriesDeps): WebhookDel
   let claiming = 0;
   const busy = () => inFlight.size + claiming;
 
-  /** Claims what is due, up to the free slots, and starts those attempts; returns them running. */
+  /** Attempts running or being claimed per account: what WEBHOOK_CONCURRENCY_PER_ACCOUNT bounds. */
+  const perAccount = new Map<string, number>();
+  const take = (accountId: string) => perAccount.set(accountId, (perAccount.get(accountId) ?? 0) + 1);
+  const give = (accountId: string) => {
+    const left = (perAccount.get(accountId) ?? 1) - 1;
+    if (left <= 0) perAccount.delete(accountId);
+    else perAccount.set(accountId, left);
+  };
+  const accountsAtCap = () =>
+    [...perAccount].filter(([, n]) => n >= config.WEBHOOK_CONCURRENCY_PER_ACCOUNT).map(([id]) => id);
+
+  /**
+   * Claims what is due, up to the free slots, and starts those attempts; returns them running.
+   * Accounts whose receivers already hold their share of the slots are left out of the query, so
+   * one account's slow receivers never keep another's deliveries waiting for a slot.
+   */
   async function dispatch(): Promise<Promise<void>[]> {
-    const free = config.WEBHOOK_CONCURRENCY - busy();
-    if (stopped || free <= 0) return [];
-    const now = clock.now();
-    const due = await deliveries.find(
-      { status: 'pending', next_attempt_at: { $lte: now }, lease_until: { $lte: now } },
-      { sort: { next_attempt_at: 1 }, limit: free },
-    );
     const started: Promise<void>[] = [];
-    for (const candidate of due) {
-      // A slot is taken before the claim, so a poll and a tick running together stay within the bound.
-      if (stopped || busy() >= config.WEBHOOK_CONCURRENCY) break;
-      claiming++;
-      let doc: DeliveryDoc | null;
-      try {
-        doc = await claim(candidate);
-      } finally {
-        claiming--;
+    for (let look = 0; look < DISPATCH_LOOKS; look++) {
+      const free = config.WEBHOOK_CONCURRENCY - busy();
+      if (stopped || free <= 0) break;
+      const now = clock.now();
+      const due = await deliveries.find(
+        {
+          status: 'pending',
+          next_attempt_at: { $lte: now },
+          lease_until: { $lte: now },
+          account_id: { $nin: accountsAtCap() },
+        },
+        { sort: { next_attempt_at: 1 }, limit: free },
+      );
+      let skipped = false;
+      for (const candidate of due) {
+        // A slot is taken before the claim, so a poll and a tick running together stay within the bound.
+        if (stopped || busy() >= config.WEBHOOK_CONCURRENCY) break;
+        if ((perAccount.get(candidate.account_id) ?? 0) >= config.WEBHOOK_CONCURRENCY_PER_ACCOUNT) {
+          skipped = true; // its account's share is taken: the next look leaves that account out
+          continue;
+        }
+        claiming++;
+        take(candidate.account_id);
+        let doc: DeliveryDoc | null;
+        try {
+          doc = await claim(candidate);
+        } finally {
+          claiming--;
+        }
+        if (!doc) {
+          give(candidate.account_id);
+          continue; // another replica claimed it first
+        }
+        const claimed = doc;
+        const run: Promise<void> = attempt(claimed)
+          .catch((err: unknown) =>
+            logger.error({ err, delivery: claimed._id }, 'webhook: recording the attempt failed'),
+          )
+          .finally(() => {
+            inFlight.delete(run);
+            give(claimed.account_id);
+          });
+        inFlight.add(run);
+        started.push(run);
       }
-      if (!doc) continue; // another replica claimed it first
-      const claimed = doc;
-      const run: Promise<void> = attempt(claimed)
-        .catch((err: unknown) =>
-          logger.error({ err, delivery: claimed._id }, 'webhook: recording the attempt failed'),
-        )
-        .finally(() => inFlight.delete(run));
-      inFlight.add(run);
-      started.push(run);
+      if (!skipped) break;
     }
     return started;
   }
@@ -429,7 +483,9 @@ export function createWebhookDeliveries(deps: WebhookDeliveriesDeps): WebhookDel
         await resolveWebhookTarget(url, policy);
       } catch (error) {
         if (error instanceof WebhookTargetRefused) {
-          throw Errors.invalidRequest(error.message, { reason: error.reason });
+          // One message for every refusal, naming no host or address: the answer must not tell a
+          // caller which internal names resolve, or to what.
+          throw Errors.invalidRequest(WEBHOOK_URL_REFUSED, { reason: publicRefusalReason(error.reason) });
         }
         throw error instanceof AppError ? error : Errors.internal(error);
       }
