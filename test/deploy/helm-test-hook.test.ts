@@ -41,7 +41,11 @@ type Obj = {
   data?: Record<string, string>;
   spec?: unknown;
 };
-type Env = { name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } };
+type Env = {
+  name: string;
+  value?: string;
+  valueFrom?: { secretKeyRef?: { name: string; key: string; optional?: boolean } };
+};
 type TestPod = {
   restartPolicy?: string;
   activeDeadlineSeconds?: number;
@@ -208,7 +212,11 @@ describe.skipIf(!helm)('helm test hook: what the chart renders', () => {
     expect(key?.value).toBeUndefined();
     const secret = smoke(objs).find((o) => o.kind === 'Secret') as Obj;
     expect(secret.metadata.annotations?.['helm.sh/hook']).toBe('test');
-    expect(key?.valueFrom?.secretKeyRef).toEqual({ name: secret.metadata.name, key: 'API_KEY' });
+    expect(key?.valueFrom?.secretKeyRef).toEqual({
+      name: secret.metadata.name,
+      key: 'API_KEY',
+      optional: true,
+    });
     expect(Buffer.from(String(secret.data?.API_KEY), 'base64').toString()).toBe(
       'sxk_v1_demoDemoDemoDemoDemoDemoDemoDemo',
     );
@@ -225,10 +233,13 @@ describe.skipIf(!helm)('helm test hook: what the chart renders', () => {
     ]);
     expect(smoke(objs).filter((o) => o.kind === 'Secret')).toEqual([]);
     const { spec } = testPod(objs);
+    // Optional: a Secret made after the install leaves the Pod startable until it exists.
     expect(envOf(spec).get('SMOKE_API_KEY')?.valueFrom?.secretKeyRef).toEqual({
       name: 'subx-smoke-key',
       key: 'API_KEY',
+      optional: true,
     });
+    expect(envOf(spec).get('SMOKE_API_KEY_SOURCE')?.value).toBe('Secret subx-smoke-key, key API_KEY');
     expect(spec.imagePullSecrets).toEqual([{ name: 'registry-credentials' }]);
     expect(spec.containers[0]?.image).toBe('registry.example.com/platform/subx/gateway:0.1.0');
   });
@@ -292,17 +303,19 @@ describe.skipIf(!helm)('helm test hook: the smoke calls against npm run demo', (
     const run = await runScript(scriptFile, { ...demo.env, SMOKE_GATEWAY_URL: gatewayUrl });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/smoke: ok {3}GET \/health\/ready: 200/);
+    expect(run.stdout).toMatch(/smoke: ok {3}GET \/openapi.json: OpenAPI 3\.\d/);
+    expect(run.stdout).toMatch(/smoke: ok {3}POST \/api\/v1\/extract without a key: 401 UNAUTHORIZED/);
     expect(run.stdout).toMatch(/smoke: ok {3}POST \/api\/v1\/extract F1xioXWb8CY: \d+ segments, language en/);
     expect(run.stdout).toMatch(/smoke: ok {3}POST \/api\/v1\/batch: 2\/2 videos extracted/);
-    expect(run.stdout).toContain('smoke: PASS (3 checks)');
+    expect(run.stdout).toContain('smoke: PASS (5 checks)');
     expect(run.stdout + run.stderr).not.toContain(demo.env.SMOKE_API_KEY);
   });
 
-  it('with the default values, checks readiness only', async () => {
+  it('with the default values, runs the checks that need no key', async () => {
     const { env } = renderSmokeTest(path.join(chartDir, 'ci/dev-values.yaml'));
     const run = await runScript(scriptFile, { ...env, SMOKE_GATEWAY_URL: gatewayUrl });
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toContain('smoke: PASS (1 checks)');
+    expect(run.stdout).toContain('smoke: PASS (3 checks)');
   });
 
   it('fails with the API error when the key is refused', async () => {
@@ -348,13 +361,19 @@ describe.skipIf(!helm)('helm test hook: the smoke calls against npm run demo', (
     expect(run.stderr).toContain('smoke: FAIL config: SMOKE_READY_WAIT_MS must be milliseconds, got "1m"');
   });
 
-  it('refuses extract settings without a key before calling anything', async () => {
+  it('skips the keyed checks, saying why, while their Secret does not exist yet', async () => {
+    // What the Pod sees when the optional Secret reference finds nothing: no SMOKE_API_KEY at all.
+    const { SMOKE_API_KEY: _key, ...withoutKey } = demo.env;
     const run = await runScript(scriptFile, {
-      ...demo.env,
+      ...withoutKey,
       SMOKE_GATEWAY_URL: gatewayUrl,
-      SMOKE_API_KEY: '',
+      SMOKE_API_KEY_SOURCE: 'Secret subx-cluster-smoke-key, key API_KEY',
     });
-    expect(run.code).toBe(1);
-    expect(run.stderr).toContain('smoke: FAIL config: SMOKE_VIDEO_URL/SMOKE_BATCH_URLS need SMOKE_API_KEY');
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain(
+      'smoke: skip extract: no API key in Secret subx-cluster-smoke-key, key API_KEY (create it, then run helm test again)',
+    );
+    expect(run.stdout).toContain('smoke: skip batch: no API key');
+    expect(run.stdout).toContain('smoke: PASS (3 checks, 2 skipped)');
   });
 });

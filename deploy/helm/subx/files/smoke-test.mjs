@@ -8,9 +8,11 @@
 //   SMOKE_VIDEO_URL       POST /api/v1/extract of this video (skipped when empty)
 //   SMOKE_BATCH_URLS      comma-separated: POST /api/v1/batch of these videos, fanned out over Kafka
 //                         to the extractors (skipped when empty); every item must succeed
-//   SMOKE_API_KEY         the key for extract and batch (never printed)
+//   SMOKE_API_KEY         the key for extract and batch (never printed); without it they are skipped
+//   SMOKE_API_KEY_SOURCE  where the key comes from (said when it is missing)
 //
-// Prints one line per check; exits 0 when all pass, 1 at the first failure, with what failed.
+// Prints one line per check (and per skipped check, with why); exits 0 when all that ran pass, 1 at
+// the first failure, with what failed.
 
 const env = process.env;
 const base = (env.SMOKE_GATEWAY_URL ?? '').replace(/\/+$/, '');
@@ -22,6 +24,7 @@ const batchUrls = (env.SMOKE_BATCH_URLS ?? '')
   .map((u) => u.trim())
   .filter(Boolean);
 const apiKey = env.SMOKE_API_KEY?.trim() ?? '';
+const apiKeySource = env.SMOKE_API_KEY_SOURCE?.trim() || 'SMOKE_API_KEY';
 const READY_POLL_MS = 2_000;
 const BODY_EXCERPT_CHARS = 300;
 
@@ -103,6 +106,29 @@ async function waitReady() {
   }
 }
 
+async function openapi() {
+  const check = 'GET /openapi.json';
+  const { status, text, ms } = await call(check, '/openapi.json');
+  if (status !== 200) fail(check, describeResponse(status, text));
+  const doc = parseJson(check, text);
+  if (typeof doc.openapi !== 'string' || !doc.paths?.['/api/v1/extract'])
+    fail(check, 'not the API document (no openapi version or no /api/v1/extract)');
+  return `ok   GET /openapi.json: OpenAPI ${doc.openapi}, ${Object.keys(doc.paths).length} paths (${ms} ms)`;
+}
+
+async function keylessExtract() {
+  const check = 'POST /api/v1/extract without a key';
+  const { status, text, ms } = await call(check, '/api/v1/extract', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ url: 'https://youtu.be/aaaaaaaaaaa' }),
+  });
+  const error = status === 401 ? parseJson(check, text).error : null;
+  if (!error?.code || !error.request_id)
+    fail(check, `expected 401 in the error shape, got ${describeResponse(status, text)}`);
+  return `ok   POST /api/v1/extract without a key: 401 ${error.code} (${ms} ms)`;
+}
+
 async function extract() {
   const check = `extract ${videoUrl}`;
   const { status, text, ms } = await post(check, '/api/v1/extract', { url: videoUrl });
@@ -143,14 +169,18 @@ async function main() {
     if (!Number.isFinite(value) || value < 0)
       fail('config', `${name} must be milliseconds, got "${env[name]}"`);
   }
-  if ((videoUrl || batchUrls.length) && !apiKey)
-    fail('config', 'SMOKE_VIDEO_URL/SMOKE_BATCH_URLS need SMOKE_API_KEY');
-  const checks = [waitReady];
-  if (videoUrl) checks.push(extract);
-  if (batchUrls.length) checks.push(batch);
+  const checks = [waitReady, openapi, keylessExtract];
+  const skipped = [];
+  const keyed = [...(videoUrl ? [extract] : []), ...(batchUrls.length ? [batch] : [])];
+  if (apiKey) checks.push(...keyed);
+  else if (keyed.length) {
+    for (const name of [...(videoUrl ? ['extract'] : []), ...(batchUrls.length ? ['batch'] : [])])
+      skipped.push(`${name}: no API key in ${apiKeySource} (create it, then run helm test again)`);
+  }
   console.log(`smoke: ${checks.length} checks against ${base}`);
   for (const check of checks) console.log(`smoke: ${await check()}`);
-  console.log(`smoke: PASS (${checks.length} checks)`);
+  for (const line of skipped) console.log(`smoke: skip ${line}`);
+  console.log(`smoke: PASS (${checks.length} checks${skipped.length ? `, ${skipped.length} skipped` : ''})`);
 }
 
 main().catch((err) => {
