@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
 import { parseCommentsEntry } from './next.ts';
 import { classifyPlayability } from './player.ts';
 import { parsePlaylistPage } from './playlist.ts';
@@ -125,5 +126,51 @@ describe('comments entry of today', () => {
     expect(parseCommentsEntry(other)).toMatchObject({ disabled: false, missing: true });
     const live = watch([], { conversationBar: { liveChatRenderer: {} } });
     expect(parseCommentsEntry(live).disabled).toBe(true);
+  });
+});
+
+describe('the interstitial error screen (October 2026)', () => {
+  const synthetic = (name: string): unknown =>
+    JSON.parse(
+      readFileSync(new URL(`../../../testing/fixtures-synthetic/player/${name}`, import.meta.url), 'utf8'),
+    );
+
+  it('a bot check shown as an interstitial is bot_check, a retryable block and a session signal', () => {
+    const v = classifyPlayability(synthetic('interstitial-bot-check.json'), 'aaaaaaaaaaa');
+    expect(v).toMatchObject({ ok: false, definitive: false, sessionSignal: true });
+    expect(!v.ok && [v.error.code, v.error.reason, v.error.retryable]).toEqual([
+      'UPSTREAM_BLOCKED',
+      'bot_check',
+      true,
+    ]);
+  });
+
+  it('an age gate shown as an interstitial is VIDEO_UNAVAILABLE age_restricted, a verdict', () => {
+    const v = classifyPlayability(synthetic('interstitial-age-gate.json'), 'aaaaaaaaaaa');
+    expect(v).toMatchObject({ ok: false, definitive: true });
+    expect(!v.ok && [v.error.code, v.error.reason]).toEqual(['VIDEO_UNAVAILABLE', 'age_restricted']);
+  });
+
+  it('a geo block shown as an interstitial is geo_blocked', () => {
+    const v = classifyPlayability(
+      {
+        playabilityStatus: {
+          status: 'UNPLAYABLE',
+          errorScreen: {
+            playerInterstitialRenderer: {
+              content: {
+                interstitialViewModel: {
+                  title: { content: 'Video unavailable' },
+                  description: { content: 'The uploader has not made this video available in your country' },
+                },
+              },
+            },
+          },
+        },
+        videoDetails: { videoId: 'aaaaaaaaaaa' },
+      },
+      'aaaaaaaaaaa',
+    );
+    expect(!v.ok && [v.error.code, v.error.reason]).toEqual(['VIDEO_UNAVAILABLE', 'geo_blocked']);
   });
 });

@@ -64,11 +64,26 @@ export type Playability =
       sessionSignal?: boolean;
     };
 
+/**
+ * The error screen's interstitial shape (since October 2026, often with no `reason` and no
+ * `playerErrorMessageRenderer`): `errorScreen.playerInterstitialRenderer.content.interstitialViewModel`
+ * with `title.content` and `description.content` as plain strings.
+ */
+function interstitial(ps: unknown): { title?: string; description?: string } {
+  const view = at(ps, 'errorScreen', 'playerInterstitialRenderer', 'content', 'interstitialViewModel');
+  const title = str(at(view, 'title', 'content'));
+  const description = str(at(view, 'description', 'content'));
+  return { ...(title ? { title } : {}), ...(description ? { description } : {}) };
+}
+
 function playabilityText(ps: unknown): string {
+  const screen = interstitial(ps);
   const parts = [
     str(at(ps, 'reason')),
     text(at(ps, 'errorScreen', 'playerErrorMessageRenderer', 'reason')),
     text(at(ps, 'errorScreen', 'playerErrorMessageRenderer', 'subreason')),
+    screen.title,
+    screen.description,
     ...arr(at(ps, 'messages')).map((m) => str(m)),
   ];
   return parts.filter(Boolean).join(' | ');
@@ -96,6 +111,7 @@ export function classifyPlayability(player: unknown, requestedId: string): Playa
   const headline = (
     str(at(ps, 'reason')) ??
     text(at(ps, 'errorScreen', 'playerErrorMessageRenderer', 'reason')) ??
+    interstitial(ps).title ??
     ''
   ).toLowerCase();
   const blocked = (reason: Parameters<typeof Errors.upstreamBlocked>[0], message: string, session = false) =>
