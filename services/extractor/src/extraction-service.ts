@@ -41,7 +41,8 @@ function invalidReasonOf(error: AppError): string {
   return error.code === 'VIDEO_UNAVAILABLE' && error.reason ? error.reason : 'video_not_found';
 }
 
-const LANGUAGE = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/;
+/** A language code, or `original`: the language the video is spoken in. */
+const LANGUAGE = /^(?:original|[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*)$/;
 
 function normaliseInclude(include: readonly string[]): MetadataField[] {
   const valid = new Set<string>(METADATA_FIELDS);

@@ -19,6 +19,11 @@ export interface CaptionList {
   tracks: CaptionTrack[];
   /** Target codes for `tlang`; undefined when the client omitted the list (translation then untested). */
   translationLanguages: string[] | undefined;
+  /**
+   * The default caption track of the video's default (original) audio track, as an index into
+   * `tracks`; undefined when the answer names none.
+   */
+  originalTrackIndex?: number;
 }
 
 export function parseCaptionTracks(player: unknown): CaptionList {
@@ -40,7 +45,16 @@ export function parseCaptionTracks(player: unknown): CaptionList {
     });
   }
   const tl = at(r, 'translationLanguages');
+  // audioTracks[defaultAudioTrackIndex].defaultCaptionTrackIndex indexes captionTracks, which the
+  // loop above may have shortened (tracks without a URL): map it through the kept ones.
+  const audio = arr(at(r, 'audioTracks'));
+  const defaultAudio = audio[Number(at(r, 'defaultAudioTrackIndex') ?? 0)] ?? audio[0];
+  const rawIndex = at(defaultAudio, 'defaultCaptionTrackIndex');
+  const rawTrack = typeof rawIndex === 'number' ? arr(at(r, 'captionTracks'))[rawIndex] : undefined;
+  const rawUrl = str(at(rawTrack, 'baseUrl'));
+  const originalTrackIndex = rawUrl ? tracks.findIndex((t) => t.baseUrl === rawUrl) : -1;
   return {
+    ...(originalTrackIndex >= 0 ? { originalTrackIndex } : {}),
     tracks,
     translationLanguages: Array.isArray(tl)
       ? tl.map((x) => str(at(x, 'languageCode'))).filter((x): x is string => !!x)

@@ -33,10 +33,10 @@ export const urlSchema = (description: string) => ({
 /** ISO 639-1 plus the platform's regional/script forms (en-GB, pt-BR, zh-Hans). */
 export const languageSchema = {
   type: 'string',
-  pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8}){0,2}$',
+  pattern: '^(original|[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8}){0,2})$',
   default: 'en',
   description:
-    'Language code: ISO 639-1 (`en`), optionally with a region or script (`en-GB`, `pt-BR`, `zh-Hans`).',
+    'Language code: ISO 639-1 (`en`), optionally with a region or script (`en-GB`, `pt-BR`, `zh-Hans`); old and new codes find each other (`he`/`iw`, `fil`/`tl`, `id`/`in`) and the answer keeps the code asked for. `original`: the language the video is spoken in (the original audio track\'s default captions, else the auto-generated track\'s language, else the only manual language), which the answer\'s `language` names.',
 };
 
 export const formatSchema = {

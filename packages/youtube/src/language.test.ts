@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { chooseTrack } from './language.ts';
+import { parseCaptionTracks } from './parse/player.ts';
+import type { CaptionList, CaptionTrack } from './parse/player.ts';
+
+const track = (languageCode: string, kind: 'manual' | 'asr' = 'manual'): CaptionTrack => ({
+  languageCode,
+  kind,
+  name: languageCode,
+  vssId: `${kind === 'asr' ? 'a' : ''}.${languageCode}`,
+  baseUrl: `https://www.youtube.com/api/timedtext?v=x&lang=${languageCode}&kind=${kind}`,
+  isTranslatable: true,
+  requiresPoToken: false,
+});
+const list = (tracks: CaptionTrack[], extra: Partial<CaptionList> = {}): CaptionList => ({
+  tracks,
+  translationLanguages: undefined,
+  ...extra,
+});
+const choose = (l: CaptionList, language: string) => {
+  const c = chooseTrack('aaaaaaaaaaa', l, language);
+  return [c.track.languageCode, c.track.kind, c.language];
+};
+
+describe('language: "original"', () => {
+  it('takes the original audio track’s default caption track', () => {
+    const l = list([track('en'), track('fr'), track('fr', 'asr')], { originalTrackIndex: 1 });
+    expect(choose(l, 'original')).toEqual(['fr', 'manual', 'fr']);
+  });
+
+  it('else the language speech recognition heard (its manual twin first), else the only manual one', () => {
+    expect(choose(list([track('en'), track('fr', 'asr')]), 'original')).toEqual(['fr', 'asr', 'fr']);
+    expect(choose(list([track('en'), track('fr'), track('fr', 'asr')]), 'original')).toEqual([
+      'fr',
+      'manual',
+      'fr',
+    ]);
+    expect(choose(list([track('fr'), track('fr-CA')]), 'original')).toEqual(['fr', 'manual', 'fr']);
+  });
+
+  it('is LANGUAGE_NOT_AVAILABLE when nothing says which language is spoken', () => {
+    expect(() => chooseTrack('aaaaaaaaaaa', list([track('en'), track('de')]), 'original')).toThrow(
+      expect.objectContaining({ code: 'LANGUAGE_NOT_AVAILABLE' }),
+    );
+  });
+
+  it('reads the default audio track’s caption index from a player answer', () => {
+    const parsed = parseCaptionTracks({
+      captions: {
+        playerCaptionsTracklistRenderer: {
+          captionTracks: [
+            { baseUrl: '/api/timedtext?lang=en', languageCode: 'en' },
+            { baseUrl: '/api/timedtext?lang=fr&kind=asr', languageCode: 'fr', kind: 'asr' },
+          ],
+          audioTracks: [{ captionTrackIndices: [0, 1], defaultCaptionTrackIndex: 1 }],
+          defaultAudioTrackIndex: 0,
+        },
+      },
+    });
+    expect(parsed.originalTrackIndex).toBe(1);
+    expect(chooseTrack('aaaaaaaaaaa', parsed, 'original').language).toBe('fr');
+  });
+});
+
+describe('old and new codes', () => {
+  it('finds a track filed under the old code, answering in the code asked for', () => {
+    expect(choose(list([track('iw')]), 'he')).toEqual(['iw', 'manual', 'he']);
+    expect(choose(list([track('he')]), 'iw')).toEqual(['he', 'manual', 'iw']);
+    expect(choose(list([track('tl', 'asr')]), 'fil')).toEqual(['tl', 'asr', 'fil']);
+    expect(choose(list([track('iw-IL')]), 'he')).toEqual(['iw-IL', 'manual', 'he-IL']);
+  });
+
+  it('keeps regional and script codes', () => {
+    expect(choose(list([track('es-419'), track('es')]), 'es-419')).toEqual(['es-419', 'manual', 'es-419']);
+    expect(choose(list([track('pt-BR')]), 'pt-BR')).toEqual(['pt-BR', 'manual', 'pt-BR']);
+    expect(choose(list([track('zh-Hans'), track('zh-Hant')]), 'zh-Hant')).toEqual([
+      'zh-Hant',
+      'manual',
+      'zh-Hant',
+    ]);
+  });
+});
