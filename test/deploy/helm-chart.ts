@@ -64,7 +64,11 @@ export type Obj = {
   data?: Record<string, string>;
   spec?: Record<string, unknown>;
 };
-type Probe = { grpc?: { port: number }; httpGet?: { path: string; port: string | number } };
+type Probe = {
+  grpc?: { port: number };
+  httpGet?: { path: string; port: string | number };
+  tcpSocket?: { port: number | string };
+};
 export type Container = {
   name: string;
   ports?: { name: string; containerPort: number }[];

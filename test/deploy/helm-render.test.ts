@@ -34,9 +34,12 @@ describe.skipIf(!helm)('helm chart deploy/helm/subx', () => {
     // Rendered in beforeAll, not at collection time: collection also runs when the suite is skipped.
     let objs: Obj[] = [];
     let deployments: Obj[] = [];
+    let grpcTls = false;
     beforeAll(() => {
       objs = render(path.join(chartDir, 'ci', file));
       deployments = ofKind(objs, 'Deployment');
+      // The values turn gRPC TLS on: the extractor's pod gets the certificate's variables.
+      grpcTls = objs.some((o) => o.kind === 'ConfigMap' && JSON.stringify(o).includes('GRPC_TLS_CERT_FILE'));
     });
 
     it('renders a Deployment and a Service per enabled component, from the same template', () => {
@@ -67,7 +70,11 @@ describe.skipIf(!helm)('helm chart deploy/helm/subx', () => {
         const grpcPort = GRPC_COMPONENTS[name];
         for (const probe of [c.livenessProbe, c.readinessProbe, c.startupProbe]) {
           expect(probe, `${name} probe`).toBeDefined();
-          if (grpcPort !== undefined) {
+          if (grpcPort !== undefined && grpcTls) {
+            // The kubelet's gRPC probe speaks plaintext only: under TLS the port is checked.
+            expect(probe?.tcpSocket?.port, name).toBe(grpcPort);
+            expect(probe?.grpc, name).toBeUndefined();
+          } else if (grpcPort !== undefined) {
             expect(probe?.grpc?.port, name).toBe(grpcPort);
             expect(probe?.httpGet, name).toBeUndefined();
           } else {
