@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The shape of the code (`npm test`, README "Tests"): dependency-cruiser fails on an import circle
+# The shape of the code (`npm test`, CONTRIBUTING.md "Tests"): dependency-cruiser fails on an import circle
 # or an import pointing the wrong way (.dependency-cruiser.cjs says which), knip on unused files,
 # exports and dependencies (knip.config.ts). Both read the sources only: no network, no engines.
 set -euo pipefail
