@@ -1,5 +1,5 @@
 /**
- * A bulk job end to end (issue 23): `POST /api/v1/jobs` with 1,000 video URLs on the gateway's
+ * A bulk job end to end: `POST /api/v1/jobs` with 1,000 video URLs on the gateway's
  * real routes → the jobs service → the runner (the composition of `startJobs`: the bulk fan-out on
  * `extract.bulk-jobs.v1`, default JOB_* values) → 2 extraction services, each with a bulk worker
  * (group `extractor-bulk-workers`, the extractor's default bulk members and concurrency) → a fake

@@ -16,7 +16,7 @@
  * the demo account's daily count in the stack's Redis is left alone. Everything is loaded at its
  * container address, the bare route too, so no path pays Docker's port-publishing proxy. The
  * answers are the demo platform's recorded videos, so their size is the video's, not a choice.
- * Figures only: the targets of issue 27 are on `npm start` (npm-start-extract.ts).
+ * Figures only: the targets are on `npm start` (npm-start-extract.ts).
  */
 import { execFile } from 'node:child_process';
 import { parseArgs } from 'node:util';

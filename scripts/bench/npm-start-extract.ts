@@ -16,7 +16,7 @@
  *
  * Each path is first loaded for `--warmup` seconds: a cold `npm start` takes about 6 s of this load
  * before V8 has optimised the request path (its CPU per request until then up to twice its steady
- * state, issue 27), so a warm-up of 2 s left most of that in the first round. Then each round
+ * state), so a warm-up of 2 s left most of that in the first round. Then each round
  * measures bare, cached and uncached once per answer size. The rounds stay long (10 s): each path
  * rests while the others are loaded, and ten rounds of 3 s read the uncached path at 49-53% of bare
  * where 10 s rounds read 35-38%, at about the same main-thread CPU per request; probably the

@@ -1,5 +1,5 @@
 /**
- * Issue 19 from outside, on the real `npm start` (scripts/start-embedded.ts) over real sockets:
+ * The dashboard's security from outside, on the real `npm start` (scripts/start-embedded.ts) over real sockets:
  * an unconfirmed sign-up for an address in OPERATOR_EMAILS gets no operator page, a concurrent
  * burst of 40 wrong passwords for one address gets at most 5 answers of 401 (the rest 429 with
  * Retry-After), and under NODE_ENV=production `npm start` still prints the mailed link to its

@@ -1,6 +1,6 @@
 /**
  * Black-box, as an SDK user: clients generated from the live /openapi.json of `npm start` (fake
- * platform) call every operation and every format, and one error of each kind (issue #26).
+ * platform) call every operation and every format, and one error of each kind.
  *
  * TypeScript: openapi-typescript turns the live document into `schema.d.ts` in a scratch directory,
  * `tsc --strict` checks test/system/generated-clients/driver.ts against it, and the driver runs on

@@ -1,5 +1,5 @@
 /**
- * Issue 19 item 7: gRPC over mutual TLS between every service and every client, on the real
+ * GRPC over mutual TLS between every service and every client, on the real
  * `npm start` (the gateway's four backends, the ai service's two upstreams, the four servers), with
  * certificates made for this test. The health of every service, an extract and a summary (gateway →
  * ai → extractor) go through; a plaintext client, and a TLS client without a certificate, do not.

@@ -1,5 +1,5 @@
 /**
- * Issue 19 item 7: Kafka over TLS with SASL PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512, against a real
+ * Kafka over TLS with SASL PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512, against a real
  * broker. The suite starts its OWN Kafka (scripts/engines.sh, private ENGINES_DIR) with a SASL_SSL
  * listener beside the PLAINTEXT one (certificates made here; users in the broker's JAAS config for
  * PLAIN, SCRAM credentials added with Kafka's own ConfigCommand). The clients are configured the

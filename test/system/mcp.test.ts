@@ -1,5 +1,5 @@
 /**
- * Issue 24: the MCP server at /mcp of `npm run demo` (recorded videos, no network), driven by the
+ * The MCP server at /mcp of `npm run demo` (recorded videos, no network), driven by the
  * official TypeScript SDK's Client over StreamableHTTPClientTransport, as an agent would. Every tool
  * on a recorded video, errors as tool errors, auth, the free tier's daily limit and credits.
  */

@@ -127,7 +127,7 @@ describe('metrics of npm start', () => {
     expect(after).toMatch(
       /^subx_kafka_consumer_lag\{group="extractor-workers",topic="extract.jobs.v1"\} 0$/m,
     );
-    // npm start runs the bulk workers too, in their own group on their own topic (issue 23).
+    // npm start runs the bulk workers too, in their own group on their own topic.
     expect(after).toMatch(
       /^subx_kafka_consumer_lag\{group="extractor-bulk-workers",topic="extract.bulk-jobs.v1"\} 0$/m,
     );

@@ -1,5 +1,5 @@
 /**
- * Issue 19 items 3 and 8: no span attribute and no log line carries a one-time token or an API key,
+ * No span attribute and no log line carries a one-time token or an API key,
  * though real requests put them in URLs (the dashboard's mailed `/reset?token=…` and
  * `/verify?token=…` links, a key pasted into a gateway URL). The services run in a child process
  * exactly as deployed (`node --import` telemetry preload, HTTP auto-instrumentation), spans going to

@@ -21,7 +21,7 @@ export const TOPICS = {
    * Gateway → extractor bulk workers: the videos of bulk jobs (extractJobV1, as extractJobs; the
    * results come back on extractResults). A topic and group of their own, so that one account's
    * job of thousands of videos queues behind itself, never in front of interactive batch and
-   * playlist requests (issue 23).
+   * playlist requests.
    */
   extractBulkJobs: { env: 'EXTRACT_BULK_JOBS_TOPIC', default: 'extract.bulk-jobs.v1' },
   /** Extractor workers → gateway: results of jobs naming no reply topic. */

@@ -1,5 +1,5 @@
 /**
- * Issue 14 items 4 and 10 on a real broker: a group member that crashes (SIGKILL: it never says
+ * On a real broker: a group member that crashes (SIGKILL: it never says
  * goodbye) and is replaced at once must not leave the group stalled for about a minute, and the
  * rebalance that follows is routine, not an error in the logs. Uses the adapter's DEFAULT group
  * timings (that is what is under test), its own topic and group on the shared broker.

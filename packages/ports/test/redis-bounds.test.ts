@@ -3,7 +3,7 @@ import { redisServerAvailable, startOwnRedis, type OwnRedis } from '@subx/testin
 import { KeyValueUnavailableError, type KeyValueStore } from '../src/key-value/port.ts';
 import { createRedisKeyValueStore } from '../src/key-value/redis.ts';
 
-// Issue 14, items 2 and 3: a frozen or dead Redis must cost each command a bounded wait and a
+// A frozen or dead Redis must cost each command a bounded wait and a
 // typed, retryable failure, never a hang. The suite runs its own redis-server (it freezes it).
 // Throws under CI when redis-server is missing: there the suite runs, never skips.
 const available = redisServerAvailable();

@@ -1,4 +1,4 @@
-// Issue 14 item 4: after a long outage a restarted peer must be used again within seconds. The
+// After a long outage a restarted peer must be used again within seconds. The
 // "peer" here accepts TCP connections and drops them at once, so every reconnect attempt of the
 // client is visible with its time; the gaps between attempts are the client's backoff.
 import { createServer, type Socket } from 'node:net';

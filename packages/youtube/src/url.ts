@@ -35,7 +35,7 @@ export function isVideoId(id: string): boolean {
 }
 
 // The forms nearly every request uses, exactly: read without building a URL (the WHATWG parser
-// was about 3% of a cached extract's CPU, issue 27). Anything else takes the full path below,
+// was about 3% of a cached extract's CPU). Anything else takes the full path below,
 // which accepts these too.
 const CANONICAL_VIDEO_URL =
   /^https:\/\/(?:(?:www\.|m\.)?youtube\.com\/watch\?v=|youtu\.be\/)([A-Za-z0-9_-]{11})$/;

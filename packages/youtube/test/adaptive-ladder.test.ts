@@ -1,5 +1,5 @@
 /**
- * Issue 25, "done when": the platform retires VISIONOS while the service runs (every VISIONOS /player
+ * The platform retires VISIONOS while the service runs (every VISIONOS /player
  * answers 400 FAILED_PRECONDITION, as on 2026-09-11). Against the fake in today's mode at 100 ms per
  * answer, 25 cold extracts all succeed, VISIONOS is asked at most 5 times over them, the last 10 are
  * back to 2 round trips (median under 2.6 x the answer time), and the refusals are counted by outcome.

@@ -11,7 +11,7 @@ import {
 import { LISTING_MAX_VIDEOS, playlistContinuation } from '../src/index.ts';
 import { MODES, clientFor, errorOf, setup } from './helpers.ts';
 
-/** The channel and long-playlist listings of bulk jobs (issue 23), through the real client against the fake. */
+/** The channel and long-playlist listings of bulk jobs, through the real client against the fake. */
 
 const HUGE = 'PLWwAypAcFRgKAIIFqBr9oy-ZYZnixa_Fj';
 

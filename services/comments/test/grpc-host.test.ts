@@ -1,4 +1,4 @@
-// Issue 14 item 10: gRPC services bind GRPC_HOST (default 0.0.0.0) instead of always every
+// GRPC services bind GRPC_HOST (default 0.0.0.0) instead of always every
 // interface. 127.0.0.2 is a loopback address of its own on Linux: bound there, the service must
 // answer on it and not on 127.0.0.1.
 import { afterEach, describe, expect, it } from 'vitest';

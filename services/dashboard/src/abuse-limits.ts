@@ -1,5 +1,5 @@
 /**
- * Limits that keep the sign-up and mail forms from being used as a weapon (issue 19):
+ * Limits that keep the sign-up and mail forms from being used as a weapon:
  * - sign-ups per client network (IPv4 address or IPv6 /64) per hour, checked before scrypt runs,
  *   so a flood of sign-ups cannot burn the CPU;
  * - mails per address: at most one of each kind per minute and MAILS_PER_HOUR per hour, so the

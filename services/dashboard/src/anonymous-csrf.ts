@@ -1,7 +1,7 @@
 /**
  * CSRF protection for visitors without a session (sign-in, sign-up, forgot, reset, verify forms):
  * a signed double-submit token, so that an anonymous page view writes nothing to the store
- * (issue 19). The token is `nonce.HMAC(key, nonce)`; it travels in an HttpOnly cookie and in the
+ *. The token is `nonce.HMAC(key, nonce)`; it travels in an HttpOnly cookie and in the
  * form, and a POST is accepted only when both carry the same correctly signed token. Another site
  * can make a browser send the cookie but cannot read it to put it in the form; the signature keeps
  * a cookie planted through a sibling subdomain from being accepted (and `__Host-` keeps it out

@@ -98,7 +98,7 @@ describe('pages and sessions', () => {
   it('marks cookies Secure behind a trusted TLS proxy', async () => {
     const { app } = await buildTestDashboard({ TRUST_PROXY: '198.51.100.7' });
     const res = await new Browserish(app).get('/sign-in', { 'x-forwarded-proto': 'https' });
-    // Secure cookies carry the __Host- prefix (issue 19).
+    // Secure cookies carry the __Host- prefix.
     expect(String(res.headers['set-cookie'])).toMatch(/^__Host-subx_csrf=.*Secure/);
     const other = await new Browserish(app, '203.0.113.1').get('/sign-in', { 'x-forwarded-proto': 'https' });
     expect(String(other.headers['set-cookie'])).not.toMatch(/Secure/);

@@ -1,4 +1,4 @@
-/** Issue 19, item 3: without SMTP the mails (and their one-time links) go to the log only by choice. */
+/** Without SMTP the mails (and their one-time links) go to the log only by choice. */
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '@subx/service-kit';
 import { loadDashboardConfig } from './config.ts';

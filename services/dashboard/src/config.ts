@@ -77,7 +77,7 @@ export const ConfigSchema = z
   })
   .superRefine((config, ctx) => {
     // Without SMTP every mail, reset and confirmation links included, lands in the log: in
-    // production that hands account takeover to whoever reads the logs (issue 19), so it must be chosen.
+    // production that hands account takeover to whoever reads the logs, so it must be chosen.
     if (config.SMTP_URL) return;
     if (
       config.MAIL_TO_LOG === false ||

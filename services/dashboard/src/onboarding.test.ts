@@ -1,5 +1,5 @@
 /**
- * The first hour (issue #26): the key page after a key is made (first request, docs, tier, dates,
+ * The first hour: the key page after a key is made (first request, docs, tier, dates,
  * the danger zone apart, POST-redirect-GET), the "check your inbox" note without SMTP, the demo's
  * videos in the playground, and the favicon.
  */

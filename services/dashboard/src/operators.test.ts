@@ -1,5 +1,5 @@
 /**
- * Issue 19, item 1: the operator role needs a confirmed address (both ways of getting it),
+ * The operator role needs a confirmed address (both ways of getting it),
  * operators enter their password again before operator pages and actions (step-up), and every
  * grant and operator action is an audit event without secrets.
  */

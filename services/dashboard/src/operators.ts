@@ -1,5 +1,5 @@
 /**
- * The operator role (issue 19); the operator pages are routes/operators.ts, the step-up
+ * The operator role; the operator pages are routes/operators.ts, the step-up
  * routes/reauth.ts and the promotion API routes/admin-operators.ts:
  * - the role needs a confirmed address, whichever way it is given (OPERATOR_EMAILS or the stored
  *   flag set through the promotion API), so an unconfirmed sign-up for an operator's address gets

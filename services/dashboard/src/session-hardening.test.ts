@@ -1,5 +1,5 @@
 /**
- * Issue 19, item 8 (the dashboard's low findings): `__Host-` Secure cookies behind TLS, older reset
+ * The dashboard's low findings: `__Host-` Secure cookies behind TLS, older reset
  * links dead, anonymous visits write nothing to the store, bounded request times.
  */
 import { connect } from 'node:net';

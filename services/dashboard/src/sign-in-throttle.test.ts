@@ -1,5 +1,5 @@
 /**
- * Issue 19, item 2: the sign-in throttle holds under concurrency (the attempt is counted before
+ * The sign-in throttle holds under concurrency (the attempt is counted before
  * scrypt runs), the per-address lock stays short, and IPv6 clients are limited per /64.
  */
 import { describe, expect, it, vi } from 'vitest';

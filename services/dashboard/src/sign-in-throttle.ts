@@ -4,7 +4,7 @@
  * 4 s, ... up to the subject's cap. While locked, sign-in answers 429 without checking the
  * password. Counters live 24 h in the KeyValueStore (shared by replicas).
  *
- * Race-free under concurrency (issue 19): the attempt is counted *before* scrypt runs, and an
+ * Race-free under concurrency: the attempt is counted *before* scrypt runs, and an
  * attempt past the free ones must first claim the subject's lock with SET NX, so at most one such
  * attempt per subject is in flight and a concurrent burst cannot all be checked. A successful
  * attempt undoes its count (and clears the email's counter, not the network's: one address may

@@ -1,5 +1,5 @@
 /**
- * Issue 19, item 4: pre-account hijack and sign-up abuse. A new sign-up for a pending address
+ * Pre-account hijack and sign-up abuse. A new sign-up for a pending address
  * replaces it (password, sessions, links); no key before confirmation; confirming ends every
  * other session; sign-ups are limited per network before scrypt; confirmation mails are capped per
  * address with the same answer.

@@ -1,7 +1,7 @@
 /**
  * The "per IP" subject of the dashboard's limits. IPv4 (and IPv4-mapped IPv6): the address. IPv6:
  * its /64, because one customer line or host usually gets a whole /64 and can pick any address in
- * it, so a limit per IPv6 address would be a limit per guess (issue 19).
+ * it, so a limit per IPv6 address would be a limit per guess.
  */
 import ipaddr from 'ipaddr.js';
 

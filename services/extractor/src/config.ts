@@ -66,7 +66,7 @@ export const ConfigSchema = z
      * The bulk workers (on whenever EXTRACT_WORKERS_ENABLED is): the videos of bulk jobs on a topic
      * and in a consumer group of their own, with fewer jobs at once than the batch workers, so that
      * a job of thousands of videos cannot hold the slots that interactive batch and playlist
-     * requests wait for (docs/events.md, issue 23). Results go to EXTRACT_RESULTS_TOPIC as well.
+     * requests wait for (docs/events.md). Results go to EXTRACT_RESULTS_TOPIC as well.
      */
     EXTRACT_BULK_JOBS_TOPIC: nameString.default(TOPICS.extractBulkJobs.default),
     EXTRACT_BULK_WORKERS_GROUP: nameString.default(CONSUMER_GROUPS.extractBulkWorkers.default),

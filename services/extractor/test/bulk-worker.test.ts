@@ -1,5 +1,5 @@
 /**
- * The extractor service runs the bulk workers beside the batch workers (issue 23): started as
+ * The extractor service runs the bulk workers beside the batch workers: started as
  * main.ts and the embedded launcher of `npm start` start it, it answers a job published on the bulk
  * topic, with the real extraction against the fake YouTube, on the results topic; on the in-process
  * bus and on a real broker. EXTRACT_WORKERS_ENABLED turns both kinds of worker on and off together.

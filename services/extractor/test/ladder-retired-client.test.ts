@@ -1,5 +1,5 @@
 /**
- * Issue 25 end to end: a real extractor (gRPC) and its /metrics against the fake platform in today's
+ * End to end: a real extractor (gRPC) and its /metrics against the fake platform in today's
  * mode at 100 ms per answer, over loopback. VISIONOS is retired while the service runs (every VISIONOS
  * /player answers 400 FAILED_PRECONDITION): 25 of 25 cold extracts succeed, VISIONOS is asked at most 5
  * times, the median of the last 10 is under 2.6 x 100 ms, and /metrics counts VISIONOS's refusals by

@@ -15,7 +15,7 @@ import {
 import { loadYouTubeConfig } from '@subx/youtube';
 import { loadExtractorConfig, startExtractorService, type RunningExtractorService } from '../src/index.ts';
 
-/** ListPlaylistVideos and ListChannelVideos (bulk jobs, issue 23) through a real gRPC client. */
+/** ListPlaylistVideos and ListChannelVideos (bulk jobs) through a real gRPC client. */
 
 const logger = createLogger({ service: 'extractor-test', level: 'silent' });
 const { ChannelTab } = extractorV1;

@@ -74,7 +74,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   installNotFound(app, OPERATION_SPECS);
 
   // The hooks every request runs are callback hooks where they do not wait for anything: an async
-  // hook costs a promise and a microtask per request (issue 27's profile of the cached extract).
+  // hook costs a promise and a microtask per request (a profile of the cached extract).
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     // Node's parser stops at 16 KB of request line and headers; a URL past 8 KB stops here.

@@ -91,7 +91,7 @@ export function createExtractCache(options: ExtractCacheOptions): ExtractCache |
  * buffer of its own, so one large answer never pins a mostly unused slab.
  *
  * 64 KiB, under the C allocator's threshold for mapping memory of its own (128 KiB by default):
- * 256 KiB slabs cost about 3% more CPU per cached extract (issue 27, switched every second under
+ * 256 KiB slabs cost about 3% more CPU per cached extract (switched every second under
  * one load), the price of mapping and faulting in fresh pages for every slab.
  */
 const SLAB_BYTES = 64 * 1024;

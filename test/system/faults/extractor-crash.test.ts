@@ -1,5 +1,5 @@
 /**
- * Issue 14 item 4 end to end: the gateway and the extractor as separate processes on a real Kafka
+ * End to end: the gateway and the extractor as separate processes on a real Kafka
  * broker (own topics and groups: the shared broker's other users are not disturbed). The extractor
  * is SIGKILLed (no goodbye to its consumer group) and restarted at once, then killed for good.
  * Batches must neither stall for about a minute nor end as a page of TIMEOUTs: while no worker

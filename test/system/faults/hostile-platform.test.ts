@@ -1,5 +1,5 @@
 /**
- * Issue 14 item 1 end to end, and the other ways the platform misbehaves: `npm start` against a
+ * A hostile platform end to end, and the other ways the platform misbehaves: `npm start` against a
  * platform the test owns that answers every request in one hostile way. No answer may be a 500,
  * every answer is in the documented error shape within a bound, and 20 concurrent 50 MB answers
  * keep the process's memory within a documented bound (RSS growth, below).

@@ -1,5 +1,5 @@
 /**
- * Issue 23 end to end: "a job survives a gateway, extractor or broker restart and resumes where it
+ * End to end: "a job survives a gateway, extractor or broker restart and resumes where it
  * was, never charging an item twice". The gateway and the extractor run as separate processes on a
  * real Kafka and a real MongoDB-wire store (FerretDB), both started here by scripts/engines.sh with
  * a private ENGINES_DIR (this file stops the broker, and the gateway's state must outlive it). Each

@@ -1,5 +1,5 @@
 /**
- * Issue 14 item 6 end to end: the broker goes away under batch traffic. The suite starts its OWN
+ * End to end: the broker goes away under batch traffic. The suite starts its OWN
  * Kafka (scripts/engines.sh with a private ENGINES_DIR) because it stops it. Batches must answer
  * well inside their 60 s deadline, never with INTERNAL_ERROR: the gateway gives the bus
  * FANOUT_BUS_TIMEOUT_MS (5 s) and then runs the items over gRPC; once the broker is back the bus

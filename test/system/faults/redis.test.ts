@@ -1,5 +1,5 @@
 /**
- * Issue 14 items 2 and 3 end to end: `npm start` on its own redis-server, which the test freezes
+ * End to end: `npm start` on its own redis-server, which the test freezes
  * (SIGSTOP) and kills. No request may hang or answer 500: operations that need Redis (daily
  * limits) answer a retryable 503 SERVICE_UNAVAILABLE, the open routes degrade (validate skips its
  * cache, the per-IP limit counts in process), /health answers within its deadline.

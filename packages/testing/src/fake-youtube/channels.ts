@@ -4,7 +4,7 @@ import type { RouteTable } from './routes.ts';
 import { generatePlaylist, lockupViewModel } from './synthetic.ts';
 
 /**
- * Channels and long playlists of the fake (issue 23: bulk jobs list a channel tab or a whole playlist).
+ * Channels and long playlists of the fake (bulk jobs list a channel tab or a whole playlist).
  * - `POST /youtubei/v1/navigation/resolve_url`: the recorded answers by the URL they were recorded for
  *   (`/user/creativecommons`, `/c/JeffGeerling`, ...), the synthetic channels by their handle; any other
  *   URL gets HTTP 404 NOT_FOUND, the platform's answer for a handle nobody has (SYNTHETIC body).

@@ -12,7 +12,7 @@ import {
 } from './parse.ts';
 import { canonicalChannelUrl, parseChannelUrl, type ChannelRef, type ChannelTab } from './url.ts';
 
-/** A channel tab listed for a bulk job (issue 23). */
+/** A channel tab listed for a bulk job. */
 export interface ChannelListing {
   channelId: string;
   title: string;

@@ -1,7 +1,7 @@
 import { parseHttpUrl } from '../url.ts';
 
 /**
- * Channel URLs (issue 23): `/@handle`, `/channel/UC…`, `/c/NAME` and `/user/NAME` on youtube.com (with or
+ * Channel URLs: `/@handle`, `/channel/UC…`, `/c/NAME` and `/user/NAME` on youtube.com (with or
  * without www. or m.), optionally followed by one channel page (`/videos`, `/shorts`, `/streams`, ...),
  * query strings ignored. Only the parts are kept: the URL a resolution sends to the platform is rebuilt
  * from them (`canonicalChannelUrl`), never the caller's string.

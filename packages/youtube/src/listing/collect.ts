@@ -2,7 +2,7 @@ import { Errors } from '@subx/errors';
 import type { Logger } from '../types.ts';
 
 /**
- * Following continuations of a long listing (a playlist or a channel tab, for bulk jobs: issue 23) with
+ * Following continuations of a long listing (a playlist or a channel tab, for bulk jobs) with
  * every bound in one place: at most `LISTING_MAX_VIDEOS` items, `LISTING_MAX_PAGES` pages and
  * `LISTING_DEADLINE_MS` in all (each page is bounded by the transport's own timeout and retries), and a
  * caller's AbortSignal (the gRPC call's deadline or cancellation) checked before every page.

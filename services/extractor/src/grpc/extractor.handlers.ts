@@ -111,7 +111,7 @@ export function extractorServiceRegistration(
     }),
     validateVideo: (req) => service.validateVideo(req),
     getPlaylist: (req) => service.getPlaylist(req),
-    // bulk-job listings (issue 23) stop at the caller's deadline or cancellation
+    // bulk-job listings stop at the caller's deadline or cancellation
     listPlaylistVideos: (req, ctx) => listings.listPlaylistVideos(req, ctx.signal),
     listChannelVideos: (req, ctx) => listings.listChannelVideos(req, ctx.signal),
   });

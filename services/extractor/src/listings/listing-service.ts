@@ -12,7 +12,7 @@ import {
 } from '@subx/youtube';
 
 /**
- * Long listings for bulk jobs (issue 23): a whole playlist (ListPlaylistVideos) and a channel tab
+ * Long listings for bulk jobs: a whole playlist (ListPlaylistVideos) and a channel tab
  * (ListChannelVideos), up to 10,000 videos each, cached like playlists (PLAYLIST_CACHE_TTL_MS). The
  * public playlist route keeps GetPlaylist and its 25.
  */

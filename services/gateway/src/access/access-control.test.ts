@@ -272,7 +272,7 @@ describe('tiers and daily limits', () => {
     expect(await m!.rateLimiter.todayCount(account._id)).toBe(100);
   });
 
-  it('a Redis restart does not hand a free key its 100 requests again (issue 14 item 8)', async () => {
+  it('a Redis restart does not hand a free key its 100 requests again (item 8)', async () => {
     replicas = await startReplicas(1);
     const [m] = replicas.modules;
     const { account, apiKey } = await m!.accounts.createAccount({ tier: 'free' });

@@ -31,7 +31,7 @@ export function hashApiKey(apiKey: string, pepper: string): string {
 
 /**
  * hashApiKey for the requests of one process, remembered per key: an HMAC per request was a
- * measurable part of a cached extract's CPU (issue 27's profile), and the same few keys arrive
+ * measurable part of a cached extract's CPU (in a profile), and the same few keys arrive
  * again and again. The hash of a key never changes (revocation is the key cache's business, by
  * hash), so entries need no expiry; the least recently used goes first past `maxEntries`. The keys
  * of recent requests stay in this process's memory, as they do in its socket buffers.

@@ -244,7 +244,7 @@ describe('crash recovery', () => {
   });
 });
 
-describe('stranded reservations and outbox history (issue 14 items 7 and 9)', () => {
+describe('stranded reservations and outbox history (items 7 and 9)', () => {
   it('a reservation stranded open is released after 3 minutes by default, not 15', async () => {
     const t = await setup();
     const { account } = await t.accounts.createAccount({ tier: 'pro', credits: 10 });

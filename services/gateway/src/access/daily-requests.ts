@@ -1,5 +1,5 @@
 /**
- * The requests counted per account and UTC day (issue 14 item 8), kept in two places, both fed by
+ * The requests counted per account and UTC day (item 8), kept in two places, both fed by
  * the same batched flush (every `flushEveryMs`, 1 s) so a request costs no database round trip:
  *
  * 1. Billing, the record the usage report reads. Each flush writes, per account and day this

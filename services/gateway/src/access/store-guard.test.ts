@@ -23,7 +23,7 @@ function downStore(): KeyValueStore {
   };
 }
 
-describe('Redis unavailable (issue 14 item 3)', () => {
+describe('Redis unavailable (item 3)', () => {
   it('guarded: unavailability is a retryable 503 SERVICE_UNAVAILABLE with Retry-After', async () => {
     const kv = guardKeyValueStore(downStore());
     const error = (await kv.incrementWithin('k', 1, 10).catch((e: unknown) => e)) as AppError;

@@ -44,7 +44,7 @@ const MAX_BATCH = 64;
  * that to a request's latency. 4 ms, not 2: on a machine whose turns under load take half a
  * millisecond or more (npm start, 50 connections, the micro-cache off), 2 ms cut the gathering at
  * about 25 items a call; 4 ms gathers about 45, for −13% CPU per request and +19% requests/s
- * (issue 27, switched every second under one load); 8 ms gathered no more. A request that comes
+ * (switched every second under one load); 8 ms gathered no more. A request that comes
  * alone still waits only its one empty turn.
  */
 const GATHER_MAX_TURNS = 8;
@@ -69,7 +69,7 @@ const STREAM_PATH = extractorV1.ExtractorServiceService.streamTranscripts.path;
  * Batches go on long-lived StreamTranscripts calls ("lanes"), not a GetTranscripts call each: a
  * message on an open call costs about half of what a new call does (grpc-js on loopback, batches
  * of 45 answers: 180–200 µs against 270–390 µs); on `npm start` with the micro-cache off, the main
- * thread's CPU per extract ×0.75 (switched every second under one load, issue 27). Several lanes,
+ * thread's CPU per extract ×0.75 (switched every second under one load). Several lanes,
  * so that the answers of the batches in flight do not all wait on one HTTP/2 stream's
  * flow-control window, and each lane is half-closed after STREAM_MAX_AGE_MS (it ends once its
  * items are answered; the next batch opens a new one), so that a load-balancing policy spreads

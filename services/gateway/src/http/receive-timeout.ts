@@ -18,7 +18,7 @@ export function installReceiveTimeout(app: FastifyInstance, timeoutMs: number): 
 
   // A callback hook without a stream in between: fastify reads `payload` itself, and only a body
   // that runs out of time is failed (before, every request piped its body through a PassThrough
-  // with a timer of its own: a measurable part of a cached extract's CPU, issue 27's profile).
+  // with a timer of its own: a measurable part of a cached extract's CPU, in a profile).
   app.addHook('preParsing', (request, reply, payload, done) => {
     if (request.raw.complete) {
       done(null, payload);

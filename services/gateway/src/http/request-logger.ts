@@ -2,7 +2,7 @@
  * `request.log` without a pino child per request. fastify makes a child logger for every request
  * (bound to its request id); pino builds a child's bindings through the redaction of every secret
  * field name (service-kit's logger), which cost about 6% of a cached extract's CPU on `npm start`
- * (issue 27's profile) although most requests never log through it: the access line is written
+ * (in a profile) although most requests never log through it: the access line is written
  * once, with the request id as a field (access-log.ts). This logger makes the child the first time
  * something logs at an enabled level, and then behaves exactly like it.
  */

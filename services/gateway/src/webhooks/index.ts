@@ -14,7 +14,7 @@ import type { WebhookSecrets } from './secrets.ts';
 
 export type { WebhookConfig } from './config.ts';
 /**
- * What the job runner reads and writes (issue 23: the job's `webhook` field is a
+ * What the job runner reads and writes (the job's `webhook` field is a
  * WebhookDeliveryState).
  * @public
  */

@@ -1,7 +1,7 @@
 /**
  * Per-account signing secrets in the DocumentStore, one document per account (`_id` = account id)
  * in `webhook_secrets`. A rotation makes a new secret current and keeps the old one as `previous`
- * for 24 hours, during which deliveries carry both signatures (issue 23): a receiver that has not
+ * for 24 hours, during which deliveries carry both signatures: a receiver that has not
  * switched yet still verifies. No transactions: every change is one conditional update on the
  * document's `version`, retried a few times if another replica changed it in between.
  *

@@ -1,5 +1,5 @@
 /**
- * The OpenAPI document as SDK generators read it (issue #26): named component schemas behind every
+ * The OpenAPI document as SDK generators read it : named component schemas behind every
  * `$ref`, the error code as the catalogue's enum, one media type per success response, every status
  * the gateway really answers declared, and examples that run as written.
  */

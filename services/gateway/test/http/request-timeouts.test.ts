@@ -1,5 +1,5 @@
 /**
- * Issue 14 item 5: a client that sends headers and then stalls its body must not hold a socket
+ * A client that sends headers and then stalls its body must not hold a socket
  * (and the request's resources) forever. Real sockets: the stall is a half-sent request.
  */
 import { connect } from 'node:net';

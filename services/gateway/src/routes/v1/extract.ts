@@ -48,7 +48,7 @@ const textOf = (json: string | Uint8Array): string =>
  * What fetchRendered gives: a micro-cache entry's shape, or (`whole`) a json body already completed
  * with this request's fields, for an answer that is not kept: rendered in one pass, not rendered
  * and then copied again behind its tail (a second ArrayBuffer's worth of bytes per request, on the
- * path where the garbage collection of such buffers costs the most; issue 27).
+ * path where the garbage collection of such buffers costs the most).
  */
 type Rendered = CachedExtract & { whole?: boolean };
 

@@ -14,7 +14,7 @@ export const protobufFileName = "subx/events/v1/job_lifecycle.proto";
 
 /**
  * Topic jobs.lifecycle.v1, key = account id (one account's events, hence one job's, stay in order).
- * One event per transition of a bulk job (issue 23), emitted by the gateway's job runner, for
+ * One event per transition of a bulk job, emitted by the gateway's job runner, for
  * internal consumers that follow jobs. The envelope carries the account, the time of the
  * transition (`occurred_at`), the job's Idempotency-Key and a fresh `event_id` to dedupe on.
  * Progress between transitions is not an event: read the job (GET /api/v1/jobs/{job_id}).
