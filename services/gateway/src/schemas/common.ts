@@ -36,7 +36,7 @@ export const languageSchema = {
   pattern: '^(original|[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8}){0,2})$',
   default: 'en',
   description:
-    'Language code: ISO 639-1 (`en`), optionally with a region or script (`en-GB`, `pt-BR`, `zh-Hans`); old and new codes find each other (`he`/`iw`, `fil`/`tl`, `id`/`in`) and the answer keeps the code asked for. `original`: the language the video is spoken in (the original audio track\'s default captions, else the auto-generated track\'s language, else the only manual language), which the answer\'s `language` names.',
+    "Language code: ISO 639-1 (`en`), optionally with a region or script (`en-GB`, `pt-BR`, `zh-Hans`); old and new codes find each other (`he`/`iw`, `fil`/`tl`, `id`/`in`) and the answer keeps the code asked for. `original`: the language the video is spoken in (the original audio track's default captions, else the auto-generated track's language, else the only manual language), which the answer's `language` names.",
 };
 
 export const formatSchema = {
