@@ -49,5 +49,28 @@ for base in "${TOPICS[@]}"; do
   done
 done
 
+# The group coordinator: a fresh broker creates __consumer_offsets on the first group lookup and
+# loads its partitions for a few seconds, answering NOT_COORDINATOR meanwhile; services that start
+# then fail to join their groups. Ask until every partition has a leader, so they start on a
+# broker that is ready (bounded like the wait above; a broker that never gets there is reported,
+# and the services still retry on their own).
+GROUPS_BIN=$(dirname "$BIN")/kafka-consumer-groups.sh
+coordinator_ready() {
+  local group offsets
+  group=$("$GROUPS_BIN" --bootstrap-server "$BOOTSTRAP" --describe --group subx-coordinator-check 2>&1 || true)
+  offsets=$("$BIN" --bootstrap-server "$BOOTSTRAP" --describe --topic __consumer_offsets 2>/dev/null || true)
+  [[ ($group == *"does not exist"* || $group == *"not found"*) && $offsets == *"Leader: "[0-9]* && $offsets != *"Leader: none"* ]]
+}
+if [ -x "$GROUPS_BIN" ]; then
+  deadline=$((SECONDS + WAIT_SECONDS))
+  until coordinator_ready; do
+    if [ "$SECONDS" -ge "$deadline" ]; then
+      echo "kafka-topics: the group coordinator on $BOOTSTRAP was not ready within ${WAIT_SECONDS}s" >&2
+      break
+    fi
+    sleep 1
+  done
+fi
+
 echo "kafka-topics: topics on $BOOTSTRAP:"
 "$BIN" --bootstrap-server "$BOOTSTRAP" --list
