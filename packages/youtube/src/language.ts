@@ -17,7 +17,7 @@ export interface TrackChoice {
 }
 
 /** The language a video is spoken in (`language: "original"`). */
-export const ORIGINAL_LANGUAGE = 'original';
+const ORIGINAL_LANGUAGE = 'original';
 
 /** Codes the platform still files some tracks under, both ways (ISO 639 changed them). */
 const OLD_CODES: Record<string, string> = {

@@ -19,7 +19,7 @@ import type { UserDoc } from './users.ts';
  *   gets a fresh confirmation link that lets them choose their own password;
  * - `reset`: choose a new password.
  */
-export type LinkMailKind = 'verify' | 'contested' | 'reset';
+type LinkMailKind = 'verify' | 'contested' | 'reset';
 
 export interface SendLink {
   (user: UserDoc, kind: LinkMailKind, options?: { replacing?: boolean }): Promise<void>;
