@@ -412,6 +412,16 @@ export const Errors = {
       `Subtitles for video ${videoId} are not available in '${language}'. Available: ${available.join(', ') || 'none'}.`,
       { details: { available_languages: [...available] } },
     ),
+  /**
+   * A translation was asked for and a source track exists, but the platform refuses to translate it
+   * (an empty `tlang` answer, or no translation languages listed) and no model is configured to do it.
+   */
+  translationUnavailable: (videoId: string, language: string, available: readonly string[]) =>
+    new AppError(
+      'LANGUAGE_NOT_AVAILABLE',
+      `Subtitles for video ${videoId} are not available in '${language}', and the platform refuses to translate them today. Available: ${available.join(', ') || 'none'}.`,
+      { reason: 'translation_unavailable', details: { available_languages: [...available] } },
+    ),
   jobNotFound: (jobId: string) => new AppError('JOB_NOT_FOUND', `No job ${jobId.slice(0, 64)} for this key.`),
   playlistNotFound: (playlistId: string) =>
     new AppError('PLAYLIST_NOT_FOUND', `Playlist ${playlistId} was not found or is private.`),

@@ -80,3 +80,18 @@ describe('old and new codes', () => {
     ]);
   });
 });
+
+describe('translate', () => {
+  const translated = (l: CaptionList, language: string) => chooseTrack('aaaaaaaaaaa', l, language, true);
+
+  it('an empty translation list says nothing (clients list none today): the fetch finds out', () => {
+    const c = translated(list([track('en')], { translationLanguages: [] }), 'fr');
+    expect(c).toMatchObject({ tlang: 'fr', translatedFrom: 'en', language: 'fr' });
+  });
+
+  it('a list that names other targets only is LANGUAGE_NOT_AVAILABLE', () => {
+    expect(() => translated(list([track('en')], { translationLanguages: ['de'] }), 'fr')).toThrow(
+      /not available in 'fr'/,
+    );
+  });
+});

@@ -156,6 +156,31 @@ describe.each(MODES)('getTranscript (fake platform: %s)', (mode) => {
     expect(t.segments[0]?.text).toBe('[fr from en] Synthetic caption 1 of F1xioXWb8CY en');
   });
 
+  it('a translation the platform refuses (empty tlang answer, source fine) is LANGUAGE_NOT_AVAILABLE translation_unavailable', async () => {
+    fake.setTlangRefused(true);
+    const err = await errorOf(
+      clientFor(fake).getTranscript({ videoId: videoIds.manualAndAuto, language: 'fr', translate: true }),
+    );
+    expect(err).toMatchObject({
+      code: 'LANGUAGE_NOT_AVAILABLE',
+      reason: 'translation_unavailable',
+      retryable: false,
+    });
+    expect((err.details as { available_languages: string[] }).available_languages).toContain('en');
+    // The refused translation, then the source read to tell a refusal from a block.
+    const asked = fake.requests.filter((r) => r.endpoint === 'timedtext').map((r) => r.query.tlang ?? '-');
+    expect(asked).toEqual(['fr', '-']);
+  });
+
+  it('an empty translation whose source is empty too stays UPSTREAM_BLOCKED empty_caption_body', async () => {
+    fake.failNext({ kind: 'emptyCaptionBody' }, { endpoint: 'timedtext' });
+    fake.failNext({ kind: 'emptyCaptionBody' }, { endpoint: 'timedtext' });
+    const err = await errorOf(
+      clientFor(fake).getTranscript({ videoId: videoIds.manualAndAuto, language: 'fr', translate: true }),
+    );
+    expect(err).toMatchObject({ code: 'UPSTREAM_BLOCKED', reason: 'empty_caption_body' });
+  });
+
   it('never translates into the source language: en with translate gets the en track itself', async () => {
     await clientFor(fake).getTranscript({ videoId: videoIds.manualAndAuto, language: 'en', translate: true });
     expect(fake.requests.find((r) => r.endpoint === 'timedtext')?.query.tlang).toBeUndefined();

@@ -98,7 +98,12 @@ export async function startDemoPlatform(
   env: NodeJS.ProcessEnv,
   listen: { host?: string; port?: number } = {},
 ): Promise<DemoPlatform> {
-  const youtube = await startFakeYouTube({ routes: demoPlaylistRoutes(), ...listen });
+  const youtube = await startFakeYouTube({
+    routes: demoPlaylistRoutes(),
+    // The platform refusing caption translation, as it does since late 2026, on demand.
+    tlangRefused: env.FAKE_YT_TLANG === 'refused',
+    ...listen,
+  });
   env.YOUTUBE_BASE_URL = youtube.url;
   // The seeded key is stored as the gateway stores every key, so the pepper must be known here.
   env.API_KEY_PEPPER ||= randomBytes(32).toString('base64url');

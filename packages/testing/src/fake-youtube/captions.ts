@@ -9,6 +9,8 @@ export interface CaptionSettings {
   captionFormat: 'json3' | 'srv3' | 'srv1' | undefined;
   /** Videos whose bodies are this many generated cues. */
   captionCues: Record<string, number> | undefined;
+  /** Translated requests (`tlang`) answer an empty 200 body, as the platform does today. */
+  tlangRefused: boolean;
 }
 
 /** A gated caption URL: it asks for a PO token (`exp=xpe|xpv`) and carries none. */
@@ -25,7 +27,7 @@ export function timedtext(url: URL, routes: RouteTable, settings: CaptionSetting
   const video = routes.videos[v];
   const exp = q.get('exp') ?? '';
   // like YouTube: a PO-token URL without `pot`, an unknown video or a track it does not have → empty 200
-  if (!video || !lang || (/xp[ev]/.test(exp) && !q.get('pot')))
+  if (!video || !lang || (/xp[ev]/.test(exp) && !q.get('pot')) || (tlang && settings.tlangRefused))
     return { status: 200, contentType: 'text/html; charset=UTF-8', body: '' };
   const files = video.captions?.[`${asr ? 'a.' : ''}${lang}`];
   const file = tlang

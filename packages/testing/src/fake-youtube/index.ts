@@ -74,6 +74,7 @@ export async function startFakeYouTube(options: FakeYouTubeOptions = {}): Promis
   const retiredClients = new Set<string>();
   const visitorDataIssued: string[] = [];
   let captionFormat: 'json3' | 'srv3' | 'srv1' | undefined;
+  let tlangRefused = options.tlangRefused === true;
   const failures = new FailureQueue();
   const load = (ref: FixtureRef): LoadedResponse => loadFixture(ref, dir);
   const channels = createFakeChannels({ routes, dir, load, synthetic: options.syntheticChannels });
@@ -170,7 +171,11 @@ export async function startFakeYouTube(options: FakeYouTubeOptions = {}): Promis
       case 'browse':
         return browseFirstPage(rec, url);
       case 'timedtext':
-        return timedtext(url, routes, { captionFormat, captionCues: options.captionCues });
+        return timedtext(url, routes, {
+          captionFormat,
+          captionCues: options.captionCues,
+          tlangRefused,
+        });
       case 'visitor_id': {
         const visitorData = freshVisitorData();
         visitorDataIssued.push(visitorData);
@@ -358,10 +363,14 @@ export async function startFakeYouTube(options: FakeYouTubeOptions = {}): Promis
     setCaptionFormat: (format) => {
       captionFormat = format;
     },
+    setTlangRefused: (refused) => {
+      tlangRefused = refused;
+    },
     reset: () => {
       requests.length = 0;
       failures.clear();
       captionFormat = undefined;
+      tlangRefused = options.tlangRefused === true;
       playerCallsByVisitor.clear();
       visitorDataIssued.length = 0;
     },

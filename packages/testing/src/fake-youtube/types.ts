@@ -98,6 +98,11 @@ export interface FakeYouTubeOptions {
    * of the recorded or three-cue bodies: answers of a chosen size, for the benchmarks.
    */
   captionCues?: Record<string, number>;
+  /**
+   * Like the platform since late Nov 2026: every translated caption request (`tlang`) answers an
+   * empty 200 body while the source track still answers (FAKE_YT_TLANG=refused in the demo).
+   */
+  tlangRefused?: boolean;
   /** More generated channels (channels.ts), beside the default synthetic one. */
   syntheticChannels?: SyntheticChannelSpec[];
 }
@@ -126,6 +131,8 @@ export interface FakeYouTube {
   failNext(failure: Failure, match?: FailureMatch): void;
   /** Serve every caption body in this format whatever `fmt` asks (undefined: honour `fmt`). */
   setCaptionFormat(format: 'json3' | 'srv3' | 'srv1' | undefined): void;
+  /** Refuse (or again serve) translated caption requests; reset() restores the start option. */
+  setTlangRefused(refused: boolean): void;
   /** Forget recorded requests, pending failures, per-visitor /player counts and issued visitorData. */
   reset(): void;
   routes: RouteTable;

@@ -3,7 +3,7 @@ import { AppError, Errors } from '@subx/errors';
 import { isWebFamily } from '../clients.ts';
 import { REFERER, type Lease } from '../innertube.ts';
 import type { PlayerHit } from '../ladder/player-ladder.ts';
-import { captionUrl, chooseTrack, type TrackChoice } from '../language.ts';
+import { allLanguages, captionUrl, chooseTrack, type TrackChoice } from '../language.ts';
 import { parseCaptionTracks } from '../parse/player.ts';
 import { TimedTextParseError, parseTimedText } from '../parse/timedtext.ts';
 import type { TransportResponse } from '../transport.ts';
@@ -60,7 +60,9 @@ export async function getTranscript(yt: YouTubeOperations, req: TranscriptReques
     }
     const { choice, hit, pot } = chosen;
     const [segments, metadata] = await Promise.all([
-      fetchCaptions(yt, choice, hit.client, lease, pot),
+      choice.tlang
+        ? fetchTranslation(yt, videoId, choice, hit, lease, pot)
+        : fetchCaptions(yt, choice, hit.client, lease, pot),
       metadataFrom(yt, videoId, hit.player, include, nextP, lease),
     ]);
     return {
@@ -74,6 +76,32 @@ export async function getTranscript(yt: YouTubeOperations, req: TranscriptReques
   } finally {
     nextP?.catch(() => undefined);
   }
+}
+
+/**
+ * A translated track. Since late 2026 the platform answers most `tlang` requests with an empty body
+ * while the source track itself answers: an empty translation is told apart from a blocked client by
+ * reading the source. A source that answers means the platform refuses to translate (404
+ * LANGUAGE_NOT_AVAILABLE, reason translation_unavailable, never the source passed off as a
+ * translation); a source that is empty too is the block it always was.
+ */
+async function fetchTranslation(
+  yt: YouTubeOperations,
+  videoId: string,
+  choice: TrackChoice,
+  hit: PlayerHit,
+  lease: Lease,
+  pot?: string,
+) {
+  try {
+    return await fetchCaptions(yt, choice, hit.client, lease, pot);
+  } catch (err) {
+    if (!(err instanceof AppError && err.reason === 'empty_caption_body')) throw err;
+  }
+  const { tlang: _target, ...source } = choice;
+  await fetchCaptions(yt, source, hit.client, lease, pot);
+  yt.logger?.debug({ videoId, tlang: choice.tlang }, 'the platform refused a caption translation');
+  throw Errors.translationUnavailable(videoId, choice.language, allLanguages(parseCaptionTracks(hit.player)));
 }
 
 /**
