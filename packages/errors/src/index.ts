@@ -209,6 +209,12 @@ export const ERROR_CATALOG = {
     retryable: false,
     summary: 'The request method is not an HTTP method this server knows (for example a misspelled one).',
   },
+  EMBEDDINGS_NOT_CONFIGURED: {
+    status: 501,
+    grpc: GrpcStatus.UNIMPLEMENTED,
+    retryable: false,
+    summary: '`embed: true` was asked for and this deployment has no embeddings endpoint (`EMBEDDINGS_BASE_URL`).',
+  },
   UPSTREAM_ERROR: {
     status: 502,
     grpc: GrpcStatus.INTERNAL,
