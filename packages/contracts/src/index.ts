@@ -10,3 +10,5 @@ export * as requestUsageV1 from './gen/subx/events/v1/request_usage.ts';
 export * as jobLifecycleV1 from './gen/subx/events/v1/job_lifecycle.ts';
 export { TOPICS, CONSUMER_GROUPS } from './topics.ts';
 export type { BusName } from './topics.ts';
+export { CLOUD_EVENT_KINDS, PROTOBUF_CONTENT_TYPE, cloudEventHeaders, envelopeOf } from './cloud-events.ts';
+export type { CloudEventFacts, CloudEventKind } from './cloud-events.ts';

@@ -34,6 +34,16 @@ export const ConfigSchema = z.object({
   REQUEST_USAGE_TOPIC: nameString.default(TOPICS.requestUsage.default),
   /** Consumer group of the request-usage topic; unset: `<KAFKA_GROUP_ID>-requests`. */
   KAFKA_REQUESTS_GROUP_ID: nameString.optional(),
+  /**
+   * A CloudEvents HTTP ingest (OpenMeter's `POST /api/v1/events`) that receives every credit-usage
+   * event, batched, at least once (src/metering/export.ts). Unset: no export. A secret (it may
+   * carry credentials).
+   */
+  METERING_INGEST_URL: secret(urlStringOf(['http:', 'https:'])).optional(),
+  /** Bearer token sent to the ingest (`Authorization: Bearer ...`); unset: none. */
+  METERING_INGEST_TOKEN: secret().optional(),
+  /** The export's own consumer group on the credit-usage topic. */
+  METERING_GROUP_ID: nameString.default('billing-metering'),
   /** Unset: the in-memory store (only meaningful inside `npm start`). */
   MONGO_URL: secret(urlStringOf(['mongodb:', 'mongodb+srv:'])).optional(),
   MONGO_DB: nameString.default('subx'),

@@ -14,6 +14,7 @@ import { createUsageLedger } from './ledger/usage-ledger.ts';
 import { createRequestCounts } from './ledger/request-counts.ts';
 import type { RequestCounts } from './ledger/request-counts.ts';
 import { createUsageReports } from './ledger/usage-report.ts';
+import { startMeteringExport } from './metering/export.ts';
 import type { UsageReports } from './ledger/usage-report.ts';
 import type { UsageLedger, UsageLedgerOptions } from './ledger/usage-ledger.ts';
 
@@ -41,6 +42,8 @@ export {
 } from './ledger/request-counts.ts';
 export type { RequestCounts, RequestDaily, SourceTally, ApplyOutcome } from './ledger/request-counts.ts';
 export { createUsageReports } from './ledger/usage-report.ts';
+export { meteringEventOf, startMeteringExport } from './metering/export.ts';
+export type { MeteringEvent, MeteringExportOptions } from './metering/export.ts';
 export type { UsageReports } from './ledger/usage-report.ts';
 export { ConfigSchema, loadBillingConfig } from './config.ts';
 export type { BillingConfig } from './config.ts';
@@ -86,6 +89,16 @@ export async function startBillingService(
     groupId: config.KAFKA_REQUESTS_GROUP_ID ?? `${config.KAFKA_GROUP_ID}-requests`,
     topic: config.REQUEST_USAGE_TOPIC,
   });
+  const metering: Subscription | undefined = config.METERING_INGEST_URL
+    ? await startMeteringExport({
+        bus: options.bus,
+        url: config.METERING_INGEST_URL,
+        ...(config.METERING_INGEST_TOKEN ? { token: config.METERING_INGEST_TOKEN } : {}),
+        topic: config.CREDIT_USAGE_TOPIC,
+        groupId: config.METERING_GROUP_ID,
+        logger: logger.child({ component: 'metering-export' }),
+      })
+    : undefined;
   const server = await startGrpcServer({
     port: config.GRPC_PORT,
     host: options.host ?? config.GRPC_HOST,
@@ -101,7 +114,7 @@ export async function startBillingService(
     reports,
     async stop(timeoutMs = config.SHUTDOWN_TIMEOUT_MS) {
       // Stop consuming first (the in-flight event finishes and commits), then the read side.
-      await Promise.all([consumer.stop(), requestConsumer.stop()]);
+      await Promise.all([consumer.stop(), requestConsumer.stop(), metering?.stop()]);
       await server.shutdown(timeoutMs);
     },
   };

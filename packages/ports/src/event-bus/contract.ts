@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { deferred, waitFor } from '@subx/testing/wait';
 import { MAX_DEAD_LETTER_ERROR_CHARS } from './shared.ts';
+import { itCarriesCloudEvents } from './contract-cloud-events.ts';
 import {
   RetriableError,
   dlqTopic,
@@ -118,6 +119,17 @@ export function describeEventBusContract(
       const unkeyed = got.find((m) => m.key === null);
       expect(unkeyed && decode(unkeyed.value)).toBe('no key');
       expect(unkeyed!.headers).toEqual({});
+    });
+
+    itCarriesCloudEvents({
+      publish: (topic, messages) => bus.publish(topic, messages),
+      newTopic,
+      collect: async (topic) => {
+        const got: DeliveredMessage[] = [];
+        await subscribe({ groupId: uniqueGroup(), topics: [topic], handler: async (m) => void got.push(m) });
+        return got;
+      },
+      until,
     });
 
     it('tells whether a group has active members', async () => {

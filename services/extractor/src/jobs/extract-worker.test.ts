@@ -112,6 +112,17 @@ describe('extract worker (in-process bus)', () => {
     expect(message.headers.traceparent).toBe(TRACEPARENT);
     expect(message.headers['x-correlation-id']).toBe('corr-1');
     const result = extractJobV1.ExtractResult.decode(message.value);
+    // CloudEvents binary mode: the result's own event id and time, the job item as subject.
+    expect(message.headers).toMatchObject({
+      ce_specversion: '1.0',
+      ce_id: result.envelope!.eventId,
+      ce_time: result.envelope!.occurredAt,
+      ce_source: '//subx/extractor',
+      ce_type: 'com.subx.extract-result.v1',
+      ce_subject: 'corr-1/3',
+      ce_dataschema: 'proto:subx.events.v1.ExtractResult',
+      'content-type': 'application/protobuf',
+    });
     expect(result).toMatchObject({
       correlationId: 'corr-1',
       itemIndex: 3,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DeliveredMessage, EventBus, Subscription } from '@subx/ports';
 import { RetriableError } from '@subx/ports';
-import { CONSUMER_GROUPS, TOPICS, extractJobV1 } from '@subx/contracts';
+import { CLOUD_EVENT_KINDS, CONSUMER_GROUPS, TOPICS, cloudEventHeaders, extractJobV1 } from '@subx/contracts';
 import type { extractorV1 } from '@subx/contracts';
 import { Errors, isAppError } from '@subx/errors';
 import {
@@ -204,6 +204,14 @@ export async function startExtractWorker(deps: ExtractWorkerDeps): Promise<Extra
     if (!headers.traceparent) delete headers.traceparent;
     result.envelope!.traceParent = headers.traceparent ?? '';
     headers['x-correlation-id'] = job.correlationId;
+    Object.assign(
+      headers,
+      cloudEventHeaders(CLOUD_EVENT_KINDS.extractResults, {
+        id: result.envelope!.eventId,
+        time: result.envelope!.occurredAt,
+        subject: `${job.correlationId}/${job.itemIndex}`,
+      }),
+    );
     try {
       await deps.bus.publish(job.replyTopic || resultsTopic, [
         { key: job.replyTo, value: extractJobV1.ExtractResult.encode(result).finish(), headers },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { creditUsageV1 } from '@subx/contracts';
+import { creditUsageV1, CLOUD_EVENT_KINDS } from '@subx/contracts';
 import { AppError } from '@subx/errors';
 import {
   ManualClock,
@@ -41,6 +41,7 @@ async function setup(bus: EventBus = createInProcessEventBus()) {
     store,
     bus,
     topic: TOPIC,
+    cloudEvent: CLOUD_EVENT_KINDS.creditUsage,
     clock,
     logger: silentLogger,
     outbox: CREDIT_OUTBOX,

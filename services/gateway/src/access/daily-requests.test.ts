@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { requestUsageV1 } from '@subx/contracts';
+import { requestUsageV1, CLOUD_EVENT_KINDS } from '@subx/contracts';
 import { ManualClock, createInMemoryDocumentStore, createInProcessEventBus } from '@subx/ports';
 import type { Collection, DeliveredMessage, Doc, DocumentStore } from '@subx/ports';
 import {
@@ -113,6 +113,7 @@ describe('daily request log: reports for billing', () => {
       store,
       bus: racingBus,
       topic: REQUEST_USAGE_TOPIC,
+      cloudEvent: CLOUD_EVENT_KINDS.requestUsage,
       clock,
       logger: silentLogger,
       outbox: REQUEST_OUTBOX,

@@ -3,7 +3,7 @@
  * credits with their outbox relays, idempotency. The admin API that manages it lives in
  * `src/routes/admin/` and is mounted by the composition root (`src/admin-listener.ts`), not here.
  */
-import { TOPICS } from '@subx/contracts';
+import { CLOUD_EVENT_KINDS, TOPICS } from '@subx/contracts';
 import type { Clock, DocumentStore, EventBus, KeyValueStore } from '@subx/ports';
 import { registerOutboxBacklog } from '@subx/service-kit';
 import type { AccessControl, IdempotencyStore } from './types.ts';
@@ -115,6 +115,7 @@ export function createAccessModule(deps: AccessModuleDeps): AccessModule {
     store,
     bus,
     topic: requestTopic,
+    cloudEvent: CLOUD_EVENT_KINDS.requestUsage,
     clock,
     logger,
     outbox: REQUEST_OUTBOX,
@@ -140,6 +141,7 @@ export function createAccessModule(deps: AccessModuleDeps): AccessModule {
     store,
     bus,
     topic,
+    cloudEvent: CLOUD_EVENT_KINDS.creditUsage,
     clock,
     logger,
     outbox: CREDIT_OUTBOX,

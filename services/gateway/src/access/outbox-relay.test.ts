@@ -1,3 +1,4 @@
+import { CLOUD_EVENT_KINDS } from '@subx/contracts';
 import { describe, expect, it } from 'vitest';
 import { ManualClock, createInMemoryDocumentStore, createInProcessEventBus } from '@subx/ports';
 import type { DeliveredMessage } from '@subx/ports';
@@ -51,6 +52,7 @@ describe('outbox relay: generic over its writers', () => {
       store,
       bus,
       topic: 'jobs.v1',
+      cloudEvent: CLOUD_EVENT_KINDS.creditUsage,
       clock,
       logger: silentLogger,
       outbox: JOB_OUTBOX,
@@ -60,6 +62,18 @@ describe('outbox relay: generic over its writers', () => {
     expect(await relay.flush()).toBe(2);
     await expect.poll(() => received.map((m) => m.headers['x-event-id'])).toEqual(['a', 'b']);
     expect(received[0]!.key).toBe('k-a');
+    // CloudEvents binary mode: the entry's event id, its key as subject; a payload without an
+    // envelope is dated by its commit.
+    expect(received[0]!.headers).toMatchObject({
+      ce_specversion: '1.0',
+      ce_id: 'a',
+      ce_source: '//subx/gateway',
+      ce_type: 'com.subx.credit-usage.v1',
+      ce_subject: 'k-a',
+      ce_time: new Date(clock.now()).toISOString(),
+      ce_dataschema: 'proto:subx.events.v1.CreditUsage',
+      'content-type': 'application/protobuf',
+    });
     expect(Buffer.from(received[0]!.value).toString()).toBe('payload a');
     expect((await jobs.find({})).map((d) => d.outbox_status)).toEqual(['sent', 'sent']);
 
@@ -83,7 +97,15 @@ describe('outbox relay: generic over its writers', () => {
     const bus = createInProcessEventBus();
     const clock = new ManualClock(0);
     for (const outbox of [CREDIT_OUTBOX, REQUEST_OUTBOX]) {
-      await createOutboxRelay({ store, bus, topic: 't', clock, logger: silentLogger, outbox }).init();
+      await createOutboxRelay({
+        store,
+        bus,
+        topic: 't',
+        cloudEvent: CLOUD_EVENT_KINDS.creditUsage,
+        clock,
+        logger: silentLogger,
+        outbox,
+      }).init();
     }
 
     // On a fresh collection it creates both: a different definition of either name is refused.
@@ -92,6 +114,7 @@ describe('outbox relay: generic over its writers', () => {
       store,
       bus,
       topic: 't',
+      cloudEvent: CLOUD_EVENT_KINDS.creditUsage,
       clock,
       logger: silentLogger,
       outbox: JOB_OUTBOX,

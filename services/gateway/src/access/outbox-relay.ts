@@ -7,6 +7,8 @@
  * writer hands it its `OutboxSpec` (collection, when an entry is finished); the relay creates the
  * indexes of its own queries (`init`).
  */
+import { cloudEventHeaders, envelopeOf } from '@subx/contracts';
+import type { CloudEventKind } from '@subx/contracts';
 import type { Clock, DocumentStore, EventBus, Filter } from '@subx/ports';
 import type { Logger } from './logger.ts';
 import type { OutboxEntry, OutboxSpec } from './outbox.ts';
@@ -34,6 +36,8 @@ export interface OutboxRelayOptions {
   store: DocumentStore;
   bus: EventBus;
   topic: string;
+  /** What the topic's events are: each message carries them as CloudEvents `ce_*` headers. */
+  cloudEvent: CloudEventKind;
   clock: Clock;
   logger: Logger;
   /** The outbox this relay drains: its collection and when an entry is finished. */
@@ -75,11 +79,22 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       if (pending.length === 0) break;
       await bus.publish(
         topic,
-        pending.map((doc) => ({
-          key: doc.key,
-          value: Buffer.from(doc.payload ?? '', 'base64'),
-          headers: { 'x-event-id': doc.event_id ?? doc._id },
-        })),
+        pending.map((doc) => {
+          const value = Buffer.from(doc.payload ?? '', 'base64');
+          const id = doc.event_id ?? doc._id;
+          // The envelope's time; the commit's for a payload without one (never the publish time:
+          // a re-publish must carry the same attributes).
+          const time =
+            envelopeOf(value)?.occurredAt || new Date(doc.committed_at ?? doc.created_at).toISOString();
+          return {
+            key: doc.key,
+            value,
+            headers: {
+              ...cloudEventHeaders(options.cloudEvent, { id, time, subject: doc.key ?? '' }),
+              'x-event-id': id,
+            },
+          };
+        }),
       );
       const now = clock.now();
       for (const doc of pending) {

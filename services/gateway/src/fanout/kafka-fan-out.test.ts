@@ -145,6 +145,16 @@ describe('Kafka fan-out (in-process bus)', () => {
       expect(job.envelope?.accountId).toBe('acc-1');
       expect(job.envelope?.idempotencyKey).toBe('idem-1');
       expect(job.envelope?.eventId).toMatch(/^[0-9a-f-]{36}$/);
+      expect(message.headers).toMatchObject({
+        ce_specversion: '1.0',
+        ce_id: job.envelope!.eventId,
+        ce_time: job.envelope!.occurredAt,
+        ce_source: '//subx/gateway',
+        ce_type: 'com.subx.extract-job.v1',
+        ce_subject: `${correlation}/${job.itemIndex}`,
+        ce_dataschema: 'proto:subx.events.v1.ExtractJob',
+        'content-type': 'application/protobuf',
+      });
     }
     expect(worker.jobs.map((j) => j.job.itemIndex).sort()).toEqual([0, 1, 2, 3]);
     expect(fanOut.pendingCount()).toBe(0);

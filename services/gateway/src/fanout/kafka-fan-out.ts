@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { CONSUMER_GROUPS, TOPICS, extractJobV1 } from '@subx/contracts';
+import { CLOUD_EVENT_KINDS, CONSUMER_GROUPS, TOPICS, cloudEventHeaders, extractJobV1 } from '@subx/contracts';
 import { AppError, Errors, isErrorCode } from '@subx/errors';
 import type { extractorV1 } from '@subx/contracts';
 import type { BusMessage, Clock, DeliveredMessage, EventBus, Subscription } from '@subx/ports';
@@ -302,30 +302,38 @@ export function createKafkaFanOut(deps: KafkaFanOutDeps): KafkaFanOut {
           const headers = injectTraceContext({});
           const traceParent = currentTraceParent() ?? '';
           const occurredAt = new Date(clock.now()).toISOString();
-          const messages: BusMessage[] = request.jobs.map((job, itemIndex) => ({
-            key: job.videoId,
-            headers: { ...headers, 'x-correlation-id': correlationId },
-            value: extractJobV1.ExtractJob.encode({
-              envelope: {
-                eventId: randomUUID(),
-                occurredAt,
-                accountId: request.accountId ?? '',
-                idempotencyKey: request.idempotencyKey ?? '',
-                traceParent,
-              },
-              correlationId,
-              itemIndex,
-              videoId: job.videoId,
-              language: job.language,
-              include: job.include,
-              replyTopic: resultsTopic,
-              replyTo: instanceId,
-              deadline,
-              translate: job.translate,
-              requestId: request.requestId,
-              itemTimeoutMs: Math.max(0, Math.min(request.itemTimeoutMs, 2 ** 31 - 1)),
-            }).finish(),
-          }));
+          const messages: BusMessage[] = request.jobs.map((job, itemIndex) => {
+            const eventId = randomUUID();
+            const cloudEvent = cloudEventHeaders(CLOUD_EVENT_KINDS.extractJobs, {
+              id: eventId,
+              time: occurredAt,
+              subject: `${correlationId}/${itemIndex}`,
+            });
+            return {
+              key: job.videoId,
+              headers: { ...headers, ...cloudEvent, 'x-correlation-id': correlationId },
+              value: extractJobV1.ExtractJob.encode({
+                envelope: {
+                  eventId,
+                  occurredAt,
+                  accountId: request.accountId ?? '',
+                  idempotencyKey: request.idempotencyKey ?? '',
+                  traceParent,
+                },
+                correlationId,
+                itemIndex,
+                videoId: job.videoId,
+                language: job.language,
+                include: job.include,
+                replyTopic: resultsTopic,
+                replyTo: instanceId,
+                deadline,
+                translate: job.translate,
+                requestId: request.requestId,
+                itemTimeoutMs: Math.max(0, Math.min(request.itemTimeoutMs, 2 ** 31 - 1)),
+              }).finish(),
+            };
+          });
           const published = await withTimeout(
             () => bus.publish(jobsTopic, messages).then(() => true),
             busTimeoutMs,

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { jobLifecycleV1 } from '@subx/contracts';
+import { createInProcessEventBus } from '@subx/ports';
+import type { DeliveredMessage } from '@subx/ports';
 import type { JobDoc } from './model.ts';
-import { encodeJobEvent, eventIdOf } from './bus-events.ts';
+import { createBusJobEvents, encodeJobEvent, eventIdOf } from './bus-events.ts';
 
 const job = {
   _id: 'job_00000000a0123456789abcdef',
@@ -42,5 +44,32 @@ describe('job lifecycle events', () => {
     expect(eventIdOf(`${job._id}:job.started`)).not.toBe(id);
     const decoded = jobLifecycleV1.JobLifecycleEvent.decode(encodeJobEvent('job.completed', job, 0));
     expect(decoded.envelope?.eventId).toBe(id);
+  });
+
+  it('publish with CloudEvents headers: the same id and attributes when a notice repeats', async () => {
+    const bus = createInProcessEventBus();
+    const got: DeliveredMessage[] = [];
+    await bus.subscribe({
+      groupId: 'g',
+      topics: ['jobs.lifecycle.v1'],
+      handler: async (m) => void got.push(m),
+    });
+    const events = createBusJobEvents({ bus, topic: 'jobs.lifecycle.v1', clock: { now: () => 5 } });
+    await events.publish('job.completed', job);
+    await events.publish('job.completed', job);
+    await expect.poll(() => got.length).toBe(2);
+    expect(got[0]!.key).toBe('acc_1');
+    expect(got[0]!.headers).toEqual({
+      ce_specversion: '1.0',
+      ce_id: eventIdOf(`${job._id}:job.completed`),
+      ce_source: '//subx/gateway',
+      ce_type: 'com.subx.job-lifecycle.v1',
+      ce_time: new Date(2).toISOString(),
+      ce_subject: job._id,
+      ce_dataschema: 'proto:subx.events.v1.JobLifecycleEvent',
+      'content-type': 'application/protobuf',
+    });
+    expect(got[1]!.headers).toEqual(got[0]!.headers);
+    await bus.close();
   });
 });

@@ -5,7 +5,7 @@
  * can drop repeats.
  */
 import { createHash } from 'node:crypto';
-import { jobLifecycleV1 } from '@subx/contracts';
+import { CLOUD_EVENT_KINDS, cloudEventHeaders, jobLifecycleV1 } from '@subx/contracts';
 import type { EventBus } from '@subx/ports';
 import { currentTraceParent } from '@subx/service-kit';
 import type { JobDoc } from './model.ts';
@@ -54,8 +54,13 @@ export function createBusJobEvents(deps: {
   return {
     async publish(type, job) {
       const occurredAt = type === 'job.created' ? job.created_at : (job.finished_at ?? deps.clock.now());
+      const headers = cloudEventHeaders(CLOUD_EVENT_KINDS.jobEvents, {
+        id: eventIdOf(`${job._id}:${type}`),
+        time: new Date(occurredAt).toISOString(),
+        subject: job._id,
+      });
       await deps.bus.publish(deps.topic, [
-        { key: job.account_id, value: encodeJobEvent(type, job, occurredAt) },
+        { key: job.account_id, value: encodeJobEvent(type, job, occurredAt), headers },
       ]);
     },
   };
