@@ -119,6 +119,8 @@ export async function startInProcessSystem(options: {
   ai?: boolean;
   fanOut?: 'bus' | 'direct';
   credits?: number;
+  /** The gateway's environment (EMBEDDINGS_*, ACCESS_PRICING_JSON, ...). */
+  gatewayEnv?: Record<string, string>;
 }): Promise<InProcessSystem> {
   const logger = createLogger({ service: 'system-test', level: 'silent' });
   const kv = createInMemoryKeyValueStore();
@@ -151,7 +153,7 @@ export async function startInProcessSystem(options: {
       EXTRACTOR_GRPC_ADDR: `127.0.0.1:${extractor.port}`,
       ...(ai ? { AI_GRPC_ADDR: `127.0.0.1:${ai.port}` } : {}),
     }),
-    env: {},
+    env: options.gatewayEnv ?? {},
     embedded: true,
     store: createInMemoryDocumentStore(),
     kv: createInMemoryKeyValueStore(),

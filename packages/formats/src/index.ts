@@ -11,3 +11,5 @@ export type { Cue } from './cues.ts';
 export { srtTimestamp, vttTimestamp, clockTime } from './time.ts';
 export { parseSrtStrict } from './strict-srt.ts';
 export type { SrtCue } from './strict-srt.ts';
+export { chunkTranscript, CHUNKING_LIMITS } from './chunks.ts';
+export type { Chunk, ChunkingOptions, ChapterMark } from './chunks.ts';

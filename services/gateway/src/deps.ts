@@ -1,3 +1,4 @@
+import type { Embedder } from '@subx/embeddings';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock, KeyValueStore } from '@subx/ports';
 import type { AccessPricing } from './access/pricing.ts';
@@ -32,6 +33,8 @@ export interface GatewayDeps {
   readiness?: () => Promise<boolean>;
   /** Reported by /health; defaults to this package's version. */
   version?: string;
+  /** Chunk embeddings (EMBEDDINGS_*); absent: `embed: true` answers 501 EMBEDDINGS_NOT_CONFIGURED. */
+  embedder?: Embedder;
   /** Job webhooks: signing secrets and deliveries; without it the secret routes answer 503. */
   webhooks?: WebhookModule;
 }

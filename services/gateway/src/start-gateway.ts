@@ -3,6 +3,7 @@
  * backends, fan-out, the fastify app, and listen. Shared by main.ts (one service alone) and the
  * one-process launcher (`npm start`), so both run exactly the same wiring.
  */
+import { createEmbedder, loadEmbeddingsConfig } from '@subx/embeddings';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { FastifyInstance } from 'fastify';
@@ -68,6 +69,8 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   const kv = guardKeyValueStore(options.kv);
   const clock = options.clock ?? systemClock;
   const { config: accessConfig, generated } = loadAccessConfig(options.env, { embedded: options.embedded });
+  const embeddings = loadEmbeddingsConfig(options.env);
+  const embedder = embeddings ? createEmbedder(embeddings, { cache: kv }) : undefined;
 
   const backends = grpcBackendsFromConfig(config, logger);
   // The usage report reads billing (in `npm start` too, where billing runs in-process behind real
@@ -153,6 +156,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     clock,
     pricing: accessConfig.pricing,
     webhooks,
+    ...(embedder ? { embedder } : {}),
     readiness: async () => {
       if (draining || !backends.channelsHealthy()) return false;
       try {

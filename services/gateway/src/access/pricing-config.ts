@@ -66,6 +66,7 @@ export const PricingOverrideSchema = z.strictObject({
         .optional(),
       commentsPerCredits: z.number().int().positive().optional(),
       commentsAnalyze: credits.optional(),
+      embeddedChunksPerCredit: z.number().int().positive().optional(),
     })
     .optional(),
 });

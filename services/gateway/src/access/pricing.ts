@@ -26,6 +26,8 @@ export interface AccessPricing {
     /** Credits per started block of this many returned comments. */
     commentsPerCredits: number;
     commentsAnalyze: number;
+    /** Extract with `embed`: credits per started block of this many embedded chunks. */
+    embeddedChunksPerCredit: number;
   };
 }
 
@@ -54,6 +56,7 @@ export const DEFAULT_PRICING: AccessPricing = {
     ],
     commentsPerCredits: 500,
     commentsAnalyze: 3,
+    embeddedChunksPerCredit: 100,
   },
 };
 
@@ -103,4 +106,9 @@ export function commentsAnalyzePrice(
   pricing: AccessPricing = DEFAULT_PRICING,
 ): number {
   return options.cached ? 0 : pricing.prices.commentsAnalyze;
+}
+
+/** Extract with `embed: true`: 1 per started block of `embeddedChunksPerCredit` chunks (0 chunks: 0). */
+export function embeddingsPrice(chunks: number, pricing: AccessPricing = DEFAULT_PRICING): number {
+  return chunks <= 0 ? 0 : Math.ceil(chunks / pricing.prices.embeddedChunksPerCredit);
 }

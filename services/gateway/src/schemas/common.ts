@@ -73,7 +73,56 @@ export const translateSchema = {
     'Extension: when the language has no track, let the platform translate from the best available one; the result then says `translated_from`.',
 };
 
+export const chunkingSchema = named('Chunking', {
+  type: 'object',
+  additionalProperties: false,
+  description:
+    'Adds `chunks` to a json answer: token-sized pieces (o200k_base) cut at segment boundaries (a segment longer than the budget at words), each with its time span, a deep link, a content hash and an id stable for the same video, language, text and chunking.',
+  properties: {
+    max_tokens: { type: 'integer', minimum: 16, maximum: 8000, default: 512 },
+    overlap_tokens: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 4000,
+      default: 0,
+      description:
+        'At most max_tokens/2: whole trailing segments of a chunk repeated at the start of the next.',
+    },
+    split: {
+      type: 'string',
+      enum: ['chapters', 'none'],
+      default: 'chapters',
+      description: '`chapters`: a chunk never spans two chapters (when the video has chapters).',
+    },
+  },
+});
+
+export const embedSchema = {
+  type: 'boolean',
+  default: false,
+  description:
+    'With `chunking` (its defaults when absent): every chunk gains `embedding`, from the deployment’s embeddings endpoint; priced per started block of chunks (pricing table). None configured: 501 EMBEDDINGS_NOT_CONFIGURED.',
+};
+
 // Response building blocks (documentation and response-shape tests).
+
+export const chunkSchema = named('Chunk', {
+  type: 'object',
+  required: ['id', 'index', 'text', 'start', 'end', 'token_count', 'url', 'content_hash', 'chapter'],
+  additionalProperties: false,
+  properties: {
+    id: { type: 'string', description: 'Stable for the same video, language, text and chunking.' },
+    index: { type: 'integer' },
+    text: { type: 'string' },
+    start: { type: 'number', description: 'Seconds.' },
+    end: { type: 'number', description: 'Seconds.' },
+    token_count: { type: 'integer', description: 'o200k_base tokens of `text`, at most max_tokens.' },
+    url: { type: 'string', description: '`https://youtu.be/<id>?t=<floor(start)>`.' },
+    content_hash: { type: 'string', description: '`sha256:` and the hex SHA-256 of the UTF-8 text.' },
+    chapter: { type: ['string', 'null'], description: 'The chapter the chunk starts in.' },
+    embedding: { type: 'array', items: { type: 'number' }, description: 'With `embed: true`.' },
+  },
+});
 
 export const rateLimitSchema = named('RateLimit', {
   type: 'object',

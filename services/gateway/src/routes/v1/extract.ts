@@ -22,6 +22,7 @@ import { videoIdOf } from '../../video-urls.ts';
 import { routeOptions } from './context.ts';
 import type { RouteRegistrar } from './context.ts';
 import { admissionOf, withReservation } from './reservation.ts';
+import { extractChunks, wantsChunks, type ChunkingBody } from './extract-chunks.ts';
 
 /** `subx_cache_requests_total{cache="extract_response"}`. */
 const CACHE_NAME = 'extract_response';
@@ -34,6 +35,8 @@ interface ExtractBody {
   include: IncludeField[];
   format: OutputFormat;
   translate: boolean;
+  chunking?: ChunkingBody;
+  embed?: boolean;
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -179,7 +182,27 @@ export const registerExtract: RouteRegistrar = (app, ctx) => {
     return fetchRendered(request, body, key).then((rendered) => respond(request, reply, body, rendered));
   }
 
-  function handle(request: FastifyRequest, reply: FastifyReply, body: ExtractBody): Buffer | Promise<Buffer> {
+  /** Extract with chunks (and embeddings): built per request, in a room of its own. */
+  async function chunked(request: FastifyRequest, reply: FastifyReply, body: ExtractBody): Promise<string> {
+    const price = extractPrice(ctx.pricing);
+    const answer =
+      price === 0
+        ? await extractChunks(ctx, ctx.deps.embedder, request, body)
+        : await withReservation(credits, request, 'extract', price, async (reservation) => {
+            const built = await extractChunks(ctx, ctx.deps.embedder, request, body);
+            await reservation.commit(price);
+            return built;
+          });
+    reply.type(JSON_TYPE);
+    return answer;
+  }
+
+  function handle(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    body: ExtractBody,
+  ): Buffer | Promise<Buffer> | Promise<string> {
+    if (wantsChunks(body)) return chunked(request, reply, body);
     const price = extractPrice(ctx.pricing);
     // The interface prices extract at 0: no ledger round trip unless an operator sets a price.
     if (price === 0) return extract(request, reply, body);

@@ -1,0 +1,133 @@
+/**
+ * Extract with `chunking` or `embed`: the transcript as retrieval-ready chunks (@subx/formats
+ * chunkTranscript), optionally each with its embedding (@subx/embeddings). A json answer only,
+ * built per request rather than spliced from the extractor's rendered bytes: the chunks depend on
+ * the request's budget, and the embeddings are cached by text, so a repeat pays for neither the
+ * transcript (the extractor's cache) nor the vectors (the embedder's cache).
+ *
+ * Credits: `chunking` alone costs what extract costs; `embed` adds 1 per started block of
+ * `embeddedChunksPerCredit` chunks, reserved once the chunks are known and before the endpoint is
+ * called, charged when the answer is built, released when anything fails.
+ */
+import type { FastifyRequest } from 'fastify';
+import { embeddingsNotConfigured, type Embedder } from '@subx/embeddings';
+import { Errors } from '@subx/errors';
+import { answerHeadJson, chunkTranscript, CHUNKING_LIMITS, type Chunk } from '@subx/formats';
+import { embeddingsPrice } from '../../access/pricing.ts';
+import { rateLimitJson } from '../../access/rate-limit.ts';
+import { jsonTail } from '../../extract-cache.ts';
+import { subtitleTypeName, transcriptBody } from '../../mappers.ts';
+import type { IncludeField } from '../../schemas/common.ts';
+import { videoIdOf } from '../../video-urls.ts';
+import type { RouteContext } from './context.ts';
+import { admissionOf, withReservation } from './reservation.ts';
+
+export interface ChunkingBody {
+  max_tokens?: number;
+  overlap_tokens?: number;
+  split?: 'chapters' | 'none';
+}
+
+export interface ChunkedExtractBody {
+  url: string;
+  language: string;
+  include_timestamps: boolean;
+  force_refresh: boolean;
+  include: IncludeField[];
+  format: string;
+  translate: boolean;
+  chunking?: ChunkingBody;
+  embed?: boolean;
+}
+
+/** True when the request asks for chunks (or embeddings, which come with chunks). */
+export const wantsChunks = (body: { chunking?: ChunkingBody; embed?: boolean }): boolean =>
+  body.chunking !== undefined || body.embed === true;
+
+/** The request's chunking with its defaults, or a 400 naming the field. */
+function chunkingOf(body: ChunkedExtractBody) {
+  const maxTokens = body.chunking?.max_tokens ?? CHUNKING_LIMITS.defaultTokens;
+  const overlapTokens = body.chunking?.overlap_tokens ?? 0;
+  if (overlapTokens > Math.floor(maxTokens / 2)) {
+    throw Errors.invalidRequest(
+      `chunking.overlap_tokens must be at most max_tokens/2 (${Math.floor(maxTokens / 2)}); got ${overlapTokens}.`,
+    );
+  }
+  return { maxTokens, overlapTokens, split: body.chunking?.split ?? 'chapters' } as const;
+}
+
+export async function extractChunks(
+  ctx: RouteContext,
+  embedder: Embedder | undefined,
+  request: FastifyRequest,
+  body: ChunkedExtractBody,
+): Promise<string> {
+  if (body.format !== 'json') {
+    throw Errors.invalidRequest(
+      'chunking and embed come in json answers only: send format json (the default).',
+    );
+  }
+  const options = chunkingOf(body);
+  if (body.embed && !embedder) throw embeddingsNotConfigured();
+  const { backends, credits } = ctx.deps;
+  const videoId = videoIdOf(body.url);
+  // Chapters are read for splitting even when the answer's metadata does not show them.
+  const include: IncludeField[] =
+    options.split === 'chapters' && !body.include.includes('chapters')
+      ? [...body.include, 'chapters']
+      : body.include;
+  const transcript = await backends.extractor.getTranscript(
+    {
+      videoId,
+      language: body.language,
+      include,
+      forceRefresh: body.force_refresh,
+      translate: body.translate,
+      segmentsAsJson: false,
+      segmentsJsonAsBytes: false,
+      headJsonAsBytes: false,
+    },
+    { requestId: request.id },
+  );
+  const chunks: (Chunk & { embedding?: number[] })[] = chunkTranscript(
+    {
+      videoId: transcript.videoId || videoId,
+      language: transcript.language,
+      segments: transcript.segments,
+      chapters: (transcript.metadata?.chapters?.values ?? []).map((c) => ({
+        title: c.title,
+        start: c.startTime,
+      })),
+    },
+    options,
+  );
+
+  const render = () => {
+    const head = answerHeadJson({
+      videoId: transcript.videoId || videoId,
+      metadata: transcript.metadata,
+      include: body.include,
+      language: transcript.language,
+      subtitleType: subtitleTypeName(transcript.subtitleType),
+    });
+    const rest = JSON.stringify({
+      ...transcriptBody(transcript, body.include_timestamps),
+      cached: transcript.cached,
+      extracted_at: transcript.fetchedAt || new Date(ctx.deps.clock.now()).toISOString(),
+      ...(transcript.translatedFrom ? { translated_from: transcript.translatedFrom } : {}),
+      chunks,
+      ...(body.embed && embedder ? { embedding_model: embedder.model } : {}),
+    });
+    return `{${head},${rest.slice(1, -1)}${jsonTail(rateLimitJson(admissionOf(request).rateLimit), request.id)}`;
+  };
+
+  const price = body.embed ? embeddingsPrice(chunks.length, ctx.pricing) : 0;
+  if (!body.embed || !embedder || price === 0) return render();
+  return withReservation(credits, request, 'extract', price, async (reservation) => {
+    const vectors = await embedder.embed(chunks.map((c) => c.text));
+    chunks.forEach((chunk, i) => (chunk.embedding = vectors[i]));
+    const answer = render();
+    await reservation.commit(price);
+    return answer;
+  });
+}
