@@ -163,7 +163,7 @@ function operationObject(spec: OperationSpec) {
   const example = REQUEST_EXAMPLES[spec.operationId];
   const content: Record<string, unknown> = spec.document
     ? { [CONTENT_TYPES[spec.document].split(';')[0]!]: { schema: spec.response } }
-    : { 'application/json': { schema: spec.response } };
+    : { [spec.mediaType ?? 'application/json']: { schema: spec.response } };
   if (spec.documentFormats) {
     for (const format of ['srt', 'vtt', 'txt', 'md'] as const) {
       content[CONTENT_TYPES[format].split(';')[0]!] = {

@@ -6,7 +6,7 @@
  * URLs); each finished video is a document of its own (`job_results`, id `<job>:<index>`), which is
  * what makes resuming safe: a result that exists is never run or charged again.
  */
-import type { OutputFormat } from '@subx/formats';
+import type { ChunkingOptions, OutputFormat } from '@subx/formats';
 import type { IncludeField } from '../schemas/common.ts';
 
 export const JOB_STATUSES = ['queued', 'running', 'completed', 'failed', 'canceled'] as const;
@@ -27,6 +27,8 @@ export interface JobOptions {
   include_timestamps: boolean;
   include: IncludeField[];
   translate: boolean;
+  /** json jobs with timestamps: results carry chunks, and `…/chunks` downloads them as NDJSON. */
+  chunking?: ChunkingOptions;
 }
 
 export interface JobError {
@@ -155,6 +157,15 @@ export function jobView(job: JobDoc): JobView {
     format: job.options.format,
     include_timestamps: job.options.include_timestamps,
     include: job.options.include,
+    ...(job.options.chunking
+      ? {
+          chunking: {
+            max_tokens: job.options.chunking.maxTokens,
+            overlap_tokens: job.options.chunking.overlapTokens,
+            split: job.options.chunking.split,
+          },
+        }
+      : {}),
     progress: {
       total: job.total,
       succeeded: job.succeeded,

@@ -2,6 +2,7 @@
  * The jobs API's behaviour, apart from HTTP: the public routes (routes/v1/jobs.ts) and the admin
  * list for the dashboard call the same functions.
  */
+import { chunksOfItem, withChunks } from './chunks.ts';
 import { AppError, ERROR_CATALOG, Errors, plural } from '@subx/errors';
 import type { ErrorCode } from '@subx/errors';
 import type { Clock } from '@subx/ports';
@@ -67,7 +68,15 @@ export interface JobsService {
     index: number,
   ): Promise<{ job: JobDoc; item: Record<string, unknown> }>;
   cancel(accountId: string, jobId: string): Promise<PublicJob>;
+  /**
+   * The chunks of the finished items, in source order, one JSON object a line with its `video_id`
+   * (NDJSON, the shape vector stores import); read a page of results at a time.
+   */
+  chunkLines(accountId: string, jobId: string): Promise<AsyncIterable<string>>;
 }
+
+/** Results read per page when a job's chunks are downloaded: one page in memory at a time. */
+const CHUNK_PAGE = 50;
 
 /** A full queue frees up as jobs start: a minute is a fair first wait. */
 const JOB_QUEUE_RETRY_AFTER_S = 60;
@@ -253,7 +262,7 @@ export function createJobsService(deps: {
       return {
         job_id: job._id,
         status: job.status,
-        results: shown.map((r) => r.item),
+        results: shown.map((r) => withChunks(job, r.item)),
         next_cursor: more || !ended ? encodeCursor({ i: nextIndex }) : null,
       };
     },
@@ -273,7 +282,32 @@ export function createJobsService(deps: {
         const known = Object.hasOwn(ERROR_CATALOG, code) ? (code as ErrorCode) : 'UPSTREAM_ERROR';
         throw new AppError(known, String(found.item.error_message ?? 'The item failed.'));
       }
-      return { job, item: found.item };
+      return { job, item: withChunks(job, found.item) };
+    },
+
+    async chunkLines(accountId, jobId) {
+      const job = await owned(accountId, jobId);
+      if (expired(job)) throw new AppError('JOB_EXPIRED', `The results of job ${job._id} expired.`);
+      if (job.options.format !== 'json' || !job.options.include_timestamps) {
+        throw new AppError(
+          'CONFLICT',
+          `Job ${job._id} keeps ${job.options.format} documents, not timed segments: chunks need a json job with timestamps.`,
+        );
+      }
+      const chunking = job.options.chunking ?? { maxTokens: 512, overlapTokens: 0, split: 'chapters' };
+      const bound = isTerminal(job.status) ? Number.POSITIVE_INFINITY : job.next_index;
+      return (async function* lines() {
+        for (let from = 0; ;) {
+          const page = (await store.results(job._id, from, CHUNK_PAGE)).filter((r) => r.index < bound);
+          for (const { item } of page) {
+            for (const chunk of chunksOfItem(item, chunking) ?? []) {
+              yield `${JSON.stringify({ video_id: item.video_id, ...chunk })}\n`;
+            }
+          }
+          if (page.length < CHUNK_PAGE) return;
+          from = page.at(-1)!.index + 1;
+        }
+      })();
     },
 
     async cancel(accountId, jobId) {

@@ -275,6 +275,7 @@ export const batchItemSuccessSchema = named('BatchItemSuccess', {
     metadata: metadataSchema,
     subtitle_type: subtitleTypeSchema,
     translated_from: { type: 'string' },
+    chunks: { type: 'array', items: chunkSchema, description: 'Results of a job created with `chunking`.' },
   },
 });
 

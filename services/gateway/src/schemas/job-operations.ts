@@ -102,6 +102,25 @@ export const JOB_OPERATIONS: OperationSpec[] = [
     errors: [...READ_ERRORS, 'NOT_FOUND', 'JOB_EXPIRED'],
   },
   {
+    method: 'GET',
+    path: '/api/v1/jobs/{job_id}/chunks',
+    operationId: 'getJobChunks',
+    summary: 'A job’s chunks as NDJSON, the shape vector stores import',
+    description:
+      'One chunk a line (`application/x-ndjson`), with its `video_id`, for every finished successful item in source order: the job’s `chunking`, or the defaults (512 tokens, no overlap, split by chapters) for a json job created without it. A job of another format is 409 `CONFLICT` (its results keep documents, not segments). While the job runs, the finished items only. Not counted against the daily limit.',
+    auth: 'account',
+    credits: 'none',
+    params: jobIdParamsSchema,
+    tag: TAG,
+    mediaType: 'application/x-ndjson',
+    response: {
+      type: 'string',
+      description:
+        'Lines of JSON: `{ video_id, id, index, text, start, end, token_count, url, content_hash, chapter }`.',
+    },
+    errors: [...READ_ERRORS, 'CONFLICT', 'JOB_EXPIRED'],
+  },
+  {
     method: 'DELETE',
     path: '/api/v1/jobs/{job_id}',
     operationId: 'cancelJob',

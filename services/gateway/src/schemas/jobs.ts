@@ -14,6 +14,7 @@ import {
   languageSchema,
   rateLimitSchema,
   translateSchema,
+  chunkingSchema,
   urlSchema,
 } from './common.ts';
 import { named } from './operation-spec.ts';
@@ -92,6 +93,9 @@ export const createJobBodySchema = {
     include_timestamps: includeTimestampsSchema,
     include: includeArraySchema,
     translate: translateSchema,
+    // json jobs with timestamps only: every successful result carries `chunks` (as extract), and
+    // GET /api/v1/jobs/{job_id}/chunks downloads them as NDJSON.
+    chunking: chunkingSchema,
     webhook_url: {
       type: 'string',
       maxLength: 2048,
@@ -202,6 +206,7 @@ export const jobSchema = {
     format: { type: 'string', enum: ['json', 'srt', 'vtt', 'txt', 'md'] },
     include_timestamps: { type: 'boolean' },
     include: { type: 'array', items: { type: 'string' } },
+    chunking: chunkingSchema,
     progress: {
       type: 'object',
       required: ['total', 'succeeded', 'failed', 'pending'],

@@ -119,6 +119,7 @@ describe('docs', () => {
         '/api/v1/jobs',
         '/api/v1/jobs/{job_id}',
         '/api/v1/jobs/{job_id}/results',
+        '/api/v1/jobs/{job_id}/chunks',
         '/api/v1/jobs/{job_id}/results/{index}',
         '/api/v1/playlist',
         '/api/v1/summarize',

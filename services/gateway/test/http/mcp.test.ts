@@ -86,6 +86,7 @@ describe('MCP tools', () => {
       'getJob',
       'getJobResults',
       'getJobResult',
+      'getJobChunks',
       'cancelJob',
       // Account settings, not something an agent does with videos: no tools.
       'rotateWebhookSecret',

@@ -142,6 +142,7 @@ describe('every success body', () => {
       getJob: { app: jobs.app, call: { method: 'GET', url: `/api/v1/jobs/${jobId}` } },
       getJobResults: { app: jobs.app, call: { method: 'GET', url: `/api/v1/jobs/${jobId}/results` } },
       getJobResult: { app: jobs.app, call: { method: 'GET', url: `/api/v1/jobs/${jobId}/results/0` } },
+      getJobChunks: { app: jobs.app, call: { method: 'GET', url: `/api/v1/jobs/${jobId}/chunks` } },
       // Last of the job routes: it cancels the job created just above.
       cancelJob: { app: jobs.app, call: { method: 'DELETE', url: '/api/v1/jobs/' } },
       rotateWebhookSecret: { app: gw.app, call: { method: 'POST', url: '/api/v1/webhooks/secret' } },
@@ -162,6 +163,12 @@ describe('every success body', () => {
         ...(call.payload ? { payload: call.payload } : {}),
       });
       expect(res.statusCode, `${spec.operationId}: ${res.body}`).toBe(spec.successStatus ?? 200);
+      if (spec.mediaType) {
+        // NDJSON: a line of JSON per record, no envelope; the request id is in the header.
+        expect(String(res.headers['content-type']), spec.operationId).toContain(spec.mediaType);
+        expect(res.headers['x-request-id'], spec.operationId).toBeTruthy();
+        continue;
+      }
       if (spec.document) {
         expect(String(res.headers['content-type']), spec.operationId).not.toMatch(/json/);
         expect(res.headers['x-request-id'], spec.operationId).toBeTruthy();

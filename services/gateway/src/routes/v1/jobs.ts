@@ -1,3 +1,5 @@
+import { Readable } from 'node:stream';
+import { jobChunking } from '../../jobs/chunks.ts';
 import { CONTENT_TYPES } from '@subx/formats';
 import type { OutputFormat } from '@subx/formats';
 import type { CreateJobInput } from '../../jobs/service.ts';
@@ -15,6 +17,7 @@ interface CreateJobBody {
   include_timestamps: boolean;
   include: IncludeField[];
   translate: boolean;
+  chunking?: { max_tokens?: number; overlap_tokens?: number; split?: 'chapters' | 'none' };
   webhook_url?: string;
 }
 
@@ -40,6 +43,7 @@ export const registerJobs: RouteRegistrar = (app, ctx) => {
     { ...routeOptions(ctx, create), bodyLimit: config.JOBS_BODY_LIMIT_BYTES },
     async (request, reply) => {
       const body = request.body;
+      const chunking = jobChunking(body);
       const admission = admissionOf(request);
       const job = await jobs.create(
         admission.account,
@@ -51,6 +55,7 @@ export const registerJobs: RouteRegistrar = (app, ctx) => {
             include_timestamps: body.include_timestamps,
             include: body.include,
             translate: body.translate,
+            ...(chunking ? { chunking } : {}),
           },
           ...(body.webhook_url !== undefined ? { webhook_url: body.webhook_url } : {}),
         },
@@ -103,6 +108,16 @@ export const registerJobs: RouteRegistrar = (app, ctx) => {
         .type(CONTENT_TYPES[format])
         .header('content-disposition', `attachment; filename="${name}"`)
         .send(String(item.content ?? ''));
+    },
+  );
+
+  const chunks = operationById('getJobChunks');
+  app.get<{ Params: { job_id: string } }>(
+    routePath(chunks),
+    routeOptions(ctx, chunks),
+    async (request, reply) => {
+      const lines = await jobs.chunkLines(accountIdOf(request), request.params.job_id);
+      return reply.type('application/x-ndjson; charset=utf-8').send(Readable.from(lines));
     },
   );
 
