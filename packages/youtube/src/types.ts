@@ -61,6 +61,8 @@ export interface Transcript {
   language: string;
   subtitleType: SubtitleType;
   translatedFrom?: string;
+  /** Who translated, when `translatedFrom` is set: the platform (`tlang`) or a model. */
+  translatedBy?: 'platform' | 'model';
   segments: Segment[];
   metadata: VideoMetadata;
 }
@@ -120,3 +122,11 @@ export interface Logger {
 }
 
 export type FetchLike = (input: string, init: RequestInit & { dispatcher?: unknown }) => Promise<Response>;
+
+/**
+ * Translates caption texts when the platform refuses to (a model): one text out per text in, in the
+ * same order. Rejects with an AppError when it cannot.
+ */
+export interface SegmentTranslator {
+  translate(texts: readonly string[], targetLanguage: string): Promise<string[]>;
+}

@@ -226,6 +226,12 @@ export const batchItemSuccessSchema = named('BatchItemSuccess', {
     metadata: metadataSchema,
     subtitle_type: subtitleTypeSchema,
     translated_from: { type: 'string' },
+    translated_by: {
+      type: 'string',
+      enum: ['platform', 'model'],
+      description:
+        'Set with `translated_from`: who translated, the platform or a model (when the platform refuses).',
+    },
   },
 });
 

@@ -68,6 +68,12 @@ const extractResponse = {
     cached: { type: 'boolean' },
     extracted_at: { type: 'string', format: 'date-time' },
     translated_from: { type: 'string' },
+    translated_by: {
+      type: 'string',
+      enum: ['platform', 'model'],
+      description:
+        'Set with `translated_from`: who translated, the platform or a model (when the platform refuses).',
+    },
     rate_limit: rateLimitSchema,
     request_id: { type: 'string' },
   },

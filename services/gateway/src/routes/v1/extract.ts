@@ -3,7 +3,7 @@ import { CONTENT_TYPES, answerHeadJson } from '@subx/formats';
 import type { OutputFormat } from '@subx/formats';
 import { countCacheLookup } from '@subx/service-kit';
 import { rateLimitJson } from '../../access/rate-limit.ts';
-import { extractPrice } from '../../access/pricing.ts';
+import { extractPrice, modelTranslationPrice } from '../../access/pricing.ts';
 import {
   completeJsonBody,
   createExtractCache,
@@ -66,6 +66,7 @@ export const registerExtract: RouteRegistrar = (app, ctx) => {
     request: FastifyRequest,
     body: ExtractBody,
     key: ExtractCacheKey,
+    onModelTranslation?: () => void,
   ): Promise<Rendered> {
     // A json answer with timestamps carries the segments as the extractor rendered them, spliced
     // in as they came (the extractor renders them once per cached transcript).
@@ -86,6 +87,8 @@ export const registerExtract: RouteRegistrar = (app, ctx) => {
       },
       { requestId: request.id },
     );
+    if (transcript.translatedFrom && transcript.translatedBy === 'model' && !transcript.cached)
+      onModelTranslation?.();
     if (body.format !== 'json') {
       const document = documentFor(body.format, transcript, body.include_timestamps);
       const rendered = {
@@ -111,6 +114,9 @@ export const registerExtract: RouteRegistrar = (app, ctx) => {
       cached,
       extracted_at: transcript.fetchedAt || new Date(clock.now()).toISOString(),
       ...(transcript.translatedFrom ? { translated_from: transcript.translatedFrom } : {}),
+      ...(transcript.translatedFrom && transcript.translatedBy
+        ? { translated_by: transcript.translatedBy }
+        : {}),
     });
     // The extractor's rendered segments, as bytes or (an older extractor) as a string; from an
     // extractor older than segments_as_json, segments: rendered here.
@@ -161,6 +167,7 @@ export const registerExtract: RouteRegistrar = (app, ctx) => {
     request: FastifyRequest,
     reply: FastifyReply,
     body: ExtractBody,
+    onModelTranslation?: () => void,
   ): Buffer | Promise<Buffer> {
     const key: ExtractCacheKey = {
       videoId: videoIdOf(body.url),
@@ -176,16 +183,24 @@ export const registerExtract: RouteRegistrar = (app, ctx) => {
       countCacheLookup(CACHE_NAME, hit !== undefined);
       if (hit) return respond(request, reply, body, hit);
     }
-    return fetchRendered(request, body, key).then((rendered) => respond(request, reply, body, rendered));
+    return fetchRendered(request, body, key, onModelTranslation).then((rendered) =>
+      respond(request, reply, body, rendered),
+    );
   }
 
   function handle(request: FastifyRequest, reply: FastifyReply, body: ExtractBody): Buffer | Promise<Buffer> {
     const price = extractPrice(ctx.pricing);
+    // A translation may be made by a model (the platform refusing), which costs more: reserved up
+    // front, committed only when this request had the model translate.
+    const translation = body.translate ? modelTranslationPrice(ctx.pricing) : 0;
     // The interface prices extract at 0: no ledger round trip unless an operator sets a price.
-    if (price === 0) return extract(request, reply, body);
-    return withReservation(credits, request, 'extract', price, async (reservation) => {
-      const result = await extract(request, reply, body);
-      await reservation.commit(price);
+    if (price + translation === 0) return extract(request, reply, body);
+    return withReservation(credits, request, 'extract', price + translation, async (reservation) => {
+      let byModel = false;
+      const result = await extract(request, reply, body, () => {
+        byModel = true;
+      });
+      await reservation.commit(price + (byModel ? translation : 0));
       return result;
     });
   }

@@ -149,6 +149,11 @@ export interface GetTranscriptResponse {
    * as UTF-8, without braces (@subx/formats answerHeadJson); metadata is then absent.
    */
   headJsonUtf8: Uint8Array;
+  /**
+   * Set with translated_from: who translated, "platform" (its own caption translation) or "model"
+   * (a model, when the platform refuses); empty otherwise.
+   */
+  translatedBy?: string | undefined;
 }
 
 export interface GetTranscriptsRequest {
@@ -553,6 +558,7 @@ function createBaseGetTranscriptResponse(): GetTranscriptResponse {
     segmentsJson: "",
     segmentsJsonUtf8: new Uint8Array(0),
     headJsonUtf8: new Uint8Array(0),
+    translatedBy: undefined,
   };
 }
 
@@ -590,6 +596,9 @@ export const GetTranscriptResponse: MessageFns<GetTranscriptResponse> = {
     }
     if (message.headJsonUtf8.length !== 0) {
       writer.uint32(90).bytes(message.headJsonUtf8);
+    }
+    if (message.translatedBy !== undefined) {
+      writer.uint32(98).string(message.translatedBy);
     }
     return writer;
   },
@@ -695,6 +704,14 @@ export const GetTranscriptResponse: MessageFns<GetTranscriptResponse> = {
             message.headJsonUtf8 = reader.bytes();
             continue;
           }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.translatedBy = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -748,6 +765,11 @@ export const GetTranscriptResponse: MessageFns<GetTranscriptResponse> = {
         : isSet(object.head_json_utf8)
         ? bytesFromBase64(object.head_json_utf8)
         : new Uint8Array(0),
+      translatedBy: isSet(object.translatedBy)
+        ? globalThis.String(object.translatedBy)
+        : isSet(object.translated_by)
+        ? globalThis.String(object.translated_by)
+        : undefined,
     };
   },
 
@@ -786,6 +808,9 @@ export const GetTranscriptResponse: MessageFns<GetTranscriptResponse> = {
     if (message.headJsonUtf8.length !== 0) {
       obj.headJsonUtf8 = base64FromBytes(message.headJsonUtf8);
     }
+    if (message.translatedBy !== undefined) {
+      obj.translatedBy = message.translatedBy;
+    }
     return obj;
   },
 
@@ -807,6 +832,7 @@ export const GetTranscriptResponse: MessageFns<GetTranscriptResponse> = {
     message.segmentsJson = object.segmentsJson ?? "";
     message.segmentsJsonUtf8 = object.segmentsJsonUtf8 ?? new Uint8Array(0);
     message.headJsonUtf8 = object.headJsonUtf8 ?? new Uint8Array(0);
+    message.translatedBy = object.translatedBy ?? undefined;
     return message;
   },
 };
