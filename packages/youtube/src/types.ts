@@ -63,6 +63,11 @@ export interface Transcript {
   translatedFrom?: string;
   /** Who translated, when `translatedFrom` is set: the platform (`tlang`) or a model. */
   translatedBy?: 'platform' | 'model';
+  /**
+   * `low` when the track is auto-generated and the video's stated audio language or its manual
+   * tracks say another language (speech recognition filed it under the wrong one).
+   */
+  languageConfidence?: 'low';
   segments: Segment[];
   metadata: VideoMetadata;
 }

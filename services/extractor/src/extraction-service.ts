@@ -29,6 +29,7 @@ interface CachedTranscript {
   subtitleType: 'manual' | 'auto_generated';
   translatedFrom?: string;
   translatedBy?: 'platform' | 'model';
+  languageConfidence?: 'low';
   segments: { text: string; start: number; duration: number }[];
   metadata: VideoMetadata;
   fetchedAt: string;
@@ -128,6 +129,7 @@ function answerOf(
     fetchedAt: value.fetchedAt,
     translatedFrom: value.translatedFrom,
     translatedBy: value.translatedBy ?? (value.translatedFrom ? 'platform' : undefined),
+    languageConfidence: value.languageConfidence,
     segmentsJson: form === 'segmentsJson' ? json : '',
     segmentsJsonUtf8: form === 'segmentsJson' || form === 'segments' ? NO_BYTES : Buffer.from(json),
     headJsonUtf8: withHead
@@ -192,6 +194,7 @@ export function createExtractionService(deps: {
             subtitleType: t.subtitleType,
             ...(t.translatedFrom === undefined ? {} : { translatedFrom: t.translatedFrom }),
             ...(t.translatedBy === undefined ? {} : { translatedBy: t.translatedBy }),
+            ...(t.languageConfidence === undefined ? {} : { languageConfidence: t.languageConfidence }),
             segments: t.segments,
             metadata: t.metadata,
             fetchedAt: new Date(clock.now()).toISOString(),

@@ -57,6 +57,7 @@ export function successItem(
     subtitle_type: subtitleTypeName(t.subtitleType),
     ...(t.translatedFrom ? { translated_from: t.translatedFrom } : {}),
     ...(t.translatedFrom && t.translatedBy ? { translated_by: t.translatedBy } : {}),
+    ...(t.languageConfidence ? { language_confidence: t.languageConfidence } : {}),
   };
 }
 

@@ -74,6 +74,7 @@ export async function getTranscript(yt: YouTubeOperations, req: TranscriptReques
       subtitleType: choice.subtitleType,
       ...(choice.translatedFrom ? { translatedFrom: choice.translatedFrom } : {}),
       ...(translatedBy ? { translatedBy } : {}),
+      ...(choice.languageConfidence ? { languageConfidence: choice.languageConfidence } : {}),
       segments,
       metadata,
     };

@@ -226,6 +226,12 @@ export const batchItemSuccessSchema = named('BatchItemSuccess', {
     metadata: metadataSchema,
     subtitle_type: subtitleTypeSchema,
     translated_from: { type: 'string' },
+    language_confidence: {
+      type: 'string',
+      enum: ['low'],
+      description:
+        "Present when the track is auto-generated and the video's stated audio language or its manual tracks say another language.",
+    },
     translated_by: {
       type: 'string',
       enum: ['platform', 'model'],

@@ -68,6 +68,12 @@ const extractResponse = {
     cached: { type: 'boolean' },
     extracted_at: { type: 'string', format: 'date-time' },
     translated_from: { type: 'string' },
+    language_confidence: {
+      type: 'string',
+      enum: ['low'],
+      description:
+        "Present when the track is auto-generated and the video's stated audio language or its manual tracks say another language.",
+    },
     translated_by: {
       type: 'string',
       enum: ['platform', 'model'],

@@ -117,6 +117,7 @@ export const registerExtract: RouteRegistrar = (app, ctx) => {
       ...(transcript.translatedFrom && transcript.translatedBy
         ? { translated_by: transcript.translatedBy }
         : {}),
+      ...(transcript.languageConfidence ? { language_confidence: transcript.languageConfidence } : {}),
     });
     // The extractor's rendered segments, as bytes or (an older extractor) as a string; from an
     // extractor older than segments_as_json, segments: rendered here.

@@ -153,7 +153,14 @@ export interface GetTranscriptResponse {
    * Set with translated_from: who translated, "platform" (its own caption translation) or "model"
    * (a model, when the platform refuses); empty otherwise.
    */
-  translatedBy?: string | undefined;
+  translatedBy?:
+    | string
+    | undefined;
+  /**
+   * "low" when the track is auto-generated and the video's stated audio language or its manual
+   * tracks say another language; unset otherwise.
+   */
+  languageConfidence?: string | undefined;
 }
 
 export interface GetTranscriptsRequest {
@@ -559,6 +566,7 @@ function createBaseGetTranscriptResponse(): GetTranscriptResponse {
     segmentsJsonUtf8: new Uint8Array(0),
     headJsonUtf8: new Uint8Array(0),
     translatedBy: undefined,
+    languageConfidence: undefined,
   };
 }
 
@@ -599,6 +607,9 @@ export const GetTranscriptResponse: MessageFns<GetTranscriptResponse> = {
     }
     if (message.translatedBy !== undefined) {
       writer.uint32(98).string(message.translatedBy);
+    }
+    if (message.languageConfidence !== undefined) {
+      writer.uint32(106).string(message.languageConfidence);
     }
     return writer;
   },
@@ -712,6 +723,14 @@ export const GetTranscriptResponse: MessageFns<GetTranscriptResponse> = {
             message.translatedBy = reader.string();
             continue;
           }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.languageConfidence = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -770,6 +789,11 @@ export const GetTranscriptResponse: MessageFns<GetTranscriptResponse> = {
         : isSet(object.translated_by)
         ? globalThis.String(object.translated_by)
         : undefined,
+      languageConfidence: isSet(object.languageConfidence)
+        ? globalThis.String(object.languageConfidence)
+        : isSet(object.language_confidence)
+        ? globalThis.String(object.language_confidence)
+        : undefined,
     };
   },
 
@@ -811,6 +835,9 @@ export const GetTranscriptResponse: MessageFns<GetTranscriptResponse> = {
     if (message.translatedBy !== undefined) {
       obj.translatedBy = message.translatedBy;
     }
+    if (message.languageConfidence !== undefined) {
+      obj.languageConfidence = message.languageConfidence;
+    }
     return obj;
   },
 
@@ -833,6 +860,7 @@ export const GetTranscriptResponse: MessageFns<GetTranscriptResponse> = {
     message.segmentsJsonUtf8 = object.segmentsJsonUtf8 ?? new Uint8Array(0);
     message.headJsonUtf8 = object.headJsonUtf8 ?? new Uint8Array(0);
     message.translatedBy = object.translatedBy ?? undefined;
+    message.languageConfidence = object.languageConfidence ?? undefined;
     return message;
   },
 };
