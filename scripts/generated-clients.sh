@@ -25,9 +25,10 @@ python_tool_venv "$CACHE" "openapi-python-client==$PYTHON_CLIENT_VERSION" openap
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# The generator's defaults, but a fixed package name for the driver to import, and no formatter
-# run afterwards (its default post hook is ruff, which is not installed here).
-printf 'package_name_override: subx_client\nproject_name_override: subx-client\npost_hooks: []\n' >"$work/config.yml"
+# The generator's defaults, but a fixed package name for the driver to import, no formatter run
+# afterwards (its default post hook is ruff, which is not installed here), and NDJSON read as text
+# (the generator knows no application/x-ndjson; docs/clients.md gives users the same line).
+printf 'package_name_override: subx_client\nproject_name_override: subx-client\npost_hooks: []\ncontent_type_overrides:\n  application/x-ndjson: text/plain\n' >"$work/config.yml"
 log "generating the client from $SUBX_BASE/openapi.json"
 (cd "$work" && "$CACHE/bin/openapi-python-client" generate --url "$SUBX_BASE/openapi.json" \
   --config "$work/config.yml" --meta none --output-path "$work/subx_client" --fail-on-warning)

@@ -121,11 +121,13 @@ export async function startInProcessSystem(options: {
   credits?: number;
   /** The gateway's environment (EMBEDDINGS_*, ACCESS_PRICING_JSON, ...). */
   gatewayEnv?: Record<string, string>;
+  /** More extractor environment (e.g. OPENAI_BASE_URL and OPENAI_API_KEY for model translation). */
+  extractorEnv?: Record<string, string>;
 }): Promise<InProcessSystem> {
   const logger = createLogger({ service: 'system-test', level: 'silent' });
   const kv = createInMemoryKeyValueStore();
   const extractor = await startExtractorService({
-    config: loadExtractorConfig({ GRPC_PORT: '0' }),
+    config: loadExtractorConfig({ GRPC_PORT: '0', ...options.extractorEnv }),
     youtube: loadYouTubeConfig({ YOUTUBE_BASE_URL: options.youtubeUrl, YOUTUBE_RETRY_BASE_MS: '1' }),
     kv,
     bus: options.bus,

@@ -1,6 +1,6 @@
 // The fake in replay mode, and the synthetic watch page other extractors read.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { loadFixture, videoIds } from '@subx/testing/fake-youtube';
+import { extractHtmlVar, loadFixture, videoIds } from '@subx/testing/fake-youtube';
 import { type Json, context, fake, get, useFakeYouTube } from './fake-youtube-helpers.ts';
 
 useFakeYouTube();
@@ -47,5 +47,31 @@ describe('watch page (for other extractors run against the fake)', () => {
     expect(html).toMatch(/"INNERTUBE_API_KEY":\s*"[a-zA-Z0-9_-]+"/);
     expect(html).toContain('SYNTHETIC');
     expect(fake.requests.at(-1)?.endpoint).toBe('watch');
+  });
+});
+
+describe('ytInitialData in both of the platform’s shapes', () => {
+  const next = () => JSON.parse(loadFixture({ file: nextFile, pick: 'ytInitialData' }).body) as unknown;
+  const nextFile = 'youtube-transcript-api/7a1c61b/youtube_ww1_nl_en.html.static';
+
+  it('reads the assignment `var ytInitialData = …;`', () => {
+    const html = `<html><script>var ytInitialData = {"a":{"b":"}{"}};</script></html>`;
+    expect(extractHtmlVar(html, 'ytInitialData')).toEqual({ a: { b: '}{' } });
+  });
+
+  it('reads the JSON script element `<script id="yt-initial-data" type="application/json">`', () => {
+    const html = `<html><script id="yt-initial-data" type="application/json">{"a":{"b":"}{"}}</script></html>`;
+    expect(extractHtmlVar(html, 'ytInitialData')).toEqual({ a: { b: '}{' } });
+    expect(() => extractHtmlVar('<html></html>', 'ytInitialData')).toThrow(/not found/);
+  });
+
+  it('the watch page carries the watch-next answer in both shapes, one page in five the JSON element', async () => {
+    const pages: string[] = [];
+    for (let i = 0; i < 5; i++)
+      pages.push(await (await fetch(`${fake.url}/watch?v=${videoIds.manualAndAuto}`)).text());
+    const asScript = pages.filter((p) => p.includes('<script id="yt-initial-data" type="application/json">'));
+    expect(asScript).toHaveLength(1);
+    expect(pages.filter((p) => p.includes('var ytInitialData = '))).toHaveLength(4);
+    for (const page of pages) expect(extractHtmlVar(page, 'ytInitialData')).toEqual(next());
   });
 });

@@ -33,6 +33,7 @@ import type {
   Logger,
   MetadataField,
   Playlist,
+  SegmentTranslator,
   Transcript,
   TranscriptRequest,
   Validation,
@@ -53,6 +54,8 @@ export interface YouTubeClientDeps {
   breaker?: CircuitBreaker;
   /** The adaptive caption ladder (default: one per client, on `clock`). */
   ladder?: AdaptiveLadder;
+  /** Translates caption segments when the platform refuses a translation (a model); none by default. */
+  translator?: SegmentTranslator;
 }
 
 export class YouTubeClient {
@@ -126,6 +129,7 @@ export class YouTubeClient {
       poTokens,
       clock,
       logger,
+      translator: deps.translator,
     };
     // Started once the parts exist: a change of the file is applied to them.
     this.#clientsFile?.start();

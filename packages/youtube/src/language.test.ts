@@ -95,3 +95,32 @@ describe('translate', () => {
     );
   });
 });
+
+describe('distrust of an auto-generated track’s language', () => {
+  const confidence = (l: CaptionList, language: string) =>
+    chooseTrack('aaaaaaaaaaa', l, language).languageConfidence;
+
+  it('is low when the stated audio language is another one (an English talk filed as Swedish)', () => {
+    const l = list([track('en'), track('sv', 'asr')], { originalTrackIndex: 0 });
+    expect(confidence(l, 'sv')).toBe('low');
+    expect(confidence(l, 'en')).toBeUndefined();
+  });
+
+  it('is low when manual tracks exist and none is in the auto-generated track’s language', () => {
+    expect(confidence(list([track('en'), track('de'), track('sv', 'asr')]), 'sv')).toBe('low');
+  });
+
+  it('is trusted when the signals agree, old codes included, or when nothing else is said', () => {
+    expect(confidence(list([track('en-GB'), track('en', 'asr')]), 'en')).toBeUndefined();
+    expect(confidence(list([track('he'), track('iw', 'asr')]), 'iw')).toBeUndefined();
+    expect(confidence(list([track('sv', 'asr')]), 'sv')).toBeUndefined();
+    const stated = list([track('sv', 'asr')], { originalTrackIndex: 0 });
+    expect(confidence(stated, 'sv')).toBeUndefined();
+  });
+
+  it('never marks a manual track', () => {
+    expect(
+      confidence(list([track('de'), track('sv', 'asr')], { originalTrackIndex: 1 }), 'de'),
+    ).toBeUndefined();
+  });
+});

@@ -61,6 +61,13 @@ export interface Transcript {
   language: string;
   subtitleType: SubtitleType;
   translatedFrom?: string;
+  /** Who translated, when `translatedFrom` is set: the platform (`tlang`) or a model. */
+  translatedBy?: 'platform' | 'model';
+  /**
+   * `low` when the track is auto-generated and the video's stated audio language or its manual
+   * tracks say another language (speech recognition filed it under the wrong one).
+   */
+  languageConfidence?: 'low';
   segments: Segment[];
   metadata: VideoMetadata;
 }
@@ -120,3 +127,11 @@ export interface Logger {
 }
 
 export type FetchLike = (input: string, init: RequestInit & { dispatcher?: unknown }) => Promise<Response>;
+
+/**
+ * Translates caption texts when the platform refuses to (a model): one text out per text in, in the
+ * same order. Rejects with an AppError when it cannot.
+ */
+export interface SegmentTranslator {
+  translate(texts: readonly string[], targetLanguage: string): Promise<string[]>;
+}

@@ -148,7 +148,12 @@ describe.each(MODES)('getTranscript (fake platform: %s)', (mode) => {
       language: 'fr',
       translate: true,
     });
-    expect(t).toMatchObject({ language: 'fr', translatedFrom: 'en', subtitleType: 'auto_generated' });
+    expect(t).toMatchObject({
+      language: 'fr',
+      translatedFrom: 'en',
+      translatedBy: 'platform',
+      subtitleType: 'auto_generated',
+    });
     expect(fake.requests.find((r) => r.endpoint === 'timedtext')?.query).toMatchObject({
       lang: 'en',
       tlang: 'fr',
@@ -170,6 +175,39 @@ describe.each(MODES)('getTranscript (fake platform: %s)', (mode) => {
     // The refused translation, then the source read to tell a refusal from a block.
     const asked = fake.requests.filter((r) => r.endpoint === 'timedtext').map((r) => r.query.tlang ?? '-');
     expect(asked).toEqual(['fr', '-']);
+  });
+
+  it('a refused translation with a translator: the source segments translated, timings kept', async () => {
+    fake.setTlangRefused(true);
+    const seen: { texts: readonly string[]; target: string }[] = [];
+    const translator = {
+      translate: async (texts: readonly string[], target: string) => {
+        seen.push({ texts, target });
+        return texts.map((t) => `(${target}) ${t}`);
+      },
+    };
+    const source = await clientFor(fake).getTranscript({ videoId: videoIds.manualAndAuto, language: 'en' });
+    const t = await clientFor(fake, {}, { translator }).getTranscript({
+      videoId: videoIds.manualAndAuto,
+      language: 'fr',
+      translate: true,
+    });
+    expect(t).toMatchObject({ language: 'fr', translatedFrom: 'en', translatedBy: 'model' });
+    expect(t.segments).toEqual(source.segments.map((s) => ({ ...s, text: `(fr) ${s.text}` })));
+    expect(seen).toEqual([{ texts: source.segments.map((s) => s.text), target: 'fr' }]);
+  });
+
+  it('a translator answering another number of texts is UPSTREAM_ERROR, never a misaligned answer', async () => {
+    fake.setTlangRefused(true);
+    const translator = { translate: async () => ['only one'] };
+    const err = await errorOf(
+      clientFor(fake, {}, { translator }).getTranscript({
+        videoId: videoIds.manualAndAuto,
+        language: 'fr',
+        translate: true,
+      }),
+    );
+    expect(err).toMatchObject({ code: 'UPSTREAM_ERROR', retryable: true });
   });
 
   it('an empty translation whose source is empty too stays UPSTREAM_BLOCKED empty_caption_body', async () => {

@@ -13,6 +13,7 @@ import {
   metricsPort,
   grpcTlsEnv,
   kafkaSecurityEnv,
+  httpUrl,
 } from '@subx/service-kit';
 import { CONSUMER_GROUPS, TOPICS } from '@subx/contracts';
 import { z } from 'zod';
@@ -75,6 +76,15 @@ export const ConfigSchema = z
     TRANSCRIPT_CACHE_TTL_MS: durationMs.default(24 * 60 * 60 * 1000),
     VALIDATE_CACHE_TTL_MS: durationMs.default(60 * 60 * 1000),
     PLAYLIST_CACHE_TTL_MS: durationMs.default(10 * 60 * 1000),
+    /**
+     * The model endpoint that translates captions when the platform refuses (`translate: true`),
+     * the same variables as the AI service's: without OPENAI_API_KEY there is no model translation.
+     */
+    OPENAI_BASE_URL: httpUrl.optional(),
+    OPENAI_API_KEY: secret().optional(),
+    AI_MODEL: nameString.default('gpt-4o-mini'),
+    /** Per model request (each group of segments), retried up to twice on 429/5xx. */
+    TRANSLATION_TIMEOUT_MS: durationMs.default(60_000),
     /** LOG_LEVEL and SHUTDOWN_TIMEOUT_MS, read as by every service. */
     ...serviceBasicsEnv,
   })

@@ -28,6 +28,8 @@ interface CachedTranscript {
   language: string;
   subtitleType: 'manual' | 'auto_generated';
   translatedFrom?: string;
+  translatedBy?: 'platform' | 'model';
+  languageConfidence?: 'low';
   segments: { text: string; start: number; duration: number }[];
   metadata: VideoMetadata;
   fetchedAt: string;
@@ -126,6 +128,8 @@ function answerOf(
     cached,
     fetchedAt: value.fetchedAt,
     translatedFrom: value.translatedFrom,
+    translatedBy: value.translatedBy ?? (value.translatedFrom ? 'platform' : undefined),
+    languageConfidence: value.languageConfidence,
     segmentsJson: form === 'segmentsJson' ? json : '',
     segmentsJsonUtf8: form === 'segmentsJson' || form === 'segments' ? NO_BYTES : Buffer.from(json),
     headJsonUtf8: withHead
@@ -189,6 +193,8 @@ export function createExtractionService(deps: {
             language: t.language,
             subtitleType: t.subtitleType,
             ...(t.translatedFrom === undefined ? {} : { translatedFrom: t.translatedFrom }),
+            ...(t.translatedBy === undefined ? {} : { translatedBy: t.translatedBy }),
+            ...(t.languageConfidence === undefined ? {} : { languageConfidence: t.languageConfidence }),
             segments: t.segments,
             metadata: t.metadata,
             fetchedAt: new Date(clock.now()).toISOString(),

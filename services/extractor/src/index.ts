@@ -2,6 +2,7 @@
  * @subx/extractor: transcripts, validation and playlists over gRPC (subx.extractor.v1), plus the
  * Kafka extraction workers of batch and playlist requests and, apart from them, of bulk jobs.
  */
+import { createModelTranslator } from './model-translator.ts';
 import type { Clock, EventBus, KeyValueStore, Subscription } from '@subx/ports';
 import { createJsonCache, systemClock } from '@subx/ports';
 import {
@@ -70,6 +71,17 @@ export async function startExtractorService(
   const clock = options.clock ?? systemClock;
   const upstream = upstreamMetrics('extractor');
   const youtube = YouTubeClient.create(options.youtube, {
+    ...(config.OPENAI_API_KEY
+      ? {
+          translator: createModelTranslator({
+            baseUrl: config.OPENAI_BASE_URL,
+            apiKey: config.OPENAI_API_KEY,
+            model: config.AI_MODEL,
+            timeoutMs: config.TRANSLATION_TIMEOUT_MS,
+            maxRetries: 2,
+          }),
+        }
+      : {}),
     clock,
     logger: logger.child({ component: 'youtube' }),
     observer: upstream,

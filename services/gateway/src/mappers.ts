@@ -56,6 +56,8 @@ export function successItem(
     metadata: publicMetadata(t.metadata, options.include),
     subtitle_type: subtitleTypeName(t.subtitleType),
     ...(t.translatedFrom ? { translated_from: t.translatedFrom } : {}),
+    ...(t.translatedFrom && t.translatedBy ? { translated_by: t.translatedBy } : {}),
+    ...(t.languageConfidence ? { language_confidence: t.languageConfidence } : {}),
   };
 }
 

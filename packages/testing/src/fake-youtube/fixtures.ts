@@ -59,9 +59,23 @@ export interface LoadedResponse {
 
 const cache = new Map<string, LoadedResponse>();
 
-/** The JSON object literal assigned to `name` in an HTML page (string-aware brace matching). */
+/**
+ * The id of the JSON script element the platform uses instead of the assignment in some page fetches
+ * (about one in five since October 2026: `<script id="yt-initial-data" type="application/json">`).
+ */
+const JSON_SCRIPT_IDS: Record<string, string> = { ytInitialData: 'yt-initial-data' };
+
+/**
+ * The JSON object assigned to `name` in an HTML page (string-aware brace matching), or the body of
+ * its JSON script element (`<script id="yt-initial-data" type="application/json">` for ytInitialData).
+ */
 export function extractHtmlVar(html: string, name: string): unknown {
-  const at = html.search(new RegExp(`(?:var |window\\[["'])${name}(?:["']\\])?\\s*=\\s*\\{`));
+  let at = html.search(new RegExp(`(?:var |window\\[["'])${name}(?:["']\\])?\\s*=\\s*\\{`));
+  const scriptId = JSON_SCRIPT_IDS[name];
+  if (at < 0 && scriptId) {
+    const tag = new RegExp(`<script\\b[^>]*\\bid=["']${scriptId}["'][^>]*>\\s*\\{`).exec(html);
+    if (tag) at = tag.index + tag[0].length - 1;
+  }
   if (at < 0) throw new Error(`${name} not found in HTML fixture`);
   const start = html.indexOf('{', at);
   let depth = 0;

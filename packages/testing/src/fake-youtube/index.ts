@@ -75,6 +75,8 @@ export async function startFakeYouTube(options: FakeYouTubeOptions = {}): Promis
   const visitorDataIssued: string[] = [];
   let captionFormat: 'json3' | 'srv3' | 'srv1' | undefined;
   let tlangRefused = options.tlangRefused === true;
+  const initialDataShape = options.watchPageInitialData ?? 'mixed';
+  let watchPages = 0;
   const failures = new FailureQueue();
   const load = (ref: FixtureRef): LoadedResponse => loadFixture(ref, dir);
   const channels = createFakeChannels({ routes, dir, load, synthetic: options.syntheticChannels });
@@ -200,8 +202,9 @@ export async function startFakeYouTube(options: FakeYouTubeOptions = {}): Promis
   /**
    * GET /watch?v=: what other extractors (youtube-transcript-api, yt-dlp) read first. SYNTHETIC: a small
    * page carrying the ytcfg values they look for (INNERTUBE_API_KEY, the client version) and the
-   * player response the fake would give WEB, so the benchmarks can run them against this fake. Our
-   * client never fetches HTML.
+   * player response the fake would give WEB, and the watch-next answer as `ytInitialData` (in either
+   * of the platform's two shapes), so the benchmarks can run them against this fake. Our client never
+   * fetches HTML.
    */
   function watchPage(videoId: string): LoadedResponse {
     const video = routes.videos[videoId];
@@ -217,11 +220,23 @@ export async function startFakeYouTube(options: FakeYouTubeOptions = {}): Promis
       status: 0,
     };
     const player = video ? route(asWeb, new URL('http://127.0.0.1/youtubei/v1/player')) : undefined;
+    const next = video?.next ? load(video.next) : undefined;
+    // like the platform since October 2026: about one page in five carries ytInitialData as a JSON
+    // script element instead of the assignment
+    watchPages++;
+    const asScript =
+      initialDataShape === 'json-script' || (initialDataShape === 'mixed' && watchPages % 5 === 0);
+    const initialData = !next
+      ? ''
+      : asScript
+        ? `<script id="yt-initial-data" type="application/json">${next.body}</script>`
+        : `<script>var ytInitialData = ${next.body};</script>`;
     const cfg = JSON.stringify({ INNERTUBE_API_KEY: API_KEY, INNERTUBE_CLIENT_VERSION: webClientVersion });
     const html =
       '<!DOCTYPE html><html><head><title>SYNTHETIC watch page of @subx/testing fake-youtube</title></head><body>' +
       `<script>ytcfg.set(${cfg});</script>` +
       (player ? `<script>var ytInitialPlayerResponse = ${player.body};</script>` : '') +
+      initialData +
       '</body></html>';
     return { status: 200, contentType: 'text/html; charset=utf-8', body: html };
   }

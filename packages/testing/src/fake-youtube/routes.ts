@@ -1,4 +1,4 @@
-import type { FixtureRef } from './fixtures.ts';
+import { readSynthetic, type FixtureRef } from './fixtures.ts';
 import type { Playability, PlaylistShape } from './today.ts';
 
 /**
@@ -104,6 +104,10 @@ export const videoIds = {
   botCheck: 'botCheck000',
   /** hand-edited CUSTOM playability status. */
   unplayable: 'unplayable0',
+  /** SYNTHETIC: every client shows the October 2026 interstitial error screen "Sign in to confirm you're not a bot". */
+  interstitialBotCheck: 'synthIstBot',
+  /** SYNTHETIC: every client shows the October 2026 interstitial error screen "Sign in to confirm your age". */
+  interstitialAgeGate: 'synthIstAge',
   /** recorded comments: watch-next, page 1 (20 threads, pinned), the pinned thread's first replies page. */
   comments: 'xaQJbozY_Is',
   /** synthetic comments: 45 threads over 3 pages, replies behind continuations and inline. */
@@ -340,6 +344,14 @@ export function defaultRoutes(): RouteTable {
         player: { '*': { file: `${YTA}youtube_request_blocked.innertube.json.static` } },
         note: "LOGIN_REQUIRED Sign in to confirm you're not a bot",
       },
+      [v.interstitialBotCheck]: {
+        player: { '*': interstitial('interstitial-bot-check.json', v.interstitialBotCheck) },
+        note: 'SYNTHETIC interstitial error screen (no reason, no playerErrorMessageRenderer): a bot check',
+      },
+      [v.interstitialAgeGate]: {
+        player: { '*': interstitial('interstitial-age-gate.json', v.interstitialAgeGate) },
+        note: 'SYNTHETIC interstitial error screen (no reason, no playerErrorMessageRenderer): an age gate',
+      },
       [v.unplayable]: {
         player: { '*': { file: `${YTA}youtube_unplayable.innertube.json.static` } },
         note: 'hand-edited CUSTOM status with reason and subreasons',
@@ -406,3 +418,9 @@ export const RECORDED_CONTINUATIONS = [
   `${NP}youtubeplaylistextractor/shortsui/generated_mock_3.json`,
   'newpipe/62b3c3b/playlist/learning/generated_mock_3.json',
 ];
+
+/** A hand-written player answer of packages/testing/fixtures-synthetic/player/, rewritten to `videoId`. */
+function interstitial(file: string, videoId: string): FixtureRef {
+  const body = JSON.parse(readSynthetic(`player/${file}`)) as { videoDetails?: { videoId?: string } };
+  return { inline: { ...body, videoDetails: { ...body.videoDetails, videoId } } };
+}

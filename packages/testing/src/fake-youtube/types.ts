@@ -103,6 +103,12 @@ export interface FakeYouTubeOptions {
    * empty 200 body while the source track still answers (FAKE_YT_TLANG=refused in the demo).
    */
   tlangRefused?: boolean;
+  /**
+   * How the synthetic watch page carries `ytInitialData`: `var` (`var ytInitialData = …;`),
+   * `json-script` (`<script id="yt-initial-data" type="application/json">`), or `mixed` (the default:
+   * every fifth page the JSON script element, as the platform since October 2026).
+   */
+  watchPageInitialData?: 'var' | 'json-script' | 'mixed';
   /** More generated channels (channels.ts), beside the default synthetic one. */
   syntheticChannels?: SyntheticChannelSpec[];
 }

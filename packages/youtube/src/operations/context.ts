@@ -2,7 +2,7 @@
 import type { Innertube } from '../innertube.ts';
 import type { PlayerLadder } from '../ladder/player-ladder.ts';
 import type { ClientPoTokens } from '../po-tokens/client-tokens.ts';
-import type { Clock, Logger } from '../types.ts';
+import type { Clock, Logger, SegmentTranslator } from '../types.ts';
 
 export interface YouTubeOperations {
   innertube: Innertube;
@@ -10,4 +10,6 @@ export interface YouTubeOperations {
   poTokens: ClientPoTokens;
   clock: Clock;
   logger: Logger | undefined;
+  /** Translates when the platform refuses; undefined: no model configured. */
+  translator: SegmentTranslator | undefined;
 }

@@ -59,10 +59,13 @@ export async function getTranscript(yt: YouTubeOperations, req: TranscriptReques
           );
     }
     const { choice, hit, pot } = chosen;
-    const [segments, metadata] = await Promise.all([
+    const [{ segments, translatedBy }, metadata] = await Promise.all([
       choice.tlang
         ? fetchTranslation(yt, videoId, choice, hit, lease, pot)
-        : fetchCaptions(yt, choice, hit.client, lease, pot),
+        : fetchCaptions(yt, choice, hit.client, lease, pot).then((s) => ({
+            segments: s,
+            translatedBy: undefined,
+          })),
       metadataFrom(yt, videoId, hit.player, include, nextP, lease),
     ]);
     return {
@@ -70,6 +73,8 @@ export async function getTranscript(yt: YouTubeOperations, req: TranscriptReques
       language: choice.language,
       subtitleType: choice.subtitleType,
       ...(choice.translatedFrom ? { translatedFrom: choice.translatedFrom } : {}),
+      ...(translatedBy ? { translatedBy } : {}),
+      ...(choice.languageConfidence ? { languageConfidence: choice.languageConfidence } : {}),
       segments,
       metadata,
     };
@@ -81,8 +86,9 @@ export async function getTranscript(yt: YouTubeOperations, req: TranscriptReques
 /**
  * A translated track. Since late 2026 the platform answers most `tlang` requests with an empty body
  * while the source track itself answers: an empty translation is told apart from a blocked client by
- * reading the source. A source that answers means the platform refuses to translate (404
- * LANGUAGE_NOT_AVAILABLE, reason translation_unavailable, never the source passed off as a
+ * reading the source. A source that answers means the platform refuses to translate: a configured
+ * model translates the source's segments (each keeps its start and duration), else 404
+ * LANGUAGE_NOT_AVAILABLE, reason translation_unavailable (never the source passed off as a
  * translation); a source that is empty too is the block it always was.
  */
 async function fetchTranslation(
@@ -94,13 +100,26 @@ async function fetchTranslation(
   pot?: string,
 ) {
   try {
-    return await fetchCaptions(yt, choice, hit.client, lease, pot);
+    return {
+      segments: await fetchCaptions(yt, choice, hit.client, lease, pot),
+      translatedBy: 'platform' as const,
+    };
   } catch (err) {
     if (!(err instanceof AppError && err.reason === 'empty_caption_body')) throw err;
   }
   const { tlang: _target, ...source } = choice;
-  await fetchCaptions(yt, source, hit.client, lease, pot);
+  const original = await fetchCaptions(yt, source, hit.client, lease, pot);
   yt.logger?.debug({ videoId, tlang: choice.tlang }, 'the platform refused a caption translation');
+  if (yt.translator) {
+    const texts = await yt.translator.translate(
+      original.map((s) => s.text),
+      choice.tlang ?? choice.language,
+    );
+    if (texts.length !== original.length)
+      throw Errors.upstreamError('The translation model answered a different number of segments.');
+    const segments = original.map((s, i) => ({ ...s, text: texts[i]! }));
+    return { segments, translatedBy: 'model' as const };
+  }
   throw Errors.translationUnavailable(videoId, choice.language, allLanguages(parseCaptionTracks(hit.player)));
 }
 

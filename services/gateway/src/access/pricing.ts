@@ -19,6 +19,11 @@ export interface AccessPricing {
   minimumTier: Record<Operation, Tier>;
   prices: {
     extract: number;
+    /**
+     * Added to an extract translated by a model (`translated_by: "model"`, the platform refusing),
+     * when the translation is made for this request; an answer from a cache costs what an extract does.
+     */
+    modelTranslation: number;
     /** Per successful item (batch and playlist); failures are free. */
     perSuccessfulItem: number;
     /** [maxDurationSeconds, credits] steps, ascending; the last step applies to anything longer. */
@@ -48,6 +53,7 @@ export const DEFAULT_PRICING: AccessPricing = {
   },
   prices: {
     extract: 0,
+    modelTranslation: 2,
     perSuccessfulItem: 1,
     summarize: [
       { upToSeconds: 600, credits: 2 },
@@ -71,6 +77,11 @@ export function tierAllows(tier: Tier, required: Tier): boolean {
 
 export function extractPrice(pricing: AccessPricing = DEFAULT_PRICING): number {
   return pricing.prices.extract;
+}
+
+/** What a model translation adds to an extract (a platform translation adds nothing). */
+export function modelTranslationPrice(pricing: AccessPricing = DEFAULT_PRICING): number {
+  return pricing.prices.modelTranslation;
 }
 
 /** Batch and playlist: per successful item. Also the worst case to reserve when given the item count. */

@@ -275,6 +275,18 @@ export const batchItemSuccessSchema = named('BatchItemSuccess', {
     metadata: metadataSchema,
     subtitle_type: subtitleTypeSchema,
     translated_from: { type: 'string' },
+    language_confidence: {
+      type: 'string',
+      enum: ['low'],
+      description:
+        "Present when the track is auto-generated and the video's stated audio language or its manual tracks say another language.",
+    },
+    translated_by: {
+      type: 'string',
+      enum: ['platform', 'model'],
+      description:
+        'Set with `translated_from`: who translated, the platform or a model (when the platform refuses).',
+    },
     chunks: { type: 'array', items: chunkSchema, description: 'Results of a job created with `chunking`.' },
   },
 });

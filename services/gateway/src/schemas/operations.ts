@@ -71,6 +71,18 @@ const extractResponse = {
     cached: { type: 'boolean' },
     extracted_at: { type: 'string', format: 'date-time' },
     translated_from: { type: 'string' },
+    language_confidence: {
+      type: 'string',
+      enum: ['low'],
+      description:
+        "Present when the track is auto-generated and the video's stated audio language or its manual tracks say another language.",
+    },
+    translated_by: {
+      type: 'string',
+      enum: ['platform', 'model'],
+      description:
+        'Set with `translated_from`: who translated, the platform or a model (when the platform refuses).',
+    },
     chunks: { type: 'array', items: chunkSchema, description: 'With `chunking` (or `embed`), in order.' },
     embedding_model: { type: 'string', description: 'With `embed: true`: the model of the embeddings.' },
     rate_limit: rateLimitSchema,

@@ -350,3 +350,25 @@ describe('extract output formats', () => {
     expect(res.json().error.code).toBe('NO_SUBTITLES');
   });
 });
+
+describe('POST /api/v1/extract: who translated, and how sure the language is', () => {
+  it('passes translated_by and language_confidence through, and omits them when unset', async () => {
+    gw.backends.handlers.getTranscript = async (req) => ({
+      ...transcript(req.videoId),
+      translatedFrom: 'en',
+      translatedBy: 'model',
+      languageConfidence: 'low',
+    });
+    const res = await extract({ url: VIDEO_URL, language: 'fr', translate: true, force_refresh: true });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({
+      translated_from: 'en',
+      translated_by: 'model',
+      language_confidence: 'low',
+    });
+    gw.backends.handlers.getTranscript = async (req) => transcript(req.videoId);
+    const plain = await extract({ url: VIDEO_URL, force_refresh: true });
+    expect(plain.json()).not.toHaveProperty('translated_by');
+    expect(plain.json()).not.toHaveProperty('language_confidence');
+  });
+});

@@ -20,7 +20,7 @@ import { subtitleTypeName, transcriptBody } from '../../mappers.ts';
 import type { IncludeField } from '../../schemas/common.ts';
 import { videoIdOf } from '../../video-urls.ts';
 import type { RouteContext } from './context.ts';
-import { admissionOf, withReservation } from './reservation.ts';
+import { admissionOf } from './reservation.ts';
 
 export interface ChunkingBody {
   max_tokens?: number;
@@ -61,6 +61,8 @@ export async function extractChunks(
   embedder: Embedder | undefined,
   request: FastifyRequest,
   body: ChunkedExtractBody,
+  /** Called when this request had a model translate (priced apart, like a plain extract's). */
+  onModelTranslation?: () => void,
 ): Promise<string> {
   if (body.format !== 'json') {
     throw Errors.invalidRequest(
@@ -89,6 +91,8 @@ export async function extractChunks(
     },
     { requestId: request.id },
   );
+  if (transcript.translatedFrom && transcript.translatedBy === 'model' && !transcript.cached)
+    onModelTranslation?.();
   const chunks: (Chunk & { embedding?: number[] })[] = chunkTranscript(
     {
       videoId: transcript.videoId || videoId,
@@ -115,6 +119,10 @@ export async function extractChunks(
       cached: transcript.cached,
       extracted_at: transcript.fetchedAt || new Date(ctx.deps.clock.now()).toISOString(),
       ...(transcript.translatedFrom ? { translated_from: transcript.translatedFrom } : {}),
+      ...(transcript.translatedFrom && transcript.translatedBy
+        ? { translated_by: transcript.translatedBy }
+        : {}),
+      ...(transcript.languageConfidence ? { language_confidence: transcript.languageConfidence } : {}),
       chunks,
       ...(body.embed && embedder ? { embedding_model: embedder.model } : {}),
     });
@@ -123,11 +131,24 @@ export async function extractChunks(
 
   const price = body.embed ? embeddingsPrice(chunks.length, ctx.pricing) : 0;
   if (!body.embed || !embedder || price === 0) return render();
-  return withReservation(credits, request, 'extract', price, async (reservation) => {
+  // A usage event of its own: the request's extract (or translation) charge, if any, keeps its key.
+  const reservation = await credits.reserve({
+    accountId: admissionOf(request).account.id,
+    operation: 'extract',
+    amount: price,
+    requestId: request.id,
+    idempotencyKey: `${request.id}#embeddings`,
+  });
+  try {
     const vectors = await embedder.embed(chunks.map((c) => c.text));
     chunks.forEach((chunk, i) => (chunk.embedding = vectors[i]));
     const answer = render();
     await reservation.commit(price);
     return answer;
-  });
+  } catch (error) {
+    await reservation.release().catch((releaseError: unknown) => {
+      request.log.error({ err: releaseError }, 'releasing a credit reservation failed');
+    });
+    throw error;
+  }
 }

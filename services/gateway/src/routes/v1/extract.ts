@@ -3,7 +3,7 @@ import { CONTENT_TYPES, answerHeadJson } from '@subx/formats';
 import type { OutputFormat } from '@subx/formats';
 import { countCacheLookup } from '@subx/service-kit';
 import { rateLimitJson } from '../../access/rate-limit.ts';
-import { extractPrice } from '../../access/pricing.ts';
+import { extractPrice, modelTranslationPrice } from '../../access/pricing.ts';
 import {
   completeJsonBody,
   createExtractCache,
@@ -69,6 +69,7 @@ export const registerExtract: RouteRegistrar = (app, ctx) => {
     request: FastifyRequest,
     body: ExtractBody,
     key: ExtractCacheKey,
+    onModelTranslation?: () => void,
   ): Promise<Rendered> {
     // A json answer with timestamps carries the segments as the extractor rendered them, spliced
     // in as they came (the extractor renders them once per cached transcript).
@@ -89,6 +90,8 @@ export const registerExtract: RouteRegistrar = (app, ctx) => {
       },
       { requestId: request.id },
     );
+    if (transcript.translatedFrom && transcript.translatedBy === 'model' && !transcript.cached)
+      onModelTranslation?.();
     if (body.format !== 'json') {
       const document = documentFor(body.format, transcript, body.include_timestamps);
       const rendered = {
@@ -114,6 +117,10 @@ export const registerExtract: RouteRegistrar = (app, ctx) => {
       cached,
       extracted_at: transcript.fetchedAt || new Date(clock.now()).toISOString(),
       ...(transcript.translatedFrom ? { translated_from: transcript.translatedFrom } : {}),
+      ...(transcript.translatedFrom && transcript.translatedBy
+        ? { translated_by: transcript.translatedBy }
+        : {}),
+      ...(transcript.languageConfidence ? { language_confidence: transcript.languageConfidence } : {}),
     });
     // The extractor's rendered segments, as bytes or (an older extractor) as a string; from an
     // extractor older than segments_as_json, segments: rendered here.
@@ -164,6 +171,7 @@ export const registerExtract: RouteRegistrar = (app, ctx) => {
     request: FastifyRequest,
     reply: FastifyReply,
     body: ExtractBody,
+    onModelTranslation?: () => void,
   ): Buffer | Promise<Buffer> {
     const key: ExtractCacheKey = {
       videoId: videoIdOf(body.url),
@@ -179,18 +187,24 @@ export const registerExtract: RouteRegistrar = (app, ctx) => {
       countCacheLookup(CACHE_NAME, hit !== undefined);
       if (hit) return respond(request, reply, body, hit);
     }
-    return fetchRendered(request, body, key).then((rendered) => respond(request, reply, body, rendered));
+    return fetchRendered(request, body, key, onModelTranslation).then((rendered) =>
+      respond(request, reply, body, rendered),
+    );
   }
 
   /** Extract with chunks (and embeddings): built per request, in a room of its own. */
   async function chunked(request: FastifyRequest, reply: FastifyReply, body: ExtractBody): Promise<string> {
     const price = extractPrice(ctx.pricing);
+    const translation = body.translate ? modelTranslationPrice(ctx.pricing) : 0;
     const answer =
-      price === 0
+      price + translation === 0
         ? await extractChunks(ctx, ctx.deps.embedder, request, body)
-        : await withReservation(credits, request, 'extract', price, async (reservation) => {
-            const built = await extractChunks(ctx, ctx.deps.embedder, request, body);
-            await reservation.commit(price);
+        : await withReservation(credits, request, 'extract', price + translation, async (reservation) => {
+            let byModel = false;
+            const built = await extractChunks(ctx, ctx.deps.embedder, request, body, () => {
+              byModel = true;
+            });
+            await reservation.commit(price + (byModel ? translation : 0));
             return built;
           });
     reply.type(JSON_TYPE);
@@ -204,11 +218,17 @@ export const registerExtract: RouteRegistrar = (app, ctx) => {
   ): Buffer | Promise<Buffer> | Promise<string> {
     if (wantsChunks(body)) return chunked(request, reply, body);
     const price = extractPrice(ctx.pricing);
+    // A translation may be made by a model (the platform refusing), which costs more: reserved up
+    // front, committed only when this request had the model translate.
+    const translation = body.translate ? modelTranslationPrice(ctx.pricing) : 0;
     // The interface prices extract at 0: no ledger round trip unless an operator sets a price.
-    if (price === 0) return extract(request, reply, body);
-    return withReservation(credits, request, 'extract', price, async (reservation) => {
-      const result = await extract(request, reply, body);
-      await reservation.commit(price);
+    if (price + translation === 0) return extract(request, reply, body);
+    return withReservation(credits, request, 'extract', price + translation, async (reservation) => {
+      let byModel = false;
+      const result = await extract(request, reply, body, () => {
+        byModel = true;
+      });
+      await reservation.commit(price + (byModel ? translation : 0));
       return result;
     });
   }

@@ -149,6 +149,18 @@ export interface GetTranscriptResponse {
    * as UTF-8, without braces (@subx/formats answerHeadJson); metadata is then absent.
    */
   headJsonUtf8: Uint8Array;
+  /**
+   * Set with translated_from: who translated, "platform" (its own caption translation) or "model"
+   * (a model, when the platform refuses); empty otherwise.
+   */
+  translatedBy?:
+    | string
+    | undefined;
+  /**
+   * "low" when the track is auto-generated and the video's stated audio language or its manual
+   * tracks say another language; unset otherwise.
+   */
+  languageConfidence?: string | undefined;
 }
 
 export interface GetTranscriptsRequest {
@@ -553,6 +565,8 @@ function createBaseGetTranscriptResponse(): GetTranscriptResponse {
     segmentsJson: "",
     segmentsJsonUtf8: new Uint8Array(0),
     headJsonUtf8: new Uint8Array(0),
+    translatedBy: undefined,
+    languageConfidence: undefined,
   };
 }
 
@@ -590,6 +604,12 @@ export const GetTranscriptResponse: MessageFns<GetTranscriptResponse> = {
     }
     if (message.headJsonUtf8.length !== 0) {
       writer.uint32(90).bytes(message.headJsonUtf8);
+    }
+    if (message.translatedBy !== undefined) {
+      writer.uint32(98).string(message.translatedBy);
+    }
+    if (message.languageConfidence !== undefined) {
+      writer.uint32(106).string(message.languageConfidence);
     }
     return writer;
   },
@@ -695,6 +715,22 @@ export const GetTranscriptResponse: MessageFns<GetTranscriptResponse> = {
             message.headJsonUtf8 = reader.bytes();
             continue;
           }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.translatedBy = reader.string();
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.languageConfidence = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -748,6 +784,16 @@ export const GetTranscriptResponse: MessageFns<GetTranscriptResponse> = {
         : isSet(object.head_json_utf8)
         ? bytesFromBase64(object.head_json_utf8)
         : new Uint8Array(0),
+      translatedBy: isSet(object.translatedBy)
+        ? globalThis.String(object.translatedBy)
+        : isSet(object.translated_by)
+        ? globalThis.String(object.translated_by)
+        : undefined,
+      languageConfidence: isSet(object.languageConfidence)
+        ? globalThis.String(object.languageConfidence)
+        : isSet(object.language_confidence)
+        ? globalThis.String(object.language_confidence)
+        : undefined,
     };
   },
 
@@ -786,6 +832,12 @@ export const GetTranscriptResponse: MessageFns<GetTranscriptResponse> = {
     if (message.headJsonUtf8.length !== 0) {
       obj.headJsonUtf8 = base64FromBytes(message.headJsonUtf8);
     }
+    if (message.translatedBy !== undefined) {
+      obj.translatedBy = message.translatedBy;
+    }
+    if (message.languageConfidence !== undefined) {
+      obj.languageConfidence = message.languageConfidence;
+    }
     return obj;
   },
 
@@ -807,6 +859,8 @@ export const GetTranscriptResponse: MessageFns<GetTranscriptResponse> = {
     message.segmentsJson = object.segmentsJson ?? "";
     message.segmentsJsonUtf8 = object.segmentsJsonUtf8 ?? new Uint8Array(0);
     message.headJsonUtf8 = object.headJsonUtf8 ?? new Uint8Array(0);
+    message.translatedBy = object.translatedBy ?? undefined;
+    message.languageConfidence = object.languageConfidence ?? undefined;
     return message;
   },
 };
