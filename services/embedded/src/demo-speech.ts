@@ -1,15 +1,14 @@
 /**
  * The demo's speech-to-text engine: scripts/stt-server (PocketSphinx behind OpenAI's transcription
- * API) started from its virtual environment when that exists and TRANSCRIBE_BASE_URL is not set, so
+ * API; `DEMO_STT_SERVER` names its server.py, set by the `npm run demo` entry) started from its
+ * virtual environment when that exists and TRANSCRIBE_BASE_URL is not set, so
  * the demo's captionless video (`synthSpeech`) can be transcribed offline. Without the venv the
  * demo runs as before (make it with `bash scripts/stt-server/install.sh`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { fileURLToPath } from 'node:url';
 
-const SERVER = fileURLToPath(new URL('../../../scripts/stt-server/server.py', import.meta.url));
 const START_TIMEOUT_MS = 30_000;
 
 export interface DemoSpeech {
@@ -26,9 +25,11 @@ function venvPython(env: NodeJS.ProcessEnv): string {
 /** Starts the engine and sets TRANSCRIBE_BASE_URL / TRANSCRIBE_MODEL; null when it cannot run. */
 export async function startDemoSpeech(env: NodeJS.ProcessEnv): Promise<DemoSpeech | null> {
   if (env.TRANSCRIBE_BASE_URL || env.DEMO_SPEECH === '0') return null;
+  // The server's path comes from the entry (scripts/start-embedded.ts): services read no scripts.
+  const server = env.DEMO_STT_SERVER;
   const python = venvPython(env);
-  if (!existsSync(python) || !existsSync(SERVER)) return null;
-  const child: ChildProcess = spawn(python, [SERVER, '0'], {
+  if (!server || !existsSync(python) || !existsSync(server)) return null;
+  const child: ChildProcess = spawn(python, [server, '0'], {
     env: { PATH: env.PATH ?? '/usr/bin:/bin', STT_HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'ignore'],
   });
