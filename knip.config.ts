@@ -45,8 +45,8 @@ const config: KnipConfig = {
       ignoreDependencies: ['axe-core'],
     },
   },
-  // Installed by scripts/engines.sh (Redis, Kafka's JVM), not by npm.
-  ignoreBinaries: ['redis-server', 'redis-cli', 'java'],
+  // Installed by scripts/engines.sh (Redis, Kafka's JVM, the speech engine's ffmpeg), not by npm.
+  ignoreBinaries: ['redis-server', 'redis-cli', 'java', 'ffmpeg', 'ffprobe'],
 };
 
 export default config;

@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
-# scripts/engines.sh — run REAL Redis, Apache Kafka (KRaft) and FerretDB (MongoDB wire protocol)
+# scripts/engines.sh — run REAL Redis, Apache Kafka (KRaft), FerretDB (MongoDB wire protocol) and a
+# speech-to-text server (scripts/stt-server: PocketSphinx behind OpenAI's transcription API)
 # natively on loopback for integration tests. No Docker, no network at run time.
 #
-#   eval "$(scripts/engines.sh up)"            # start all three (or reuse running ones)
+#   eval "$(scripts/engines.sh up)"            # start all four (or reuse running ones)
 #   eval "$(scripts/engines.sh up redis kafka)" # a subset
 #   scripts/engines.sh env [ENGINE...]          # print the export lines again (exit 1 if not running)
 #   scripts/engines.sh restart kafka [--pause S] # stop (stay down S s) + start on the SAME ports, keeping data
 #   scripts/engines.sh status                   # human summary
 #   scripts/engines.sh down [ENGINE...]         # stop and delete run data
 #
-# ENGINE is one of: redis, kafka, mongo (alias: ferretdb). stdout carries only `export ...` lines;
+# ENGINE is one of: redis, kafka, mongo (alias: ferretdb), stt (alias: speech). stdout carries only `export ...` lines;
 # everything else goes to stderr. See scripts/engines.md.
 set -euo pipefail
 
@@ -29,8 +30,10 @@ FERRETDB_VERSION=${FERRETDB_VERSION:-v1.24.0}  # last 1.x release (2.x needs Pos
 REDIS_TIMEOUT=${REDIS_TIMEOUT:-30}
 KAFKA_TIMEOUT=${KAFKA_TIMEOUT:-90}
 MONGO_TIMEOUT=${MONGO_TIMEOUT:-30}
+STT_TIMEOUT=${STT_TIMEOUT:-30}
+STT_MODEL_ID=${STT_MODEL_ID:-pocketsphinx-en-us}
 
-ALL_ENGINES=(redis kafka mongo)
+ALL_ENGINES=(redis kafka mongo stt)
 SELF=engines.sh
 
 # The parts, next to this file (the script is run from any directory).

@@ -64,13 +64,14 @@ cmd_up() {
     done
     for e in "${need[@]}"; do
       if [[ $e == redis ]]; then (install_redis) || rc=1; fi
+      if [[ $e == stt ]]; then (install_stt) || rc=1; fi
     done
     for i in "${!pids[@]}"; do
       wait "${pids[$i]}" || { rc=1; log "${names[$i]}: install failed (see above)"; }
     done
     ((rc == 0)) || die "installation failed"
     # launch Kafka first (slowest to boot), then the others, then wait for each
-    for e in kafka redis mongo; do
+    for e in kafka redis mongo stt; do
       if [[ " ${need[*]} " == *" $e "* ]]; then "launch_$e" fresh; fi
     done
     for e in "${need[@]}"; do wait_engine "$e"; done
@@ -130,7 +131,7 @@ cmd_restart() {
     t0=$(now)
     if [[ ! -s $(engine_dir "$e")/port ]]; then
       log "$e: was never started, doing a fresh start"
-      case $e in redis) install_redis ;; kafka) install_kafka ;; mongo) install_ferretdb ;; esac
+      case $e in redis) install_redis ;; kafka) install_kafka ;; mongo) install_ferretdb ;; stt) install_stt ;; esac
       "launch_$e" fresh
     else
       stop_engine "$e"
@@ -163,6 +164,8 @@ cmd_status() {
                "$([[ -f $(kafka_home)/.complete ]] || echo ', jars not downloaded yet')" ;;
       mongo) printf '  %-6s %-24s port %-6s pid %-8s FerretDB %s (SQLite)%s\n' mongo "$state" "$port" "$pid" \
                "$FERRETDB_VERSION" "$([[ -x $(ferretdb_bin) ]] || echo ', not built yet')" ;;
+      stt)   printf '  %-6s %-24s port %-6s pid %-8s PocketSphinx speech-to-text (%s)%s\n' stt "$state" "$port" "$pid" \
+               "$STT_MODEL_ID" "$([[ -x $(stt_python) ]] || echo ', venv not created yet')" ;;
     esac
   done
   return 0
@@ -177,8 +180,9 @@ usage: $SELF up [ENGINE...]        start (or reuse) engines; prints export lines
                                     same port keeping data (simulates an outage)
        $SELF status                human summary
        $SELF down [ENGINE...]      stop engines and remove their run data
-ENGINE: redis | kafka | mongo (alias ferretdb); default: all three.
+ENGINE: redis | kafka | mongo (alias ferretdb) | stt (alias speech); default: all four.
 Env: ENGINES_DIR (default /tmp/subx-engines), ENGINES_CACHE (default ~/.cache/subx-engines),
+     STT_VENV (default \$ENGINES_CACHE/stt-venv), STT_MODEL_ID, STT_TIMEOUT,
      KAFKA_HEAP_OPTS, KAFKA_EXTRA_CONFIG (extra server.properties lines; @PORT@ and
      @CONTROLLER_PORT@ are replaced by the broker's ports).
 EOF

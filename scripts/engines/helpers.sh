@@ -32,7 +32,8 @@ norm_engine() {
     redis) echo redis ;;
     kafka) echo kafka ;;
     mongo|mongodb|ferretdb|ferret) echo mongo ;;
-    *) die "unknown engine '$1' (expected: redis, kafka, mongo/ferretdb)" ;;
+    stt|speech) echo stt ;;
+    *) die "unknown engine '$1' (expected: redis, kafka, mongo/ferretdb, stt)" ;;
   esac
 }
 
@@ -79,6 +80,7 @@ engine_pattern() {
     redis) echo "redis-server" ;;
     kafka) echo "kafka.Kafka" ;;
     mongo) echo "ferretdb" ;;
+    stt) echo "stt-server/server.py" ;;
   esac
 }
 

@@ -23,6 +23,15 @@ install_redis() {
   log "redis: installed $(redis-server --version | awk '{sub("v=", "", $3); print $3}') in $(($(now) - t0)) s"
 }
 
+# The speech engine's Python venv (pocketsphinx from PyPI) and a check for ffmpeg:
+# scripts/stt-server/install.sh does both, idempotently.
+stt_dir() { realpath -m "$ENGINES_LIB/../stt-server"; }
+stt_python() { echo "${STT_VENV:-$ENGINES_CACHE/stt-venv}/bin/python"; }
+install_stt() {
+  STT_VENV=${STT_VENV:-$ENGINES_CACHE/stt-venv} bash "$(stt_dir)/install.sh" >/dev/null ||
+    fail stt "scripts/stt-server/install.sh failed (see above)"
+}
+
 kafka_home() { echo "$ENGINES_CACHE/kafka-$KAFKA_VERSION"; }
 
 check_java() {

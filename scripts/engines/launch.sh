@@ -38,6 +38,7 @@ wait_engine() {
     redis) wait_ready redis "$REDIS_TIMEOUT" "$d/redis.log" "$d/redis.out" ;;
     kafka) wait_ready kafka "$KAFKA_TIMEOUT" "$d/server.log" "$d/kafka.out" ;;
     mongo) wait_ready mongo "$MONGO_TIMEOUT" "$d/ferretdb.log" ;;
+    stt) wait_ready stt "$STT_TIMEOUT" "$d/stt.log" ;;
   esac
 }
 
@@ -235,4 +236,25 @@ launch_mongo() {
     --state-dir="$dir/state" --debug-addr=- --telemetry=disable --log-level=info --log-format=text \
     </dev/null >>"$dir/ferretdb.log" 2>&1 9>&- &
   echo $! >"$dir/mongo.pid"
+}
+
+launch_stt() {
+  local mode=$1 dir port
+  dir=$(engine_dir stt)
+  if [[ $mode == same && ! -s $dir/port ]]; then mode=fresh; fi
+  if [[ $mode == fresh ]]; then
+    rm -rf "$dir"; mkdir -p "$dir"
+    port=$(free_ports 1); echo "$port" >"$dir/port"
+  else
+    port=$(engine_port stt)
+    wait_port_free "$port" 30 || fail stt "port $port still in use, cannot restart on the same port"
+  fi
+  rm -f "$dir/stt.pid"
+  now >"$dir/launched-at"
+  log "stt: starting the speech-to-text server (PocketSphinx) on 127.0.0.1:$port"
+  # STT_API_KEY is not passed on: the engine is for loopback tests and the demo
+  env -u STT_API_KEY STT_HOST=127.0.0.1 STT_MODEL_ID="$STT_MODEL_ID" \
+    setsid "$(stt_python)" "$(stt_dir)/server.py" "$port" \
+    </dev/null >>"$dir/stt.log" 2>&1 9>&- &
+  echo $! >"$dir/stt.pid"
 }

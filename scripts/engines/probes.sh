@@ -96,6 +96,18 @@ except Exception:
 PY
 }
 
+# The speech engine: GET /health answers {"status": "ok"} once the model is loaded.
+probe_stt() {
+  timeout 5 python3 - "$1" <<'PY'
+import json, sys, urllib.request
+try:
+    with urllib.request.urlopen(f"http://127.0.0.1:{sys.argv[1]}/health", timeout=3) as r:
+        sys.exit(0 if json.load(r).get("status") == "ok" else 1)
+except Exception:
+    sys.exit(1)
+PY
+}
+
 engine_answers() {
   local port
   port=$(engine_port "$1" 2>/dev/null) || return 1
@@ -109,5 +121,7 @@ engine_env_line() {
     redis) echo "export REDIS_URL=redis://127.0.0.1:$port" ;;
     kafka) echo "export KAFKA_BROKERS=127.0.0.1:$port" ;;
     mongo) echo "export MONGO_URL=mongodb://127.0.0.1:$port/" ;;
+    stt) echo "export TRANSCRIBE_BASE_URL=http://127.0.0.1:$port/v1"
+         echo "export TRANSCRIBE_MODEL=$STT_MODEL_ID" ;;
   esac
 }

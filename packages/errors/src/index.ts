@@ -213,7 +213,8 @@ export const ERROR_CATALOG = {
     status: 501,
     grpc: GrpcStatus.UNIMPLEMENTED,
     retryable: false,
-    summary: '`embed: true` was asked for and this deployment has no embeddings endpoint (`EMBEDDINGS_BASE_URL`).',
+    summary:
+      '`embed: true` was asked for and this deployment has no embeddings endpoint (`EMBEDDINGS_BASE_URL`).',
   },
   UPSTREAM_ERROR: {
     status: 502,

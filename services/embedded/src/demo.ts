@@ -5,11 +5,12 @@
  * that the README's curl examples work verbatim. Everything else is the `npm start` system.
  */
 import { randomBytes } from 'node:crypto';
-import { generatePlaylist, startFakeYouTube, videoIds } from '@subx/testing/fake-youtube';
+import { SPEECH_VIDEO_ID, generatePlaylist, startFakeYouTube, videoIds } from '@subx/testing/fake-youtube';
 import type { FakeYouTube, RouteTable } from '@subx/testing/fake-youtube';
 // The demo needs the exact hash the gateway stores: the gateway's public entry gives it.
 import { hashApiKey, keyDisplay } from '@subx/gateway';
 import type { AccountDoc, AccountRepository } from '@subx/gateway';
+import { startDemoSpeech } from './demo-speech.ts';
 
 /** The demo's API key (well-formed: `sxk_v1_` + 32 alphanumerics). Only `npm run demo` accepts it. */
 export const DEMO_API_KEY = 'sxk_v1_demoDemoDemoDemoDemoDemoDemoDemo';
@@ -105,6 +106,7 @@ export async function startDemoPlatform(
     ...listen,
   });
   env.YOUTUBE_BASE_URL = youtube.url;
+  const speech = await startDemoSpeech(env);
   // The seeded key is stored as the gateway stores every key, so the pepper must be known here.
   env.API_KEY_PEPPER ||= randomBytes(32).toString('base64url');
   const pepper = env.API_KEY_PEPPER;
@@ -127,8 +129,14 @@ export async function startDemoPlatform(
         ...DEMO_VIDEOS.map((v) => `    ${v.id.padEnd(width)}  ${v.shows}`),
         `  playlist:     https://www.youtube.com/playlist?list=${DEMO_PLAYLIST_ID}  (${PLAYLIST_VIDEOS.length} of the videos above)`,
         `  README examples: replace localhost:8080 by ${gatewayUrl.replace(/^http:\/\//, '')} if PORT is not 8080.`,
+        speech
+          ? `  speech-to-text: ${speech.baseUrl} (PocketSphinx, scripts/stt-server); captionless video with speech: ${SPEECH_VIDEO_ID}`
+          : '  speech-to-text: off (bash scripts/stt-server/install.sh, or set TRANSCRIBE_BASE_URL)',
       ];
     },
-    close: () => youtube.close(),
+    close: () => {
+      speech?.close();
+      return youtube.close();
+    },
   };
 }

@@ -6,6 +6,7 @@ import { FailureQueue, injectedAnswer } from './failures.ts';
 import { fixturesDir, loadFixture, type FixtureRef, type LoadedResponse } from './fixtures.ts';
 import { recordedRequest } from './request.ts';
 import { JSON_TYPE, applyFieldMask, json } from './responses.ts';
+import { SPEECH_VIDEO_ID, speechPlayer, videoplayback } from './audio.ts';
 import { mergeRoutes, withSyntheticAndRecorded } from './route-setup.ts';
 import { defaultRoutes, todayPlaylistShapes } from './routes.ts';
 import {
@@ -48,6 +49,7 @@ export {
   type DerivedRef,
 } from './fixtures.ts';
 export * from './synthetic.ts';
+export { MAX_PIECE_BYTES, SPEECH_FORMATS, SPEECH_LENGTH_SECONDS, SPEECH_VIDEO_ID } from './audio.ts';
 export * from './channels.ts';
 export * from './tokens.ts';
 export { isWebFamily, versionLess, type Playability, type PlaylistShape } from './today.ts';
@@ -93,9 +95,14 @@ export async function startFakeYouTube(options: FakeYouTubeOptions = {}): Promis
 
   function player(rec: RecordedRequest, url: URL): LoadedResponse {
     const videoId = rec.videoId ?? '';
+    const client = rec.clientName ?? '';
+    if (videoId === SPEECH_VIDEO_ID && !routes.videos[videoId]) {
+      const origin = `http://${String(rec.headers.host ?? '127.0.0.1')}`;
+      const answer = JSON.stringify(speechPlayer(origin, client));
+      return { ...json({}), body: applyFieldMask(answer, url.searchParams.get('$fields') ?? undefined) };
+    }
     const v = routes.videos[videoId];
     if (!v) return notFoundPlayer();
-    const client = rec.clientName ?? '';
     const refusal = v.playability?.[client];
     if (refusal) return json(playabilityAnswer(refusal, `${client} refuses ${videoId}`));
     const fields = url.searchParams.get('$fields') ?? undefined;
@@ -304,6 +311,14 @@ export async function startFakeYouTube(options: FakeYouTubeOptions = {}): Promis
       return;
     }
     if (failure?.kind === 'delay') await new Promise((r) => setTimeout(r, failure.ms));
+    if (rec.endpoint === 'videoplayback' && !failure) {
+      const range = req.headers.range;
+      const a = videoplayback(url, typeof range === 'string' ? range : undefined);
+      rec.status = a.status;
+      res.writeHead(a.status, { ...a.headers, 'content-length': a.body.length });
+      res.end(a.body);
+      return;
+    }
     const injected = injectedAnswer(failure, load);
     if (injected) {
       out = injected;

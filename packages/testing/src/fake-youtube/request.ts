@@ -24,7 +24,9 @@ export function recordedRequest(req: IncomingMessage, raw: string): { rec: Recor
         ? 'sw_js_data'
         : url.pathname === '/watch'
           ? 'watch'
-          : 'other';
+          : url.pathname === '/videoplayback'
+            ? 'videoplayback'
+            : 'other';
   const client = (
     b.context as
       { client?: { clientName?: string; clientVersion?: string; visitorData?: string } } | undefined

@@ -123,6 +123,8 @@ export const videoIds = {
    * continuation reaches them.
    */
   commentsNoPanel: 'synthNoPnl1',
+  /** SYNTHETIC: no captions, 70 s of spoken audio as itag 251 and 140 (audio.ts). */
+  speechNoCaptions: 'synthSpeech',
   /** asr en only (VISIONOS 2026), unlisted and Shorts-eligible; masked WEB answer carries microformat. */
   unlistedShort: 'tjz2u2DiveM',
   /** 36 caption tracks (VISIONOS 2026); masked WEB answer carries microformat (uploadDate, category). */

@@ -12,6 +12,7 @@ export type Endpoint =
   | 'visitor_id'
   | 'sw_js_data'
   | 'watch'
+  | 'videoplayback'
   | 'other';
 
 export type FakeMode = 'today' | 'replay';

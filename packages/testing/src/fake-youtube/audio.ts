@@ -1,0 +1,157 @@
+/**
+ * SYNTHETIC: a captionless video with spoken audio, for speech-to-text. Its player answer lists two
+ * audio-only adaptive formats, itag 251 (Opus in WebM) and itag 140 (AAC in MP4), whose URLs point at
+ * this fake's `/videoplayback`, serving packages/testing/audio/speech.{webm,m4a} (espeak-ng reading
+ * speech.txt, 70 s; see make-speech.sh there). Like the platform:
+ * - VISIONOS and the other non-WEB clients get plain `url`s (no PO token, no player JavaScript);
+ *   WEB-family clients get a `signatureCipher` instead, which needs the player's JavaScript.
+ * - `/videoplayback` serves ranges only, either the `range=START-END` query parameter (200 with
+ *   those bytes) or a `Range: bytes=START-END` header (206 with Content-Range), of at most
+ *   MAX_PIECE_BYTES; an unranged or larger request gets 403 (the platform throttles unranged
+ *   downloads to a crawl; refusing them makes a client that forgets ranges fail loudly).
+ */
+import { readFileSync, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+export const SPEECH_VIDEO_ID = 'synthSpeech';
+/** Whole seconds, as `videoDetails.lengthSeconds` says; the audio is 70.25 s. */
+export const SPEECH_LENGTH_SECONDS = 70;
+const APPROX_DURATION_MS = '70253';
+/** The platform's advice: pieces of at most 10 MB. */
+export const MAX_PIECE_BYTES = 10 * 1024 * 1024;
+
+interface AudioFormat {
+  itag: number;
+  file: string;
+  mimeType: string;
+  bitrate: number;
+  averageBitrate: number;
+  audioSampleRate: string;
+  audioQuality: string;
+}
+
+export const SPEECH_FORMATS: readonly AudioFormat[] = [
+  {
+    itag: 251,
+    file: 'speech.webm',
+    mimeType: 'audio/webm; codecs="opus"',
+    bitrate: 30_000,
+    averageBitrate: 25_000,
+    audioSampleRate: '48000',
+    audioQuality: 'AUDIO_QUALITY_LOW',
+  },
+  {
+    itag: 140,
+    file: 'speech.m4a',
+    mimeType: 'audio/mp4; codecs="mp4a.40.2"',
+    bitrate: 40_000,
+    averageBitrate: 33_600,
+    audioSampleRate: '22050',
+    audioQuality: 'AUDIO_QUALITY_LOW',
+  },
+];
+
+function audioPath(file: string): string {
+  return fileURLToPath(new URL(`../../audio/${file}`, import.meta.url));
+}
+
+const WEB_FAMILY = /^(WEB|MWEB|WEB_EMBEDDED_PLAYER|WEB_CREATOR|WEB_REMIX|TVHTML5)/;
+
+/** The player answer of the speech video for CLIENT, with stream URLs on ORIGIN (`http://host:port`). */
+export function speechPlayer(origin: string, client: string | undefined): Record<string, unknown> {
+  const web = WEB_FAMILY.test(client ?? '');
+  const adaptiveFormats = SPEECH_FORMATS.map((f) => {
+    const url = `${origin}/videoplayback?id=${SPEECH_VIDEO_ID}&itag=${f.itag}&source=youtube&mime=${encodeURIComponent(f.mimeType.split(';')[0]!)}&clen=${statSync(audioPath(f.file)).size}&dur=70.253`;
+    return {
+      itag: f.itag,
+      ...(web ? { signatureCipher: `s=FAKESIGNATURE&sp=sig&url=${encodeURIComponent(url)}` } : { url }),
+      mimeType: f.mimeType,
+      bitrate: f.bitrate,
+      averageBitrate: f.averageBitrate,
+      contentLength: String(statSync(audioPath(f.file)).size),
+      approxDurationMs: APPROX_DURATION_MS,
+      lastModified: '1764806400000000',
+      quality: 'tiny',
+      projectionType: 'RECTANGULAR',
+      highReplication: true,
+      audioQuality: f.audioQuality,
+      audioSampleRate: f.audioSampleRate,
+      audioChannels: 1,
+      loudnessDb: -12.5,
+    };
+  });
+  return {
+    _synthetic: 'SYNTHETIC captionless video with spoken audio (packages/testing/audio), 2026 shapes',
+    responseContext: { serviceTrackingParams: [] },
+    playabilityStatus: { status: 'OK', playableInEmbed: true },
+    streamingData: { expiresInSeconds: '21540', adaptiveFormats },
+    videoDetails: {
+      videoId: SPEECH_VIDEO_ID,
+      title: 'Counting to ten: a spoken test recording',
+      lengthSeconds: String(SPEECH_LENGTH_SECONDS),
+      channelId: 'UCsubxSyntheticChannel0A',
+      shortDescription: 'Synthetic speech without captions.',
+      isOwnerViewing: false,
+      isCrawlable: true,
+      allowRatings: true,
+      viewCount: '1234',
+      author: 'Subx Synthetic',
+      isPrivate: false,
+      isUnpluggedCorpus: false,
+      isLiveContent: false,
+    },
+    trackingParams: 'fake',
+  };
+}
+
+export interface PlaybackAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+const cache = new Map<number, Buffer>();
+
+function refuse(status: number, message: string): PlaybackAnswer {
+  return { status, headers: { 'content-type': 'text/plain' }, body: Buffer.from(message) };
+}
+
+/** GET /videoplayback?id=&itag=[&range=A-B], optionally with a Range header. */
+export function videoplayback(url: URL, rangeHeader: string | undefined): PlaybackAnswer {
+  const itag = Number(url.searchParams.get('itag'));
+  const format = SPEECH_FORMATS.find((f) => f.itag === itag);
+  if (url.searchParams.get('id') !== SPEECH_VIDEO_ID || !format) return refuse(404, 'no such stream');
+  let data = cache.get(itag);
+  if (!data) {
+    data = readFileSync(audioPath(format.file));
+    cache.set(itag, data);
+  }
+  const query = url.searchParams.get('range');
+  const header = rangeHeader && /^bytes=(\d+)-(\d*)$/.exec(rangeHeader.trim());
+  const raw = query ?? (header ? `${header[1]}-${header[2]}` : undefined);
+  if (raw === undefined)
+    return refuse(403, 'unranged download refused: ask for ranges of at most 10 MB (range= or Range:)');
+  const m = /^(\d+)-(\d*)$/.exec(raw);
+  if (!m) return refuse(416, 'bad range');
+  const start = Number(m[1]);
+  // the asked size counts, not what is left of the file (an open end asks for the rest)
+  if ((m[2] ? Number(m[2]) : data.length - 1) - start + 1 > MAX_PIECE_BYTES)
+    return refuse(403, 'range too large: at most 10 MB a piece');
+  const end = Math.min(m[2] ? Number(m[2]) : data.length - 1, data.length - 1);
+  if (start >= data.length || end < start) {
+    return { status: 416, headers: { 'content-range': `bytes */${data.length}` }, body: Buffer.alloc(0) };
+  }
+
+  const body = data.subarray(start, end + 1);
+  const type = format.mimeType.split(';')[0]!;
+  if (query !== null) return { status: 200, headers: { 'content-type': type }, body };
+  return {
+    status: 206,
+    headers: {
+      'content-type': type,
+      'content-range': `bytes ${start}-${end}/${data.length}`,
+      'accept-ranges': 'bytes',
+    },
+    body,
+  };
+}

@@ -1,0 +1,80 @@
+// The fake's captionless video with spoken audio: audio-only formats, ranged downloads only.
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { MAX_PIECE_BYTES, SPEECH_LENGTH_SECONDS, videoIds } from '@subx/testing/fake-youtube';
+import { type Json, fake, player, tracks, useFakeYouTube } from './fake-youtube-helpers.ts';
+
+useFakeYouTube();
+
+const audio = (file: string) => readFileSync(new URL(`../audio/${file}`, import.meta.url));
+
+describe('captionless video with spoken audio', () => {
+  it('VISIONOS gets plain audio-only URLs for itags 251 and 140, no captions, 70 s', async () => {
+    const { status, json } = await player(videoIds.speechNoCaptions, 'VISIONOS');
+    expect(status).toBe(200);
+    expect(json.playabilityStatus.status).toBe('OK');
+    expect(tracks(json)).toEqual([]);
+    expect(json.videoDetails.videoId).toBe('synthSpeech');
+    expect(json.videoDetails.lengthSeconds).toBe(String(SPEECH_LENGTH_SECONDS));
+    const formats = json.streamingData.adaptiveFormats as Json[];
+    expect(formats.map((f) => f.itag)).toEqual([251, 140]);
+    for (const f of formats) {
+      expect(f.mimeType).toMatch(/^audio\//);
+      expect(f.url).toMatch(new RegExp(`^${fake.url}/videoplayback\\?`));
+      expect(Number(f.contentLength)).toBe(audio(f.itag === 251 ? 'speech.webm' : 'speech.m4a').length);
+      expect(Number(f.approxDurationMs)).toBeGreaterThan(70_000);
+      expect(Number(f.approxDurationMs)).toBeLessThan(71_000);
+      expect(f.bitrate).toBeGreaterThan(0);
+    }
+  });
+
+  it('WEB gets a signatureCipher instead of a URL', async () => {
+    const { json } = await player(videoIds.speechNoCaptions, 'WEB', { sts: true });
+    for (const f of json.streamingData.adaptiveFormats as Json[]) {
+      expect(f.url).toBeUndefined();
+      expect(f.signatureCipher).toContain('url=');
+    }
+  });
+
+  it('serves ranges (query and header) that join to the file, and refuses unranged downloads', async () => {
+    const { json } = await player(videoIds.speechNoCaptions, 'VISIONOS');
+    const f = (json.streamingData.adaptiveFormats as Json[]).find((x) => x.itag === 140)!;
+    const whole = audio('speech.m4a');
+    const size = whole.length;
+    const unranged = await fetch(f.url as string);
+    expect(unranged.status).toBe(403);
+    await unranged.arrayBuffer();
+    const half = Math.floor(size / 2);
+    const first = await fetch(`${f.url as string}&range=0-${half - 1}`);
+    expect(first.status).toBe(200);
+    const second = await fetch(f.url as string, { headers: { range: `bytes=${half}-` } });
+    expect(second.status).toBe(206);
+    expect(second.headers.get('content-range')).toBe(`bytes ${half}-${size - 1}/${size}`);
+    const joined = Buffer.concat([
+      Buffer.from(await first.arrayBuffer()),
+      Buffer.from(await second.arrayBuffer()),
+    ]);
+    expect(joined.equals(whole)).toBe(true);
+    const past = await fetch(f.url as string, { headers: { range: `bytes=${size}-` } });
+    expect(past.status).toBe(416);
+    await past.arrayBuffer();
+    const tooBig = await fetch(`${f.url as string}&range=0-${MAX_PIECE_BYTES}`);
+    expect(tooBig.status).toBe(403);
+    await tooBig.arrayBuffer();
+  });
+
+  it('the audio is decodable and as long as the player says', () => {
+    for (const file of ['speech.webm', 'speech.m4a']) {
+      const path = new URL(`../audio/${file}`, import.meta.url).pathname;
+      const out = execFileSync(
+        'ffprobe',
+        ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', path],
+        {
+          encoding: 'utf8',
+        },
+      );
+      expect(Math.abs(Number(out.trim()) - SPEECH_LENGTH_SECONDS)).toBeLessThan(1);
+    }
+  });
+});
