@@ -56,7 +56,7 @@ export function groupTexts(texts: readonly string[], size: number, chars: number
 }
 
 /** The translated texts of one answer, or undefined when it is not `{"segments": [n strings]}`. */
-export function readAnswer(content: string | null | undefined, expected: number): string[] | undefined {
+function readAnswer(content: string | null | undefined, expected: number): string[] | undefined {
   if (!content) return undefined;
   const fenced = /^\s*```(?:json)?\s*([\s\S]*?)\s*```\s*$/i.exec(content);
   let value: unknown;
