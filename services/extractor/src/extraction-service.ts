@@ -126,6 +126,8 @@ function answerOf(
     cached,
     fetchedAt: value.fetchedAt,
     translatedFrom: value.translatedFrom,
+    source: 'captions',
+    audioSeconds: 0,
     segmentsJson: form === 'segmentsJson' ? json : '',
     segmentsJsonUtf8: form === 'segmentsJson' || form === 'segments' ? NO_BYTES : Buffer.from(json),
     headJsonUtf8: withHead
