@@ -75,3 +75,12 @@ export {
   type ListingOptions,
 } from './listing/collect.ts';
 export type { PlaylistListing } from './listing/playlist.ts';
+export {
+  AUDIO_ONLY_ITAGS,
+  AudioFetchError,
+  AudioTooLargeError,
+  fetchAudioRanged,
+  pickAudioFormat,
+  type AudioFetchOptions,
+  type AudioFormat,
+} from './audio/audio.ts';

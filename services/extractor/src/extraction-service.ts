@@ -130,6 +130,8 @@ function answerOf(
     translatedFrom: value.translatedFrom,
     translatedBy: value.translatedBy ?? (value.translatedFrom ? 'platform' : undefined),
     languageConfidence: value.languageConfidence,
+    source: 'captions',
+    audioSeconds: 0,
     segmentsJson: form === 'segmentsJson' ? json : '',
     segmentsJsonUtf8: form === 'segmentsJson' || form === 'segments' ? NO_BYTES : Buffer.from(json),
     headJsonUtf8: withHead

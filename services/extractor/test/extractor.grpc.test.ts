@@ -47,6 +47,7 @@ describe('extractor over gRPC against the fake YouTube', () => {
       segmentsAsJson: false,
       segmentsJsonAsBytes: false,
       headJsonAsBytes: false,
+      mode: 0,
       ...extra,
     });
 

@@ -20,6 +20,7 @@ function transcriptSourceFromClient(
         segmentsAsJson: false,
         segmentsJsonAsBytes: false,
         headJsonAsBytes: false,
+        mode: 0,
       });
       return {
         videoId: res.videoId || videoId,

@@ -27,6 +27,8 @@ const transcriptOf = (req: extractorV1.GetTranscriptRequest): extractorV1.GetTra
   videoId: req.videoId,
   language: req.language,
   subtitleType: commonV1.SubtitleType.SUBTITLE_TYPE_AUTO_GENERATED,
+  source: 'captions',
+  audioSeconds: 0,
   segments: [{ text: 'hello', start: 1, duration: 2 }],
   metadata: { title: 't', channel: 'c', channelId: 'UC1', duration: 60, uploadDate: '', thumbnailUrl: '' },
   cached: true,

@@ -115,6 +115,7 @@ export async function startExtractWorker(deps: ExtractWorkerDeps): Promise<Extra
           segmentsAsJson: false,
           segmentsJsonAsBytes: false,
           headJsonAsBytes: false,
+          mode: 0,
         })
         .then(
           (t) => t,

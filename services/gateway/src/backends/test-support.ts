@@ -54,6 +54,8 @@ export function transcript(videoId: string): extractorV1.GetTranscriptResponse {
     segmentsJson: '',
     segmentsJsonUtf8: Buffer.alloc(0),
     headJsonUtf8: Buffer.alloc(0),
+    source: 'captions',
+    audioSeconds: 0,
     fetchedAt: '2026-01-01T00:00:00.000Z',
   };
 }

@@ -407,6 +407,8 @@ function toOutcome(result: extractJobV1.ExtractResult): FanOutOutcome {
     segmentsJson: '',
     segmentsJsonUtf8: Buffer.alloc(0),
     headJsonUtf8: Buffer.alloc(0),
+    source: 'captions',
+    audioSeconds: 0,
     ...(result.translatedFrom === undefined ? {} : { translatedFrom: result.translatedFrom }),
   };
   return { ok: true, transcript };

@@ -230,6 +230,8 @@ export function transcript(videoId: string, overrides: Partial<extractorV1.GetTr
     segmentsJson: '',
     segmentsJsonUtf8: Buffer.alloc(0),
     headJsonUtf8: Buffer.alloc(0),
+    source: 'captions',
+    audioSeconds: 0,
     ...overrides,
   } satisfies extractorV1.GetTranscriptResponse;
 }

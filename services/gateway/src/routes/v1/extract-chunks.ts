@@ -88,6 +88,7 @@ export async function extractChunks(
       segmentsAsJson: false,
       segmentsJsonAsBytes: false,
       headJsonAsBytes: false,
+      mode: 0,
     },
     { requestId: request.id },
   );

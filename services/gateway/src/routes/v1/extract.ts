@@ -87,6 +87,7 @@ export const registerExtract: RouteRegistrar = (app, ctx) => {
         // ...and the members before them (video_id, metadata, language, subtitle_type) rendered
         // too, once per cached transcript: no metadata to decode and render per request.
         headJsonAsBytes: spliceSegments,
+        mode: 0,
       },
       { requestId: request.id },
     );

@@ -15,6 +15,8 @@ export const SubtitleType = {
   SUBTITLE_TYPE_UNSPECIFIED: 0,
   SUBTITLE_TYPE_MANUAL: 1,
   SUBTITLE_TYPE_AUTO_GENERATED: 2,
+  /** SUBTITLE_TYPE_TRANSCRIBED - Transcribed from the video's audio by a speech-to-text model (no platform captions used). */
+  SUBTITLE_TYPE_TRANSCRIBED: 3,
   UNRECOGNIZED: -1,
 } as const;
 
@@ -24,6 +26,7 @@ export namespace SubtitleType {
   export type SUBTITLE_TYPE_UNSPECIFIED = typeof SubtitleType.SUBTITLE_TYPE_UNSPECIFIED;
   export type SUBTITLE_TYPE_MANUAL = typeof SubtitleType.SUBTITLE_TYPE_MANUAL;
   export type SUBTITLE_TYPE_AUTO_GENERATED = typeof SubtitleType.SUBTITLE_TYPE_AUTO_GENERATED;
+  export type SUBTITLE_TYPE_TRANSCRIBED = typeof SubtitleType.SUBTITLE_TYPE_TRANSCRIBED;
   export type UNRECOGNIZED = typeof SubtitleType.UNRECOGNIZED;
 }
 
@@ -38,6 +41,9 @@ export function subtitleTypeFromJSON(object: any): SubtitleType {
     case 2:
     case "SUBTITLE_TYPE_AUTO_GENERATED":
       return SubtitleType.SUBTITLE_TYPE_AUTO_GENERATED;
+    case 3:
+    case "SUBTITLE_TYPE_TRANSCRIBED":
+      return SubtitleType.SUBTITLE_TYPE_TRANSCRIBED;
     case -1:
     case "UNRECOGNIZED":
     default:
@@ -53,6 +59,8 @@ export function subtitleTypeToJSON(object: SubtitleType): string {
       return "SUBTITLE_TYPE_MANUAL";
     case SubtitleType.SUBTITLE_TYPE_AUTO_GENERATED:
       return "SUBTITLE_TYPE_AUTO_GENERATED";
+    case SubtitleType.SUBTITLE_TYPE_TRANSCRIBED:
+      return "SUBTITLE_TYPE_TRANSCRIBED";
     case SubtitleType.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";

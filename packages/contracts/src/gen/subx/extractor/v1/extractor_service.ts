@@ -34,6 +34,66 @@ export const protobufPackage = "subx.extractor.v1";
 
 export const protobufFileName = "subx/extractor/v1/extractor_service.proto";
 
+/** Where a transcript may come from. */
+export const TranscriptMode = {
+  /** TRANSCRIPT_MODE_UNSPECIFIED - The platform's captions only: a captionless video is NO_SUBTITLES. */
+  TRANSCRIPT_MODE_UNSPECIFIED: 0,
+  /** TRANSCRIPT_MODE_CAPTIONS - Same as unspecified, said explicitly. */
+  TRANSCRIPT_MODE_CAPTIONS: 1,
+  /** TRANSCRIPT_MODE_AUTO - Captions when the video has any in the asked language, else a transcription of its audio. */
+  TRANSCRIPT_MODE_AUTO: 2,
+  /** TRANSCRIPT_MODE_TRANSCRIBE - Always a transcription of the video's audio. */
+  TRANSCRIPT_MODE_TRANSCRIBE: 3,
+  UNRECOGNIZED: -1,
+} as const;
+
+export type TranscriptMode = typeof TranscriptMode[keyof typeof TranscriptMode];
+
+export namespace TranscriptMode {
+  export type TRANSCRIPT_MODE_UNSPECIFIED = typeof TranscriptMode.TRANSCRIPT_MODE_UNSPECIFIED;
+  export type TRANSCRIPT_MODE_CAPTIONS = typeof TranscriptMode.TRANSCRIPT_MODE_CAPTIONS;
+  export type TRANSCRIPT_MODE_AUTO = typeof TranscriptMode.TRANSCRIPT_MODE_AUTO;
+  export type TRANSCRIPT_MODE_TRANSCRIBE = typeof TranscriptMode.TRANSCRIPT_MODE_TRANSCRIBE;
+  export type UNRECOGNIZED = typeof TranscriptMode.UNRECOGNIZED;
+}
+
+export function transcriptModeFromJSON(object: any): TranscriptMode {
+  switch (object) {
+    case 0:
+    case "TRANSCRIPT_MODE_UNSPECIFIED":
+      return TranscriptMode.TRANSCRIPT_MODE_UNSPECIFIED;
+    case 1:
+    case "TRANSCRIPT_MODE_CAPTIONS":
+      return TranscriptMode.TRANSCRIPT_MODE_CAPTIONS;
+    case 2:
+    case "TRANSCRIPT_MODE_AUTO":
+      return TranscriptMode.TRANSCRIPT_MODE_AUTO;
+    case 3:
+    case "TRANSCRIPT_MODE_TRANSCRIBE":
+      return TranscriptMode.TRANSCRIPT_MODE_TRANSCRIBE;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return TranscriptMode.UNRECOGNIZED;
+  }
+}
+
+export function transcriptModeToJSON(object: TranscriptMode): string {
+  switch (object) {
+    case TranscriptMode.TRANSCRIPT_MODE_UNSPECIFIED:
+      return "TRANSCRIPT_MODE_UNSPECIFIED";
+    case TranscriptMode.TRANSCRIPT_MODE_CAPTIONS:
+      return "TRANSCRIPT_MODE_CAPTIONS";
+    case TranscriptMode.TRANSCRIPT_MODE_AUTO:
+      return "TRANSCRIPT_MODE_AUTO";
+    case TranscriptMode.TRANSCRIPT_MODE_TRANSCRIBE:
+      return "TRANSCRIPT_MODE_TRANSCRIBE";
+    case TranscriptMode.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 /** The listable tabs of a channel. */
 export const ChannelTab = {
   CHANNEL_TAB_UNSPECIFIED: 0,
@@ -122,6 +182,8 @@ export interface GetTranscriptRequest {
    * that predates the field answers metadata; the gateway renders the same bytes from it.
    */
   headJsonAsBytes: boolean;
+  /** Where the transcript may come from; unspecified means captions only. */
+  mode: TranscriptMode;
 }
 
 export interface GetTranscriptResponse {
@@ -160,7 +222,13 @@ export interface GetTranscriptResponse {
    * "low" when the track is auto-generated and the video's stated audio language or its manual
    * tracks say another language; unset otherwise.
    */
-  languageConfidence?: string | undefined;
+  languageConfidence?:
+    | string
+    | undefined;
+  /** Where the segments came from: "captions" (the platform's tracks) or "audio" (transcribed). */
+  source: string;
+  /** With source "audio": the seconds of audio the model transcribed (what billing counts). */
+  audioSeconds: number;
 }
 
 export interface GetTranscriptsRequest {
@@ -352,6 +420,7 @@ function createBaseGetTranscriptRequest(): GetTranscriptRequest {
     segmentsAsJson: false,
     segmentsJsonAsBytes: false,
     headJsonAsBytes: false,
+    mode: 0,
   };
 }
 
@@ -380,6 +449,9 @@ export const GetTranscriptRequest: MessageFns<GetTranscriptRequest> = {
     }
     if (message.headJsonAsBytes !== false) {
       writer.uint32(64).bool(message.headJsonAsBytes);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(72).int32(message.mode);
     }
     return writer;
   },
@@ -461,6 +533,14 @@ export const GetTranscriptRequest: MessageFns<GetTranscriptRequest> = {
             message.headJsonAsBytes = reader.bool();
             continue;
           }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -503,6 +583,7 @@ export const GetTranscriptRequest: MessageFns<GetTranscriptRequest> = {
         : isSet(object.head_json_as_bytes)
         ? globalThis.Boolean(object.head_json_as_bytes)
         : false,
+      mode: isSet(object.mode) ? transcriptModeFromJSON(object.mode) : 0,
     };
   },
 
@@ -532,6 +613,9 @@ export const GetTranscriptRequest: MessageFns<GetTranscriptRequest> = {
     if (message.headJsonAsBytes !== false) {
       obj.headJsonAsBytes = message.headJsonAsBytes;
     }
+    if (message.mode !== 0) {
+      obj.mode = transcriptModeToJSON(message.mode);
+    }
     return obj;
   },
 
@@ -548,6 +632,7 @@ export const GetTranscriptRequest: MessageFns<GetTranscriptRequest> = {
     message.segmentsAsJson = object.segmentsAsJson ?? false;
     message.segmentsJsonAsBytes = object.segmentsJsonAsBytes ?? false;
     message.headJsonAsBytes = object.headJsonAsBytes ?? false;
+    message.mode = object.mode ?? 0;
     return message;
   },
 };
@@ -567,6 +652,8 @@ function createBaseGetTranscriptResponse(): GetTranscriptResponse {
     headJsonUtf8: new Uint8Array(0),
     translatedBy: undefined,
     languageConfidence: undefined,
+    source: "",
+    audioSeconds: 0,
   };
 }
 
@@ -610,6 +697,12 @@ export const GetTranscriptResponse: MessageFns<GetTranscriptResponse> = {
     }
     if (message.languageConfidence !== undefined) {
       writer.uint32(106).string(message.languageConfidence);
+    }
+    if (message.source !== "") {
+      writer.uint32(114).string(message.source);
+    }
+    if (message.audioSeconds !== 0) {
+      writer.uint32(120).uint32(message.audioSeconds);
     }
     return writer;
   },
@@ -731,6 +824,22 @@ export const GetTranscriptResponse: MessageFns<GetTranscriptResponse> = {
             message.languageConfidence = reader.string();
             continue;
           }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.source = reader.string();
+            continue;
+          }
+          case 15: {
+            if (tag !== 120) {
+              break;
+            }
+
+            message.audioSeconds = reader.uint32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -794,6 +903,12 @@ export const GetTranscriptResponse: MessageFns<GetTranscriptResponse> = {
         : isSet(object.language_confidence)
         ? globalThis.String(object.language_confidence)
         : undefined,
+      source: isSet(object.source) ? globalThis.String(object.source) : "",
+      audioSeconds: isSet(object.audioSeconds)
+        ? globalThis.Number(object.audioSeconds)
+        : isSet(object.audio_seconds)
+        ? globalThis.Number(object.audio_seconds)
+        : 0,
     };
   },
 
@@ -838,6 +953,12 @@ export const GetTranscriptResponse: MessageFns<GetTranscriptResponse> = {
     if (message.languageConfidence !== undefined) {
       obj.languageConfidence = message.languageConfidence;
     }
+    if (message.source !== "") {
+      obj.source = message.source;
+    }
+    if (message.audioSeconds !== 0) {
+      obj.audioSeconds = Math.round(message.audioSeconds);
+    }
     return obj;
   },
 
@@ -861,6 +982,8 @@ export const GetTranscriptResponse: MessageFns<GetTranscriptResponse> = {
     message.headJsonUtf8 = object.headJsonUtf8 ?? new Uint8Array(0);
     message.translatedBy = object.translatedBy ?? undefined;
     message.languageConfidence = object.languageConfidence ?? undefined;
+    message.source = object.source ?? "";
+    message.audioSeconds = object.audioSeconds ?? 0;
     return message;
   },
 };

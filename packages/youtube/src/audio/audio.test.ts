@@ -1,0 +1,122 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AudioFetchError, AudioTooLargeError, fetchAudioRanged, pickAudioFormat } from './audio.ts';
+
+describe('pickAudioFormat', () => {
+  it('picks the lowest-bitrate audio-only format with a plain URL', () => {
+    const pick = pickAudioFormat({
+      streamingData: {
+        adaptiveFormats: [
+          { itag: 137, url: 'https://h/v', mimeType: 'video/mp4', bitrate: 10 },
+          { itag: 140, url: 'https://h/140', mimeType: 'audio/mp4', bitrate: 130_000 },
+          { itag: 249, signatureCipher: 's=x&url=https://h/249', bitrate: 50_000 },
+          {
+            itag: 139,
+            url: 'https://h/139',
+            mimeType: 'audio/mp4',
+            bitrate: 48_000,
+            contentLength: '420000',
+            approxDurationMs: '70000',
+          },
+          { itag: 251, url: 'https://h/251', mimeType: 'audio/webm', bitrate: 160_000 },
+        ],
+      },
+    });
+    expect(pick).toEqual({
+      itag: 139,
+      url: 'https://h/139',
+      mimeType: 'audio/mp4',
+      bitrate: 48_000,
+      contentLength: 420_000,
+      approxDurationMs: 70_000,
+    });
+  });
+
+  it('answers undefined without an audio-only plain URL', () => {
+    expect(pickAudioFormat({})).toBeUndefined();
+    expect(pickAudioFormat(null)).toBeUndefined();
+    expect(
+      pickAudioFormat({ streamingData: { adaptiveFormats: [{ itag: 251, signatureCipher: 'x' }] } }),
+    ).toBeUndefined();
+  });
+});
+
+describe('fetchAudioRanged', () => {
+  const audio = Buffer.alloc(2_500_000);
+  for (let i = 0; i < audio.length; i++) audio[i] = i % 251;
+  const ranges: string[] = [];
+  let maxServed = 0;
+  let server: Server;
+  let base = '';
+
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      const range = req.headers.range ?? '';
+      ranges.push(range);
+      if (req.url === '/unranged') {
+        res.writeHead(200, { 'content-length': audio.length });
+        res.end(audio);
+        return;
+      }
+      if (req.url === '/broken') {
+        res.writeHead(403).end();
+        return;
+      }
+      const m = /^bytes=(\d+)-(\d+)$/.exec(range);
+      if (!m) {
+        res.writeHead(400).end();
+        return;
+      }
+      const start = Number(m[1]);
+      const end = Math.min(Number(m[2]), audio.length - 1);
+      if (start >= audio.length) {
+        res.writeHead(416, { 'content-range': `bytes */${audio.length}` }).end();
+        return;
+      }
+      maxServed = Math.max(maxServed, end - start + 1);
+      res.writeHead(206, { 'content-range': `bytes ${start}-${end}/${audio.length}` });
+      res.end(audio.subarray(start, end + 1));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it('fetches the whole file in pieces no larger than asked', async () => {
+    ranges.length = 0;
+    const pieces: number[] = [];
+    const got: Buffer[] = [];
+    for await (const piece of fetchAudioRanged(`${base}/a`, { pieceBytes: 1 << 20 })) {
+      pieces.push(piece.byteLength);
+      got.push(Buffer.from(piece));
+    }
+    expect(pieces).toEqual([1 << 20, 1 << 20, 2_500_000 - 2 * (1 << 20)]);
+    expect(Buffer.concat(got).equals(audio)).toBe(true);
+    expect(ranges[0]).toBe('bytes=0-1048575');
+    expect(maxServed).toBeLessThanOrEqual(1 << 20);
+  });
+
+  it('stops at the cap from Content-Range before reading the body', async () => {
+    ranges.length = 0;
+    const run = async () => {
+      for await (const _ of fetchAudioRanged(`${base}/a`, { maxBytes: 2_000_000 })) void _;
+    };
+    await expect(run()).rejects.toBeInstanceOf(AudioTooLargeError);
+    expect(ranges).toHaveLength(1);
+  });
+
+  it('caps a host that ignores Range', async () => {
+    const run = async () => {
+      for await (const _ of fetchAudioRanged(`${base}/unranged`, { maxBytes: 1_000_000 })) void _;
+    };
+    await expect(run()).rejects.toBeInstanceOf(AudioTooLargeError);
+  });
+
+  it('fails on an unexpected status', async () => {
+    const run = async () => {
+      for await (const _ of fetchAudioRanged(`${base}/broken`)) void _;
+    };
+    await expect(run()).rejects.toBeInstanceOf(AudioFetchError);
+  });
+});

@@ -1,0 +1,152 @@
+/** Audio-only stream choice and ranged download, for transcribing videos that have no captions. */
+
+/** Audio-only itags: 139 AAC 48 kbps, 140 AAC 128 kbps, 249/250/251 Opus ~50/70/160 kbps. */
+export const AUDIO_ONLY_ITAGS: readonly number[] = [139, 140, 249, 250, 251];
+
+export interface AudioFormat {
+  itag: number;
+  url: string;
+  mimeType: string;
+  bitrate: number;
+  /** Bytes, when the player response tells it. */
+  contentLength?: number;
+  /** Milliseconds, when the player response tells it. */
+  approxDurationMs?: number;
+}
+
+function num(value: unknown): number | undefined {
+  const n = typeof value === 'string' ? Number(value) : value;
+  return typeof n === 'number' && Number.isFinite(n) && n >= 0 ? n : undefined;
+}
+
+/**
+ * The lowest-bitrate audio-only format of a player response (`streamingData.adaptiveFormats[]`)
+ * whose URL is plain (a `url`, not a `signatureCipher` that would need the player's JavaScript).
+ * Undefined when there is none.
+ */
+export function pickAudioFormat(playerResponse: unknown): AudioFormat | undefined {
+  const formats = (playerResponse as { streamingData?: { adaptiveFormats?: unknown } } | null)?.streamingData
+    ?.adaptiveFormats;
+  if (!Array.isArray(formats)) return undefined;
+  let best: AudioFormat | undefined;
+  for (const raw of formats as Record<string, unknown>[]) {
+    if (raw === null || typeof raw !== 'object') continue;
+    const itag = num(raw.itag);
+    if (itag === undefined || !AUDIO_ONLY_ITAGS.includes(itag)) continue;
+    if (typeof raw.url !== 'string' || !/^https?:\/\//.test(raw.url)) continue;
+    const format: AudioFormat = {
+      itag,
+      url: raw.url,
+      mimeType: typeof raw.mimeType === 'string' ? raw.mimeType : '',
+      bitrate: num(raw.bitrate) ?? num(raw.averageBitrate) ?? Number.MAX_SAFE_INTEGER,
+    };
+    const contentLength = num(raw.contentLength);
+    if (contentLength !== undefined) format.contentLength = contentLength;
+    const approxDurationMs = num(raw.approxDurationMs);
+    if (approxDurationMs !== undefined) format.approxDurationMs = approxDurationMs;
+    if (best === undefined || format.bitrate < best.bitrate) best = format;
+  }
+  return best;
+}
+
+/** The audio is larger than the cap (OpenAI takes at most 25 MB per request; no splitting). */
+export class AudioTooLargeError extends Error {
+  readonly code = 'AUDIO_TOO_LARGE';
+  readonly maxBytes: number;
+  constructor(maxBytes: number) {
+    super(`the video's audio is larger than ${maxBytes} bytes`);
+    this.maxBytes = maxBytes;
+  }
+}
+
+/** The audio host answered an unexpected status or broke off. */
+export class AudioFetchError extends Error {
+  readonly code = 'AUDIO_FETCH_FAILED';
+}
+
+export interface AudioFetchOptions {
+  /** Bytes per ranged request (default 1 MiB). */
+  pieceBytes?: number;
+  /** Cap on total bytes (default 25 MB). */
+  maxBytes?: number;
+  /** Bound on each piece's request (default 30 s). */
+  pieceTimeoutMs?: number;
+  signal?: AbortSignal;
+  fetch?: typeof fetch;
+}
+
+async function readCapped(body: ReadableStream<Uint8Array>, cap: number): Promise<Uint8Array> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > cap) throw new AudioFetchError(`audio piece larger than the ${cap} bytes asked`);
+      chunks.push(value);
+    }
+  } finally {
+    reader.cancel().catch(() => undefined);
+  }
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
+  return out;
+}
+
+/**
+ * Yields the audio at `url` piece by piece with `Range: bytes=a-b` requests (unranged downloads
+ * are throttled), holding at most one piece in memory. Throws AudioTooLargeError as soon as the
+ * total (from Content-Range, or counted) passes maxBytes.
+ */
+export async function* fetchAudioRanged(
+  url: string,
+  options: AudioFetchOptions = {},
+): AsyncGenerator<Uint8Array> {
+  const pieceBytes = options.pieceBytes ?? 1024 * 1024;
+  const maxBytes = options.maxBytes ?? 25_000_000;
+  const timeoutMs = options.pieceTimeoutMs ?? 30_000;
+  const doFetch = options.fetch ?? fetch;
+  let offset = 0;
+  let total: number | undefined;
+  for (;;) {
+    const signals = [AbortSignal.timeout(timeoutMs)];
+    if (options.signal) signals.push(options.signal);
+    const res = await doFetch(url, {
+      headers: { range: `bytes=${offset}-${offset + pieceBytes - 1}` },
+      signal: AbortSignal.any(signals),
+    });
+    if (res.status === 416 && total === undefined && offset > 0) return;
+    if (res.status !== 206 && res.status !== 200) {
+      await res.body?.cancel().catch(() => undefined);
+      throw new AudioFetchError(`audio host answered ${res.status}`);
+    }
+    if (res.status === 206) {
+      const match = /\/(\d+)\s*$/.exec(res.headers.get('content-range') ?? '');
+      if (match) total = Number(match[1]);
+    } else {
+      const length = num(res.headers.get('content-length') ?? undefined);
+      if (length !== undefined) total = length;
+    }
+    if (total !== undefined && total > maxBytes) {
+      await res.body?.cancel().catch(() => undefined);
+      throw new AudioTooLargeError(maxBytes);
+    }
+    // A 200 is the whole file: cap it by maxBytes instead of the piece size.
+    const cap = res.status === 206 ? pieceBytes : maxBytes - offset;
+    if (!res.body) throw new AudioFetchError('audio host sent no body');
+    const piece = await readCapped(res.body, cap).catch((err: unknown) => {
+      throw err instanceof AudioFetchError && res.status === 200 ? new AudioTooLargeError(maxBytes) : err;
+    });
+    offset += piece.byteLength;
+    if (offset > maxBytes) throw new AudioTooLargeError(maxBytes);
+    if (piece.byteLength > 0) yield piece;
+    if (res.status === 200 || piece.byteLength === 0) return;
+    if (total !== undefined ? offset >= total : piece.byteLength < pieceBytes) return;
+  }
+}
