@@ -163,6 +163,7 @@ await direct.getTranscript({
   segmentsAsJson: false,
   segmentsJsonAsBytes: false,
   headJsonAsBytes: false,
+  mode: 0 as const,
 });
 
 /** One cold single extract of the next video, on the extraction service directly (no bus). */
@@ -177,6 +178,7 @@ const coldSingle = async () => {
     segmentsAsJson: false,
     segmentsJsonAsBytes: false,
     headJsonAsBytes: false,
+    mode: 0 as const,
   };
   return (await timed(() => direct.getTranscript(request))).ms;
 };

@@ -333,6 +333,7 @@ async function main() {
       segmentsAsJson: false,
       segmentsJsonAsBytes: false,
       headJsonAsBytes: false,
+      mode: 0 as const,
     });
     singles.push(performance.now() - t0);
   }

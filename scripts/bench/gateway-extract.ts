@@ -122,6 +122,8 @@ async function startExtractor(): Promise<number> {
         videoId: call.request.videoId,
         language: call.request.language,
         subtitleType: commonV1.SubtitleType.SUBTITLE_TYPE_MANUAL,
+        source: 'captions',
+        audioSeconds: 0,
         segments: Array.from({ length: SEGMENTS }, (_, i) => ({
           text: `This is subtitle line number ${i} of the benchmark video`,
           start: i * 3,
@@ -302,6 +304,7 @@ async function grpcAlone(port: number, duration: number): Promise<Measured> {
     segmentsAsJson: false,
     segmentsJsonAsBytes: false,
     headJsonAsBytes: false,
+    mode: 0 as const,
   };
   const call = () =>
     new Promise<number>((resolve, reject) => {

@@ -150,6 +150,8 @@ export async function startInProcessSystem(options: {
   const gateway = await startGateway({
     config: loadGatewayConfig({
       PORT: '0',
+      // A free admin port too: a suite may run more than one system.
+      ADMIN_PORT: '0',
       HOST: '127.0.0.1',
       LOG_LEVEL: 'silent',
       EXTRACTOR_GRPC_ADDR: `127.0.0.1:${extractor.port}`,

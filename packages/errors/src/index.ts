@@ -104,6 +104,20 @@ export const ERROR_CATALOG = {
     retryable: false,
     summary: 'The video has no subtitles at all.',
   },
+  NO_SPEECH: {
+    status: 404,
+    grpc: GrpcStatus.NOT_FOUND,
+    retryable: false,
+    summary:
+      'The video has no captions and its audio holds no speech the model could transcribe (silence or music only).',
+  },
+  AUDIO_TOO_LONG: {
+    status: 422,
+    grpc: GrpcStatus.FAILED_PRECONDITION,
+    retryable: false,
+    summary:
+      'The video is longer than this deployment transcribes (`TRANSCRIBE_MAX_SECONDS`), or its audio is larger than the model takes.',
+  },
   LANGUAGE_NOT_AVAILABLE: {
     status: 404,
     grpc: GrpcStatus.NOT_FOUND,
@@ -208,6 +222,19 @@ export const ERROR_CATALOG = {
     grpc: GrpcStatus.UNIMPLEMENTED,
     retryable: false,
     summary: 'The request method is not an HTTP method this server knows (for example a misspelled one).',
+  },
+  TRANSCRIPTION_NOT_CONFIGURED: {
+    status: 501,
+    grpc: GrpcStatus.UNIMPLEMENTED,
+    retryable: false,
+    summary:
+      '`mode` auto or transcribe needed the audio transcribed, and this deployment has no transcription endpoint (`TRANSCRIBE_BASE_URL`).',
+  },
+  TRANSCRIPTION_FAILED: {
+    status: 502,
+    grpc: GrpcStatus.UNAVAILABLE,
+    retryable: true,
+    summary: 'The transcription model failed, timed out or cut its answer short; nothing was charged. Retry.',
   },
   EMBEDDINGS_NOT_CONFIGURED: {
     status: 501,

@@ -68,7 +68,7 @@ export interface AnswerHead {
   metadata: MetadataSource | undefined;
   include: readonly string[];
   language: string;
-  subtitleType: 'manual' | 'auto_generated';
+  subtitleType: 'manual' | 'auto_generated' | 'transcribed';
 }
 
 /**

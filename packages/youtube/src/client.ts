@@ -20,6 +20,7 @@ import { getMetadata } from './operations/metadata.ts';
 import { listChannelVideos, listPlaylistVideos } from './operations/listings.ts';
 import { getPlaylist } from './operations/playlists.ts';
 import { getTranscript } from './operations/transcripts.ts';
+import { getAudio, type AudioRequest, type VideoAudio } from './operations/audio.ts';
 import { validate } from './operations/validation.ts';
 import { ClientPoTokens } from './po-tokens/client-tokens.ts';
 import type { PoTokenHealth } from './po-tokens/provider.ts';
@@ -197,6 +198,11 @@ export class YouTubeClient {
   /** A video's transcript in the asked language (operations/transcripts.ts). */
   getTranscript(req: TranscriptRequest): Promise<Transcript> {
     return getTranscript(this.#operations, req);
+  }
+
+  /** A video's audio-only stream and metadata, for transcription (operations/audio.ts). */
+  getAudio(req: AudioRequest): Promise<VideoAudio> {
+    return getAudio(this.#operations, req);
   }
 
   /** A video's metadata (operations/metadata.ts). */

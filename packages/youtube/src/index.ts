@@ -84,3 +84,4 @@ export {
   type AudioFetchOptions,
   type AudioFormat,
 } from './audio/audio.ts';
+export type { AudioRequest, VideoAudio } from './operations/audio.ts';

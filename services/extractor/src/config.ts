@@ -85,6 +85,19 @@ export const ConfigSchema = z
     AI_MODEL: nameString.default('gpt-4o-mini'),
     /** Per model request (each group of segments), retried up to twice on 429/5xx. */
     TRANSLATION_TIMEOUT_MS: durationMs.default(60_000),
+    /**
+     * Speech-to-text for videos without captions (`mode` auto or transcribe): any OpenAI-compatible
+     * `/v1/audio/transcriptions`. Unset: such requests answer 501 TRANSCRIPTION_NOT_CONFIGURED.
+     */
+    TRANSCRIBE_BASE_URL: httpUrl.optional(),
+    TRANSCRIBE_API_KEY: secret().optional(),
+    TRANSCRIBE_MODEL: nameString.default('whisper-1'),
+    /** One transcription's bound (the model's whole answer). */
+    TRANSCRIBE_TIMEOUT_MS: durationMs.default(120_000),
+    /** Transcriptions in flight per process; more wait their turn. */
+    TRANSCRIBE_CONCURRENCY: intBetween(1, 64).default(2),
+    /** Longer videos are refused (422 AUDIO_TOO_LONG) before any audio is fetched. */
+    TRANSCRIBE_MAX_SECONDS: intBetween(1, 86_400).default(900),
     /** LOG_LEVEL and SHUTDOWN_TIMEOUT_MS, read as by every service. */
     ...serviceBasicsEnv,
   })

@@ -1,10 +1,11 @@
-import type { commonV1, extractorV1 } from '@subx/contracts';
+import { extractorV1 } from '@subx/contracts';
+import type { commonV1 } from '@subx/contracts';
 import { answerHeadJson, publicSegmentsJson } from '@subx/formats';
 import type { JsonCache } from '@subx/ports';
 import type { YouTubeClient, VideoMetadata, MetadataField } from '@subx/youtube';
 import { METADATA_FIELDS, isVideoId } from '@subx/youtube';
-import { Errors } from '@subx/errors';
-import type { AppError } from '@subx/errors';
+import { AppError, Errors, isAppError } from '@subx/errors';
+import type { TranscriptionClient } from './transcription/client.ts';
 
 export interface ExtractionCacheTtl {
   /** Transcripts (default 24 h). */
@@ -21,12 +22,30 @@ export interface ExtractionService {
   getPlaylist(req: extractorV1.GetPlaylistRequest): Promise<extractorV1.GetPlaylistResponse>;
 }
 
-type YouTube = Pick<YouTubeClient, 'getTranscript' | 'validate' | 'getPlaylist'>;
+type YouTube = Pick<YouTubeClient, 'getTranscript' | 'validate' | 'getPlaylist' | 'getAudio'>;
+
+/** Speech-to-text for videos without captions (config TRANSCRIBE_*). */
+export interface Transcription {
+  client: Pick<TranscriptionClient, 'transcribe'>;
+  /** Longer videos are refused before any audio is fetched. */
+  maxSeconds: number;
+  /** Called with the seconds of audio of every transcription made (not of cache hits). */
+  onTranscribed?: (seconds: number) => void;
+}
+
+/** The file name's extension the endpoint reads the container from (OpenAI checks it). */
+function audioExtension(mimeType: string): string {
+  if (mimeType.startsWith('audio/webm')) return 'webm';
+  if (mimeType.startsWith('audio/mp4')) return 'm4a';
+  return 'mp3';
+}
 
 interface CachedTranscript {
   videoId: string;
   language: string;
-  subtitleType: 'manual' | 'auto_generated';
+  subtitleType: 'manual' | 'auto_generated' | 'transcribed';
+  /** Transcribed from the audio (absent: the platform's captions). */
+  audioSeconds?: number;
   translatedFrom?: string;
   translatedBy?: 'platform' | 'model';
   languageConfidence?: 'low';
@@ -76,7 +95,7 @@ export function toProtoMetadata(m: VideoMetadata): commonV1.VideoMetadata {
   };
 }
 
-const SUBTITLE_TYPE = { manual: 1, auto_generated: 2 } as const;
+const SUBTITLE_TYPE = { manual: 1, auto_generated: 2, transcribed: 3 } as const;
 
 /**
  * How an answer carries its segments (GetTranscriptRequest.segments_as_json, segments_json_as_bytes)
@@ -130,8 +149,8 @@ function answerOf(
     translatedFrom: value.translatedFrom,
     translatedBy: value.translatedBy ?? (value.translatedFrom ? 'platform' : undefined),
     languageConfidence: value.languageConfidence,
-    source: 'captions',
-    audioSeconds: 0,
+    source: value.audioSeconds === undefined ? 'captions' : 'audio',
+    audioSeconds: value.audioSeconds ?? 0,
     segmentsJson: form === 'segmentsJson' ? json : '',
     segmentsJsonUtf8: form === 'segmentsJson' || form === 'segments' ? NO_BYTES : Buffer.from(json),
     headJsonUtf8: withHead
@@ -168,9 +187,94 @@ export function createExtractionService(deps: {
   cache: JsonCache;
   ttl: ExtractionCacheTtl;
   clock?: { now(): number };
+  /** Speech-to-text for `mode` auto and transcribe; absent: 501 TRANSCRIPTION_NOT_CONFIGURED. */
+  transcription?: Transcription;
 }): ExtractionService {
   const { youtube, cache, ttl } = deps;
   const clock = deps.clock ?? { now: () => Date.now() };
+
+  /**
+   * The video's audio transcribed: cached per (video, opt-in metadata) whatever language was
+   * asked (the model says which it heard), and loaded once for concurrent requests (the cache's
+   * single flight), so a repeat or another format never pays the model again.
+   */
+  async function transcribed(
+    req: extractorV1.GetTranscriptRequest,
+    include: MetadataField[],
+  ): Promise<extractorV1.GetTranscriptResponse> {
+    const transcription = deps.transcription;
+    if (!transcription) {
+      throw new AppError(
+        'TRANSCRIPTION_NOT_CONFIGURED',
+        'The video has no captions to read, and this deployment transcribes no audio (TRANSCRIBE_BASE_URL is unset).',
+      );
+    }
+    const key = `transcript:v1:audio:${req.videoId}:${include.join(',')}`;
+    const { value, cached } = await cache.getOrLoad<CachedTranscript>(
+      key,
+      ttl.transcriptMs,
+      async () => {
+        const audio = await youtube.getAudio({
+          videoId: req.videoId,
+          include,
+          maxSeconds: transcription.maxSeconds,
+        });
+        const heard = await transcription.client.transcribe(
+          audio.pieces,
+          `${req.videoId}.${audioExtension(audio.format.mimeType)}`,
+        );
+        const seconds = Math.ceil(
+          heard.durationSeconds || (audio.format.approxDurationMs ?? 0) / 1000 || audio.metadata.duration,
+        );
+        transcription.onTranscribed?.(seconds);
+        return {
+          videoId: req.videoId,
+          language: heard.language,
+          subtitleType: 'transcribed',
+          audioSeconds: seconds,
+          segments: heard.segments,
+          metadata: audio.metadata,
+          fetchedAt: new Date(clock.now()).toISOString(),
+        };
+      },
+      { forceRefresh: req.forceRefresh },
+    );
+    return answerOf(value, cached, segmentsFormOf(req), include);
+  }
+
+  /** The platform's captions (mode captions, and auto first). */
+  async function captions(
+    req: extractorV1.GetTranscriptRequest,
+    language: string,
+    include: MetadataField[],
+  ): Promise<extractorV1.GetTranscriptResponse> {
+    const key = `transcript:v1:${req.videoId}:${language}:${req.translate ? 't' : 'o'}:${include.join(',')}`;
+    const { value, cached } = await cache.getOrLoad<CachedTranscript>(
+      key,
+      ttl.transcriptMs,
+      async () => {
+        const t = await youtube.getTranscript({
+          videoId: req.videoId,
+          language,
+          translate: req.translate,
+          include,
+        });
+        return {
+          videoId: t.videoId,
+          language: t.language,
+          subtitleType: t.subtitleType,
+          ...(t.translatedFrom === undefined ? {} : { translatedFrom: t.translatedFrom }),
+          ...(t.translatedBy === undefined ? {} : { translatedBy: t.translatedBy }),
+          ...(t.languageConfidence === undefined ? {} : { languageConfidence: t.languageConfidence }),
+          segments: t.segments,
+          metadata: t.metadata,
+          fetchedAt: new Date(clock.now()).toISOString(),
+        };
+      },
+      { forceRefresh: req.forceRefresh },
+    );
+    return answerOf(value, cached, segmentsFormOf(req), include);
+  }
 
   return {
     async getTranscript(req) {
@@ -179,32 +283,19 @@ export function createExtractionService(deps: {
       if (!LANGUAGE.test(language))
         throw Errors.invalidRequest(`language '${language}' is not a language code`);
       const include = normaliseInclude(req.include);
-      const key = `transcript:v1:${req.videoId}:${language}:${req.translate ? 't' : 'o'}:${include.join(',')}`;
-      const { value, cached } = await cache.getOrLoad<CachedTranscript>(
-        key,
-        ttl.transcriptMs,
-        async () => {
-          const t = await youtube.getTranscript({
-            videoId: req.videoId,
-            language,
-            translate: req.translate,
-            include,
-          });
-          return {
-            videoId: t.videoId,
-            language: t.language,
-            subtitleType: t.subtitleType,
-            ...(t.translatedFrom === undefined ? {} : { translatedFrom: t.translatedFrom }),
-            ...(t.translatedBy === undefined ? {} : { translatedBy: t.translatedBy }),
-            ...(t.languageConfidence === undefined ? {} : { languageConfidence: t.languageConfidence }),
-            segments: t.segments,
-            metadata: t.metadata,
-            fetchedAt: new Date(clock.now()).toISOString(),
-          };
-        },
-        { forceRefresh: req.forceRefresh },
-      );
-      return answerOf(value, cached, segmentsFormOf(req), include);
+      if (req.mode === extractorV1.TranscriptMode.TRANSCRIPT_MODE_TRANSCRIBE)
+        return transcribed(req, include);
+      if (req.mode === extractorV1.TranscriptMode.TRANSCRIPT_MODE_AUTO) {
+        try {
+          return await captions(req, language, include);
+        } catch (err) {
+          // No captions, or none in the asked language (nor a translation): the audio instead.
+          if (isAppError(err) && (err.code === 'NO_SUBTITLES' || err.code === 'LANGUAGE_NOT_AVAILABLE'))
+            return transcribed(req, include);
+          throw err;
+        }
+      }
+      return captions(req, language, include);
     },
 
     async validateVideo(req) {

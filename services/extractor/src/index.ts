@@ -8,6 +8,7 @@ import { createJsonCache, systemClock } from '@subx/ports';
 import {
   cacheLookupMetrics,
   canaryMetrics,
+  transcriptionMetrics,
   startGrpcServer,
   upstreamMetrics,
   grpcTlsFromConfig,
@@ -17,7 +18,9 @@ import { Canary, YouTubeClient } from '@subx/youtube';
 import type { YouTubeClientConfig } from '@subx/youtube';
 import type { ExtractorConfig } from './config.ts';
 import { workersGroupOf } from './config.ts';
-import { createExtractionService } from './extraction-service.ts';
+import { createExtractionService, type Transcription } from './extraction-service.ts';
+import { TranscriptionClient } from './transcription/client.ts';
+import { isAppError } from '@subx/errors';
 import { extractorServiceRegistration } from './grpc/extractor.handlers.ts';
 import { startExtractWorker } from './jobs/extract-worker.ts';
 import { createListingService } from './listings/listing-service.ts';
@@ -57,6 +60,37 @@ export interface StartExtractorServiceOptions {
   readonly clock?: Clock;
   /** Overrides GRPC_HOST; the one-process launcher passes '127.0.0.1'. */
   readonly host?: string;
+}
+
+/** Speech-to-text from TRANSCRIBE_*, measured (subx_transcription_*); undefined when unset. */
+function transcriptionOf(config: ExtractorConfig, logger: Logger): Transcription | undefined {
+  if (!config.TRANSCRIBE_BASE_URL) return undefined;
+  const client = new TranscriptionClient({
+    baseURL: config.TRANSCRIBE_BASE_URL,
+    apiKey: config.TRANSCRIBE_API_KEY,
+    model: config.TRANSCRIBE_MODEL,
+    timeoutMs: config.TRANSCRIBE_TIMEOUT_MS,
+    concurrency: config.TRANSCRIBE_CONCURRENCY,
+  });
+  const metrics = transcriptionMetrics();
+  return {
+    maxSeconds: config.TRANSCRIBE_MAX_SECONDS,
+    client: {
+      async transcribe(audio, fileName) {
+        const started = performance.now();
+        try {
+          const heard = await client.transcribe(audio, fileName);
+          metrics.transcribed(heard.durationSeconds, (performance.now() - started) / 1000);
+          return heard;
+        } catch (err) {
+          const reason = isAppError(err) ? err.code : 'UNKNOWN';
+          metrics.failed(reason);
+          logger.warn({ err, reason }, 'transcription failed');
+          throw err;
+        }
+      },
+    },
+  };
 }
 
 export interface RunningExtractorService {
@@ -108,6 +142,7 @@ export async function startExtractorService(
     decodedEntries: DECODED_ENTRIES,
     decodedMaxChars: DECODED_MAX_CHARS,
   });
+  const transcription = transcriptionOf(config, logger);
   const extraction = createExtractionService({
     youtube,
     cache,
@@ -117,6 +152,7 @@ export async function startExtractorService(
       playlistMs: config.PLAYLIST_CACHE_TTL_MS,
     },
     clock,
+    ...(transcription ? { transcription } : {}),
   });
   const server = await startGrpcServer({
     port: config.GRPC_PORT,

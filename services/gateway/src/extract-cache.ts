@@ -28,6 +28,8 @@ export interface ExtractCacheKey {
   translate: boolean;
   format: OutputFormat;
   includeTimestamps: boolean;
+  /** captions, auto or transcribe: a transcription is not the captions' answer. */
+  mode?: string;
 }
 
 export interface CachedExtract {
@@ -58,7 +60,7 @@ export interface ExtractCacheOptions {
 const ENTRY_OVERHEAD_BYTES = 128;
 
 const keyOf = (k: ExtractCacheKey) =>
-  `${k.videoId}\n${k.language}\n${k.include.join(',')}\n${k.translate ? 1 : 0}\n${k.format}\n${k.includeTimestamps ? 1 : 0}`;
+  `${k.videoId}\n${k.language}\n${k.include.join(',')}\n${k.translate ? 1 : 0}\n${k.format}\n${k.includeTimestamps ? 1 : 0}\n${k.mode ?? 'captions'}`;
 
 /** The micro-cache, or undefined when `maxBytes` or `ttlMs` is 0 (disabled). */
 export function createExtractCache(options: ExtractCacheOptions): ExtractCache | undefined {

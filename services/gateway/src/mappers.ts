@@ -5,10 +5,11 @@ import { publicMetadata, publicSegments, renderDocument, toPlainText } from '@su
 import type { DocumentFormat, OutputFormat, Segment } from '@subx/formats';
 import type { IncludeField } from './schemas/common.ts';
 
-export type SubtitleTypeName = 'manual' | 'auto_generated';
+export type SubtitleTypeName = 'manual' | 'auto_generated' | 'transcribed';
 
 export function subtitleTypeName(type: commonV1.SubtitleType): SubtitleTypeName {
-  return type === commonV1.SubtitleType.SUBTITLE_TYPE_MANUAL ? 'manual' : 'auto_generated';
+  if (type === commonV1.SubtitleType.SUBTITLE_TYPE_MANUAL) return 'manual';
+  return type === commonV1.SubtitleType.SUBTITLE_TYPE_TRANSCRIBED ? 'transcribed' : 'auto_generated';
 }
 
 /** `subtitles` (timed) or `text` + `segment_count` (plain text). */

@@ -1,13 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  languageCode,
-  loadTranscribeConfig,
-  NoSpeechError,
-  TranscriptionClient,
-  TranscriptionFailedError,
-} from './client.ts';
+import { languageCode, TranscriptionClient } from './client.ts';
 
 /** A stand-in OpenAI-compatible speech server answering verbose_json. */
 let server: Server;
@@ -56,19 +50,6 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-describe('loadTranscribeConfig', () => {
-  it('is undefined without a base URL and reads the defaults', () => {
-    expect(loadTranscribeConfig({})).toBeUndefined();
-    expect(loadTranscribeConfig({ TRANSCRIBE_BASE_URL: 'http://x/v1' })).toMatchObject({
-      model: 'whisper-1',
-      syncMaxSeconds: 900,
-    });
-    expect(() =>
-      loadTranscribeConfig({ TRANSCRIBE_BASE_URL: 'http://x', TRANSCRIBE_TIMEOUT_MS: 'soon' }),
-    ).toThrow(/TRANSCRIBE_TIMEOUT_MS/);
-  });
-});
-
 describe('languageCode', () => {
   it('maps OpenAI language names and keeps codes', () => {
     expect(languageCode('english')).toBe('en');
@@ -79,9 +60,13 @@ describe('languageCode', () => {
 
 describe('TranscriptionClient', () => {
   const client = () =>
-    new TranscriptionClient(
-      loadTranscribeConfig({ TRANSCRIBE_BASE_URL: base, TRANSCRIBE_CONCURRENCY: '1' })!,
-    );
+    new TranscriptionClient({
+      baseURL: base,
+      apiKey: undefined,
+      model: 'whisper-1',
+      timeoutMs: 5_000,
+      concurrency: 1,
+    });
 
   it('answers segments with timings and the detected language', async () => {
     mode = 'ok';
@@ -98,11 +83,14 @@ describe('TranscriptionClient', () => {
 
   it('fails retryably on a model error and with NO_SPEECH on no segments', async () => {
     mode = 'fail';
-    await expect(client().transcribe([new Uint8Array(1)], 'a.m4a')).rejects.toBeInstanceOf(
-      TranscriptionFailedError,
-    );
+    await expect(client().transcribe([new Uint8Array(1)], 'a.m4a')).rejects.toMatchObject({
+      code: 'TRANSCRIPTION_FAILED',
+      retryable: true,
+    });
     mode = 'empty';
-    await expect(client().transcribe([new Uint8Array(1)], 'a.m4a')).rejects.toBeInstanceOf(NoSpeechError);
+    await expect(client().transcribe([new Uint8Array(1)], 'a.m4a')).rejects.toMatchObject({
+      code: 'NO_SPEECH',
+    });
   });
 
   it('holds concurrent calls to the configured concurrency', async () => {

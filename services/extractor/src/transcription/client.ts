@@ -1,37 +1,13 @@
 /** Speech-to-text through an OpenAI-compatible `/v1/audio/transcriptions` endpoint. */
 import OpenAI, { toFile } from 'openai';
+import { AppError } from '@subx/errors';
 
 export interface TranscribeConfig {
   baseURL: string;
-  apiKey: string;
+  apiKey: string | undefined;
   model: string;
   timeoutMs: number;
   concurrency: number;
-  maxSeconds: number;
-  syncMaxSeconds: number;
-}
-
-function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer`);
-  return n;
-}
-
-/** Undefined when TRANSCRIBE_BASE_URL is unset: transcription is then unavailable. */
-export function loadTranscribeConfig(env: NodeJS.ProcessEnv): TranscribeConfig | undefined {
-  const baseURL = env.TRANSCRIBE_BASE_URL;
-  if (baseURL === undefined || baseURL === '') return undefined;
-  return {
-    baseURL,
-    apiKey: env.TRANSCRIBE_API_KEY ?? 'unset',
-    model: env.TRANSCRIBE_MODEL || 'whisper-1',
-    timeoutMs: int(env, 'TRANSCRIBE_TIMEOUT_MS', 120_000),
-    concurrency: int(env, 'TRANSCRIBE_CONCURRENCY', 2),
-    maxSeconds: int(env, 'TRANSCRIBE_MAX_SECONDS', 3600),
-    syncMaxSeconds: int(env, 'TRANSCRIBE_SYNC_MAX_SECONDS', 900),
-  };
 }
 
 const LANGUAGE_CODES: Record<string, string> = {
@@ -72,7 +48,7 @@ export function languageCode(language: string | undefined): string {
   return LANGUAGE_CODES[l] ?? (/^[a-z]{2,3}(-[a-z0-9]+)*$/.test(l) ? l : 'und');
 }
 
-export interface TranscribedSegment {
+interface TranscribedSegment {
   start: number;
   duration: number;
   text: string;
@@ -84,15 +60,22 @@ export interface Transcription {
   segments: TranscribedSegment[];
 }
 
-/** The model answered no speech: no segment with text. */
-export class NoSpeechError extends Error {
-  readonly code = 'NO_SPEECH';
-}
+/** The model answered no speech (no segment with text): 404 NO_SPEECH. */
+const noSpeech = () =>
+  new AppError(
+    'NO_SPEECH',
+    'The video has no captions and its audio holds no speech the model could transcribe.',
+  );
 
-/** The model failed, timed out or answered something unusable: retryable. */
-export class TranscriptionFailedError extends Error {
-  readonly code = 'TRANSCRIPTION_FAILED';
-}
+/** The model failed, timed out or answered something unusable: 502 TRANSCRIPTION_FAILED, retryable. */
+const failed = (why: string, cause?: unknown) =>
+  new AppError(
+    'TRANSCRIPTION_FAILED',
+    `The transcription model failed: ${why}. Nothing was charged; retry.`,
+    {
+      cause,
+    },
+  );
 
 interface VerboseJson {
   language?: string;
@@ -110,7 +93,7 @@ export class TranscriptionClient {
     this.#config = config;
     this.#client = new OpenAI({
       baseURL: config.baseURL,
-      apiKey: config.apiKey,
+      apiKey: config.apiKey ?? 'none',
       timeout: config.timeoutMs,
       maxRetries: 0,
     });
@@ -133,9 +116,7 @@ export class TranscriptionClient {
           response_format: 'verbose_json',
         })) as VerboseJson;
       } catch (err) {
-        throw new TranscriptionFailedError(
-          `transcription failed: ${err instanceof Error ? err.message : String(err)}`,
-        );
+        throw failed(err instanceof Error ? err.message : String(err), err);
       }
       const segments = (answer.segments ?? [])
         .map((s) => ({
@@ -144,7 +125,7 @@ export class TranscriptionClient {
           text: String(s.text ?? '').trim(),
         }))
         .filter((s) => s.text !== '');
-      if (segments.length === 0) throw new NoSpeechError('the audio has no speech');
+      if (segments.length === 0) throw noSpeech();
       return {
         language: languageCode(answer.language),
         durationSeconds: Number(answer.duration ?? 0),

@@ -67,6 +67,7 @@ export const PricingOverrideSchema = z.strictObject({
       commentsPerCredits: z.number().int().positive().optional(),
       commentsAnalyze: credits.optional(),
       embeddedChunksPerCredit: z.number().int().positive().optional(),
+      transcriptionPerMinute: credits.optional(),
     })
     .optional(),
 });

@@ -31,6 +31,8 @@ export interface AccessPricing {
     /** Credits per started block of this many returned comments. */
     commentsPerCredits: number;
     commentsAnalyze: number;
+    /** A transcription of a video's audio (`mode`): credits per started minute of audio. */
+    transcriptionPerMinute: number;
     /** Extract with `embed`: credits per started block of this many embedded chunks. */
     embeddedChunksPerCredit: number;
   };
@@ -62,6 +64,7 @@ export const DEFAULT_PRICING: AccessPricing = {
     ],
     commentsPerCredits: 500,
     commentsAnalyze: 3,
+    transcriptionPerMinute: 1,
     embeddedChunksPerCredit: 100,
   },
 };
@@ -122,4 +125,9 @@ export function commentsAnalyzePrice(
 /** Extract with `embed: true`: 1 per started block of `embeddedChunksPerCredit` chunks (0 chunks: 0). */
 export function embeddingsPrice(chunks: number, pricing: AccessPricing = DEFAULT_PRICING): number {
   return chunks <= 0 ? 0 : Math.ceil(chunks / pricing.prices.embeddedChunksPerCredit);
+}
+
+/** A transcription: `transcriptionPerMinute` per started minute of audio (70 s = 2). */
+export function transcriptionPrice(seconds: number, pricing: AccessPricing = DEFAULT_PRICING): number {
+  return seconds <= 0 ? 0 : Math.ceil(seconds / 60) * pricing.prices.transcriptionPerMinute;
 }

@@ -97,6 +97,17 @@ export const chunkingSchema = named('Chunking', {
   },
 });
 
+const TRANSCRIPT_MODES = ['captions', 'auto', 'transcribe'] as const;
+export type TranscriptModeName = (typeof TRANSCRIPT_MODES)[number];
+
+export const modeSchema = {
+  type: 'string',
+  enum: [...TRANSCRIPT_MODES],
+  default: 'captions',
+  description:
+    '`captions` (default): the platform’s captions only (a video without any is 404 NO_SUBTITLES). `auto`: captions when there are any in the language, else the audio transcribed by a speech-to-text model. `transcribe`: always the audio. Transcription needs the Pro tier and costs 1 credit per started minute of audio.',
+};
+
 export const embedSchema = {
   type: 'boolean',
   default: false,
@@ -182,7 +193,8 @@ export const metadataSchema = named('VideoMetadata', {
 
 export const subtitleTypeSchema = named('SubtitleType', {
   type: 'string',
-  enum: ['manual', 'auto_generated'],
+  enum: ['manual', 'auto_generated', 'transcribed'],
+  description: '`transcribed`: a speech-to-text model transcribed the audio (`mode` auto or transcribe).',
 });
 
 /** Every code of the error catalogue (packages/errors), so generated clients get an enum. */

@@ -11,17 +11,15 @@ import {
   includeCsvSchema,
   includeTimestampsSchema,
   languageSchema,
-  metadataSchema,
   rateLimitSchema,
-  segmentSchema,
-  subtitleTypeSchema,
   translateSchema,
   chunkingSchema,
   embedSchema,
-  chunkSchema,
+  modeSchema,
   urlSchema,
 } from './common.ts';
 import { withDocumentPaths } from './document-operations.ts';
+import { extractResponse } from './extract-response.ts';
 import { JOB_OPERATIONS } from './job-operations.ts';
 import { WEBHOOK_OPERATIONS } from './webhooks.ts';
 
@@ -46,49 +44,6 @@ const VALIDATE_REASON_CODES = [
 export type ValidateReasonCode = (typeof VALIDATE_REASON_CODES)[number];
 
 const videoUrl = urlSchema('Video URL: watch page, youtu.be short link, shorts, live or embed form.');
-
-const extractResponse = {
-  type: 'object',
-  required: [
-    'video_id',
-    'metadata',
-    'language',
-    'subtitle_type',
-    'cached',
-    'extracted_at',
-    'rate_limit',
-    'request_id',
-  ],
-  additionalProperties: false,
-  properties: {
-    video_id: { type: 'string' },
-    metadata: metadataSchema,
-    language: { type: 'string' },
-    subtitle_type: subtitleTypeSchema,
-    subtitles: { type: 'array', items: segmentSchema, description: 'Timed mode (include_timestamps true).' },
-    text: { type: 'string', description: 'Plain-text mode: all segment text, joined by spaces.' },
-    segment_count: { type: 'integer', description: 'Plain-text mode: segments combined.' },
-    cached: { type: 'boolean' },
-    extracted_at: { type: 'string', format: 'date-time' },
-    translated_from: { type: 'string' },
-    language_confidence: {
-      type: 'string',
-      enum: ['low'],
-      description:
-        "Present when the track is auto-generated and the video's stated audio language or its manual tracks say another language.",
-    },
-    translated_by: {
-      type: 'string',
-      enum: ['platform', 'model'],
-      description:
-        'Set with `translated_from`: who translated, the platform or a model (when the platform refuses).',
-    },
-    chunks: { type: 'array', items: chunkSchema, description: 'With `chunking` (or `embed`), in order.' },
-    embedding_model: { type: 'string', description: 'With `embed: true`: the model of the embeddings.' },
-    rate_limit: rateLimitSchema,
-    request_id: { type: 'string' },
-  },
-};
 
 const fanOutCommon = {
   results: { type: 'array', items: batchItemSchema, description: 'One item per input, in input order.' },
@@ -132,6 +87,7 @@ export const OPERATION_SPECS: OperationSpec[] = withDocumentPaths([
         translate: translateSchema,
         chunking: chunkingSchema,
         embed: embedSchema,
+        mode: modeSchema,
       },
     },
     response: extractResponse,
@@ -145,6 +101,11 @@ export const OPERATION_SPECS: OperationSpec[] = withDocumentPaths([
       'NO_SUBTITLES',
       'LANGUAGE_NOT_AVAILABLE',
       'INSUFFICIENT_CREDITS',
+      'TIER_REQUIRED',
+      'NO_SPEECH',
+      'AUDIO_TOO_LONG',
+      'TRANSCRIPTION_NOT_CONFIGURED',
+      'TRANSCRIPTION_FAILED',
       'EMBEDDINGS_NOT_CONFIGURED',
       'SERVICE_UNAVAILABLE',
       'UPSTREAM_ERROR',

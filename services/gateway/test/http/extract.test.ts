@@ -41,6 +41,7 @@ describe('POST /api/v1/extract', () => {
       },
       language: 'en',
       subtitle_type: 'manual',
+      source: 'captions',
       subtitles: [
         { text: 'Hello world', start: 0, duration: 1.5 },
         { text: 'Second line', start: 1.5, duration: 2 },
@@ -152,6 +153,7 @@ describe('POST /api/v1/extract', () => {
         include: ['tags'],
         forceRefresh: true,
         translate: false,
+        mode: 0,
         segmentsAsJson: true,
         segmentsJsonAsBytes: true,
         headJsonAsBytes: true,
@@ -162,6 +164,7 @@ describe('POST /api/v1/extract', () => {
         include: [],
         forceRefresh: false,
         translate: false,
+        mode: 0,
         segmentsAsJson: true,
         segmentsJsonAsBytes: true,
         headJsonAsBytes: true,

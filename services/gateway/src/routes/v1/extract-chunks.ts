@@ -17,7 +17,9 @@ import { embeddingsPrice } from '../../access/pricing.ts';
 import { rateLimitJson } from '../../access/rate-limit.ts';
 import { jsonTail } from '../../extract-cache.ts';
 import { subtitleTypeName, transcriptBody } from '../../mappers.ts';
-import type { IncludeField } from '../../schemas/common.ts';
+import type { IncludeField, TranscriptModeName } from '../../schemas/common.ts';
+import type { extractorV1 } from '@subx/contracts';
+import { TRANSCRIPT_MODE } from './transcript-mode.ts';
 import { videoIdOf } from '../../video-urls.ts';
 import type { RouteContext } from './context.ts';
 import { admissionOf } from './reservation.ts';
@@ -36,6 +38,7 @@ export interface ChunkedExtractBody {
   include: IncludeField[];
   format: string;
   translate: boolean;
+  mode: TranscriptModeName;
   chunking?: ChunkingBody;
   embed?: boolean;
 }
@@ -61,8 +64,8 @@ export async function extractChunks(
   embedder: Embedder | undefined,
   request: FastifyRequest,
   body: ChunkedExtractBody,
-  /** Called when this request had a model translate (priced apart, like a plain extract's). */
-  onModelTranslation?: () => void,
+  /** Given the extractor's answer: what it cost is priced from it, as for a plain extract. */
+  onAnswer?: (transcript: extractorV1.GetTranscriptResponse) => void,
 ): Promise<string> {
   if (body.format !== 'json') {
     throw Errors.invalidRequest(
@@ -85,15 +88,14 @@ export async function extractChunks(
       include,
       forceRefresh: body.force_refresh,
       translate: body.translate,
+      mode: TRANSCRIPT_MODE[body.mode],
       segmentsAsJson: false,
       segmentsJsonAsBytes: false,
       headJsonAsBytes: false,
-      mode: 0,
     },
     { requestId: request.id },
   );
-  if (transcript.translatedFrom && transcript.translatedBy === 'model' && !transcript.cached)
-    onModelTranslation?.();
+  onAnswer?.(transcript);
   const chunks: (Chunk & { embedding?: number[] })[] = chunkTranscript(
     {
       videoId: transcript.videoId || videoId,
@@ -124,6 +126,7 @@ export async function extractChunks(
         ? { translated_by: transcript.translatedBy }
         : {}),
       ...(transcript.languageConfidence ? { language_confidence: transcript.languageConfidence } : {}),
+      source: transcript.source || 'captions',
       chunks,
       ...(body.embed && embedder ? { embedding_model: embedder.model } : {}),
     });

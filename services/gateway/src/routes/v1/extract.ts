@@ -3,7 +3,9 @@ import { CONTENT_TYPES, answerHeadJson } from '@subx/formats';
 import type { OutputFormat } from '@subx/formats';
 import { countCacheLookup } from '@subx/service-kit';
 import { rateLimitJson } from '../../access/rate-limit.ts';
-import { extractPrice, modelTranslationPrice } from '../../access/pricing.ts';
+import { extractPrice, modelTranslationPrice, tierAllows, transcriptionPrice } from '../../access/pricing.ts';
+import { Errors } from '@subx/errors';
+import type { extractorV1 } from '@subx/contracts';
 import {
   completeJsonBody,
   createExtractCache,
@@ -16,13 +18,14 @@ import {
 } from '../../extract-cache.ts';
 import type { ByteAllocator, CachedExtract, ExtractCacheKey } from '../../extract-cache.ts';
 import { documentFor, subtitleTypeName, transcriptBody } from '../../mappers.ts';
-import type { IncludeField } from '../../schemas/common.ts';
+import type { IncludeField, TranscriptModeName } from '../../schemas/common.ts';
 import { OPERATION_SPECS, operationById } from '../../schemas/operations.ts';
 import { videoIdOf } from '../../video-urls.ts';
 import { routeOptions } from './context.ts';
 import type { RouteRegistrar } from './context.ts';
 import { admissionOf, withReservation } from './reservation.ts';
 import { extractChunks, wantsChunks, type ChunkingBody } from './extract-chunks.ts';
+import { TRANSCRIPT_MODE } from './transcript-mode.ts';
 
 /** `subx_cache_requests_total{cache="extract_response"}`. */
 const CACHE_NAME = 'extract_response';
@@ -35,6 +38,7 @@ interface ExtractBody {
   include: IncludeField[];
   format: OutputFormat;
   translate: boolean;
+  mode: TranscriptModeName;
   chunking?: ChunkingBody;
   embed?: boolean;
 }
@@ -69,7 +73,7 @@ export const registerExtract: RouteRegistrar = (app, ctx) => {
     request: FastifyRequest,
     body: ExtractBody,
     key: ExtractCacheKey,
-    onModelTranslation?: () => void,
+    onAnswer?: (transcript: extractorV1.GetTranscriptResponse) => void,
   ): Promise<Rendered> {
     // A json answer with timestamps carries the segments as the extractor rendered them, spliced
     // in as they came (the extractor renders them once per cached transcript).
@@ -81,18 +85,17 @@ export const registerExtract: RouteRegistrar = (app, ctx) => {
         include: body.include,
         forceRefresh: body.force_refresh,
         translate: body.translate,
+        mode: TRANSCRIPT_MODE[body.mode],
         segmentsAsJson: spliceSegments,
         // ...as bytes, copied into the answer as they come (an older extractor answers a string).
         segmentsJsonAsBytes: spliceSegments,
         // ...and the members before them (video_id, metadata, language, subtitle_type) rendered
         // too, once per cached transcript: no metadata to decode and render per request.
         headJsonAsBytes: spliceSegments,
-        mode: 0,
       },
       { requestId: request.id },
     );
-    if (transcript.translatedFrom && transcript.translatedBy === 'model' && !transcript.cached)
-      onModelTranslation?.();
+    onAnswer?.(transcript);
     if (body.format !== 'json') {
       const document = documentFor(body.format, transcript, body.include_timestamps);
       const rendered = {
@@ -122,6 +125,7 @@ export const registerExtract: RouteRegistrar = (app, ctx) => {
         ? { translated_by: transcript.translatedBy }
         : {}),
       ...(transcript.languageConfidence ? { language_confidence: transcript.languageConfidence } : {}),
+      source: transcript.source || 'captions',
     });
     // The extractor's rendered segments, as bytes or (an older extractor) as a string; from an
     // extractor older than segments_as_json, segments: rendered here.
@@ -172,7 +176,7 @@ export const registerExtract: RouteRegistrar = (app, ctx) => {
     request: FastifyRequest,
     reply: FastifyReply,
     body: ExtractBody,
-    onModelTranslation?: () => void,
+    onAnswer?: (transcript: extractorV1.GetTranscriptResponse) => void,
   ): Buffer | Promise<Buffer> {
     const key: ExtractCacheKey = {
       videoId: videoIdOf(body.url),
@@ -181,6 +185,7 @@ export const registerExtract: RouteRegistrar = (app, ctx) => {
       translate: body.translate,
       format: body.format,
       includeTimestamps: body.include_timestamps,
+      mode: body.mode,
     };
     // force_refresh skips the lookup; its fresh answer replaces the entry.
     if (cache && !body.force_refresh) {
@@ -188,48 +193,80 @@ export const registerExtract: RouteRegistrar = (app, ctx) => {
       countCacheLookup(CACHE_NAME, hit !== undefined);
       if (hit) return respond(request, reply, body, hit);
     }
-    return fetchRendered(request, body, key, onModelTranslation).then((rendered) =>
+    return fetchRendered(request, body, key, onAnswer).then((rendered) =>
       respond(request, reply, body, rendered),
     );
   }
 
-  /** Extract with chunks (and embeddings): built per request, in a room of its own. */
-  async function chunked(request: FastifyRequest, reply: FastifyReply, body: ExtractBody): Promise<string> {
-    const price = extractPrice(ctx.pricing);
+  /**
+   * What an extract may cost, reserved up front, and what it did cost, committed when it answers:
+   * extract's price; a translation made by a model (the platform refusing); and a transcription of
+   * the audio, 1 credit per started minute, reserved from the video's duration. A translation or a
+   * transcription served from a cache costs nothing more.
+   */
+  async function charges(request: FastifyRequest, body: ExtractBody) {
+    const base = extractPrice(ctx.pricing);
     const translation = body.translate ? modelTranslationPrice(ctx.pricing) : 0;
-    const answer =
-      price + translation === 0
-        ? await extractChunks(ctx, ctx.deps.embedder, request, body)
-        : await withReservation(credits, request, 'extract', price + translation, async (reservation) => {
-            let byModel = false;
-            const built = await extractChunks(ctx, ctx.deps.embedder, request, body, () => {
-              byModel = true;
-            });
-            await reservation.commit(price + (byModel ? translation : 0));
-            return built;
-          });
-    reply.type(JSON_TYPE);
-    return answer;
+    let transcription = 0;
+    if (body.mode !== 'captions') {
+      const { account } = admissionOf(request);
+      if (!tierAllows(account.tier, 'pro')) throw Errors.tierRequired('pro', account.tier);
+      const video = await backends.extractor.validateVideo(
+        { videoId: videoIdOf(body.url) },
+        { requestId: request.id },
+      );
+      transcription = Math.max(1, transcriptionPrice(video.duration, ctx.pricing));
+    }
+    return {
+      reserve: base + translation + transcription,
+      spent(transcript: extractorV1.GetTranscriptResponse | undefined): number {
+        if (!transcript) return base;
+        let cost = base;
+        if (transcript.translatedFrom && transcript.translatedBy === 'model' && !transcript.cached)
+          cost += translation;
+        if (transcript.source === 'audio' && !transcript.cached)
+          cost += Math.min(transcription, transcriptionPrice(transcript.audioSeconds, ctx.pricing));
+        return cost;
+      },
+    };
   }
 
+  /**
+   * The plain extract (captions, nothing priced: the interface prices extract at 0) answers without
+   * a ledger round trip and, on a hit, without a promise: the hottest path there is.
+   */
   function handle(
     request: FastifyRequest,
     reply: FastifyReply,
     body: ExtractBody,
-  ): Buffer | Promise<Buffer> | Promise<string> {
-    if (wantsChunks(body)) return chunked(request, reply, body);
-    const price = extractPrice(ctx.pricing);
-    // A translation may be made by a model (the platform refusing), which costs more: reserved up
-    // front, committed only when this request had the model translate.
-    const translation = body.translate ? modelTranslationPrice(ctx.pricing) : 0;
-    // The interface prices extract at 0: no ledger round trip unless an operator sets a price.
-    if (price + translation === 0) return extract(request, reply, body);
-    return withReservation(credits, request, 'extract', price + translation, async (reservation) => {
-      let byModel = false;
-      const result = await extract(request, reply, body, () => {
-        byModel = true;
+  ): Buffer | Promise<Buffer | string> {
+    if (!wantsChunks(body) && body.mode === 'captions' && !body.translate && extractPrice(ctx.pricing) === 0)
+      return extract(request, reply, body);
+    return priced(request, reply, body);
+  }
+
+  async function priced(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    body: ExtractBody,
+  ): Promise<Buffer | string> {
+    const chunked = wantsChunks(body);
+    const answer = (onAnswer?: (t: extractorV1.GetTranscriptResponse) => void) =>
+      chunked
+        ? extractChunks(ctx, ctx.deps.embedder, request, body, onAnswer).then((json) => {
+            reply.type(JSON_TYPE);
+            return json;
+          })
+        : extract(request, reply, body, onAnswer);
+    const cost = await charges(request, body);
+    // The interface prices extract at 0: no ledger round trip unless something is priced.
+    if (cost.reserve === 0) return answer();
+    return withReservation(credits, request, 'extract', cost.reserve, async (reservation) => {
+      let seen: extractorV1.GetTranscriptResponse | undefined;
+      const result = await answer((t) => {
+        seen = t;
       });
-      await reservation.commit(price + (byModel ? translation : 0));
+      await reservation.commit(Math.min(cost.reserve, cost.spent(seen)));
       return result;
     });
   }

@@ -1,0 +1,180 @@
+/**
+ * Speech-to-text through the public API: the fake platform's captionless video (synthSpeech: 70 s
+ * of espeak-ng speech as audio-only formats served in ranges), the real YouTube client, the
+ * extractor over gRPC and the gateway, and the real speech engine (scripts/stt-server, PocketSphinx).
+ * Without `mode` the video is still 404 NO_SUBTITLES; with `mode: "auto"` the engine's segments come
+ * back with their timings, `source: "audio"` and `subtitle_type: "transcribed"`, 2 credits for 70 s;
+ * srt of the same video comes from the cache at no charge; a free key is 403; a model that fails
+ * is a retryable 5xx that charges nothing; no endpoint configured is 501.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createInProcessEventBus } from '@subx/ports';
+import { recordRequirement } from '@subx/testing/engines';
+import { startFakeYouTube, videoIds } from '@subx/testing/fake-youtube';
+import type { FakeYouTube } from '@subx/testing/fake-youtube';
+import { startInProcessSystem, type InProcessSystem } from '../system/support.ts';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const URL_ = `https://www.youtube.com/watch?v=${videoIds.speechNoCaptions}`;
+const given = process.env.TRANSCRIBE_BASE_URL;
+const install = given
+  ? undefined
+  : spawnSync('bash', [join(root, 'scripts/stt-server/install.sh')], { encoding: 'utf8', timeout: 300_000 });
+const python = install?.status === 0 ? install.stdout.trim() : '';
+const ready = Boolean(given) || python !== '';
+
+async function startEngine(): Promise<{ url: string; child?: ChildProcess }> {
+  if (given) return { url: given };
+  const child = spawn(python, [join(root, 'scripts/stt-server/server.py'), '0'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error('the speech engine did not start within 30 s')), 30_000);
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(`${m[1]}/v1`);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the speech engine exited with ${code}`));
+    });
+  });
+  return { url, child };
+}
+
+interface Answer {
+  subtitle_type: string;
+  source: string;
+  language: string;
+  subtitles: { text: string; start: number; duration: number }[];
+  cached: boolean;
+}
+
+describe.skipIf(!ready && !process.env.CI)('transcription through the API, a real speech engine', () => {
+  recordRequirement({
+    kind: 'tool',
+    name: 'pocketsphinx',
+    ran: ready || !!process.env.CI,
+    reason: 'scripts/stt-server/install.sh failed and TRANSCRIBE_BASE_URL is unset',
+    enable: 'bash scripts/stt-server/install.sh',
+  });
+  let yt: FakeYouTube;
+  let engine: { url: string; child?: ChildProcess };
+  let system: InProcessSystem;
+  let bare: InProcessSystem;
+
+  beforeAll(async () => {
+    expect(ready, 'the speech engine can run').toBe(true);
+    yt = await startFakeYouTube();
+    engine = await startEngine();
+    system = await startInProcessSystem({
+      youtubeUrl: yt.url,
+      bus: createInProcessEventBus(),
+      credits: 20,
+      extractorEnv: { TRANSCRIBE_BASE_URL: engine.url, TRANSCRIBE_MODEL: 'pocketsphinx-en-us' },
+    });
+    bare = await startInProcessSystem({ youtubeUrl: yt.url, bus: createInProcessEventBus(), credits: 20 });
+  }, 120_000);
+  afterAll(async () => {
+    await system?.stop();
+    await bare?.stop();
+    engine?.child?.kill('SIGTERM');
+    await yt?.close();
+  });
+
+  const post = (s: InProcessSystem, payload: Record<string, unknown>, key = s.apiKey) =>
+    s.gateway.app.inject({
+      method: 'POST',
+      url: '/api/v1/extract',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      payload,
+    });
+  const balance = async (s: InProcessSystem) => (await s.gateway.access.accounts.get(s.accountId))!.credits;
+
+  it('without mode, a captionless video is still 404 NO_SUBTITLES', async () => {
+    const res = await post(system, { url: URL_ });
+    expect(res.statusCode).toBe(404);
+    expect(res.json()).toMatchObject({ error: { code: 'NO_SUBTITLES' } });
+  });
+
+  it('mode auto transcribes the audio once: segments in order within 70 s, 2 credits; srt from the cache', async () => {
+    const before = await balance(system);
+    const res = await post(system, { url: URL_, mode: 'auto' });
+    expect(res.statusCode, res.body).toBe(200);
+    const answer = res.json<Answer>();
+    expect(answer).toMatchObject({
+      subtitle_type: 'transcribed',
+      source: 'audio',
+      language: 'en',
+      cached: false,
+    });
+    expect(answer.subtitles.length).toBeGreaterThan(3);
+    let last = -1;
+    for (const s of answer.subtitles) {
+      expect(s.start).toBeGreaterThanOrEqual(last);
+      expect(s.start + s.duration).toBeLessThanOrEqual(71);
+      last = s.start;
+    }
+    // A real recogniser on espeak-ng's digits: a good share of them come back.
+    const heard = answer.subtitles
+      .map((s) => s.text)
+      .join(' ')
+      .toLowerCase();
+    const digits = ['one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine'];
+    expect(digits.filter((d) => heard.includes(d)).length).toBeGreaterThanOrEqual(5);
+    expect(await balance(system)).toBe(before - 2);
+
+    const srt = await system.gateway.app.inject({
+      method: 'POST',
+      url: '/api/v1/extract.srt',
+      headers: { 'x-api-key': system.apiKey, 'content-type': 'application/json' },
+      payload: { url: URL_, mode: 'auto' },
+    });
+    expect(srt.statusCode).toBe(200);
+    expect(srt.body).toMatch(/^1\r?\n00:00:\d\d,\d{3} --> /);
+    expect(await balance(system)).toBe(before - 2);
+    const plainAudioRequests = yt.requests.filter((r) => r.path.includes('videoplayback'));
+    expect(plainAudioRequests.length).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('needs the Pro tier: a free key is 403 TIER_REQUIRED', async () => {
+    const free = await system.gateway.access.accounts.createAccount({ tier: 'free', credits: 10 });
+    const res = await post(system, { url: URL_, mode: 'transcribe' }, free.apiKey);
+    expect(res.statusCode).toBe(403);
+    expect(res.json()).toMatchObject({ error: { code: 'TIER_REQUIRED' } });
+  });
+
+  it('without a transcription endpoint: 501 TRANSCRIPTION_NOT_CONFIGURED, nothing charged', async () => {
+    const before = await balance(bare);
+    const res = await post(bare, { url: URL_, mode: 'auto' });
+    expect(res.statusCode).toBe(501);
+    expect(res.json()).toMatchObject({ error: { code: 'TRANSCRIPTION_NOT_CONFIGURED', retryable: false } });
+    expect(await balance(bare)).toBe(before);
+  });
+
+  it('a model that fails is 502 TRANSCRIPTION_FAILED, retryable, and charges nothing', async () => {
+    const broken = await startInProcessSystem({
+      youtubeUrl: yt.url,
+      bus: createInProcessEventBus(),
+      credits: 20,
+      extractorEnv: { TRANSCRIBE_BASE_URL: 'http://127.0.0.1:1/v1', TRANSCRIBE_TIMEOUT_MS: '2000' },
+    });
+    try {
+      const before = await balance(broken);
+      const res = await post(broken, { url: URL_, mode: 'transcribe' });
+      expect(res.statusCode).toBe(502);
+      expect(res.json()).toMatchObject({ error: { code: 'TRANSCRIPTION_FAILED', retryable: true } });
+      expect(await balance(broken)).toBe(before);
+    } finally {
+      await broken.stop();
+    }
+  });
+});
