@@ -5,7 +5,7 @@
  * Without `mode` the video is still 404 NO_SUBTITLES; with `mode: "auto"` the engine's segments come
  * back with their timings, `source: "audio"` and `subtitle_type: "transcribed"`, 2 credits for 70 s;
  * srt of the same video comes from the cache at no charge; a free key is 403; a model that fails
- * is a retryable 5xx that charges nothing; no endpoint configured is 501.
+ * is a retryable 5xx that charges nothing; no endpoint configured is 422.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
@@ -152,10 +152,10 @@ describe.skipIf(!ready && !process.env.CI)('transcription through the API, a rea
     expect(res.json()).toMatchObject({ error: { code: 'TIER_REQUIRED' } });
   });
 
-  it('without a transcription endpoint: 501 TRANSCRIPTION_NOT_CONFIGURED, nothing charged', async () => {
+  it('without a transcription endpoint: 422 TRANSCRIPTION_NOT_CONFIGURED, nothing charged', async () => {
     const before = await balance(bare);
     const res = await post(bare, { url: URL_, mode: 'auto' });
-    expect(res.statusCode).toBe(501);
+    expect(res.statusCode).toBe(422);
     expect(res.json()).toMatchObject({ error: { code: 'TRANSCRIPTION_NOT_CONFIGURED', retryable: false } });
     expect(await balance(bare)).toBe(before);
   });

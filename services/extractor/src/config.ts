@@ -87,7 +87,7 @@ export const ConfigSchema = z
     TRANSLATION_TIMEOUT_MS: durationMs.default(60_000),
     /**
      * Speech-to-text for videos without captions (`mode` auto or transcribe): any OpenAI-compatible
-     * `/v1/audio/transcriptions`. Unset: such requests answer 501 TRANSCRIPTION_NOT_CONFIGURED.
+     * `/v1/audio/transcriptions`. Unset: such requests answer 422 TRANSCRIPTION_NOT_CONFIGURED.
      */
     TRANSCRIBE_BASE_URL: httpUrl.optional(),
     TRANSCRIBE_API_KEY: secret().optional(),

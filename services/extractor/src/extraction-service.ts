@@ -187,7 +187,7 @@ export function createExtractionService(deps: {
   cache: JsonCache;
   ttl: ExtractionCacheTtl;
   clock?: { now(): number };
-  /** Speech-to-text for `mode` auto and transcribe; absent: 501 TRANSCRIPTION_NOT_CONFIGURED. */
+  /** Speech-to-text for `mode` auto and transcribe; absent: 422 TRANSCRIPTION_NOT_CONFIGURED. */
   transcription?: Transcription;
 }): ExtractionService {
   const { youtube, cache, ttl } = deps;

@@ -33,7 +33,7 @@ export interface GatewayDeps {
   readiness?: () => Promise<boolean>;
   /** Reported by /health; defaults to this package's version. */
   version?: string;
-  /** Chunk embeddings (EMBEDDINGS_*); absent: `embed: true` answers 501 EMBEDDINGS_NOT_CONFIGURED. */
+  /** Chunk embeddings (EMBEDDINGS_*); absent: `embed: true` answers 422 EMBEDDINGS_NOT_CONFIGURED. */
   embedder?: Embedder;
   /** Job webhooks: signing secrets and deliveries; without it the secret routes answer 503. */
   webhooks?: WebhookModule;

@@ -112,7 +112,7 @@ export const embedSchema = {
   type: 'boolean',
   default: false,
   description:
-    'With `chunking` (its defaults when absent): every chunk gains `embedding`, from the deployment’s embeddings endpoint; priced per started block of chunks (pricing table). None configured: 501 EMBEDDINGS_NOT_CONFIGURED.',
+    'With `chunking` (its defaults when absent): every chunk gains `embedding`, from the deployment’s embeddings endpoint; priced per started block of chunks (pricing table). None configured: 422 EMBEDDINGS_NOT_CONFIGURED.',
 };
 
 // Response building blocks (documentation and response-shape tests).

@@ -72,10 +72,11 @@ export async function extractChunks(
       'chunking and embed come in json answers only: send format json (the default).',
     );
   }
+  // The request's own mistakes first (400), then what this deployment cannot do (422).
+  const videoId = videoIdOf(body.url);
   const options = chunkingOf(body);
   if (body.embed && !embedder) throw embeddingsNotConfigured();
   const { backends, credits } = ctx.deps;
-  const videoId = videoIdOf(body.url);
   // Chapters are read for splitting even when the answer's metadata does not show them.
   const include: IncludeField[] =
     options.split === 'chapters' && !body.include.includes('chapters')
