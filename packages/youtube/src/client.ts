@@ -18,6 +18,14 @@ import { getComments } from './operations/comments.ts';
 import type { YouTubeOperations } from './operations/context.ts';
 import { getMetadata } from './operations/metadata.ts';
 import { listChannelVideos, listPlaylistVideos } from './operations/listings.ts';
+import {
+  search,
+  searchVideos,
+  type SearchRequest,
+  type SearchVideos,
+  type SearchVideosRequest,
+} from './operations/search.ts';
+import type { SearchPage } from './search/parse.ts';
 import { getPlaylist } from './operations/playlists.ts';
 import { getTranscript } from './operations/transcripts.ts';
 import { getAudio, type AudioRequest, type VideoAudio } from './operations/audio.ts';
@@ -228,6 +236,16 @@ export class YouTubeClient {
   /** A channel's videos, Shorts or live tab from its URL, up to `max` (operations/listings.ts). */
   listChannel(req: ChannelListingRequest): Promise<ChannelListing> {
     return listChannelVideos(this.#operations, req);
+  }
+
+  /** One page of search results, or the page a continuation names (operations/search.ts). */
+  search(req: SearchRequest): Promise<SearchPage> {
+    return search(this.#operations, req);
+  }
+
+  /** The first `max` videos of a search, every continuation up to `max` (operations/search.ts). */
+  searchVideos(req: SearchVideosRequest): Promise<SearchVideos> {
+    return searchVideos(this.#operations, req);
   }
 
   /** A video's comments with their replies, up to `max` (operations/comments.ts). */

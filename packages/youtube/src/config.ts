@@ -109,13 +109,15 @@ const MiB = 1024 * 1024;
 
 /**
  * Body caps per endpoint, from the largest recorded answers with head room: a full WEB /player is
- * ~1.5 MB, watch-next ~1 MB, a 100-video browse page ~0.8 MB, a 3-hour json3 caption body 1.3 MB.
+ * ~1.5 MB, watch-next ~1 MB, a 100-video browse page ~0.8 MB, a search page ~0.7 MB, a 3-hour json3
+ * caption body 1.3 MB.
  */
 const DEFAULT_MAX_BODY_BYTES: Record<UpstreamEndpoint, number> = {
   player: 8 * MiB,
   next: 8 * MiB,
   browse: 8 * MiB,
   resolve_url: 1 * MiB,
+  search: 4 * MiB,
   timedtext: 16 * MiB,
   visitor_id: 1 * MiB,
   sw_js_data: 1 * MiB,

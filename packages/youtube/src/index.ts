@@ -85,3 +85,29 @@ export {
   type AudioFormat,
 } from './audio/audio.ts';
 export type { AudioRequest, VideoAudio } from './operations/audio.ts';
+export {
+  searchParams,
+  SEARCH_TYPES,
+  UPLOAD_DATES,
+  SEARCH_DURATIONS,
+  SEARCH_SORTS,
+  SEARCH_FEATURES,
+  type SearchType,
+  type UploadDate,
+  type SearchDuration,
+  type SearchSort,
+  type SearchFeature,
+  type SearchFilters,
+} from './search/params.ts';
+export {
+  parseSearchPage,
+  type SearchPage,
+  type SearchResult,
+  type SearchResultKind,
+} from './search/parse.ts';
+export {
+  SEARCH_QUERY_MAX,
+  type SearchRequest,
+  type SearchVideos,
+  type SearchVideosRequest,
+} from './operations/search.ts';

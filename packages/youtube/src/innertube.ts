@@ -13,7 +13,7 @@ import { SessionPool, type Session } from './sessions.ts';
 import { UpstreamHttpError, type Transport } from './transport.ts';
 import type { Logger } from './types.ts';
 
-export type Endpoint = 'player' | 'next' | 'browse' | 'resolve_url';
+export type Endpoint = 'player' | 'next' | 'browse' | 'resolve_url' | 'search';
 
 /** The session an operation runs on; replaced in place when the platform blocks it. */
 export interface Lease {

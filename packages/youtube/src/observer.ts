@@ -10,7 +10,7 @@ import type { PoTokenObserver } from './po-tokens/provider.ts';
 
 /** Where a request went: the InnerTube endpoint, or the caption GET, or the session bootstrap. */
 export type UpstreamEndpoint =
-  'player' | 'next' | 'browse' | 'resolve_url' | 'timedtext' | 'visitor_id' | 'sw_js_data';
+  'player' | 'next' | 'browse' | 'resolve_url' | 'search' | 'timedtext' | 'visitor_id' | 'sw_js_data';
 
 /**
  * The typed outcome of one upstream call:

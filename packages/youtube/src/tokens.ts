@@ -10,7 +10,8 @@
  * protobuf runtime for two constant shapes.
  */
 
-function varint(n: number): number[] {
+/** A protobuf varint (non-negative integers). */
+export function varint(n: number): number[] {
   const out: number[] = [];
   let v = n;
   while (v > 0x7f) {
@@ -21,7 +22,8 @@ function varint(n: number): number[] {
   return out;
 }
 
-function field(num: number, value: Uint8Array | string): number[] {
+/** A length-delimited protobuf field (a string or an embedded message). */
+export function field(num: number, value: Uint8Array | string): number[] {
   const bytes = typeof value === 'string' ? Buffer.from(value, 'utf8') : value;
   return [...varint(num * 8 + 2), ...varint(bytes.length), ...bytes];
 }
