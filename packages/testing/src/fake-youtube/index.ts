@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { isGated, timedtext } from './captions.ts';
 import { createFakeChannels } from './channels.ts';
+import { createFakeSearch } from './search.ts';
 import { FailureQueue, injectedAnswer } from './failures.ts';
 import { fixturesDir, loadFixture, type FixtureRef, type LoadedResponse } from './fixtures.ts';
 import { recordedRequest } from './request.ts';
@@ -51,12 +52,15 @@ export {
 export * from './synthetic.ts';
 export { MAX_PIECE_BYTES, SPEECH_FORMATS, SPEECH_LENGTH_SECONDS, SPEECH_VIDEO_ID } from './audio.ts';
 export * from './channels.ts';
+export { searchQueries, searchTypeOf, type FakeSearchType } from './search.ts';
 export * from './tokens.ts';
 export { isWebFamily, versionLess, type Playability, type PlaylistShape } from './today.ts';
 
 export type * from './types.ts';
 
 const API_KEY = 'AIzaSy-SUBX-FAKE-YOUTUBE-NOT-A-REAL-KEY';
+/** Endpoints where the platform checks the client version and names the caller's visitor. */
+const INNERTUBE_ENDPOINTS = new Set<Endpoint>(['player', 'next', 'browse', 'search']);
 
 export async function startFakeYouTube(options: FakeYouTubeOptions = {}): Promise<FakeYouTube> {
   const dir = options.fixturesDir ?? fixturesDir();
@@ -82,6 +86,7 @@ export async function startFakeYouTube(options: FakeYouTubeOptions = {}): Promis
   const failures = new FailureQueue();
   const load = (ref: FixtureRef): LoadedResponse => loadFixture(ref, dir);
   const channels = createFakeChannels({ routes, dir, load, synthetic: options.syntheticChannels });
+  const search = createFakeSearch({ dir, load });
 
   const notFoundPlayer = (): LoadedResponse =>
     load({ file: 'newpipe/9730de2/stream/notAvailable/generated_mock_4.json' });
@@ -162,6 +167,7 @@ export async function startFakeYouTube(options: FakeYouTubeOptions = {}): Promis
       if (ref) return load(ref);
       return builtContinuation(rec.endpoint, body.continuation) ?? badContinuation();
     }
+    if (rec.endpoint === 'search') return search.route(body);
     const channel = channels.route(rec.endpoint, body);
     if (channel) return channel;
     switch (rec.endpoint) {
@@ -250,7 +256,7 @@ export async function startFakeYouTube(options: FakeYouTubeOptions = {}): Promis
 
   /** What the platform does before it looks at the content: version rot and per-session quotas. */
   function platformRefusal(rec: RecordedRequest): LoadedResponse | undefined {
-    const innertube = rec.endpoint === 'player' || rec.endpoint === 'next' || rec.endpoint === 'browse';
+    const innertube = INNERTUBE_ENDPOINTS.has(rec.endpoint);
     if (rec.endpoint === 'player' && rec.clientName !== undefined && retiredClients.has(rec.clientName))
       return { status: 400, contentType: JSON_TYPE, body: FAILED_PRECONDITION };
     if (
@@ -276,7 +282,7 @@ export async function startFakeYouTube(options: FakeYouTubeOptions = {}): Promis
    * visitor they were recorded with, which would make every caller the same visitor).
    */
   function withSessionVisitor(out: LoadedResponse, rec: RecordedRequest): LoadedResponse {
-    const innertube = rec.endpoint === 'player' || rec.endpoint === 'next' || rec.endpoint === 'browse';
+    const innertube = INNERTUBE_ENDPOINTS.has(rec.endpoint);
     if (!innertube || out.status !== 200 || !out.contentType.includes('json')) return out;
     let body: unknown;
     try {

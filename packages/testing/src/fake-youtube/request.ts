@@ -13,7 +13,7 @@ export function recordedRequest(req: IncomingMessage, raw: string): { rec: Recor
     }
   }
   const b = (body ?? {}) as Record<string, unknown>;
-  const m = /^\/youtubei\/v1\/(?:navigation\/)?(player|next|browse|visitor_id|resolve_url)$/.exec(
+  const m = /^\/youtubei\/v1\/(?:navigation\/)?(player|next|browse|visitor_id|resolve_url|search)$/.exec(
     url.pathname,
   );
   const endpoint: Endpoint = m

@@ -8,6 +8,7 @@ export type Endpoint =
   | 'next'
   | 'browse'
   | 'resolve_url'
+  | 'search'
   | 'timedtext'
   | 'visitor_id'
   | 'sw_js_data'

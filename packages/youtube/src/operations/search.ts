@@ -64,10 +64,10 @@ async function page(
 }
 
 /** One page of results: the first for the query and filters, or the page a continuation names. */
-export function search(yt: YouTubeOperations, req: SearchRequest): Promise<SearchPage> {
-  checkedQuery(req.query);
+export async function search(yt: YouTubeOperations, req: SearchRequest): Promise<SearchPage> {
+  const query = checkedQuery(req.query);
   if (req.continuation) return page(yt, { continuation: req.continuation }, req.type);
-  return page(yt, { query: checkedQuery(req.query), params: searchParams(req) }, req.type);
+  return page(yt, { query, params: searchParams(req) }, req.type);
 }
 
 /**
