@@ -76,6 +76,8 @@ export const ConfigSchema = z
     TRANSCRIPT_CACHE_TTL_MS: durationMs.default(24 * 60 * 60 * 1000),
     VALIDATE_CACHE_TTL_MS: durationMs.default(60 * 60 * 1000),
     PLAYLIST_CACHE_TTL_MS: durationMs.default(10 * 60 * 1000),
+    /** Search pages and search listings: short, results change by the minute (search/search-service.ts). */
+    SEARCH_CACHE_TTL_MS: durationMs.default(5 * 60 * 1000),
     /**
      * The model endpoint that translates captions when the platform refuses (`translate: true`),
      * the same variables as the AI service's: without OPENAI_API_KEY there is no model translation.

@@ -24,11 +24,13 @@ import { isAppError } from '@subx/errors';
 import { extractorServiceRegistration } from './grpc/extractor.handlers.ts';
 import { startExtractWorker } from './jobs/extract-worker.ts';
 import { createListingService } from './listings/listing-service.ts';
+import { createSearchService } from './search/search-service.ts';
 
 export { createExtractionService, toProtoMetadata } from './extraction-service.ts';
 export type { ExtractionService, ExtractionCacheTtl } from './extraction-service.ts';
 export { createListingService } from './listings/listing-service.ts';
 export type { ListingService } from './listings/listing-service.ts';
+export { createSearchService, type SearchService } from './search/search-service.ts';
 export { ConfigSchema, loadExtractorConfig } from './config.ts';
 export type { ExtractorConfig } from './config.ts';
 export {
@@ -162,6 +164,7 @@ export async function startExtractorService(
       extractorServiceRegistration(
         extraction,
         createListingService({ youtube, cache, ttlMs: config.PLAYLIST_CACHE_TTL_MS }),
+        createSearchService({ youtube, cache, ttlMs: config.SEARCH_CACHE_TTL_MS }),
       ),
     ],
     logger,

@@ -3,6 +3,7 @@ import { batchHandler, batchStreamHandler, defineService } from '@subx/service-k
 import type { ItemFailure, ServiceRegistration } from '@subx/service-kit';
 import type { ExtractionService } from '../extraction-service.ts';
 import type { ListingService } from '../listings/listing-service.ts';
+import type { SearchService } from '../search/search-service.ts';
 import { extractorServiceDefinition } from './answer-encoding.ts';
 
 /**
@@ -69,6 +70,7 @@ const itemAnswers = {
 export function extractorServiceRegistration(
   service: ExtractionService,
   listings: ListingService,
+  search: SearchService,
 ): ServiceRegistration {
   return defineService(extractorServiceDefinition, {
     getTranscript: (req) => service.getTranscript(req),
@@ -114,5 +116,7 @@ export function extractorServiceRegistration(
     // bulk-job listings stop at the caller's deadline or cancellation
     listPlaylistVideos: (req, ctx) => listings.listPlaylistVideos(req, ctx.signal),
     listChannelVideos: (req, ctx) => listings.listChannelVideos(req, ctx.signal),
+    search: (req) => search.search(req),
+    listSearchVideos: (req, ctx) => search.listSearchVideos(req, ctx.signal),
   });
 }

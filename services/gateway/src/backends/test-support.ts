@@ -171,6 +171,8 @@ export function registration() {
     getPlaylist: unimplemented,
     listPlaylistVideos: unimplemented,
     listChannelVideos: unimplemented,
+    search: unimplemented,
+    listSearchVideos: unimplemented,
   });
 }
 

@@ -83,6 +83,8 @@ const extractorImpl: extractorV1.ExtractorServiceServer = {
   // bulk-job listings: no gateway route calls them yet
   listPlaylistVideos: (_call, callback) => callback({ code: grpc.status.UNIMPLEMENTED }),
   listChannelVideos: (_call, callback) => callback({ code: grpc.status.UNIMPLEMENTED }),
+  search: (_call, callback) => callback({ code: grpc.status.UNIMPLEMENTED }),
+  listSearchVideos: (_call, callback) => callback({ code: grpc.status.UNIMPLEMENTED }),
 };
 
 const aiImpl: aiV1.AiServiceServer = {

@@ -152,6 +152,71 @@ export function channelTabToJSON(object: ChannelTab): string {
   }
 }
 
+/** What a search returns. */
+export const SearchType = {
+  /** SEARCH_TYPE_UNSPECIFIED - Videos (the default). */
+  SEARCH_TYPE_UNSPECIFIED: 0,
+  SEARCH_TYPE_VIDEO: 1,
+  SEARCH_TYPE_CHANNEL: 2,
+  SEARCH_TYPE_PLAYLIST: 3,
+  /** SEARCH_TYPE_ALL - Every kind, as the platform mixes them. */
+  SEARCH_TYPE_ALL: 4,
+  UNRECOGNIZED: -1,
+} as const;
+
+export type SearchType = typeof SearchType[keyof typeof SearchType];
+
+export namespace SearchType {
+  export type SEARCH_TYPE_UNSPECIFIED = typeof SearchType.SEARCH_TYPE_UNSPECIFIED;
+  export type SEARCH_TYPE_VIDEO = typeof SearchType.SEARCH_TYPE_VIDEO;
+  export type SEARCH_TYPE_CHANNEL = typeof SearchType.SEARCH_TYPE_CHANNEL;
+  export type SEARCH_TYPE_PLAYLIST = typeof SearchType.SEARCH_TYPE_PLAYLIST;
+  export type SEARCH_TYPE_ALL = typeof SearchType.SEARCH_TYPE_ALL;
+  export type UNRECOGNIZED = typeof SearchType.UNRECOGNIZED;
+}
+
+export function searchTypeFromJSON(object: any): SearchType {
+  switch (object) {
+    case 0:
+    case "SEARCH_TYPE_UNSPECIFIED":
+      return SearchType.SEARCH_TYPE_UNSPECIFIED;
+    case 1:
+    case "SEARCH_TYPE_VIDEO":
+      return SearchType.SEARCH_TYPE_VIDEO;
+    case 2:
+    case "SEARCH_TYPE_CHANNEL":
+      return SearchType.SEARCH_TYPE_CHANNEL;
+    case 3:
+    case "SEARCH_TYPE_PLAYLIST":
+      return SearchType.SEARCH_TYPE_PLAYLIST;
+    case 4:
+    case "SEARCH_TYPE_ALL":
+      return SearchType.SEARCH_TYPE_ALL;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return SearchType.UNRECOGNIZED;
+  }
+}
+
+export function searchTypeToJSON(object: SearchType): string {
+  switch (object) {
+    case SearchType.SEARCH_TYPE_UNSPECIFIED:
+      return "SEARCH_TYPE_UNSPECIFIED";
+    case SearchType.SEARCH_TYPE_VIDEO:
+      return "SEARCH_TYPE_VIDEO";
+    case SearchType.SEARCH_TYPE_CHANNEL:
+      return "SEARCH_TYPE_CHANNEL";
+    case SearchType.SEARCH_TYPE_PLAYLIST:
+      return "SEARCH_TYPE_PLAYLIST";
+    case SearchType.SEARCH_TYPE_ALL:
+      return "SEARCH_TYPE_ALL";
+    case SearchType.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 export interface GetTranscriptRequest {
   videoId: string;
   /** BCP-47-ish platform code: en, en-GB, pt-BR, zh-Hans. */
@@ -406,6 +471,100 @@ export interface ListChannelVideosResponse {
   /** Newest first. Empty when the channel has no such tab. */
   videos: ChannelVideo[];
   /** The tab goes on past videos (max_videos was reached). */
+  hasMore: boolean;
+  cached: boolean;
+}
+
+/** The platform's search filters (each empty: not filtered). */
+export interface SearchFilters {
+  /** hour, today, week, month, year. */
+  uploadDate: string;
+  /** short (under 4 minutes), medium (4 to 20), long (over 20). */
+  duration: string;
+  /** relevance (empty), date, views. */
+  sort: string;
+  /** hd, subtitles, creative_commons, 3d, live, purchased, 4k, 360, location, hdr, vr180. */
+  features: string[];
+}
+
+export interface SearchRequest {
+  /** 1..200 characters. */
+  query: string;
+  type: SearchType;
+  filters?:
+    | SearchFilters
+    | undefined;
+  /** A previous answer's next_continuation: that search's next page (its filters are in the token). */
+  continuation: string;
+  /**
+   * Answer only from the cache: a miss answers an empty page with cached = false, without asking the
+   * platform (the gateway's look before it reserves credits).
+   */
+  cachedOnly: boolean;
+}
+
+/** One search result, with what the results page shows about it. */
+export interface SearchResult {
+  /** video, channel or playlist. */
+  kind: string;
+  /** The video, channel or playlist id. */
+  id: string;
+  title: string;
+  /** The channel's name (a channel result: its own; a video by collaborators: the first one). */
+  channel: string;
+  channelId: string;
+  /** Videos; absent for live and upcoming streams. */
+  durationSeconds?:
+    | number
+    | undefined;
+  /** As the page words it: "2 hours ago", "Streamed 3 days ago", "Updated yesterday". */
+  publishedText?:
+    | string
+    | undefined;
+  /** Parsed from "1,862 views"; absent for a live stream ("1,071 watching"). */
+  viewCount?: bigint | undefined;
+  thumbnail: string;
+  isShort: boolean;
+  isLive: boolean;
+  isUpcoming: boolean;
+  /** Playlists: how many videos it holds. */
+  videoCount?:
+    | bigint
+    | undefined;
+  /** Channels: the handle without '@'. */
+  handle: string;
+  /** Channels: subscribers as the page counts them. */
+  subscriberCount?: bigint | undefined;
+}
+
+export interface SearchResponse {
+  /** In the platform's order, only of the asked type (all: every kind). */
+  results: SearchResult[];
+  /**
+   * The query the platform searched or suggests instead ("Showing results for", "Including results
+   * for", "Did you mean"); empty when it took the query as asked.
+   */
+  correctedQuery: string;
+  /** The next page's token; empty at the end of the results. */
+  nextContinuation: string;
+  cached: boolean;
+}
+
+export interface ListSearchVideosRequest {
+  /** 1..200 characters. */
+  query: string;
+  filters?:
+    | SearchFilters
+    | undefined;
+  /** 1..10000. */
+  maxVideos: number;
+}
+
+export interface ListSearchVideosResponse {
+  /** The first videos of the search, in the platform's order, a repeated id once. */
+  videos: SearchResult[];
+  correctedQuery: string;
+  /** The search goes on past videos (max_videos was reached). */
   hasMore: boolean;
   cached: boolean;
 }
@@ -3183,6 +3342,985 @@ export const ListChannelVideosResponse: MessageFns<ListChannelVideosResponse> = 
   },
 };
 
+function createBaseSearchFilters(): SearchFilters {
+  return { uploadDate: "", duration: "", sort: "", features: [] };
+}
+
+export const SearchFilters: MessageFns<SearchFilters> = {
+  encode(message: SearchFilters, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.uploadDate !== "") {
+      writer.uint32(10).string(message.uploadDate);
+    }
+    if (message.duration !== "") {
+      writer.uint32(18).string(message.duration);
+    }
+    if (message.sort !== "") {
+      writer.uint32(26).string(message.sort);
+    }
+    for (const v of message.features) {
+      writer.uint32(34).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SearchFilters {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSearchFilters();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.uploadDate = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.duration = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.sort = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.features.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SearchFilters {
+    return {
+      uploadDate: isSet(object.uploadDate)
+        ? globalThis.String(object.uploadDate)
+        : isSet(object.upload_date)
+        ? globalThis.String(object.upload_date)
+        : "",
+      duration: isSet(object.duration) ? globalThis.String(object.duration) : "",
+      sort: isSet(object.sort) ? globalThis.String(object.sort) : "",
+      features: globalThis.Array.isArray(object?.features) ? object.features.map((e: any) => globalThis.String(e)) : [],
+    };
+  },
+
+  toJSON(message: SearchFilters): unknown {
+    const obj: any = {};
+    if (message.uploadDate !== "") {
+      obj.uploadDate = message.uploadDate;
+    }
+    if (message.duration !== "") {
+      obj.duration = message.duration;
+    }
+    if (message.sort !== "") {
+      obj.sort = message.sort;
+    }
+    if (message.features?.length) {
+      obj.features = message.features;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<SearchFilters>): SearchFilters {
+    return SearchFilters.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SearchFilters>): SearchFilters {
+    const message = createBaseSearchFilters();
+    message.uploadDate = object.uploadDate ?? "";
+    message.duration = object.duration ?? "";
+    message.sort = object.sort ?? "";
+    message.features = object.features?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseSearchRequest(): SearchRequest {
+  return { query: "", type: 0, filters: undefined, continuation: "", cachedOnly: false };
+}
+
+export const SearchRequest: MessageFns<SearchRequest> = {
+  encode(message: SearchRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.query !== "") {
+      writer.uint32(10).string(message.query);
+    }
+    if (message.type !== 0) {
+      writer.uint32(16).int32(message.type);
+    }
+    if (message.filters !== undefined) {
+      SearchFilters.encode(message.filters, writer.uint32(26).fork()).join();
+    }
+    if (message.continuation !== "") {
+      writer.uint32(34).string(message.continuation);
+    }
+    if (message.cachedOnly !== false) {
+      writer.uint32(40).bool(message.cachedOnly);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SearchRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSearchRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.query = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.type = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.filters = SearchFilters.decode(reader, reader.uint32());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.continuation = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.cachedOnly = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SearchRequest {
+    return {
+      query: isSet(object.query) ? globalThis.String(object.query) : "",
+      type: isSet(object.type) ? searchTypeFromJSON(object.type) : 0,
+      filters: isSet(object.filters) ? SearchFilters.fromJSON(object.filters) : undefined,
+      continuation: isSet(object.continuation) ? globalThis.String(object.continuation) : "",
+      cachedOnly: isSet(object.cachedOnly)
+        ? globalThis.Boolean(object.cachedOnly)
+        : isSet(object.cached_only)
+        ? globalThis.Boolean(object.cached_only)
+        : false,
+    };
+  },
+
+  toJSON(message: SearchRequest): unknown {
+    const obj: any = {};
+    if (message.query !== "") {
+      obj.query = message.query;
+    }
+    if (message.type !== 0) {
+      obj.type = searchTypeToJSON(message.type);
+    }
+    if (message.filters !== undefined) {
+      obj.filters = SearchFilters.toJSON(message.filters);
+    }
+    if (message.continuation !== "") {
+      obj.continuation = message.continuation;
+    }
+    if (message.cachedOnly !== false) {
+      obj.cachedOnly = message.cachedOnly;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<SearchRequest>): SearchRequest {
+    return SearchRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SearchRequest>): SearchRequest {
+    const message = createBaseSearchRequest();
+    message.query = object.query ?? "";
+    message.type = object.type ?? 0;
+    message.filters = (object.filters !== undefined && object.filters !== null)
+      ? SearchFilters.fromPartial(object.filters)
+      : undefined;
+    message.continuation = object.continuation ?? "";
+    message.cachedOnly = object.cachedOnly ?? false;
+    return message;
+  },
+};
+
+function createBaseSearchResult(): SearchResult {
+  return {
+    kind: "",
+    id: "",
+    title: "",
+    channel: "",
+    channelId: "",
+    durationSeconds: undefined,
+    publishedText: undefined,
+    viewCount: undefined,
+    thumbnail: "",
+    isShort: false,
+    isLive: false,
+    isUpcoming: false,
+    videoCount: undefined,
+    handle: "",
+    subscriberCount: undefined,
+  };
+}
+
+export const SearchResult: MessageFns<SearchResult> = {
+  encode(message: SearchResult, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.kind !== "") {
+      writer.uint32(10).string(message.kind);
+    }
+    if (message.id !== "") {
+      writer.uint32(18).string(message.id);
+    }
+    if (message.title !== "") {
+      writer.uint32(26).string(message.title);
+    }
+    if (message.channel !== "") {
+      writer.uint32(34).string(message.channel);
+    }
+    if (message.channelId !== "") {
+      writer.uint32(42).string(message.channelId);
+    }
+    if (message.durationSeconds !== undefined) {
+      writer.uint32(49).double(message.durationSeconds);
+    }
+    if (message.publishedText !== undefined) {
+      writer.uint32(58).string(message.publishedText);
+    }
+    if (message.viewCount !== undefined) {
+      if (BigInt.asIntN(64, message.viewCount) !== message.viewCount) {
+        throw new globalThis.Error("value provided for field message.viewCount of type int64 too large");
+      }
+      writer.uint32(64).int64(message.viewCount);
+    }
+    if (message.thumbnail !== "") {
+      writer.uint32(74).string(message.thumbnail);
+    }
+    if (message.isShort !== false) {
+      writer.uint32(80).bool(message.isShort);
+    }
+    if (message.isLive !== false) {
+      writer.uint32(88).bool(message.isLive);
+    }
+    if (message.isUpcoming !== false) {
+      writer.uint32(96).bool(message.isUpcoming);
+    }
+    if (message.videoCount !== undefined) {
+      if (BigInt.asIntN(64, message.videoCount) !== message.videoCount) {
+        throw new globalThis.Error("value provided for field message.videoCount of type int64 too large");
+      }
+      writer.uint32(104).int64(message.videoCount);
+    }
+    if (message.handle !== "") {
+      writer.uint32(114).string(message.handle);
+    }
+    if (message.subscriberCount !== undefined) {
+      if (BigInt.asIntN(64, message.subscriberCount) !== message.subscriberCount) {
+        throw new globalThis.Error("value provided for field message.subscriberCount of type int64 too large");
+      }
+      writer.uint32(120).int64(message.subscriberCount);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SearchResult {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSearchResult();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.kind = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.title = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.channel = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.channelId = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 49) {
+              break;
+            }
+
+            message.durationSeconds = reader.double();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.publishedText = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.viewCount = reader.int64() as bigint;
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.thumbnail = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.isShort = reader.bool();
+            continue;
+          }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.isLive = reader.bool();
+            continue;
+          }
+          case 12: {
+            if (tag !== 96) {
+              break;
+            }
+
+            message.isUpcoming = reader.bool();
+            continue;
+          }
+          case 13: {
+            if (tag !== 104) {
+              break;
+            }
+
+            message.videoCount = reader.int64() as bigint;
+            continue;
+          }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.handle = reader.string();
+            continue;
+          }
+          case 15: {
+            if (tag !== 120) {
+              break;
+            }
+
+            message.subscriberCount = reader.int64() as bigint;
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SearchResult {
+    return {
+      kind: isSet(object.kind) ? globalThis.String(object.kind) : "",
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      title: isSet(object.title) ? globalThis.String(object.title) : "",
+      channel: isSet(object.channel) ? globalThis.String(object.channel) : "",
+      channelId: isSet(object.channelId)
+        ? globalThis.String(object.channelId)
+        : isSet(object.channel_id)
+        ? globalThis.String(object.channel_id)
+        : "",
+      durationSeconds: isSet(object.durationSeconds)
+        ? globalThis.Number(object.durationSeconds)
+        : isSet(object.duration_seconds)
+        ? globalThis.Number(object.duration_seconds)
+        : undefined,
+      publishedText: isSet(object.publishedText)
+        ? globalThis.String(object.publishedText)
+        : isSet(object.published_text)
+        ? globalThis.String(object.published_text)
+        : undefined,
+      viewCount: isSet(object.viewCount)
+        ? BigInt(object.viewCount)
+        : isSet(object.view_count)
+        ? BigInt(object.view_count)
+        : undefined,
+      thumbnail: isSet(object.thumbnail) ? globalThis.String(object.thumbnail) : "",
+      isShort: isSet(object.isShort)
+        ? globalThis.Boolean(object.isShort)
+        : isSet(object.is_short)
+        ? globalThis.Boolean(object.is_short)
+        : false,
+      isLive: isSet(object.isLive)
+        ? globalThis.Boolean(object.isLive)
+        : isSet(object.is_live)
+        ? globalThis.Boolean(object.is_live)
+        : false,
+      isUpcoming: isSet(object.isUpcoming)
+        ? globalThis.Boolean(object.isUpcoming)
+        : isSet(object.is_upcoming)
+        ? globalThis.Boolean(object.is_upcoming)
+        : false,
+      videoCount: isSet(object.videoCount)
+        ? BigInt(object.videoCount)
+        : isSet(object.video_count)
+        ? BigInt(object.video_count)
+        : undefined,
+      handle: isSet(object.handle) ? globalThis.String(object.handle) : "",
+      subscriberCount: isSet(object.subscriberCount)
+        ? BigInt(object.subscriberCount)
+        : isSet(object.subscriber_count)
+        ? BigInt(object.subscriber_count)
+        : undefined,
+    };
+  },
+
+  toJSON(message: SearchResult): unknown {
+    const obj: any = {};
+    if (message.kind !== "") {
+      obj.kind = message.kind;
+    }
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.title !== "") {
+      obj.title = message.title;
+    }
+    if (message.channel !== "") {
+      obj.channel = message.channel;
+    }
+    if (message.channelId !== "") {
+      obj.channelId = message.channelId;
+    }
+    if (message.durationSeconds !== undefined) {
+      obj.durationSeconds = floatToJson(message.durationSeconds);
+    }
+    if (message.publishedText !== undefined) {
+      obj.publishedText = message.publishedText;
+    }
+    if (message.viewCount !== undefined) {
+      obj.viewCount = message.viewCount.toString();
+    }
+    if (message.thumbnail !== "") {
+      obj.thumbnail = message.thumbnail;
+    }
+    if (message.isShort !== false) {
+      obj.isShort = message.isShort;
+    }
+    if (message.isLive !== false) {
+      obj.isLive = message.isLive;
+    }
+    if (message.isUpcoming !== false) {
+      obj.isUpcoming = message.isUpcoming;
+    }
+    if (message.videoCount !== undefined) {
+      obj.videoCount = message.videoCount.toString();
+    }
+    if (message.handle !== "") {
+      obj.handle = message.handle;
+    }
+    if (message.subscriberCount !== undefined) {
+      obj.subscriberCount = message.subscriberCount.toString();
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<SearchResult>): SearchResult {
+    return SearchResult.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SearchResult>): SearchResult {
+    const message = createBaseSearchResult();
+    message.kind = object.kind ?? "";
+    message.id = object.id ?? "";
+    message.title = object.title ?? "";
+    message.channel = object.channel ?? "";
+    message.channelId = object.channelId ?? "";
+    message.durationSeconds = object.durationSeconds ?? undefined;
+    message.publishedText = object.publishedText ?? undefined;
+    message.viewCount = (object.viewCount !== undefined && object.viewCount !== null)
+      ? BigInt(object.viewCount)
+      : undefined;
+    message.thumbnail = object.thumbnail ?? "";
+    message.isShort = object.isShort ?? false;
+    message.isLive = object.isLive ?? false;
+    message.isUpcoming = object.isUpcoming ?? false;
+    message.videoCount = (object.videoCount !== undefined && object.videoCount !== null)
+      ? BigInt(object.videoCount)
+      : undefined;
+    message.handle = object.handle ?? "";
+    message.subscriberCount = (object.subscriberCount !== undefined && object.subscriberCount !== null)
+      ? BigInt(object.subscriberCount)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseSearchResponse(): SearchResponse {
+  return { results: [], correctedQuery: "", nextContinuation: "", cached: false };
+}
+
+export const SearchResponse: MessageFns<SearchResponse> = {
+  encode(message: SearchResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.results) {
+      SearchResult.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.correctedQuery !== "") {
+      writer.uint32(18).string(message.correctedQuery);
+    }
+    if (message.nextContinuation !== "") {
+      writer.uint32(26).string(message.nextContinuation);
+    }
+    if (message.cached !== false) {
+      writer.uint32(32).bool(message.cached);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SearchResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSearchResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.results.push(SearchResult.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.correctedQuery = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.nextContinuation = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.cached = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SearchResponse {
+    return {
+      results: globalThis.Array.isArray(object?.results)
+        ? object.results.map((e: any) => SearchResult.fromJSON(e))
+        : [],
+      correctedQuery: isSet(object.correctedQuery)
+        ? globalThis.String(object.correctedQuery)
+        : isSet(object.corrected_query)
+        ? globalThis.String(object.corrected_query)
+        : "",
+      nextContinuation: isSet(object.nextContinuation)
+        ? globalThis.String(object.nextContinuation)
+        : isSet(object.next_continuation)
+        ? globalThis.String(object.next_continuation)
+        : "",
+      cached: isSet(object.cached) ? globalThis.Boolean(object.cached) : false,
+    };
+  },
+
+  toJSON(message: SearchResponse): unknown {
+    const obj: any = {};
+    if (message.results?.length) {
+      obj.results = message.results.map((e) => SearchResult.toJSON(e));
+    }
+    if (message.correctedQuery !== "") {
+      obj.correctedQuery = message.correctedQuery;
+    }
+    if (message.nextContinuation !== "") {
+      obj.nextContinuation = message.nextContinuation;
+    }
+    if (message.cached !== false) {
+      obj.cached = message.cached;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<SearchResponse>): SearchResponse {
+    return SearchResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SearchResponse>): SearchResponse {
+    const message = createBaseSearchResponse();
+    message.results = object.results?.map((e) => SearchResult.fromPartial(e)) || [];
+    message.correctedQuery = object.correctedQuery ?? "";
+    message.nextContinuation = object.nextContinuation ?? "";
+    message.cached = object.cached ?? false;
+    return message;
+  },
+};
+
+function createBaseListSearchVideosRequest(): ListSearchVideosRequest {
+  return { query: "", filters: undefined, maxVideos: 0 };
+}
+
+export const ListSearchVideosRequest: MessageFns<ListSearchVideosRequest> = {
+  encode(message: ListSearchVideosRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.query !== "") {
+      writer.uint32(10).string(message.query);
+    }
+    if (message.filters !== undefined) {
+      SearchFilters.encode(message.filters, writer.uint32(18).fork()).join();
+    }
+    if (message.maxVideos !== 0) {
+      writer.uint32(24).int32(message.maxVideos);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListSearchVideosRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListSearchVideosRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.query = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.filters = SearchFilters.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.maxVideos = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListSearchVideosRequest {
+    return {
+      query: isSet(object.query) ? globalThis.String(object.query) : "",
+      filters: isSet(object.filters) ? SearchFilters.fromJSON(object.filters) : undefined,
+      maxVideos: isSet(object.maxVideos)
+        ? globalThis.Number(object.maxVideos)
+        : isSet(object.max_videos)
+        ? globalThis.Number(object.max_videos)
+        : 0,
+    };
+  },
+
+  toJSON(message: ListSearchVideosRequest): unknown {
+    const obj: any = {};
+    if (message.query !== "") {
+      obj.query = message.query;
+    }
+    if (message.filters !== undefined) {
+      obj.filters = SearchFilters.toJSON(message.filters);
+    }
+    if (message.maxVideos !== 0) {
+      obj.maxVideos = Math.round(message.maxVideos);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListSearchVideosRequest>): ListSearchVideosRequest {
+    return ListSearchVideosRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListSearchVideosRequest>): ListSearchVideosRequest {
+    const message = createBaseListSearchVideosRequest();
+    message.query = object.query ?? "";
+    message.filters = (object.filters !== undefined && object.filters !== null)
+      ? SearchFilters.fromPartial(object.filters)
+      : undefined;
+    message.maxVideos = object.maxVideos ?? 0;
+    return message;
+  },
+};
+
+function createBaseListSearchVideosResponse(): ListSearchVideosResponse {
+  return { videos: [], correctedQuery: "", hasMore: false, cached: false };
+}
+
+export const ListSearchVideosResponse: MessageFns<ListSearchVideosResponse> = {
+  encode(message: ListSearchVideosResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.videos) {
+      SearchResult.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.correctedQuery !== "") {
+      writer.uint32(18).string(message.correctedQuery);
+    }
+    if (message.hasMore !== false) {
+      writer.uint32(24).bool(message.hasMore);
+    }
+    if (message.cached !== false) {
+      writer.uint32(32).bool(message.cached);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListSearchVideosResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListSearchVideosResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.videos.push(SearchResult.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.correctedQuery = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.hasMore = reader.bool();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.cached = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListSearchVideosResponse {
+    return {
+      videos: globalThis.Array.isArray(object?.videos) ? object.videos.map((e: any) => SearchResult.fromJSON(e)) : [],
+      correctedQuery: isSet(object.correctedQuery)
+        ? globalThis.String(object.correctedQuery)
+        : isSet(object.corrected_query)
+        ? globalThis.String(object.corrected_query)
+        : "",
+      hasMore: isSet(object.hasMore)
+        ? globalThis.Boolean(object.hasMore)
+        : isSet(object.has_more)
+        ? globalThis.Boolean(object.has_more)
+        : false,
+      cached: isSet(object.cached) ? globalThis.Boolean(object.cached) : false,
+    };
+  },
+
+  toJSON(message: ListSearchVideosResponse): unknown {
+    const obj: any = {};
+    if (message.videos?.length) {
+      obj.videos = message.videos.map((e) => SearchResult.toJSON(e));
+    }
+    if (message.correctedQuery !== "") {
+      obj.correctedQuery = message.correctedQuery;
+    }
+    if (message.hasMore !== false) {
+      obj.hasMore = message.hasMore;
+    }
+    if (message.cached !== false) {
+      obj.cached = message.cached;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListSearchVideosResponse>): ListSearchVideosResponse {
+    return ListSearchVideosResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListSearchVideosResponse>): ListSearchVideosResponse {
+    const message = createBaseListSearchVideosResponse();
+    message.videos = object.videos?.map((e) => SearchResult.fromPartial(e)) || [];
+    message.correctedQuery = object.correctedQuery ?? "";
+    message.hasMore = object.hasMore ?? false;
+    message.cached = object.cached ?? false;
+    return message;
+  },
+};
+
 /**
  * Transcripts, metadata, availability, playlists and channel listings of the video platform.
  * Errors travel as gRPC status + trailing metadata `app-error-code` (and `app-error-reason`,
@@ -3289,6 +4427,37 @@ export const ExtractorServiceService = {
       Buffer.from(ListChannelVideosResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListChannelVideosResponse => ListChannelVideosResponse.decode(value),
   },
+  /**
+   * One page of the platform's search results, in its order: the first page for a query and its
+   * filters, or the page a previous answer's next_continuation names. Cached briefly. A query empty
+   * or over 200 characters, an unknown filter value or a continuation the platform refuses:
+   * INVALID_REQUEST with details.field naming it (q, type, upload_date, duration, sort, features,
+   * cursor).
+   */
+  search: {
+    path: "/subx.extractor.v1.ExtractorService/Search" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SearchRequest): Buffer => Buffer.from(SearchRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SearchRequest => SearchRequest.decode(value),
+    responseSerialize: (value: SearchResponse): Buffer => Buffer.from(SearchResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SearchResponse => SearchResponse.decode(value),
+  },
+  /**
+   * The first max_videos (1..10000) videos of a search, in the platform's order, every continuation
+   * up to max_videos (a search job's items). Cached like Search.
+   */
+  listSearchVideos: {
+    path: "/subx.extractor.v1.ExtractorService/ListSearchVideos" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListSearchVideosRequest): Buffer =>
+      Buffer.from(ListSearchVideosRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListSearchVideosRequest => ListSearchVideosRequest.decode(value),
+    responseSerialize: (value: ListSearchVideosResponse): Buffer =>
+      Buffer.from(ListSearchVideosResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListSearchVideosResponse => ListSearchVideosResponse.decode(value),
+  },
 } as const;
 
 export interface ExtractorServiceServer extends UntypedServiceImplementation {
@@ -3325,6 +4494,19 @@ export interface ExtractorServiceServer extends UntypedServiceImplementation {
    * terminated, age_restricted).
    */
   listChannelVideos: handleUnaryCall<ListChannelVideosRequest, ListChannelVideosResponse>;
+  /**
+   * One page of the platform's search results, in its order: the first page for a query and its
+   * filters, or the page a previous answer's next_continuation names. Cached briefly. A query empty
+   * or over 200 characters, an unknown filter value or a continuation the platform refuses:
+   * INVALID_REQUEST with details.field naming it (q, type, upload_date, duration, sort, features,
+   * cursor).
+   */
+  search: handleUnaryCall<SearchRequest, SearchResponse>;
+  /**
+   * The first max_videos (1..10000) videos of a search, in the platform's order, every continuation
+   * up to max_videos (a search job's items). Cached like Search.
+   */
+  listSearchVideos: handleUnaryCall<ListSearchVideosRequest, ListSearchVideosResponse>;
 }
 
 export interface ExtractorServiceClient extends Client {
@@ -3445,6 +4627,47 @@ export interface ExtractorServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListChannelVideosResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * One page of the platform's search results, in its order: the first page for a query and its
+   * filters, or the page a previous answer's next_continuation names. Cached briefly. A query empty
+   * or over 200 characters, an unknown filter value or a continuation the platform refuses:
+   * INVALID_REQUEST with details.field naming it (q, type, upload_date, duration, sort, features,
+   * cursor).
+   */
+  search(
+    request: SearchRequest,
+    callback: (error: ServiceError | null, response: SearchResponse) => void,
+  ): ClientUnaryCall;
+  search(
+    request: SearchRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SearchResponse) => void,
+  ): ClientUnaryCall;
+  search(
+    request: SearchRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SearchResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The first max_videos (1..10000) videos of a search, in the platform's order, every continuation
+   * up to max_videos (a search job's items). Cached like Search.
+   */
+  listSearchVideos(
+    request: ListSearchVideosRequest,
+    callback: (error: ServiceError | null, response: ListSearchVideosResponse) => void,
+  ): ClientUnaryCall;
+  listSearchVideos(
+    request: ListSearchVideosRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListSearchVideosResponse) => void,
+  ): ClientUnaryCall;
+  listSearchVideos(
+    request: ListSearchVideosRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListSearchVideosResponse) => void,
   ): ClientUnaryCall;
 }
 
