@@ -19,8 +19,10 @@ import type { AccessControl } from '../access/types.ts';
 import type { AccountReadLimiter } from '../access/rate-limit.ts';
 import { apiKeyOf } from '../http/api-key-header.ts';
 import { renderLlmsTxt } from './llms-txt.ts';
-import { buildTools, toolError } from './tools.ts';
-import type { McpTool, RouteAnswer, RouteCaller } from './tools.ts';
+import { buildTools } from './tools.ts';
+import { toolError } from './tool-kit.ts';
+import type { McpTool } from './tools.ts';
+import type { RouteAnswer, RouteCaller } from './tool-kit.ts';
 
 const MCP_PATH = '/mcp';
 /** JSON-RPC messages one POST may carry (a batch); each tool call is a request of the API. */
@@ -79,12 +81,13 @@ function createServer(version: string, tools: McpTool[], caller: RouteCaller): S
     },
   );
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: tools.map(({ name, title, description, inputSchema, outputSchema }) => ({
+    tools: tools.map(({ name, title, description, inputSchema, outputSchema, annotations }) => ({
       name,
       title,
       description,
       inputSchema: inputSchema as { type: 'object' },
       outputSchema: outputSchema as { type: 'object' },
+      annotations,
     })),
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {

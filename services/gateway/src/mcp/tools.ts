@@ -15,118 +15,20 @@ import type { JsonSchema, OperationSpec } from '../schemas/operations.ts';
 import { PAGE_CHARS, pageOf, readCursor, transcriptPage } from './render.ts';
 import type { Chapter, Segment, TranscriptFormat } from './render.ts';
 
-export interface RouteAnswer {
-  status: number;
-  headers: Record<string, string | number | string[] | undefined>;
-  /** Parsed JSON for JSON answers, else the text. */
-  body: unknown;
-}
-
-export type RouteCaller = (call: {
-  spec: OperationSpec;
-  body?: Record<string, unknown>;
-  query?: Record<string, unknown>;
-  idempotencyKey?: string;
-}) => Promise<RouteAnswer>;
-
-export interface ToolResult {
-  [key: string]: unknown;
-  content: { type: 'text'; text: string }[];
-  structuredContent?: Record<string, unknown>;
-  isError?: boolean;
-}
-
-interface ToolDefinition {
-  name: string;
-  operationId: string;
-  title: string;
-  /** What the tool adds to (or takes from) its operation, first in the description. */
-  lead: string;
-  /** The operation's request fields the tool takes; `defaults` overrides their defaults. */
-  fields: string[];
-  defaults?: Record<string, unknown>;
-  paged?: boolean;
-  outputSchema: JsonSchema;
-  run(args: Record<string, unknown>, call: RouteCaller, spec: OperationSpec): Promise<ToolResult>;
-}
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- API bodies, read field by field
-type Body = Record<string, any>;
-
-const CURSOR = {
-  type: 'string',
-  maxLength: 16,
-  description: `Where the page starts: omit for the first page, then pass the previous page's next_cursor. A page holds about ${PAGE_CHARS.toLocaleString('en')} characters; each page is one call of the operation (counted like it).`,
-};
-const IDEMPOTENCY_KEY = {
-  type: 'string',
-  minLength: 1,
-  maxLength: 255,
-  pattern: '^[\\x21-\\x7e]+$',
-  description:
-    'Optional Idempotency-Key: a retry with the same key and arguments replays the first answer and is never charged twice.',
-};
-const PAGING = {
-  type: 'object',
-  required: ['cursor', 'next_cursor'],
-  properties: {
-    cursor: { type: 'string' },
-    next_cursor: { type: ['string', 'null'], description: 'null on the last page.' },
-    first_segment: { type: 'integer' },
-    segment_count: { type: 'integer' },
-    total_segments: { type: 'integer' },
-    first_comment: { type: 'integer' },
-    comment_count: { type: 'integer' },
-    total_comments: { type: 'integer' },
-  },
-};
-const str = { type: 'string' };
-
-/** The request of a call, from the tool's arguments (tool-only arguments removed). */
-function requestFields(args: Record<string, unknown>): Record<string, unknown> {
-  const { cursor: _cursor, idempotency_key: _key, ...rest } = args;
-  return rest;
-}
-const keyOf = (args: Record<string, unknown>) =>
-  typeof args.idempotency_key === 'string' ? { idempotencyKey: args.idempotency_key } : {};
-
-function ok(text: string, structuredContent: Record<string, unknown>): ToolResult {
-  return { content: [{ type: 'text', text }], structuredContent };
-}
-
-/** An API error as a tool error: the API's code, message and whether to retry (and when). */
-export function toolError(answer: RouteAnswer): ToolResult {
-  const error = (answer.body as Body | undefined)?.error as Body | undefined;
-  const retryAfter = Number(answer.headers['retry-after']);
-  const detail: Body = {
-    ...(error ?? { code: 'INTERNAL_ERROR', message: `Unexpected answer (HTTP ${answer.status}).` }),
-    http_status: answer.status,
-    ...(Number.isFinite(retryAfter) ? { retry_after_seconds: retryAfter } : {}),
-  };
-  const advice = detail.retryable
-    ? `Retryable${Number.isFinite(retryAfter) ? ` after ${retryAfter} s` : ''}.`
-    : 'Not retryable as is.';
-  return {
-    isError: true,
-    content: [
-      {
-        type: 'text',
-        text: `${String(detail.code)}: ${String(detail.message)} ${advice}\n${JSON.stringify({ error: detail })}`,
-      },
-    ],
-  };
-}
-
-/** An error the tool finds itself (bad arguments), in the API's error shape. */
-function appErrorResult(error: AppError): ToolResult {
-  return toolError({
-    status: error.status,
-    headers: {},
-    body: { error: { code: error.code, message: error.message, retryable: error.retryable } },
-  });
-}
-
-const isOk = (a: RouteAnswer) => a.status >= 200 && a.status < 300;
+import { searchVideosTool } from './search-tool.ts';
+import {
+  CURSOR,
+  IDEMPOTENCY_KEY,
+  PAGING,
+  appErrorResult,
+  isOk,
+  keyOf,
+  ok,
+  requestFields,
+  str,
+  toolError,
+} from './tool-kit.ts';
+import type { Body, RouteCaller, ToolDefinition, ToolResult } from './tool-kit.ts';
 
 const transcriptOutput = {
   type: 'object',
@@ -154,6 +56,7 @@ const transcriptOutput = {
 const TOOLS: ToolDefinition[] = [
   {
     name: 'get_transcript',
+    spends: true,
     operationId: 'extract',
     title: 'Get a video transcript',
     lead: `Transcript of one video, as markdown by default (title, channel, chapters as headings, repeated lines dropped), or txt/srt/vtt/json; long transcripts come in pages of about ${PAGE_CHARS.toLocaleString('en')} characters (see cursor).`,
@@ -207,6 +110,7 @@ const TOOLS: ToolDefinition[] = [
   },
   {
     name: 'check_subtitles',
+    spends: false,
     operationId: 'validate',
     title: 'Check subtitle availability',
     lead: 'Whether a video has subtitles and in which languages, before asking for a transcript.',
@@ -229,6 +133,7 @@ const TOOLS: ToolDefinition[] = [
   },
   {
     name: 'get_video_metadata',
+    spends: false,
     operationId: 'extract',
     title: 'Get video metadata',
     lead: `Every metadata field of a video (${INCLUDE_FIELDS.join(', ')}, besides title, channel, duration, upload date and thumbnail), without the transcript. Read from the video's captions track: a video without captions answers NO_SUBTITLES (check_subtitles still tells its title and duration).`,
@@ -277,6 +182,7 @@ const TOOLS: ToolDefinition[] = [
   },
   {
     name: 'get_playlist_transcripts',
+    spends: true,
     operationId: 'playlist',
     title: 'Get the transcripts of a playlist',
     lead: `Plain-text transcripts of the first max (at most 25) videos of a playlist. The text shows each video's transcript cut to an equal share of about ${PAGE_CHARS.toLocaleString('en')} characters; get_transcript (free of credits) gives any one of them whole.`,
@@ -359,6 +265,7 @@ const TOOLS: ToolDefinition[] = [
   },
   {
     name: 'get_comments',
+    spends: true,
     operationId: 'comments',
     title: 'Get video comments',
     lead: `Comments of a video as a markdown list, in pages of about ${PAGE_CHARS.toLocaleString('en')} characters (see cursor; a later page is served from the comments cache for 0 credits).`,
@@ -413,8 +320,10 @@ const TOOLS: ToolDefinition[] = [
       });
     },
   },
+  searchVideosTool,
   {
     name: 'summarize_video',
+    spends: true,
     operationId: 'summarize',
     title: 'Summarize a video',
     lead: 'An AI summary of a video, with topic timestamps.',
@@ -438,6 +347,7 @@ const TOOLS: ToolDefinition[] = [
   },
   {
     name: 'analyze_comments',
+    spends: true,
     operationId: 'analyzeComments',
     title: 'Analyze video comments',
     lead: 'AI sentiment, themes and key quotes of a sample of a video’s comments.',
@@ -497,12 +407,26 @@ function inputSchemaOf(tool: ToolDefinition, spec: OperationSpec): JsonSchema {
   };
 }
 
+/** MCP tool annotations (protocol revision 2025-11-25): hints a host uses to decide what to run unasked. */
+interface ToolAnnotations {
+  title: string;
+  /** Changes nothing: neither the platform nor the account (no credits). */
+  readOnlyHint: boolean;
+  /** Nothing is deleted or overwritten. */
+  destructiveHint: boolean;
+  /** The same arguments again do nothing more (a repeat is served from the cache, and not charged again). */
+  idempotentHint: boolean;
+  /** Reads the open web (the video platform), not a closed set. */
+  openWorldHint: boolean;
+}
+
 export interface McpTool {
   name: string;
   title: string;
   description: string;
   inputSchema: JsonSchema;
   outputSchema: JsonSchema;
+  annotations: ToolAnnotations;
   call(args: unknown, caller: RouteCaller): Promise<ToolResult>;
 }
 
@@ -519,6 +443,13 @@ export function buildTools(): McpTool[] {
       description: description(tool, spec),
       inputSchema,
       outputSchema: tool.outputSchema,
+      annotations: {
+        title: tool.title,
+        readOnlyHint: !tool.spends,
+        destructiveHint: false,
+        idempotentHint: true,
+        openWorldHint: true,
+      },
       async call(args, caller) {
         const input = structuredClone(args ?? {}) as Record<string, unknown>;
         if (!validate(input)) {

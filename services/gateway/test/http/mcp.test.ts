@@ -40,6 +40,7 @@ const TWINS: Record<string, string> = {
   get_video_metadata: 'extract',
   get_playlist_transcripts: 'playlist',
   get_comments: 'comments',
+  search_videos: 'search',
   summarize_video: 'summarize',
   analyze_comments: 'analyzeComments',
 };
@@ -47,7 +48,7 @@ const TWINS: Record<string, string> = {
 describe('MCP tools', () => {
   it('every input and output schema is valid JSON Schema (draft-07 and 2020-12) with an object root', async () => {
     const { tools } = await client.listTools();
-    expect(tools).toHaveLength(7);
+    expect(tools).toHaveLength(8);
     for (const tool of tools) {
       for (const schema of [tool.inputSchema, tool.outputSchema]) {
         expect(schema?.type).toBe('object');
@@ -93,6 +94,67 @@ describe('MCP tools', () => {
       'getWebhookSecret',
     ]);
     expect(buildTools().map((t) => t.name)).toEqual(Object.keys(TWINS));
+  });
+
+  it('every tool is annotated: read-only exactly when it can charge nothing, never destructive', async () => {
+    const { tools } = await client.listTools();
+    const readOnly = tools.filter((t) => t.annotations?.readOnlyHint).map((t) => t.name);
+    expect(readOnly).toEqual(['check_subtitles', 'get_video_metadata']);
+    for (const tool of tools) {
+      expect(tool.annotations, tool.name).toEqual({
+        title: tool.title,
+        readOnlyHint: readOnly.includes(tool.name),
+        destructiveHint: false,
+        idempotentHint: true,
+        openWorldHint: true,
+      });
+    }
+  });
+
+  it('search_videos lists a page of results as links, and passes cursor and filters through', async () => {
+    const asked: unknown[] = [];
+    gw.backends.handlers.search = async (req) => {
+      asked.push(req);
+      return {
+        results: [
+          {
+            kind: 'video',
+            id: 'dQw4w9WgXcQ',
+            title: 'A [bracketed] title',
+            channel: 'Chan',
+            channelId: 'UCxxxxxxxxxxxxxxxxxxxxxx',
+            durationSeconds: 212,
+            publishedText: '2 days ago',
+            viewCount: 1234n,
+            thumbnail: '',
+            isShort: false,
+            isLive: false,
+            isUpcoming: false,
+            handle: '',
+          },
+        ],
+        correctedQuery: 'rick astley',
+        nextContinuation: 'TOKEN2',
+        cached: false,
+      };
+    };
+    const r = (await client.callTool({
+      name: 'search_videos',
+      arguments: { q: 'rick astly', sort: 'date' },
+    })) as { content: { text: string }[]; structuredContent: Record<string, unknown>; isError?: boolean };
+    expect(r.isError).toBeFalsy();
+    expect(r.content[0]!.text).toContain('Showing results for "rick astley".');
+    expect(r.content[0]!.text).toContain(
+      '- [A bracketed title](https://www.youtube.com/watch?v=dQw4w9WgXcQ) (Chan, 3:32, 2 days ago, 1,234 views)',
+    );
+    const next = r.structuredContent.next_cursor as string;
+    expect(next).toEqual(expect.any(String));
+    expect(asked[0]).toMatchObject({ query: 'rick astly', filters: { sort: 'date' }, continuation: '' });
+    await client.callTool({
+      name: 'search_videos',
+      arguments: { q: 'rick astly', sort: 'date', cursor: next },
+    });
+    expect(asked[1]).toMatchObject({ continuation: 'TOKEN2' });
   });
 
   it('a tool call is one counted request of its route, and its rate_limit is the route’s', async () => {
