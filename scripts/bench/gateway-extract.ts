@@ -164,6 +164,8 @@ async function startExtractor(): Promise<number> {
     getPlaylist: (_call, callback) => callback({ code: grpc.status.UNIMPLEMENTED }),
     listPlaylistVideos: (_call, callback) => callback({ code: grpc.status.UNIMPLEMENTED }),
     listChannelVideos: (_call, callback) => callback({ code: grpc.status.UNIMPLEMENTED }),
+    search: (_call, callback) => callback({ code: grpc.status.UNIMPLEMENTED }),
+    listSearchVideos: (_call, callback) => callback({ code: grpc.status.UNIMPLEMENTED }),
   };
   server.addService(extractorV1.ExtractorServiceService, impl);
   createHealthServer({ '': 'SERVING' }).addTo(server);

@@ -295,7 +295,7 @@ const jobSummarySchema = {
     source: {
       type: 'object',
       required: ['type'],
-      properties: { type: { type: 'string', description: 'urls, playlist or channel.' } },
+      properties: { type: { type: 'string', description: 'urls, playlist, channel or search.' } },
     },
     progress: {
       type: 'object',

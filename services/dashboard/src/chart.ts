@@ -23,6 +23,7 @@ const OPERATION_COLOURS: Record<string, string> = {
   comments: '#D55E00',
   comments_analyze: '#56B4E9',
   jobs: '#000000',
+  search: '#F0E442',
 };
 
 const WIDTH = 640;

@@ -21,6 +21,7 @@ const OPERATION_LABELS: Record<string, string> = {
   comments: 'Comments (GET /api/v1/comments)',
   comments_analyze: 'Comment analysis (POST /api/v1/comments/analyze)',
   jobs: 'Bulk jobs (POST /api/v1/jobs)',
+  search: 'Search (GET /api/v1/search)',
 };
 
 export interface KeysView {

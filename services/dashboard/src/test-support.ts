@@ -116,7 +116,16 @@ export function fakeGateway() {
         // The gateway's default table: summarize, comments and jobs need pro.
         operations: Object.fromEntries(
           (
-            ['extract', 'batch', 'playlist', 'summarize', 'comments', 'comments_analyze', 'jobs'] as const
+            [
+              'extract',
+              'batch',
+              'playlist',
+              'summarize',
+              'comments',
+              'comments_analyze',
+              'jobs',
+              'search',
+            ] as const
           ).map((op) => {
             const minimum = ['extract', 'batch', 'playlist'].includes(op) ? 'free' : 'pro';
             return [op, { minimum_tier: minimum, allowed: a.tier !== 'free' || minimum === 'free' }];

@@ -32,6 +32,7 @@ import type { RouteContext } from './routes/v1/context.ts';
 import { registerExtract } from './routes/v1/extract.ts';
 import { registerJobs } from './routes/v1/jobs.ts';
 import { registerPlaylist } from './routes/v1/playlist.ts';
+import { registerSearch } from './routes/v1/search.ts';
 import { registerSummarize } from './routes/v1/summarize.ts';
 import { registerValidate } from './routes/v1/validate.ts';
 import { registerWebhooks } from './routes/v1/webhooks.ts';
@@ -111,6 +112,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   registerExtract(app, ctx);
   registerBatch(app, ctx);
   registerPlaylist(app, ctx);
+  registerSearch(app, ctx);
   registerValidate(app, ctx);
   registerSummarize(app, ctx);
   registerComments(app, ctx);

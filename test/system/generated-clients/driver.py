@@ -35,6 +35,7 @@ from subx_client.api.subtitles_and_analysis import (
     playlist,
     summarize,
 )
+from subx_client.api.search import search
 from subx_client.api.webhooks import get_webhook_secret, rotate_webhook_secret
 from subx_client.models import (
     AnalyzeCommentsBody,
@@ -62,6 +63,9 @@ from subx_client.models import (
     JobResultsPage,
     JobStatus,
     PlaylistResult,
+    SearchPage,
+    SearchType,
+    SearchVideoResult,
     SummarizeBody,
     SummarizeBodyStyle,
     SummarizeResult,
@@ -135,6 +139,12 @@ check(
 check(isinstance(invalid, BatchItemFailure) and invalid.video_id is None, "batch: invalid URL item", invalid)
 listed = playlist.sync(client=client, url_query=PLAYLIST, max_=2)
 check(isinstance(listed, PlaylistResult) and listed.extracted_count == 2, "GET /api/v1/playlist", listed)
+
+# Search: results are SearchVideoResult, SearchChannelResult or SearchPlaylistResult.
+found = search.sync(client=client, q="test", type_=SearchType.VIDEO)
+check(isinstance(found, SearchPage) and isinstance(found.results[0], SearchVideoResult), "GET /api/v1/search", found)
+following = search.sync(client=client, q="test", type_=SearchType.VIDEO, cursor=found.next_cursor)
+check(isinstance(following, SearchPage) and len(following.results) > 0, "GET /api/v1/search: next_cursor", following)
 
 # Analysis operations (pro tier).
 summary = summarize.sync(client=client, body=SummarizeBody(video_url=VIDEO, style=SummarizeBodyStyle.KEY_POINTS))

@@ -122,6 +122,21 @@ function describeItem(item: Schemas['BatchItem']): string {
   expect(page?.extracted_count === 2 && page.playlist.total_videos > 0, 'GET /api/v1/playlist', list.error);
 }
 
+// Search: results are SearchVideoResult | SearchChannelResult | SearchPlaylistResult, told apart by `type`.
+{
+  const found = await client.GET('/api/v1/search', { params: { query: { q: 'test', type: 'video' } } });
+  const hit: Schemas['SearchResult'] | undefined = found.data?.results[0];
+  expect(
+    hit?.type === 'video' && hit.video_id.length === 11 && typeof found.data?.next_cursor === 'string',
+    'GET /api/v1/search',
+    found.error,
+  );
+  const next = await client.GET('/api/v1/search', {
+    params: { query: { q: 'test', type: 'video', cursor: found.data.next_cursor } },
+  });
+  expect((next.data?.results.length ?? 0) > 0, 'GET /api/v1/search: next_cursor', next.error);
+}
+
 // Analysis operations (pro tier).
 {
   const summary = await client.POST('/api/v1/summarize', { body: { video_url: video, style: 'key_points' } });

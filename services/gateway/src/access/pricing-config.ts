@@ -68,6 +68,7 @@ export const PricingOverrideSchema = z.strictObject({
       commentsAnalyze: credits.optional(),
       embeddedChunksPerCredit: z.number().int().positive().optional(),
       transcriptionPerMinute: credits.optional(),
+      search: credits.optional(),
     })
     .optional(),
 });

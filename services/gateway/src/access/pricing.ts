@@ -35,6 +35,8 @@ export interface AccessPricing {
     transcriptionPerMinute: number;
     /** Extract with `embed`: credits per started block of this many embedded chunks. */
     embeddedChunksPerCredit: number;
+    /** A page of search results not served from the cache (a metadata read: 0 by default). */
+    search: number;
   };
 }
 
@@ -52,6 +54,7 @@ export const DEFAULT_PRICING: AccessPricing = {
     comments_analyze: 'pro',
     // Bulk jobs (POST /api/v1/jobs): the free tier gets the tier error summarize gives.
     jobs: 'pro',
+    search: 'free',
   },
   prices: {
     extract: 0,
@@ -66,6 +69,7 @@ export const DEFAULT_PRICING: AccessPricing = {
     commentsAnalyze: 3,
     transcriptionPerMinute: 1,
     embeddedChunksPerCredit: 100,
+    search: 0,
   },
 };
 
@@ -130,4 +134,12 @@ export function embeddingsPrice(chunks: number, pricing: AccessPricing = DEFAULT
 /** A transcription: `transcriptionPerMinute` per started minute of audio (70 s = 2). */
 export function transcriptionPrice(seconds: number, pricing: AccessPricing = DEFAULT_PRICING): number {
   return seconds <= 0 ? 0 : Math.ceil(seconds / 60) * pricing.prices.transcriptionPerMinute;
+}
+
+/** A page of search results: `prices.search`; 0 when served from the cache. */
+export function searchPrice(
+  options: { cached?: boolean } = {},
+  pricing: AccessPricing = DEFAULT_PRICING,
+): number {
+  return options.cached ? 0 : pricing.prices.search;
 }

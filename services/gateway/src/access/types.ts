@@ -20,6 +20,7 @@ export const METERED_OPERATIONS = [
   'comments',
   'comments_analyze',
   'jobs',
+  'search',
 ] as const;
 export type Operation = (typeof METERED_OPERATIONS)[number];
 

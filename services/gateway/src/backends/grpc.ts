@@ -98,6 +98,8 @@ export function createGrpcBackends(config: GrpcBackendsConfig): GrpcBackends {
     getPlaylist: (req, opts) => ex.getPlaylist(req, opts),
     listPlaylistVideos: (req, opts) => ex.listPlaylistVideos(req, opts),
     listChannelVideos: (req, opts) => ex.listChannelVideos(req, opts),
+    search: (req, opts) => ex.search(req, opts),
+    listSearchVideos: (req, opts) => ex.listSearchVideos(req, opts),
     checkHealth: (timeoutMs) => healthy(ex, extractorV1.ExtractorServiceClient.serviceName, timeoutMs),
   };
   const comments: CommentsBackend = {

@@ -42,6 +42,13 @@ export interface ExtractorBackend extends HealthCheck {
     request: extractorV1.ListChannelVideosRequest,
     options?: CallOptions,
   ): Promise<extractorV1.ListChannelVideosResponse>;
+  /** One page of search results (GET /api/v1/search). */
+  search(request: extractorV1.SearchRequest, options?: CallOptions): Promise<extractorV1.SearchResponse>;
+  /** The first max_videos videos of a search, for search jobs. */
+  listSearchVideos(
+    request: extractorV1.ListSearchVideosRequest,
+    options?: CallOptions,
+  ): Promise<extractorV1.ListSearchVideosResponse>;
 }
 
 export interface CommentsBackend extends HealthCheck {

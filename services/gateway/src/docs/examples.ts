@@ -54,6 +54,7 @@ export const REQUEST_EXAMPLES: Record<string, RequestExample> = {
   },
   playlist: { query: { url: PLAYLIST_URL, max: 4, format: 'json' } },
   validate: { query: { url: SHORT_URL } },
+  search: { query: { q: 'how transformers work', type: 'video', sort: 'relevance' } },
   summarize: {
     body: { keyPoints: { summary: 'Key points', value: { video_url: VIDEO_URL, style: 'key_points' } } },
   },

@@ -7,6 +7,7 @@
  * what makes resuming safe: a result that exists is never run or charged again.
  */
 import type { ChunkingOptions, OutputFormat } from '@subx/formats';
+import type { SearchDuration, SearchFeature, SearchSort, UploadDate } from '@subx/youtube';
 import type { IncludeField } from '../schemas/common.ts';
 
 export const JOB_STATUSES = ['queued', 'running', 'completed', 'failed', 'canceled'] as const;
@@ -19,7 +20,17 @@ export type ChannelTabName = (typeof CHANNEL_TABS)[number];
 export type JobSource =
   | { type: 'urls'; urls: string[] }
   | { type: 'playlist'; url: string; max: number }
-  | { type: 'channel'; url: string; tab: ChannelTabName; max: number };
+  | { type: 'channel'; url: string; tab: ChannelTabName; max: number }
+  | {
+      type: 'search';
+      query: string;
+      search_type: 'video';
+      max: number;
+      upload_date?: UploadDate;
+      duration?: SearchDuration;
+      sort?: SearchSort;
+      features?: SearchFeature[];
+    };
 
 export interface JobOptions {
   language: string;

@@ -39,7 +39,11 @@ export interface CreateJobInput {
   source:
     | { type: 'urls'; urls: string[] }
     | { type: 'playlist'; url: string; max?: number }
-    | { type: 'channel'; url: string; tab?: ChannelTabName; max?: number };
+    | { type: 'channel'; url: string; tab?: ChannelTabName; max?: number }
+    | (Omit<Extract<JobSource, { type: 'search' }>, 'max' | 'search_type'> & {
+        search_type?: 'video';
+        max?: number;
+      });
   options: JobOptions;
   webhook_url?: string;
 }
@@ -154,6 +158,23 @@ export function createJobsService(deps: {
         const max = given.max ?? maxItems;
         if (max > maxItems) throw tooMany(max);
         source = { type: 'playlist', url: given.url, max };
+      } else if (given.type === 'search') {
+        const query = given.query.trim();
+        if (query.length === 0)
+          throw Errors.invalidRequest('source.query must not be only spaces', { field: 'source.query' });
+        const max = given.max ?? maxItems;
+        if (max > maxItems) throw tooMany(max);
+        const { upload_date, duration, sort, features } = given;
+        source = {
+          type: 'search',
+          query,
+          search_type: 'video',
+          max,
+          ...(upload_date ? { upload_date } : {}),
+          ...(duration ? { duration } : {}),
+          ...(sort ? { sort } : {}),
+          ...(features && features.length > 0 ? { features: [...new Set(features)].sort() } : {}),
+        } satisfies JobSource;
       } else {
         const parsed = parseChannelUrl(given.url);
         if (!parsed) {

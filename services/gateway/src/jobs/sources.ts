@@ -1,7 +1,8 @@
 /**
  * A job's list of videos. URLs are known when the job is created; a playlist or a channel tab is
  * listed by the runner when the job starts (every continuation, up to the job's `max`), through
- * the extractor's listing RPCs, which read the platform's current page shapes.
+ * the extractor's listing RPCs, which read the platform's current page shapes; a search is its first
+ * `max` videos in the platform's order.
  */
 import { extractorV1 } from '@subx/contracts';
 import { AppError } from '@subx/errors';
@@ -44,7 +45,7 @@ async function withRetries<T>(
 }
 
 export function createJobSourceLister(deps: {
-  extractor: Pick<ExtractorBackend, 'listPlaylistVideos' | 'listChannelVideos'>;
+  extractor: Pick<ExtractorBackend, 'listPlaylistVideos' | 'listChannelVideos' | 'listSearchVideos'>;
   timeoutMs: number;
   attempts?: number;
   sleep?: (ms: number) => Promise<void>;
@@ -83,6 +84,31 @@ export function createJobSourceLister(deps: {
             .slice(0, source.max)
             .map((v) => ({ url: watchUrl(v.videoId), video_id: v.videoId })),
           info: { title: listed.title, id: listed.channelId },
+        };
+      }
+      if (source.type === 'search') {
+        const listed = await withRetries(
+          () =>
+            deps.extractor.listSearchVideos(
+              {
+                query: source.query,
+                filters: {
+                  uploadDate: source.upload_date ?? '',
+                  duration: source.duration ?? '',
+                  sort: source.sort === 'relevance' ? '' : (source.sort ?? ''),
+                  features: source.features ?? [],
+                },
+                maxVideos: source.max,
+              },
+              options,
+            ),
+          attempts,
+          sleep,
+        );
+        return {
+          items: listed.videos.slice(0, source.max).map((v) => ({ url: watchUrl(v.id), video_id: v.id })),
+          // The title a search job shows is the query the platform searched (its correction, if any).
+          info: { title: listed.correctedQuery || source.query, id: source.query },
         };
       }
       // A URL list is stored with the job when it is created; a job without it cannot run.

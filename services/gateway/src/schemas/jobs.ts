@@ -18,6 +18,13 @@ import {
   urlSchema,
 } from './common.ts';
 import { named } from './operation-spec.ts';
+import {
+  SEARCH_DURATIONS,
+  SEARCH_FEATURES,
+  SEARCH_QUERY_MAX,
+  SEARCH_SORTS,
+  UPLOAD_DATES,
+} from '@subx/youtube';
 
 /** The hard ceiling of any tier (the pricing table's jobMaxItems says what each tier gets). */
 const MAX_JOB_ITEMS = 10_000;
@@ -31,7 +38,7 @@ const maxSchema = (what: string) => ({
 
 const jobSourceSchema = {
   description:
-    'What to extract: a list of video URLs, a whole playlist (every page, past the 25 of GET /playlist), or one tab of a channel.',
+    'What to extract: a list of video URLs, a whole playlist (every page, past the 25 of GET /playlist), one tab of a channel, or the first videos of a search.',
   oneOf: [
     {
       type: 'object',
@@ -77,6 +84,40 @@ const jobSourceSchema = {
           description: 'The tab to list; default the tab the URL names, else videos.',
         },
         max: maxSchema('videos'),
+      },
+    },
+    {
+      type: 'object',
+      title: 'search',
+      additionalProperties: false,
+      required: ['type', 'query'],
+      properties: {
+        type: { const: 'search' },
+        query: {
+          type: 'string',
+          minLength: 1,
+          maxLength: SEARCH_QUERY_MAX,
+          description: `What to search for (as GET /api/v1/search's \`q\`), 1 to ${SEARCH_QUERY_MAX} characters.`,
+        },
+        search_type: {
+          type: 'string',
+          enum: ['video'],
+          default: 'video',
+          description: 'Only videos can be extracted: the search is of videos.',
+        },
+        max: {
+          ...maxSchema('videos'),
+          description:
+            "The first this many videos of the search, in the platform's order (every results page up to it). Default and ceiling: the tier's items per job.",
+        },
+        upload_date: { type: 'string', enum: [...UPLOAD_DATES] },
+        duration: { type: 'string', enum: [...SEARCH_DURATIONS] },
+        sort: { type: 'string', enum: [...SEARCH_SORTS] },
+        features: {
+          type: 'array',
+          maxItems: SEARCH_FEATURES.length,
+          items: { type: 'string', enum: [...SEARCH_FEATURES] },
+        },
       },
     },
   ],
@@ -191,10 +232,16 @@ export const jobSchema = {
     source: {
       type: 'object',
       description:
-        'As sent, except that a URL list is shown by its `count`; playlists and channels gain their `title` once listed.',
+        'As sent, except that a URL list is shown by its `count`; playlists and channels gain their `title` once listed, a search the query the platform searched.',
       required: ['type'],
       properties: {
-        type: { type: 'string', enum: ['urls', 'playlist', 'channel'] },
+        type: { type: 'string', enum: ['urls', 'playlist', 'channel', 'search'] },
+        query: { type: 'string' },
+        search_type: { type: 'string', enum: ['video'] },
+        upload_date: { type: 'string' },
+        duration: { type: 'string' },
+        sort: { type: 'string' },
+        features: { type: 'array', items: { type: 'string' } },
         count: { type: 'integer' },
         url: { type: 'string' },
         tab: { type: 'string', enum: [...CHANNEL_TABS] },
@@ -212,7 +259,10 @@ export const jobSchema = {
       required: ['total', 'succeeded', 'failed', 'pending'],
       additionalProperties: false,
       properties: {
-        total: { type: ['integer', 'null'], description: 'Null until a playlist or channel is listed.' },
+        total: {
+          type: ['integer', 'null'],
+          description: 'Null until a playlist, channel or search is listed.',
+        },
         succeeded: { type: 'integer' },
         failed: { type: 'integer' },
         pending: {

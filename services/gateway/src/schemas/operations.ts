@@ -21,6 +21,7 @@ import {
 import { withDocumentPaths } from './document-operations.ts';
 import { extractResponse } from './extract-response.ts';
 import { JOB_OPERATIONS } from './job-operations.ts';
+import { SEARCH_OPERATIONS } from './search.ts';
 import { WEBHOOK_OPERATIONS } from './webhooks.ts';
 
 /** `language` of summarize and analyze: an extension without a default (none = the best track). */
@@ -523,6 +524,8 @@ export const OPERATION_SPECS: OperationSpec[] = withDocumentPaths([
       ...UPSTREAM_ERRORS,
     ],
   },
+  // Discovery: search (schemas/search.ts).
+  ...SEARCH_OPERATIONS,
   ...JOB_OPERATIONS,
   // Account settings: the webhook signing secret (schemas/webhooks.ts).
   ...WEBHOOK_OPERATIONS,

@@ -122,6 +122,7 @@ describe('docs', () => {
         '/api/v1/jobs/{job_id}/chunks',
         '/api/v1/jobs/{job_id}/results/{index}',
         '/api/v1/playlist',
+        '/api/v1/search',
         '/api/v1/summarize',
         '/api/v1/validate',
         '/api/v1/webhooks/secret',

@@ -73,6 +73,7 @@ describe('GET /admin/v1/accounts/{id}/limits', () => {
         comments: { minimum_tier: 'pro', allowed: false },
         comments_analyze: { minimum_tier: 'pro', allowed: false },
         jobs: { minimum_tier: 'pro', allowed: false },
+        search: { minimum_tier: 'free', allowed: true },
       },
     });
     const unknown = await app.inject({

@@ -33,6 +33,7 @@ async function syncGateway(): Promise<TestGateway> {
   const gw = await buildTestGateway({ deps: { webhooks } });
   apps.push(gw.app);
   const b = gw.backends.handlers;
+  b.search = async () => ({ results: [], correctedQuery: '', nextContinuation: '', cached: false });
   b.getPlaylist = async (req) => ({
     playlistId: req.playlistId,
     title: 'List',
@@ -114,6 +115,7 @@ describe('every success body', () => {
         app: gw.app,
         call: { method: 'GET', url: `/api/v1/playlist?url=${encodeURIComponent(PLAYLIST_URL)}&max=1` },
       },
+      search: { app: gw.app, call: { method: 'GET', url: '/api/v1/search?q=cats' } },
       validate: {
         app: gw.app,
         call: { method: 'GET', url: `/api/v1/validate?url=${encodeURIComponent(VIDEO_URL)}` },

@@ -323,6 +323,8 @@ export interface FakeBackends extends Backends {
       extractorV1.ListPlaylistVideosResponse
     >;
     listChannelVideos: Handler<extractorV1.ListChannelVideosRequest, extractorV1.ListChannelVideosResponse>;
+    search: Handler<extractorV1.SearchRequest, extractorV1.SearchResponse>;
+    listSearchVideos: Handler<extractorV1.ListSearchVideosRequest, extractorV1.ListSearchVideosResponse>;
     getComments: Handler<commentsV1.GetCommentsRequest, commentsV1.GetCommentsResponse>;
     summarize: Handler<aiV1.SummarizeRequest, aiV1.SummarizeResponse>;
     analyzeComments: Handler<aiV1.AnalyzeCommentsRequest, aiV1.AnalyzeCommentsResponse>;
@@ -342,6 +344,8 @@ export function createFakeBackends(): FakeBackends {
     getPlaylist: unexpected('getPlaylist'),
     listPlaylistVideos: unexpected('listPlaylistVideos'),
     listChannelVideos: unexpected('listChannelVideos'),
+    search: unexpected('search'),
+    listSearchVideos: unexpected('listSearchVideos'),
     getComments: unexpected('getComments'),
     summarize: unexpected('summarize'),
     analyzeComments: unexpected('analyzeComments'),
@@ -368,6 +372,8 @@ export function createFakeBackends(): FakeBackends {
       getPlaylist: call('getPlaylist'),
       listPlaylistVideos: call('listPlaylistVideos'),
       listChannelVideos: call('listChannelVideos'),
+      search: call('search'),
+      listSearchVideos: call('listSearchVideos'),
       checkHealth: health('extractor'),
     },
     comments: { getComments: call('getComments'), checkHealth: health('comments') },

@@ -35,7 +35,7 @@ export interface JobLifecycleEvent {
     | undefined;
   /** Whole credits charged for the job so far (1 per succeeded item; failures are free). */
   creditsCharged: bigint;
-  /** What the job extracts: urls, playlist or channel. */
+  /** What the job extracts: urls, playlist, channel or search. */
   sourceType: string;
   /** On job.failed: a code from packages/errors; empty otherwise. */
   errorCode: string;
