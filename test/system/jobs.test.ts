@@ -2,7 +2,7 @@
  * Black-box: bulk jobs on the real `npm start` (gateway, job runner, extractor bulk workers on the
  * in-process bus, MongoDB-compatible store embedded) against the fake YouTube, as a client sees
  * them: a job over URLs with a webhook verified by a Standard Webhooks library, a playlist past
- * 25 videos paged through, a channel tab, another account's 404, and the admin list the dashboard
+ * 25 videos paged through, a channel tab, an age-restricted channel, another account's 404, and the admin list the dashboard
  * shows.
  */
 import { createServer } from 'node:http';
@@ -200,6 +200,21 @@ describe('bulk jobs on npm start', () => {
     expect(job.progress.total).toBe(35);
     expect(job.source).toMatchObject({ type: 'channel', tab: 'videos', max: 35 });
     expect(job.source.title).toBeTruthy();
+  }, 120_000);
+
+  it('a channel job over an age-restricted channel lists its videos in order, through its uploads playlist', async () => {
+    const created = await call('/api/v1/jobs', {
+      body: { source: { type: 'channel', url: channelUrls.ageRestricted, max: 30 } },
+    });
+    expect(created.status).toBe(202);
+    const job = await finished(created.body.job_id);
+    expect(job.status, JSON.stringify(job.error)).toBe('completed');
+    expect(job.progress).toMatchObject({ total: 30, succeeded: 30, failed: 0 });
+    expect(job.source).toMatchObject({ type: 'channel', tab: 'videos', title: 'Subx Age Restricted' });
+    const results = await allResults(created.body.job_id, 100);
+    expect(results.map((r) => r.video_id)).toEqual(
+      Array.from({ length: 30 }, (_, i) => `synthv${String(i + 1).padStart(5, '0')}`),
+    );
   }, 120_000);
 
   it('another account gets 404 for a job, and the admin list (the dashboard’s) shows the account’s jobs', async () => {

@@ -60,7 +60,7 @@ describe('loadYouTubeConfig', () => {
       breaker: { minBlocks: 3, ratio: 0.25, windowMs: 10000, cooldownMs: 5000 },
       versionRefreshMs: 0,
     });
-    expect(Object.values(c.maxBodyBytes)).toEqual(Array(7).fill(65536));
+    expect(Object.values(c.maxBodyBytes)).toEqual(Array(8).fill(65536));
     expect(c.proxies).toHaveLength(2);
     expect(c.clients.ANDROID).toMatchObject({ version: '21.02.35', id: 3, name: 'ANDROID' });
   });

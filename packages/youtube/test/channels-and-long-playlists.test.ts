@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { FakeYouTube } from '@subx/testing/fake-youtube';
 import {
+  ageRestrictedChannelVideos,
   channelIds,
   channelUrls,
   longPlaylistId,
@@ -74,6 +75,36 @@ describe.each(MODES)('channels and long listings, fake platform: %s', (mode) => 
       expect(c.videos).toHaveLength(60);
       expect(c.videos[48]?.videoId).toBe('R8ydpPnC6vI');
       expect(fake.count('resolve_url')).toBe(0);
+    });
+
+    it('an age-gated channel is listed through its uploads playlist (UULF…), in order, every page', async () => {
+      const uploads = `UULF${channelIds.ageRestricted.slice(2)}`;
+      const c = await clientFor(fake).listChannel({ url: channelUrls.ageRestricted, max: 120 });
+      expect(c).toMatchObject({
+        channelId: channelIds.ageRestricted,
+        title: 'Subx Age Restricted',
+        tab: 'videos',
+        hasMore: true,
+      });
+      expect(c.videos.map((v) => v.videoId)).toEqual(
+        Array.from({ length: 120 }, (_, i) => `synthv${String(i + 1).padStart(5, '0')}`),
+      );
+      expect(log()).toEqual([
+        'resolve_url https://www.youtube.com/@SubxAgeRestricted',
+        `browse ${channelIds.ageRestricted} EgZ2aWRlb3PyBgQKAjoA`,
+        `browse VL${uploads}`,
+        'browse continuation',
+      ]);
+      const all = await clientFor(fake).listChannel({ url: channelUrls.ageRestricted, max: 1000 });
+      expect(all.videos).toHaveLength(ageRestrictedChannelVideos);
+      expect(all.hasMore).toBe(false);
+    });
+
+    it('an age-gated channel whose uploads of a kind cannot be listed stays age_restricted', async () => {
+      const error = await errorOf(
+        clientFor(fake).listChannel({ url: channelUrls.ageRestricted, tab: 'shorts', max: 10 }),
+      );
+      expect(error).toMatchObject({ code: 'CHANNEL_NOT_FOUND', reason: 'age_restricted' });
     });
 
     it('a tab the channel does not have lists nothing (the platform answers the home tab)', async () => {

@@ -44,6 +44,11 @@ export const channelIds = {
   refused: 'UCrefusedByThePlatform0A',
   /** SYNTHETIC: 1,234 videos (30 a page), 150 Shorts (48 a page), no live tab; handle @SubxSynthetic. */
   synthetic: 'UCsubxSyntheticChannel0A',
+  /**
+   * SYNTHETIC: age-gated (every tab answers `channelAgeGateRenderer`, recorded shape); its uploads
+   * playlist `UULF…` (videos) holds 130 videos, 100 a page; no Shorts or live playlists. @SubxAgeRestricted.
+   */
+  ageRestricted: 'UCsubxAgeRestrictedChn0A',
 } as const;
 
 /** Channel URLs the fake resolves from recordings, and the synthetic channel's handle URL. */
@@ -53,7 +58,12 @@ export const channelUrls = {
   captainDisillusion: 'https://www.youtube.com/user/CaptainDisillusion',
   vsauce: 'https://www.youtube.com/user/Vsauce',
   synthetic: 'https://www.youtube.com/@SubxSynthetic',
+  ageRestricted: 'https://www.youtube.com/@SubxAgeRestricted',
 } as const;
+
+/** The age-gated channel's videos, in its uploads playlist's order. */
+export const ageRestrictedChannelVideos = 130;
+const AGE_RESTRICTED_TITLE = 'Subx Age Restricted';
 
 /** SYNTHETIC: a 1,500-video playlist (100 a page), listed past the public route's 25 by bulk jobs. */
 export const longPlaylistId = 'PLsynthLong1500';
@@ -192,6 +202,37 @@ function syntheticTab(spec: SyntheticChannelSpec, tab: FakeChannelTab, total: nu
   return channelPage(spec, tab, items(0));
 }
 
+/** An age-gated channel's page, every tab alike (NewPipe's recorded shape: no header, the gate in the first tab). */
+function ageGatePage(): unknown {
+  return {
+    _synthetic: 'SYNTHETIC age-gated channel page (recorded shape)',
+    responseContext: {},
+    contents: {
+      twoColumnBrowseResultsRenderer: {
+        tabs: [
+          {
+            tabRenderer: {
+              selected: true,
+              content: {
+                sectionListRenderer: {
+                  contents: [
+                    {
+                      channelAgeGateRenderer: {
+                        channelTitle: AGE_RESTRICTED_TITLE,
+                        header: { runs: [{ text: 'Age-restricted channel' }] },
+                      },
+                    },
+                  ],
+                },
+              },
+            },
+          },
+        ],
+      },
+    },
+  };
+}
+
 interface ChannelEntry {
   tabs: Partial<Record<FakeChannelTab, FixtureRef>>;
   /** For the home-tab answer of a missing tab. */
@@ -270,6 +311,16 @@ export function createFakeChannels(o: {
   });
   routes.playlists[longPlaylistId] ??= { inline: long.first };
   for (const [token, page] of long.pages) routes.continuations[token] ??= { inline: page };
+  // The age-gated channel: its tabs are gated, its long-form uploads playlist is not.
+  const uploads = generatePlaylist({
+    playlistId: `UULF${channelIds.ageRestricted.slice(2)}`,
+    videos: ageRestrictedChannelVideos,
+    title: 'Videos',
+    owner: AGE_RESTRICTED_TITLE,
+  });
+  routes.playlists[`UULF${channelIds.ageRestricted.slice(2)}`] ??= { inline: uploads.first };
+  for (const [token, page] of uploads.pages) routes.continuations[token] ??= { inline: page };
+  resolved.set('/@subxagerestricted', channelIds.ageRestricted);
 
   const resolveAnswer = (channelId: string) =>
     json({
@@ -300,6 +351,7 @@ export function createFakeChannels(o: {
   }
 
   function browse(browseId: string, params: unknown): LoadedResponse {
+    if (browseId === channelIds.ageRestricted) return json(ageGatePage());
     if (!/^UC[A-Za-z0-9_-]{22}$/.test(browseId) || unavailable[browseId])
       return load(unavailable[browseId] ?? file(`${CH}notavailable/generated_mock_8.json`));
     const entry = channels[browseId];

@@ -1,6 +1,7 @@
 import { AppError, Errors } from '@subx/errors';
 import { collectPages, listingMax, type ListingOptions } from '../listing/collect.ts';
 import type { InnertubeCalls } from '../listing/innertube.ts';
+import { listPlaylist } from '../listing/playlist.ts';
 import { UpstreamHttpError } from '../transport.ts';
 import {
   TAB_PARAMS,
@@ -80,10 +81,58 @@ function unavailable(channelId: string, message: string): AppError {
 }
 
 /**
+ * The uploads playlists of a channel, by tab: what NewPipeExtractor reads for an age-restricted channel,
+ * whose tabs are gated without signing in while these playlists are not. `UU` + the id's suffix is
+ * every upload; `UULF` the videos tab (long form), `UUSH` Shorts, `UULV` live streams.
+ */
+const UPLOADS_PREFIX: Record<ChannelTab, string> = { videos: 'UULF', shorts: 'UUSH', streams: 'UULV' };
+
+export function uploadsPlaylistId(channelId: string, tab: ChannelTab): string {
+  return `${UPLOADS_PREFIX[tab]}${channelId.slice(2)}`;
+}
+
+/**
+ * An age-gated channel's tab, listed through its uploads playlist, in the playlist's order (newest
+ * first, as the tab) with every continuation. A channel whose playlist cannot be read either stays
+ * CHANNEL_NOT_FOUND reason age_restricted (also where the channel has no uploads of that kind: the
+ * platform serves no such playlist, and a gated channel cannot tell us more).
+ */
+async function listAgeGatedTab(
+  calls: InnertubeCalls,
+  o: { channelId: string; title: string; tab: ChannelTab; req: ChannelListingRequest; max: number },
+): Promise<ChannelListing> {
+  const playlistId = uploadsPlaylistId(o.channelId, o.tab);
+  calls.logger?.debug(
+    { channelId: o.channelId, playlistId },
+    'age-gated channel: listing its uploads playlist',
+  );
+  let listed;
+  try {
+    listed = await listPlaylist(calls, playlistId, { ...o.req, max: o.max });
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'PLAYLIST_NOT_FOUND')
+      throw notFound(
+        o.channelId,
+        'the channel is age-restricted and its uploads cannot be listed',
+        'age_restricted',
+      );
+    throw err;
+  }
+  return {
+    channelId: o.channelId,
+    title: o.title || listed.uploader,
+    handle: '',
+    tab: o.tab,
+    videos: listed.videoIds.map((videoId) => ({ videoId, title: '' })),
+    hasMore: listed.hasMore,
+  };
+}
+
+/**
  * One tab of a channel: its first `/browse` page (with the tab's params), then its continuations up to
  * `max` (bounded by `collectPages`). A channel without that tab lists nothing (the platform selects
- * another tab then); an unavailable channel is CHANNEL_NOT_FOUND with `reason` terminated or not_found,
- * an age-gated one with `age_restricted`.
+ * another tab then); an unavailable channel is CHANNEL_NOT_FOUND with `reason` terminated or not_found.
+ * An age-gated channel is listed through its uploads playlist (`listAgeGatedTab`).
  */
 export async function listChannelTab(
   calls: InnertubeCalls,
@@ -106,7 +155,7 @@ export async function listChannelTab(
     }
     first = parseChannelPage(answer);
     if (first.error) throw unavailable(channelId, first.error);
-    if (first.ageGated) throw notFound(channelId, 'the channel is age-restricted', 'age_restricted');
+    if (first.ageGated) return listAgeGatedTab(calls, { channelId, title: first.title ?? '', tab, req, max });
     if (!first.redirectTo) break;
     if (hop >= MAX_REDIRECTS) throw notFound(channelId, 'the channel redirects too many times');
     calls.logger?.debug({ from: channelId, to: first.redirectTo }, 'channel redirects to another id');

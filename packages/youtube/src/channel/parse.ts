@@ -233,11 +233,14 @@ export function parseChannelPage(page: unknown): ChannelPage {
   const channelId = str(at(meta, 'externalId')) ?? str(at(c4, 'channelId'));
   const title =
     str(at(meta, 'title')) ??
+    // an age-gated page has no header: the gate names the channel
+    str(at(findAll(at(page, 'contents'), 'channelAgeGateRenderer', 1)[0], 'channelTitle')) ??
     str(at(page, 'header', 'pageHeaderRenderer', 'pageTitle')) ??
     text(at(c4, 'title'));
   const handle = handleOf(page);
   const tab = selectedTab(page);
-  const ageGated = findAll(at(page, 'contents'), 'channelAgeGateRenderer', 1).length > 0;
+  const gate = findAll(at(page, 'contents'), 'channelAgeGateRenderer', 1)[0];
+  const ageGated = gate !== undefined;
   const { videos, nextToken } = readItems(tabItems(tab.content));
   return {
     ...(ageGated ? { ageGated } : {}),

@@ -4413,8 +4413,9 @@ export const ExtractorServiceService = {
   /**
    * One tab of a channel (videos, shorts or live streams) from its URL (/@handle, /channel/UC…, /c/…,
    * /user/…), newest first, every continuation up to max_videos (1..10000). Not a channel URL:
-   * INVALID_URL; no such, terminated or age-gated channel: CHANNEL_NOT_FOUND (reason not_found,
-   * terminated, age_restricted).
+   * INVALID_URL; no such or terminated channel: CHANNEL_NOT_FOUND (reason not_found, terminated). An
+   * age-gated channel is listed through its uploads playlist (UULF/UUSH/UULV + the id's suffix);
+   * where that cannot be read either: CHANNEL_NOT_FOUND reason age_restricted.
    */
   listChannelVideos: {
     path: "/subx.extractor.v1.ExtractorService/ListChannelVideos" as const,
@@ -4490,8 +4491,9 @@ export interface ExtractorServiceServer extends UntypedServiceImplementation {
   /**
    * One tab of a channel (videos, shorts or live streams) from its URL (/@handle, /channel/UC…, /c/…,
    * /user/…), newest first, every continuation up to max_videos (1..10000). Not a channel URL:
-   * INVALID_URL; no such, terminated or age-gated channel: CHANNEL_NOT_FOUND (reason not_found,
-   * terminated, age_restricted).
+   * INVALID_URL; no such or terminated channel: CHANNEL_NOT_FOUND (reason not_found, terminated). An
+   * age-gated channel is listed through its uploads playlist (UULF/UUSH/UULV + the id's suffix);
+   * where that cannot be read either: CHANNEL_NOT_FOUND reason age_restricted.
    */
   listChannelVideos: handleUnaryCall<ListChannelVideosRequest, ListChannelVideosResponse>;
   /**
@@ -4610,8 +4612,9 @@ export interface ExtractorServiceClient extends Client {
   /**
    * One tab of a channel (videos, shorts or live streams) from its URL (/@handle, /channel/UC…, /c/…,
    * /user/…), newest first, every continuation up to max_videos (1..10000). Not a channel URL:
-   * INVALID_URL; no such, terminated or age-gated channel: CHANNEL_NOT_FOUND (reason not_found,
-   * terminated, age_restricted).
+   * INVALID_URL; no such or terminated channel: CHANNEL_NOT_FOUND (reason not_found, terminated). An
+   * age-gated channel is listed through its uploads playlist (UULF/UUSH/UULV + the id's suffix);
+   * where that cannot be read either: CHANNEL_NOT_FOUND reason age_restricted.
    */
   listChannelVideos(
     request: ListChannelVideosRequest,
