@@ -1,10 +1,11 @@
 /**
- * Black-box: search and search jobs on the real `npm start` against the fake platform, which answers
- * from the recorded search pages: the first page's videos in the recorded order with a cursor to the
- * second page, a corrected query, bad input named, and a job over the first 30 videos of a search.
+ * Black-box: discovery on the real `npm start` against the fake platform, which answers from the
+ * recorded search pages: the first page's videos in the recorded order with a cursor to the second
+ * page, a corrected query, bad input named, a job over the first 30 videos of a search, and a
+ * playlist watch that starts a job for what it finds, then finds nothing new.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadFixture, searchQueries, startFakeYouTube } from '@subx/testing/fake-youtube';
+import { loadFixture, playlistIds, searchQueries, startFakeYouTube } from '@subx/testing/fake-youtube';
 import type { FakeYouTube } from '@subx/testing/fake-youtube';
 import { waitFor } from '@subx/testing/wait';
 import { parseSearchPage } from '@subx/youtube';
@@ -23,9 +24,9 @@ const recordedVideoIds = (file: string) =>
     .results.filter((r) => r.kind === 'video')
     .map((r) => r.id);
 
-async function call(path: string, body?: unknown) {
+async function call(path: string, body?: unknown, method?: string) {
   const response = await fetch(`${system.base}${path}`, {
-    method: body === undefined ? 'GET' : 'POST',
+    method: method ?? (body === undefined ? 'GET' : 'POST'),
     headers: {
       'x-api-key': system.apiKey,
       ...(body === undefined ? {} : { 'content-type': 'application/json' }),
@@ -160,5 +161,38 @@ describe('a search job on npm start', () => {
     expect(res.status).toBe(400);
     expect(JSON.stringify(res.body.error)).toContain('query');
     expect((await call('/api/v1/jobs')).body.jobs.length).toBe(before);
+  });
+});
+
+describe('a playlist watch on npm start', () => {
+  it('with backfill: its first run starts a job for the playlist’s videos; the second finds nothing new', async () => {
+    const created = await call('/api/v1/watches', {
+      source: { type: 'playlist', url: `https://www.youtube.com/playlist?list=${playlistIds.small}` },
+      interval_minutes: 60,
+      backfill: true,
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const id = created.body.watch_id as string;
+    // The scheduler may take the first run (it is due at once): run it now, or read what it did.
+    let first = await call(`/api/v1/watches/${id}/run`, undefined, 'POST');
+    if (first.status === 409 || first.body.new_videos === 0) {
+      await waitFor(async () => (await call(`/api/v1/watches/${id}`)).body.runs >= 1, {
+        timeoutMs: 30_000,
+        intervalMs: 200,
+        message: 'the first run',
+      });
+      const watch = (await call(`/api/v1/watches/${id}`)).body;
+      first = { status: 200, body: watch.last_run.run === 1 ? watch.last_run : first.body };
+    }
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(first.body.new_videos).toBe(17);
+    const job = await call(`/api/v1/jobs/${String(first.body.job_id)}`);
+    expect(job.body).toMatchObject({ source: { type: 'urls', count: 17 } });
+    const second = await call(`/api/v1/watches/${id}/run`, undefined, 'POST');
+    expect(second.status, JSON.stringify(second.body)).toBe(200);
+    expect(second.body).toMatchObject({ new_videos: 0, job_id: null });
+    const listed = await call('/api/v1/watches');
+    expect(listed.body.watches.map((w: Json) => w.watch_id)).toContain(id);
+    expect((await call(`/api/v1/watches/${id}`, undefined, 'DELETE')).body).toMatchObject({ deleted: true });
   });
 });

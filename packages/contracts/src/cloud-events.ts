@@ -64,6 +64,12 @@ export const CLOUD_EVENT_KINDS = {
     dataschema: 'proto:subx.events.v1.JobLifecycleEvent',
     subject: 'bulk job id',
   },
+  watchEvents: {
+    source: '//subx/gateway',
+    type: 'com.subx.watch-lifecycle.v1',
+    dataschema: 'proto:subx.events.v1.WatchLifecycleEvent',
+    subject: 'watch id',
+  },
 } as const satisfies Record<keyof typeof TOPICS, CloudEventKind>;
 
 export interface CloudEventFacts {

@@ -28,6 +28,8 @@ export const TOPICS = {
   extractResults: { env: 'EXTRACT_RESULTS_TOPIC', default: 'extract.results.v1' },
   /** Gateway → internal consumers: bulk job lifecycle events (jobLifecycleV1), key = account id. */
   jobEvents: { env: 'JOB_EVENTS_TOPIC', default: 'jobs.lifecycle.v1' },
+  /** Gateway → internal consumers: watch lifecycle events (watchLifecycleV1), key = account id. */
+  watchEvents: { env: 'WATCH_EVENTS_TOPIC', default: 'watches.lifecycle.v1' },
 } as const satisfies Record<string, BusName>;
 
 export const CONSUMER_GROUPS = {

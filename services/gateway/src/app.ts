@@ -35,6 +35,7 @@ import { registerPlaylist } from './routes/v1/playlist.ts';
 import { registerSearch } from './routes/v1/search.ts';
 import { registerSummarize } from './routes/v1/summarize.ts';
 import { registerValidate } from './routes/v1/validate.ts';
+import { registerWatches } from './routes/v1/watches.ts';
 import { registerWebhooks } from './routes/v1/webhooks.ts';
 
 export type { GatewayDeps } from './deps.ts';
@@ -118,6 +119,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   registerComments(app, ctx);
   registerCommentsAnalyze(app, ctx);
   registerJobs(app, ctx);
+  registerWatches(app, ctx);
   registerWebhooks(app, ctx);
   registerHealth(app, ctx, version);
   registerRoot(app, version);

@@ -26,6 +26,7 @@ import {
   kafkaSecurityEnv,
 } from '@subx/service-kit';
 import { jobsEnv } from './jobs/config.ts';
+import { watchesEnv } from './watches/config.ts';
 import { webhookEnv } from './webhooks/config.ts';
 
 export const ConfigSchema = z.object({
@@ -96,6 +97,8 @@ export const ConfigSchema = z.object({
   ADMIN_HOST: nameString.default('127.0.0.1'),
   /** Bulk jobs (src/jobs/README.md): JOBS_*, JOB_*, the bulk topic and the lifecycle topic. */
   ...jobsEnv,
+  /** Watches (src/watches/README.md): WATCHES_POLL_MS, WATCH_*. */
+  ...watchesEnv,
   /** Job webhooks (src/webhooks/): WEBHOOK_ALLOW_PRIVATE_NETWORKS, _TIMEOUT_MS, _POLL_MS, _CONCURRENCY. */
   ...webhookEnv,
 });

@@ -8,6 +8,7 @@ import type { Backends } from './backends/types.ts';
 import type { Config } from './config.ts';
 import type { FanOut } from './fanout/types.ts';
 import type { JobsService } from './jobs/service.ts';
+import type { WatchesService } from './watches/service.ts';
 import type { WebhookModule } from './webhooks/index.ts';
 
 export interface GatewayDeps {
@@ -24,6 +25,8 @@ export interface GatewayDeps {
   fanOut: FanOut;
   /** The bulk jobs API (src/jobs); absent: its routes are not mounted. */
   jobs?: JobsService;
+  /** Watches (src/watches); absent: their routes are not mounted. */
+  watches?: WatchesService;
   /** Per-user "summary paid" markers. */
   kv: KeyValueStore;
   clock: Clock;

@@ -26,6 +26,7 @@ import { createDirectFanOut } from './fanout/direct.ts';
 import { createKafkaFanOut } from './fanout/kafka-fan-out.ts';
 import type { FanOut } from './fanout/types.ts';
 import { startJobs } from './jobs/start-jobs.ts';
+import { startWatches } from './watches/start-watches.ts';
 import { createWebhookModule } from './webhooks/index.ts';
 
 export interface StartGatewayOptions {
@@ -139,6 +140,23 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     pricing: accessConfig.pricing,
     webhooks,
   });
+  // Watches (src/watches): the scheduler runs due ones here, each run starting a bulk job.
+  const watches = await startWatches({
+    config,
+    store,
+    bus,
+    clock,
+    logger,
+    instanceId,
+    extractor: backends.extractor,
+    jobs: jobs.service,
+    pricing: accessConfig.pricing,
+    accountOf: async (accountId) => {
+      const account = await access.accounts.get(accountId);
+      return account ? { id: account._id, tier: account.tier } : null;
+    },
+    webhooks,
+  });
 
   let draining = false;
   const app = await buildApp({
@@ -152,6 +170,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     backends,
     fanOut,
     jobs: jobs.service,
+    watches: watches.service,
     kv,
     clock,
     pricing: accessConfig.pricing,
@@ -189,6 +208,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     // Release what was started before a port turned out to be busy, then say which one it is.
     await adminApp.close().catch(() => {});
     await app.close().catch(() => {});
+    await watches.stop().catch(() => {});
     await jobs.stop().catch(() => {});
     await fanOut.stop?.().catch(() => {});
     await webhooks.stop().catch(() => {});
@@ -212,6 +232,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
       await adminApp.close();
       await app.close();
       // The jobs' windows in flight finish (bounded), their leases go back for another replica.
+      await watches.stop();
       await jobs.stop();
       await fanOut.stop?.();
       await webhooks.stop();

@@ -30,6 +30,8 @@ export const PricingOverrideSchema = z.strictObject({
   jobMaxItems: perTier(z.number().int().min(0).max(10_000)).optional(),
   /** Jobs waiting to start per account. */
   jobMaxQueued: perTier(z.number().int().min(0).max(100_000)).optional(),
+  /** Watches per account. */
+  watchMax: perTier(z.number().int().min(0).max(10_000)).optional(),
   minimumTier: z
     .strictObject(
       Object.fromEntries(operations.map((op) => [op, tier.optional()])) as Record<

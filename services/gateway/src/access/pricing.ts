@@ -15,6 +15,8 @@ export interface AccessPricing {
   jobMaxItems: Record<Tier, number>;
   /** Jobs one account may have waiting to start (queued); one more is refused with 429. */
   jobMaxQueued: Record<Tier, number>;
+  /** Watches one account may keep (POST /api/v1/watches); 0: the tier has none. */
+  watchMax: Record<Tier, number>;
   /** Lowest tier allowed to call the operation. */
   minimumTier: Record<Operation, Tier>;
   prices: {
@@ -45,6 +47,7 @@ export const DEFAULT_PRICING: AccessPricing = {
   monthlyAllowance: { free: 50, pro: 5_000, business: 25_000, enterprise: 100_000 },
   jobMaxItems: { free: 0, pro: 1_000, business: 5_000, enterprise: 10_000 },
   jobMaxQueued: { free: 0, pro: 20, business: 100, enterprise: 500 },
+  watchMax: { free: 0, pro: 10, business: 50, enterprise: 200 },
   minimumTier: {
     extract: 'free',
     batch: 'free',

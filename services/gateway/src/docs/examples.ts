@@ -59,6 +59,19 @@ export const REQUEST_EXAMPLES: Record<string, RequestExample> = {
     body: { keyPoints: { summary: 'Key points', value: { video_url: VIDEO_URL, style: 'key_points' } } },
   },
   comments: { query: { url: COMMENTS_URL, max: 100, sort: 'time' } },
+  createWatch: {
+    body: {
+      channel: {
+        summary: 'A channel’s new videos every hour, as SRT, with a webhook',
+        value: {
+          source: { type: 'channel', url: 'https://www.youtube.com/@YouTube', tab: 'videos' },
+          interval_minutes: 60,
+          format: 'srt',
+          webhook_url: 'https://example.com/hooks/subx',
+        },
+      },
+    },
+  },
   createJob: {
     body: {
       urls: {

@@ -22,6 +22,7 @@ import { withDocumentPaths } from './document-operations.ts';
 import { extractResponse } from './extract-response.ts';
 import { JOB_OPERATIONS } from './job-operations.ts';
 import { SEARCH_OPERATIONS } from './search.ts';
+import { WATCH_OPERATIONS } from './watch-operations.ts';
 import { WEBHOOK_OPERATIONS } from './webhooks.ts';
 
 /** `language` of summarize and analyze: an extension without a default (none = the best track). */
@@ -527,6 +528,7 @@ export const OPERATION_SPECS: OperationSpec[] = withDocumentPaths([
   // Discovery: search (schemas/search.ts).
   ...SEARCH_OPERATIONS,
   ...JOB_OPERATIONS,
+  ...WATCH_OPERATIONS,
   // Account settings: the webhook signing secret (schemas/webhooks.ts).
   ...WEBHOOK_OPERATIONS,
 ]);

@@ -30,8 +30,13 @@ import type { WebhookSecrets } from './secrets.ts';
 const WEBHOOK_DELIVERIES_COLLECTION = 'webhook_deliveries';
 
 /** @public (the job runner's, through index.ts) */
-export type WebhookEventType = 'job.completed' | 'job.failed' | 'job.canceled';
-const WEBHOOK_EVENT_TYPES: readonly WebhookEventType[] = ['job.completed', 'job.failed', 'job.canceled'];
+export type WebhookEventType = 'job.completed' | 'job.failed' | 'job.canceled' | 'watch.new_videos';
+const WEBHOOK_EVENT_TYPES: readonly WebhookEventType[] = [
+  'job.completed',
+  'job.failed',
+  'job.canceled',
+  'watch.new_videos',
+];
 
 export interface WebhookAttemptRecord {
   attempt: number;

@@ -89,6 +89,12 @@ describe('MCP tools', () => {
       'getJobResult',
       'getJobChunks',
       'cancelJob',
+      // Watches run for weeks on a schedule: set up over HTTP, not by an agent in a conversation.
+      'createWatch',
+      'listWatches',
+      'getWatch',
+      'runWatch',
+      'deleteWatch',
       // Account settings, not something an agent does with videos: no tools.
       'rotateWebhookSecret',
       'getWebhookSecret',

@@ -15,6 +15,7 @@ import { OPERATION_SPECS } from '../../src/schemas/operations.ts';
 import { KEYS, NEXT_MIDNIGHT, START, VIDEO, VIDEO_URL, buildTestGateway } from './support.ts';
 import type { TestGateway } from './support.ts';
 import { createJob, jobsGateway, REAL, watch } from './jobs-support.ts';
+import { PLAYLIST as WATCHED_PLAYLIST, createWatch, harness as watchesGateway } from './watches-support.ts';
 
 const PLAYLIST_URL = 'https://www.youtube.com/playlist?list=PLXJg25X-OulsVsnvZ7RVtSDW-id9_RzAO';
 const apps: TestGateway['app'][] = [];
@@ -93,6 +94,10 @@ describe('every success body', () => {
   it('carries request_id on every operation, and rate_limit (agreeing with X-RateLimit-Reset) where counted', async () => {
     const gw = await syncGateway();
     const jobs = await jobsGateway();
+    const watching = await watchesGateway();
+    watching.playlist = ['aaaaaaaaaa1'];
+    const watchId = (await createWatch(watching, { source: { type: 'playlist', url: WATCHED_PLAYLIST } }))
+      .watch_id;
     const created = await createJob(jobs, { source: { type: 'urls', urls: [watch(REAL[0]!)] } });
     expect(created.statusCode, created.body).toBe(202);
     const jobId = String(json(created).job_id);
@@ -147,6 +152,18 @@ describe('every success body', () => {
       getJobChunks: { app: jobs.app, call: { method: 'GET', url: `/api/v1/jobs/${jobId}/chunks` } },
       // Last of the job routes: it cancels the job created just above.
       cancelJob: { app: jobs.app, call: { method: 'DELETE', url: '/api/v1/jobs/' } },
+      createWatch: {
+        app: watching.gw.app,
+        call: {
+          method: 'POST',
+          url: '/api/v1/watches',
+          payload: { source: { type: 'playlist', url: WATCHED_PLAYLIST }, interval_minutes: 60 },
+        },
+      },
+      listWatches: { app: watching.gw.app, call: { method: 'GET', url: '/api/v1/watches' } },
+      getWatch: { app: watching.gw.app, call: { method: 'GET', url: `/api/v1/watches/${watchId}` } },
+      runWatch: { app: watching.gw.app, call: { method: 'POST', url: `/api/v1/watches/${watchId}/run` } },
+      deleteWatch: { app: watching.gw.app, call: { method: 'DELETE', url: `/api/v1/watches/${watchId}` } },
       rotateWebhookSecret: { app: gw.app, call: { method: 'POST', url: '/api/v1/webhooks/secret' } },
       getWebhookSecret: { app: gw.app, call: { method: 'GET', url: '/api/v1/webhooks/secret' } },
     };

@@ -1,0 +1,89 @@
+import type { OutputFormat } from '@subx/formats';
+import { rateLimitBody } from '../../access/rate-limit.ts';
+import type { IncludeField } from '../../schemas/common.ts';
+import { operationById } from '../../schemas/operations.ts';
+import type { CreateWatchInput } from '../../watches/service.ts';
+import { routeOptions, routePath } from './context.ts';
+import type { RouteRegistrar } from './context.ts';
+import { admissionOf } from './reservation.ts';
+
+interface CreateWatchBody {
+  source: CreateWatchInput['source'];
+  interval_minutes: number;
+  backfill: boolean;
+  webhook_url?: string;
+  language: string;
+  format: OutputFormat;
+  include_timestamps: boolean;
+  include: IncludeField[];
+  translate: boolean;
+}
+
+type WatchParams = { Params: { watch_id: string } };
+
+function accountIdOf(request: { account: { id: string } | null }): string {
+  if (!request.account) throw new Error('account route without an authenticated account');
+  return request.account.id;
+}
+
+/** Watches (src/watches/README.md); registered only when the gateway runs the watches module. */
+export const registerWatches: RouteRegistrar = (app, ctx) => {
+  const watches = ctx.deps.watches;
+  if (!watches) return;
+
+  const create = operationById('createWatch');
+  app.post<{ Body: CreateWatchBody }>(
+    routePath(create),
+    routeOptions(ctx, create),
+    async (request, reply) => {
+      const b = request.body;
+      const admission = admissionOf(request);
+      const watch = await watches.create(
+        admission.account,
+        {
+          source: b.source,
+          interval_minutes: b.interval_minutes,
+          backfill: b.backfill,
+          ...(b.webhook_url !== undefined ? { webhook_url: b.webhook_url } : {}),
+          options: {
+            language: b.language,
+            format: b.format,
+            include_timestamps: b.include_timestamps,
+            include: b.include,
+            translate: b.translate,
+          },
+        },
+        request.id,
+      );
+      return reply
+        .code(201)
+        .header('location', `/api/v1/watches/${watch.watch_id}`)
+        .send({ ...watch, rate_limit: rateLimitBody(admission.rateLimit), request_id: request.id });
+    },
+  );
+
+  const list = operationById('listWatches');
+  app.get(routePath(list), routeOptions(ctx, list), async (request) => ({
+    ...(await watches.list(accountIdOf(request))),
+    request_id: request.id,
+  }));
+
+  const get = operationById('getWatch');
+  app.get<WatchParams>(routePath(get), routeOptions(ctx, get), async (request) => ({
+    ...(await watches.get(accountIdOf(request), request.params.watch_id)),
+    request_id: request.id,
+  }));
+
+  const remove = operationById('deleteWatch');
+  app.delete<WatchParams>(routePath(remove), routeOptions(ctx, remove), async (request) => ({
+    ...(await watches.delete(accountIdOf(request), request.params.watch_id)),
+    request_id: request.id,
+  }));
+
+  const run = operationById('runWatch');
+  app.post<WatchParams>(routePath(run), routeOptions(ctx, run), async (request) => {
+    const admission = admissionOf(request);
+    const outcome = await watches.runNow(admission.account, request.params.watch_id);
+    return { ...outcome, rate_limit: rateLimitBody(admission.rateLimit), request_id: request.id };
+  });
+};

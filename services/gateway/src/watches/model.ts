@@ -1,0 +1,101 @@
+/**
+ * What a watch is, as stored and as shown. Pure: no I/O here.
+ *
+ * A watch is one document (`watches`): its source, its schedule, the batch options of the jobs it
+ * starts, and the set of videos it has already seen (newest first, capped), which is what makes a
+ * run find only what is new. A run is leased (`lease_owner`, `lease_until`) like a job, so one
+ * watch runs at most once at a time across gateway replicas, and a replica that dies mid-run
+ * leaves a lease that lapses and is taken over at the next poll.
+ */
+import { randomBytes } from 'node:crypto';
+import type { SearchDuration, SearchFeature, SearchSort, UploadDate } from '@subx/youtube';
+import type { ChannelTabName, JobOptions } from '../jobs/model.ts';
+
+export type WatchSource =
+  | { type: 'channel'; url: string; tab: ChannelTabName }
+  | { type: 'playlist'; url: string }
+  | {
+      type: 'search';
+      query: string;
+      upload_date?: UploadDate;
+      duration?: SearchDuration;
+      sort?: SearchSort;
+      features?: SearchFeature[];
+    };
+
+export interface WatchRun {
+  at: number;
+  /** The run's number, 1 for the first. */
+  run: number;
+  new_videos: number;
+  job_id: string | null;
+  /** The source could not be listed, or the job could not be started (the videos stay new). */
+  error: { code: string; message: string } | null;
+}
+
+export type WatchDoc = {
+  _id: string;
+  account_id: string;
+  source: WatchSource;
+  interval_minutes: number;
+  backfill: boolean;
+  webhook_url: string | null;
+  options: JobOptions;
+  created_at: number;
+  updated_at: number;
+  next_run_at: number;
+  runs: number;
+  last_run: WatchRun | null;
+  /** Video ids already seen (handed to a job, or recorded by a first run without backfill), newest first. */
+  seen: string[];
+  lease_owner: string | null;
+  lease_until: number;
+  request_id: string;
+};
+
+/** The shortest interval between scheduled runs. */
+export const WATCH_MIN_INTERVAL_MINUTES = 15;
+/** The longest: a week. */
+export const WATCH_MAX_INTERVAL_MINUTES = 10_080;
+/** Seen ids kept per watch: far more than one listing holds, so an old video never comes back as new. */
+export const WATCH_SEEN_MAX = 5_000;
+
+/** `wat_` + the creation time (base 36, fixed width) + 64 random bits: ids sort by creation. */
+export function newWatchId(nowMs: number): string {
+  return `wat_${nowMs.toString(36).padStart(9, '0')}${randomBytes(8).toString('hex')}`;
+}
+
+export const WATCH_ID_PATTERN = '^wat_[0-9a-z]{9}[0-9a-f]{16}$';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** The public watch object. */
+export function watchView(w: WatchDoc) {
+  return {
+    watch_id: w._id,
+    source: w.source,
+    interval_minutes: w.interval_minutes,
+    backfill: w.backfill,
+    webhook_url: w.webhook_url,
+    language: w.options.language,
+    format: w.options.format,
+    include_timestamps: w.options.include_timestamps,
+    include: w.options.include,
+    translate: w.options.translate,
+    created_at: iso(w.created_at),
+    next_run_at: iso(w.next_run_at),
+    runs: w.runs,
+    seen_videos: w.seen.length,
+    last_run: w.last_run
+      ? {
+          run: w.last_run.run,
+          at: iso(w.last_run.at),
+          new_videos: w.last_run.new_videos,
+          job_id: w.last_run.job_id,
+          error: w.last_run.error,
+        }
+      : null,
+  };
+}
+
+export type WatchView = ReturnType<typeof watchView>;

@@ -1,0 +1,352 @@
+/**
+ * The watches API and its runs. A run lists the source's newest videos (WATCH_LIST_MAX), keeps
+ * those it has not seen, starts one bulk job for them (charged as jobs are, item by item), and
+ * records them as seen; then a `watch.new_videos` event and webhook follow. A first run without
+ * `backfill` only records what exists. Upcoming premieres and streams live right now are not
+ * counted as seen: they cannot be read yet, and are new on the run after they can.
+ */
+import { createHash } from 'node:crypto';
+import { extractorV1 } from '@subx/contracts';
+import { AppError, Errors, plural } from '@subx/errors';
+import { parseChannelUrl } from '@subx/youtube';
+import type { Clock } from '@subx/ports';
+import type { AccessPricing } from '../access/pricing.ts';
+import type { Account } from '../access/types.ts';
+import type { ExtractorBackend } from '../backends/types.ts';
+import type { ChannelTabName, JobOptions } from '../jobs/model.ts';
+import type { JobsService } from '../jobs/service.ts';
+import { playlistIdOf } from '../video-urls.ts';
+import type { WebhookDeliveries } from '../webhooks/index.ts';
+import { WATCH_SEEN_MAX, newWatchId, watchView } from './model.ts';
+import type { WatchDoc, WatchRun, WatchSource, WatchView } from './model.ts';
+import type { WatchStore } from './store.ts';
+
+export type WatchEventType = 'watch.created' | 'watch.new_videos' | 'watch.run_failed' | 'watch.deleted';
+
+export interface WatchEventSink {
+  publish(type: WatchEventType, watch: WatchDoc, run: WatchRun | null): Promise<void>;
+}
+
+export interface CreateWatchInput {
+  source:
+    | { type: 'channel'; url: string; tab?: ChannelTabName }
+    | { type: 'playlist'; url: string }
+    | (Omit<Extract<WatchSource, { type: 'search' }>, 'type'> & { type: 'search' });
+  interval_minutes: number;
+  backfill: boolean;
+  webhook_url?: string;
+  options: JobOptions;
+}
+
+interface RunOutcome {
+  new_videos: number;
+  job_id: string | null;
+}
+
+export interface WatchesService {
+  create(account: Account, input: CreateWatchInput, requestId: string): Promise<WatchView>;
+  get(accountId: string, watchId: string): Promise<WatchView>;
+  list(accountId: string): Promise<{ watches: WatchView[] }>;
+  delete(accountId: string, watchId: string): Promise<{ watch_id: string; deleted: true }>;
+  /** Runs the watch now (POST …/run): 409 CONFLICT while another run of it is under way. */
+  runNow(account: Account, watchId: string): Promise<RunOutcome>;
+  /** The scheduler's tick: runs the watches that are due, one at a time; how many ran. */
+  runDue(limit: number): Promise<number>;
+}
+
+interface Logger {
+  warn(obj: Record<string, unknown>, msg?: string): void;
+  info(obj: Record<string, unknown>, msg?: string): void;
+}
+
+const notFound = (watchId: string) =>
+  new AppError('NOT_FOUND', `No watch ${watchId} exists for this account.`, {
+    details: { field: 'watch_id' },
+  });
+
+const watchUrl = (videoId: string) => `https://www.youtube.com/watch?v=${videoId}`;
+
+export function createWatchesService(deps: {
+  store: WatchStore;
+  jobs: Pick<JobsService, 'create'>;
+  extractor: Pick<ExtractorBackend, 'listChannelVideos' | 'listPlaylistVideos' | 'listSearchVideos'>;
+  /** The account behind a scheduled run (its tier now); null: gone, the run is skipped. */
+  accountOf(accountId: string): Promise<Account | null>;
+  events: WatchEventSink;
+  webhooks: (Pick<WebhookDeliveries, 'enqueue' | 'checkTarget'> & Partial<WebhookDeliveries>) | null;
+  pricing: AccessPricing;
+  clock: Clock;
+  logger: Logger;
+  instanceId: string;
+  config: { WATCH_LEASE_MS: number; WATCH_LIST_MAX: number; WATCH_LISTING_TIMEOUT_MS: number };
+}): WatchesService {
+  const { store, clock, config, pricing } = deps;
+
+  /** The source's newest videos that can be read now, in the source's order. */
+  async function readable(watch: WatchDoc): Promise<string[]> {
+    const options = { deadlineMs: config.WATCH_LISTING_TIMEOUT_MS, requestId: `${watch._id}.run` };
+    const max = config.WATCH_LIST_MAX;
+    const s = watch.source;
+    if (s.type === 'playlist') {
+      const listed = await deps.extractor.listPlaylistVideos(
+        { playlistId: playlistIdOf(s.url), maxVideos: max },
+        options,
+      );
+      return listed.videoIds;
+    }
+    if (s.type === 'channel') {
+      const tab = {
+        videos: extractorV1.ChannelTab.CHANNEL_TAB_VIDEOS,
+        shorts: extractorV1.ChannelTab.CHANNEL_TAB_SHORTS,
+        streams: extractorV1.ChannelTab.CHANNEL_TAB_STREAMS,
+      }[s.tab];
+      const listed = await deps.extractor.listChannelVideos({ url: s.url, tab, maxVideos: max }, options);
+      return listed.videos.filter((v) => !v.isLive && !v.isUpcoming).map((v) => v.videoId);
+    }
+    const listed = await deps.extractor.listSearchVideos(
+      {
+        query: s.query,
+        filters: {
+          uploadDate: s.upload_date ?? '',
+          duration: s.duration ?? '',
+          sort: s.sort === 'relevance' ? '' : (s.sort ?? ''),
+          features: s.features ?? [],
+        },
+        maxVideos: max,
+      },
+      options,
+    );
+    return listed.videos.filter((v) => !v.isLive && !v.isUpcoming).map((v) => v.id);
+  }
+
+  async function announce(
+    type: WatchEventType,
+    watch: WatchDoc,
+    run: WatchRun | null,
+    videoIds: string[] = [],
+  ) {
+    try {
+      await deps.events.publish(type, watch, run);
+    } catch (err) {
+      deps.logger.warn({ err, watch_id: watch._id, type }, 'publishing a watch event failed');
+    }
+    if (type !== 'watch.new_videos' || !run || !watch.webhook_url || !deps.webhooks) return;
+    try {
+      await deps.webhooks.enqueue({
+        accountId: watch.account_id,
+        url: watch.webhook_url,
+        // One delivery per run: a repeated enqueue of the same run is a no-op.
+        subject: `${watch._id}:run-${run.run}`,
+        event: 'watch.new_videos',
+        data: {
+          watch_id: watch._id,
+          run: run.run,
+          new_videos: run.new_videos,
+          video_ids: videoIds,
+          job_id: run.job_id,
+        },
+      });
+    } catch (err) {
+      deps.logger.warn({ err, watch_id: watch._id }, 'enqueueing a watch webhook failed');
+    }
+  }
+
+  /** One run of a watch the caller holds the lease of; records it and gives the lease back. */
+  async function run(
+    watch: WatchDoc,
+    account: Account,
+    owner: string,
+  ): Promise<RunOutcome & { failure: AppError | null }> {
+    const now = clock.now();
+    const number = watch.runs + 1;
+    const nextRunAt = now + watch.interval_minutes * 60_000;
+    let seen = watch.seen;
+    let last: WatchRun;
+    /** The videos handed to this run's job (none when it failed or only recorded). */
+    let delivered: string[];
+    let failure: AppError | null = null;
+    try {
+      const listed = await readable(watch);
+      const known = new Set(watch.seen);
+      let fresh = [...new Set(listed)].filter((id) => !known.has(id));
+      let jobId: string | null = null;
+      if (number === 1 && !watch.backfill) {
+        fresh = [];
+        seen = [...new Set(listed)];
+      } else if (fresh.length > 0) {
+        const job = await deps.jobs.create(
+          account,
+          {
+            source: { type: 'urls', urls: fresh.map(watchUrl) },
+            options: watch.options,
+            ...(watch.webhook_url ? { webhook_url: watch.webhook_url } : {}),
+          },
+          `${watch._id}.run-${number}`,
+        );
+        jobId = job.job_id;
+        seen = [...fresh, ...watch.seen];
+      }
+      last = { at: now, run: number, new_videos: fresh.length, job_id: jobId, error: null };
+      delivered = fresh;
+    } catch (err) {
+      const e = err instanceof AppError ? err : Errors.internal(err);
+      failure = e;
+      if (!(err instanceof AppError)) deps.logger.warn({ err, watch_id: watch._id }, 'a watch run failed');
+      last = {
+        at: now,
+        run: number,
+        new_videos: 0,
+        job_id: null,
+        error: { code: e.code, message: e.message },
+      };
+      delivered = [];
+    }
+    const recorded = await store.finishRun(watch._id, owner, {
+      seen: seen.slice(0, WATCH_SEEN_MAX),
+      last,
+      nextRunAt,
+      nowMs: clock.now(),
+    });
+    if (!recorded) deps.logger.warn({ watch_id: watch._id }, 'a watch run lost its lease before recording');
+    const after = { ...watch, runs: number, last_run: last };
+    if (last.error) await announce('watch.run_failed', after, last);
+    else if (last.job_id) await announce('watch.new_videos', after, last, delivered);
+    return { new_videos: last.new_videos, job_id: last.job_id, failure };
+  }
+
+  return {
+    async create(account, input, requestId) {
+      const max = pricing.watchMax[account.tier];
+      if (max === 0)
+        throw new AppError(
+          'TIER_REQUIRED',
+          `Watches need the Pro tier or higher; this key is ${account.tier}.`,
+        );
+      let source: WatchSource;
+      const given = input.source;
+      if (given.type === 'playlist') {
+        playlistIdOf(given.url);
+        source = { type: 'playlist', url: given.url };
+      } else if (given.type === 'channel') {
+        const parsed = parseChannelUrl(given.url);
+        if (!parsed)
+          throw Errors.invalidUrl(
+            'The URL is not an accepted channel URL (/@handle, /channel/UC…, /c/name or /user/name).',
+          );
+        source = {
+          type: 'channel',
+          url: given.url,
+          tab: given.tab ?? (parsed.tab as ChannelTabName | undefined) ?? 'videos',
+        };
+      } else {
+        const query = given.query.trim();
+        if (query.length === 0)
+          throw Errors.invalidRequest('source.query must not be only spaces', { field: 'source.query' });
+        const { upload_date, duration, sort, features } = given;
+        source = {
+          type: 'search',
+          query,
+          ...(upload_date ? { upload_date } : {}),
+          ...(duration ? { duration } : {}),
+          ...(sort ? { sort } : {}),
+          ...(features && features.length > 0 ? { features: [...new Set(features)].sort() } : {}),
+        };
+      }
+      const count = await store.count(account.id);
+      if (count >= max)
+        throw Errors.invalidRequest(
+          `The ${account.tier} tier allows ${plural(max, 'watch', 'watches')} per account; this one has ${count}. Delete one first.`,
+          { max_watches: max },
+        );
+      if (input.webhook_url !== undefined && deps.webhooks)
+        await deps.webhooks.checkTarget(input.webhook_url);
+      const now = clock.now();
+      const watch: WatchDoc = {
+        _id: newWatchId(now),
+        account_id: account.id,
+        source,
+        interval_minutes: input.interval_minutes,
+        backfill: input.backfill,
+        webhook_url: input.webhook_url ?? null,
+        options: input.options,
+        created_at: now,
+        updated_at: now,
+        // The first run is due at once: it records what exists (or, with backfill, starts a job).
+        next_run_at: now,
+        runs: 0,
+        last_run: null,
+        seen: [],
+        lease_owner: null,
+        lease_until: 0,
+        request_id: requestId,
+      };
+      await store.create(watch);
+      await announce('watch.created', watch, null);
+      return watchView(watch);
+    },
+
+    async get(accountId, watchId) {
+      const watch = await store.get(accountId, watchId);
+      if (!watch) throw notFound(watchId);
+      return watchView(watch);
+    },
+
+    async list(accountId) {
+      return { watches: (await store.list(accountId, 10_000)).map(watchView) };
+    },
+
+    async delete(accountId, watchId) {
+      const watch = await store.get(accountId, watchId);
+      if (!watch || !(await store.delete(accountId, watchId))) throw notFound(watchId);
+      await announce('watch.deleted', watch, null);
+      return { watch_id: watchId, deleted: true };
+    },
+
+    async runNow(account, watchId) {
+      if (!(await store.get(account.id, watchId))) throw notFound(watchId);
+      const owner = `${deps.instanceId}:${createHash('sha256').update(`${watchId}${clock.now()}`).digest('hex').slice(0, 8)}`;
+      const held = await store.claim(watchId, owner, clock.now(), config.WATCH_LEASE_MS);
+      if (!held)
+        throw new AppError(
+          'CONFLICT',
+          `A run of watch ${watchId} is under way; retry when it has finished.`,
+          {
+            retryAfterSeconds: Math.ceil(config.WATCH_LEASE_MS / 1000),
+          },
+        );
+      const outcome = await run(held, account, owner);
+      // Recorded as the watch's last run; the caller hears the error itself.
+      if (outcome.failure) throw outcome.failure;
+      return { new_videos: outcome.new_videos, job_id: outcome.job_id };
+    },
+
+    async runDue(limit) {
+      let ran = 0;
+      for (const candidate of await store.due(clock.now(), limit)) {
+        const owner = `${deps.instanceId}:scheduler`;
+        const held = await store.claim(candidate._id, owner, clock.now(), config.WATCH_LEASE_MS);
+        if (!held) continue;
+        const account = await deps.accountOf(held.account_id);
+        if (!account) {
+          // The account is gone: nothing to run for; look again at the next interval.
+          await store.finishRun(held._id, owner, {
+            seen: held.seen,
+            last: {
+              at: clock.now(),
+              run: held.runs,
+              new_videos: 0,
+              job_id: null,
+              error: { code: 'UNAUTHORIZED', message: 'The account of this watch no longer exists.' },
+            },
+            nextRunAt: clock.now() + held.interval_minutes * 60_000,
+            nowMs: clock.now(),
+          });
+          continue;
+        }
+        await run(held, account, owner);
+        ran++;
+      }
+      return ran;
+    },
+  };
+}

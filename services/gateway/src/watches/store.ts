@@ -1,0 +1,75 @@
+/**
+ * Watches on the document store port (MongoDB, FerretDB or in-memory). Every change is one
+ * conditional update of one document; a run's writes are guarded by its lease, so a replica that
+ * lost the lease (it stalled past `lease_until`, another took the watch over) records nothing.
+ */
+import type { DocumentStore } from '@subx/ports';
+import type { WatchDoc, WatchRun } from './model.ts';
+
+const WATCHES_COLLECTION = 'watches';
+
+export interface WatchStore {
+  ensureIndexes(): Promise<void>;
+  create(watch: WatchDoc): Promise<void>;
+  get(accountId: string, watchId: string): Promise<WatchDoc | null>;
+  /** Newest first. */
+  list(accountId: string, limit: number): Promise<WatchDoc[]>;
+  count(accountId: string): Promise<number>;
+  delete(accountId: string, watchId: string): Promise<boolean>;
+  /** Takes the watch for one run if nobody holds it; null when someone does (or it is gone). */
+  claim(watchId: string, owner: string, nowMs: number, leaseMs: number): Promise<WatchDoc | null>;
+  /** Watches due to run and not held, soonest first. */
+  due(nowMs: number, limit: number): Promise<WatchDoc[]>;
+  /** Records a run and gives the lease back; false when `owner` no longer held it. */
+  finishRun(
+    watchId: string,
+    owner: string,
+    run: { seen: string[]; last: WatchRun; nextRunAt: number; nowMs: number },
+  ): Promise<boolean>;
+}
+
+export function createWatchStore(store: DocumentStore): WatchStore {
+  const watches = store.collection<WatchDoc>(WATCHES_COLLECTION);
+  return {
+    async ensureIndexes() {
+      await watches.createIndex({ account_id: 1, _id: -1 }, { name: 'by_account' });
+      await watches.createIndex({ next_run_at: 1 }, { name: 'by_next_run' });
+    },
+    create: (watch) => watches.insertOne(watch),
+    get: (accountId, watchId) => watches.findOne({ _id: watchId, account_id: accountId }),
+    list: (accountId, limit) => watches.find({ account_id: accountId }, { sort: { _id: -1 }, limit }),
+    count: (accountId) => watches.countDocuments({ account_id: accountId }),
+    async delete(accountId, watchId) {
+      const { deletedCount } = await watches.deleteOne({ _id: watchId, account_id: accountId });
+      return deletedCount > 0;
+    },
+    claim: (watchId, owner, nowMs, leaseMs) =>
+      watches.findOneAndUpdate(
+        { _id: watchId, lease_until: { $lt: nowMs } },
+        { $set: { lease_owner: owner, lease_until: nowMs + leaseMs } },
+        { returnDocument: 'after' },
+      ),
+    due: (nowMs, limit) =>
+      watches.find(
+        { next_run_at: { $lte: nowMs }, lease_until: { $lt: nowMs } },
+        { sort: { next_run_at: 1 }, limit },
+      ),
+    async finishRun(watchId, owner, run) {
+      const { matchedCount } = await watches.updateOne(
+        { _id: watchId, lease_owner: owner },
+        {
+          $set: {
+            seen: run.seen,
+            last_run: run.last,
+            runs: run.last.run,
+            next_run_at: run.nextRunAt,
+            updated_at: run.nowMs,
+            lease_owner: null,
+            lease_until: 0,
+          },
+        },
+      );
+      return matchedCount > 0;
+    },
+  };
+}
