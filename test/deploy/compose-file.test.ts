@@ -202,6 +202,8 @@ describe('scripts/kafka-topics.sh (kafka-init)', () => {
       'extract.results.v1.dlq',
       'jobs.lifecycle.v1',
       'jobs.lifecycle.v1.dlq',
+      'watches.lifecycle.v1',
+      'watches.lifecycle.v1.dlq',
     ]);
     // Every topic of the contracts, so that a new one cannot be forgotten here.
     for (const { default: topic } of Object.values(TOPICS)) expect(topics).toContain(topic);

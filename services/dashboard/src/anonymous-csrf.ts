@@ -8,7 +8,8 @@
  * under TLS).
  *
  * The key is derived from the admin token, a secret every replica already shares, so any replica
- * accepts a form rendered by another; changing the admin token only expires open anonymous forms.
+ * accepts a form rendered by another. While the admin token is rotated (ADMIN_TOKEN_PREVIOUS), forms
+ * signed under the previous one are accepted too, so no open form breaks mid-rotation.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
@@ -22,9 +23,12 @@ export interface AnonymousCsrf {
   matches(cookieToken: unknown, formToken: unknown): boolean;
 }
 
-export function createAnonymousCsrf(secret: string): AnonymousCsrf {
-  const key = createHmac('sha256', secret).update('subx dashboard anonymous CSRF v1').digest();
-  const sign = (nonce: string) => createHmac('sha256', key).update(nonce).digest('base64url');
+export function createAnonymousCsrf(secret: string, previousSecret?: string): AnonymousCsrf {
+  const keyOf = (s: string) => createHmac('sha256', s).update('subx dashboard anonymous CSRF v1').digest();
+  const keys = [keyOf(secret), ...(previousSecret ? [keyOf(previousSecret)] : [])];
+  const signWith = (key: Buffer, nonce: string) =>
+    createHmac('sha256', key).update(nonce).digest('base64url');
+  const sign = (nonce: string) => signWith(keys[0]!, nonce);
   const same = (a: string, b: string) => {
     const x = Buffer.from(a);
     const y = Buffer.from(b);
@@ -32,7 +36,7 @@ export function createAnonymousCsrf(secret: string): AnonymousCsrf {
   };
   const isSigned = (token: unknown): token is string => {
     const match = typeof token === 'string' ? TOKEN_PATTERN.exec(token) : null;
-    return match !== null && same(sign(match[1]!), match[2]!);
+    return match !== null && keys.map((key) => same(signWith(key, match[1]!), match[2]!)).includes(true);
   };
   return {
     mint() {

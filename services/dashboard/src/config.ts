@@ -31,6 +31,8 @@ export const ConfigSchema = z
     GATEWAY_ADMIN_URL: httpUrl.default('http://127.0.0.1:8081'),
     /** The gateway's admin bearer token. */
     ADMIN_TOKEN: secret(z.string().min(1)),
+    /** The admin token being rotated out: anonymous forms signed under it stay valid while set. */
+    ADMIN_TOKEN_PREVIOUS: secret(z.string().min(1)).optional(),
     /** The gateway URL people use, shown in the playground's curl. Default: GATEWAY_URL. */
     PUBLIC_API_URL: httpUrl.optional(),
     /** The dashboard's own public URL: the base of the emailed links. Default: http://localhost:PORT. */

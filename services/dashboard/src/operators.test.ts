@@ -192,3 +192,21 @@ describe('the promotion API token check', () => {
     await app.close();
   });
 });
+
+describe('the promotion API across an admin token rotation', () => {
+  it('accepts the new and the previous token while ADMIN_TOKEN_PREVIOUS is set, nothing else', async () => {
+    const NEW = 'rotated-admin-token-0123456789abcdefgh';
+    const { app } = await buildTestDashboard({ ADMIN_TOKEN: NEW, ADMIN_TOKEN_PREVIOUS: TEST_ADMIN_TOKEN });
+    const promote = (token: string) =>
+      app.inject({
+        method: 'PUT',
+        url: '/admin/operators/nobody@example.com',
+        headers: { authorization: `Bearer ${token}` },
+        payload: { operator: true },
+      });
+    // Accepted tokens get past the check to the lookup of the address (nobody has it): 404.
+    expect((await promote(NEW)).statusCode).toBe(404);
+    expect((await promote(TEST_ADMIN_TOKEN)).statusCode).toBe(404);
+    expect((await promote(`${NEW}x`)).statusCode).toBe(401);
+  });
+});

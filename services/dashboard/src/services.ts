@@ -119,7 +119,7 @@ export async function createDashboardServices(
     links,
     audit,
     operators,
-    anonymousCsrf: createAnonymousCsrf(config.ADMIN_TOKEN),
+    anonymousCsrf: createAnonymousCsrf(config.ADMIN_TOKEN, config.ADMIN_TOKEN_PREVIOUS),
     cookiesFor: cookiePolicy(config),
     publicUrl,
     apiUrl: (config.PUBLIC_API_URL ?? config.GATEWAY_URL).replace(/\/+$/, ''),

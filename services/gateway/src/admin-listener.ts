@@ -43,6 +43,7 @@ type AdminAccess = Pick<
   | 'pricing'
   | 'delegations'
   | 'adminToken'
+  | 'adminTokenPrevious'
   | 'accountUsage'
   | 'clock'
   | 'logger'
@@ -126,6 +127,7 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
     await adminRoutes(scope, {
       accounts: access.accounts,
       adminToken: access.adminToken,
+      ...(access.adminTokenPrevious ? { adminTokenPrevious: access.adminTokenPrevious } : {}),
       usageReader: access.usageReader,
       accountUsage: access.accountUsage,
       clock: access.clock,

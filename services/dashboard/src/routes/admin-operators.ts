@@ -3,7 +3,8 @@
  * `{ "operator": true|false }`. Not cookie-authenticated, so no CSRF token; answers JSON. The role
  * needs a confirmed address (409 EMAIL_NOT_CONFIRMED otherwise); each change is an audit event.
  *
- * The token is compared as SHA-256 digests (equal lengths whatever was sent: no length leak), and
+ * The token (or, while it is rotated, ADMIN_TOKEN_PREVIOUS too) is compared as SHA-256 digests
+ * (equal lengths whatever was sent: no length leak), and
  * a client network gets ADMIN_TOKEN_FAILURES wrong tokens per window, then 429 until it ends.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
@@ -18,7 +19,10 @@ const FAILURE_WINDOW_MS = 15 * 60_000;
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
 export default async function adminOperatorRoutes(app: FastifyInstance, s: DashboardServices) {
-  const expected = digest(s.config.ADMIN_TOKEN);
+  // While the token is rotated (ADMIN_TOKEN_PREVIOUS), both are accepted; every one is compared.
+  const expected = [s.config.ADMIN_TOKEN, s.config.ADMIN_TOKEN_PREVIOUS]
+    .filter((t): t is string => Boolean(t))
+    .map(digest);
 
   app.put('/admin/operators/:email', async (request, reply) => {
     const window = Math.floor(s.now() / FAILURE_WINDOW_MS);
@@ -33,7 +37,8 @@ export default async function adminOperatorRoutes(app: FastifyInstance, s: Dashb
       });
     }
     const token = /^Bearer (\S+)$/.exec(request.headers.authorization ?? '')?.[1] ?? '';
-    if (!timingSafeEqual(digest(token), expected)) {
+    const presented = digest(token);
+    if (!expected.map((e) => timingSafeEqual(presented, e)).includes(true)) {
       await s.kv.incrementWithin(failuresKey, 1, ADMIN_TOKEN_FAILURES, {
         expireAtMs: (window + 1) * FAILURE_WINDOW_MS,
       });

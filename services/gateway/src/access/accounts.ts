@@ -83,6 +83,12 @@ export interface AccountRepositoryOptions {
   store: DocumentStore;
   clock: Clock;
   pepper: string;
+  /**
+   * The pepper being rotated out (API_KEY_PEPPER_PREVIOUS): a key whose stored hash is under it
+   * still verifies, and its hash is rewritten under `pepper` on that first use, so after a while
+   * every active key has moved and the old pepper can be dropped.
+   */
+  previousPepper?: string;
   pricing: AccessPricing;
   keyCache: KeyCache;
 }
@@ -90,8 +96,30 @@ export interface AccountRepositoryOptions {
 export function createAccountRepository(options: AccountRepositoryOptions): AccountRepository {
   const { store, clock, pepper, pricing, keyCache } = options;
   const hashOfPresentedKey = rememberingKeyHasher(pepper);
+  const hashUnderPreviousPepper = options.previousPepper
+    ? rememberingKeyHasher(options.previousPepper)
+    : null;
   const accounts = store.collection<AccountDoc>(ACCOUNTS_COLLECTION);
   const nowIso = () => new Date(clock.now()).toISOString();
+
+  /**
+   * The account whose stored hash is the key's hash under the previous pepper, with that hash
+   * replaced by `hash` (one conditional update: a key revoked or regenerated meanwhile is not
+   * touched). null when no active key matches under the previous pepper either.
+   */
+  async function rehashFromPreviousPepper(apiKey: string, hash: string): Promise<AccountDoc | null> {
+    const old = hashUnderPreviousPepper!(apiKey);
+    const doc = await accounts.findOne({ 'key.hash': old, 'key.status': 'active' });
+    if (!doc || doc.key.hash === null) return null;
+    const a = Buffer.from(doc.key.hash);
+    const b = Buffer.from(old);
+    if (a.length !== b.length || !timingSafeEqual(a, b)) return null;
+    return accounts.findOneAndUpdate(
+      { _id: doc._id, 'key.hash': old, 'key.status': 'active' },
+      { $set: { 'key.hash': hash, updated_at: nowIso() } },
+      { returnDocument: 'after' },
+    );
+  }
 
   function newKey(): { apiKey: string; key: AccountDoc['key'] } {
     const apiKey = generateApiKey();
@@ -210,7 +238,8 @@ export function createAccountRepository(options: AccountRepositoryOptions): Acco
       if (!isWellFormedApiKey(apiKey)) return null;
       const hash = hashOfPresentedKey(apiKey);
       return keyCache.get(hash, async () => {
-        const doc = await accounts.findOne({ 'key.hash': hash, 'key.status': 'active' });
+        let doc = await accounts.findOne({ 'key.hash': hash, 'key.status': 'active' });
+        if (!doc && hashUnderPreviousPepper) doc = await rehashFromPreviousPepper(apiKey, hash);
         if (!doc || doc.key.hash === null) return null;
         // The store matched on the hash already; compare again in constant time so that a
         // store-side collation or prefix match can never authenticate a different key.

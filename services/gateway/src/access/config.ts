@@ -6,6 +6,9 @@
  *                  where a random one is generated (keys then do not survive a restart).
  * ADMIN_TOKEN      Bearer token of the admin API (>= 32 chars). Required unless embedded (then
  *                  generated: 32 random bytes, base64url).
+ * ADMIN_TOKEN_PREVIOUS, API_KEY_PEPPER_PREVIOUS  The secrets being rotated out: while set, the old
+ *                  admin token is accepted too, and keys hashed under the old pepper still verify
+ *                  (and are re-hashed under the new one on first use). Unset once rotated.
  * ACCESS_PRICING_JSON  Optional JSON merged over DEFAULT_PRICING (limits, allowances, prices),
  *                  checked by PricingOverrideSchema (pricing-config.ts).
  * IP_RATE_LIMIT_PER_MINUTE  Per-IP limit of /api/v1/validate (default 60; /health is never limited).
@@ -28,7 +31,11 @@ const MIN_ADMIN_TOKEN_LENGTH = 32;
 
 export interface AccessConfig {
   apiKeyPepper: string;
+  /** The pepper being rotated out: keys stored under it verify, and are re-hashed on use. */
+  apiKeyPepperPrevious?: string;
   adminToken: string;
+  /** The admin token being rotated out: accepted alongside `adminToken` while set. */
+  adminTokenPrevious?: string;
   pricing: AccessPricing;
   ipLimitPerMinute: number;
   accountReadLimitPerMinute: number;
@@ -61,6 +68,8 @@ export function accessEnvSchema(options: { embedded: boolean }) {
   return z.object({
     API_KEY_PEPPER: options.embedded ? pepper.optional() : pepper,
     ADMIN_TOKEN: options.embedded ? token.optional() : token,
+    API_KEY_PEPPER_PREVIOUS: pepper.optional(),
+    ADMIN_TOKEN_PREVIOUS: token.optional(),
     ACCESS_PRICING_JSON: jsonOf(PricingOverrideSchema).optional(),
     IP_RATE_LIMIT_PER_MINUTE: positiveInt.default(60),
     ACCOUNT_READ_LIMIT_PER_MINUTE: positiveInt.default(300),
@@ -82,6 +91,8 @@ export function loadAccessConfig(
   const config: AccessConfig = {
     apiKeyPepper: parsed.API_KEY_PEPPER ?? randomBytes(32).toString('base64url'),
     adminToken: parsed.ADMIN_TOKEN ?? randomBytes(32).toString('base64url'),
+    ...(parsed.API_KEY_PEPPER_PREVIOUS ? { apiKeyPepperPrevious: parsed.API_KEY_PEPPER_PREVIOUS } : {}),
+    ...(parsed.ADMIN_TOKEN_PREVIOUS ? { adminTokenPrevious: parsed.ADMIN_TOKEN_PREVIOUS } : {}),
     pricing: parsed.ACCESS_PRICING_JSON
       ? mergePricing(DEFAULT_PRICING, parsed.ACCESS_PRICING_JSON)
       : DEFAULT_PRICING,

@@ -79,6 +79,8 @@ export interface AccessModule {
   delegations: DelegationRegistry;
   /** The bearer token of the admin API. */
   adminToken: string;
+  /** The admin token being rotated out (ADMIN_TOKEN_PREVIOUS), accepted too while set. */
+  adminTokenPrevious?: string;
   /** Today's counted requests and this month's charged credits of an account (admin GET). */
   accountUsage(accountId: string): Promise<{ today_requests: number; month_credits: number }>;
   /** The clock and logger the module runs on (the admin API uses the same). */
@@ -105,6 +107,7 @@ export function createAccessModule(deps: AccessModuleDeps): AccessModule {
     store,
     clock,
     pepper: deps.config.apiKeyPepper,
+    ...(deps.config.apiKeyPepperPrevious ? { previousPepper: deps.config.apiKeyPepperPrevious } : {}),
     pricing,
     keyCache,
   });
@@ -187,6 +190,7 @@ export function createAccessModule(deps: AccessModuleDeps): AccessModule {
     pricing,
     delegations,
     adminToken: deps.config.adminToken,
+    ...(deps.config.adminTokenPrevious ? { adminTokenPrevious: deps.config.adminTokenPrevious } : {}),
     accountUsage,
     clock,
     logger,

@@ -31,6 +31,8 @@ import { adminRoute } from '../../schemas/admin-operations.ts';
 export interface AdminRoutesOptions {
   accounts: AccountRepository;
   adminToken: string;
+  /** The token being rotated out (ADMIN_TOKEN_PREVIOUS): accepted alongside `adminToken`. */
+  adminTokenPrevious?: string;
   usageReader: UsageReader;
   /** Today's counted requests and this month's charged credits. */
   accountUsage: (accountId: string) => Promise<{ today_requests: number; month_credits: number }>;
@@ -43,7 +45,8 @@ const notFound = () => new AppError('NOT_FOUND', 'No account exists with this id
 type AccountParams = { Params: { id: string } };
 
 export async function adminRoutes(fastify: FastifyInstance, options: AdminRoutesOptions): Promise<void> {
-  const { accounts, adminToken, usageReader, accountUsage, clock, logger } = options;
+  const { accounts, adminToken, adminTokenPrevious, usageReader, accountUsage, clock, logger } = options;
+  const tokens = [adminToken, adminTokenPrevious].filter((t): t is string => Boolean(t));
 
   async function view(doc: AccountDoc): Promise<Account> {
     return {
@@ -99,7 +102,9 @@ export async function adminRoutes(fastify: FastifyInstance, options: AdminRoutes
     // Auth schemes are case-insensitive (RFC 9110 §11.1): `bearer x` and `BEARER x` are `Bearer x`.
     const match = typeof header === 'string' ? /^Bearer +([^\s]+) *$/i.exec(header) : null;
     const token = match?.[1];
-    if (!adminToken || token === undefined || !constantTimeEqual(token, adminToken)) {
+    // Every token is compared (no early exit), so the time taken does not tell which one matched.
+    const accepted = token !== undefined && tokens.map((t) => constantTimeEqual(token, t)).includes(true);
+    if (tokens.length === 0 || !accepted) {
       throw new AppError('UNAUTHORIZED', 'The admin token is missing or invalid.');
     }
   });
