@@ -13,3 +13,10 @@ export { TOPICS, CONSUMER_GROUPS } from './topics.ts';
 export type { BusName } from './topics.ts';
 export { CLOUD_EVENT_KINDS, PROTOBUF_CONTENT_TYPE, cloudEventHeaders, envelopeOf } from './cloud-events.ts';
 export type { CloudEventFacts, CloudEventKind } from './cloud-events.ts';
+
+/**
+ * The gRPC health name (grpc.health.v1) under which the extractor says whether the video platform
+ * answers: NOT_SERVING while its requests get no answer at all (DNS, refused, reset, TLS,
+ * timeout). The gateway's /health reports it as `platform: "unreachable"` and `degraded`.
+ */
+export const PLATFORM_HEALTH_NAME = 'subx.platform';

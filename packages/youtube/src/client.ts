@@ -109,6 +109,10 @@ export class YouTubeClient {
         external?.paced?.(request);
       },
       egress: (change) => external?.egress?.(change),
+      network: (failure) => {
+        stats.network(failure);
+        external?.network?.(failure);
+      },
     };
     this.#breaker = deps.breaker ?? sharedBreaker(config.baseUrl, config.breaker);
     this.#unsubscribeBreaker = this.#breaker.onStateChange((state) => {

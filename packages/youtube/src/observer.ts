@@ -1,3 +1,4 @@
+import type { NetworkCause } from './network-cause.ts';
 import type { PoTokenObserver } from './po-tokens/provider.ts';
 
 /**
@@ -99,6 +100,8 @@ export interface UpstreamObserver {
   egress?(change: { egress: string; quarantined: boolean }): void;
   /** The PO-token provider, measured like any dependency (po-tokens/provider.ts). */
   poToken?: PoTokenObserver;
+  /** A request that got no answer at all, by why (network-cause.ts): DNS, refused, reset, TLS, timeout. */
+  network?(failure: { cause: NetworkCause }): void;
 }
 
 /** Running totals by `client|endpoint|outcome`, kept by every client. */
@@ -108,10 +111,32 @@ export class UpstreamStats implements UpstreamObserver {
   /** Requests that waited for their turn under pacing, and requests refused by it. */
   pacedWaits = 0;
   pacedRefusals = 0;
+  /** Requests that got no answer at all, by cause. */
+  readonly networkFailures = new Map<NetworkCause, number>();
+  /** Wall-clock times of the last answer of any kind and of the last request that got none. */
+  lastAnswerAtMs = 0;
+  lastNetworkFailureAtMs = 0;
 
   call(c: UpstreamCall): void {
     const key = `${c.client}|${c.endpoint}|${c.outcome}`;
     this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
+    if (c.outcome !== 'error' && c.outcome !== 'timeout') this.lastAnswerAtMs = Date.now();
+  }
+
+  network(failure: { cause: NetworkCause }): void {
+    this.networkFailures.set(failure.cause, (this.networkFailures.get(failure.cause) ?? 0) + 1);
+    this.lastNetworkFailureAtMs = Date.now();
+  }
+
+  /**
+   * The platform looks unreachable: the last request within `withinMs` got no answer at all, and
+   * nothing answered since. What a health report says as `degraded` (an unreachable platform is an
+   * outage of ours that no restart fixes).
+   */
+  unreachable(withinMs: number): boolean {
+    return (
+      this.lastNetworkFailureAtMs > this.lastAnswerAtMs && Date.now() - this.lastNetworkFailureAtMs < withinMs
+    );
   }
 
   breaker(state: BreakerState): void {

@@ -11,6 +11,7 @@ import {
   type UpstreamObserver,
   type UpstreamOutcome,
 } from './observer.ts';
+import { networkCauseOf } from './network-cause.ts';
 import type { FetchLike, Logger } from './types.ts';
 
 /**
@@ -82,7 +83,15 @@ export function rebase(baseUrl: string, url: string): string {
   return baseUrl + u.pathname + u.search;
 }
 
-class RetryableNetworkError extends Error {}
+class RetryableNetworkError extends Error {
+  /** Set when no answer came at all (not a 5xx): why, for logs, the error and the counter. */
+  readonly network: ReturnType<typeof networkCauseOf> | undefined;
+
+  constructor(message: string, options?: { cause?: unknown; network?: ReturnType<typeof networkCauseOf> }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.network = options?.network;
+  }
+}
 
 /** The HTTP status and the API's error status of a 4xx answer (kept as the cause of the UPSTREAM_ERROR). */
 export class UpstreamHttpError extends Error {
@@ -187,7 +196,15 @@ export class Transport {
           attempt++;
           // full jitter: uniform in [0, base * 2^attempt)
           const delay = Math.floor(this.#random() * this.#config.retryBaseMs * 2 ** attempt);
-          this.#logger?.warn({ attempt, delay, reason: err.message }, 'youtube request failed; retrying');
+          this.#logger?.warn(
+            {
+              attempt,
+              delay,
+              reason: err.message,
+              ...(err.network ? { network_cause: err.network.cause, code: err.network.code } : {}),
+            },
+            'youtube request failed; retrying',
+          );
           await this.#sleep(delay);
           continue;
         }
@@ -218,6 +235,16 @@ export class Transport {
           }
         }
         if (err instanceof RetryableNetworkError) {
+          if (err.network) {
+            this.#logger?.warn(
+              { network_cause: err.network.cause, code: err.network.code, attempts: attempt + 1 },
+              `the video platform could not be reached: ${err.network.detail}`,
+            );
+            throw Errors.upstreamError(
+              `The video platform could not be reached: ${err.network.detail}.`,
+              err.cause,
+            );
+          }
           throw Errors.upstreamError(`The video platform failed: ${err.message}`, err.cause);
         }
         throw err;
@@ -313,7 +340,9 @@ export class Transport {
         });
       } catch (err) {
         if (signal.aborted) throw Errors.upstreamTimeout(undefined, err);
-        throw new RetryableNetworkError((err as Error).message ?? 'network error', { cause: err });
+        const network = networkCauseOf(err);
+        this.#observer?.network?.({ cause: network.cause });
+        throw new RetryableNetworkError(network.detail, { cause: err, network });
       }
       const text = await readCapped(res, this.#config.maxBodyBytes[req.endpoint], req.endpoint, signal);
       const contentType = res.headers.get('content-type') ?? '';

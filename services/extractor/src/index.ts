@@ -2,6 +2,7 @@
  * @subx/extractor: transcripts, validation and playlists over gRPC (subx.extractor.v1), plus the
  * Kafka extraction workers of batch and playlist requests and, apart from them, of bulk jobs.
  */
+import { PLATFORM_HEALTH_NAME } from '@subx/contracts';
 import { createModelTranslator } from './model-translator.ts';
 import type { Clock, EventBus, KeyValueStore, Subscription } from '@subx/ports';
 import { createJsonCache, systemClock } from '@subx/ports';
@@ -25,6 +26,9 @@ import { extractorServiceRegistration } from './grpc/extractor.handlers.ts';
 import { startExtractWorker } from './jobs/extract-worker.ts';
 import { createListingService } from './listings/listing-service.ts';
 import { createSearchService } from './search/search-service.ts';
+
+/** The platform counts as unreachable while its last request within this window got no answer. */
+const PLATFORM_UNREACHABLE_WINDOW_MS = 60_000;
 
 export { createExtractionService, toProtoMetadata } from './extraction-service.ts';
 export type { ExtractionService, ExtractionCacheTtl } from './extraction-service.ts';
@@ -168,7 +172,17 @@ export async function startExtractorService(
       ),
     ],
     logger,
+    health: { names: [PLATFORM_HEALTH_NAME] },
   });
+  // Whether the platform answers at all, for the gateway's /health: re-read every few seconds from
+  // the client's own record of its requests (no probe of our own: probes cost platform budget).
+  const platformWatch = setInterval(() => {
+    server.health.setServing(
+      PLATFORM_HEALTH_NAME,
+      !youtube.upstreamStats.unreachable(PLATFORM_UNREACHABLE_WINDOW_MS),
+    );
+  }, 5_000);
+  platformWatch.unref();
   let worker: Subscription | undefined;
   let bulkWorker: Subscription | undefined;
   if (options.bus && config.EXTRACT_WORKERS_ENABLED) {
@@ -201,6 +215,7 @@ export async function startExtractorService(
     } catch (error) {
       // A half-started service would keep its gRPC port and the first worker's members.
       await worker?.stop();
+      clearInterval(platformWatch);
       await server.shutdown(config.SHUTDOWN_TIMEOUT_MS);
       await canary?.close();
       throw error;
@@ -221,6 +236,7 @@ export async function startExtractorService(
     async stop(timeoutMs = config.SHUTDOWN_TIMEOUT_MS) {
       // Stop taking jobs first (the in-flight ones finish and commit), then the gRPC intake.
       await Promise.all([worker?.stop(), bulkWorker?.stop()]);
+      clearInterval(platformWatch);
       await server.shutdown(timeoutMs);
       await canary?.close();
     },

@@ -117,6 +117,11 @@ export interface GrpcServerHealthOptions {
   registry?: HealthRegistry;
   /** Default 5000 ms. */
   intervalMs?: number;
+  /**
+   * Health names of their own beside the services' (e.g. `subx.platform`: whether what the service
+   * depends on outside answers), SERVING at start and set with `health.setServing(name, …)`.
+   */
+  names?: readonly string[];
 }
 
 let grpcLogsRouted = false;
@@ -206,7 +211,7 @@ export async function startGrpcServer(options: StartGrpcServerOptions): Promise<
 
   const health = createHealthServer();
   health.addTo(server);
-  const allNames = ['', ...serviceNames];
+  const allNames = ['', ...serviceNames, ...(options.health?.names ?? [])];
   let shuttingDown = false;
   const setAll = (status: ServingStatus) => {
     for (const name of allNames) health.set(name, status);

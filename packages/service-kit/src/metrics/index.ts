@@ -8,3 +8,4 @@ export {
 export { startMetricsServer } from './server.ts';
 export type { MetricsServer, StartMetricsServerOptions } from './server.ts';
 export * from './instruments.ts';
+export * from './upstream.ts';

@@ -10,8 +10,8 @@ import {
   registerConsumerLag,
   registerOutboxBacklog,
   statusClass,
-  upstreamMetrics,
 } from './instruments.ts';
+import { upstreamMetrics } from './upstream.ts';
 import { scrape } from './registry.ts';
 
 /** The value of one sample line, or undefined when absent. */

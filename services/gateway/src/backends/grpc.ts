@@ -4,7 +4,7 @@
  * extractor's transcripts requested in the same event-loop turn go as one GetTranscripts call.
  */
 import type * as grpc from '@grpc/grpc-js';
-import { aiV1, billingV1, commentsV1, extractorV1 } from '@subx/contracts';
+import { PLATFORM_HEALTH_NAME, aiV1, billingV1, commentsV1, extractorV1 } from '@subx/contracts';
 import { checkHealth, createGrpcClient, grpcTlsFromConfig } from '@subx/service-kit';
 import type { GrpcClient, Logger } from '@subx/service-kit';
 import type { Config } from '../config.ts';
@@ -101,6 +101,8 @@ export function createGrpcBackends(config: GrpcBackendsConfig): GrpcBackends {
     search: (req, opts) => ex.search(req, opts),
     listSearchVideos: (req, opts) => ex.listSearchVideos(req, opts),
     checkHealth: (timeoutMs) => healthy(ex, extractorV1.ExtractorServiceClient.serviceName, timeoutMs),
+    checkPlatform: async (timeoutMs) =>
+      (await checkHealth(ex.raw, PLATFORM_HEALTH_NAME, timeoutMs)) !== 'NOT_SERVING',
   };
   const comments: CommentsBackend = {
     getComments: (req, opts) => co.getComments(req, opts),

@@ -44,6 +44,12 @@ export interface ExtractorBackend extends HealthCheck {
   ): Promise<extractorV1.ListChannelVideosResponse>;
   /** One page of search results (GET /api/v1/search). */
   search(request: extractorV1.SearchRequest, options?: CallOptions): Promise<extractorV1.SearchResponse>;
+  /**
+   * Whether the video platform answers the extractor at all (its PLATFORM_HEALTH_NAME health). An
+   * extractor that does not report it, or cannot be asked, counts as answering: that is /health's
+   * extractor check, not this one.
+   */
+  checkPlatform(timeoutMs: number): Promise<boolean>;
   /** The first max_videos videos of a search, for search jobs. */
   listSearchVideos(
     request: extractorV1.ListSearchVideosRequest,

@@ -10,12 +10,16 @@ interface HealthBody {
   version: string;
   api_version: 'v1';
   services: Record<'gateway' | BackendName, ServiceStatus>;
+  /** The video platform as the extractor sees it: `unreachable` while its requests get no answer. */
+  platform: 'ok' | 'unreachable';
 }
 
 /**
  * /health and /api/v1/health (docs/decisions.md "Outputs"): every backend's gRPC health check, in parallel.
  * `down` (503) when the extractor is unreachable, since no subtitle operation can work then;
- * `degraded` when another service is.
+ * `degraded` when another service is, or when the extractor reaches the video platform no more
+ * (`platform: "unreachable"`: DNS, refused, reset, TLS or timeouts; the cause is in the extractor's
+ * log and `subx_upstream_network_errors_total`). Still 200: restarting us does not fix the network.
  *
  * Probes and load balancers poll these, so (docs/api.md "Health"): they answer HEAD as well as GET, are never
  * rate limited (a probe that sees 429 takes a healthy instance out), and answer 200 or 503, never
@@ -39,9 +43,20 @@ export function registerHealth(app: FastifyInstance, ctx: RouteContext, version:
       BACKEND_NAMES.map(async (name): Promise<[BackendName, ServiceStatus]> => [name, await check(name)]),
     );
     const services = { gateway: 'ok', ...Object.fromEntries(results) } as HealthBody['services'];
+    let platform: HealthBody['platform'] = 'ok';
+    if (services.extractor === 'ok') {
+      const reachable = await backends.extractor
+        .checkPlatform(config.HEALTH_CHECK_TIMEOUT_MS)
+        .catch(() => true);
+      if (!reachable) platform = 'unreachable';
+    }
     const status =
-      services.extractor === 'down' ? 'down' : results.some(([, s]) => s === 'down') ? 'degraded' : 'ok';
-    return { status, version, api_version: 'v1', services };
+      services.extractor === 'down'
+        ? 'down'
+        : results.some(([, s]) => s === 'down') || platform === 'unreachable'
+          ? 'degraded'
+          : 'ok';
+    return { status, version, api_version: 'v1', services, platform };
   }
 
   let running: Promise<HealthBody> | null = null;
@@ -64,6 +79,7 @@ export function registerHealth(app: FastifyInstance, ctx: RouteContext, version:
         version,
         api_version: 'v1',
         services: { ...down, gateway: 'down' } as HealthBody['services'],
+        platform: 'ok',
       };
     }
     reply.code(body.status === 'down' ? 503 : 200).header('cache-control', 'no-store');

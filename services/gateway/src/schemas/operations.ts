@@ -535,10 +535,16 @@ export const OPERATION_SPECS: OperationSpec[] = withDocumentPaths([
 
 export const healthResponseSchema = {
   type: 'object',
-  required: ['status', 'version', 'api_version', 'services'],
+  required: ['status', 'version', 'api_version', 'services', 'platform'],
   additionalProperties: false,
   properties: {
     status: { type: 'string', enum: ['ok', 'degraded', 'down'] },
+    platform: {
+      type: 'string',
+      enum: ['ok', 'unreachable'],
+      description:
+        'The video platform as the extractor sees it: `unreachable` (and `status: degraded`) while its requests get no answer at all.',
+    },
     version: { type: 'string' },
     api_version: { type: 'string', const: 'v1' },
     services: {

@@ -33,6 +33,23 @@ describe('health', () => {
       version: '1.2.3',
       api_version: 'v1',
       services: { gateway: 'ok', extractor: 'ok', comments: 'ok', ai: 'ok', billing: 'ok' },
+      platform: 'ok',
+    });
+  });
+
+  it('degraded (200) with platform unreachable while the extractor reaches the platform no more', async () => {
+    gw.backends.platform.reachable = false;
+    const res = await gw.app.inject({ method: 'GET', url: '/health' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({
+      status: 'degraded',
+      platform: 'unreachable',
+      services: { extractor: 'ok' },
+    });
+    gw.backends.platform.reachable = true;
+    expect((await gw.app.inject({ method: 'GET', url: '/health' })).json()).toMatchObject({
+      status: 'ok',
+      platform: 'ok',
     });
   });
 

@@ -331,6 +331,8 @@ export interface FakeBackends extends Backends {
     getUsage: Handler<billingV1.GetUsageRequest, billingV1.GetUsageResponse>;
   };
   healthy: Record<'extractor' | 'comments' | 'ai' | 'billing', boolean>;
+  /** What the extractor says of the video platform (checkPlatform). */
+  platform: { reachable: boolean };
 }
 
 export function createFakeBackends(): FakeBackends {
@@ -361,10 +363,12 @@ export function createFakeBackends(): FakeBackends {
       >;
     };
   const health = (name: keyof typeof healthy) => async () => healthy[name];
+  const platform = { reachable: true };
   return {
     calls,
     handlers,
     healthy,
+    platform,
     extractor: {
       getTranscript: (request, options) =>
         call('getTranscript')(request, options).then((answer) => asExtractorAnswers(request, answer)),
@@ -375,6 +379,7 @@ export function createFakeBackends(): FakeBackends {
       search: call('search'),
       listSearchVideos: call('listSearchVideos'),
       checkHealth: health('extractor'),
+      checkPlatform: async () => platform.reachable,
     },
     comments: { getComments: call('getComments'), checkHealth: health('comments') },
     ai: { summarize: call('summarize'), analyzeComments: call('analyzeComments'), checkHealth: health('ai') },
