@@ -87,7 +87,7 @@ function unavailable(channelId: string, message: string): AppError {
  */
 const UPLOADS_PREFIX: Record<ChannelTab, string> = { videos: 'UULF', shorts: 'UUSH', streams: 'UULV' };
 
-export function uploadsPlaylistId(channelId: string, tab: ChannelTab): string {
+function uploadsPlaylistId(channelId: string, tab: ChannelTab): string {
   return `${UPLOADS_PREFIX[tab]}${channelId.slice(2)}`;
 }
 
