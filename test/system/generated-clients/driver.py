@@ -14,6 +14,7 @@ import time
 import uuid
 
 from subx_client import AuthenticatedClient, Client
+from subx_client.api.account import get_account
 from subx_client.api.bulk_jobs import (
     cancel_job,
     create_job,
@@ -38,6 +39,7 @@ from subx_client.api.subtitles_and_analysis import (
 from subx_client.api.search import search
 from subx_client.api.webhooks import get_webhook_secret, rotate_webhook_secret
 from subx_client.models import (
+    Account,
     AnalyzeCommentsBody,
     BatchBody,
     BatchBodyFormat,
@@ -196,6 +198,12 @@ rotated = rotate_webhook_secret.sync_detailed(client=client)
 check(rotated.status_code == 201 and isinstance(rotated.parsed, WebhookSecret), "POST /api/v1/webhooks/secret", rotated.content)
 current = get_webhook_secret.sync(client=client)
 check(isinstance(current, WebhookSecret) and current.secret == rotated.parsed.secret, "GET /api/v1/webhooks/secret", current)
+standing = get_account.sync(client=client)
+check(
+    isinstance(standing, Account) and standing.tier.value == "pro" and standing.operations.summarize.allowed and standing.daily_used > 0,
+    "GET /api/v1/account",
+    standing,
+)
 
 # One error of each kind, as typed Error models with the catalogue's ErrorCode.
 stranger = AuthenticatedClient(base_url=BASE, token="sxk_v1_notAKeyNotAKeyNotAKeyNotAKey00")

@@ -233,6 +233,14 @@ function describeItem(item: Schemas['BatchItem']): string {
   );
   const current = await client.GET('/api/v1/webhooks/secret');
   expect(current.data?.secret === secret?.secret, 'GET /api/v1/webhooks/secret', current.error);
+
+  const standing = await client.GET('/api/v1/account');
+  const account: Schemas['Account'] | undefined = standing.data;
+  expect(
+    account?.tier === 'pro' && account.operations.summarize.allowed && account.daily_used > 0,
+    'GET /api/v1/account',
+    standing.error,
+  );
 }
 
 // One error of each kind, typed: error.error.code is the catalogue's enum.

@@ -6,7 +6,7 @@
 import { CLOUD_EVENT_KINDS, TOPICS } from '@subx/contracts';
 import type { Clock, DocumentStore, EventBus, KeyValueStore } from '@subx/ports';
 import { registerOutboxBacklog } from '@subx/service-kit';
-import type { AccessControl, IdempotencyStore } from './types.ts';
+import type { AccessControl, Account, AccountStanding, IdempotencyStore } from './types.ts';
 import type { AccessConfig } from './config.ts';
 import type { AccessPricing } from './pricing.ts';
 import { DEFAULT_PRICING } from './pricing.ts';
@@ -81,6 +81,8 @@ export interface AccessModule {
   adminToken: string;
   /** Today's counted requests and this month's charged credits of an account (admin GET). */
   accountUsage(accountId: string): Promise<{ today_requests: number; month_credits: number }>;
+  /** GET /api/v1/account: the balance (after this month's allowance) and today's requests. */
+  accountStanding(account: Account): Promise<AccountStanding>;
   /** The clock and logger the module runs on (the admin API uses the same). */
   clock: Clock;
   logger: Logger;
@@ -171,6 +173,16 @@ export function createAccessModule(deps: AccessModuleDeps): AccessModule {
     };
   }
 
+  /** GET /api/v1/account: the balance (after this month's allowance) and today's requests. */
+  async function accountStanding(account: Account): Promise<AccountStanding> {
+    const [doc, daily, dailyUsed] = await Promise.all([
+      accounts.get(account.id),
+      rateLimiter.peek(account),
+      rateLimiter.todayCount(account.id),
+    ]);
+    return { creditsBalance: doc?.credits ?? 0, dailyUsed, daily };
+  }
+
   let unregisterBacklog = () => {};
   return {
     access,
@@ -188,6 +200,7 @@ export function createAccessModule(deps: AccessModuleDeps): AccessModule {
     delegations,
     adminToken: deps.config.adminToken,
     accountUsage,
+    accountStanding,
     clock,
     logger,
     async start() {

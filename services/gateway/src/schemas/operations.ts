@@ -19,6 +19,7 @@ import {
   urlSchema,
 } from './common.ts';
 import { withDocumentPaths } from './document-operations.ts';
+import { ACCOUNT_OPERATIONS } from './account.ts';
 import { extractResponse } from './extract-response.ts';
 import { JOB_OPERATIONS } from './job-operations.ts';
 import { SEARCH_OPERATIONS } from './search.ts';
@@ -529,6 +530,8 @@ export const OPERATION_SPECS: OperationSpec[] = withDocumentPaths([
   ...JOB_OPERATIONS,
   // Account settings: the webhook signing secret (schemas/webhooks.ts).
   ...WEBHOOK_OPERATIONS,
+  // The calling key's tier, balance and limits (schemas/account.ts).
+  ...ACCOUNT_OPERATIONS,
 ]);
 
 export const healthResponseSchema = {

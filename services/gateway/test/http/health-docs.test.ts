@@ -107,6 +107,7 @@ describe('docs', () => {
     expect(doc.openapi).toBe('3.1.0');
     expect(Object.keys(doc.paths).sort()).toEqual(
       [
+        '/api/v1/account',
         '/api/v1/batch',
         '/api/v1/comments',
         '/api/v1/comments/analyze',

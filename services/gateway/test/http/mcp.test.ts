@@ -92,6 +92,7 @@ describe('MCP tools', () => {
       // Account settings, not something an agent does with videos: no tools.
       'rotateWebhookSecret',
       'getWebhookSecret',
+      'getAccount',
     ]);
     expect(buildTools().map((t) => t.name)).toEqual(Object.keys(TWINS));
   });
