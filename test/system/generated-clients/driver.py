@@ -60,6 +60,7 @@ from subx_client.models import (
     ExtractVttBody,
     Health,
     Job,
+    JobEstimateResult,
     JobList,
     JobResultSuccess,
     JobResultsPage,
@@ -186,6 +187,12 @@ check(
 )
 running = create_job.sync(client=client, body=CreateJobBody(source=PlaylistSource(type_="playlist", url=PLAYLIST, max_=50)))
 check(isinstance(running, Job), "POST /api/v1/jobs (playlist)", running)
+dry = create_job.sync(client=client, body=CreateJobBody(source=Urls(type_="urls", urls=[VIDEO, VIDEO, PRIVATE]), dry_run=True))
+check(
+    isinstance(dry, JobEstimateResult) and dry.estimate.items == 2 and dry.estimate.duplicates_removed == 1,
+    "POST /api/v1/jobs (dry run)",
+    dry,
+)
 canceled = cancel_job.sync(running.job_id, client=client)
 # Cancel answers the job (canceled), or 409 JOB_FINISHED when the job won the race and ended.
 check(

@@ -253,7 +253,8 @@ describe('docs', () => {
     for (const spec of OPERATION_SPECS) {
       const op = doc.paths[spec.path][spec.method.toLowerCase()];
       const documented = Object.entries(op.responses as Record<string, Record<string, any>>) // eslint-disable-line @typescript-eslint/no-explicit-any
-        .filter(([status]) => status !== String(spec.successStatus ?? 200))
+        // The success answers (createJob also answers a dry run's 200) are not errors.
+        .filter(([status]) => !status.startsWith('2'))
         .flatMap(([status, response]) => {
           const examples = Object.values(response.content['application/json'].examples) as {
             value: { error: { code: ErrorCode; docs_url: string } };
