@@ -327,7 +327,7 @@ const TOOLS: ToolDefinition[] = [
     operationId: 'summarize',
     title: 'Summarize a video',
     lead: 'An AI summary of a video, with topic timestamps.',
-    fields: ['video_url', 'style', 'language'],
+    fields: ['url', 'video_url', 'style', 'language'],
     outputSchema: operationById('summarize').response,
     async run(args, call, spec) {
       const answer = await call({ spec, body: requestFields(args), ...keyOf(args) });
@@ -351,7 +351,7 @@ const TOOLS: ToolDefinition[] = [
     operationId: 'analyzeComments',
     title: 'Analyze video comments',
     lead: 'AI sentiment, themes and key quotes of a sample of a video’s comments.',
-    fields: ['video_url', 'sample_size', 'language'],
+    fields: ['url', 'video_url', 'sample_size', 'language'],
     outputSchema: operationById('analyzeComments').response,
     async run(args, call, spec) {
       const answer = await call({ spec, body: requestFields(args), ...keyOf(args) });

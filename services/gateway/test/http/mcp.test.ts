@@ -12,7 +12,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { aiV1 } from '@subx/contracts';
 import { OPERATION_SPECS, operationById } from '../../src/schemas/operations.ts';
 import { buildTools } from '../../src/mcp/tools.ts';
-import { KEYS, VIDEO_URL, buildTestGateway } from './support.ts';
+import { KEYS, VIDEO, VIDEO_URL, buildTestGateway } from './support.ts';
 import type { TestGateway } from './support.ts';
 
 let gw: TestGateway;
@@ -234,6 +234,39 @@ describe('MCP tools', () => {
     expect(again.isError).toBeFalsy();
     expect(charged).toBe(2);
     expect(balance - gw.ledger.balances.get('acc_pro')!).toBe(charged);
+  });
+
+  it('summarize_video and analyze_comments take url as well as video_url; two different videos are refused', async () => {
+    gw.backends.handlers.summarize = async (req): Promise<aiV1.SummarizeResponse> => ({
+      videoId: req.videoId,
+      summary: req.cachedOnly ? '' : 'A summary.',
+      timestamps: [],
+      videoTitle: 'T',
+      videoDuration: 125,
+      videoChannel: 'C',
+      cached: false,
+      model: 'local-extractive',
+      generatedAt: req.cachedOnly ? '' : '2026-03-10T12:00:00.000Z',
+      language: 'en',
+    });
+    const byUrl = (await client.callTool({ name: 'summarize_video', arguments: { url: VIDEO_URL } })) as {
+      isError?: boolean;
+      structuredContent?: { video_id: string };
+    };
+    expect(byUrl.isError).toBeFalsy();
+    expect(byUrl.structuredContent?.video_id).toBe(VIDEO);
+    for (const name of ['summarize_video', 'analyze_comments']) {
+      const tool = (await client.listTools()).tools.find((t) => t.name === name)!;
+      expect(Object.keys(tool.inputSchema.properties ?? {})).toEqual(
+        expect.arrayContaining(['url', 'video_url']),
+      );
+      const both = (await client.callTool({
+        name,
+        arguments: { url: VIDEO_URL, video_url: 'https://youtu.be/jNQXAC9IVRw' },
+      })) as { isError?: boolean; content: { text: string }[] };
+      expect(both.isError).toBe(true);
+      expect(both.content[0]!.text).toMatch(/^INVALID_REQUEST: body\.video_url/);
+    }
   });
 
   it('GET /mcp is 405 (no standalone stream); a batch over 10 messages is 400', async () => {
