@@ -78,6 +78,12 @@ describe('MCP server of npm run demo', () => {
         'get_comments',
         'summarize_video',
         'analyze_comments',
+        'search_videos',
+        'get_account',
+        'estimate_job',
+        'create_job',
+        'get_job',
+        'get_job_results',
       ]),
     );
     for (const tool of tools) {
@@ -270,7 +276,7 @@ describe('MCP server of npm run demo', () => {
       }),
     );
     try {
-      expect((await client.listTools()).tools.length).toBe(7);
+      expect((await client.listTools()).tools.length).toBe(13);
     } finally {
       await client.close();
     }

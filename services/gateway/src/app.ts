@@ -26,6 +26,7 @@ import { registerDocs } from './routes/docs.ts';
 import { registerHealth } from './routes/health.ts';
 import { registerRoot } from './routes/root.ts';
 import { OPERATION_SPECS } from './schemas/operations.ts';
+import { registerAccount } from './routes/v1/account.ts';
 import { registerBatch } from './routes/v1/batch.ts';
 import { registerComments, registerCommentsAnalyze } from './routes/v1/comments.ts';
 import type { RouteContext } from './routes/v1/context.ts';
@@ -121,6 +122,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   registerJobs(app, ctx);
   registerWatches(app, ctx);
   registerWebhooks(app, ctx);
+  registerAccount(app, ctx);
   registerHealth(app, ctx, version);
   registerRoot(app, version);
   await registerDocs(app, buildOpenApi(version));

@@ -3,7 +3,13 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Clock, KeyValueStore } from '@subx/ports';
 import type { AccessPricing } from './access/pricing.ts';
 import type { AccountReadLimiter, IpRateLimiter } from './access/rate-limit.ts';
-import type { AccessControl, CreditLedger, IdempotencyStore } from './access/types.ts';
+import type {
+  AccessControl,
+  Account,
+  AccountStanding,
+  CreditLedger,
+  IdempotencyStore,
+} from './access/types.ts';
 import type { Backends } from './backends/types.ts';
 import type { Config } from './config.ts';
 import type { FanOut } from './fanout/types.ts';
@@ -21,6 +27,8 @@ export interface GatewayDeps {
   ipLimiter: IpRateLimiter;
   /** Per-account limit of the free reads (job and webhook-secret routes, MCP's handshake). */
   readLimiter: AccountReadLimiter;
+  /** GET /api/v1/account: the key's balance and today's requests; absent: that route answers 503. */
+  accountStanding?: (account: Account) => Promise<AccountStanding>;
   backends: Backends;
   fanOut: FanOut;
   /** The bulk jobs API (src/jobs); absent: its routes are not mounted. */

@@ -167,6 +167,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     idempotency: access.idempotency,
     ipLimiter: access.ipLimiter,
     readLimiter: access.readLimiter,
+    accountStanding: access.accountStanding,
     backends,
     fanOut,
     jobs: jobs.service,

@@ -4,7 +4,7 @@
  * (docs/api.md "Extract"). Bare ids are not accepted, on purpose: `url` stays a URL everywhere
  * (extract, batch, jobs, MCP), and the error hands over the exact URL to send instead.
  */
-import { AppError } from '@subx/errors';
+import { AppError, Errors } from '@subx/errors';
 import { isVideoId, parsePlaylistUrl, parseVideoUrl } from '@subx/youtube';
 
 const watchUrl = (id: string) => `https://www.youtube.com/watch?v=${id}`;
@@ -66,4 +66,27 @@ export function playlistIdOf(url: string): string {
     );
   }
   return id;
+}
+
+/**
+ * The video of a body that may name it `url` (extract's name) or `video_url` (summarize's and
+ * comments/analyze's first name, still accepted): exactly one of them, or both naming the same
+ * video. The body schema cannot say "one of two" in a way generated clients read well, so the
+ * route checks it here, as a 400 naming the field.
+ */
+export function videoUrlOfBody(body: { url?: string; video_url?: string }): string {
+  const { url, video_url: videoUrl } = body;
+  if (url === undefined && videoUrl === undefined) {
+    throw Errors.invalidRequest('body.url is required (or its other name, body.video_url)', { field: 'url' });
+  }
+  if (url !== undefined && videoUrl !== undefined && url !== videoUrl) {
+    const a = parseVideoUrl(url);
+    if (a === null || a !== parseVideoUrl(videoUrl)) {
+      throw Errors.invalidRequest(
+        'body.video_url names another video than body.url; send the video once, as url (video_url is its other name)',
+        { field: 'video_url' },
+      );
+    }
+  }
+  return (url ?? videoUrl)!;
 }

@@ -14,6 +14,7 @@ import time
 import uuid
 
 from subx_client import AuthenticatedClient, Client
+from subx_client.api.account import get_account
 from subx_client.api.bulk_jobs import (
     cancel_job,
     create_job,
@@ -38,6 +39,7 @@ from subx_client.api.subtitles_and_analysis import (
 from subx_client.api.search import search
 from subx_client.api.webhooks import get_webhook_secret, rotate_webhook_secret
 from subx_client.models import (
+    Account,
     AnalyzeCommentsBody,
     BatchBody,
     BatchBodyFormat,
@@ -58,6 +60,7 @@ from subx_client.models import (
     ExtractVttBody,
     Health,
     Job,
+    JobEstimateResult,
     JobList,
     JobResultSuccess,
     JobResultsPage,
@@ -184,6 +187,12 @@ check(
 )
 running = create_job.sync(client=client, body=CreateJobBody(source=PlaylistSource(type_="playlist", url=PLAYLIST, max_=50)))
 check(isinstance(running, Job), "POST /api/v1/jobs (playlist)", running)
+dry = create_job.sync(client=client, body=CreateJobBody(source=Urls(type_="urls", urls=[VIDEO, VIDEO, PRIVATE]), dry_run=True))
+check(
+    isinstance(dry, JobEstimateResult) and dry.estimate.items == 2 and dry.estimate.duplicates_removed == 1,
+    "POST /api/v1/jobs (dry run)",
+    dry,
+)
 canceled = cancel_job.sync(running.job_id, client=client)
 # Cancel answers the job (canceled), or 409 JOB_FINISHED when the job won the race and ended.
 check(
@@ -196,6 +205,12 @@ rotated = rotate_webhook_secret.sync_detailed(client=client)
 check(rotated.status_code == 201 and isinstance(rotated.parsed, WebhookSecret), "POST /api/v1/webhooks/secret", rotated.content)
 current = get_webhook_secret.sync(client=client)
 check(isinstance(current, WebhookSecret) and current.secret == rotated.parsed.secret, "GET /api/v1/webhooks/secret", current)
+standing = get_account.sync(client=client)
+check(
+    isinstance(standing, Account) and standing.tier.value == "pro" and standing.operations.summarize.allowed and standing.daily_used > 0,
+    "GET /api/v1/account",
+    standing,
+)
 
 # One error of each kind, as typed Error models with the catalogue's ErrorCode.
 stranger = AuthenticatedClient(base_url=BASE, token="sxk_v1_notAKeyNotAKeyNotAKeyNotAKey00")

@@ -167,7 +167,12 @@ function describeItem(item: Schemas['BatchItem']): string {
     params: { header: { 'Idempotency-Key': randomUUID() } },
     body: { source: { type: 'urls', urls: [video, privateVideo] } },
   });
-  expect(created.response.status === 202 && created.data !== undefined, 'POST /api/v1/jobs', created.error);
+  // The 202 job or a dry run's 200 estimate: the union narrows on `job_id`.
+  expect(
+    created.response.status === 202 && created.data !== undefined && 'job_id' in created.data,
+    'POST /api/v1/jobs',
+    created.error,
+  );
   const jobId = created.data.job_id;
   let job: Schemas['Job'] | undefined = created.data;
   for (let i = 0; i < 300 && job && !['completed', 'failed', 'canceled'].includes(job.status); i++) {
@@ -213,7 +218,21 @@ function describeItem(item: Schemas['BatchItem']): string {
   const running = await client.POST('/api/v1/jobs', {
     body: { source: { type: 'playlist', url: playlist, max: 50 } },
   });
-  expect(running.data !== undefined, 'POST /api/v1/jobs (playlist)', running.error);
+  expect(
+    running.data !== undefined && 'job_id' in running.data,
+    'POST /api/v1/jobs (playlist)',
+    running.error,
+  );
+  const dry = await client.POST('/api/v1/jobs', {
+    body: { dry_run: true, source: { type: 'urls', urls: [video, video, privateVideo] } },
+  });
+  const estimate: Schemas['JobEstimate'] | undefined =
+    dry.data && 'estimate' in dry.data ? dry.data.estimate : undefined;
+  expect(
+    dry.response.status === 200 && estimate?.items === 2 && estimate.duplicates_removed === 1,
+    'POST /api/v1/jobs (dry run)',
+    dry.data ?? dry.error,
+  );
   const canceled = await client.DELETE('/api/v1/jobs/{job_id}', {
     params: { path: { job_id: running.data.job_id } },
   });
@@ -233,6 +252,14 @@ function describeItem(item: Schemas['BatchItem']): string {
   );
   const current = await client.GET('/api/v1/webhooks/secret');
   expect(current.data?.secret === secret?.secret, 'GET /api/v1/webhooks/secret', current.error);
+
+  const standing = await client.GET('/api/v1/account');
+  const account: Schemas['Account'] | undefined = standing.data;
+  expect(
+    account?.tier === 'pro' && account.operations.summarize.allowed && account.daily_used > 0,
+    'GET /api/v1/account',
+    standing.error,
+  );
 }
 
 // One error of each kind, typed: error.error.code is the catalogue's enum.

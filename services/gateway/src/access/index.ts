@@ -6,7 +6,7 @@
 import { CLOUD_EVENT_KINDS, TOPICS } from '@subx/contracts';
 import type { Clock, DocumentStore, EventBus, KeyValueStore } from '@subx/ports';
 import { registerOutboxBacklog } from '@subx/service-kit';
-import type { AccessControl, IdempotencyStore } from './types.ts';
+import type { AccessControl, Account, AccountStanding, IdempotencyStore } from './types.ts';
 import type { AccessConfig } from './config.ts';
 import type { AccessPricing } from './pricing.ts';
 import { DEFAULT_PRICING } from './pricing.ts';
@@ -83,6 +83,8 @@ export interface AccessModule {
   adminTokenPrevious?: string;
   /** Today's counted requests and this month's charged credits of an account (admin GET). */
   accountUsage(accountId: string): Promise<{ today_requests: number; month_credits: number }>;
+  /** GET /api/v1/account: the balance (after this month's allowance) and today's requests. */
+  accountStanding(account: Account): Promise<AccountStanding>;
   /** The clock and logger the module runs on (the admin API uses the same). */
   clock: Clock;
   logger: Logger;
@@ -174,6 +176,16 @@ export function createAccessModule(deps: AccessModuleDeps): AccessModule {
     };
   }
 
+  /** GET /api/v1/account: the balance (after this month's allowance) and today's requests. */
+  async function accountStanding(account: Account): Promise<AccountStanding> {
+    const [doc, daily, dailyUsed] = await Promise.all([
+      accounts.get(account.id),
+      rateLimiter.peek(account),
+      rateLimiter.todayCount(account.id),
+    ]);
+    return { creditsBalance: doc?.credits ?? 0, dailyUsed, daily };
+  }
+
   let unregisterBacklog = () => {};
   return {
     access,
@@ -192,6 +204,7 @@ export function createAccessModule(deps: AccessModuleDeps): AccessModule {
     adminToken: deps.config.adminToken,
     ...(deps.config.adminTokenPrevious ? { adminTokenPrevious: deps.config.adminTokenPrevious } : {}),
     accountUsage,
+    accountStanding,
     clock,
     logger,
     async start() {

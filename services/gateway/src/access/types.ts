@@ -37,6 +37,16 @@ export interface RateLimitState {
   resetAtMs: number;
 }
 
+/** An account's standing now: what GET /api/v1/account answers beside the pricing table. */
+export interface AccountStanding {
+  /** Available credits (open reservations already taken off). */
+  creditsBalance: number;
+  /** Requests counted today (UTC). */
+  dailyUsed: number;
+  /** The daily limit, what is left of it and when it resets. */
+  daily: RateLimitState;
+}
+
 export interface Admission {
   account: Account;
   rateLimit: RateLimitState;

@@ -50,6 +50,10 @@ function nameTableSchemas(): void {
   named('JobList', result('listJobs'));
   named('JobResultsPage', result('getJobResults'));
   named('WebhookSecret', result('getWebhookSecret'));
+  named('Account', result('getAccount'));
+  named('AccountOperations', properties(result('getAccount')).operations!);
+  named('OperationAccess', properties(properties(result('getAccount')).operations).extract!);
+  named('AccountJobLimits', properties(result('getAccount')).jobs!);
   named('Health', healthResponseSchema);
   named('ServiceStatuses', properties(healthResponseSchema).services!);
 }

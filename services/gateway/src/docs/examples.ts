@@ -56,7 +56,7 @@ export const REQUEST_EXAMPLES: Record<string, RequestExample> = {
   validate: { query: { url: SHORT_URL } },
   search: { query: { q: 'how transformers work', type: 'video', sort: 'relevance' } },
   summarize: {
-    body: { keyPoints: { summary: 'Key points', value: { video_url: VIDEO_URL, style: 'key_points' } } },
+    body: { keyPoints: { summary: 'Key points', value: { url: VIDEO_URL, style: 'key_points' } } },
   },
   comments: { query: { url: COMMENTS_URL, max: 100, sort: 'time' } },
   createWatch: {
@@ -97,6 +97,6 @@ export const REQUEST_EXAMPLES: Record<string, RequestExample> = {
   listJobs: { query: { limit: 20 } },
   getJobResults: { query: { limit: 25 } },
   analyzeComments: {
-    body: { sample: { summary: 'Analyse 20 comments', value: { video_url: COMMENTS_URL, sample_size: 20 } } },
+    body: { sample: { summary: 'Analyse 20 comments', value: { url: COMMENTS_URL, sample_size: 20 } } },
   },
 };

@@ -208,6 +208,18 @@ function operationObject(spec: OperationSpec) {
         ]),
         content,
       },
+      ...(spec.alternateSuccess
+        ? {
+            [String(spec.alternateSuccess.status)]: {
+              description: spec.alternateSuccess.description,
+              headers: headerRefs([
+                'X-Request-Id',
+                ...(metered ? [...RATE_LIMIT_HEADER_NAMES, 'Idempotent-Replayed' as const] : []),
+              ]),
+              content: { 'application/json': { schema: spec.alternateSuccess.response } },
+            },
+          }
+        : {}),
       ...errorResponses(documentedErrors(spec), metered),
     },
   };

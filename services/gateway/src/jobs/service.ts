@@ -48,8 +48,44 @@ export interface CreateJobInput {
   webhook_url?: string;
 }
 
+/** What a dry run answers: the job's size and most it can cost, nothing created or reserved. */
+interface JobEstimate {
+  /** Items the job would hold; for a playlist, channel or search source its `max` (not listed). */
+  items: number;
+  /** Credits the job costs at most: every item succeeding. */
+  credits_max: number;
+  /** URLs dropped because they name a video already in the list (urls sources only). */
+  duplicates_removed: number;
+}
+
+interface JobPlan {
+  source: JobDoc['source'];
+  items: JobItem[] | null;
+  duplicatesRemoved: number;
+}
+
+/**
+ * One item per video: youtu.be/ID, watch?v=ID&t=5 and shorts/ID name the same video, which is
+ * extracted (and charged) once, at its first place. URLs that are not video URLs are kept as they
+ * are (each becomes an INVALID_URL item), deduplicated by their text.
+ */
+function uniqueVideos(urls: readonly string[]): { items: JobItem[]; duplicatesRemoved: number } {
+  const seen = new Set<string>();
+  const items: JobItem[] = [];
+  for (const url of urls) {
+    const videoId = tryVideoIdOf(url);
+    const key = videoId === null ? `url:${url}` : `video:${videoId}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    items.push({ url, video_id: videoId });
+  }
+  return { items, duplicatesRemoved: urls.length - items.length };
+}
+
 export interface JobsService {
   create(account: Account, input: CreateJobInput, requestId: string): Promise<PublicJob>;
+  /** The dry run of create: the same checks, then the job's size and price; nothing is created. */
+  estimate(account: Account, input: CreateJobInput): Promise<JobEstimate>;
   get(accountId: string, jobId: string): Promise<PublicJob>;
   list(
     accountId: string,
@@ -135,58 +171,70 @@ export function createJobsService(deps: {
     return value;
   }
 
+  /**
+   * The job a request describes, checked against the tier: its source and, for a list of URLs, its
+   * items with the duplicates removed. Shared by create and the dry run's estimate.
+   */
+  function plan(account: Account, input: CreateJobInput): JobPlan {
+    const maxItems = pricing.jobMaxItems[account.tier];
+    if (maxItems <= 0) {
+      throw new AppError('TIER_REQUIRED', `Bulk jobs need a paid tier; the ${account.tier} tier has none.`);
+    }
+    const tooMany = (n: number) =>
+      Errors.invalidRequest(
+        `The ${account.tier} tier allows up to ${plural(maxItems, 'item')} per job; this job asks for ${n}.`,
+        { max_items: maxItems },
+      );
+    let source: JobDoc['source'];
+    let items: JobItem[] | null = null;
+    let duplicatesRemoved = 0;
+    const given = input.source;
+    if (given.type === 'urls') {
+      const unique = uniqueVideos(given.urls);
+      items = unique.items;
+      duplicatesRemoved = unique.duplicatesRemoved;
+      if (items.length > maxItems) throw tooMany(items.length);
+      source = { type: 'urls', count: items.length };
+    } else if (given.type === 'playlist') {
+      playlistIdOf(given.url);
+      const max = given.max ?? maxItems;
+      if (max > maxItems) throw tooMany(max);
+      source = { type: 'playlist', url: given.url, max };
+    } else if (given.type === 'search') {
+      const query = given.query.trim();
+      if (query.length === 0)
+        throw Errors.invalidRequest('source.query must not be only spaces', { field: 'source.query' });
+      const max = given.max ?? maxItems;
+      if (max > maxItems) throw tooMany(max);
+      const { upload_date, duration, sort, features } = given;
+      source = {
+        type: 'search',
+        query,
+        search_type: 'video',
+        max,
+        ...(upload_date ? { upload_date } : {}),
+        ...(duration ? { duration } : {}),
+        ...(sort ? { sort } : {}),
+        ...(features && features.length > 0 ? { features: [...new Set(features)].sort() } : {}),
+      } satisfies JobSource;
+    } else {
+      const parsed = parseChannelUrl(given.url);
+      if (!parsed) {
+        throw Errors.invalidUrl(
+          'The URL is not an accepted channel URL (/@handle, /channel/UC…, /c/name or /user/name).',
+        );
+      }
+      const max = given.max ?? maxItems;
+      if (max > maxItems) throw tooMany(max);
+      const tab: ChannelTabName = given.tab ?? (parsed.tab as ChannelTabName | undefined) ?? 'videos';
+      source = { type: 'channel', url: given.url, tab, max } satisfies JobSource;
+    }
+    return { source, items, duplicatesRemoved };
+  }
+
   return {
     async create(account, input, requestId) {
-      const maxItems = pricing.jobMaxItems[account.tier];
-      if (maxItems <= 0) {
-        throw new AppError('TIER_REQUIRED', `Bulk jobs need a paid tier; the ${account.tier} tier has none.`);
-      }
-      const tooMany = (n: number) =>
-        Errors.invalidRequest(
-          `The ${account.tier} tier allows up to ${plural(maxItems, 'item')} per job; this job asks for ${n}.`,
-          { max_items: maxItems },
-        );
-      let source: JobDoc['source'];
-      let items: JobItem[] | null = null;
-      const given = input.source;
-      if (given.type === 'urls') {
-        if (given.urls.length > maxItems) throw tooMany(given.urls.length);
-        items = given.urls.map((url) => ({ url, video_id: tryVideoIdOf(url) }));
-        source = { type: 'urls', count: items.length };
-      } else if (given.type === 'playlist') {
-        playlistIdOf(given.url);
-        const max = given.max ?? maxItems;
-        if (max > maxItems) throw tooMany(max);
-        source = { type: 'playlist', url: given.url, max };
-      } else if (given.type === 'search') {
-        const query = given.query.trim();
-        if (query.length === 0)
-          throw Errors.invalidRequest('source.query must not be only spaces', { field: 'source.query' });
-        const max = given.max ?? maxItems;
-        if (max > maxItems) throw tooMany(max);
-        const { upload_date, duration, sort, features } = given;
-        source = {
-          type: 'search',
-          query,
-          search_type: 'video',
-          max,
-          ...(upload_date ? { upload_date } : {}),
-          ...(duration ? { duration } : {}),
-          ...(sort ? { sort } : {}),
-          ...(features && features.length > 0 ? { features: [...new Set(features)].sort() } : {}),
-        } satisfies JobSource;
-      } else {
-        const parsed = parseChannelUrl(given.url);
-        if (!parsed) {
-          throw Errors.invalidUrl(
-            'The URL is not an accepted channel URL (/@handle, /channel/UC…, /c/name or /user/name).',
-          );
-        }
-        const max = given.max ?? maxItems;
-        if (max > maxItems) throw tooMany(max);
-        const tab: ChannelTabName = given.tab ?? (parsed.tab as ChannelTabName | undefined) ?? 'videos';
-        source = { type: 'channel', url: given.url, tab, max } satisfies JobSource;
-      }
+      const { source, items } = plan(account, input);
       // A cap on waiting jobs per account: one account cannot fill the queue for everyone (the
       // runner takes accounts in turn, and this bounds how long its own turn list grows).
       const open = await store.countOpen(account.id);
@@ -242,6 +290,16 @@ export function createJobsService(deps: {
       await store.create(job, items);
       await notifier.created(job);
       return show(job);
+    },
+
+    async estimate(account, input) {
+      const { source, items, duplicatesRemoved } = plan(account, input);
+      if (input.webhook_url !== undefined && deps.webhooks)
+        await deps.webhooks.checkTarget(input.webhook_url);
+      // A playlist, channel or search is not listed here (that can take many pages): its `max` is
+      // the upper bound of what the job holds.
+      const count = items ? items.length : 'max' in source ? source.max : 0;
+      return { items: count, credits_max: itemsPrice(count, pricing), duplicates_removed: duplicatesRemoved };
     },
 
     async get(accountId, jobId) {

@@ -38,13 +38,15 @@ export interface McpOptions {
 /** Calls a route of this gateway as the MCP caller: same key, same client address. */
 function routeCaller(app: FastifyInstance, outer: FastifyRequest, apiKey: string): RouteCaller {
   let calls = 0;
-  return async ({ spec, body, query, idempotencyKey }) => {
+  return async ({ spec, params, body, query, idempotencyKey }) => {
     calls += 1;
     // The inner request's id names the MCP request it belongs to (when that keeps it well-formed).
     const innerId = `${outer.id}.t${calls}`;
     const response = await app.inject({
       method: spec.method,
-      url: spec.path,
+      url: spec.path.replace(/\{(\w+)\}/g, (_, name: string) =>
+        encodeURIComponent(String(params?.[name] ?? '')),
+      ),
       headers: {
         'x-api-key': apiKey,
         ...(innerId.length <= 128 ? { 'x-request-id': innerId } : {}),

@@ -15,6 +15,8 @@ export interface RouteAnswer {
 
 export type RouteCaller = (call: {
   spec: OperationSpec;
+  /** Path parameters (`job_id` of `/api/v1/jobs/{job_id}`). */
+  params?: Record<string, unknown>;
   body?: Record<string, unknown>;
   query?: Record<string, unknown>;
   idempotencyKey?: string;
@@ -42,6 +44,8 @@ export interface ToolDefinition {
    * without asking (spending is a change to the account), though it changes nothing else.
    */
   spends: boolean;
+  /** false: the same arguments again do more (a second job), unless an idempotency_key is given. */
+  idempotent?: false;
   outputSchema: JsonSchema;
   run(args: Record<string, unknown>, call: RouteCaller, spec: OperationSpec): Promise<ToolResult>;
 }

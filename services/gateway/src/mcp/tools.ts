@@ -9,12 +9,15 @@ import { Ajv } from 'ajv';
 import { Errors, plural } from '@subx/errors';
 import type { AppError } from '@subx/errors';
 import { INCLUDE_FIELDS, metadataSchema, rateLimitSchema, segmentSchema } from '../schemas/common.ts';
+import { extractResponse } from '../schemas/extract-response.ts';
 import { isMetered } from '../schemas/operation-spec.ts';
 import { operationById } from '../schemas/operations.ts';
 import type { JsonSchema, OperationSpec } from '../schemas/operations.ts';
 import { PAGE_CHARS, pageOf, readCursor, transcriptPage } from './render.ts';
 import type { Chapter, Segment, TranscriptFormat } from './render.ts';
 
+import { getAccountTool } from './account-tool.ts';
+import { createJobTool, estimateJobTool, getJobResultsTool, getJobTool } from './job-tools.ts';
 import { searchVideosTool } from './search-tool.ts';
 import {
   CURSOR,
@@ -47,6 +50,11 @@ const transcriptOutput = {
     cached: { type: 'boolean' },
     chapters: metadataSchema.properties.chapters,
     segments: { type: 'array', items: segmentSchema, description: 'The segments of this page.' },
+    source: extractResponse.properties.source,
+    chunks: {
+      ...extractResponse.properties.chunks,
+      description: 'With `chunking`: every chunk, on each page.',
+    },
     page: PAGING,
     rate_limit: rateLimitSchema,
     request_id: str,
@@ -60,7 +68,17 @@ const TOOLS: ToolDefinition[] = [
     operationId: 'extract',
     title: 'Get a video transcript',
     lead: `Transcript of one video, as markdown by default (title, channel, chapters as headings, repeated lines dropped), or txt/srt/vtt/json; long transcripts come in pages of about ${PAGE_CHARS.toLocaleString('en')} characters (see cursor).`,
-    fields: ['url', 'language', 'format', 'include_timestamps', 'include', 'translate', 'force_refresh'],
+    fields: [
+      'url',
+      'language',
+      'format',
+      'include_timestamps',
+      'include',
+      'translate',
+      'force_refresh',
+      'chunking',
+      'mode',
+    ],
     defaults: { format: 'md' },
     paged: true,
     outputSchema: transcriptOutput,
@@ -102,6 +120,8 @@ const TOOLS: ToolDefinition[] = [
         cached: b.cached,
         chapters,
         segments: page.segments,
+        ...(b.source ? { source: b.source } : {}),
+        ...(b.chunks ? { chunks: b.chunks } : {}),
         page: page.paging,
         rate_limit: b.rate_limit,
         request_id: b.request_id,
@@ -327,7 +347,7 @@ const TOOLS: ToolDefinition[] = [
     operationId: 'summarize',
     title: 'Summarize a video',
     lead: 'An AI summary of a video, with topic timestamps.',
-    fields: ['video_url', 'style', 'language'],
+    fields: ['url', 'video_url', 'style', 'language'],
     outputSchema: operationById('summarize').response,
     async run(args, call, spec) {
       const answer = await call({ spec, body: requestFields(args), ...keyOf(args) });
@@ -351,7 +371,7 @@ const TOOLS: ToolDefinition[] = [
     operationId: 'analyzeComments',
     title: 'Analyze video comments',
     lead: 'AI sentiment, themes and key quotes of a sample of a video’s comments.',
-    fields: ['video_url', 'sample_size', 'language'],
+    fields: ['url', 'video_url', 'sample_size', 'language'],
     outputSchema: operationById('analyzeComments').response,
     async run(args, call, spec) {
       const answer = await call({ spec, body: requestFields(args), ...keyOf(args) });
@@ -371,6 +391,11 @@ const TOOLS: ToolDefinition[] = [
       return ok(lines.join('\n'), b);
     },
   },
+  getAccountTool,
+  estimateJobTool,
+  createJobTool,
+  getJobTool,
+  getJobResultsTool,
 ];
 
 /** Tier, credits and counting of the twin, in the words of the operation table. */
@@ -384,11 +409,19 @@ function description(tool: ToolDefinition, spec: OperationSpec): string {
   return `${tool.lead}\n\n${spec.summary}. ${spec.description}\n\n${access}`;
 }
 
-function inputSchemaOf(tool: ToolDefinition, spec: OperationSpec): JsonSchema {
-  const source = (spec.body ?? spec.querystring) as {
-    properties: Record<string, JsonSchema>;
-    required?: string[];
+type ObjectSchema = { properties: Record<string, JsonSchema>; required?: string[] };
+
+/** The operation's request fields, path, query and body together (a tool takes them flat). */
+export function requestSchemaOf(spec: OperationSpec): Required<ObjectSchema> {
+  const parts = [spec.params, spec.querystring, spec.body].filter(Boolean) as ObjectSchema[];
+  return {
+    properties: Object.assign({}, ...parts.map((p) => p.properties)) as Record<string, JsonSchema>,
+    required: parts.flatMap((p) => p.required ?? []),
   };
+}
+
+function inputSchemaOf(tool: ToolDefinition, spec: OperationSpec): JsonSchema {
+  const source = requestSchemaOf(spec);
   const properties: Record<string, JsonSchema> = {};
   for (const field of tool.fields) {
     const schema = source.properties[field];
@@ -447,7 +480,7 @@ export function buildTools(): McpTool[] {
         title: tool.title,
         readOnlyHint: !tool.spends,
         destructiveHint: false,
-        idempotentHint: true,
+        idempotentHint: tool.idempotent ?? true,
         openWorldHint: true,
       },
       async call(args, caller) {

@@ -5,6 +5,7 @@
 import type { OperationSpec } from './operation-spec.ts';
 import {
   createJobBodySchema,
+  jobEstimateSchema,
   jobIdParamsSchema,
   jobItemParamsSchema,
   jobListSchema,
@@ -24,7 +25,7 @@ export const JOB_OPERATIONS: OperationSpec[] = [
     operationId: 'createJob',
     summary: 'Start a bulk job: thousands of videos, a whole playlist or a channel',
     description:
-      'Answers 202 at once with the job and `Location: /api/v1/jobs/{job_id}`; the videos are extracted in the background. Poll the job (or pass `webhook_url`), then page through GET /api/v1/jobs/{job_id}/results. Counts as one request against the daily limit; 1 credit per successful item, charged as items finish (failures are free). Items per job: Pro 1,000, Business 5,000, Enterprise 10,000. At most 2 jobs of one account run at once, the others wait `queued`. A job ends `completed` (whatever its items did), `failed` (its playlist or channel could not be listed, or the credits ran out: finished items are kept and charged) or `canceled`. Results are kept 7 days after the end. The body may be up to 1 MB.',
+      'Answers 202 at once with the job and `Location: /api/v1/jobs/{job_id}`; the videos are extracted in the background. Poll the job (or pass `webhook_url`), then page through GET /api/v1/jobs/{job_id}/results. Counts as one request against the daily limit; 1 credit per successful item, charged as items finish (failures are free). Items per job: Pro 1,000, Business 5,000, Enterprise 10,000. At most 2 jobs of one account run at once, the others wait `queued`. A job ends `completed` (whatever its items did), `failed` (its playlist or channel could not be listed, or the credits ran out: finished items are kept and charged) or `canceled`. Results are kept 7 days after the end. The body may be up to 1 MB. URLs naming the same video (youtu.be/ID, watch?v=ID&t=5, shorts/ID) are one item, extracted and charged once. With `dry_run: true` the job is checked and answered as an `estimate` (200: items, most credits, duplicates removed) without being created: no job, no reservation, no charge.',
     auth: 'jobs',
     tier: 'pro',
     credits: '1 per successful item, charged as the job runs',
@@ -32,6 +33,12 @@ export const JOB_OPERATIONS: OperationSpec[] = [
     successStatus: 202,
     tag: TAG,
     response: jobSchema,
+    alternateSuccess: {
+      status: 200,
+      description:
+        'A dry run (`dry_run: true`): the job’s estimate; nothing was created, reserved or charged.',
+      response: jobEstimateSchema,
+    },
     errors: [
       'UNAUTHORIZED',
       'TIER_REQUIRED',

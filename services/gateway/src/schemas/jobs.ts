@@ -137,6 +137,12 @@ export const createJobBodySchema = {
     // json jobs with timestamps only: every successful result carries `chunks` (as extract), and
     // GET /api/v1/jobs/{job_id}/chunks downloads them as NDJSON.
     chunking: chunkingSchema,
+    dry_run: {
+      type: 'boolean',
+      default: false,
+      description:
+        'true: check the job and answer 200 with its `estimate` (items, most credits, duplicates removed) instead of creating it: no job, no reservation, no credit charged. Counted against the daily limit like any POST /api/v1/jobs.',
+    },
     webhook_url: {
       type: 'string',
       maxLength: 2048,
@@ -372,5 +378,40 @@ export const pageQuerySchema = (defaultLimit: number, maxLimit: number) => ({
       description: `1 to ${maxLimit}.`,
     },
     cursor: { type: 'string', maxLength: 512, description: 'next_cursor of the previous page.' },
+  },
+});
+
+/** The 200 answer of POST /api/v1/jobs with `dry_run: true`. */
+export const jobEstimateSchema = named('JobEstimateResult', {
+  type: 'object',
+  required: ['estimate', 'rate_limit', 'request_id'],
+  additionalProperties: false,
+  properties: {
+    estimate: named('JobEstimate', {
+      type: 'object',
+      required: ['items', 'credits_max', 'duplicates_removed'],
+      additionalProperties: false,
+      properties: {
+        items: {
+          type: 'integer',
+          minimum: 0,
+          description:
+            'Items the job would hold: the URLs once duplicates are removed; for a playlist, channel or search source its `max` (an upper bound: the source is not listed by a dry run).',
+        },
+        credits_max: {
+          type: 'integer',
+          minimum: 0,
+          description: 'Most credits the job can cost: every item succeeding.',
+        },
+        duplicates_removed: {
+          type: 'integer',
+          minimum: 0,
+          description:
+            'URLs dropped because they name a video already in the list (youtu.be/ID, watch?v=ID&t=5 and shorts/ID are one video); 0 for other sources.',
+        },
+      },
+    }),
+    rate_limit: rateLimitSchema,
+    request_id: { type: 'string' },
   },
 });

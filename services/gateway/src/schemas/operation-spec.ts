@@ -33,6 +33,8 @@ export interface OperationSpec {
   /** Group in the reference; default by `auth`. */
   tag?: string;
   response: JsonSchema;
+  /** A second success answer with a status of its own (createJob's 200 estimate of a dry run). */
+  alternateSuccess?: { status: 200; description: string; response: JsonSchema };
   /** The success response's media type when it is not JSON (`application/x-ndjson`). */
   mediaType?: string;
   /** Other media types the 200 response can have (non-json formats). */

@@ -19,6 +19,7 @@ import {
   urlSchema,
 } from './common.ts';
 import { withDocumentPaths } from './document-operations.ts';
+import { ACCOUNT_OPERATIONS } from './account.ts';
 import { extractResponse } from './extract-response.ts';
 import { JOB_OPERATIONS } from './job-operations.ts';
 import { SEARCH_OPERATIONS } from './search.ts';
@@ -46,6 +47,10 @@ const VALIDATE_REASON_CODES = [
 export type ValidateReasonCode = (typeof VALIDATE_REASON_CODES)[number];
 
 const videoUrl = urlSchema('Video URL: watch page, youtu.be short link, shorts, live or embed form.');
+/** summarize's and comments/analyze's first name for `url`: one of the two is required. */
+const videoUrlAlias = urlSchema(
+  'The same as `url` (its first name, still accepted). Send `url` or `video_url`: one is required; both must name the same video.',
+);
 
 const fanOutCommon = {
   results: { type: 'array', items: batchItemSchema, description: 'One item per input, in input order.' },
@@ -289,9 +294,9 @@ export const OPERATION_SPECS: OperationSpec[] = withDocumentPaths([
     body: {
       type: 'object',
       additionalProperties: false,
-      required: ['video_url'],
       properties: {
-        video_url: videoUrl,
+        url: videoUrl,
+        video_url: videoUrlAlias,
         style: {
           type: 'string',
           enum: ['brief', 'detailed', 'key_points'],
@@ -455,9 +460,9 @@ export const OPERATION_SPECS: OperationSpec[] = withDocumentPaths([
     body: {
       type: 'object',
       additionalProperties: false,
-      required: ['video_url'],
       properties: {
-        video_url: videoUrl,
+        url: videoUrl,
+        video_url: videoUrlAlias,
         sample_size: {
           type: 'integer',
           minimum: 10,
@@ -531,6 +536,8 @@ export const OPERATION_SPECS: OperationSpec[] = withDocumentPaths([
   ...WATCH_OPERATIONS,
   // Account settings: the webhook signing secret (schemas/webhooks.ts).
   ...WEBHOOK_OPERATIONS,
+  // The calling key's tier, balance and limits (schemas/account.ts).
+  ...ACCOUNT_OPERATIONS,
 ]);
 
 export const healthResponseSchema = {

@@ -124,6 +124,7 @@ describe('docs', () => {
     expect(doc.openapi).toBe('3.1.0');
     expect(Object.keys(doc.paths).sort()).toEqual(
       [
+        '/api/v1/account',
         '/api/v1/batch',
         '/api/v1/comments',
         '/api/v1/comments/analyze',
@@ -272,7 +273,8 @@ describe('docs', () => {
     for (const spec of OPERATION_SPECS) {
       const op = doc.paths[spec.path][spec.method.toLowerCase()];
       const documented = Object.entries(op.responses as Record<string, Record<string, any>>) // eslint-disable-line @typescript-eslint/no-explicit-any
-        .filter(([status]) => status !== String(spec.successStatus ?? 200))
+        // The success answers (createJob also answers a dry run's 200) are not errors.
+        .filter(([status]) => !status.startsWith('2'))
         .flatMap(([status, response]) => {
           const examples = Object.values(response.content['application/json'].examples) as {
             value: { error: { code: ErrorCode; docs_url: string } };

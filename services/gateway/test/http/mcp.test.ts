@@ -11,8 +11,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { aiV1 } from '@subx/contracts';
 import { OPERATION_SPECS, operationById } from '../../src/schemas/operations.ts';
-import { buildTools } from '../../src/mcp/tools.ts';
-import { KEYS, VIDEO_URL, buildTestGateway } from './support.ts';
+import { buildTools, requestSchemaOf } from '../../src/mcp/tools.ts';
+import { KEYS, VIDEO, VIDEO_URL, buildTestGateway } from './support.ts';
 import type { TestGateway } from './support.ts';
 
 let gw: TestGateway;
@@ -43,12 +43,17 @@ const TWINS: Record<string, string> = {
   search_videos: 'search',
   summarize_video: 'summarize',
   analyze_comments: 'analyzeComments',
+  get_account: 'getAccount',
+  estimate_job: 'createJob',
+  create_job: 'createJob',
+  get_job: 'getJob',
+  get_job_results: 'getJobResults',
 };
 
 describe('MCP tools', () => {
   it('every input and output schema is valid JSON Schema (draft-07 and 2020-12) with an object root', async () => {
     const { tools } = await client.listTools();
-    expect(tools).toHaveLength(8);
+    expect(tools).toHaveLength(13);
     for (const tool of tools) {
       for (const schema of [tool.inputSchema, tool.outputSchema]) {
         expect(schema?.type).toBe('object');
@@ -62,7 +67,7 @@ describe('MCP tools', () => {
     const { tools } = await client.listTools();
     for (const tool of tools) {
       const spec = operationById(TWINS[tool.name]!);
-      const source = (spec.body ?? spec.querystring)!.properties as Record<string, Record<string, unknown>>;
+      const source = requestSchemaOf(spec).properties as Record<string, Record<string, unknown>>;
       for (const [name, schema] of Object.entries(tool.inputSchema.properties ?? {})) {
         if (name === 'cursor' || name === 'idempotency_key') continue;
         const { default: _toolDefault, ...rest } = schema as Record<string, unknown>;
@@ -81,11 +86,9 @@ describe('MCP tools', () => {
       'extractTxt',
       'extractMd',
       'batch',
-      // Bulk jobs run for minutes to hours: an agent starts and polls them over HTTP.
-      'createJob',
+      // An agent starts a job, polls it and pages its results; listing, one result as a download,
+      // the chunks' NDJSON and canceling stay HTTP.
       'listJobs',
-      'getJob',
-      'getJobResults',
       'getJobResult',
       'getJobChunks',
       'cancelJob',
@@ -105,13 +108,21 @@ describe('MCP tools', () => {
   it('every tool is annotated: read-only exactly when it can charge nothing, never destructive', async () => {
     const { tools } = await client.listTools();
     const readOnly = tools.filter((t) => t.annotations?.readOnlyHint).map((t) => t.name);
-    expect(readOnly).toEqual(['check_subtitles', 'get_video_metadata']);
+    expect(readOnly).toEqual([
+      'check_subtitles',
+      'get_video_metadata',
+      'get_account',
+      'estimate_job',
+      'get_job',
+      'get_job_results',
+    ]);
     for (const tool of tools) {
       expect(tool.annotations, tool.name).toEqual({
         title: tool.title,
         readOnlyHint: readOnly.includes(tool.name),
         destructiveHint: false,
-        idempotentHint: true,
+        // A second create_job starts a second job (unless it carries the same idempotency_key).
+        idempotentHint: tool.name !== 'create_job',
         openWorldHint: true,
       });
     }
@@ -161,6 +172,23 @@ describe('MCP tools', () => {
       arguments: { q: 'rick astly', sort: 'date', cursor: next },
     });
     expect(asked[1]).toMatchObject({ continuation: 'TOKEN2' });
+  });
+
+  it('get_transcript passes chunking and mode through to extract and answers the chunks', async () => {
+    const r = (await client.callTool({
+      name: 'get_transcript',
+      arguments: {
+        url: VIDEO_URL,
+        format: 'txt',
+        chunking: { max_tokens: 64, split: 'none' },
+        mode: 'captions',
+      },
+    })) as { structuredContent: Record<string, unknown>; isError?: boolean; content: { text: string }[] };
+    expect(r.isError, r.content[0]?.text).toBeFalsy();
+    const chunks = r.structuredContent.chunks as { text: string; token_count: number }[];
+    expect(chunks.length).toBeGreaterThan(0);
+    expect(chunks.every((c) => c.token_count <= 64)).toBe(true);
+    expect(r.structuredContent.source).toBe('captions');
   });
 
   it('a tool call is one counted request of its route, and its rate_limit is the route’s', async () => {
@@ -239,6 +267,39 @@ describe('MCP tools', () => {
     expect(again.isError).toBeFalsy();
     expect(charged).toBe(2);
     expect(balance - gw.ledger.balances.get('acc_pro')!).toBe(charged);
+  });
+
+  it('summarize_video and analyze_comments take url as well as video_url; two different videos are refused', async () => {
+    gw.backends.handlers.summarize = async (req): Promise<aiV1.SummarizeResponse> => ({
+      videoId: req.videoId,
+      summary: req.cachedOnly ? '' : 'A summary.',
+      timestamps: [],
+      videoTitle: 'T',
+      videoDuration: 125,
+      videoChannel: 'C',
+      cached: false,
+      model: 'local-extractive',
+      generatedAt: req.cachedOnly ? '' : '2026-03-10T12:00:00.000Z',
+      language: 'en',
+    });
+    const byUrl = (await client.callTool({ name: 'summarize_video', arguments: { url: VIDEO_URL } })) as {
+      isError?: boolean;
+      structuredContent?: { video_id: string };
+    };
+    expect(byUrl.isError).toBeFalsy();
+    expect(byUrl.structuredContent?.video_id).toBe(VIDEO);
+    for (const name of ['summarize_video', 'analyze_comments']) {
+      const tool = (await client.listTools()).tools.find((t) => t.name === name)!;
+      expect(Object.keys(tool.inputSchema.properties ?? {})).toEqual(
+        expect.arrayContaining(['url', 'video_url']),
+      );
+      const both = (await client.callTool({
+        name,
+        arguments: { url: VIDEO_URL, video_url: 'https://youtu.be/jNQXAC9IVRw' },
+      })) as { isError?: boolean; content: { text: string }[] };
+      expect(both.isError).toBe(true);
+      expect(both.content[0]!.text).toMatch(/^INVALID_REQUEST: body\.video_url/);
+    }
   });
 
   it('GET /mcp is 405 (no standalone stream); a batch over 10 messages is 400', async () => {

@@ -166,6 +166,7 @@ describe('every success body', () => {
       deleteWatch: { app: watching.gw.app, call: { method: 'DELETE', url: `/api/v1/watches/${watchId}` } },
       rotateWebhookSecret: { app: gw.app, call: { method: 'POST', url: '/api/v1/webhooks/secret' } },
       getWebhookSecret: { app: gw.app, call: { method: 'GET', url: '/api/v1/webhooks/secret' } },
+      getAccount: { app: gw.app, call: { method: 'GET', url: '/api/v1/account' } },
     };
     // Every row of the operation table is exercised: a new operation must be added here.
     expect(Object.keys(calls).sort()).toEqual(OPERATION_SPECS.map((s) => s.operationId).sort());

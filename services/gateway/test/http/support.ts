@@ -90,7 +90,7 @@ export function createTestAccess(options: { dailyLimits?: Partial<Record<Tier, n
       };
     },
   };
-  return { access, used, refunds };
+  return { access, used, refunds, limits };
 }
 
 export interface LedgerEvent {
@@ -425,6 +425,16 @@ export async function buildTestGateway(
     idempotency: createTestIdempotency(),
     ipLimiter,
     readLimiter: createTestReadLimiter(clock, options.readLimit),
+    accountStanding: async ({ id, tier }) => {
+      const limit = access.limits[tier];
+      const dailyUsed = access.used.get(id) ?? 0;
+      const remaining = limit === null ? null : Math.max(0, limit - dailyUsed);
+      return {
+        creditsBalance: ledger.balances.get(id) ?? 0,
+        dailyUsed,
+        daily: { limit, remaining, resetAtMs: NEXT_MIDNIGHT },
+      };
+    },
     backends,
     fanOut: createDirectFanOut({ extractor: backends.extractor, concurrency: config.FANOUT_CONCURRENCY }),
     kv,

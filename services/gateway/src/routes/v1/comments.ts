@@ -4,7 +4,7 @@ import { commentsAnalyzePrice, commentsPrice } from '../../access/pricing.ts';
 import { rateLimitBody } from '../../access/rate-limit.ts';
 import { commentJson, sentimentName } from '../../mappers.ts';
 import { operationById } from '../../schemas/operations.ts';
-import { videoIdOf } from '../../video-urls.ts';
+import { videoIdOf, videoUrlOfBody } from '../../video-urls.ts';
 import { routeOptions } from './context.ts';
 import type { RouteRegistrar } from './context.ts';
 import { admissionOf, withReservation } from './reservation.ts';
@@ -75,11 +75,11 @@ export const registerCommentsAnalyze: RouteRegistrar = (app, ctx) => {
   const spec = operationById('analyzeComments');
   const { credits, backends, config } = ctx.deps;
 
-  app.post<{ Body: { video_url: string; sample_size: number; language?: string } }>(
+  app.post<{ Body: { url?: string; video_url?: string; sample_size: number; language?: string } }>(
     spec.path,
     routeOptions(ctx, spec),
     async (request) => {
-      const videoId = videoIdOf(request.body.video_url);
+      const videoId = videoIdOf(videoUrlOfBody(request.body));
       const call = { requestId: request.id, deadlineMs: config.AI_GRPC_DEADLINE_MS };
       const ask = { videoId, sampleSize: request.body.sample_size, language: request.body.language ?? '' };
       const toBody = (a: aiV1.AnalyzeCommentsResponse, charge: number) => ({

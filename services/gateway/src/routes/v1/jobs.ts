@@ -19,6 +19,7 @@ interface CreateJobBody {
   translate: boolean;
   chunking?: { max_tokens?: number; overlap_tokens?: number; split?: 'chapters' | 'none' };
   webhook_url?: string;
+  dry_run: boolean;
 }
 
 interface Page {
@@ -45,22 +46,23 @@ export const registerJobs: RouteRegistrar = (app, ctx) => {
       const body = request.body;
       const chunking = jobChunking(body);
       const admission = admissionOf(request);
-      const job = await jobs.create(
-        admission.account,
-        {
-          source: body.source,
-          options: {
-            language: body.language,
-            format: body.format,
-            include_timestamps: body.include_timestamps,
-            include: body.include,
-            translate: body.translate,
-            ...(chunking ? { chunking } : {}),
-          },
-          ...(body.webhook_url !== undefined ? { webhook_url: body.webhook_url } : {}),
+      const input: CreateJobInput = {
+        source: body.source,
+        options: {
+          language: body.language,
+          format: body.format,
+          include_timestamps: body.include_timestamps,
+          include: body.include,
+          translate: body.translate,
+          ...(chunking ? { chunking } : {}),
         },
-        request.id,
-      );
+        ...(body.webhook_url !== undefined ? { webhook_url: body.webhook_url } : {}),
+      };
+      if (body.dry_run) {
+        const estimate = await jobs.estimate(admission.account, input);
+        return { estimate, rate_limit: rateLimitBody(admission.rateLimit), request_id: request.id };
+      }
+      const job = await jobs.create(admission.account, input, request.id);
       // The one counted job route: its answer carries the daily limit, like every counted answer.
       return reply
         .code(202)

@@ -2,7 +2,7 @@ import { aiV1 } from '@subx/contracts';
 import { summarizePrice } from '../../access/pricing.ts';
 import { rateLimitBody } from '../../access/rate-limit.ts';
 import { operationById } from '../../schemas/operations.ts';
-import { videoIdOf } from '../../video-urls.ts';
+import { videoIdOf, videoUrlOfBody } from '../../video-urls.ts';
 import { routeOptions } from './context.ts';
 import type { RouteRegistrar } from './context.ts';
 import { admissionOf, withReservation } from './reservation.ts';
@@ -35,12 +35,12 @@ export const registerSummarize: RouteRegistrar = (app, ctx) => {
   const spec = operationById('summarize');
   const { credits, backends, kv, config } = ctx.deps;
 
-  app.post<{ Body: { video_url: string; style: Style; language?: string } }>(
+  app.post<{ Body: { url?: string; video_url?: string; style: Style; language?: string } }>(
     spec.path,
     routeOptions(ctx, spec),
     async (request) => {
       const { style } = request.body;
-      const videoId = videoIdOf(request.body.video_url);
+      const videoId = videoIdOf(videoUrlOfBody(request.body));
       const accountId = admissionOf(request).account.id;
       const call = { requestId: request.id, deadlineMs: config.AI_GRPC_DEADLINE_MS };
       const ask = { videoId, style: STYLES[style], language: request.body.language ?? '' };
