@@ -154,3 +154,14 @@ readinessProbe:
 startupProbe:
 {{- toYaml (mergeOverwrite $startup (get $o "startup" | default dict)) | nindent 2 }}
 {{- end -}}
+
+{{/*
+One egress rule from a destination of networkPolicy.egress ({to, ports}). An empty `to` allows
+the ports to any address; `ports` must not be empty, so no rule ever allows everything.
+*/}}
+{{- define "subx.egressRule" -}}
+{{- if not .ports }}{{ fail "networkPolicy.egress: every destination needs `ports` (an empty list would allow every port)" }}{{ end }}
+{{- $rule := dict "ports" .ports }}
+{{- with .to }}{{ $_ := set $rule "to" . }}{{ end }}
+{{- list $rule | toYaml }}
+{{- end }}
