@@ -90,8 +90,8 @@ describe('docker compose observability profile', () => {
 
 describe('rules and dashboard read series that exist', () => {
   const defined = new Set(
-    [...read('packages/service-kit/src/metrics/instruments.ts').matchAll(/'(subx_[a-z0-9_]+)'/g)].map(
-      (m) => m[1],
+    ['instruments.ts', 'upstream.ts'].flatMap((file) =>
+      [...read(`packages/service-kit/src/metrics/${file}`).matchAll(/'(subx_[a-z0-9_]+)'/g)].map((m) => m[1]),
     ),
   );
   const recorded = new Set(rules.flatMap((r) => (r.record ? [r.record] : [])));
