@@ -92,6 +92,17 @@ describe('backup and restore of the gateway and billing state', () => {
         .toArray(),
     );
 
+  /** The daily request counters in Redis (state the backup keeps), with their values. */
+  const dailyCounters = async () => {
+    const redis = new Redis(redisUrl);
+    try {
+      const keys = await redis.keys('rl:day:*');
+      return Object.fromEntries(await Promise.all(keys.map(async (key) => [key, await redis.get(key)])));
+    } finally {
+      redis.disconnect();
+    }
+  };
+
   beforeAll(async () => {
     const env = engines(dir, 'up', 'redis', 'mongo');
     mongoUrl = /MONGO_URL=(\S+)/.exec(env)?.[1]?.replace(/^['"]|['"]$/g, '') ?? '';
@@ -193,6 +204,8 @@ describe('backup and restore of the gateway and billing state', () => {
     // Counted once the system is down: request-usage reports are flushed on shutdown.
     const documentsBefore = await ledgerCount();
     const ledgerBefore = await ledger();
+    const countersBefore = await dailyCounters();
+    expect(Object.keys(countersBefore).length).toBeGreaterThan(0);
     expect(documentsBefore.usage_ledger).toBeGreaterThan(0);
 
     const backedUp = script('backup', backupDir);
@@ -217,6 +230,7 @@ describe('backup and restore of the gateway and billing state', () => {
     expect(restored.status, restored.stderr).toBe(0);
     expect(await ledgerCount()).toEqual(documentsBefore);
     expect(await ledger()).toEqual(ledgerBefore);
+    expect(await dailyCounters()).toEqual(countersBefore);
 
     await start();
     // The same keys authenticate: their hashes came back with the accounts.
