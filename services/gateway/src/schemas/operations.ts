@@ -146,6 +146,8 @@ export const OPERATION_SPECS: OperationSpec[] = withDocumentPaths([
         include_timestamps: includeTimestampsSchema,
         include: includeArraySchema,
         translate: translateSchema,
+        // Every successful item gains the `chunks` extract gives (the same ids); timed json only.
+        chunking: chunkingSchema,
       },
     },
     response: {

@@ -21,6 +21,37 @@ const batch = (payload: unknown, key: string = KEYS.free) =>
   });
 
 describe('POST /api/v1/batch', () => {
+  it('with chunking: every successful item carries the chunks extract gives; a document format is 400', async () => {
+    gw = await buildTestGateway();
+    gw.backends.handlers.getTranscript = async (req) => {
+      if (req.videoId === ID_B) throw appError('VIDEO_NOT_FOUND', `Video ${ID_B} was not found.`);
+      return transcript(req.videoId);
+    };
+    const chunking = { max_tokens: 16, overlap_tokens: 0 };
+    const res = await batch({ urls: [VIDEO_URL, url(ID_B)], chunking });
+    expect(res.statusCode, res.body).toBe(200);
+    const [ok, failed] = res.json().results;
+    expect(failed).not.toHaveProperty('chunks');
+    expect(ok.chunks.length).toBeGreaterThan(0);
+    for (const chunk of ok.chunks) {
+      expect(chunk.token_count).toBeLessThanOrEqual(16);
+      expect(chunk.url).toBe(`https://youtu.be/${VIDEO}?t=${Math.floor(chunk.start)}`);
+    }
+    const extract = await gw.app.inject({
+      method: 'POST',
+      url: '/api/v1/extract',
+      payload: { url: VIDEO_URL, chunking },
+      headers: { 'x-api-key': KEYS.free },
+    });
+    expect(extract.statusCode, extract.body).toBe(200);
+    expect(ok.chunks.map((c: { id: string }) => c.id)).toEqual(
+      extract.json().chunks.map((c: { id: string }) => c.id),
+    );
+    const srt = await batch({ urls: [VIDEO_URL], chunking, format: 'srt' });
+    expect(srt.statusCode).toBe(400);
+    expect(srt.json().error.code).toBe('INVALID_REQUEST');
+  });
+
   it('answers one item per URL in input order, charges successes only and reports credits', async () => {
     gw = await buildTestGateway();
     gw.backends.handlers.getTranscript = async (req) => {

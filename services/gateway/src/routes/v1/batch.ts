@@ -1,4 +1,5 @@
 import type { OutputFormat } from '@subx/formats';
+import { chunksOfItem, jobChunking } from '../../jobs/chunks.ts';
 import { itemsPrice } from '../../access/pricing.ts';
 import { perItemTimeoutMs } from '../../fanout/types.ts';
 import type { IncludeField } from '../../schemas/common.ts';
@@ -16,6 +17,7 @@ interface BatchBody {
   include_timestamps: boolean;
   include: IncludeField[];
   translate: boolean;
+  chunking?: { max_tokens?: number; overlap_tokens?: number; split?: 'chapters' | 'none' };
 }
 
 export const registerBatch: RouteRegistrar = (app, ctx) => {
@@ -24,6 +26,8 @@ export const registerBatch: RouteRegistrar = (app, ctx) => {
 
   app.post<{ Body: BatchBody }>(spec.path, routeOptions(ctx, spec), async (request) => {
     const body = request.body;
+    // Checked before anything is reserved: chunks need timed json items.
+    const chunking = jobChunking(body);
     const items = body.urls.map((url) => ({ url, videoId: tryVideoIdOf(url) }));
     // Worst case: every accepted video URL succeeds. URLs that are not video URLs are INVALID_URL
     // items that cannot cost anything, so no credit is needed for them.
@@ -47,7 +51,18 @@ export const registerBatch: RouteRegistrar = (app, ctx) => {
             config.FANOUT_MIN_ITEM_TIMEOUT_MS,
           ),
         });
-        return settleItems(request, reservation, outcome, items.length, { pricing: ctx.pricing, clock });
+        const settled = await settleItems(request, reservation, outcome, items.length, {
+          pricing: ctx.pricing,
+          clock,
+        });
+        if (!chunking) return settled;
+        return {
+          ...settled,
+          results: settled.results.map((item) => {
+            const chunks = chunksOfItem(item as Record<string, unknown>, chunking);
+            return chunks ? { ...item, chunks } : item;
+          }),
+        };
       },
     );
   });
