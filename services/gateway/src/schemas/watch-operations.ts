@@ -46,7 +46,8 @@ const watchSourceSchema = named('WatchSource', {
   oneOf: [
     {
       type: 'object',
-      title: 'channel',
+      // The title names the generated model (openapi-python-client): unique beside JobSource's.
+      title: 'WatchChannelSource',
       additionalProperties: false,
       required: ['type', 'url'],
       properties: {
@@ -61,7 +62,7 @@ const watchSourceSchema = named('WatchSource', {
     },
     {
       type: 'object',
-      title: 'playlist',
+      title: 'WatchPlaylistSource',
       additionalProperties: false,
       required: ['type', 'url'],
       properties: {
@@ -71,7 +72,7 @@ const watchSourceSchema = named('WatchSource', {
     },
     {
       type: 'object',
-      title: 'search',
+      title: 'WatchSearchSource',
       additionalProperties: false,
       required: ['type', 'query'],
       properties: {
@@ -82,8 +83,7 @@ const watchSourceSchema = named('WatchSource', {
     },
   ],
 });
-for (const member of watchSourceSchema.oneOf as { title: string }[])
-  named(`WatchSource${member.title[0]!.toUpperCase()}${member.title.slice(1)}`, member);
+for (const member of watchSourceSchema.oneOf as { title: string }[]) named(member.title, member);
 
 const createWatchBodySchema = {
   type: 'object',
