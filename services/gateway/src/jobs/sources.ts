@@ -20,13 +20,29 @@ export interface JobSourceLister {
   list(job: JobDoc): Promise<ListedSource>;
 }
 
-const TABS: Record<ChannelTabName, extractorV1.ChannelTab> = {
+/** A channel tab as the extractor's listing RPC names it (also the watches' listing). */
+export const CHANNEL_TAB_OF: Record<ChannelTabName, extractorV1.ChannelTab> = {
   videos: extractorV1.ChannelTab.CHANNEL_TAB_VIDEOS,
   shorts: extractorV1.ChannelTab.CHANNEL_TAB_SHORTS,
   streams: extractorV1.ChannelTab.CHANNEL_TAB_STREAMS,
 };
 
-const watchUrl = (videoId: string) => `https://www.youtube.com/watch?v=${videoId}`;
+export const watchUrl = (videoId: string) => `https://www.youtube.com/watch?v=${videoId}`;
+
+/** A search source's filters as the extractor takes them (unset: not filtered; relevance: the default). */
+export function searchFiltersOf(source: {
+  upload_date?: string;
+  duration?: string;
+  sort?: string;
+  features?: string[];
+}): extractorV1.SearchFilters {
+  return {
+    uploadDate: source.upload_date ?? '',
+    duration: source.duration ?? '',
+    sort: source.sort === 'relevance' ? '' : (source.sort ?? ''),
+    features: source.features ?? [],
+  };
+}
 
 /** Tries a listing that failed for a passing reason (timeouts, pacing) a few times before giving up. */
 async function withRetries<T>(
@@ -73,7 +89,7 @@ export function createJobSourceLister(deps: {
         const listed = await withRetries(
           () =>
             deps.extractor.listChannelVideos(
-              { url: source.url, tab: TABS[source.tab], maxVideos: source.max },
+              { url: source.url, tab: CHANNEL_TAB_OF[source.tab], maxVideos: source.max },
               options,
             ),
           attempts,
@@ -92,12 +108,7 @@ export function createJobSourceLister(deps: {
             deps.extractor.listSearchVideos(
               {
                 query: source.query,
-                filters: {
-                  uploadDate: source.upload_date ?? '',
-                  duration: source.duration ?? '',
-                  sort: source.sort === 'relevance' ? '' : (source.sort ?? ''),
-                  features: source.features ?? [],
-                },
+                filters: searchFiltersOf(source),
                 maxVideos: source.max,
               },
               options,

@@ -6,7 +6,6 @@
  * counted as seen: they cannot be read yet, and are new on the run after they can.
  */
 import { createHash } from 'node:crypto';
-import { extractorV1 } from '@subx/contracts';
 import { AppError, Errors, plural } from '@subx/errors';
 import { parseChannelUrl } from '@subx/youtube';
 import type { Clock } from '@subx/ports';
@@ -15,6 +14,7 @@ import type { Account } from '../access/types.ts';
 import type { ExtractorBackend } from '../backends/types.ts';
 import type { ChannelTabName, JobOptions } from '../jobs/model.ts';
 import type { JobsService } from '../jobs/service.ts';
+import { CHANNEL_TAB_OF, searchFiltersOf, watchUrl } from '../jobs/sources.ts';
 import { playlistIdOf } from '../video-urls.ts';
 import type { WebhookDeliveries } from '../webhooks/index.ts';
 import { WATCH_SEEN_MAX, newWatchId, watchView } from './model.ts';
@@ -64,8 +64,6 @@ const notFound = (watchId: string) =>
     details: { field: 'watch_id' },
   });
 
-const watchUrl = (videoId: string) => `https://www.youtube.com/watch?v=${videoId}`;
-
 export function createWatchesService(deps: {
   store: WatchStore;
   jobs: Pick<JobsService, 'create'>;
@@ -73,7 +71,7 @@ export function createWatchesService(deps: {
   /** The account behind a scheduled run (its tier now); null: gone, the run is skipped. */
   accountOf(accountId: string): Promise<Account | null>;
   events: WatchEventSink;
-  webhooks: (Pick<WebhookDeliveries, 'enqueue' | 'checkTarget'> & Partial<WebhookDeliveries>) | null;
+  webhooks: Pick<WebhookDeliveries, 'enqueue' | 'checkTarget'> | null;
   pricing: AccessPricing;
   clock: Clock;
   logger: Logger;
@@ -95,23 +93,16 @@ export function createWatchesService(deps: {
       return listed.videoIds;
     }
     if (s.type === 'channel') {
-      const tab = {
-        videos: extractorV1.ChannelTab.CHANNEL_TAB_VIDEOS,
-        shorts: extractorV1.ChannelTab.CHANNEL_TAB_SHORTS,
-        streams: extractorV1.ChannelTab.CHANNEL_TAB_STREAMS,
-      }[s.tab];
-      const listed = await deps.extractor.listChannelVideos({ url: s.url, tab, maxVideos: max }, options);
+      const listed = await deps.extractor.listChannelVideos(
+        { url: s.url, tab: CHANNEL_TAB_OF[s.tab], maxVideos: max },
+        options,
+      );
       return listed.videos.filter((v) => !v.isLive && !v.isUpcoming).map((v) => v.videoId);
     }
     const listed = await deps.extractor.listSearchVideos(
       {
         query: s.query,
-        filters: {
-          uploadDate: s.upload_date ?? '',
-          duration: s.duration ?? '',
-          sort: s.sort === 'relevance' ? '' : (s.sort ?? ''),
-          features: s.features ?? [],
-        },
+        filters: searchFiltersOf(s),
         maxVideos: max,
       },
       options,

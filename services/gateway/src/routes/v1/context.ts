@@ -32,4 +32,10 @@ export function routePath(spec: OperationSpec): string {
   return spec.path.replace(/\{(\w+)\}/g, ':$1');
 }
 
+/** The account of a route with `auth: 'account'` (its hook set it; without one the route is miswired). */
+export function accountIdOf(request: { account: { id: string } | null }): string {
+  if (!request.account) throw new Error('account route without an authenticated account');
+  return request.account.id;
+}
+
 export type RouteRegistrar = (app: FastifyInstance, ctx: RouteContext) => void;

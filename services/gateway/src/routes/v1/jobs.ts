@@ -7,7 +7,7 @@ import type { IncludeField } from '../../schemas/common.ts';
 import { operationById } from '../../schemas/operations.ts';
 import { rateLimitBody } from '../../access/rate-limit.ts';
 import { admissionOf } from './reservation.ts';
-import { routeOptions, routePath } from './context.ts';
+import { accountIdOf, routeOptions, routePath } from './context.ts';
 import type { RouteRegistrar } from './context.ts';
 
 interface CreateJobBody {
@@ -25,11 +25,6 @@ interface CreateJobBody {
 interface Page {
   limit: number;
   cursor?: string;
-}
-
-function accountIdOf(request: { account: { id: string } | null }): string {
-  if (!request.account) throw new Error('account route without an authenticated account');
-  return request.account.id;
 }
 
 /** The bulk jobs API (src/jobs/README.md); registered only when the gateway runs the jobs module. */

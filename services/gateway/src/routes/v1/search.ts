@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { extractorV1 } from '@subx/contracts';
 import { Errors } from '@subx/errors';
 import { searchPrice } from '../../access/pricing.ts';
+import { searchFiltersOf } from '../../jobs/sources.ts';
 import { rateLimitBody } from '../../access/rate-limit.ts';
 import { operationById } from '../../schemas/operations.ts';
 import { routeOptions } from './context.ts';
@@ -126,12 +127,7 @@ export const registerSearch: RouteRegistrar = (app, ctx) => {
     const q = request.query;
     const query = q.q.trim();
     if (query.length === 0) throw Errors.invalidRequest('q must not be only spaces', { field: 'q' });
-    const filters: extractorV1.SearchFilters = {
-      uploadDate: q.upload_date ?? '',
-      duration: q.duration ?? '',
-      sort: q.sort === 'relevance' ? '' : (q.sort ?? ''),
-      features: featuresOf(q.features),
-    };
+    const filters = searchFiltersOf({ ...q, features: featuresOf(q.features) });
     const binding = bindingOf(query, q.type, filters);
     const continuation = q.cursor === undefined ? '' : decodeCursor(q.cursor, binding);
     const ask: extractorV1.SearchRequest = {

@@ -3,7 +3,7 @@ import { rateLimitBody } from '../../access/rate-limit.ts';
 import type { IncludeField } from '../../schemas/common.ts';
 import { operationById } from '../../schemas/operations.ts';
 import type { CreateWatchInput } from '../../watches/service.ts';
-import { routeOptions, routePath } from './context.ts';
+import { accountIdOf, routeOptions, routePath } from './context.ts';
 import type { RouteRegistrar } from './context.ts';
 import { admissionOf } from './reservation.ts';
 
@@ -20,11 +20,6 @@ interface CreateWatchBody {
 }
 
 type WatchParams = { Params: { watch_id: string } };
-
-function accountIdOf(request: { account: { id: string } | null }): string {
-  if (!request.account) throw new Error('account route without an authenticated account');
-  return request.account.id;
-}
 
 /** Watches (src/watches/README.md); registered only when the gateway runs the watches module. */
 export const registerWatches: RouteRegistrar = (app, ctx) => {
