@@ -45,9 +45,10 @@ export default tseslint.config(
     },
   },
   {
-    // Tool configs that must be CommonJS (.dependency-cruiser.cjs).
+    // Tool configs that must be CommonJS (.dependency-cruiser.cjs), one building on the other.
     files: ['**/*.cjs'],
     languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
     files: ['scripts/**/*.ts', 'scripts/**/*.mjs', '**/test/**/*.ts', '**/*.test.ts'],

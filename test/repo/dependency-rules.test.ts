@@ -129,6 +129,70 @@ describe('dependency-cruiser with the repository rules', () => {
   });
 });
 
+describe('dependency-cruiser with the rooms rule', () => {
+  const rooms = (dir: string, outputType: string) =>
+    exec(dir, [
+      DEPCRUISE,
+      '--config',
+      join(root, '.dependency-cruiser-rooms.cjs'),
+      '--output-type',
+      outputType,
+      'services',
+    ]);
+
+  it('fails on folders importing each other around a ring, with no file circle among them', async () => {
+    const dir = project({
+      // jobs -> schemas -> watches -> jobs: every file imports one way, the folders go round
+      'services/s/src/jobs/model.ts':
+        "import type { Field } from '../schemas/common.ts';\nexport type Job = { f: Field };\n",
+      'services/s/src/schemas/common.ts': 'export type Field = string;\n',
+      'services/s/src/schemas/watch.ts':
+        "import type { Watch } from '../watches/model.ts';\nexport type WatchBody = { w: Watch };\n",
+      'services/s/src/watches/model.ts':
+        "import type { Job } from '../jobs/model.ts';\nexport type Watch = { j: Job };\n",
+      // a test beside the code importing fixtures of test/ closes no ring
+      'services/s/src/jobs/model.test.ts':
+        "import { F } from '../../test/fixtures.ts';\nexport const T = F;\n",
+      'services/s/test/fixtures.ts':
+        "import type { Job } from '../src/jobs/model.ts';\nexport const F: Job[] = [];\n",
+    });
+    cpSync(join(root, 'tsconfig.base.json'), join(dir, 'tsconfig.base.json'));
+    const guard = await rooms(dir, 'err');
+    expect(guard.code, guard.stdout).not.toBe(0);
+    expect(guard.stdout).toContain('no-folder-loop');
+    const result = await rooms(dir, 'json');
+    const violations = (JSON.parse(result.stdout) as { summary: { violations: Violation[] } }).summary
+      .violations;
+    expect(violations.length).toBeGreaterThan(0);
+    expect(violations.every((v) => v.rule.name === 'no-folder-loop')).toBe(true);
+    const folders = new Set(violations.flatMap((v) => [v.from, v.to]));
+    expect([...folders].sort()).toEqual([
+      'services/s/src/jobs',
+      'services/s/src/schemas',
+      'services/s/src/watches',
+    ]);
+  });
+
+  it('passes folders whose imports point one way', async () => {
+    const dir = project({
+      'services/s/src/domain/field.ts': 'export type Field = string;\n',
+      'services/s/src/jobs/model.ts':
+        "import type { Field } from '../domain/field.ts';\nexport type Job = { f: Field };\n",
+      'services/s/src/schemas/job.ts':
+        "import type { Job } from '../jobs/model.ts';\nexport type JobBody = { j: Job };\n",
+      'services/s/src/app.ts':
+        "import type { JobBody } from './schemas/job.ts';\nexport type App = { b: JobBody };\n",
+      'services/s/src/jobs/model.test.ts':
+        "import { F } from '../../test/fixtures.ts';\nexport const T = F;\n",
+      'services/s/test/fixtures.ts':
+        "import type { Job } from '../src/jobs/model.ts';\nexport const F: Job[] = [];\n",
+    });
+    cpSync(join(root, 'tsconfig.base.json'), join(dir, 'tsconfig.base.json'));
+    const result = await rooms(dir, 'err');
+    expect(result.code, result.stdout).toBe(0);
+  });
+});
+
 describe('knip', () => {
   it('fails on an unused file, an unused export and an unused dependency', async () => {
     const dir = project({

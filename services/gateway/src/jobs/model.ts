@@ -7,8 +7,13 @@
  * what makes resuming safe: a result that exists is never run or charged again.
  */
 import type { ChunkingOptions, OutputFormat } from '@subx/formats';
-import type { SearchDuration, SearchFeature, SearchSort, UploadDate } from '@subx/youtube';
-import type { IncludeField } from '../schemas/common.ts';
+import type {
+  MetadataField as IncludeField,
+  SearchDuration,
+  SearchFeature,
+  SearchSort,
+  UploadDate,
+} from '@subx/youtube';
 
 export const JOB_STATUSES = ['queued', 'running', 'completed', 'failed', 'canceled'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
