@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Keeps package-lock.json acceptable to `npm ci`. The npm registry mirror our machines reach does
+// Keeps package-lock.json acceptable to `npm ci`. A registry mirror that serves only this platform does
 // not serve other platforms' optional binaries (e.g. @turbo/darwin-64, @bufbuild/buf-win32-x64:
 // 404), so `npm install` cannot record them, and `npm ci` then refuses the lock ("Missing: ... from
 // lock file"). This adds a stub entry (name, version, optional, and os/cpu when the name says

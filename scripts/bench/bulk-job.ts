@@ -31,7 +31,7 @@
  * broker of its own (scripts/engines.sh), never one a running stack's extractors read.
  * `--window` sets JOB_WINDOW_SIZE (default: its default, 50) to see what the windows cost.
  * `--quick`: 200 videos, a generous bound (ratio >= 0.15) that only a large regression breaks
- * (0.28–0.54 measured on the in-process bus with other test runs on the same 2 cores).
+ * (the measured range is in docs/benchmarks.md).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';

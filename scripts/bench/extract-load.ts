@@ -17,8 +17,8 @@ export interface Measured {
   cpuUs: number | undefined;
   /**
    * CPU time of the server's whole process per answered request (every thread: V8's garbage
-   * collection helpers, libuv's pool), in µs. On these 2 cores the other threads share the second
-   * core with the load generator: work there slows the load as surely as work on the main thread.
+   * collection helpers, libuv's pool), in µs. On a small machine the other threads share a core
+   * with the load generator: work there slows the load as surely as work on the main thread.
    */
   processCpuUs: number | undefined;
 }

@@ -158,7 +158,7 @@ async function startExtractor(): Promise<number> {
       call.end();
     },
     // without lanes, as an extractor from before StreamTranscripts: the gateway falls back to the
-    // GetTranscripts calls above, the hop this benchmark has measured since round 2
+    // GetTranscripts calls above, the hop this benchmark measures
     streamTranscripts: (call) => call.emit('error', { code: grpc.status.UNIMPLEMENTED }),
     validateVideo: (_call, callback) => callback({ code: grpc.status.UNIMPLEMENTED }),
     getPlaylist: (_call, callback) => callback({ code: grpc.status.UNIMPLEMENTED }),

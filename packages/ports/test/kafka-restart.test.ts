@@ -13,8 +13,8 @@ import { createKafkaEventBus, isRoutineRebalance, type BusLogger } from '../src/
 import type { EventBus } from '../src/event-bus/port.ts';
 
 const fixture = fileURLToPath(new URL('./fixtures/kafka-member.ts', import.meta.url));
-// With kafkajs's default timings (session 30 s, rebalance 60 s) this took 30.1 s here (63 s in
-// an earlier fault probe); with the adapter's defaults about 11 s. The bound leaves slack.
+// With kafkajs's default timings (session 30 s, rebalance 60 s) a rejoin takes over 30 s; with the
+// adapter's defaults about 11 s. The bound leaves slack.
 const REJOIN_BOUND_MS = 20_000;
 
 describeWithEngine('kafka', 'Kafka: a crashed member replaced at once', (brokers) => {
