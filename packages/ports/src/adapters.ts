@@ -3,7 +3,8 @@ import { createInMemoryDocumentStore } from './document-store/in-memory.ts';
 import { createMongoDocumentStore } from './document-store/mongo.ts';
 import type { DocumentStore } from './document-store/port.ts';
 import { createInProcessEventBus } from './event-bus/in-process.ts';
-import { createKafkaEventBus, type BusLogger, type KafkaConsumerTuning } from './event-bus/kafka.ts';
+import { createKafkaEventBus, type KafkaConsumerTuning } from './event-bus/kafka.ts';
+import type { Logger } from './logger.ts';
 import type { KafkaSecurity } from './event-bus/kafka-security.ts';
 import type { BusObserver, EventBus } from './event-bus/port.ts';
 import { createInMemoryKeyValueStore } from './key-value/in-memory.ts';
@@ -22,7 +23,7 @@ export interface AdaptersConfig {
   clientId: string;
   /** Clock of the in-memory key-value store's expiry. */
   clock?: Clock;
-  logger?: BusLogger;
+  logger?: Logger;
   kafkaConsumer?: KafkaConsumerTuning;
   /** Metrics of the bus (service-kit's `busMetrics()`). */
   busObserver?: BusObserver;

@@ -2,6 +2,7 @@ export * from './event-bus/port.ts';
 export * from './document-store/port.ts';
 export * from './key-value/port.ts';
 export * from './clock.ts';
+export * from './logger.ts';
 export {
   createInProcessEventBus,
   type InProcessEventBus,
@@ -9,7 +10,6 @@ export {
 } from './event-bus/in-process.ts';
 export {
   createKafkaEventBus,
-  type BusLogger,
   type KafkaConsumerTuning,
   type KafkaEventBus,
   type KafkaEventBusOptions,

@@ -12,6 +12,7 @@ import { FAST_KAFKA_TIMINGS, brokerList, describeWithEngine } from '@subx/testin
 import { freePort } from '@subx/testing/free-port';
 import { createKafkaEventBus } from '../src/event-bus/kafka.ts';
 import type { EventBus } from '../src/event-bus/port.ts';
+import { silentLogger } from '../src/logger.ts';
 
 describe('Kafka: a broker that accepts connections and never answers', () => {
   it('publish fails within its bound, every time, instead of hanging', async () => {
@@ -82,10 +83,9 @@ describeWithEngine('kafka', 'Kafka: a consumer kafkajs gave up on', (brokers) =>
       reviveDelayMs: 200,
       observer: { consumerRevived: (group) => void revived.push(group) },
       logger: {
-        info: () => undefined,
-        warn: () => undefined,
+        ...silentLogger,
         error: (fields, message) => {
-          if (message.startsWith('consumer stopped'))
+          if (message?.startsWith('consumer stopped'))
             delays.push((fields as { retryInMs: number }).retryInMs);
         },
       },
@@ -180,11 +180,7 @@ describeWithEngine('kafka', 'Kafka: a broker that is not listening yet', (broker
     const bus = createKafkaEventBus({
       brokers: [`127.0.0.1:${late}`],
       clientId: 'late-broker',
-      logger: {
-        info: () => undefined,
-        warn: (_fields, message) => void warnings.push(message),
-        error: () => undefined,
-      },
+      logger: { ...silentLogger, warn: (_fields, message) => void warnings.push(message ?? '') },
     });
     const topic = `t.late.${randomUUID().slice(0, 8)}`;
     try {
@@ -224,11 +220,7 @@ describeWithEngine('kafka', 'Kafka: a broker that is not listening yet', (broker
       clientId: 'refused-consumer',
       ...FAST_KAFKA_TIMINGS,
       joinTimeoutMs: 60_000,
-      logger: {
-        info: () => undefined,
-        warn: (_fields, message) => void retries.push(message),
-        error: () => undefined,
-      },
+      logger: { ...silentLogger, warn: (_fields, message) => void retries.push(message ?? '') },
     });
     const topic = `t.refused.${randomUUID().slice(0, 8)}`;
     let opens: NodeJS.Timeout | undefined;

@@ -9,7 +9,8 @@ import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { afterAll, expect, it } from 'vitest';
 import { brokerList, describeWithEngine } from '@subx/testing/engines';
-import { createKafkaEventBus, isRoutineRebalance, type BusLogger } from '../src/event-bus/kafka.ts';
+import { createKafkaEventBus, isRoutineRebalance } from '../src/event-bus/kafka.ts';
+import type { Logger } from '../src/logger.ts';
 import type { EventBus } from '../src/event-bus/port.ts';
 
 const fixture = fileURLToPath(new URL('./fixtures/kafka-member.ts', import.meta.url));
@@ -27,7 +28,7 @@ describeWithEngine('kafka', 'Kafka: a crashed member replaced at once', (brokers
     const topic = `t.crash.${randomUUID().slice(0, 8)}`;
     const group = `g.crash.${randomUUID().slice(0, 8)}`;
     const errors: string[] = [];
-    const logger: BusLogger = {
+    const logger: Logger = {
       info: () => undefined,
       debug: () => undefined,
       warn: (fields, message) => void errors.push(`warn ${message} ${JSON.stringify(fields)}`),

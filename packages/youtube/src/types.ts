@@ -119,12 +119,7 @@ export interface Clock {
 }
 
 /** pino-compatible subset, so a service can pass its logger straight in. */
-export interface Logger {
-  debug(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  info?(obj: object, msg?: string): void;
-  error?(obj: object, msg?: string): void;
-}
+export type { Logger } from '@subx/ports';
 
 export type FetchLike = (input: string, init: RequestInit & { dispatcher?: unknown }) => Promise<Response>;
 

@@ -12,12 +12,7 @@ import type { KafkaEventBus, KafkaEventBusOptions } from './kafka/options.ts';
 import { createTopicSetup } from './kafka/topics.ts';
 import { withTimeout } from './kafka/util.ts';
 
-export {
-  type BusLogger,
-  type KafkaConsumerTuning,
-  type KafkaEventBus,
-  type KafkaEventBusOptions,
-} from './kafka/options.ts';
+export { type KafkaConsumerTuning, type KafkaEventBus, type KafkaEventBusOptions } from './kafka/options.ts';
 export { isRoutineRebalance } from './kafka/connections.ts';
 
 export function createKafkaEventBus(options: KafkaEventBusOptions): KafkaEventBus {

@@ -77,7 +77,7 @@ export class ClientsFile {
     }
     this.#seen = raw;
     this.#options.apply(identities);
-    logger?.info?.(
+    logger?.info(
       {
         file: path,
         order: identities.captionClients,

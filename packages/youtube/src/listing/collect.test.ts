@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { silentLogger } from '@subx/ports';
 import { LISTING_MAX_PAGES, LISTING_MAX_VIDEOS, collectPages, listingMax, type Page } from './collect.ts';
 
 /** An endless listing: page n holds `size` items `n-0…` and points at page n+1. */
@@ -76,7 +77,7 @@ describe('collectPages', () => {
       ...endless(1, calls),
       listing: { max: LISTING_MAX_VIDEOS },
       what: 'test',
-      logger: { debug: () => undefined, warn: (o) => warnings.push(o) },
+      logger: { ...silentLogger, warn: (o) => void warnings.push(o) },
     });
     expect(calls).toHaveLength(LISTING_MAX_PAGES);
     expect(r).toMatchObject({ hasMore: true, pages: LISTING_MAX_PAGES });

@@ -1,6 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { creditUsageV1 } from '@subx/contracts';
-import { ManualClock, createInMemoryDocumentStore, createInProcessEventBus, dlqTopic } from '@subx/ports';
+import {
+  ManualClock,
+  createInMemoryDocumentStore,
+  createInProcessEventBus,
+  dlqTopic,
+  silentLogger,
+} from '@subx/ports';
 import type {
   Collection,
   DeliveredMessage,
@@ -14,7 +20,6 @@ import { createUsageLedger } from './usage-ledger.ts';
 import type { UsageLedger } from './usage-ledger.ts';
 import { usageEvent } from './test-support.ts';
 
-const silent = { info: () => {}, warn: () => {} };
 const encode = (e: creditUsageV1.CreditUsage) => creditUsageV1.CreditUsage.encode(e).finish();
 
 describe('usage consumer (in-process bus, in-memory store)', () => {
@@ -34,7 +39,7 @@ describe('usage consumer (in-process bus, in-memory store)', () => {
   });
 
   async function start(ledger: UsageLedger) {
-    subs.push(await startUsageConsumer({ bus, ledger, logger: silent }));
+    subs.push(await startUsageConsumer({ bus, ledger, logger: silentLogger }));
   }
 
   it('records events published before it started (new group reads from the beginning), once each', async () => {

@@ -1,4 +1,4 @@
-import type { EventBus, Subscription } from '@subx/ports';
+import type { EventBus, Logger, Subscription } from '@subx/ports';
 import { RetriableError } from '@subx/ports';
 import { CONSUMER_GROUPS, TOPICS, creditUsageV1, requestUsageV1 } from '@subx/contracts';
 import { countBillingEvent } from '@subx/service-kit';
@@ -10,11 +10,6 @@ export const BILLING_GROUP_ID = CONSUMER_GROUPS.billingLedger.default;
 export const REQUEST_USAGE_TOPIC = TOPICS.requestUsage.default;
 /** Its own group: one group with members subscribed to different topics breaks kafkajs' assignment. */
 export const REQUEST_USAGE_GROUP_ID = 'billing-requests';
-
-interface Logger {
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-}
 
 /**
  * One consumer of a billing topic. A message that cannot be decoded or validated is poison: it is

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { commonV1, extractJobV1 } from '@subx/contracts';
 import type { extractorV1 } from '@subx/contracts';
 import { Errors } from '@subx/errors';
-import { ManualClock, createInProcessEventBus, dlqTopic } from '@subx/ports';
+import { ManualClock, createInProcessEventBus, dlqTopic, silentLogger } from '@subx/ports';
 import type { DeliveredMessage, EventBus, InProcessEventBus, Subscription } from '@subx/ports';
 import type { ExtractionService } from '../extraction-service.ts';
 import {
@@ -13,7 +13,6 @@ import {
   startExtractWorker,
 } from './extract-worker.ts';
 
-const silent = { info: () => {}, warn: () => {}, error: () => {} };
 const TRACEPARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
 
 type GetTranscript = ExtractionService['getTranscript'];
@@ -84,7 +83,7 @@ describe('extract worker (in-process bus)', () => {
       await startExtractWorker({
         bus,
         clock,
-        logger: silent,
+        logger: silentLogger,
         extraction: extractionWith((req) => {
           calls.push(req);
           return getTranscript(req);
@@ -226,7 +225,7 @@ describe('extract worker (in-process bus)', () => {
       await startExtractWorker({
         bus,
         clock,
-        logger: silent,
+        logger: silentLogger,
         replyTopics: [extra],
         extraction: extractionWith(async (req) => transcriptOf(req)),
       }),
@@ -259,7 +258,7 @@ describe('extract worker (in-process bus)', () => {
       await startExtractWorker({
         bus,
         clock,
-        logger: silent,
+        logger: silentLogger,
         members: 1,
         concurrency: 3,
         extraction: extractionWith(async (req) => {
@@ -306,7 +305,7 @@ describe('extract worker (in-process bus)', () => {
       await startExtractWorker({
         bus: flaky,
         clock,
-        logger: silent,
+        logger: silentLogger,
         extraction: extractionWith(async (req) => {
           calls++;
           return transcriptOf(req);
@@ -330,7 +329,7 @@ describe('extract worker (in-process bus)', () => {
       await startExtractWorker({
         bus,
         clock,
-        logger: silent,
+        logger: silentLogger,
         extraction: extractionWith(async (req) => {
           batchCalls.push(req.videoId);
           return transcriptOf(req);
@@ -341,7 +340,7 @@ describe('extract worker (in-process bus)', () => {
       await startExtractWorker({
         bus,
         clock,
-        logger: silent,
+        logger: silentLogger,
         topic: EXTRACT_BULK_JOBS_TOPIC,
         groupId: EXTRACT_BULK_WORKERS_GROUP,
         members: 1,

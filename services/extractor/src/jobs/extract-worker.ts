@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { DeliveredMessage, EventBus, Subscription } from '@subx/ports';
+import type { DeliveredMessage, EventBus, Logger, Subscription } from '@subx/ports';
 import { RetriableError } from '@subx/ports';
 import { CLOUD_EVENT_KINDS, CONSUMER_GROUPS, TOPICS, cloudEventHeaders, extractJobV1 } from '@subx/contracts';
 import type { extractorV1 } from '@subx/contracts';
@@ -18,12 +18,6 @@ export const EXTRACT_RESULTS_TOPIC = TOPICS.extractResults.default;
 export const EXTRACT_WORKERS_GROUP = CONSUMER_GROUPS.extractWorkers.default;
 export const EXTRACT_BULK_JOBS_TOPIC = TOPICS.extractBulkJobs.default;
 export const EXTRACT_BULK_WORKERS_GROUP = CONSUMER_GROUPS.extractBulkWorkers.default;
-
-interface Logger {
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
-}
 
 class PoisonJobError extends Error {
   constructor(message: string) {

@@ -16,7 +16,7 @@ import { CREDIT_OUTBOX, createCreditLedger, OUTBOX_COLLECTION } from './credit-l
 import type { ReservationDoc } from './credit-ledger.ts';
 import { createOutboxRelay } from './outbox-relay.ts';
 import { createIdempotencyStore } from './idempotency.ts';
-import { silentLogger } from './logger.ts';
+import { silentLogger } from '@subx/ports';
 import { waitFor } from '@subx/testing/wait';
 import { TEST_PEPPER } from './test-support.ts';
 

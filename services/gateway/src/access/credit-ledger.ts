@@ -22,7 +22,7 @@ import type { Clock, DocumentStore, KeyValueStore } from '@subx/ports';
 import { countCredits } from '@subx/service-kit';
 import type { CreditLedger, Operation, Reservation, UsageReport } from './types.ts';
 import type { AccountDoc, AccountRepository } from './accounts.ts';
-import type { Logger } from './logger.ts';
+import type { Logger } from '@subx/ports';
 import type { OutboxEntry, OutboxSpec } from './outbox.ts';
 import { USAGE_RETENTION_MS, monthCreditsKey, usageCreditsKey } from './usage-keys.ts';
 import { utcDate, utcMonth } from './time.ts';

@@ -10,7 +10,7 @@ import {
 } from './daily-requests.ts';
 import type { RequestOutboxDoc } from './daily-requests.ts';
 import { createOutboxRelay } from './outbox-relay.ts';
-import { silentLogger } from './logger.ts';
+import { silentLogger } from '@subx/ports';
 
 const decode = (doc: RequestOutboxDoc) =>
   requestUsageV1.RequestUsage.decode(Buffer.from(doc.payload ?? '', 'base64'));

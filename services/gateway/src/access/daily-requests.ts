@@ -19,7 +19,7 @@ import { TOPICS } from '@subx/contracts';
 import { randomUUID } from 'node:crypto';
 import { requestUsageV1 } from '@subx/contracts';
 import type { Clock, Doc, DocumentStore } from '@subx/ports';
-import type { Logger } from './logger.ts';
+import type { Logger } from '@subx/ports';
 import type { Operation } from './types.ts';
 import type { OutboxEntry, OutboxSpec } from './outbox.ts';
 import { DAY_MS, utcDate } from './time.ts';

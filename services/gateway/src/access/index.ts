@@ -10,7 +10,7 @@ import type { AccessControl, Account, AccountStanding, IdempotencyStore } from '
 import type { AccessConfig } from './config.ts';
 import type { AccessPricing } from './pricing.ts';
 import { DEFAULT_PRICING } from './pricing.ts';
-import type { Logger } from './logger.ts';
+import type { Logger } from '@subx/ports';
 import { createKeyCache } from './key-cache.ts';
 import type { AccountRepository } from './accounts.ts';
 import { createAccountRepository } from './accounts.ts';

@@ -22,7 +22,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock, KeyValueStore } from '@subx/ports';
 import type { Account } from './types.ts';
-import type { Logger } from './logger.ts';
+import type { Logger } from '@subx/ports';
 
 const KEY_INVALIDATION_CHANNEL = 'access:key-invalidation:v1';
 /** `{nonce, client}`: the store `client` (KeyValueStore.clientId) applied invalidation `nonce`. */

@@ -4,7 +4,7 @@ import { ManualClock, createInMemoryDocumentStore, createInProcessEventBus } fro
 import type { DeliveredMessage } from '@subx/ports';
 import { CREDIT_OUTBOX } from './credit-ledger.ts';
 import { REQUEST_OUTBOX } from './daily-requests.ts';
-import { silentLogger } from './logger.ts';
+import { silentLogger } from '@subx/ports';
 import type { OutboxEntry, OutboxSpec } from './outbox.ts';
 import { createOutboxRelay } from './outbox-relay.ts';
 

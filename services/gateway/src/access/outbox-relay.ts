@@ -10,7 +10,7 @@
 import { cloudEventHeaders, envelopeOf } from '@subx/contracts';
 import type { CloudEventKind } from '@subx/contracts';
 import type { Clock, DocumentStore, EventBus, Filter } from '@subx/ports';
-import type { Logger } from './logger.ts';
+import type { Logger } from '@subx/ports';
 import type { OutboxEntry, OutboxSpec } from './outbox.ts';
 
 export interface OutboxRelay {

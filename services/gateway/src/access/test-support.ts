@@ -11,7 +11,7 @@ import {
 import type { DocumentStore, EventBus, KeyValueStore } from '@subx/ports';
 import { createAccessModule } from './index.ts';
 import type { AccessModule, AccessModuleDeps } from './index.ts';
-import { silentLogger } from './logger.ts';
+import { silentLogger } from '@subx/ports';
 
 export const TEST_PEPPER = 'test-pepper-0123456789-abcdefghijklmnop';
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';

@@ -1,13 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { commonV1, extractJobV1 } from '@subx/contracts';
 import { AppError } from '@subx/errors';
-import { ManualClock, createInProcessEventBus } from '@subx/ports';
+import { ManualClock, createInProcessEventBus, silentLogger } from '@subx/ports';
 import type { BusMessage, DeliveredMessage, EventBus, InProcessEventBus, Subscription } from '@subx/ports';
 import { EXTRACT_JOBS_TOPIC, EXTRACT_RESULTS_TOPIC, createKafkaFanOut } from './kafka-fan-out.ts';
 import type { KafkaFanOut } from './kafka-fan-out.ts';
 import type { FanOutJob, FanOutRequest } from './types.ts';
 
-const silent = { info: () => {}, warn: () => {}, error: () => {} };
 const WORKERS = 'fake-workers';
 
 type Behaviour =
@@ -92,7 +91,13 @@ describe('Kafka fan-out (in-process bus)', () => {
   beforeEach(() => {
     bus = createInProcessEventBus({ retryBackoff: { initialMs: 5, maxMs: 20 } });
     clock = new ManualClock(Date.UTC(2026, 2, 1, 12));
-    fanOut = createKafkaFanOut({ bus, instanceId: 'gw-a', clock, logger: silent, workersGroupId: WORKERS });
+    fanOut = createKafkaFanOut({
+      bus,
+      instanceId: 'gw-a',
+      clock,
+      logger: silentLogger,
+      workersGroupId: WORKERS,
+    });
   });
   afterEach(async () => {
     await fanOut.stop();
@@ -226,7 +231,7 @@ describe('Kafka fan-out (in-process bus)', () => {
       bus,
       instanceId: 'gw-b',
       clock,
-      logger: silent,
+      logger: silentLogger,
       workersGroupId: WORKERS,
     });
     const worker = await startFakeWorker(bus, () => ({ kind: 'ok' }));
@@ -285,7 +290,7 @@ describe('Kafka fan-out (in-process bus)', () => {
       bus: broken,
       instanceId: 'gw-c',
       clock,
-      logger: silent,
+      logger: silentLogger,
       workersGroupId: WORKERS,
     });
     const outcomes = await f.run(request(videos('aaaaaaaaaaa', 'bbbbbbbbbbb')));
@@ -306,7 +311,7 @@ describe('Kafka fan-out (in-process bus)', () => {
       bus: hanging,
       instanceId: 'gw-d',
       clock,
-      logger: silent,
+      logger: silentLogger,
       workersGroupId: WORKERS,
       busTimeoutMs: 200,
     });
@@ -324,7 +329,7 @@ describe('Kafka fan-out (in-process bus)', () => {
       bus,
       instanceId: 'gw-e',
       clock,
-      logger: silent,
+      logger: silentLogger,
       workersGroupId: WORKERS,
     });
     const outcomes = await lonely.run({ ...request(videos('aaaaaaaaaaa')), totalTimeoutMs: 30_000 });
@@ -338,7 +343,7 @@ describe('Kafka fan-out (in-process bus)', () => {
       bus,
       instanceId: 'gw-f',
       clock,
-      logger: silent,
+      logger: silentLogger,
       workersGroupId: WORKERS,
       fallback: {
         run: async (r) => {
@@ -361,7 +366,7 @@ describe('Kafka fan-out (in-process bus)', () => {
       bus,
       instanceId: 'gw-g',
       clock,
-      logger: silent,
+      logger: silentLogger,
       workersGroupId: WORKERS,
       workersReachable: async () => false,
     });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { CLOUD_EVENT_KINDS, CONSUMER_GROUPS, TOPICS, cloudEventHeaders, extractJobV1 } from '@subx/contracts';
 import { AppError, Errors, isErrorCode } from '@subx/errors';
 import type { extractorV1 } from '@subx/contracts';
-import type { BusMessage, Clock, DeliveredMessage, EventBus, Subscription } from '@subx/ports';
+import type { BusMessage, Clock, DeliveredMessage, EventBus, Logger, Subscription } from '@subx/ports';
 import { countFanOutDeadlineMissed } from '@subx/service-kit';
 import {
   SpanKind,
@@ -19,12 +19,6 @@ export const EXTRACT_JOBS_TOPIC = TOPICS.extractJobs.default;
 export const EXTRACT_RESULTS_TOPIC = TOPICS.extractResults.default;
 
 /** The slice of a pino logger the fan-out uses. */
-interface FanOutLogger {
-  debug?(obj: Record<string, unknown>, msg?: string): void;
-  info(obj: Record<string, unknown>, msg?: string): void;
-  warn(obj: Record<string, unknown>, msg?: string): void;
-  error(obj: Record<string, unknown>, msg?: string): void;
-}
 
 export interface KafkaFanOutDeps {
   bus: EventBus;
@@ -32,7 +26,7 @@ export interface KafkaFanOutDeps {
   instanceId: string;
   /** Timestamps and the jobs' RFC 3339 deadlines; the waiting itself uses real timers. */
   clock: Clock;
-  logger: FanOutLogger;
+  logger: Logger;
   jobsTopic?: string;
   resultsTopic?: string;
   /** Default `gateway-results-<instanceId>`: every instance reads every result and keeps its own. */
@@ -195,7 +189,7 @@ export function createKafkaFanOut(deps: KafkaFanOutDeps): KafkaFanOut {
     const waiting = pending.get(result.correlationId);
     if (!waiting) {
       stats.late++;
-      logger.debug?.(
+      logger.debug(
         { correlation_id: result.correlationId, item_index: result.itemIndex },
         'late extract result dropped',
       );

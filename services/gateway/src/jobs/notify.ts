@@ -6,6 +6,7 @@
  * that died in between). Consumers tell repeats apart by the event id `<job_id>:<type>`; the
  * webhook outbox drops a second enqueue of the same job and event itself.
  */
+import type { Logger } from '@subx/ports';
 import type { JobDoc } from './model.ts';
 import { jobView } from './model.ts';
 import type { JobStore } from './store.ts';
@@ -26,15 +27,11 @@ export interface JobNotifier {
   notify(job: JobDoc): Promise<void>;
 }
 
-interface NotifierLogger {
-  warn(obj: Record<string, unknown>, msg?: string): void;
-}
-
 export function createJobNotifier(deps: {
   store: JobStore;
   events: JobEventSink;
   webhooks: JobWebhookSink | null;
-  logger: NotifierLogger;
+  logger: Pick<Logger, 'warn'>;
 }): JobNotifier {
   // Progress events are best effort: a job runs whether or not the bus takes them.
   const bestEffort = async (type: JobEventType, job: JobDoc) => {

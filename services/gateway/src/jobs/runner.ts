@@ -20,7 +20,7 @@
 import { Errors, isAppError, toPublicErrorBody } from '@subx/errors';
 import { jobMetrics } from '@subx/service-kit';
 import type { AppError } from '@subx/errors';
-import type { Clock } from '@subx/ports';
+import type { Clock, Logger } from '@subx/ports';
 import { itemsPrice } from '../access/pricing.ts';
 import type { AccessPricing } from '../access/pricing.ts';
 import type { CreditLedger, Reservation } from '../access/types.ts';
@@ -48,12 +48,6 @@ interface JobRunnerConfig {
   JOBS_QUEUED_TTL_MS: number;
 }
 
-interface RunnerLogger {
-  info(obj: Record<string, unknown>, msg?: string): void;
-  warn(obj: Record<string, unknown>, msg?: string): void;
-  error(obj: Record<string, unknown>, msg?: string): void;
-}
-
 export interface JobRunnerDeps {
   store: JobStore;
   /** The bulk fan-out (its own topic and workers), so jobs never queue ahead of batch calls. */
@@ -63,7 +57,7 @@ export interface JobRunnerDeps {
   pricing: AccessPricing;
   notifier: JobNotifier;
   clock: Clock;
-  logger: RunnerLogger;
+  logger: Pick<Logger, 'info' | 'warn' | 'error'>;
   config: JobRunnerConfig;
   /** Unique per gateway process: the lease owner. */
   instanceId: string;

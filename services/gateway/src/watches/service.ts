@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { AppError, Errors, plural } from '@subx/errors';
 import { parseChannelUrl } from '@subx/youtube';
-import type { Clock } from '@subx/ports';
+import type { Clock, Logger } from '@subx/ports';
 import type { AccessPricing } from '../access/pricing.ts';
 import type { Account } from '../access/types.ts';
 import type { ExtractorBackend } from '../backends/types.ts';
@@ -54,11 +54,6 @@ export interface WatchesService {
   runDue(limit: number): Promise<number>;
 }
 
-interface Logger {
-  warn(obj: Record<string, unknown>, msg?: string): void;
-  info(obj: Record<string, unknown>, msg?: string): void;
-}
-
 const notFound = (watchId: string) =>
   new AppError('NOT_FOUND', `No watch ${watchId} exists for this account.`, {
     details: { field: 'watch_id' },
@@ -74,7 +69,7 @@ export function createWatchesService(deps: {
   webhooks: Pick<WebhookDeliveries, 'enqueue' | 'checkTarget'> | null;
   pricing: AccessPricing;
   clock: Clock;
-  logger: Logger;
+  logger: Pick<Logger, 'warn' | 'info'>;
   instanceId: string;
   config: { WATCH_LEASE_MS: number; WATCH_LIST_MAX: number; WATCH_LISTING_TIMEOUT_MS: number };
 }): WatchesService {

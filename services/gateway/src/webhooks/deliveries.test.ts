@@ -12,7 +12,7 @@ import { Webhook } from 'standardwebhooks';
 import { AppError } from '@subx/errors';
 import { createInMemoryDocumentStore, ManualClock } from '@subx/ports';
 import type { DocumentStore } from '@subx/ports';
-import { silentLogger } from '../access/logger.ts';
+import { silentLogger } from '@subx/ports';
 import { capAttempts } from './deliveries.ts';
 import type { WebhookAttemptRecord } from './deliveries.ts';
 import { createWebhookModule } from './index.ts';

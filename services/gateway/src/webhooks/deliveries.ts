@@ -23,7 +23,7 @@ import {
   WebhookTargetRefused,
 } from '@subx/webhooks';
 import type { HostLookup, WebhookTargetRefusal } from '@subx/webhooks';
-import type { Logger } from '../access/logger.ts';
+import type { Logger } from '@subx/ports';
 import type { WebhookConfig } from './config.ts';
 import type { WebhookSecrets } from './secrets.ts';
 

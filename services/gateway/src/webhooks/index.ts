@@ -5,7 +5,7 @@
  */
 import type { Clock, DocumentStore } from '@subx/ports';
 import type { HostLookup } from '@subx/webhooks';
-import type { Logger } from '../access/logger.ts';
+import type { Logger } from '@subx/ports';
 import type { WebhookConfig } from './config.ts';
 import { createWebhookDeliveries } from './deliveries.ts';
 import type { WebhookDeliveries } from './deliveries.ts';

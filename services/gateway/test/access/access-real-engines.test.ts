@@ -17,7 +17,7 @@ import type { EventBus, KeyValueStore } from '@subx/ports';
 import { createAccessModule } from '../../src/access/index.ts';
 import type { AccessModule } from '../../src/access/index.ts';
 import type { AccountDoc } from '../../src/access/accounts.ts';
-import { silentLogger } from '../../src/access/logger.ts';
+import { silentLogger } from '@subx/ports';
 
 const PEPPER = 'integration-pepper-0123456789-abcdefghij';
 

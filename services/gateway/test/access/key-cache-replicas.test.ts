@@ -12,8 +12,8 @@ import { ManualClock, createRedisKeyValueStore } from '@subx/ports';
 import type { KeyValueStore } from '@subx/ports';
 import { createKeyCache } from '../../src/access/key-cache.ts';
 import type { KeyCache } from '../../src/access/key-cache.ts';
-import type { Logger } from '../../src/access/logger.ts';
-import { silentLogger } from '../../src/access/logger.ts';
+import type { Logger } from '@subx/ports';
+import { silentLogger } from '@subx/ports';
 import type { Account } from '../../src/access/types.ts';
 
 /** The same Redis store, with every pub/sub message handed to its subscribers `delayMs` late. */
@@ -81,8 +81,8 @@ describeWithEngine('redis', 'key cache invalidation across replicas on real Redi
   });
 
   it('gives up on a replica that never confirms after echoTimeoutMs, and says so', async () => {
-    const warnings: Record<string, unknown>[] = [];
-    const a = replica(undefined, { info: () => {}, warn: (obj) => void warnings.push(obj), error: () => {} });
+    const warnings: object[] = [];
+    const a = replica(undefined, { ...silentLogger, warn: (obj) => void warnings.push(obj) });
     const b = replica(deaf);
     await a.start();
     await b.start();

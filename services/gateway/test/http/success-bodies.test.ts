@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import { createInMemoryDocumentStore, ManualClock } from '@subx/ports';
 import { loadConfig } from '../../src/config.ts';
-import { silentLogger } from '../../src/access/logger.ts';
+import { silentLogger } from '@subx/ports';
 import { createWebhookModule } from '../../src/webhooks/index.ts';
 import { OPERATION_SPECS } from '../../src/schemas/operations.ts';
 import { KEYS, NEXT_MIDNIGHT, START, VIDEO, VIDEO_URL, buildTestGateway } from './support.ts';

@@ -5,12 +5,13 @@
  */
 import { Kafka, Partitioners, logLevel, type Admin, type Producer } from 'kafkajs';
 import { kafkaSecurityConfig } from '../kafka-security.ts';
-import type { BusLogger, KafkaEventBusOptions } from './options.ts';
+import type { Logger } from '../../logger.ts';
+import type { KafkaEventBusOptions } from './options.ts';
 import { withTimeout } from './util.ts';
 
 export function createKafkaClient(
   options: Pick<KafkaEventBusOptions, 'clientId' | 'brokers' | 'security'>,
-  logger: BusLogger | undefined,
+  logger: Logger | undefined,
 ): Kafka {
   return new Kafka({
     clientId: options.clientId,

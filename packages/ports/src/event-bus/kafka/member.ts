@@ -28,7 +28,8 @@ import {
 } from './batch-window.ts';
 import type { KafkaConnections } from './connections.ts';
 import { committedOffset, pinStartOffsets, type SubscribedGroups } from './offsets.ts';
-import { DEFAULT_CONSUMER_TUNING, type BusLogger, type KafkaConsumerTuning } from './options.ts';
+import type { Logger } from '../../logger.ts';
+import { DEFAULT_CONSUMER_TUNING, type KafkaConsumerTuning } from './options.ts';
 import { createRevival } from './revival.ts';
 import type { TopicSetup } from './topics.ts';
 import { asKafkaRetriable, toStringHeaders, withTimeout } from './util.ts';
@@ -46,7 +47,7 @@ export interface MemberContext {
   joinTimeoutMs: number;
   reviveDelayMs: number;
   consumerTuning: KafkaConsumerTuning | undefined;
-  logger: BusLogger | undefined;
+  logger: Logger | undefined;
   observer: BusObserver | undefined;
   /** The bus's groups (their lag is reported); this member adds its own. */
   subscribed: SubscribedGroups;

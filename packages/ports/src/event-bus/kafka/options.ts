@@ -1,15 +1,10 @@
+import type { Logger } from '../../logger.ts';
 /** The Kafka event bus's options and interface. */
 import type { BusObserver, ConsumerLag, CrashableSubscription, EventBus, SubscribeOptions } from '../port.ts';
 import type { RetryBackoff } from '../shared.ts';
 import type { KafkaSecurity } from '../kafka-security.ts';
 
 /** Pino-shaped logger; kafkajs's own log lines are routed here (or dropped when absent). */
-export interface BusLogger {
-  debug?(fields: object, message: string): void;
-  info(fields: object, message: string): void;
-  warn(fields: object, message: string): void;
-  error(fields: object, message: string): void;
-}
 
 export interface KafkaConsumerTuning {
   /** A member that stops heartbeating (crashed) leaves the group after this. Default 10 000 ms. */
@@ -35,7 +30,7 @@ export const DEFAULT_CONSUMER_TUNING = {
 export interface KafkaEventBusOptions {
   brokers: readonly string[];
   clientId: string;
-  logger?: BusLogger;
+  logger?: Logger;
   /** Partitions of topics created by `ensureTopics`. Default 3. */
   partitions?: number;
   /** Default: the broker's default.replication.factor. */

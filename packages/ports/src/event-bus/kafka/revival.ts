@@ -5,7 +5,7 @@
  */
 import type { Consumer, ConsumerRunConfig } from 'kafkajs';
 import type { BusObserver } from '../port.ts';
-import type { BusLogger } from './options.ts';
+import type { Logger } from '../../logger.ts';
 
 export interface RevivalOptions {
   consumer: Consumer;
@@ -14,7 +14,7 @@ export interface RevivalOptions {
   initialDelayMs: number;
   /** False once the member is stopping or crashed (on purpose): no revive then. */
   isRunning(): boolean;
-  logger: BusLogger | undefined;
+  logger: Logger | undefined;
   observer: BusObserver | undefined;
 }
 

@@ -1,7 +1,7 @@
 /** Topic setup through the admin client: created when missing, retried while a broker gets ready. */
 import { backoffDelay } from '../shared.ts';
 import type { KafkaConnections } from './connections.ts';
-import type { BusLogger } from './options.ts';
+import type { Logger } from '../../logger.ts';
 
 export interface TopicSetupOptions {
   connections: KafkaConnections;
@@ -11,7 +11,7 @@ export interface TopicSetupOptions {
   replicationFactor: number | undefined;
   /** How long `ensureExact` keeps retrying. */
   topicSetupTimeoutMs: number;
-  logger: BusLogger | undefined;
+  logger: Logger | undefined;
   /** A closed bus stops retrying. */
   isClosed(): boolean;
 }

@@ -23,7 +23,7 @@ import { constantTimeEqual } from '../../access/api-key.ts';
 import type { UsageReader } from '../../access/usage.ts';
 import { MAX_USAGE_RANGE_DAYS } from '../../access/usage.ts';
 import { DAY_MS, parseUtcDate } from '../../access/time.ts';
-import type { Logger } from '../../access/logger.ts';
+import type { Logger } from '@subx/ports';
 import { acceptEmptyJsonBody } from '../../http/json-body.ts';
 import { validationToAppError } from '../../http/validation.ts';
 import { adminRoute } from '../../schemas/admin-operations.ts';
