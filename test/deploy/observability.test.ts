@@ -3,7 +3,7 @@
 // and the dashboard query exists: `subx_*` names defined in service-kit's metrics, `subx:*` names
 // recorded by the rules, Node.js process names present in a real scrape of the kit's registry.
 // (promtool checks the rules' syntax and behaviour in scripts/validate-deploy.sh.)
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -90,9 +90,13 @@ describe('docker compose observability profile', () => {
 
 describe('rules and dashboard read series that exist', () => {
   const defined = new Set(
-    ['instruments.ts', 'upstream.ts'].flatMap((file) =>
-      [...read(`packages/service-kit/src/metrics/${file}`).matchAll(/'(subx_[a-z0-9_]+)'/g)].map((m) => m[1]),
-    ),
+    readdirSync(path.join(repoRoot, 'packages/service-kit/src/metrics'))
+      .filter((file) => file.endsWith('.ts') && !file.endsWith('.test.ts'))
+      .flatMap((file) =>
+        [...read(`packages/service-kit/src/metrics/${file}`).matchAll(/'(subx_[a-z0-9_]+)'/g)].map(
+          (m) => m[1],
+        ),
+      ),
   );
   const recorded = new Set(rules.flatMap((r) => (r.record ? [r.record] : [])));
   const histogramParts = (name: string) => name.replace(/_(bucket|count|sum)$/, '');

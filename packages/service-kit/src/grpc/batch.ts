@@ -10,7 +10,7 @@
  */
 import { Errors } from '@subx/errors';
 import type { Logger } from 'pino';
-import { observeGrpcCall } from '../metrics/instruments.ts';
+import { observeGrpcCall } from '../metrics/grpc.ts';
 import { serviceLoggerOf } from './call-context.ts';
 import { grpcStatusName, toItemFailure } from './errors.ts';
 import type { ItemFailure } from './errors.ts';

@@ -2,7 +2,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { Errors } from '@subx/errors';
 import type { Logger } from 'pino';
-import { observeGrpcCall } from '../metrics/instruments.ts';
+import { observeGrpcCall } from '../metrics/grpc.ts';
 import { REQUEST_ID_HEADER, fromGrpcError, grpcStatusName } from './errors.ts';
 import { serviceNameOf } from './service-definition.ts';
 import type { ServiceMethods } from './service-definition.ts';

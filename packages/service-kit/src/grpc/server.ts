@@ -2,7 +2,7 @@
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import type { HealthRegistry } from '../health.ts';
-import { observeGrpcCall } from '../metrics/instruments.ts';
+import { observeGrpcCall } from '../metrics/grpc.ts';
 import { portInUse } from '../startup-errors.ts';
 import { callContext } from './call-context.ts';
 import { grpcStatusName, toGrpcError } from './errors.ts';

@@ -7,5 +7,11 @@ export {
 } from './registry.ts';
 export { startMetricsServer } from './server.ts';
 export type { MetricsServer, StartMetricsServerOptions } from './server.ts';
-export * from './instruments.ts';
+export * from './http.ts';
+export * from './grpc.ts';
+export * from './caches.ts';
+export * from './transcription.ts';
+export * from './bus.ts';
+export * from './webhooks.ts';
+export * from './jobs.ts';
 export * from './upstream.ts';

@@ -2,15 +2,10 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ConfigError, loadConfig, metricsPort } from '../config.ts';
-import {
-  cacheLookupMetrics,
-  countCredits,
-  observeGrpcCall,
-  observeHttpRequest,
-  registerConsumerLag,
-  registerOutboxBacklog,
-  statusClass,
-} from './instruments.ts';
+import { countCredits, observeHttpRequest, statusClass } from './http.ts';
+import { observeGrpcCall } from './grpc.ts';
+import { cacheLookupMetrics } from './caches.ts';
+import { registerConsumerLag, registerOutboxBacklog } from './bus.ts';
 import { upstreamMetrics } from './upstream.ts';
 import { scrape } from './registry.ts';
 
