@@ -81,6 +81,7 @@ export async function startFakeYouTube(options: FakeYouTubeOptions = {}): Promis
   const visitorDataIssued: string[] = [];
   let captionFormat: 'json3' | 'srv3' | 'srv1' | undefined;
   let tlangRefused = options.tlangRefused === true;
+  let tvCaptions = options.tvCaptions ?? 'empty';
   const initialDataShape = options.watchPageInitialData ?? 'mixed';
   let watchPages = 0;
   const failures = new FailureQueue();
@@ -190,6 +191,7 @@ export async function startFakeYouTube(options: FakeYouTubeOptions = {}): Promis
           captionFormat,
           captionCues: options.captionCues,
           tlangRefused,
+          tvCaptionsEmpty: tvCaptions === 'empty',
         });
       case 'visitor_id': {
         const visitorData = freshVisitorData();
@@ -402,11 +404,15 @@ export async function startFakeYouTube(options: FakeYouTubeOptions = {}): Promis
     setTlangRefused: (refused) => {
       tlangRefused = refused;
     },
+    setTvCaptions: (m) => {
+      tvCaptions = m;
+    },
     reset: () => {
       requests.length = 0;
       failures.clear();
       captionFormat = undefined;
       tlangRefused = options.tlangRefused === true;
+      tvCaptions = options.tvCaptions ?? 'empty';
       playerCallsByVisitor.clear();
       visitorDataIssued.length = 0;
     },

@@ -106,6 +106,13 @@ export interface FakeYouTubeOptions {
    */
   tlangRefused?: boolean;
   /**
+   * What the TV client's (TVHTML5) caption URLs answer: `empty` (the default: a 200 with an empty
+   * body, as in September 2026's probes of yt-dlp's TV clients) or `answer` (the caption body, like
+   * the mobile clients'). Its /player answers like a mobile client's either way: caption URLs without
+   * a PO-token gate, no `microformat`.
+   */
+  tvCaptions?: 'answer' | 'empty';
+  /**
    * How the synthetic watch page carries `ytInitialData`: `var` (`var ytInitialData = …;`),
    * `json-script` (`<script id="yt-initial-data" type="application/json">`), or `mixed` (the default:
    * every fifth page the JSON script element, as the platform since October 2026).
@@ -141,6 +148,8 @@ export interface FakeYouTube {
   setCaptionFormat(format: 'json3' | 'srv3' | 'srv1' | undefined): void;
   /** Refuse (or again serve) translated caption requests; reset() restores the start option. */
   setTlangRefused(refused: boolean): void;
+  /** What the TV client's caption URLs answer from now on; reset() restores the start option. */
+  setTvCaptions(mode: 'answer' | 'empty'): void;
   /** Forget recorded requests, pending failures, per-visitor /player counts and issued visitorData. */
   reset(): void;
   routes: RouteTable;
