@@ -1,4 +1,5 @@
 /** The fake's public types: what it records, the failures it injects, its options and its handle. */
+import type { SpeechAudio } from './audio.ts';
 import type { SyntheticChannelSpec } from './channels.ts';
 import type { RouteTable } from './routes.ts';
 import type { PlaylistShape } from './today.ts';
@@ -118,6 +119,15 @@ export interface FakeYouTubeOptions {
    * every fifth page the JSON script element, as the platform since October 2026).
    */
   watchPageInitialData?: 'var' | 'json-script' | 'mixed';
+  /** Other audio files for the speech video (audio.ts), e.g. a long one for a benchmark. */
+  speechAudio?: SpeechAudio;
+  /**
+   * The audio host's bandwidth: every `/videoplayback` answer is sent at most this many bytes a
+   * second (unset: as fast as the socket takes it).
+   */
+  audioBytesPerSecond?: number;
+  /** Told of every `/videoplayback` answer once its last byte was written (benchmarks). */
+  onAudioServed?: (served: { bytes: number; startMs: number; endMs: number }) => void;
   /** More generated channels (channels.ts), beside the default synthetic one. */
   syntheticChannels?: SyntheticChannelSpec[];
 }
