@@ -231,8 +231,11 @@ async function measureCase(c: Case, model: Awaited<ReturnType<typeof standInMode
     return { cpuMsPerMinute: median(cpu) / c.minutes, peakGrowth, restRss, throughput: median(throughput) };
   } finally {
     client.close();
-    child.kill('SIGTERM');
-    await new Promise((r) => child.once('exit', r));
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000).unref())]);
+    }
     await fake.close();
   }
 }
