@@ -137,6 +137,25 @@ describe('candidate identity TV_SAMSUNG', () => {
     }
   });
 
+  it('a refused candidate probe counts against it and heals no WEB version', async () => {
+    const yt = clientFor(fake);
+    const canary = canaryOf(yt);
+    fake.retireClient('TVHTML5');
+    try {
+      const probes = await canary.runOnce();
+      expect(probes.find((p) => p.client === 'TV_SAMSUNG')?.outcome).not.toBe('ok');
+      expect(players().filter((c) => c === 'TVHTML5')).toHaveLength(1);
+      expect(fake.count('sw_js_data')).toBe(0);
+      expect(yt.ladder.health().find((h) => h.identity === 'TVHTML5@5.20260707')).toMatchObject({
+        failedTotal: 1,
+      });
+    } finally {
+      fake.restoreClient('TVHTML5');
+      await canary.close();
+      await yt.close();
+    }
+  });
+
   it('can be switched off in YOUTUBE_CLIENTS: then the canaries do not probe it', async () => {
     const yt = clientFor(fake, {
       YOUTUBE_CLIENTS: JSON.stringify({ clients: { TV_SAMSUNG: { canary: false } } }),
