@@ -157,7 +157,7 @@ async function ladderRows(yt: YouTubeClient, targets: Targets): Promise<Row[]> {
       upstreamRequests: p.upstreamRequests,
       latencyMs: p.latencyMs,
       client: p.outcome === 'ok' ? p.client : '-',
-      detail: `${p.videoId} through ${p.client} alone`,
+      detail: `${p.videoId} through ${p.client} alone${p.candidate ? ' (a candidate identity)' : ''}`,
     }));
   } finally {
     await canary.close();

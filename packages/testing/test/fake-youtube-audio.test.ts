@@ -2,7 +2,12 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { MAX_PIECE_BYTES, SPEECH_LENGTH_SECONDS, videoIds } from '@subx/testing/fake-youtube';
+import {
+  MAX_PIECE_BYTES,
+  SPEECH_LENGTH_SECONDS,
+  startFakeYouTube,
+  videoIds,
+} from '@subx/testing/fake-youtube';
 import { type Json, fake, player, tracks, useFakeYouTube } from './fake-youtube-helpers.ts';
 
 useFakeYouTube();
@@ -75,6 +80,45 @@ describe('captionless video with spoken audio', () => {
         },
       );
       expect(Math.abs(Number(out.trim()) - SPEECH_LENGTH_SECONDS)).toBeLessThan(1);
+    }
+  });
+});
+
+describe('the audio host for benchmarks: other audio files and a bandwidth', () => {
+  it('serves the speech video from other files at the configured bandwidth, and says so', async () => {
+    const webm = new URL('../audio/speech.webm', import.meta.url).pathname;
+    const m4a = new URL('../audio/speech.m4a', import.meta.url).pathname;
+    const served: { bytes: number; startMs: number; endMs: number }[] = [];
+    const other = await startFakeYouTube({
+      speechAudio: { webm, m4a, durationMs: 3_723_000 },
+      audioBytesPerSecond: 200_000,
+      onAudioServed: (s) => void served.push(s),
+    });
+    try {
+      const res = await fetch(`${other.url}/youtubei/v1/player`, {
+        method: 'POST',
+        body: JSON.stringify({
+          videoId: videoIds.speechNoCaptions,
+          context: { client: { clientName: 'VISIONOS', clientVersion: '1.04' } },
+        }),
+      });
+      const json = (await res.json()) as Json;
+      expect(json.videoDetails.lengthSeconds).toBe('3723');
+      const opus = (json.streamingData.adaptiveFormats as Json[]).find((f) => f.itag === 251)!;
+      expect(opus.approxDurationMs).toBe('3723000');
+      const started = performance.now();
+      const piece = await fetch(opus.url as string, { headers: { range: 'bytes=0-99999' } });
+      const body = Buffer.from(await piece.arrayBuffer());
+      const ms = performance.now() - started;
+      expect(piece.status).toBe(206);
+      expect(body.equals(audio('speech.webm').subarray(0, 100_000))).toBe(true);
+      // 100 kB at 200 kB/s: half a second, never faster
+      expect(ms).toBeGreaterThanOrEqual(480);
+      expect(served).toHaveLength(1);
+      expect(served[0]!.bytes).toBe(100_000);
+      expect(served[0]!.endMs - served[0]!.startMs).toBeGreaterThanOrEqual(480);
+    } finally {
+      await other.close();
     }
   });
 });

@@ -166,3 +166,32 @@ describe('today: mobile clients', () => {
     expect(JSON.parse(body.body).events.length).toBeGreaterThan(0);
   });
 });
+
+describe('today: the TV client (TVHTML5, yt-dlp tv_samsung)', () => {
+  it('answers un-gated caption URLs signed for TVHTML5 and no microformat, with or without sts', async () => {
+    for (const sts of [false, true]) {
+      const { status, json } = await player(videoIds.manualAndAuto, 'TVHTML5', { sts });
+      expect(status).toBe(200);
+      expect(json).not.toHaveProperty('microformat');
+      const urls = tracks(json).map((t) => new URL(t.baseUrl as string, 'https://www.youtube.com'));
+      expect(urls.length).toBeGreaterThan(0);
+      for (const u of urls) {
+        expect(u.searchParams.get('exp')).toBeNull();
+        expect(u.searchParams.get('c')).toBe('TVHTML5');
+      }
+    }
+  });
+
+  it('its caption URLs answer an empty 200 by default (September 2026), the body once set to answer', async () => {
+    const { json } = await player(videoIds.manualAndAuto, 'TVHTML5');
+    const url = local(tracks(json)[0]?.baseUrl as string);
+    expect(await get(url)).toMatchObject({ status: 200, body: '' });
+    fake.setTvCaptions('answer');
+    const answered = await get(url);
+    expect(answered.status).toBe(200);
+    expect(answered.body.length).toBeGreaterThan(0);
+    // reset() goes back to the start option
+    fake.reset();
+    expect(await get(url)).toMatchObject({ status: 200, body: '' });
+  });
+});

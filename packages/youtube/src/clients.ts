@@ -21,6 +21,12 @@ export interface InnertubeClient {
    * i.e. with a PO-token provider. The value comes from the player JS; a stale one keeps working for weeks.
    */
   signatureTimestamp?: number;
+  /**
+   * A candidate identity behind a canary: never on the caption ladder until its probes have fetched
+   * caption bodies that answer (ladder/adaptive-ladder.ts, "candidates"); demoted again by one failure.
+   * `false` (YOUTUBE_CLIENTS) switches the candidate off.
+   */
+  canary?: boolean;
 }
 
 /**
@@ -73,6 +79,22 @@ export const DEFAULT_CLIENTS: Record<string, InnertubeClient> = {
     extra: { deviceMake: 'Apple', deviceModel: 'iPhone16,2', osName: 'iPhone', osVersion: '18.3.2.22D82' },
     hasMicroformat: false,
   },
+  /**
+   * yt-dlp 2026.10.21 added `tv_samsung` and made it first of its logged-out defaults (2026.10.26
+   * `_base.py`: TVHTML5 5.20260707, client name id 7, a Tizen 2.4 Samsung user agent, no subtitle
+   * PO-token policy). TV clients answered empty captions in September's probes, so it is a canary:
+   * adopted for captions only once its probes' caption URLs answer with a body.
+   */
+  TV_SAMSUNG: {
+    name: 'TVHTML5',
+    id: 7,
+    version: '5.20260707',
+    userAgent:
+      'Mozilla/5.0 (SMART-TV; Linux; Tizen 2.4.0) AppleWebKit/538.1 (KHTML, like Gecko) Version/2.4.0 TV Safari/538.1',
+    extra: { deviceMake: 'Samsung', deviceModel: 'UKS9800', osName: 'Tizen', osVersion: '2.4.0' },
+    hasMicroformat: false,
+    canary: true,
+  },
 };
 
 /**
@@ -81,3 +103,16 @@ export const DEFAULT_CLIENTS: Record<string, InnertubeClient> = {
  * fallbacks). WEB joins at the end only with a PO-token provider (YOUTUBE_PO_TOKEN_PROVIDER_URL).
  */
 export const DEFAULT_CAPTION_CLIENTS = ['VISIONOS', 'ANDROID', 'IOS'];
+
+/**
+ * The candidate identities of `clients` (`canary: true`) not already on the configured ladder, in
+ * catalogue order: probed by the canaries, served only once adopted (ladder/adaptive-ladder.ts).
+ */
+export function candidateClients(
+  clients: Record<string, InnertubeClient>,
+  ladder: readonly string[],
+): string[] {
+  return Object.entries(clients)
+    .filter(([name, c]) => c.canary === true && !ladder.includes(name))
+    .map(([name]) => name);
+}

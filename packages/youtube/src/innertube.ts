@@ -187,7 +187,8 @@ export class Innertube {
     healed = false,
   ): Promise<unknown> {
     const c = this.client(clientName);
-    const web = isWebFamily(c);
+    // the TV client's version is a line of its own (5.x), not the one /sw.js_data tells WEB
+    const web = isWebFamily(c) && !c.name.startsWith('TVHTML5');
     if (
       web &&
       this.config.versionRefreshMs > 0 &&

@@ -137,6 +137,8 @@ export async function startExtractorService(
           observer: upstream,
           logger: logger.child({ component: 'canary' }),
           onProbe: canaryMetrics(),
+          // candidate identities (TV_SAMSUNG) are adopted or demoted by these probes only
+          ladder: youtube.ladder,
         })
       : undefined;
   canary?.start();

@@ -9,6 +9,8 @@
  *   those bytes) or a `Range: bytes=START-END` header (206 with Content-Range), of at most
  *   MAX_PIECE_BYTES; an unranged or larger request gets 403 (the platform throttles unranged
  *   downloads to a crawl; refusing them makes a client that forgets ranges fail loudly).
+ * - `speechAudio` (an option of the fake) serves other files in place of the 70 s recording, e.g.
+ *   a long one for the transcription benchmark; the player answer then tells their length.
  */
 import { readFileSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -51,25 +53,40 @@ export const SPEECH_FORMATS: readonly AudioFormat[] = [
   },
 ];
 
-function audioPath(file: string): string {
+/** Other audio files for the speech video: Opus in WebM, AAC in MP4, and their length. */
+export interface SpeechAudio {
+  webm: string;
+  m4a: string;
+  durationMs: number;
+}
+
+function audioPath(file: string, audio?: SpeechAudio): string {
+  if (audio) return file.endsWith('.webm') ? audio.webm : audio.m4a;
   return fileURLToPath(new URL(`../../audio/${file}`, import.meta.url));
 }
 
 const WEB_FAMILY = /^(WEB|MWEB|WEB_EMBEDDED_PLAYER|WEB_CREATOR|WEB_REMIX|TVHTML5)/;
 
 /** The player answer of the speech video for CLIENT, with stream URLs on ORIGIN (`http://host:port`). */
-export function speechPlayer(origin: string, client: string | undefined): Record<string, unknown> {
+export function speechPlayer(
+  origin: string,
+  client: string | undefined,
+  audio?: SpeechAudio,
+): Record<string, unknown> {
   const web = WEB_FAMILY.test(client ?? '');
+  const durationMs = audio ? String(Math.round(audio.durationMs)) : APPROX_DURATION_MS;
+  const lengthSeconds = audio ? Math.floor(audio.durationMs / 1000) : SPEECH_LENGTH_SECONDS;
   const adaptiveFormats = SPEECH_FORMATS.map((f) => {
-    const url = `${origin}/videoplayback?id=${SPEECH_VIDEO_ID}&itag=${f.itag}&source=youtube&mime=${encodeURIComponent(f.mimeType.split(';')[0]!)}&clen=${statSync(audioPath(f.file)).size}&dur=70.253`;
+    const size = statSync(audioPath(f.file, audio)).size;
+    const url = `${origin}/videoplayback?id=${SPEECH_VIDEO_ID}&itag=${f.itag}&source=youtube&mime=${encodeURIComponent(f.mimeType.split(';')[0]!)}&clen=${size}&dur=${(Number(durationMs) / 1000).toFixed(3)}`;
     return {
       itag: f.itag,
       ...(web ? { signatureCipher: `s=FAKESIGNATURE&sp=sig&url=${encodeURIComponent(url)}` } : { url }),
       mimeType: f.mimeType,
       bitrate: f.bitrate,
       averageBitrate: f.averageBitrate,
-      contentLength: String(statSync(audioPath(f.file)).size),
-      approxDurationMs: APPROX_DURATION_MS,
+      contentLength: String(size),
+      approxDurationMs: durationMs,
       lastModified: '1764806400000000',
       quality: 'tiny',
       projectionType: 'RECTANGULAR',
@@ -88,7 +105,7 @@ export function speechPlayer(origin: string, client: string | undefined): Record
     videoDetails: {
       videoId: SPEECH_VIDEO_ID,
       title: 'Counting to ten: a spoken test recording',
-      lengthSeconds: String(SPEECH_LENGTH_SECONDS),
+      lengthSeconds: String(lengthSeconds),
       channelId: 'UCsubxSyntheticChannel0A',
       shortDescription: 'Synthetic speech without captions.',
       isOwnerViewing: false,
@@ -110,21 +127,26 @@ export interface PlaybackAnswer {
   body: Buffer;
 }
 
-const cache = new Map<number, Buffer>();
+const cache = new Map<string, Buffer>();
 
 function refuse(status: number, message: string): PlaybackAnswer {
   return { status, headers: { 'content-type': 'text/plain' }, body: Buffer.from(message) };
 }
 
 /** GET /videoplayback?id=&itag=[&range=A-B], optionally with a Range header. */
-export function videoplayback(url: URL, rangeHeader: string | undefined): PlaybackAnswer {
+export function videoplayback(
+  url: URL,
+  rangeHeader: string | undefined,
+  audio?: SpeechAudio,
+): PlaybackAnswer {
   const itag = Number(url.searchParams.get('itag'));
   const format = SPEECH_FORMATS.find((f) => f.itag === itag);
   if (url.searchParams.get('id') !== SPEECH_VIDEO_ID || !format) return refuse(404, 'no such stream');
-  let data = cache.get(itag);
+  const path = audioPath(format.file, audio);
+  let data = cache.get(path);
   if (!data) {
-    data = readFileSync(audioPath(format.file));
-    cache.set(itag, data);
+    data = readFileSync(path);
+    cache.set(path, data);
   }
   const query = url.searchParams.get('range');
   const header = rangeHeader && /^bytes=(\d+)-(\d*)$/.exec(rangeHeader.trim());

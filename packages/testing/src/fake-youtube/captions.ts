@@ -11,6 +11,8 @@ export interface CaptionSettings {
   captionCues: Record<string, number> | undefined;
   /** Translated requests (`tlang`) answer an empty 200 body, as the platform does today. */
   tlangRefused: boolean;
+  /** TVHTML5's caption URLs (`c=TVHTML5`) answer an empty 200 body, as in September 2026's probes. */
+  tvCaptionsEmpty: boolean;
 }
 
 /** A gated caption URL: it asks for a PO token (`exp=xpe|xpv`) and carries none. */
@@ -27,7 +29,8 @@ export function timedtext(url: URL, routes: RouteTable, settings: CaptionSetting
   const video = routes.videos[v];
   const exp = q.get('exp') ?? '';
   // like YouTube: a PO-token URL without `pot`, an unknown video or a track it does not have → empty 200
-  if (!video || !lang || (/xp[ev]/.test(exp) && !q.get('pot')) || (tlang && settings.tlangRefused))
+  const tvEmpty = settings.tvCaptionsEmpty && q.get('c') === 'TVHTML5';
+  if (!video || !lang || (/xp[ev]/.test(exp) && !q.get('pot')) || (tlang && settings.tlangRefused) || tvEmpty)
     return { status: 200, contentType: 'text/html; charset=UTF-8', body: '' };
   const files = video.captions?.[`${asr ? 'a.' : ''}${lang}`];
   const file = tlang

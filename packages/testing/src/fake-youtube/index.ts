@@ -62,6 +62,31 @@ const API_KEY = 'AIzaSy-SUBX-FAKE-YOUTUBE-NOT-A-REAL-KEY';
 /** Endpoints where the platform checks the client version and names the caller's visitor. */
 const INNERTUBE_ENDPOINTS = new Set<Endpoint>(['player', 'next', 'browse', 'search']);
 
+/**
+ * Writes `body` at most `bytesPerSecond`: slices of a fiftieth of a second, each written once the
+ * time its last byte is due has come, waiting for the socket to drain. Stops when the caller hangs up.
+ */
+async function paced(res: ServerResponse, body: Buffer, bytesPerSecond: number): Promise<void> {
+  const slice = Math.max(1024, Math.floor(bytesPerSecond / 50));
+  const started = performance.now();
+  for (let at = 0; at < body.length && !res.destroyed; at += slice) {
+    const end = Math.min(at + slice, body.length);
+    const wait = started + (end / bytesPerSecond) * 1000 - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    if (!res.write(body.subarray(at, end)))
+      await new Promise<void>((r) => {
+        const done = () => {
+          res.off('drain', done);
+          res.off('close', done);
+          r();
+        };
+        res.on('drain', done);
+        res.on('close', done);
+      });
+  }
+  res.end();
+}
+
 export async function startFakeYouTube(options: FakeYouTubeOptions = {}): Promise<FakeYouTube> {
   const dir = options.fixturesDir ?? fixturesDir();
   const routes = withSyntheticAndRecorded(mergeRoutes(defaultRoutes(), options.routes), dir);
@@ -81,6 +106,7 @@ export async function startFakeYouTube(options: FakeYouTubeOptions = {}): Promis
   const visitorDataIssued: string[] = [];
   let captionFormat: 'json3' | 'srv3' | 'srv1' | undefined;
   let tlangRefused = options.tlangRefused === true;
+  let tvCaptions = options.tvCaptions ?? 'empty';
   const initialDataShape = options.watchPageInitialData ?? 'mixed';
   let watchPages = 0;
   const failures = new FailureQueue();
@@ -103,7 +129,7 @@ export async function startFakeYouTube(options: FakeYouTubeOptions = {}): Promis
     const client = rec.clientName ?? '';
     if (videoId === SPEECH_VIDEO_ID && !routes.videos[videoId]) {
       const origin = `http://${String(rec.headers.host ?? '127.0.0.1')}`;
-      const answer = JSON.stringify(speechPlayer(origin, client));
+      const answer = JSON.stringify(speechPlayer(origin, client, options.speechAudio));
       return { ...json({}), body: applyFieldMask(answer, url.searchParams.get('$fields') ?? undefined) };
     }
     const v = routes.videos[videoId];
@@ -190,6 +216,7 @@ export async function startFakeYouTube(options: FakeYouTubeOptions = {}): Promis
           captionFormat,
           captionCues: options.captionCues,
           tlangRefused,
+          tvCaptionsEmpty: tvCaptions === 'empty',
         });
       case 'visitor_id': {
         const visitorData = freshVisitorData();
@@ -319,10 +346,13 @@ export async function startFakeYouTube(options: FakeYouTubeOptions = {}): Promis
     if (failure?.kind === 'delay') await new Promise((r) => setTimeout(r, failure.ms));
     if (rec.endpoint === 'videoplayback' && !failure) {
       const range = req.headers.range;
-      const a = videoplayback(url, typeof range === 'string' ? range : undefined);
+      const startMs = performance.now();
+      const a = videoplayback(url, typeof range === 'string' ? range : undefined, options.speechAudio);
       rec.status = a.status;
       res.writeHead(a.status, { ...a.headers, 'content-length': a.body.length });
-      res.end(a.body);
+      if (options.audioBytesPerSecond) await paced(res, a.body, options.audioBytesPerSecond);
+      else res.end(a.body);
+      options.onAudioServed?.({ bytes: a.body.length, startMs, endMs: performance.now() });
       return;
     }
     const injected = injectedAnswer(failure, load);
@@ -402,11 +432,15 @@ export async function startFakeYouTube(options: FakeYouTubeOptions = {}): Promis
     setTlangRefused: (refused) => {
       tlangRefused = refused;
     },
+    setTvCaptions: (m) => {
+      tvCaptions = m;
+    },
     reset: () => {
       requests.length = 0;
       failures.clear();
       captionFormat = undefined;
       tlangRefused = options.tlangRefused === true;
+      tvCaptions = options.tvCaptions ?? 'empty';
       playerCallsByVisitor.clear();
       visitorDataIssued.length = 0;
     },

@@ -47,10 +47,15 @@ function setCaptionParam(player: Json, name: string, value: string | undefined):
   }
 }
 
+/** The TV client (yt-dlp's `tv_samsung`): no subtitle PO-token policy, unlike the WEB family. */
+const TV_CLIENT = 'TVHTML5';
+
 /**
  * A `/player` answer as today's platform gives it to `clientName`: WEB family without signatureTimestamp →
- * no `captions` key; WEB family with it → every caption URL carries `exp=xpe`; any other client → caption
- * URLs without `exp` and no `microformat`. Everything else is left as recorded.
+ * no `captions` key; WEB family with it → every caption URL carries `exp=xpe`; any other client (TVHTML5
+ * included) → caption URLs without `exp` and no `microformat`. TVHTML5's caption URLs also carry
+ * `c=TVHTML5` (the caller the platform signs them for), so timedtext can answer them the TV way.
+ * Everything else is left as recorded.
  */
 export function todayPlayer(
   body: string,
@@ -59,7 +64,11 @@ export function todayPlayer(
 ): string {
   const player = JSON.parse(body) as Json;
   if (!player || typeof player !== 'object' || Array.isArray(player)) return body;
-  if (isWebFamily(clientName)) {
+  if (clientName === TV_CLIENT) {
+    delete player.microformat;
+    setCaptionParam(player, 'exp', undefined);
+    setCaptionParam(player, 'c', TV_CLIENT);
+  } else if (isWebFamily(clientName)) {
     if (!signatureTimestamp) delete player.captions;
     else setCaptionParam(player, 'exp', 'xpe');
   } else {

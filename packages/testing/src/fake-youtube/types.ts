@@ -1,4 +1,5 @@
 /** The fake's public types: what it records, the failures it injects, its options and its handle. */
+import type { SpeechAudio } from './audio.ts';
 import type { SyntheticChannelSpec } from './channels.ts';
 import type { RouteTable } from './routes.ts';
 import type { PlaylistShape } from './today.ts';
@@ -106,11 +107,27 @@ export interface FakeYouTubeOptions {
    */
   tlangRefused?: boolean;
   /**
+   * What the TV client's (TVHTML5) caption URLs answer: `empty` (the default: a 200 with an empty
+   * body, as in September 2026's probes of yt-dlp's TV clients) or `answer` (the caption body, like
+   * the mobile clients'). Its /player answers like a mobile client's either way: caption URLs without
+   * a PO-token gate, no `microformat`.
+   */
+  tvCaptions?: 'answer' | 'empty';
+  /**
    * How the synthetic watch page carries `ytInitialData`: `var` (`var ytInitialData = …;`),
    * `json-script` (`<script id="yt-initial-data" type="application/json">`), or `mixed` (the default:
    * every fifth page the JSON script element, as the platform since October 2026).
    */
   watchPageInitialData?: 'var' | 'json-script' | 'mixed';
+  /** Other audio files for the speech video (audio.ts), e.g. a long one for a benchmark. */
+  speechAudio?: SpeechAudio;
+  /**
+   * The audio host's bandwidth: every `/videoplayback` answer is sent at most this many bytes a
+   * second (unset: as fast as the socket takes it).
+   */
+  audioBytesPerSecond?: number;
+  /** Told of every `/videoplayback` answer once its last byte was written (benchmarks). */
+  onAudioServed?: (served: { bytes: number; startMs: number; endMs: number }) => void;
   /** More generated channels (channels.ts), beside the default synthetic one. */
   syntheticChannels?: SyntheticChannelSpec[];
 }
@@ -141,6 +158,8 @@ export interface FakeYouTube {
   setCaptionFormat(format: 'json3' | 'srv3' | 'srv1' | undefined): void;
   /** Refuse (or again serve) translated caption requests; reset() restores the start option. */
   setTlangRefused(refused: boolean): void;
+  /** What the TV client's caption URLs answer from now on; reset() restores the start option. */
+  setTvCaptions(mode: 'answer' | 'empty'): void;
   /** Forget recorded requests, pending failures, per-visitor /player counts and issued visitorData. */
   reset(): void;
   routes: RouteTable;

@@ -1,7 +1,9 @@
 import { isAppError } from '@subx/errors';
 import { CircuitBreaker } from '../breaker.ts';
+import { candidateClients } from '../clients.ts';
 import { YouTubeClient } from '../client.ts';
 import type { YouTubeClientConfig } from '../config.ts';
+import type { AdaptiveLadder, LadderVerdict } from '../ladder/adaptive-ladder.ts';
 import type { UpstreamObserver } from '../observer.ts';
 import type { FetchLike, Logger } from '../types.ts';
 import type { CanaryVideo } from './videos.ts';
@@ -13,6 +15,11 @@ import type { CanaryVideo } from './videos.ts';
  * them alone. Their upstream calls report to the service's own observer (the same
  * `subx_upstream_requests_total`, by client) and go through the same per-address pacing budget as
  * user traffic; each probe's result also goes to `onProbe` (the `subx_canary_*` metrics).
+ *
+ * Candidate identities (catalogue entries with `canary: true`, e.g. TV_SAMSUNG) are probed the same
+ * way after the ladder's clients, and only here: each probe's verdict goes to the service's own
+ * `ladder`, which adopts a candidate after enough successes in a row (a caption body that answered)
+ * and demotes it at the first failure (adaptive-ladder.ts). Without canaries no candidate is adopted.
  *
  * Off unless `CANARY_VIDEOS` is set (it spends the platform's patience on our own traffic). The
  * probes get their own circuit breaker: they must keep probing while user traffic waits out an
@@ -31,6 +38,8 @@ export interface CanaryProbe {
   latencyMs: number;
   /** Requests the probe sent to the platform. */
   upstreamRequests: number;
+  /** A candidate identity's probe (its verdict decides whether users are served by it). */
+  candidate?: true;
 }
 
 export interface CanaryOptions {
@@ -42,6 +51,8 @@ export interface CanaryOptions {
   logger?: Logger;
   fetch?: FetchLike;
   onProbe?: (probe: CanaryProbe) => void;
+  /** The service's adaptive ladder: told every candidate probe's verdict (adoption, demotion). */
+  ladder?: Pick<AdaptiveLadder, 'record'>;
 }
 
 export class Canary {
@@ -85,6 +96,9 @@ export class Canary {
     const probes: CanaryProbe[] = [];
     // One at a time: the canary is background traffic and must stay small next to users'.
     for (const client of config.captionClients) {
+      for (const egress of egresses) probes.push(await this.#probe(config, client, egress, video));
+    }
+    for (const client of candidateClients(config.clients, config.captionClients)) {
       for (const egress of egresses) probes.push(await this.#probe(config, client, egress, video));
     }
     const failed = probes.filter((p) => p.outcome !== 'ok');
@@ -132,6 +146,11 @@ export class Canary {
     }
     probe.latencyMs = Math.round(performance.now() - started);
     probe.upstreamRequests = prober.upstreamCalls - calls;
+    const identity = config.clients[client];
+    if (identity && !config.captionClients.includes(client)) {
+      probe.candidate = true;
+      this.#options.ladder?.record(identity, candidateVerdict(probe));
+    }
     try {
       this.#options.onProbe?.(probe);
     } catch {
@@ -165,6 +184,26 @@ export class Canary {
     }
     return prober;
   }
+}
+
+/**
+ * What a candidate's probe says about the identity: a caption body fetched proves it; no captions, an
+ * empty or unreadable body, a refusal or an unavailable video (the canary video has captions in its
+ * language) count against it; trouble of the egress or the network (blocks, 429s, timeouts) does not.
+ */
+function candidateVerdict(probe: CanaryProbe): LadderVerdict {
+  if (probe.outcome === 'ok') return 'ok';
+  if (probe.outcome === 'UPSTREAM_BLOCKED')
+    return probe.reason === 'empty_caption_body' || probe.reason === 'po_token' ? 'client_failed' : 'neutral';
+  return [
+    'UPSTREAM_ERROR',
+    'NO_SUBTITLES',
+    'LANGUAGE_NOT_AVAILABLE',
+    'VIDEO_UNAVAILABLE',
+    'VIDEO_NOT_FOUND',
+  ].includes(probe.outcome)
+    ? 'client_failed'
+    : 'neutral';
 }
 
 const egressLabel = (egress: number | undefined): string =>

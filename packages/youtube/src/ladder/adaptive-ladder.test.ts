@@ -70,4 +70,32 @@ describe('AdaptiveLadder', () => {
     for (const c of BASE) for (let i = 0; i < 3; i++) ladder.record(c, 'client_failed');
     expect(names(ladder.order(BASE))).toEqual(['VISIONOS', 'ANDROID', 'IOS']);
   });
+
+  it('adopts a candidate only after two successes in a row; one failure demotes it', () => {
+    const { ladder } = fixture();
+    const TV = { name: 'TVHTML5', version: '5.20260707' };
+    expect(ladder.isAdopted(TV)).toBe(false);
+    ladder.record(TV, 'ok');
+    expect(ladder.isAdopted(TV)).toBe(false);
+    // a failure in between starts the count again
+    ladder.record(TV, 'client_failed');
+    ladder.record(TV, 'ok');
+    expect(ladder.isAdopted(TV)).toBe(false);
+    ladder.record(TV, 'ok');
+    expect(ladder.isAdopted(TV)).toBe(true);
+    // neutral verdicts (a bot check on the egress) say nothing about it either way
+    ladder.record(TV, 'neutral');
+    expect(ladder.isAdopted(TV)).toBe(true);
+    ladder.record(TV, 'client_failed');
+    expect(ladder.isAdopted(TV)).toBe(false);
+    // a new version is a new identity: unproven
+    ladder.record(TV, 'ok');
+    ladder.record(TV, 'ok');
+    expect(ladder.isAdopted({ ...TV, version: '5.20261201' })).toBe(false);
+    expect(ladder.health().find((h) => h.identity === 'TVHTML5@5.20260707')).toMatchObject({
+      consecutiveOk: 2,
+      okTotal: 5,
+      failedTotal: 2,
+    });
+  });
 });

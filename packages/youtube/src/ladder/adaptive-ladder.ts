@@ -10,6 +10,12 @@
  * Only outcomes about the client count. A video that one client refuses and another serves (made for
  * kids, regional refusals), a bot check or a 429 (about the egress), and "not found" say nothing about
  * whether the client identity still works, so they are not recorded against it.
+ *
+ * Candidates (catalogue entries with `canary: true`, e.g. TV_SAMSUNG) are on no ladder until proven:
+ * the canaries probe them on their own, and only `adoptAfter` successes in a row (a probe that fetched
+ * a caption body that answers) adopt one; from then it is asked first, like yt-dlp's defaults. One
+ * refusal or empty caption answer demotes it again: back to unproven, served to no user until the
+ * canaries prove it anew. Users are never the probes of a candidate.
  */
 
 export interface LadderClock {
@@ -21,6 +27,8 @@ export interface AdaptiveLadderOptions {
   retireAfter?: number;
   /** How often an out client is tried again as a probe (default 60 000 ms). */
   probeIntervalMs?: number;
+  /** Successes in a row (canary probes that got caption bodies) that adopt a candidate (default 2). */
+  adoptAfter?: number;
   clock?: LadderClock;
 }
 
@@ -31,6 +39,8 @@ export interface ClientHealth {
   /** `NAME@version` */
   identity: string;
   consecutiveFailures: number;
+  /** Successes since the last failure (a candidate is adopted at `adoptAfter`). */
+  consecutiveOk: number;
   okTotal: number;
   failedTotal: number;
   /** Out of the ladder (only probed) since this time, or undefined while in. */
@@ -41,12 +51,14 @@ export interface ClientHealth {
 export class AdaptiveLadder {
   readonly #retireAfter: number;
   readonly #probeIntervalMs: number;
+  readonly #adoptAfter: number;
   readonly #clock: LadderClock;
   readonly #health = new Map<string, ClientHealth>();
 
   constructor(options: AdaptiveLadderOptions = {}) {
     this.#retireAfter = Math.max(1, options.retireAfter ?? 3);
     this.#probeIntervalMs = Math.max(0, options.probeIntervalMs ?? 60_000);
+    this.#adoptAfter = Math.max(1, options.adoptAfter ?? 2);
     this.#clock = options.clock ?? { now: () => Date.now() };
   }
 
@@ -85,6 +97,7 @@ export class AdaptiveLadder {
       h = {
         identity,
         consecutiveFailures: 0,
+        consecutiveOk: 0,
         okTotal: 0,
         failedTotal: 0,
         outSince: undefined,
@@ -94,6 +107,7 @@ export class AdaptiveLadder {
     }
     if (verdict === 'ok') {
       h.okTotal++;
+      h.consecutiveOk++;
       h.consecutiveFailures = 0;
       h.outSince = undefined;
       h.lastProbeAt = undefined;
@@ -101,6 +115,7 @@ export class AdaptiveLadder {
     }
     h.failedTotal++;
     h.consecutiveFailures++;
+    h.consecutiveOk = 0;
     // the probe clock restarts with every refusal: a client is asked first at most once per interval
     h.lastProbeAt = this.#clock.now();
     if (h.outSince === undefined && h.consecutiveFailures >= this.#retireAfter) h.outSince = h.lastProbeAt;
@@ -109,6 +124,11 @@ export class AdaptiveLadder {
   /** Every identity's record (for diagnostics, metrics and tests). */
   health(): ClientHealth[] {
     return [...this.#health.values()].map((h) => ({ ...h }));
+  }
+
+  /** Whether a candidate identity is proven: its last `adoptAfter` verdicts were all successes. */
+  isAdopted(client: { name: string; version: string }): boolean {
+    return (this.#health.get(identityOf(client))?.consecutiveOk ?? 0) >= this.#adoptAfter;
   }
 
   /** Whether a client identity is out of the ladder (asked only as a probe). */

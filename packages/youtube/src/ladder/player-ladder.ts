@@ -4,14 +4,14 @@
  * not-found answers (which another client must confirm).
  */
 import { AppError, Errors } from '@subx/errors';
-import { isWebFamily } from '../clients.ts';
+import { candidateClients, isWebFamily } from '../clients.ts';
 import type { Innertube, Lease } from '../innertube.ts';
 import { classifyPlayability } from '../parse/player.ts';
 import type { ClientPoTokens } from '../po-tokens/client-tokens.ts';
 import { playerBody } from '../requests.ts';
 import { outcomeOf } from '../transport.ts';
 import type { Logger } from '../types.ts';
-import type { AdaptiveLadder } from './adaptive-ladder.ts';
+import type { AdaptiveLadder, LadderVerdict } from './adaptive-ladder.ts';
 
 /** One playable /player answer and the client that gave it. */
 export interface PlayerHit {
@@ -32,8 +32,23 @@ export class PlayerLadder {
     this.#logger = logger;
   }
 
+  /** Whether a client name is a candidate here (probed by the canaries, served only once adopted). */
+  isCandidate(name: string): boolean {
+    const config = this.#innertube.config;
+    return candidateClients(config.clients, config.captionClients).includes(name);
+  }
+
   /**
-   * Playable /player answers of the caption ladder, in order. Definitive errors (private, members-only,
+   * What a candidate's caption answer told: 'ok' when its caption body answered, 'client_failed'
+   * when it was empty or unreadable (which demotes an adopted candidate at once).
+   */
+  recordCaptions(name: string, verdict: LadderVerdict): void {
+    if (this.isCandidate(name)) this.#ladder.record(this.#innertube.client(name), verdict);
+  }
+
+  /**
+   * Playable /player answers of the caption ladder, in order: adopted candidates first (as yt-dlp
+   * asks `tv_samsung` first), then the configured clients. Definitive errors (private, members-only,
    * ...) stop at once. A session-level block (bot check, page reload, unexplained sign-in, "try again
    * later") is retried once on a fresh session, then the next client is asked; an IP-level one (429,
    * captcha) ends the ladder, since the transport has already tried every egress address. "Not found" from one client is confirmed by another
@@ -41,10 +56,14 @@ export class PlayerLadder {
    * unavailability, then a confirmed or sole not-found, then the first transport error.
    */
   async *players(videoId: string, lease: Lease): AsyncGenerator<PlayerHit> {
-    const configured = this.#innertube.config.captionClients;
-    const ladder = this.#ladder
-      .order(configured.map((name) => this.#innertube.client(name)))
-      .map((c) => c.name);
+    const config = this.#innertube.config;
+    const configured = config.captionClients;
+    const adopted = candidateClients(config.clients, configured).filter((n) =>
+      this.#ladder.isAdopted(this.#innertube.client(n)),
+    );
+    const byIdentity = new Map([...adopted, ...configured].map((n) => [this.#innertube.client(n), n]));
+    const ladder = this.#ladder.order([...byIdentity.keys()]).map((c) => byIdentity.get(c)!);
+    const candidates = new Set(adopted);
     let blocked: AppError | undefined;
     let unavailable: AppError | undefined;
     let notFound: AppError | undefined;
@@ -87,7 +106,8 @@ export class PlayerLadder {
         }
         const verdict = classifyPlayability(player, videoId);
         if (verdict.ok) {
-          this.#ladder.record(client, 'ok');
+          // a candidate is proven by its caption bodies, not by a playable answer (recordCaptions)
+          if (!candidates.has(name)) this.#ladder.record(client, 'ok');
           yielded = true;
           yield { client: name, player };
           break;

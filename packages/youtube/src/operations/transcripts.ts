@@ -15,8 +15,15 @@ import { maybeNext, metadataFrom } from './metadata.ts';
  * Cold: one /player of the first ladder client that answers (round trip 1), then the timedtext GET and,
  * for the upload date and category the mobile clients lack, a field-masked WEB /player in parallel
  * (round trip 2). /next joins round trip 1 when an opt-in field needs it.
+ *
+ * An adopted candidate (TV_SAMSUNG) whose caption body comes back empty or unreadable is demoted on the
+ * spot and the request starts again without it (once): a candidate's failure never fails a user.
  */
-export async function getTranscript(yt: YouTubeOperations, req: TranscriptRequest): Promise<Transcript> {
+export async function getTranscript(
+  yt: YouTubeOperations,
+  req: TranscriptRequest,
+  candidateFailed = false,
+): Promise<Transcript> {
   const { videoId, language } = req;
   const include = req.include ?? [];
   const lease = yt.innertube.lease();
@@ -59,15 +66,27 @@ export async function getTranscript(yt: YouTubeOperations, req: TranscriptReques
           );
     }
     const { choice, hit, pot } = chosen;
-    const [{ segments, translatedBy }, metadata] = await Promise.all([
-      choice.tlang
-        ? fetchTranslation(yt, videoId, choice, hit, lease, pot)
-        : fetchCaptions(yt, choice, hit.client, lease, pot).then((s) => ({
-            segments: s,
-            translatedBy: undefined,
-          })),
-      metadataFrom(yt, videoId, hit.player, include, nextP, lease),
-    ]);
+    let answered;
+    try {
+      answered = await Promise.all([
+        choice.tlang
+          ? fetchTranslation(yt, videoId, choice, hit, lease, pot)
+          : fetchCaptions(yt, choice, hit.client, lease, pot).then((s) => ({
+              segments: s,
+              translatedBy: undefined,
+            })),
+        metadataFrom(yt, videoId, hit.player, include, nextP, lease),
+      ]);
+    } catch (err) {
+      if (!candidateFailed && yt.players.isCandidate(hit.client) && isCaptionFailure(err)) {
+        yt.players.recordCaptions(hit.client, 'client_failed');
+        yt.logger?.warn({ videoId, client: hit.client }, 'candidate client gave no captions; demoted');
+        return getTranscript(yt, req, true);
+      }
+      throw err;
+    }
+    const [{ segments, translatedBy }, metadata] = answered;
+    yt.players.recordCaptions(hit.client, 'ok');
     return {
       videoId,
       language: choice.language,
@@ -82,6 +101,11 @@ export async function getTranscript(yt: YouTubeOperations, req: TranscriptReques
     nextP?.catch(() => undefined);
   }
 }
+
+/** An empty or unreadable caption answer: what a candidate client's failure looks like. */
+const isCaptionFailure = (err: unknown): boolean =>
+  err instanceof AppError &&
+  (err.reason === 'empty_caption_body' || err.reason === 'po_token' || err.code === 'UPSTREAM_ERROR');
 
 /**
  * A translated track. Since late 2026 the platform answers most `tlang` requests with an empty body
