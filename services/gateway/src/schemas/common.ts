@@ -299,6 +299,12 @@ export const batchItemSuccessSchema = named('BatchItemSuccess', {
       description:
         'Set with `translated_from`: who translated, the platform or a model (when the platform refuses).',
     },
+    source: {
+      type: 'string',
+      enum: ['captions', 'audio'],
+      description:
+        '`audio`: transcribed from the audio by a speech-to-text model (`mode`); `captions` otherwise.',
+    },
     chunks: { type: 'array', items: chunkSchema, description: 'Results of a job created with `chunking`.' },
   },
 });
