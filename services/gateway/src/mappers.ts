@@ -59,6 +59,7 @@ export function successItem(
     ...(t.translatedFrom ? { translated_from: t.translatedFrom } : {}),
     ...(t.translatedFrom && t.translatedBy ? { translated_by: t.translatedBy } : {}),
     ...(t.languageConfidence ? { language_confidence: t.languageConfidence } : {}),
+    source: t.source || 'captions',
   };
 }
 

@@ -145,6 +145,37 @@ describe('extract worker (in-process bus)', () => {
     expect(result.envelope?.eventId).not.toBe('e1');
   });
 
+  it('asks the mode the job names and answers where the transcript came from', async () => {
+    const { calls, results } = await start(async (req) => ({
+      ...transcriptOf(req),
+      subtitleType: commonV1.SubtitleType.SUBTITLE_TYPE_TRANSCRIBED,
+      source: 'audio',
+      audioSeconds: 70,
+      translatedFrom: 'en',
+      translatedBy: 'model',
+      languageConfidence: 'low',
+    }));
+    await bus.publish(EXTRACT_JOBS_TOPIC, [{ key: 'aaaaaaaaaaa', value: job(clock, { mode: 2 }) }]);
+    await expect.poll(() => results.length).toBe(1);
+    expect(calls[0]!.mode).toBe(2);
+    expect(extractJobV1.ExtractResult.decode(results[0]!.value)).toMatchObject({
+      success: true,
+      subtitleType: commonV1.SubtitleType.SUBTITLE_TYPE_TRANSCRIBED,
+      source: 'audio',
+      audioSeconds: 70,
+      translatedBy: 'model',
+      languageConfidence: 'low',
+    });
+  });
+
+  it('a job from a gateway that predates mode asks captions only', async () => {
+    const { calls, results } = await start(async (req) => transcriptOf(req));
+    await bus.publish(EXTRACT_JOBS_TOPIC, [{ key: 'aaaaaaaaaaa', value: job(clock) }]);
+    await expect.poll(() => results.length).toBe(1);
+    expect(calls[0]!.mode).toBe(0);
+    expect(extractJobV1.ExtractResult.decode(results[0]!.value).source).toBe('captions');
+  });
+
   it('turns extraction errors into failure results with the public code, message and reason', async () => {
     const { results } = await start(async (req) => {
       if (req.videoId === 'privateaaaa') throw Errors.videoUnavailable(req.videoId, 'private');

@@ -109,7 +109,7 @@ export async function startExtractWorker(deps: ExtractWorkerDeps): Promise<Extra
           segmentsAsJson: false,
           segmentsJsonAsBytes: false,
           headJsonAsBytes: false,
-          mode: 0,
+          mode: job.mode,
         })
         .then(
           (t) => t,
@@ -169,6 +169,12 @@ export async function startExtractWorker(deps: ExtractWorkerDeps): Promise<Extra
         cached: outcome.cached,
         fetchedAt: outcome.fetchedAt,
         ...(outcome.translatedFrom === undefined ? {} : { translatedFrom: outcome.translatedFrom }),
+        ...(outcome.translatedBy === undefined ? {} : { translatedBy: outcome.translatedBy }),
+        ...(outcome.languageConfidence === undefined
+          ? {}
+          : { languageConfidence: outcome.languageConfidence }),
+        source: outcome.source,
+        audioSeconds: outcome.audioSeconds,
       };
     } else {
       const app = isAppError(outcome) ? outcome : null;
@@ -190,6 +196,8 @@ export async function startExtractWorker(deps: ExtractWorkerDeps): Promise<Extra
         errorReason: app?.reason ?? '',
         cached: false,
         fetchedAt: '',
+        source: '',
+        audioSeconds: 0,
       };
     }
 

@@ -28,7 +28,7 @@ export function createDirectFanOut(deps: { extractor: ExtractorBackend; concurre
             segmentsAsJson: false,
             segmentsJsonAsBytes: false,
             headJsonAsBytes: false,
-            mode: 0,
+            mode: job.mode ?? 0,
           },
           { deadlineMs: budgetMs, signal: controller.signal, requestId },
         )

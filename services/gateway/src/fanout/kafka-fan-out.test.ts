@@ -166,6 +166,44 @@ describe('Kafka fan-out (in-process bus)', () => {
     await worker.stop();
   });
 
+  it('carries mode in the job and brings source, audio seconds, translated_by and confidence back', async () => {
+    const seen: extractJobV1.ExtractJob[] = [];
+    const sub = await bus.subscribe({
+      groupId: WORKERS,
+      topics: [EXTRACT_JOBS_TOPIC],
+      handler: async (message) => {
+        const job = extractJobV1.ExtractJob.decode(message.value);
+        seen.push(job);
+        const reply =
+          job.mode === 2
+            ? success(job, {
+                subtitleType: commonV1.SubtitleType.SUBTITLE_TYPE_TRANSCRIBED,
+                source: 'audio',
+                audioSeconds: 70,
+              })
+            : success(job, { translatedFrom: 'en', translatedBy: 'model', languageConfidence: 'low' });
+        await bus.publish(job.replyTopic, [{ key: job.replyTo, value: encode(reply) }]);
+      },
+    });
+    const outcomes = await fanOut.run(
+      request([{ ...videos('aaaaaaaaaaa')[0]!, mode: 2 }, ...videos('bbbbbbbbbbb')]),
+    );
+    expect(seen.map((j) => j.mode).sort()).toEqual([0, 2]);
+    const [audio, translated] = outcomes.map((o) => (o.ok ? o.transcript : undefined));
+    expect(audio).toMatchObject({
+      subtitleType: commonV1.SubtitleType.SUBTITLE_TYPE_TRANSCRIBED,
+      source: 'audio',
+      audioSeconds: 70,
+    });
+    expect(translated).toMatchObject({
+      source: 'captions',
+      translatedFrom: 'en',
+      translatedBy: 'model',
+      languageConfidence: 'low',
+    });
+    await sub.stop();
+  });
+
   it('answers TIMEOUT for items without a result by the total deadline, and on time', async () => {
     const worker = await startFakeWorker(bus, (id) =>
       id === 'slow0000000' ? { kind: 'silent' } : { kind: 'ok' },

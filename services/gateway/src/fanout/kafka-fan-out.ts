@@ -101,7 +101,7 @@ interface Pending {
   finish(): void;
 }
 
-const SUBTITLE_TYPES = new Set<number>([0, 1, 2]);
+const SUBTITLE_TYPES = new Set<number>([0, 1, 2, 3]);
 
 /**
  * FanOut over the event bus: one `ExtractJob` per video on `extract.jobs.v1` (key: video id), with
@@ -323,6 +323,7 @@ export function createKafkaFanOut(deps: KafkaFanOutDeps): KafkaFanOut {
                 replyTo: instanceId,
                 deadline,
                 translate: job.translate,
+                mode: job.mode ?? 0,
                 requestId: request.requestId,
                 itemTimeoutMs: Math.max(0, Math.min(request.itemTimeoutMs, 2 ** 31 - 1)),
               }).finish(),
@@ -401,9 +402,11 @@ function toOutcome(result: extractJobV1.ExtractResult): FanOutOutcome {
     segmentsJson: '',
     segmentsJsonUtf8: Buffer.alloc(0),
     headJsonUtf8: Buffer.alloc(0),
-    source: 'captions',
-    audioSeconds: 0,
+    source: result.source || 'captions',
+    audioSeconds: result.audioSeconds,
     ...(result.translatedFrom === undefined ? {} : { translatedFrom: result.translatedFrom }),
+    ...(result.translatedBy === undefined ? {} : { translatedBy: result.translatedBy }),
+    ...(result.languageConfidence === undefined ? {} : { languageConfidence: result.languageConfidence }),
   };
   return { ok: true, transcript };
 }

@@ -11,6 +11,8 @@ export interface FanOutJob {
   language: string;
   include: string[];
   translate: boolean;
+  /** Where the transcript may come from; absent: captions only. */
+  mode?: extractorV1.TranscriptMode;
 }
 
 export interface FanOutRequest {

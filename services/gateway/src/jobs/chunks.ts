@@ -3,7 +3,13 @@
  * segments when the results are read, so they are the chunks an extract with the same chunking
  * gives (the same ids), and nothing more is stored per item.
  */
-import { chunkTranscript, type Chunk, type ChunkingOptions, type Segment } from '@subx/formats';
+import {
+  CHUNKING_LIMITS,
+  chunkTranscript,
+  type Chunk,
+  type ChunkingOptions,
+  type Segment,
+} from '@subx/formats';
 import { Errors } from '@subx/errors';
 import type { JobDoc } from './model.ts';
 
@@ -33,6 +39,17 @@ export function chunksOfItem(item: Record<string, unknown>, chunking: ChunkingOp
   );
 }
 
+/** Batch and playlist results with `chunking`: every successful json item gains its chunks. */
+export function withItemChunks(
+  results: Record<string, unknown>[],
+  chunking: ChunkingOptions,
+): Record<string, unknown>[] {
+  return results.map((item) => {
+    const chunks = chunksOfItem(item, chunking);
+    return chunks ? { ...item, chunks } : item;
+  });
+}
+
 /** The item as shown: with `chunks` when the job was created with chunking. */
 export function withChunks(job: JobDoc, item: Record<string, unknown>): Record<string, unknown> {
   const chunking = job.options.chunking;
@@ -56,12 +73,21 @@ export function jobChunking(body: {
       'chunking needs timed json results: send format json and include_timestamps true (the defaults).',
     );
   }
-  const maxTokens = body.chunking.max_tokens ?? 512;
-  const overlapTokens = body.chunking.overlap_tokens ?? 0;
+  return chunkingOptionsOf(body.chunking);
+}
+
+/** A request's `chunking` with its defaults; the overlap past half the budget is a 400 naming it. */
+export function chunkingOptionsOf(chunking: {
+  max_tokens?: number;
+  overlap_tokens?: number;
+  split?: 'chapters' | 'none';
+}): ChunkingOptions {
+  const maxTokens = chunking.max_tokens ?? CHUNKING_LIMITS.defaultTokens;
+  const overlapTokens = chunking.overlap_tokens ?? 0;
   if (overlapTokens > Math.floor(maxTokens / 2)) {
     throw Errors.invalidRequest(
       `chunking.overlap_tokens must be at most max_tokens/2 (${Math.floor(maxTokens / 2)}); got ${overlapTokens}.`,
     );
   }
-  return { maxTokens, overlapTokens, split: body.chunking.split ?? 'chapters' };
+  return { maxTokens, overlapTokens, split: chunking.split ?? 'chapters' };
 }

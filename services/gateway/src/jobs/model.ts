@@ -14,6 +14,7 @@ import type {
   SearchSort,
   UploadDate,
 } from '@subx/youtube';
+import type { TranscriptModeName } from '../transcript-modes.ts';
 
 export const JOB_STATUSES = ['queued', 'running', 'completed', 'failed', 'canceled'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
@@ -43,6 +44,8 @@ export interface JobOptions {
   include_timestamps: boolean;
   include: IncludeField[];
   translate: boolean;
+  /** Where transcripts may come from (absent on jobs stored before it existed: captions). */
+  mode?: TranscriptModeName;
   /** json jobs with timestamps: results carry chunks, and `…/chunks` downloads them as NDJSON. */
   chunking?: ChunkingOptions;
 }
@@ -115,6 +118,8 @@ export type JobResultDoc = {
   item: Record<string, unknown>;
   /** Whether this result's credit was committed by the round that recorded it. */
   charged: boolean;
+  /** The credits committed for it (absent on results stored before it existed: 1 if charged). */
+  credits?: number;
   created_at: number;
 };
 
@@ -151,6 +156,7 @@ export interface JobView {
   format: OutputFormat;
   include_timestamps: boolean;
   include: IncludeField[];
+  mode: TranscriptModeName;
   progress: { total: number | null; succeeded: number; failed: number; pending: number | null };
   credits_charged: number;
   error: JobError | null;
@@ -173,6 +179,7 @@ export function jobView(job: JobDoc): JobView {
     format: job.options.format,
     include_timestamps: job.options.include_timestamps,
     include: job.options.include,
+    mode: job.options.mode ?? 'captions',
     ...(job.options.chunking
       ? {
           chunking: {

@@ -4,9 +4,10 @@
  * window by window over the bulk fan-out, saving progress after each window:
  *
  * - A window's items that already have a result (a window cut off by a crash) are neither run nor
- *   charged again; the rest get up to JOB_ITEM_ATTEMPTS rounds. Each round reserves the credits of
- *   its items first (the balance never goes below zero), records the results, then commits the
- *   successes only: failures are free, as in batch.
+ *   charged again; the rest get up to JOB_ITEM_ATTEMPTS rounds. Each round reserves the most its
+ *   items may cost first (item-charges.ts: with `mode`, from each video's duration; the balance
+ *   never goes below zero), records the results, then commits what was delivered only: failures
+ *   are free, as in batch.
  * - A result is recorded before its credit is committed: a crash in between leaves an item
  *   uncharged, never charged twice.
  * - The extraction queue unreachable (every item of a round a 503) does not use up attempts: the job
@@ -24,7 +25,10 @@ import type { Clock, Logger } from '@subx/ports';
 import { itemsPrice } from '../access/pricing.ts';
 import type { AccessPricing } from '../access/pricing.ts';
 import type { CreditLedger, Reservation } from '../access/types.ts';
+import type { ExtractorBackend } from '../backends/types.ts';
 import type { FanOut, FanOutOutcome } from '../fanout/types.ts';
+import { durationsFrom, itemCharges } from '../item-charges.ts';
+import { TRANSCRIPT_MODE } from '../transcript-modes.ts';
 import { failureItem, successItem } from '../mappers.ts';
 import { invalidVideoUrlMessage } from '../video-urls.ts';
 import type { JobSourceLister } from './sources.ts';
@@ -53,6 +57,8 @@ export interface JobRunnerDeps {
   /** The bulk fan-out (its own topic and workers), so jobs never queue ahead of batch calls. */
   fanOut: FanOut;
   lister: JobSourceLister;
+  /** Video durations, for what a transcription (`mode`) may cost. */
+  extractor: Pick<ExtractorBackend, 'validateVideo'>;
   credits: CreditLedger;
   pricing: AccessPricing;
   notifier: JobNotifier;
@@ -102,21 +108,33 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
     return job;
   }
 
-  async function reserveUpTo(job: JobDoc, count: number, requestId: string): Promise<Reservation> {
+  /**
+   * Reserves what the first `count` items may cost (`prices`, in order); with fewer credits than
+   * that, as many items as the balance pays for. Resolves with the items it reserved for.
+   */
+  async function reserveUpTo(
+    job: JobDoc,
+    prices: readonly number[],
+    count: number,
+    requestId: string,
+  ): Promise<{ reservation: Reservation; count: number }> {
+    const amount = prices.slice(0, count).reduce((sum, n) => sum + n, 0);
     try {
-      return await credits.reserve({
+      const reservation = await credits.reserve({
         accountId: job.account_id,
         operation: 'jobs',
-        amount: itemsPrice(count, pricing),
+        amount,
         requestId,
       });
+      return { reservation, count };
     } catch (error) {
       // Fewer credits than the window needs: run as many items as the balance pays for.
       const available =
         isAppError(error) && error.code === 'INSUFFICIENT_CREDITS' ? error.details?.available : undefined;
-      const perItem = itemsPrice(1, pricing);
-      if (typeof available === 'number' && perItem > 0 && available >= perItem && count > 1) {
-        return reserveUpTo(job, Math.min(count - 1, Math.floor(available / perItem)), requestId);
+      if (typeof available === 'number' && count > 1) {
+        let fits = 0;
+        for (let sum = 0; fits < count - 1 && sum + prices[fits]! <= available; fits++) sum += prices[fits]!;
+        if (fits > 0) return reserveUpTo(job, prices, fits, requestId);
       }
       throw error;
     }
@@ -131,7 +149,7 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
       index: number,
       success: boolean,
       item: Record<string, unknown>,
-      isCharged: boolean,
+      credited: number,
     ) => {
       const doc: JobResultDoc = {
         _id: resultId(job._id, index),
@@ -139,7 +157,8 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
         index,
         success,
         item: { index, ...item },
-        charged: isCharged,
+        charged: credited > 0,
+        credits: credited,
         created_at: now(),
       };
       const inserted = await store.insertResult(doc);
@@ -157,7 +176,7 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
           i,
           false,
           failureItem(item.url, null, 'INVALID_URL', invalidVideoUrlMessage(item.url)),
-          false,
+          0,
         );
       }
     }
@@ -172,12 +191,17 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
       // Canceled: what is recorded stays (and is charged); nothing new starts.
       if (current.status === 'canceled') break;
       const requestId = `${job._id}:w${from}:r${rounds++}`;
-      const reservation = await reserveUpTo(job, missing.length, requestId);
-      const round = missing.slice(
-        0,
-        Math.floor(reservation.reserved / Math.max(1, itemsPrice(1, pricing))) || missing.length,
+      const charges = await itemCharges(
+        missing.map((i) => items[i]!.video_id),
+        { translate: job.options.translate, mode: job.options.mode ?? 'captions' },
+        pricing,
+        durationsFrom(deps.extractor, requestId, Math.min(30_000, config.JOB_ITEM_TIMEOUT_MS)),
       );
+      const reserved = await reserveUpTo(job, charges.reserved, missing.length, requestId);
+      const reservation = reserved.reservation;
+      const round = missing.slice(0, reserved.count);
       let successes = 0;
+      let committed = 0;
       let outcomes: FanOutOutcome[];
       try {
         outcomes = await fanOut.run({
@@ -188,6 +212,7 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
             language: job.options.language,
             include: job.options.include,
             translate: job.options.translate,
+            mode: TRANSCRIPT_MODE[job.options.mode ?? 'captions'],
           })),
           totalTimeoutMs: config.JOB_ROUND_TIMEOUT_MS,
           itemTimeoutMs: config.JOB_ITEM_TIMEOUT_MS,
@@ -211,19 +236,22 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
                 includeTimestamps: job.options.include_timestamps,
                 include: job.options.include,
               });
-              if (await record(index, true, body, true)) successes += 1;
+              const cost = charges.spent(k, outcome.transcript);
+              if (await record(index, true, body, cost)) {
+                successes += 1;
+                committed += cost;
+              }
             } else if (!outcome.error.retryable || finalRound) {
               const message = publicMessage(outcome.error);
               await record(
                 index,
                 false,
                 failureItem(item.url, item.video_id, outcome.error.code, message),
-                false,
+                0,
               );
             }
           }),
         );
-        const committed = itemsPrice(successes, pricing);
         await reservation.commit(committed, { successfulItems: successes, attemptedItems: round.length });
         charged += committed;
         if (stallExceeded) break;
@@ -357,7 +385,10 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
                 to: index,
                 succeeded: partial.filter((r) => r.success).length,
                 failed: partial.filter((r) => !r.success).length,
-                charged: partial.filter((r) => r.charged).length * itemsPrice(1, pricing),
+                charged: partial.reduce(
+                  (sum, r) => sum + (r.credits ?? (r.charged ? itemsPrice(1, pricing) : 0)),
+                  0,
+                ),
               },
               clock.now(),
             );

@@ -8,6 +8,7 @@ import type { ErrorCode } from '@subx/errors';
 import type { Clock } from '@subx/ports';
 import { parseChannelUrl } from '@subx/youtube';
 import { itemsPrice } from '../access/pricing.ts';
+import { itemCharges, type DurationOf } from '../item-charges.ts';
 import type { AccessPricing } from '../access/pricing.ts';
 import type { Account, CreditLedger } from '../access/types.ts';
 import { playlistIdOf, tryVideoIdOf } from '../video-urls.ts';
@@ -85,7 +86,7 @@ function uniqueVideos(urls: readonly string[]): { items: JobItem[]; duplicatesRe
 export interface JobsService {
   create(account: Account, input: CreateJobInput, requestId: string): Promise<PublicJob>;
   /** The dry run of create: the same checks, then the job's size and price; nothing is created. */
-  estimate(account: Account, input: CreateJobInput): Promise<JobEstimate>;
+  estimate(account: Account, input: CreateJobInput, durationOf: DurationOf): Promise<JobEstimate>;
   get(accountId: string, jobId: string): Promise<PublicJob>;
   list(
     accountId: string,
@@ -292,14 +293,26 @@ export function createJobsService(deps: {
       return show(job);
     },
 
-    async estimate(account, input) {
+    async estimate(account, input, durationOf) {
       const { source, items, duplicatesRemoved } = plan(account, input);
       if (input.webhook_url !== undefined && deps.webhooks)
         await deps.webhooks.checkTarget(input.webhook_url);
       // A playlist, channel or search is not listed here (that can take many pages): its `max` is
       // the upper bound of what the job holds.
       const count = items ? items.length : 'max' in source ? source.max : 0;
-      return { items: count, credits_max: itemsPrice(count, pricing), duplicates_removed: duplicatesRemoved };
+      // A URL list's videos are known: with `mode`, their durations price the transcriptions. An
+      // unlisted source's are not: its bound counts the item and translation prices only.
+      const videoIds = items
+        ? items.map((item) => item.video_id)
+        : Array.from({ length: count }, (_, i) => `unlisted-${i}`);
+      const options = { translate: input.options.translate, mode: input.options.mode ?? 'captions' };
+      const charges = await itemCharges(
+        videoIds,
+        items ? options : { ...options, mode: 'captions' },
+        pricing,
+        durationOf,
+      );
+      return { items: count, credits_max: charges.total, duplicates_removed: duplicatesRemoved };
     },
 
     async get(accountId, jobId) {

@@ -76,6 +76,7 @@ export async function startJobs(deps: {
     store,
     fanOut,
     lister: createJobSourceLister({ extractor: deps.extractor, timeoutMs: config.JOB_LISTING_TIMEOUT_MS }),
+    extractor: deps.extractor,
     credits: deps.credits,
     pricing: deps.pricing,
     notifier,

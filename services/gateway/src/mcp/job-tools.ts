@@ -16,6 +16,7 @@ const JOB_FIELDS = [
   'include_timestamps',
   'include',
   'translate',
+  'mode',
   'chunking',
   'webhook_url',
 ];
@@ -52,7 +53,7 @@ export const estimateJobTool: ToolDefinition = {
     const b = answer.body as Body;
     const e = b.estimate as Body;
     const text = [
-      `The job would hold ${plural(e.items, 'item')} and cost at most ${plural(e.credits_max, 'credit')} (1 per successful item).`,
+      `The job would hold ${plural(e.items, 'item')} and cost at most ${plural(e.credits_max, 'credit')} (every item succeeding).`,
       ...(e.duplicates_removed > 0 ? [`${plural(e.duplicates_removed, 'duplicate URL')} removed.`] : []),
       'Nothing was created or charged; create_job starts it.',
     ].join('\n');

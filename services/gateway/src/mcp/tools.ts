@@ -206,7 +206,7 @@ const TOOLS: ToolDefinition[] = [
     operationId: 'playlist',
     title: 'Get the transcripts of a playlist',
     lead: `Plain-text transcripts of the first max (at most 25) videos of a playlist. The text shows each video's transcript cut to an equal share of about ${PAGE_CHARS.toLocaleString('en')} characters; get_transcript (free of credits) gives any one of them whole.`,
-    fields: ['url', 'max', 'language', 'translate'],
+    fields: ['url', 'max', 'language', 'translate', 'mode'],
     outputSchema: {
       type: 'object',
       required: ['playlist', 'extracted_count', 'videos', 'credits_charged'],

@@ -7,6 +7,7 @@ import { ERROR_CODES } from '@subx/errors';
 import type { ErrorCode } from '@subx/errors';
 import { OUTPUT_FORMATS } from '@subx/formats';
 import { METADATA_FIELDS } from '@subx/youtube';
+import { TRANSCRIPT_MODES } from '../transcript-modes.ts';
 import { DOCUMENT_FORMATS, named } from './operation-spec.ts';
 
 /** docs/decisions.md "Metadata fields": the nine opt-in metadata fields, as the platform client defines them. */
@@ -97,8 +98,7 @@ export const chunkingSchema = named('Chunking', {
   },
 });
 
-const TRANSCRIPT_MODES = ['captions', 'auto', 'transcribe'] as const;
-export type TranscriptModeName = (typeof TRANSCRIPT_MODES)[number];
+export type { TranscriptModeName } from '../transcript-modes.ts';
 
 export const modeSchema = {
   type: 'string',
@@ -298,6 +298,12 @@ export const batchItemSuccessSchema = named('BatchItemSuccess', {
       enum: ['platform', 'model'],
       description:
         'Set with `translated_from`: who translated, the platform or a model (when the platform refuses).',
+    },
+    source: {
+      type: 'string',
+      enum: ['captions', 'audio'],
+      description:
+        '`audio`: transcribed from the audio by a speech-to-text model (`mode`); `captions` otherwise.',
     },
     chunks: { type: 'array', items: chunkSchema, description: 'Results of a job created with `chunking`.' },
   },

@@ -15,6 +15,7 @@ import {
   rateLimitSchema,
   translateSchema,
   chunkingSchema,
+  modeSchema,
   urlSchema,
 } from './common.ts';
 import { named } from './operation-spec.ts';
@@ -134,6 +135,7 @@ export const createJobBodySchema = {
     include_timestamps: includeTimestampsSchema,
     include: includeArraySchema,
     translate: translateSchema,
+    mode: modeSchema,
     // json jobs with timestamps only: every successful result carries `chunks` (as extract), and
     // GET /api/v1/jobs/{job_id}/chunks downloads them as NDJSON.
     chunking: chunkingSchema,
@@ -259,6 +261,7 @@ export const jobSchema = {
     format: { type: 'string', enum: ['json', 'srt', 'vtt', 'txt', 'md'] },
     include_timestamps: { type: 'boolean' },
     include: { type: 'array', items: { type: 'string' } },
+    mode: { type: 'string', enum: ['captions', 'auto', 'transcribe'] },
     chunking: chunkingSchema,
     progress: {
       type: 'object',

@@ -65,6 +65,21 @@ const COMMON_AUTH_ERRORS = ['UNAUTHORIZED', 'RATE_LIMITED', 'INVALID_REQUEST'];
 /** Every operation that reaches the platform can answer these (the platform failed, refused or timed out). */
 const UPSTREAM_ERRORS = ['UPSTREAM_ERROR', 'UPSTREAM_BLOCKED', 'UPSTREAM_TIMEOUT'];
 
+/** Playlist's `chunking.max_tokens`, `chunking.overlap_tokens`, `chunking.split`: the members of
+ * `chunkingSchema` as query parameters, without their defaults. */
+const chunkingQueryParameters = Object.fromEntries(
+  Object.entries(chunkingSchema.properties).map(([name, schema]) => {
+    const { default: fallback, ...rest } = schema as { default?: unknown; description?: string };
+    return [
+      `chunking.${name}`,
+      {
+        ...rest,
+        description: `${rest.description ? `${rest.description} ` : ''}As extract's \`chunking.${name}\` (default ${JSON.stringify(fallback)}); any \`chunking.*\` parameter adds \`chunks\` to every successful item (timed json only).`,
+      },
+    ];
+  }),
+);
+
 /** The HTTP operation table: one entry per public route, driving validation, routes, OpenAPI and llms.txt. */
 export const OPERATION_SPECS: OperationSpec[] = withDocumentPaths([
   {
@@ -126,7 +141,7 @@ export const OPERATION_SPECS: OperationSpec[] = withDocumentPaths([
     operationId: 'batch',
     summary: 'Extract subtitles of up to 10 videos',
     description:
-      'One result per URL, in input order; failed items (error_code, error_message; TIMEOUT when cut off by the 60 s request budget) do not fail the request. Counts as one request; 1 credit per successful item, reserved up front for every URL that is a video URL (the others are INVALID_URL items and cost nothing).',
+      'One result per URL, in input order; failed items (error_code, error_message; TIMEOUT when cut off by the 60 s request budget) do not fail the request. Counts as one request; 1 credit per successful item, reserved up front for every URL that is a video URL (the others are INVALID_URL items and cost nothing). An item translated by a model adds the model translation price, an item transcribed from its audio (`mode`, Pro tier and above) 1 credit per started minute of audio, reserved from its duration and charged on delivery; answers from a cache add nothing.',
     auth: 'batch',
     credits: '1 per successful item',
     body: {
@@ -148,6 +163,7 @@ export const OPERATION_SPECS: OperationSpec[] = withDocumentPaths([
         translate: translateSchema,
         // Every successful item gains the `chunks` extract gives (the same ids); timed json only.
         chunking: chunkingSchema,
+        mode: modeSchema,
       },
     },
     response: {
@@ -156,7 +172,7 @@ export const OPERATION_SPECS: OperationSpec[] = withDocumentPaths([
       additionalProperties: false,
       properties: fanOutCommon,
     },
-    errors: [...COMMON_AUTH_ERRORS, 'INVALID_INCLUDE', 'INSUFFICIENT_CREDITS'],
+    errors: [...COMMON_AUTH_ERRORS, 'INVALID_INCLUDE', 'INSUFFICIENT_CREDITS', 'TIER_REQUIRED'],
   },
   {
     method: 'GET',
@@ -164,7 +180,7 @@ export const OPERATION_SPECS: OperationSpec[] = withDocumentPaths([
     operationId: 'playlist',
     summary: 'Extract subtitles of the videos of a playlist (up to 25)',
     description:
-      'Processes the first `max` videos of the playlist, 120 s in total and max(120 / n, 10) s per video. Counts as one request; 1 credit per successful item, reserved up front for the videos the playlist really has (at most `max`), after listing it.',
+      'Processes the first `max` videos of the playlist, 120 s in total and max(120 / n, 10) s per video. Counts as one request; 1 credit per successful item, reserved up front for the videos the playlist really has (at most `max`), after listing it. `mode` and model translations are priced per item as on batch.',
     auth: 'playlist',
     credits: '1 per successful item',
     querystring: {
@@ -185,6 +201,10 @@ export const OPERATION_SPECS: OperationSpec[] = withDocumentPaths([
         include_timestamps: includeTimestampsSchema,
         include: includeCsvSchema,
         translate: translateSchema,
+        mode: modeSchema,
+        // extract's `chunking` object as one parameter per member (no defaults here: any of them
+        // turns chunking on, the others then take chunking's defaults).
+        ...chunkingQueryParameters,
       },
     },
     response: {
@@ -220,6 +240,7 @@ export const OPERATION_SPECS: OperationSpec[] = withDocumentPaths([
       'INVALID_URL',
       'INVALID_INCLUDE',
       'INSUFFICIENT_CREDITS',
+      'TIER_REQUIRED',
       'PLAYLIST_NOT_FOUND',
       ...UPSTREAM_ERRORS,
     ],

@@ -22,6 +22,7 @@ import {
   languageSchema,
   rateLimitSchema,
   translateSchema,
+  modeSchema,
   urlSchema,
 } from './common.ts';
 import { named } from './operation-spec.ts';
@@ -111,6 +112,8 @@ const createWatchBodySchema = {
     include_timestamps: includeTimestampsSchema,
     include: includeArraySchema,
     translate: translateSchema,
+    // The jobs the watch starts transcribe captionless videos as a job with this `mode` does.
+    mode: modeSchema,
   },
 };
 
@@ -160,6 +163,7 @@ const watchSchema = named('Watch', {
     include_timestamps: { type: 'boolean' },
     include: { type: 'array', items: { type: 'string' } },
     translate: { type: 'boolean' },
+    mode: { type: 'string', enum: ['captions', 'auto', 'transcribe'] },
     created_at: isoDate,
     next_run_at: {
       ...isoDate,

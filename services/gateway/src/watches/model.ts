@@ -82,6 +82,7 @@ export function watchView(w: WatchDoc) {
     include_timestamps: w.options.include_timestamps,
     include: w.options.include,
     translate: w.options.translate,
+    mode: w.options.mode ?? 'captions',
     created_at: iso(w.created_at),
     next_run_at: iso(w.next_run_at),
     runs: w.runs,

@@ -88,6 +88,7 @@ describe('POST /api/v1/batch', () => {
       language: 'en',
       metadata: expect.objectContaining({ title: `Video ${VIDEO}`, channel_id: 'UC123' }),
       subtitle_type: 'manual',
+      source: 'captions',
     });
     expect(body.results[1]).toEqual({
       success: false,
@@ -227,6 +228,51 @@ describe('GET /api/v1/playlist', () => {
   const PLAYLIST_URL = 'https://www.youtube.com/playlist?list=PLabcdef123';
   const get = (query: string, key: string = KEYS.free) =>
     gw.app.inject({ method: 'GET', url: `/api/v1/playlist?${query}`, headers: { 'x-api-key': key } });
+
+  it('chunking.* parameters: every successful item carries the chunks extract gives; bad ones are 400', async () => {
+    gw = await buildTestGateway();
+    gw.backends.handlers.getPlaylist = async (req) => ({
+      playlistId: req.playlistId,
+      title: 'My list',
+      uploader: 'Uploader',
+      totalVideos: 2,
+      videoIds: [VIDEO, ID_B],
+    });
+    gw.backends.handlers.getTranscript = async (req) => {
+      if (req.videoId === ID_B) throw appError('NO_SUBTITLES', `Video ${ID_B} has no subtitles.`);
+      return transcript(req.videoId);
+    };
+    const list = encodeURIComponent(PLAYLIST_URL);
+    const res = await get(`url=${list}&chunking.max_tokens=16&chunking.split=none`);
+    expect(res.statusCode, res.body).toBe(200);
+    const [ok, failed] = res.json().results;
+    expect(failed).not.toHaveProperty('chunks');
+    expect(ok.chunks.length).toBeGreaterThan(0);
+    const extract = await gw.app.inject({
+      method: 'POST',
+      url: '/api/v1/extract',
+      payload: { url: VIDEO_URL, chunking: { max_tokens: 16, split: 'none' } },
+      headers: { 'x-api-key': KEYS.free },
+    });
+    expect(ok.chunks).toEqual(extract.json().chunks);
+    // Without any chunking.* parameter: no chunks.
+    const plain = await get(`url=${list}`);
+    expect(plain.json().results[0]).not.toHaveProperty('chunks');
+    for (const bad of [
+      'chunking.max_tokens=8',
+      'chunking.split=pages',
+      'chunking.max_tokens=100&chunking.overlap_tokens=51',
+      'chunking.max_tokens=100&format=srt',
+    ]) {
+      const r = await get(`url=${list}&${bad}`);
+      expect(r.statusCode, bad).toBe(400);
+      expect(r.json().error.code, bad).toBe('INVALID_REQUEST');
+    }
+    const overlap = await get(`url=${list}&chunking.max_tokens=100&chunking.overlap_tokens=51`);
+    expect(overlap.json().error.message).toContain(
+      'chunking.overlap_tokens must be at most max_tokens/2 (50)',
+    );
+  });
 
   it('returns playlist, extracted_count, results and credits; reserves max up front', async () => {
     gw = await buildTestGateway();

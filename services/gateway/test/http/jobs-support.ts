@@ -87,6 +87,7 @@ export async function jobsGateway(
         timeoutMs: 5_000,
         sleep: async () => {},
       }),
+      extractor: backends.extractor,
       credits: ledger.ledger,
       pricing: DEFAULT_PRICING,
       notifier,
@@ -105,7 +106,8 @@ export async function jobsGateway(
     clock,
     resultsTtlMs: config.JOB_RESULTS_TTL,
   });
-  const gw = await buildTestGateway({ env, deps: { jobs: service } });
+  // One fake extractor for the routes (a dry run's durations) and the runner.
+  const gw = await buildTestGateway({ env, deps: { jobs: service, backends } });
   const runner = newRunner('runner-a');
   const harness: JobsHarness = {
     app: gw.app,

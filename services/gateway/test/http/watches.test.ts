@@ -57,6 +57,23 @@ describe('watches', () => {
     });
   });
 
+  it('a watch with mode: shown on the watch and carried by the jobs it starts', async () => {
+    const h = await harness();
+    h.playlist = ['aaaaaaaaaa1'];
+    const w = await createWatch(h, {
+      source: { type: 'playlist', url: PLAYLIST },
+      backfill: true,
+      mode: 'auto',
+    });
+    expect(w).toMatchObject({ mode: 'auto' });
+    const first = await run(h, w.watch_id);
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    const job = (await get(h, `/api/v1/jobs/${String(first.body.job_id)}`)).json();
+    expect(job).toMatchObject({ mode: 'auto' });
+    const plain = await createWatch(h, { source: { type: 'playlist', url: PLAYLIST } });
+    expect(plain).toMatchObject({ mode: 'captions' });
+  });
+
   it('without backfill the first run only records; a later run delivers only what was added', async () => {
     const h = await harness();
     h.playlist = ['aaaaaaaaaa1', 'aaaaaaaaaa2'];

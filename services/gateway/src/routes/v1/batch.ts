@@ -1,13 +1,13 @@
 import type { OutputFormat } from '@subx/formats';
-import { chunksOfItem, jobChunking } from '../../jobs/chunks.ts';
-import { itemsPrice } from '../../access/pricing.ts';
+import { jobChunking, withItemChunks } from '../../jobs/chunks.ts';
 import { perItemTimeoutMs } from '../../fanout/types.ts';
-import type { IncludeField } from '../../schemas/common.ts';
+import { checkTranscriptionTier, durationsFrom, itemCharges } from '../../item-charges.ts';
+import type { IncludeField, TranscriptModeName } from '../../schemas/common.ts';
 import { operationById } from '../../schemas/operations.ts';
 import { tryVideoIdOf } from '../../video-urls.ts';
 import { routeOptions } from './context.ts';
 import type { RouteRegistrar } from './context.ts';
-import { withReservation } from './reservation.ts';
+import { admissionOf, withReservation } from './reservation.ts';
 import { extractItems, settleItems } from './fan-out-items.ts';
 
 interface BatchBody {
@@ -17,53 +17,51 @@ interface BatchBody {
   include_timestamps: boolean;
   include: IncludeField[];
   translate: boolean;
+  mode: TranscriptModeName;
   chunking?: { max_tokens?: number; overlap_tokens?: number; split?: 'chapters' | 'none' };
 }
 
 export const registerBatch: RouteRegistrar = (app, ctx) => {
   const spec = operationById('batch');
-  const { credits, fanOut, clock, config } = ctx.deps;
+  const { credits, fanOut, clock, config, backends } = ctx.deps;
 
   app.post<{ Body: BatchBody }>(spec.path, routeOptions(ctx, spec), async (request) => {
     const body = request.body;
     // Checked before anything is reserved: chunks need timed json items.
     const chunking = jobChunking(body);
+    checkTranscriptionTier(body.mode, admissionOf(request).account.tier);
+    const started = performance.now();
     const items = body.urls.map((url) => ({ url, videoId: tryVideoIdOf(url) }));
-    // Worst case: every accepted video URL succeeds. URLs that are not video URLs are INVALID_URL
-    // items that cannot cost anything, so no credit is needed for them.
-    const payable = items.filter((item) => item.videoId !== null).length;
-    return withReservation(
-      credits,
-      request,
-      'batch',
-      itemsPrice(payable, ctx.pricing),
-      async (reservation) => {
-        const outcome = await extractItems(fanOut, request, items, {
-          language: body.language,
-          include: body.include,
-          translate: body.translate,
-          format: body.format,
-          includeTimestamps: body.include_timestamps,
-          totalTimeoutMs: config.BATCH_TIMEOUT_MS,
-          itemTimeoutMs: perItemTimeoutMs(
-            config.BATCH_TIMEOUT_MS,
-            items.length,
-            config.FANOUT_MIN_ITEM_TIMEOUT_MS,
-          ),
-        });
-        const settled = await settleItems(request, reservation, outcome, items.length, {
-          pricing: ctx.pricing,
-          clock,
-        });
-        if (!chunking) return settled;
-        return {
-          ...settled,
-          results: settled.results.map((item) => {
-            const chunks = chunksOfItem(item as Record<string, unknown>, chunking);
-            return chunks ? { ...item, chunks } : item;
-          }),
-        };
-      },
+    // Worst case: every accepted video URL succeeds (with `mode`, transcribed to its full length).
+    // URLs that are not video URLs are INVALID_URL items that cannot cost anything.
+    const charges = await itemCharges(
+      items.map((item) => item.videoId),
+      body,
+      ctx.pricing,
+      durationsFrom(
+        backends.extractor,
+        request.id,
+        Math.min(config.GRPC_DEADLINE_MS, config.BATCH_TIMEOUT_MS),
+      ),
     );
+    return withReservation(credits, request, 'batch', charges.total, async (reservation) => {
+      const outcome = await extractItems(fanOut, request, items, {
+        language: body.language,
+        include: body.include,
+        translate: body.translate,
+        mode: body.mode,
+        charges,
+        format: body.format,
+        includeTimestamps: body.include_timestamps,
+        totalTimeoutMs: Math.max(0, config.BATCH_TIMEOUT_MS - Math.round(performance.now() - started)),
+        itemTimeoutMs: perItemTimeoutMs(
+          config.BATCH_TIMEOUT_MS,
+          items.length,
+          config.FANOUT_MIN_ITEM_TIMEOUT_MS,
+        ),
+      });
+      const settled = await settleItems(request, reservation, outcome, items.length, { clock });
+      return chunking ? { ...settled, results: withItemChunks(settled.results, chunking) } : settled;
+    });
   });
 };

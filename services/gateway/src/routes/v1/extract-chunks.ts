@@ -12,14 +12,15 @@
 import type { FastifyRequest } from 'fastify';
 import { embeddingsNotConfigured, type Embedder } from '@subx/embeddings';
 import { Errors } from '@subx/errors';
-import { answerHeadJson, chunkTranscript, CHUNKING_LIMITS, type Chunk } from '@subx/formats';
+import { answerHeadJson, chunkTranscript, type Chunk } from '@subx/formats';
+import { chunkingOptionsOf } from '../../jobs/chunks.ts';
 import { embeddingsPrice } from '../../access/pricing.ts';
 import { rateLimitJson } from '../../access/rate-limit.ts';
 import { jsonTail } from '../../extract-cache.ts';
 import { subtitleTypeName, transcriptBody } from '../../mappers.ts';
 import type { IncludeField, TranscriptModeName } from '../../schemas/common.ts';
 import type { extractorV1 } from '@subx/contracts';
-import { TRANSCRIPT_MODE } from './transcript-mode.ts';
+import { TRANSCRIPT_MODE } from '../../transcript-modes.ts';
 import { videoIdOf } from '../../video-urls.ts';
 import type { RouteContext } from './context.ts';
 import { admissionOf } from './reservation.ts';
@@ -47,18 +48,6 @@ export interface ChunkedExtractBody {
 export const wantsChunks = (body: { chunking?: ChunkingBody; embed?: boolean }): boolean =>
   body.chunking !== undefined || body.embed === true;
 
-/** The request's chunking with its defaults, or a 400 naming the field. */
-function chunkingOf(body: ChunkedExtractBody) {
-  const maxTokens = body.chunking?.max_tokens ?? CHUNKING_LIMITS.defaultTokens;
-  const overlapTokens = body.chunking?.overlap_tokens ?? 0;
-  if (overlapTokens > Math.floor(maxTokens / 2)) {
-    throw Errors.invalidRequest(
-      `chunking.overlap_tokens must be at most max_tokens/2 (${Math.floor(maxTokens / 2)}); got ${overlapTokens}.`,
-    );
-  }
-  return { maxTokens, overlapTokens, split: body.chunking?.split ?? 'chapters' } as const;
-}
-
 export async function extractChunks(
   ctx: RouteContext,
   embedder: Embedder | undefined,
@@ -74,7 +63,7 @@ export async function extractChunks(
   }
   // The request's own mistakes first (400), then what this deployment cannot do (422).
   const videoId = videoIdOf(body.url);
-  const options = chunkingOf(body);
+  const options = chunkingOptionsOf(body.chunking ?? {});
   if (body.embed && !embedder) throw embeddingsNotConfigured();
   const { backends, credits } = ctx.deps;
   // Chapters are read for splitting even when the answer's metadata does not show them.

@@ -25,7 +25,7 @@ import { routeOptions } from './context.ts';
 import type { RouteRegistrar } from './context.ts';
 import { admissionOf, withReservation } from './reservation.ts';
 import { extractChunks, wantsChunks, type ChunkingBody } from './extract-chunks.ts';
-import { TRANSCRIPT_MODE } from './transcript-mode.ts';
+import { TRANSCRIPT_MODE } from '../../transcript-modes.ts';
 
 /** `subx_cache_requests_total{cache="extract_response"}`. */
 const CACHE_NAME = 'extract_response';

@@ -2,14 +2,14 @@ import type { FastifyRequest } from 'fastify';
 import { toPublicErrorBody } from '@subx/errors';
 import type { OutputFormat } from '@subx/formats';
 import type { Clock } from '@subx/ports';
-import { itemsPrice } from '../../access/pricing.ts';
-import type { AccessPricing } from '../../access/pricing.ts';
 import { rateLimitBody } from '../../access/rate-limit.ts';
 import type { Reservation } from '../../access/types.ts';
 import { admissionOf } from './reservation.ts';
 import type { FanOut, FanOutJob } from '../../fanout/types.ts';
 import { failureItem, successItem } from '../../mappers.ts';
-import type { IncludeField } from '../../schemas/common.ts';
+import type { ItemCharges } from '../../item-charges.ts';
+import type { IncludeField, TranscriptModeName } from '../../schemas/common.ts';
+import { TRANSCRIPT_MODE } from '../../transcript-modes.ts';
 import { invalidVideoUrlMessage } from '../../video-urls.ts';
 
 export interface ItemInput {
@@ -22,6 +22,8 @@ export interface ItemsResult {
   results: Record<string, unknown>[];
   successful: number;
   failed: number;
+  /** What the delivered items cost (item-charges.ts). */
+  credits: number;
 }
 
 /**
@@ -36,10 +38,13 @@ export async function extractItems(
     language: string;
     include: IncludeField[];
     translate: boolean;
+    mode: TranscriptModeName;
     format: OutputFormat;
     includeTimestamps: boolean;
     totalTimeoutMs: number;
     itemTimeoutMs: number;
+    /** The items' prices (aligned with `items`). */
+    charges: ItemCharges;
   },
 ): Promise<ItemsResult> {
   const jobs: FanOutJob[] = [];
@@ -52,6 +57,7 @@ export async function extractItems(
       language: options.language,
       include: options.include,
       translate: options.translate,
+      mode: TRANSCRIPT_MODE[options.mode],
     });
   });
   const outcomes =
@@ -66,6 +72,7 @@ export async function extractItems(
           ...(request.idempotencyKey ? { idempotencyKey: request.idempotencyKey } : {}),
         });
   let successful = 0;
+  let credits = 0;
   const results = items.map((item, i) => {
     if (item.videoId === null) {
       return failureItem(item.url, null, 'INVALID_URL', invalidVideoUrlMessage(item.url));
@@ -73,6 +80,7 @@ export async function extractItems(
     const outcome = outcomes[jobIndex[i]!];
     if (outcome?.ok) {
       successful += 1;
+      credits += options.charges.spent(i, outcome.transcript);
       return successItem(item.url, outcome.transcript, {
         format: options.format,
         includeTimestamps: options.includeTimestamps,
@@ -85,11 +93,11 @@ export async function extractItems(
     const body = toPublicErrorBody(outcome?.error, request.id).error;
     return failureItem(item.url, item.videoId, body.code, body.message);
   });
-  return { results, successful, failed: items.length - successful };
+  return { results, successful, failed: items.length - successful, credits };
 }
 
 /**
- * Charges the successes only (failures are free), then returns the body fields batch and playlist
+ * Charges what was delivered only (failures are free), then returns the body fields batch and playlist
  * share, in the order the interface lists them.
  */
 export async function settleItems(
@@ -97,9 +105,9 @@ export async function settleItems(
   reservation: Reservation,
   outcome: ItemsResult,
   attempted: number,
-  deps: { pricing: AccessPricing; clock: Clock },
+  deps: { clock: Clock },
 ) {
-  const charged = itemsPrice(outcome.successful, deps.pricing);
+  const charged = outcome.credits;
   await reservation.commit(charged, { successfulItems: outcome.successful, attemptedItems: attempted });
   return {
     results: outcome.results,

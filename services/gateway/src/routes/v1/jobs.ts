@@ -3,7 +3,8 @@ import { jobChunking } from '../../jobs/chunks.ts';
 import { CONTENT_TYPES } from '@subx/formats';
 import type { OutputFormat } from '@subx/formats';
 import type { CreateJobInput } from '../../jobs/service.ts';
-import type { IncludeField } from '../../schemas/common.ts';
+import { checkTranscriptionTier, durationsFrom } from '../../item-charges.ts';
+import type { IncludeField, TranscriptModeName } from '../../schemas/common.ts';
 import { operationById } from '../../schemas/operations.ts';
 import { rateLimitBody } from '../../access/rate-limit.ts';
 import { admissionOf } from './reservation.ts';
@@ -17,6 +18,7 @@ interface CreateJobBody {
   include_timestamps: boolean;
   include: IncludeField[];
   translate: boolean;
+  mode: TranscriptModeName;
   chunking?: { max_tokens?: number; overlap_tokens?: number; split?: 'chapters' | 'none' };
   webhook_url?: string;
   dry_run: boolean;
@@ -41,6 +43,7 @@ export const registerJobs: RouteRegistrar = (app, ctx) => {
       const body = request.body;
       const chunking = jobChunking(body);
       const admission = admissionOf(request);
+      checkTranscriptionTier(body.mode, admission.account.tier);
       const input: CreateJobInput = {
         source: body.source,
         options: {
@@ -49,12 +52,17 @@ export const registerJobs: RouteRegistrar = (app, ctx) => {
           include_timestamps: body.include_timestamps,
           include: body.include,
           translate: body.translate,
+          mode: body.mode,
           ...(chunking ? { chunking } : {}),
         },
         ...(body.webhook_url !== undefined ? { webhook_url: body.webhook_url } : {}),
       };
       if (body.dry_run) {
-        const estimate = await jobs.estimate(admission.account, input);
+        const estimate = await jobs.estimate(
+          admission.account,
+          input,
+          durationsFrom(ctx.deps.backends.extractor, request.id, config.GRPC_DEADLINE_MS),
+        );
         return { estimate, rate_limit: rateLimitBody(admission.rateLimit), request_id: request.id };
       }
       const job = await jobs.create(admission.account, input, request.id);

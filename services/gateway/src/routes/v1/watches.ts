@@ -1,6 +1,7 @@
 import type { OutputFormat } from '@subx/formats';
 import { rateLimitBody } from '../../access/rate-limit.ts';
-import type { IncludeField } from '../../schemas/common.ts';
+import { checkTranscriptionTier } from '../../item-charges.ts';
+import type { IncludeField, TranscriptModeName } from '../../schemas/common.ts';
 import { operationById } from '../../schemas/operations.ts';
 import type { CreateWatchInput } from '../../watches/service.ts';
 import { accountIdOf, routeOptions, routePath } from './context.ts';
@@ -17,6 +18,7 @@ interface CreateWatchBody {
   include_timestamps: boolean;
   include: IncludeField[];
   translate: boolean;
+  mode: TranscriptModeName;
 }
 
 type WatchParams = { Params: { watch_id: string } };
@@ -33,6 +35,7 @@ export const registerWatches: RouteRegistrar = (app, ctx) => {
     async (request, reply) => {
       const b = request.body;
       const admission = admissionOf(request);
+      checkTranscriptionTier(b.mode, admission.account.tier);
       const watch = await watches.create(
         admission.account,
         {
@@ -46,6 +49,7 @@ export const registerWatches: RouteRegistrar = (app, ctx) => {
             include_timestamps: b.include_timestamps,
             include: b.include,
             translate: b.translate,
+            mode: b.mode,
           },
         },
         request.id,

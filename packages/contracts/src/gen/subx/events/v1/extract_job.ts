@@ -13,6 +13,7 @@ import {
   subtitleTypeToJSON,
   VideoMetadata,
 } from "../../common/v1/video.ts";
+import { TranscriptMode, transcriptModeFromJSON, transcriptModeToJSON } from "../../extractor/v1/extractor_service.ts";
 import { EventEnvelope } from "./envelope.ts";
 
 export const protobufPackage = "subx.events.v1";
@@ -50,6 +51,11 @@ export interface ExtractJob {
    * A worker that runs out of it answers TIMEOUT instead of holding its partition.
    */
   itemTimeoutMs: number;
+  /**
+   * Where the transcript may come from (`mode` of batch, playlist and jobs); unspecified means
+   * captions only, what a gateway that predates the field asks.
+   */
+  mode: TranscriptMode;
 }
 
 /** Topic extract.results.v1 (or the job's reply_topic), key = reply_to. */
@@ -77,6 +83,15 @@ export interface ExtractResult {
     | undefined;
   /** On failure: the error's machine-readable refinement (e.g. the VIDEO_UNAVAILABLE reason). */
   errorReason: string;
+  /**
+   * As in extractor.v1.GetTranscriptResponse: who translated ("platform" or "model"), the
+   * confidence in the track's language, where the segments came from ("captions" or "audio"; empty
+   * from a worker that predates the field: captions) and the seconds of audio transcribed.
+   */
+  translatedBy?: string | undefined;
+  languageConfidence?: string | undefined;
+  source: string;
+  audioSeconds: number;
 }
 
 function createBaseExtractJob(): ExtractJob {
@@ -93,6 +108,7 @@ function createBaseExtractJob(): ExtractJob {
     translate: false,
     requestId: "",
     itemTimeoutMs: 0,
+    mode: 0,
   };
 }
 
@@ -133,6 +149,9 @@ export const ExtractJob: MessageFns<ExtractJob> = {
     }
     if (message.itemTimeoutMs !== 0) {
       writer.uint32(96).int32(message.itemTimeoutMs);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(104).int32(message.mode);
     }
     return writer;
   },
@@ -246,6 +265,14 @@ export const ExtractJob: MessageFns<ExtractJob> = {
             message.itemTimeoutMs = reader.int32();
             continue;
           }
+          case 13: {
+            if (tag !== 104) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -300,6 +327,7 @@ export const ExtractJob: MessageFns<ExtractJob> = {
         : isSet(object.item_timeout_ms)
         ? globalThis.Number(object.item_timeout_ms)
         : 0,
+      mode: isSet(object.mode) ? transcriptModeFromJSON(object.mode) : 0,
     };
   },
 
@@ -341,6 +369,9 @@ export const ExtractJob: MessageFns<ExtractJob> = {
     if (message.itemTimeoutMs !== 0) {
       obj.itemTimeoutMs = Math.round(message.itemTimeoutMs);
     }
+    if (message.mode !== 0) {
+      obj.mode = transcriptModeToJSON(message.mode);
+    }
     return obj;
   },
 
@@ -363,6 +394,7 @@ export const ExtractJob: MessageFns<ExtractJob> = {
     message.translate = object.translate ?? false;
     message.requestId = object.requestId ?? "";
     message.itemTimeoutMs = object.itemTimeoutMs ?? 0;
+    message.mode = object.mode ?? 0;
     return message;
   },
 };
@@ -385,6 +417,10 @@ function createBaseExtractResult(): ExtractResult {
     fetchedAt: "",
     translatedFrom: undefined,
     errorReason: "",
+    translatedBy: undefined,
+    languageConfidence: undefined,
+    source: "",
+    audioSeconds: 0,
   };
 }
 
@@ -437,6 +473,18 @@ export const ExtractResult: MessageFns<ExtractResult> = {
     }
     if (message.errorReason !== "") {
       writer.uint32(130).string(message.errorReason);
+    }
+    if (message.translatedBy !== undefined) {
+      writer.uint32(138).string(message.translatedBy);
+    }
+    if (message.languageConfidence !== undefined) {
+      writer.uint32(146).string(message.languageConfidence);
+    }
+    if (message.source !== "") {
+      writer.uint32(154).string(message.source);
+    }
+    if (message.audioSeconds !== 0) {
+      writer.uint32(160).uint32(message.audioSeconds);
     }
     return writer;
   },
@@ -582,6 +630,38 @@ export const ExtractResult: MessageFns<ExtractResult> = {
             message.errorReason = reader.string();
             continue;
           }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.translatedBy = reader.string();
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.languageConfidence = reader.string();
+            continue;
+          }
+          case 19: {
+            if (tag !== 154) {
+              break;
+            }
+
+            message.source = reader.string();
+            continue;
+          }
+          case 20: {
+            if (tag !== 160) {
+              break;
+            }
+
+            message.audioSeconds = reader.uint32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -654,6 +734,22 @@ export const ExtractResult: MessageFns<ExtractResult> = {
         : isSet(object.error_reason)
         ? globalThis.String(object.error_reason)
         : "",
+      translatedBy: isSet(object.translatedBy)
+        ? globalThis.String(object.translatedBy)
+        : isSet(object.translated_by)
+        ? globalThis.String(object.translated_by)
+        : undefined,
+      languageConfidence: isSet(object.languageConfidence)
+        ? globalThis.String(object.languageConfidence)
+        : isSet(object.language_confidence)
+        ? globalThis.String(object.language_confidence)
+        : undefined,
+      source: isSet(object.source) ? globalThis.String(object.source) : "",
+      audioSeconds: isSet(object.audioSeconds)
+        ? globalThis.Number(object.audioSeconds)
+        : isSet(object.audio_seconds)
+        ? globalThis.Number(object.audio_seconds)
+        : 0,
     };
   },
 
@@ -707,6 +803,18 @@ export const ExtractResult: MessageFns<ExtractResult> = {
     if (message.errorReason !== "") {
       obj.errorReason = message.errorReason;
     }
+    if (message.translatedBy !== undefined) {
+      obj.translatedBy = message.translatedBy;
+    }
+    if (message.languageConfidence !== undefined) {
+      obj.languageConfidence = message.languageConfidence;
+    }
+    if (message.source !== "") {
+      obj.source = message.source;
+    }
+    if (message.audioSeconds !== 0) {
+      obj.audioSeconds = Math.round(message.audioSeconds);
+    }
     return obj;
   },
 
@@ -735,6 +843,10 @@ export const ExtractResult: MessageFns<ExtractResult> = {
     message.fetchedAt = object.fetchedAt ?? "";
     message.translatedFrom = object.translatedFrom ?? undefined;
     message.errorReason = object.errorReason ?? "";
+    message.translatedBy = object.translatedBy ?? undefined;
+    message.languageConfidence = object.languageConfidence ?? undefined;
+    message.source = object.source ?? "";
+    message.audioSeconds = object.audioSeconds ?? 0;
     return message;
   },
 };
