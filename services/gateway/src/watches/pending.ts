@@ -16,7 +16,10 @@ const MAX_PAGES = 20;
 export interface Settled {
   /** Captions were missing and the bound has not passed: hand them to this run's job. */
   retry: WatchPending[];
-  /** Their job has not reached them yet (or could not be read now): look again next run. */
+  /**
+   * Their job has not reached them yet (or could not be read now): look again next run. Past the
+   * bound they are let go too: they could not be retried any more, whatever their outcome.
+   */
   following: WatchPending[];
   /** Captions still missing when the bound passed. */
   givenUp: number;
@@ -85,7 +88,7 @@ export async function settlePending(deps: {
       outcomes = await outcomesOf(deps.jobs, deps.accountId, jobId);
     } catch (err) {
       deps.onReadError(err, jobId);
-      settled.following.push(...entries);
+      settled.following.push(...entries.filter(withinBound));
       continue;
     }
     if (!outcomes) continue;
@@ -93,7 +96,7 @@ export async function settlePending(deps: {
       const outcome = outcomes.byVideo.get(p.video_id);
       if (!outcome) {
         // Not reached yet; a job that ended without it (canceled) will not reach it.
-        if (!outcomes.done) settled.following.push(p);
+        if (!outcomes.done && withinBound(p)) settled.following.push(p);
         continue;
       }
       if (outcome.success || !CAPTION_MISSING_CODES.includes(outcome.code ?? '')) continue;

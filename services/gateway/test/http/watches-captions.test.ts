@@ -113,6 +113,21 @@ describe('watches retry videos whose captions are missing', () => {
     expect(h.balance('acc_pro')).toBe(100);
   });
 
+  it('stops following videos whose job has not reached them once the bound has passed', async () => {
+    const h = await harness();
+    platform(h, new Set());
+    h.playlist = ['stuckjob001'];
+    const w = await createWatch(h, { source: { type: 'playlist', url: PLAYLIST }, backfill: true });
+    await run(h, w.watch_id);
+    // The job never runs (no runner polls here): the watch follows its video for the bound only.
+    h.clock.advance(47 * HOUR);
+    expect((await run(h, w.watch_id)).body).toMatchObject({ retried_videos: 0, job_id: null });
+    expect((await get(h, `/api/v1/watches/${w.watch_id}`)).json()).toMatchObject({ pending_videos: 1 });
+    h.clock.advance(1 * HOUR);
+    await run(h, w.watch_id);
+    expect((await get(h, `/api/v1/watches/${w.watch_id}`)).json()).toMatchObject({ pending_videos: 0 });
+  });
+
   it('a run whose job cannot be started keeps the retries for the next run', async () => {
     const h = await harness();
     const captioned = new Set<string>();
