@@ -34,6 +34,17 @@ export const accountIdParamsSchema = {
   },
 } as const;
 
+export const accountWatchParamsSchema = {
+  type: 'object',
+  required: ['id', 'watch_id'],
+  additionalProperties: false,
+  properties: {
+    id: accountIdParamsSchema.properties.id,
+    // No pattern either: an id that is not one of the account's watches is 404 NOT_FOUND.
+    watch_id: { type: 'string', maxLength: 64, description: 'The watch id (`wat_…`).' },
+  },
+} as const;
+
 export const createAccountBodySchema = {
   type: 'object',
   required: ['tier'],
@@ -327,3 +338,70 @@ export const jobsPageSchema = {
   },
 } as const;
 export type JobsPage = FromSchema<typeof jobsPageSchema>;
+
+/**
+ * A watch as the admin list shows it: the watch object of the public API (GET /api/v1/watches), of
+ * which the fields below are the ones the admin API promises; the public reference describes the rest.
+ */
+const watchSummarySchema = {
+  type: 'object',
+  required: [
+    'watch_id',
+    'source',
+    'interval_minutes',
+    'webhook_url',
+    'created_at',
+    'next_run_at',
+    'runs',
+    'last_run',
+  ],
+  properties: {
+    watch_id: { type: 'string' },
+    source: {
+      type: 'object',
+      required: ['type'],
+      properties: {
+        type: { type: 'string', description: 'channel, playlist or search.' },
+        url: { type: 'string', description: 'The channel or playlist URL.' },
+        query: { type: 'string', description: 'The search query.' },
+      },
+    },
+    interval_minutes: { type: 'integer' },
+    webhook_url: { type: ['string', 'null'] },
+    created_at: dateTime,
+    next_run_at: dateTime,
+    runs: { type: 'integer' },
+    last_run: {
+      type: ['object', 'null'],
+      required: ['at', 'new_videos', 'job_id', 'error'],
+      properties: {
+        at: dateTime,
+        new_videos: { type: 'integer', description: 'New videos the run found (its job took them).' },
+        job_id: { type: ['string', 'null'] },
+        error: {
+          type: ['object', 'null'],
+          required: ['code', 'message'],
+          properties: { code: { type: 'string' }, message: { type: 'string' } },
+        },
+      },
+    },
+  },
+} as const;
+export type WatchSummary = FromSchema<typeof watchSummarySchema>;
+
+export const watchListSchema = {
+  type: 'object',
+  required: ['watches'],
+  additionalProperties: false,
+  properties: {
+    watches: { type: 'array', items: watchSummarySchema, description: 'Newest first.' },
+  },
+} as const;
+export type WatchList = FromSchema<typeof watchListSchema>;
+
+export const watchDeletedSchema = {
+  type: 'object',
+  required: ['watch_id', 'deleted'],
+  additionalProperties: false,
+  properties: { watch_id: { type: 'string' }, deleted: { type: 'boolean', const: true } },
+} as const;

@@ -36,6 +36,7 @@ import reauthRoutes from './routes/reauth.ts';
 import signInRoutes from './routes/sign-in.ts';
 import signUpRoutes from './routes/sign-up.ts';
 import usageRoutes from './routes/usage.ts';
+import watchRoutes from './routes/watches.ts';
 import webhookRoutes from './routes/webhooks.ts';
 import type { DashboardDeps } from './services.ts';
 import { createDashboardServices } from './services.ts';
@@ -110,6 +111,7 @@ export async function buildDashboardApp(deps: DashboardDeps): Promise<FastifyIns
     usageRoutes,
     playgroundRoutes,
     jobRoutes,
+    watchRoutes,
     webhookRoutes,
     reauthRoutes,
     operatorRoutes,

@@ -57,4 +57,15 @@ describe('gateway client', () => {
     ]);
     expect(seen.map((s) => s.method)).toEqual(['GET', 'POST', 'GET', 'GET']);
   });
+
+  it('lists the account’s watches and deletes one by its id, escaped into the path', async () => {
+    const client = createGatewayClient({ baseUrl, adminToken: 't', timeoutMs: 2_000 });
+    seen.length = 0;
+    await client.watches('acct_1');
+    await client.deleteWatch('acct_1', 'wat_1/../x');
+    expect(seen.map((s) => [s.method, s.url])).toEqual([
+      ['GET', '/admin/v1/accounts/acct_1/watches'],
+      ['DELETE', '/admin/v1/accounts/acct_1/watches/wat_1%2F..%2Fx'],
+    ]);
+  });
 });

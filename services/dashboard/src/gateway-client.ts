@@ -14,6 +14,7 @@ import type {
   IssuedKey,
   JobsPage,
   UpdateAccountBody,
+  WatchList,
   WebhookSecret,
 } from '@subx/contracts/admin-api';
 import { REQUEST_ID_HEADER } from '@subx/service-kit';
@@ -30,6 +31,8 @@ export type {
   JobSummary,
   JobsPage,
   UsageDay,
+  WatchList,
+  WatchSummary,
   WebhookSecret,
 } from '@subx/contracts/admin-api';
 
@@ -60,6 +63,10 @@ export interface GatewayClient {
   rotateWebhookSecret(id: string): Promise<WebhookSecret>;
   /** The account's bulk jobs, newest first, one page (`cursor` from the previous page's next_cursor). */
   jobs(id: string, page: { limit: number; cursor?: string }): Promise<JobsPage>;
+  /** The account's watches, newest first. */
+  watches(id: string): Promise<WatchList>;
+  /** Stops and deletes one of the account's watches (404 NOT_FOUND: not one of its watches). */
+  deleteWatch(id: string, watchId: string): Promise<void>;
   call(id: string, request: CallBody): Promise<CallResult>;
 }
 
@@ -114,6 +121,10 @@ export function createGatewayClient(options: {
       const query = new URLSearchParams({ limit: String(page.limit) });
       if (page.cursor) query.set('cursor', page.cursor);
       return request('GET', `${account(id)}/jobs?${query.toString()}`);
+    },
+    watches: (id) => request('GET', `${account(id)}/watches`),
+    deleteWatch: async (id, watchId) => {
+      await request('DELETE', `${account(id)}/watches/${encodeURIComponent(watchId)}`);
     },
     call: (id, req) => request('POST', `${account(id)}/calls`, req),
   };

@@ -47,6 +47,7 @@ function nav(ctx: PageContext): Html {
     ['/usage', 'Usage'],
     ['/playground', 'Playground'],
     ['/jobs', 'Jobs'],
+    ['/watches', 'Watches'],
     ['/webhooks', 'Webhooks'],
   ];
   if (ctx.viewer.operator) links.push(['/operators', 'Operators']);

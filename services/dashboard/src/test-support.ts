@@ -19,6 +19,7 @@ import type {
   GatewayAccount,
   GatewayClient,
   JobSummary,
+  WatchSummary,
   WebhookSecret,
 } from './gateway-client.ts';
 import { GatewayError } from './gateway-client.ts';
@@ -38,6 +39,8 @@ export function fakeGateway() {
   /** Jobs per account, newest first (tests fill it); pages by a cursor that is the next index. */
   const jobs = new Map<string, JobSummary[]>();
   const jobPages: { id: string; limit: number; cursor?: string }[] = [];
+  /** Watches per account, newest first (tests fill it); deleteWatch removes from it. */
+  const watches = new Map<string, WatchSummary[]>();
   const newSecret = (): WebhookSecret => ({
     secret: `whsec_${randomBytes(32).toString('base64')}`,
     created_at: new Date().toISOString(),
@@ -171,6 +174,19 @@ export function fakeGateway() {
       const next = start + page.limit < all.length ? String(start + page.limit) : null;
       return { jobs: structuredClone(slice), next_cursor: next };
     },
+    async watches(id) {
+      get(id);
+      return { watches: structuredClone(watches.get(id) ?? []) };
+    },
+    async deleteWatch(id, watchId) {
+      get(id);
+      const all = watches.get(id) ?? [];
+      if (!all.some((w) => w.watch_id === watchId)) throw new GatewayError(404, 'NOT_FOUND');
+      watches.set(
+        id,
+        all.filter((w) => w.watch_id !== watchId),
+      );
+    },
     async call(id, request): Promise<CallResult> {
       calls.push({ id, request });
       const a = get(id);
@@ -184,7 +200,7 @@ export function fakeGateway() {
       };
     },
   };
-  return { client, accounts, keys, calls, requestIds, secrets, jobs, jobPages };
+  return { client, accounts, keys, calls, requestIds, secrets, jobs, jobPages, watches };
 }
 
 export function mailbox(): Mailer & { sent: Mail[]; link(to: string, purpose: 'verify' | 'reset'): string } {

@@ -6,7 +6,8 @@
  * it → regenerate → the old key is 401 → the usage page shows the calls; then the playground (its
  * first run as it opens: a video the replay has), the operators page, and a password reset by the
  * mailed link. The operators page comes after the password step-up (OPERATOR_REAUTH_MS is short
- * here, and the test waits it out). Every page is checked with axe-core (no serious or critical
+ * here, and the test waits it out); there the operator moves the account to Pro, a watch is created
+ * with the key through the API, and the Watches page lists it and deletes it. Every page is checked with axe-core (no serious or critical
  * violations), most at 375 px (no horizontal scroll; chart labels at least 10 px, inside their
  * chart and not overlapping), for CSP violations, and screenshotted to test-artifacts/dashboard/.
  * The launcher's whole output is checked for the passwords and keys.
@@ -19,6 +20,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { describeWithBrowser, launchChromium } from '@subx/testing/browser';
+import { playlistIds } from '@subx/testing/fake-youtube';
 import { commandAvailable as hasCommand } from '../src/test-support.ts';
 import { ROOT, launch, startMailbox } from './support.ts';
 import type { Launched, Mailbox } from './support.ts';
@@ -27,6 +29,7 @@ const EMAIL = 'ada@example.com';
 const PASSWORD = 'a long and unguessable passphrase';
 const NEW_PASSWORD = 'another long passphrase, after the reset';
 const VIDEO_URL = 'https://www.youtube.com/watch?v=F1xioXWb8CY';
+const PLAYLIST_URL = `https://www.youtube.com/playlist?list=${playlistIds.small}`;
 const ARTIFACTS = join(ROOT, 'test-artifacts', 'dashboard');
 // Page changes wait on scrypt and SMTP: generous bounds for a loaded machine.
 const POLL = { timeout: 20_000, interval: 100 };
@@ -307,6 +310,35 @@ describeWithBrowser('dashboard in a real browser', (executablePath) => {
     expect(await page.textContent('table.accounts')).toContain(EMAIL);
     await audit(page, 'operators');
     await phone('/operators', 'operators');
+
+    // Watches are Pro and up: the operator moves the account there, the key creates a watch through
+    // the API, and the Watches page lists it, then deletes it.
+    const own = page.locator('table.accounts tr', { hasText: EMAIL });
+    await own.getByLabel('Tier').selectOption('pro');
+    await own.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => page.textContent('p.notice'), POLL).toContain('Saved');
+    const created = await fetch(`${system.apiUrl}/api/v1/watches`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': secondKey },
+      body: JSON.stringify({ source: { type: 'playlist', url: PLAYLIST_URL }, interval_minutes: 60 }),
+    });
+    const body = (await created.json()) as { watch_id: string };
+    expect(created.status, JSON.stringify(body)).toBe(201);
+    await page.goto(`${dash}/watches`);
+    const row = page.locator('#watches tr', { hasText: body.watch_id });
+    expect(await row.count()).toBe(1);
+    expect(await row.textContent()).toContain(PLAYLIST_URL);
+    expect(await row.textContent()).toContain('every hour');
+    await audit(page, 'watches');
+    await phone('/watches', 'watches');
+    await row.getByLabel('Stop this watch').check();
+    await row.getByRole('button', { name: 'Delete' }).click();
+    await expect.poll(() => page.textContent('p.notice'), POLL).toContain(`Deleted watch ${body.watch_id}`);
+    expect(await page.locator('#no-watches').count()).toBe(1);
+    const gone = await fetch(`${system.apiUrl}/api/v1/watches/${body.watch_id}`, {
+      headers: { 'x-api-key': secondKey },
+    });
+    expect(gone.status).toBe(404);
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL(`${dash}/sign-in`);

@@ -21,7 +21,9 @@ import type { AccessModule } from './access/index.ts';
 import { adminRoutes } from './routes/admin/index.ts';
 import { selfServiceRoutes } from './routes/admin/self-service.ts';
 import { adminJobRoutes } from './routes/admin/jobs.ts';
+import { adminWatchRoutes } from './routes/admin/watches.ts';
 import type { JobsService } from './jobs/service.ts';
+import type { WatchesService } from './watches/service.ts';
 import { logAccess } from './http/access-log.ts';
 import { createErrorHandler } from './http/errors.ts';
 import { compileValidator } from './http/validation.ts';
@@ -56,6 +58,8 @@ export interface AdminAppOptions {
   publicApp: FastifyInstance;
   /** The bulk jobs, listed per account for the dashboard; absent: no jobs route. */
   jobs?: JobsService;
+  /** The watches, listed (and deleted) per account for the dashboard; absent: no watches routes. */
+  watches?: WatchesService;
   /** The account's webhook signing secret for the dashboard (read, rotate); without it those routes answer 503. */
   webhooks?: Pick<WebhookModule, 'secrets'>;
   logger?: FastifyBaseLogger;
@@ -142,6 +146,7 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
       ...(options.webhooks ? { webhookSecrets: options.webhooks.secrets } : {}),
     });
     if (options.jobs) adminJobRoutes(scope, { accounts: access.accounts, jobs: options.jobs });
+    if (options.watches) adminWatchRoutes(scope, { accounts: access.accounts, watches: options.watches });
   });
   await app.ready();
   return app;

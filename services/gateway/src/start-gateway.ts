@@ -195,6 +195,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     access,
     publicApp: app,
     jobs: jobs.service,
+    watches: watches.service,
     webhooks,
     logger: logger.child({ listener: 'admin' }),
   });

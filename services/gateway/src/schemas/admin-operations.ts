@@ -6,6 +6,7 @@
  */
 import {
   accountIdParamsSchema,
+  accountWatchParamsSchema,
   accountLimitsSchema,
   accountSchema,
   accountUsageSchema,
@@ -18,6 +19,8 @@ import {
   jobsQuerySchema,
   updateAccountBodySchema,
   usageQuerySchema,
+  watchDeletedSchema,
+  watchListSchema,
   webhookSecretSchema,
 } from '@subx/contracts/admin-api';
 import type { ErrorCode } from '@subx/errors';
@@ -200,6 +203,32 @@ export const ADMIN_OPERATION_SPECS: AdminOperationSpec[] = [
     successStatus: 200,
     response: jobsPageSchema,
     errors: ['INVALID_REQUEST', 'NOT_FOUND'],
+  },
+  {
+    method: 'GET',
+    path: `${ACCOUNT}/watches`,
+    operationId: 'listAccountWatches',
+    summary: 'The account’s watches',
+    tag: 'Self-service',
+    description:
+      'Every watch of the account, newest first, as the public GET /api/v1/watches lists them. Only on a gateway with watches (else this route is not there: 404).',
+    params,
+    successStatus: 200,
+    response: watchListSchema,
+    errors: ['NOT_FOUND'],
+  },
+  {
+    method: 'DELETE',
+    path: `${ACCOUNT}/watches/{watch_id}`,
+    operationId: 'deleteAccountWatch',
+    summary: 'Delete one of the account’s watches',
+    tag: 'Self-service',
+    description:
+      'Stops and deletes the watch, as the public DELETE /api/v1/watches/{watch_id} does (the jobs it started run on). NOT_FOUND for an account or watch that does not exist, or a watch of another account.',
+    params: accountWatchParamsSchema,
+    successStatus: 200,
+    response: watchDeletedSchema,
+    errors: ['NOT_FOUND'],
   },
 ];
 

@@ -137,6 +137,7 @@ const watchSchema = named('Watch', {
     'next_run_at',
     'runs',
     'seen_videos',
+    'pending_videos',
     'last_run',
   ],
   properties: {
@@ -174,13 +175,22 @@ const watchSchema = named('Watch', {
       type: 'integer',
       description: 'Videos the watch has seen so far (kept: the newest 5,000).',
     },
+    pending_videos: {
+      type: 'integer',
+      description:
+        'Videos handed to its jobs whose outcome the next run reads: those whose captions were missing go into the next run’s job again, for `WATCH_CAPTION_RETRY_HOURS` (48 by default) after they were found.',
+    },
     last_run: named('WatchLastRun', {
       type: ['object', 'null'],
-      required: ['run', 'at', 'new_videos', 'job_id', 'error'],
+      required: ['run', 'at', 'new_videos', 'retried_videos', 'job_id', 'error'],
       properties: {
         run: { type: 'integer' },
         at: isoDate,
         new_videos: { type: 'integer' },
+        retried_videos: {
+          type: 'integer',
+          description: 'Videos of earlier runs whose captions were missing, in this run’s job again.',
+        },
         job_id: { type: ['string', 'null'] },
         error: named('WatchRunError', {
           type: ['object', 'null'],
@@ -209,7 +219,7 @@ export const WATCH_OPERATIONS: OperationSpec[] = [
     operationId: 'createWatch',
     summary: 'Watch a channel, playlist or search, and extract only what is new',
     description:
-      'Answers 201 with the watch. Every `interval_minutes` the watch lists its source’s newest videos, keeps those it has not seen and starts one bulk job for them (charged as jobs are: 1 credit per successful item), then sends `watch.new_videos` to `webhook_url`. The first run comes at once: without `backfill` it only records what exists. Upcoming premieres and live streams are not counted as seen until they can be read. Watches per account: Pro 10, Business 50, Enterprise 200. Counts as one request against the daily limit.',
+      'Answers 201 with the watch. Every `interval_minutes` the watch lists its source’s newest videos, keeps those it has not seen and starts one bulk job for them (charged as jobs are: 1 credit per successful item), then sends `watch.new_videos` to `webhook_url`. The first run comes at once: without `backfill` it only records what exists. Upcoming premieres and live streams are not counted as seen until they can be read; a video whose job item failed for missing captions (`NO_SUBTITLES`, `LANGUAGE_NOT_AVAILABLE`) goes into later runs’ jobs again for `WATCH_CAPTION_RETRY_HOURS` (48 by default). Watches per account: Pro 10, Business 50, Enterprise 200. Counts as one request against the daily limit.',
     auth: 'jobs',
     tier: 'pro',
     credits: 'none to create; each run’s job: 1 per successful item',
@@ -266,7 +276,7 @@ export const WATCH_OPERATIONS: OperationSpec[] = [
     operationId: 'runWatch',
     summary: 'Run a watch now',
     description:
-      'Lists the source now and starts a job for the new videos, as a scheduled run would (and moves the next scheduled run one interval on). `job_id` is null when nothing was new. A source that cannot be listed, or a job that cannot be started, answers that error (it is also the watch’s `last_run.error`, and the videos stay new for the next run). A run of the same watch already under way is 409 `CONFLICT`. Counts as one request against the daily limit.',
+      'Lists the source now and starts a job for the new videos, as a scheduled run would (and moves the next scheduled run one interval on). `job_id` is null when nothing was new and nothing was to be retried. A source that cannot be listed, or a job that cannot be started, answers that error (it is also the watch’s `last_run.error`, and the videos stay new for the next run). A run of the same watch already under way is 409 `CONFLICT`. Counts as one request against the daily limit.',
     auth: 'jobs',
     tier: 'pro',
     credits: 'none; the job it starts: 1 per successful item',
@@ -275,9 +285,13 @@ export const WATCH_OPERATIONS: OperationSpec[] = [
     response: named('WatchRunResult', {
       type: 'object',
       additionalProperties: false,
-      required: ['new_videos', 'job_id', 'rate_limit', 'request_id'],
+      required: ['new_videos', 'retried_videos', 'job_id', 'rate_limit', 'request_id'],
       properties: {
         new_videos: { type: 'integer' },
+        retried_videos: {
+          type: 'integer',
+          description: 'Videos of earlier runs whose captions were missing, in this job again.',
+        },
         job_id: { type: ['string', 'null'] },
         rate_limit: rateLimitSchema,
         request_id: { type: 'string' },

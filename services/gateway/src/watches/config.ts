@@ -11,6 +11,11 @@ export const watchesEnv = {
   WATCH_LIST_MAX: intBetween(1, 1_000).default(100),
   /** Listing a watch's source, every continuation up to WATCH_LIST_MAX. */
   WATCH_LISTING_TIMEOUT_MS: durationMs.default(60_000),
+  /**
+   * How long a video whose captions were missing is handed to later runs' jobs again (0: never),
+   * counted from the run that first found it.
+   */
+  WATCH_CAPTION_RETRY_HOURS: intBetween(0, 720).default(48),
   /** Watch lifecycle events (docs/events.md). */
   WATCH_EVENTS_TOPIC: nameString.default(TOPICS.watchEvents.default),
 };

@@ -28,9 +28,22 @@ export interface WatchRun {
   /** The run's number, 1 for the first. */
   run: number;
   new_videos: number;
+  /** Videos of earlier runs whose captions were missing, handed to this run's job again. */
+  retried_videos?: number;
   job_id: string | null;
   /** The source could not be listed, or the job could not be started (the videos stay new). */
   error: { code: string; message: string } | null;
+}
+
+/**
+ * A video handed to a job whose outcome the watch has not settled yet: in flight (`job_id` set), or
+ * waiting to be retried because its captions were missing (`job_id` null after a failed run).
+ */
+export interface WatchPending {
+  video_id: string;
+  /** When a run first handed it to a job: retries stop WATCH_CAPTION_RETRY_HOURS after this. */
+  first_seen: number;
+  job_id: string | null;
 }
 
 export type WatchDoc = {
@@ -48,6 +61,8 @@ export type WatchDoc = {
   last_run: WatchRun | null;
   /** Video ids already seen (handed to a job, or recorded by a first run without backfill), newest first. */
   seen: string[];
+  /** Videos whose job outcome is still to be read, newest first (absent on older watches). */
+  pending?: WatchPending[];
   lease_owner: string | null;
   lease_until: number;
   request_id: string;
@@ -59,6 +74,13 @@ export const WATCH_MIN_INTERVAL_MINUTES = 15;
 export const WATCH_MAX_INTERVAL_MINUTES = 10_080;
 /** Seen ids kept per watch: far more than one listing holds, so an old video never comes back as new. */
 export const WATCH_SEEN_MAX = 5_000;
+/** Videos a watch follows until their job's outcome is read (the oldest are let go beyond it). */
+export const WATCH_PENDING_MAX = 1_000;
+/**
+ * Item failures that mean "no captions yet": the platform often adds auto-generated captions hours
+ * after upload, so these are retried; every other failure (VIDEO_UNAVAILABLE, …) is final.
+ */
+export const CAPTION_MISSING_CODES: readonly string[] = ['NO_SUBTITLES', 'LANGUAGE_NOT_AVAILABLE'];
 
 /** `wat_` + the creation time (base 36, fixed width) + 64 random bits: ids sort by creation. */
 export function newWatchId(nowMs: number): string {
@@ -87,11 +109,13 @@ export function watchView(w: WatchDoc) {
     next_run_at: iso(w.next_run_at),
     runs: w.runs,
     seen_videos: w.seen.length,
+    pending_videos: (w.pending ?? []).length,
     last_run: w.last_run
       ? {
           run: w.last_run.run,
           at: iso(w.last_run.at),
           new_videos: w.last_run.new_videos,
+          retried_videos: w.last_run.retried_videos ?? 0,
           job_id: w.last_run.job_id,
           error: w.last_run.error,
         }

@@ -17,8 +17,9 @@ import type { JobsService } from '../jobs/service.ts';
 import { CHANNEL_TAB_OF, searchFiltersOf, watchUrl } from '../jobs/sources.ts';
 import { playlistIdOf } from '../video-urls.ts';
 import type { WebhookDeliveries } from '../webhooks/index.ts';
-import { WATCH_SEEN_MAX, newWatchId, watchView } from './model.ts';
-import type { WatchDoc, WatchRun, WatchSource, WatchView } from './model.ts';
+import { WATCH_PENDING_MAX, WATCH_SEEN_MAX, newWatchId, watchView } from './model.ts';
+import type { WatchDoc, WatchPending, WatchRun, WatchSource, WatchView } from './model.ts';
+import { settlePending } from './pending.ts';
 import type { WatchStore } from './store.ts';
 
 export type WatchEventType = 'watch.created' | 'watch.new_videos' | 'watch.run_failed' | 'watch.deleted';
@@ -40,6 +41,7 @@ export interface CreateWatchInput {
 
 interface RunOutcome {
   new_videos: number;
+  retried_videos: number;
   job_id: string | null;
 }
 
@@ -61,7 +63,7 @@ const notFound = (watchId: string) =>
 
 export function createWatchesService(deps: {
   store: WatchStore;
-  jobs: Pick<JobsService, 'create'>;
+  jobs: Pick<JobsService, 'create' | 'results'>;
   extractor: Pick<ExtractorBackend, 'listChannelVideos' | 'listPlaylistVideos' | 'listSearchVideos'>;
   /** The account behind a scheduled run (its tier now); null: gone, the run is skipped. */
   accountOf(accountId: string): Promise<Account | null>;
@@ -71,7 +73,12 @@ export function createWatchesService(deps: {
   clock: Clock;
   logger: Pick<Logger, 'warn' | 'info'>;
   instanceId: string;
-  config: { WATCH_LEASE_MS: number; WATCH_LIST_MAX: number; WATCH_LISTING_TIMEOUT_MS: number };
+  config: {
+    WATCH_LEASE_MS: number;
+    WATCH_LIST_MAX: number;
+    WATCH_LISTING_TIMEOUT_MS: number;
+    WATCH_CAPTION_RETRY_HOURS: number;
+  };
 }): WatchesService {
   const { store, clock, config, pricing } = deps;
 
@@ -147,6 +154,26 @@ export function createWatchesService(deps: {
     const number = watch.runs + 1;
     const nextRunAt = now + watch.interval_minutes * 60_000;
     let seen = watch.seen;
+    const retryMs = config.WATCH_CAPTION_RETRY_HOURS * 3_600_000;
+    // What became of the videos earlier runs handed to jobs: those without captions yet go again.
+    const settled = await settlePending({
+      jobs: deps.jobs,
+      accountId: watch.account_id,
+      pending: watch.pending ?? [],
+      nowMs: now,
+      retryMs,
+      onReadError: (err, jobId) =>
+        deps.logger.warn({ err, watch_id: watch._id, job_id: jobId }, 'reading a watch job failed'),
+    });
+    if (settled.givenUp > 0)
+      deps.logger.info(
+        { watch_id: watch._id, videos: settled.givenUp },
+        'a watch stopped retrying videos whose captions are still missing',
+      );
+    let pending: WatchPending[] = [
+      ...settled.retry.map((p) => ({ ...p, job_id: null })),
+      ...settled.following,
+    ];
     let last: WatchRun;
     /** The videos handed to this run's job (none when it failed or only recorded). */
     let delivered: string[];
@@ -155,15 +182,17 @@ export function createWatchesService(deps: {
       const listed = await readable(watch);
       const known = new Set(watch.seen);
       let fresh = [...new Set(listed)].filter((id) => !known.has(id));
+      const freshSet = new Set(fresh);
+      const retry = settled.retry.filter((p) => !freshSet.has(p.video_id));
       let jobId: string | null = null;
       if (number === 1 && !watch.backfill) {
         fresh = [];
         seen = [...new Set(listed)];
-      } else if (fresh.length > 0) {
+      } else if (fresh.length + retry.length > 0) {
         const job = await deps.jobs.create(
           account,
           {
-            source: { type: 'urls', urls: fresh.map(watchUrl) },
+            source: { type: 'urls', urls: [...fresh, ...retry.map((p) => p.video_id)].map(watchUrl) },
             options: watch.options,
             ...(watch.webhook_url ? { webhook_url: watch.webhook_url } : {}),
           },
@@ -171,8 +200,21 @@ export function createWatchesService(deps: {
         );
         jobId = job.job_id;
         seen = [...fresh, ...watch.seen];
+        if (retryMs > 0)
+          pending = [
+            ...fresh.map((video_id) => ({ video_id, first_seen: now, job_id: job.job_id })),
+            ...retry.map((p) => ({ ...p, job_id: job.job_id })),
+            ...settled.following,
+          ];
       }
-      last = { at: now, run: number, new_videos: fresh.length, job_id: jobId, error: null };
+      last = {
+        at: now,
+        run: number,
+        new_videos: fresh.length,
+        retried_videos: jobId ? retry.length : 0,
+        job_id: jobId,
+        error: null,
+      };
       delivered = fresh;
     } catch (err) {
       const e = err instanceof AppError ? err : Errors.internal(err);
@@ -182,6 +224,7 @@ export function createWatchesService(deps: {
         at: now,
         run: number,
         new_videos: 0,
+        retried_videos: 0,
         job_id: null,
         error: { code: e.code, message: e.message },
       };
@@ -189,6 +232,7 @@ export function createWatchesService(deps: {
     }
     const recorded = await store.finishRun(watch._id, owner, {
       seen: seen.slice(0, WATCH_SEEN_MAX),
+      pending: pending.slice(0, WATCH_PENDING_MAX),
       last,
       nextRunAt,
       nowMs: clock.now(),
@@ -196,8 +240,13 @@ export function createWatchesService(deps: {
     if (!recorded) deps.logger.warn({ watch_id: watch._id }, 'a watch run lost its lease before recording');
     const after = { ...watch, runs: number, last_run: last };
     if (last.error) await announce('watch.run_failed', after, last);
-    else if (last.job_id) await announce('watch.new_videos', after, last, delivered);
-    return { new_videos: last.new_videos, job_id: last.job_id, failure };
+    else if (last.job_id && delivered.length > 0) await announce('watch.new_videos', after, last, delivered);
+    return {
+      new_videos: last.new_videos,
+      retried_videos: last.retried_videos ?? 0,
+      job_id: last.job_id,
+      failure,
+    };
   }
 
   return {
@@ -303,7 +352,11 @@ export function createWatchesService(deps: {
       const outcome = await run(held, account, owner);
       // Recorded as the watch's last run; the caller hears the error itself.
       if (outcome.failure) throw outcome.failure;
-      return { new_videos: outcome.new_videos, job_id: outcome.job_id };
+      return {
+        new_videos: outcome.new_videos,
+        retried_videos: outcome.retried_videos,
+        job_id: outcome.job_id,
+      };
     },
 
     async runDue(limit) {
@@ -317,6 +370,7 @@ export function createWatchesService(deps: {
           // The account is gone: nothing to run for; look again at the next interval.
           await store.finishRun(held._id, owner, {
             seen: held.seen,
+            pending: held.pending ?? [],
             last: {
               at: clock.now(),
               run: held.runs,

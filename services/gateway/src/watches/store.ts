@@ -4,7 +4,7 @@
  * lost the lease (it stalled past `lease_until`, another took the watch over) records nothing.
  */
 import type { DocumentStore } from '@subx/ports';
-import type { WatchDoc, WatchRun } from './model.ts';
+import type { WatchDoc, WatchPending, WatchRun } from './model.ts';
 
 const WATCHES_COLLECTION = 'watches';
 
@@ -24,7 +24,7 @@ export interface WatchStore {
   finishRun(
     watchId: string,
     owner: string,
-    run: { seen: string[]; last: WatchRun; nextRunAt: number; nowMs: number },
+    run: { seen: string[]; pending: WatchPending[]; last: WatchRun; nextRunAt: number; nowMs: number },
   ): Promise<boolean>;
 }
 
@@ -60,6 +60,7 @@ export function createWatchStore(store: DocumentStore): WatchStore {
         {
           $set: {
             seen: run.seen,
+            pending: run.pending,
             last_run: run.last,
             runs: run.last.run,
             next_run_at: run.nextRunAt,

@@ -20,6 +20,8 @@ import { createJobNotifier } from '../../src/jobs/notify.ts';
 import { createJobsService } from '../../src/jobs/service.ts';
 import { createJobStore } from '../../src/jobs/store.ts';
 import { ADMIN_OPERATION_SPECS } from '../../src/schemas/admin-operations.ts';
+import { createWatchesService } from '../../src/watches/service.ts';
+import { createWatchStore } from '../../src/watches/store.ts';
 import { createWebhookModule } from '../../src/webhooks/index.ts';
 import { buildTestGateway, VIDEO_URL } from './support.ts';
 
@@ -34,7 +36,7 @@ afterEach(async () => {
   replicas = undefined;
 });
 
-/** The admin app with every optional part (jobs, webhooks), beside a real public app. */
+/** The admin app with every optional part (jobs, watches, webhooks), beside a real public app. */
 async function setup() {
   replicas = await startReplicas(1);
   const m = replicas.modules[0]!;
@@ -46,7 +48,8 @@ async function setup() {
     config,
     pepper: 'admin-openapi-test-pepper-0123456789',
   });
-  const store = createJobStore(createInMemoryDocumentStore());
+  const documents = createInMemoryDocumentStore();
+  const store = createJobStore(documents);
   await store.ensureIndexes();
   const jobs = createJobsService({
     store,
@@ -66,15 +69,31 @@ async function setup() {
     deps: { access: m.access, credits: m.credits, idempotency: m.idempotency, clock: replicas.clock },
   });
   apps.push(gateway.app);
+  const watchStore = createWatchStore(documents);
+  await watchStore.ensureIndexes();
+  const watches = createWatchesService({
+    store: watchStore,
+    jobs,
+    extractor: gateway.backends.extractor,
+    accountOf: async () => null,
+    events: { publish: async () => {} },
+    webhooks: null,
+    pricing: DEFAULT_PRICING,
+    clock: replicas.clock,
+    logger: silent,
+    instanceId: 'admin-openapi',
+    config,
+  });
   const admin = await buildAdminApp({
     config: gateway.config,
     access: m,
     publicApp: gateway.app,
     jobs,
+    watches,
     webhooks,
   });
   apps.push(admin);
-  return { admin, jobs };
+  return { admin, jobs, watches };
 }
 
 /**
@@ -133,12 +152,12 @@ describe('admin /openapi.json', () => {
         ),
     );
     expect(fastifyRoutes(admin)).toEqual([...documented, 'GET /openapi.json'].sort());
-    // The parser reads what it should: the table has eleven rows, all routed here.
-    expect(documented).toHaveLength(11);
+    // The parser reads what it should: the table has thirteen rows, all routed here.
+    expect(documented).toHaveLength(13);
   });
 
   it('real answers match the documented response schemas', async () => {
-    const { admin, jobs } = await setup();
+    const { admin, jobs, watches } = await setup();
     const doc = (await admin.inject({ method: 'GET', url: '/openapi.json' })).json();
     const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false });
     const check = async (method: string, url: string, path: string, payload?: unknown) => {
@@ -182,6 +201,29 @@ describe('admin /openapi.json', () => {
     await check('POST', `${account}/webhook-secret`, `${A}/webhook-secret`);
     const page = await check('GET', `${account}/jobs?limit=5`, `${A}/jobs`);
     expect(page.jobs).toHaveLength(1);
+    const watch = await watches.create(
+      { id, tier: 'pro' },
+      {
+        source: { type: 'search', query: 'lofi' },
+        interval_minutes: 60,
+        backfill: false,
+        options: jobOptions,
+      },
+      'r2',
+    );
+    const listed = await check('GET', `${account}/watches`, `${A}/watches`);
+    expect(listed.watches.map((w: { watch_id: string }) => w.watch_id)).toEqual([watch.watch_id]);
+    const other = await check('POST', '/admin/v1/accounts', '/admin/v1/accounts', { tier: 'pro' });
+    // Another account's watch is not found through this one.
+    const foreign = await admin.inject({
+      method: 'DELETE',
+      url: `/admin/v1/accounts/${String(other.account_id)}/watches/${watch.watch_id}`,
+      headers: auth,
+    });
+    expect(foreign.statusCode).toBe(404);
+    expect(foreign.json().error.code).toBe('NOT_FOUND');
+    await check('DELETE', `${account}/watches/${watch.watch_id}`, `${A}/watches/{watch_id}`);
+    expect((await check('GET', `${account}/watches`, `${A}/watches`)).watches).toEqual([]);
     await check('DELETE', `${account}/api-key`, `${A}/api-key`);
   });
 

@@ -1,14 +1,20 @@
 /**
  * The watches harness for the gateway's HTTP tests: the real routes, watches service and store
- * (in-memory document store) and jobs service, over fake backends; a second service over the same
- * store stands for another gateway replica.
+ * (in-memory document store), jobs service and job runner (direct fan-out), over fake backends; a
+ * second service over the same store stands for another gateway replica.
  */
 import { afterEach, expect } from 'vitest';
 import { ManualClock, createInMemoryDocumentStore } from '@subx/ports';
 import { DEFAULT_PRICING } from '../../src/access/pricing.ts';
 import type { AccessPricing } from '../../src/access/pricing.ts';
+import { loadConfig } from '../../src/config.ts';
+import { createDirectFanOut } from '../../src/fanout/direct.ts';
+import type { JobDoc } from '../../src/jobs/model.ts';
 import { createJobNotifier } from '../../src/jobs/notify.ts';
+import { createJobRunner } from '../../src/jobs/runner.ts';
+import type { JobRunner } from '../../src/jobs/runner.ts';
 import { createJobsService } from '../../src/jobs/service.ts';
+import { createJobSourceLister } from '../../src/jobs/sources.ts';
 import { createJobStore } from '../../src/jobs/store.ts';
 import { createWatchesService } from '../../src/watches/service.ts';
 import type { WatchEventType, WatchesService } from '../../src/watches/service.ts';
@@ -18,7 +24,12 @@ import { KEYS, START, buildTestGateway, createTestLedger } from './support.ts';
 import type { TestGateway } from './support.ts';
 
 export const PLAYLIST = 'https://www.youtube.com/playlist?list=PLwatched';
-export const CONFIG = { WATCH_LEASE_MS: 60_000, WATCH_LIST_MAX: 100, WATCH_LISTING_TIMEOUT_MS: 5_000 };
+export const CONFIG = {
+  WATCH_LEASE_MS: 60_000,
+  WATCH_LIST_MAX: 100,
+  WATCH_LISTING_TIMEOUT_MS: 5_000,
+  WATCH_CAPTION_RETRY_HOURS: 48,
+};
 const ACCOUNTS: Record<string, 'free' | 'pro'> = { acc_pro: 'pro', acc_pro2: 'pro', acc_free: 'free' };
 
 export interface Harness {
@@ -31,12 +42,19 @@ export interface Harness {
   events: { type: WatchEventType; run: number }[];
   webhooks: { subject: string; event: string; data: Record<string, unknown> }[];
   playlist: string[];
+  /** The account's credits (the ledger the jobs charge). */
+  balance(accountId: string): number;
+  /** Runs every open job to its end (the job runner's polls). */
+  drain(): Promise<void>;
 }
 
 let current: Harness | undefined;
+let runner: JobRunner | undefined;
 afterEach(async () => {
+  await runner?.stop(1_000);
   await current?.gw.app.close();
   current = undefined;
+  runner = undefined;
 });
 
 export async function harness(pricing: AccessPricing = DEFAULT_PRICING): Promise<Harness> {
@@ -45,14 +63,15 @@ export async function harness(pricing: AccessPricing = DEFAULT_PRICING): Promise
   const jobStore = createJobStore(documents);
   await jobStore.ensureIndexes();
   const ledger = createTestLedger({ acc_free: 100, acc_pro: 100, acc_pro2: 100 });
+  const notifier = createJobNotifier({
+    store: jobStore,
+    events: { publish: async () => {} },
+    webhooks: null,
+    logger: { warn: () => {} },
+  });
   const jobs = createJobsService({
     store: jobStore,
-    notifier: createJobNotifier({
-      store: jobStore,
-      events: { publish: async () => {} },
-      webhooks: null,
-      logger: { warn: () => {} },
-    }),
+    notifier,
     webhooks: null,
     credits: ledger.ledger,
     pricing,
@@ -92,6 +111,32 @@ export async function harness(pricing: AccessPricing = DEFAULT_PRICING): Promise
     hasMore: false,
     cached: false,
   });
+  const silent = { info: () => {}, warn: () => {}, error: () => {} };
+  runner = createJobRunner({
+    store: jobStore,
+    fanOut: createDirectFanOut({ extractor, concurrency: 4 }),
+    lister: createJobSourceLister({ extractor, timeoutMs: 5_000, sleep: async () => {} }),
+    credits: ledger.ledger,
+    pricing,
+    notifier,
+    clock,
+    logger: silent,
+    config: loadConfig({ LOG_LEVEL: 'silent', JOB_WINDOW_SIZE: '3', JOBS_POLL_MS: '60000' }),
+    instanceId: 'runner-a',
+    sleep: async () => {},
+  });
+  const jobRunner = runner;
+  const drain = async () => {
+    for (let i = 0; i < 100; i++) {
+      await jobRunner.pollOnce();
+      await jobRunner.idle();
+      const open = await documents
+        .collection<JobDoc>('jobs')
+        .countDocuments({ status: { $in: ['queued', 'running'] } });
+      if (open === 0) return;
+    }
+    throw new Error('jobs did not finish');
+  };
   const watches = service('gw-a', extractor);
   const replica = service('gw-b', extractor);
   await gw.app.close();
@@ -105,6 +150,8 @@ export async function harness(pricing: AccessPricing = DEFAULT_PRICING): Promise
     replica,
     events,
     webhooks,
+    drain,
+    balance: (accountId: string) => ledger.balances.get(accountId) ?? 0,
   }) as Harness;
   return current;
 }
