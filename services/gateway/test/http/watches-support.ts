@@ -116,6 +116,7 @@ export async function harness(pricing: AccessPricing = DEFAULT_PRICING): Promise
     store: jobStore,
     fanOut: createDirectFanOut({ extractor, concurrency: 4 }),
     lister: createJobSourceLister({ extractor, timeoutMs: 5_000, sleep: async () => {} }),
+    extractor,
     credits: ledger.ledger,
     pricing,
     notifier,
