@@ -64,7 +64,6 @@ cmd_up() {
       case $e in
         kafka) install_kafka & pids+=($!); names+=(kafka) ;;
         mongo) install_ferretdb & pids+=($!); names+=(mongo) ;;
-        registry) install_registry & pids+=($!); names+=(registry) ;;
       esac
     done
     for e in "${need[@]}"; do
@@ -74,6 +73,8 @@ cmd_up() {
     for i in "${!pids[@]}"; do
       wait "${pids[$i]}" || { rc=1; log "${names[$i]}: install failed (see above)"; }
     done
+    # After Kafka's: two Maven runs at once on one local repository can corrupt it.
+    if [[ " ${need[*]} " == *" registry "* ]]; then (install_registry) || rc=1; fi
     ((rc == 0)) || die "installation failed"
     # launch Kafka first (slowest to boot), then the others, then wait for each
     for e in kafka registry redis mongo stt; do
