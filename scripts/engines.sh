@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
 # scripts/engines.sh — run REAL Redis, Apache Kafka (KRaft), FerretDB (MongoDB wire protocol) and a
 # speech-to-text server (scripts/stt-server: PocketSphinx behind OpenAI's transcription API)
-# natively on loopback for integration tests. No Docker, no network at run time.
+# natively on loopback for integration tests, and on request a schema registry (Apicurio Registry,
+# Confluent-compatible API). No Docker, no network at run time.
 #
 #   eval "$(scripts/engines.sh up)"            # start all four (or reuse running ones)
 #   eval "$(scripts/engines.sh up redis kafka)" # a subset
+#   eval "$(scripts/engines.sh up registry)"   # the schema registry (never in the default set)
 #   scripts/engines.sh env [ENGINE...]          # print the export lines again (exit 1 if not running)
 #   scripts/engines.sh restart kafka [--pause S] # stop (stay down S s) + start on the SAME ports, keeping data
 #   scripts/engines.sh status                   # human summary
 #   scripts/engines.sh down [ENGINE...]         # stop and delete run data
 #
-# ENGINE is one of: redis, kafka, mongo (alias: ferretdb), stt (alias: speech). stdout carries only `export ...` lines;
+# ENGINE is one of: redis, kafka, mongo (alias: ferretdb), stt (alias: speech), registry (alias: apicurio). stdout carries only `export ...` lines;
 # everything else goes to stderr. See scripts/engines.md.
 set -euo pipefail
 
@@ -32,8 +34,13 @@ KAFKA_TIMEOUT=${KAFKA_TIMEOUT:-90}
 MONGO_TIMEOUT=${MONGO_TIMEOUT:-30}
 STT_TIMEOUT=${STT_TIMEOUT:-30}
 STT_MODEL_ID=${STT_MODEL_ID:-pocketsphinx-en-us}
+APICURIO_VERSION=${APICURIO_VERSION:-2.4.2.Final}   # engines/registry.sh says why this line
+APICURIO_QUARKUS_VERSION=2.16.4.Final            # the Quarkus its parent POM names
+REGISTRY_TIMEOUT=${REGISTRY_TIMEOUT:-90}
+REGISTRY_JVM_OPTS=${REGISTRY_JVM_OPTS:--Xmx384m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:+ExitOnOutOfMemoryError}
 
-ALL_ENGINES=(redis kafka mongo stt)
+DEFAULT_ENGINES=(redis kafka mongo stt)
+ALL_ENGINES=(redis kafka mongo stt registry)
 SELF=engines.sh
 
 # The parts, next to this file (the script is run from any directory).
@@ -46,6 +53,8 @@ ENGINES_LIB=$(dirname "$(realpath "${BASH_SOURCE[0]}")")/engines
 . "$ENGINES_LIB/install.sh"
 # shellcheck source=engines/launch.sh
 . "$ENGINES_LIB/launch.sh"
+# shellcheck source=engines/registry.sh
+. "$ENGINES_LIB/registry.sh"
 # shellcheck source=engines/commands.sh
 . "$ENGINES_LIB/commands.sh"
 

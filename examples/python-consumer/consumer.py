@@ -4,7 +4,8 @@ beginning in a group of its own, checks each message's CloudEvents binary-mode h
 protobuf payload, drops redeliveries by ce_id, and sums the credits per account.
 
 It stops when --expect events were read, or when --timeout seconds passed, and prints one JSON
-object: {"events": n, "credits": total, "by_account": {...}, "duplicates": n}. Exit status 1 when a
+object: {"events": n, "credits": total, "by_account": {...}, "duplicates": n, "schema_ids": n}
+(schema_ids: events that carried a schema registry id header, `__value_schema_id`). Exit status 1 when a
 message breaks the contract (its first problem on stderr), 2 when fewer events than expected came.
 """
 
@@ -32,7 +33,17 @@ class ContractError(Exception):
 
 
 def headers_of(message):
-    return {key: (value or b"").decode("utf-8") for key, value in (message.headers() or [])}
+    """The text headers. `__value_schema_id` (a schema registry's id, binary: see docs/events.md) is
+    left to registry-aware deserializers; this consumer has the classes and needs no registry."""
+    return {
+        key: (value or b"").decode("utf-8")
+        for key, value in (message.headers() or [])
+        if not key.startswith("__")
+    }
+
+
+def has_schema_id(message):
+    return any(key == "__value_schema_id" and value for key, value in (message.headers() or []))
 
 
 def check(message):
@@ -76,6 +87,7 @@ def main():
     seen = set()
     by_account = {}
     duplicates = 0
+    schema_ids = 0
     deadline = time.monotonic() + args.timeout
     try:
         while time.monotonic() < deadline and (args.expect == 0 or len(seen) < args.expect):
@@ -97,6 +109,7 @@ def main():
                 duplicates += 1
                 continue
             seen.add(event_id)
+            schema_ids += 1 if has_schema_id(message) else 0
             account = event.envelope.account_id
             by_account[account] = by_account.get(account, 0) + event.credits
             consumer.commit(message=message, asynchronous=False)
@@ -104,7 +117,17 @@ def main():
         consumer.close()
 
     total = sum(by_account.values())
-    print(json.dumps({"events": len(seen), "credits": total, "by_account": by_account, "duplicates": duplicates}))
+    print(
+        json.dumps(
+            {
+                "events": len(seen),
+                "credits": total,
+                "by_account": by_account,
+                "duplicates": duplicates,
+                "schema_ids": schema_ids,
+            }
+        )
+    )
     return 2 if len(seen) < args.expect else 0
 
 

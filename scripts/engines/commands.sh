@@ -5,7 +5,11 @@
 parse_engines() {  # sets ENGINES from args (default: all)
   ENGINES=()
   local a e seen=" "
-  if (($# == 0)); then ENGINES=("${ALL_ENGINES[@]}"); return; fi
+  # No names: the default set (the registry only when named), or every engine for `down`.
+  if (($# == 0)); then
+    if [[ ${PARSE_ALL:-} == 1 ]]; then ENGINES=("${ALL_ENGINES[@]}"); else ENGINES=("${DEFAULT_ENGINES[@]}"); fi
+    return
+  fi
   for a in "$@"; do
     e=$(norm_engine "$a")
     [[ $seen == *" $e "* ]] && continue
@@ -69,9 +73,11 @@ cmd_up() {
     for i in "${!pids[@]}"; do
       wait "${pids[$i]}" || { rc=1; log "${names[$i]}: install failed (see above)"; }
     done
+    # After Kafka's: two Maven runs at once on one local repository can corrupt it.
+    if [[ " ${need[*]} " == *" registry "* ]]; then (install_registry) || rc=1; fi
     ((rc == 0)) || die "installation failed"
     # launch Kafka first (slowest to boot), then the others, then wait for each
-    for e in kafka redis mongo stt; do
+    for e in kafka registry redis mongo stt; do
       if [[ " ${need[*]} " == *" $e "* ]]; then "launch_$e" fresh; fi
     done
     for e in "${need[@]}"; do wait_engine "$e"; done
@@ -95,7 +101,7 @@ cmd_env() {
 }
 
 cmd_down() {
-  parse_engines "$@"
+  PARSE_ALL=1 parse_engines "$@"
   take_lock
   local e
   for e in "${ENGINES[@]}"; do stop_engine "$e"; done
@@ -131,7 +137,7 @@ cmd_restart() {
     t0=$(now)
     if [[ ! -s $(engine_dir "$e")/port ]]; then
       log "$e: was never started, doing a fresh start"
-      case $e in redis) install_redis ;; kafka) install_kafka ;; mongo) install_ferretdb ;; stt) install_stt ;; esac
+      case $e in redis) install_redis ;; kafka) install_kafka ;; mongo) install_ferretdb ;; stt) install_stt ;; registry) install_registry ;; esac
       "launch_$e" fresh
     else
       stop_engine "$e"
@@ -166,6 +172,8 @@ cmd_status() {
                "$FERRETDB_VERSION" "$([[ -x $(ferretdb_bin) ]] || echo ', not built yet')" ;;
       stt)   printf '  %-6s %-24s port %-6s pid %-8s PocketSphinx speech-to-text (%s)%s\n' stt "$state" "$port" "$pid" \
                "$STT_MODEL_ID" "$([[ -x $(stt_python) ]] || echo ', venv not created yet')" ;;
+      registry) printf '  %-6s %-24s port %-6s pid %-8s Apicurio Registry %s (in memory, /apis/ccompat/v7)%s\n' registry "$state" "$port" "$pid" \
+               "$APICURIO_VERSION" "$([[ -f $(registry_home)/.complete ]] || echo ', not built yet')" ;;
     esac
   done
   return 0
@@ -180,9 +188,11 @@ usage: $SELF up [ENGINE...]        start (or reuse) engines; prints export lines
                                     same port keeping data (simulates an outage)
        $SELF status                human summary
        $SELF down [ENGINE...]      stop engines and remove their run data
-ENGINE: redis | kafka | mongo (alias ferretdb) | stt (alias speech); default: all four.
+ENGINE: redis | kafka | mongo (alias ferretdb) | stt (alias speech) | registry (alias apicurio);
+        default: all but registry (\`down\` without names: all).
 Env: ENGINES_DIR (default /tmp/subx-engines), ENGINES_CACHE (default ~/.cache/subx-engines),
      STT_VENV (default \$ENGINES_CACHE/stt-venv), STT_MODEL_ID, STT_TIMEOUT,
+     APICURIO_VERSION, REGISTRY_TIMEOUT, REGISTRY_JVM_OPTS,
      KAFKA_HEAP_OPTS, KAFKA_EXTRA_CONFIG (extra server.properties lines; @PORT@ and
      @CONTROLLER_PORT@ are replaced by the broker's ports).
 EOF

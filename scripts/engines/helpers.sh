@@ -33,7 +33,8 @@ norm_engine() {
     kafka) echo kafka ;;
     mongo|mongodb|ferretdb|ferret) echo mongo ;;
     stt|speech) echo stt ;;
-    *) die "unknown engine '$1' (expected: redis, kafka, mongo/ferretdb, stt)" ;;
+    registry|schema-registry|apicurio) echo registry ;;
+    *) die "unknown engine '$1' (expected: redis, kafka, mongo/ferretdb, stt, registry)" ;;
   esac
 }
 
@@ -81,6 +82,7 @@ engine_pattern() {
     kafka) echo "kafka.Kafka" ;;
     mongo) echo "ferretdb" ;;
     stt) echo "stt-server/server.py" ;;
+    registry) echo "subx-schema-registry" ;;
   esac
 }
 

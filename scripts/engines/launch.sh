@@ -39,6 +39,7 @@ wait_engine() {
     kafka) wait_ready kafka "$KAFKA_TIMEOUT" "$d/server.log" "$d/kafka.out" ;;
     mongo) wait_ready mongo "$MONGO_TIMEOUT" "$d/ferretdb.log" ;;
     stt) wait_ready stt "$STT_TIMEOUT" "$d/stt.log" ;;
+    registry) wait_ready registry "$REGISTRY_TIMEOUT" "$d/registry.log" ;;
   esac
 }
 

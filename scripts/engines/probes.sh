@@ -123,5 +123,6 @@ engine_env_line() {
     mongo) echo "export MONGO_URL=mongodb://127.0.0.1:$port/" ;;
     stt) echo "export TRANSCRIBE_BASE_URL=http://127.0.0.1:$port/v1"
          echo "export TRANSCRIBE_MODEL=$STT_MODEL_ID" ;;
+    registry) echo "export SCHEMA_REGISTRY_URL=http://127.0.0.1:$port/apis/ccompat/v7" ;;
   esac
 }

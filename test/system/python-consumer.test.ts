@@ -11,7 +11,13 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createInMemoryDocumentStore, createInMemoryKeyValueStore, systemClock } from '@subx/ports';
+import { eventDescriptors, topicSchemas } from '@subx/contracts';
+import {
+  createInMemoryDocumentStore,
+  createInMemoryKeyValueStore,
+  registerTopicSchemas,
+  systemClock,
+} from '@subx/ports';
 import type { KafkaEventBus } from '@subx/ports';
 import { createLogger } from '@subx/service-kit';
 import { brokerList, describeWithEngine } from '@subx/testing/engines';
@@ -30,11 +36,23 @@ describeWithEngine('kafka', 'the Python consumer example on real Kafka', (broker
   const buses: KafkaEventBus[] = [];
   let gateway: AccessModule;
   let billing: RunningBillingService;
+  const registryUrl = process.env.SCHEMA_REGISTRY_URL?.trim();
+  const valueSchemaIds = new Map<string, Buffer>();
 
   beforeAll(async () => {
     // The virtual environment and generated classes, made once and cached (the first time from PyPI).
     await run('bash', ['examples/python-consumer/run.sh', '--help'], { cwd: repoRoot, timeout: 300_000 });
-    const gatewayBus = testKafkaBus(brokers, 'python-example-gateway');
+    // With a schema registry (CI starts one), the usage events carry its binary `__value_schema_id`
+    // header too: the consumer must read them all the same.
+    if (registryUrl) {
+      const registered = await registerTopicSchemas(
+        { url: registryUrl },
+        eventDescriptors(),
+        topicSchemas({ creditUsage: topics.usage }),
+      );
+      for (const [topic, id] of registered) valueSchemaIds.set(topic, id);
+    }
+    const gatewayBus = testKafkaBus(brokers, 'python-example-gateway', 3, valueSchemaIds);
     const billingBus = testKafkaBus(brokers, 'python-example-billing');
     buses.push(gatewayBus, billingBus);
     await gatewayBus.ensureTopics([topics.usage]);
@@ -132,8 +150,10 @@ describeWithEngine('kafka', 'the Python consumer example on real Kafka', (broker
       events: number;
       credits: number;
       by_account: Record<string, number>;
+      schema_ids: number;
     };
     expect(result.events).toBe(events);
+    expect(result.schema_ids).toBe(registryUrl ? events : 0);
     expect(result.by_account).toEqual(Object.fromEntries(charged));
     for (const account of accounts) {
       expect(result.by_account[account]).toBe((await billing.ledger.ledgerTotal(account)).credits);

@@ -12,7 +12,7 @@ import {
   createJsonCache,
   createKafkaEventBus,
 } from '@subx/ports';
-import type { EventBus, KafkaEventBus } from '@subx/ports';
+import type { EventBus, KafkaEventBus, ValueSchemaIds } from '@subx/ports';
 import { createLogger } from '@subx/service-kit';
 import { loadAiConfig, startAiService } from '../../services/ai/src/index.ts';
 import type { RunningAiService } from '../../services/ai/src/index.ts';
@@ -34,11 +34,17 @@ export const silentLogger = {
 };
 
 /** Short group timings so joins, leaves and rebalances take a second or two, not 30 s. */
-export function testKafkaBus(brokers: string[], clientId: string, partitions = 3): KafkaEventBus {
+export function testKafkaBus(
+  brokers: string[],
+  clientId: string,
+  partitions = 3,
+  valueSchemaIds?: ValueSchemaIds,
+): KafkaEventBus {
   return createKafkaEventBus({
     brokers,
     clientId,
     partitions,
+    ...(valueSchemaIds ? { valueSchemaIds } : {}),
     ...FAST_KAFKA_TIMINGS,
     consumer: { ...FAST_KAFKA_TIMINGS.consumer, maxWaitTimeInMs: 20 },
   });

@@ -13,6 +13,8 @@ export { TOPICS, CONSUMER_GROUPS } from './topics.ts';
 export type { BusName } from './topics.ts';
 export { CLOUD_EVENT_KINDS, PROTOBUF_CONTENT_TYPE, cloudEventHeaders, envelopeOf } from './cloud-events.ts';
 export type { CloudEventFacts, CloudEventKind } from './cloud-events.ts';
+export { eventDescriptors, eventMessageType, topicSchemas } from './event-schemas.ts';
+export type { TopicKey, TopicSchema } from './event-schemas.ts';
 
 /**
  * The gRPC health name (grpc.health.v1) under which the extractor says whether the video platform

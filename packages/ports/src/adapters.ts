@@ -7,6 +7,7 @@ import { createKafkaEventBus, type KafkaConsumerTuning } from './event-bus/kafka
 import type { Logger } from './logger.ts';
 import type { KafkaSecurity } from './event-bus/kafka-security.ts';
 import type { BusObserver, EventBus } from './event-bus/port.ts';
+import type { ValueSchemaIds } from './event-bus/schema-registry.ts';
 import { createInMemoryKeyValueStore } from './key-value/in-memory.ts';
 import type { KeyValueStore } from './key-value/port.ts';
 import { createRedisKeyValueStore } from './key-value/redis.ts';
@@ -29,6 +30,8 @@ export interface AdaptersConfig {
   busObserver?: BusObserver;
   /** TLS and SASL to Kafka (service-kit's `kafkaSecurityFromConfig`). */
   kafkaSecurity?: KafkaSecurity;
+  /** Schema id headers per topic (`registerTopicSchemas`), for the Kafka bus; filled at start-up. */
+  valueSchemaIds?: ValueSchemaIds;
 }
 
 export interface Adapters {
@@ -85,6 +88,7 @@ export function createAdapters(config: AdaptersConfig): Adapters {
           ...(config.kafkaConsumer ? { consumer: config.kafkaConsumer } : {}),
           ...(config.busObserver ? { observer: config.busObserver } : {}),
           ...(config.kafkaSecurity ? { security: config.kafkaSecurity } : {}),
+          ...(config.valueSchemaIds ? { valueSchemaIds: config.valueSchemaIds } : {}),
         })
       : createInProcessEventBus(config.busObserver ? { observer: config.busObserver } : {});
   const store = mongoUrl

@@ -19,6 +19,13 @@ export {
   type KafkaSaslMechanism,
   type KafkaSecurity,
 } from './event-bus/kafka-security.ts';
+export {
+  registerTopicSchemas,
+  VALUE_SCHEMA_ID_HEADER,
+  type SchemaRegistryOptions,
+  type TopicSchemaOf,
+  type ValueSchemaIds,
+} from './event-bus/schema-registry.ts';
 export type { RetryBackoff } from './event-bus/shared.ts';
 export { MAX_UNCOMMITTED_SPAN } from './event-bus/shared.ts';
 export { createInMemoryDocumentStore } from './document-store/in-memory.ts';

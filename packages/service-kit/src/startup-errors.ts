@@ -7,6 +7,7 @@
 import { ConfigError } from './config.ts';
 import type { ConfigIssue } from './config.ts';
 import { DependenciesUnreachableError } from './dependencies.ts';
+import { SchemaRegistryStartupError } from './net/schema-registry-env.ts';
 
 /** `PORT 8080 is already in use (set PORT to another port)`. */
 export class PortInUseError extends Error {
@@ -119,5 +120,6 @@ export function startupProblem(err: unknown): string | null {
   if (err instanceof PortInUseError || err instanceof PortsInUseError) return err.message;
   if (err instanceof ConfigError) return err.message;
   if (err instanceof DependenciesUnreachableError) return err.message;
+  if (err instanceof SchemaRegistryStartupError) return err.message;
   return null;
 }

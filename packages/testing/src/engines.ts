@@ -106,3 +106,40 @@ export function describeWithEngine(engine: EngineName, name: string, fn: (endpoi
     describe.skip(`${name} (no ${engine} engine)`, () => fn('unavailable'));
   });
 }
+
+/** Starts the schema registry (Apicurio Registry, in memory) natively and exports its URL. */
+export const REGISTRY_UP = 'eval "$(bash scripts/engines.sh up registry)"';
+
+/**
+ * `describe` with a schema registry's Confluent-compatible URL (SCHEMA_REGISTRY_URL, which
+ * `scripts/engines.sh up registry` exports). No container fallback: without the variable, a failing
+ * test under CI and a loudly skipped suite elsewhere, as `describeWithEngine`.
+ */
+export function describeWithRegistry(name: string, fn: (url: string) => void): void {
+  describe(name, () => {
+    const url = process.env.SCHEMA_REGISTRY_URL?.trim();
+    if (url) {
+      recordRequirement({
+        kind: 'engine',
+        name: 'registry',
+        ran: true,
+        enable: REGISTRY_UP,
+        via: 'SCHEMA_REGISTRY_URL',
+      });
+      fn(url);
+      return;
+    }
+    const reason = 'SCHEMA_REGISTRY_URL not set';
+    recordRequirement({ kind: 'engine', name: 'registry', ran: false, reason, enable: REGISTRY_UP });
+    if (process.env.CI) {
+      it('engine registry is available', () => {
+        throw new Error(`engine registry not configured in CI: ${reason}; turn it on with: ${REGISTRY_UP}`);
+      });
+      return;
+    }
+    console.warn(
+      `\n*** SKIPPING integration suite "${name}": ${reason}; turn it on with: ${REGISTRY_UP} ***\n`,
+    );
+    describe.skip(`${name} (no registry)`, () => fn('unavailable'));
+  });
+}

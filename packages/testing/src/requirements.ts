@@ -7,7 +7,7 @@
  */
 export interface SuiteRequirement {
   kind: 'engine' | 'browser' | 'tool';
-  /** redis | kafka | mongo, chromium, helm */
+  /** redis | kafka | mongo | registry, chromium, helm */
   name: string;
   ran: boolean;
   /** Why it did not run. */

@@ -17,7 +17,8 @@
  * Run by `npm start` through `scripts/start-embedded.ts` (the path the scripts and tests call), or
  * directly; `launcher.ts` spawns it for black-box tests.
  */
-import { createAdapters } from '@subx/ports';
+import { eventDescriptors, eventMessageType, topicSchemas } from '@subx/contracts';
+import { createAdapters, registerTopicSchemas } from '@subx/ports';
 import {
   assertPortsFree,
   busMetrics,
@@ -26,6 +27,8 @@ import {
   kafkaSecurityFromConfig,
   loadAllConfig,
   metricsPort,
+  SchemaRegistryStartupError,
+  schemaRegistryFromConfig,
   startMetricsServer,
   startupProblem,
   waitForEngines,
@@ -78,6 +81,8 @@ try {
     access: () => loadAccessConfig(env, { embedded: true }),
     // KAFKA_SSL* / KAFKA_SASL_* of the one bus every service shares here (files read now).
     kafkaSecurity: () => kafkaSecurityFromConfig(loadGatewayConfig(env)),
+    // SCHEMA_REGISTRY_* of that bus: every topic produced here is registered at start.
+    schemaRegistry: () => schemaRegistryFromConfig(loadGatewayConfig(env)),
     // GATEWAY_URL, GATEWAY_ADMIN_URL and ADMIN_TOKEN come from the gateway once it runs; the rest is checked now
     dashboard: () =>
       loadDashboardConfig({
@@ -114,7 +119,10 @@ const logger = createLogger({ service: 'subx', level: logLevel });
 // `service` key on every line.
 const serviceLogger = (service: string) => createLogger({ service, level: logLevel });
 
+/** Topic → schema id header, filled once the registry (SCHEMA_REGISTRY_URL) has our schemas. */
+const valueSchemaIds = new Map<string, Buffer>();
 const adapters = createAdapters({
+  valueSchemaIds,
   redisUrl: env.REDIS_URL,
   kafkaBrokers: env.KAFKA_BROKERS,
   ...(configs.kafkaSecurity ? { kafkaSecurity: configs.kafkaSecurity } : {}),
@@ -127,6 +135,28 @@ const adapters = createAdapters({
 // With REDIS_URL, KAFKA_BROKERS or MONGO_URL set, those engines answer first (the gateway's
 // STARTUP_DEPENDENCY_TIMEOUT_MS); without them there is nothing to wait for.
 await waitForEngines(adapters, configs.gateway, logger).catch(exitOnStartupProblem);
+if (configs.schemaRegistry && adapters.kind.bus === 'kafka') {
+  // Results go to EXTRACT_RESULTS_TOPIC or to a reply topic of EXTRACT_REPLY_TOPICS (the extractor's).
+  const replyTopics = (configs.extractor.EXTRACT_REPLY_TOPICS ?? []).map((topic) => ({
+    topic,
+    messageType: eventMessageType('extractResults'),
+  }));
+  const topics = topicSchemas({
+    creditUsage: configs.access.config.creditUsageTopic,
+    requestUsage: configs.access.config.requestUsageTopic,
+    extractJobs: configs.gateway.EXTRACT_JOBS_TOPIC,
+    extractBulkJobs: configs.gateway.EXTRACT_BULK_JOBS_TOPIC,
+    extractResults: configs.extractor.EXTRACT_RESULTS_TOPIC,
+    jobEvents: configs.gateway.JOB_EVENTS_TOPIC,
+    watchEvents: configs.gateway.WATCH_EVENTS_TOPIC,
+  }).concat(replyTopics);
+  const ids = await registerTopicSchemas(
+    { ...configs.schemaRegistry, logger },
+    eventDescriptors(),
+    topics,
+  ).catch((err: unknown) => exitOnStartupProblem(new SchemaRegistryStartupError(err)));
+  for (const [topic, id] of ids) valueSchemaIds.set(topic, id);
+}
 // One deadline for stopping every service of the process: SHUTDOWN_TIMEOUT_MS when set (checked
 // above with the gateway's settings), else 15 s, a little more than one service's 10 s default.
 const lifecycle = createLifecycle({

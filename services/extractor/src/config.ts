@@ -13,6 +13,7 @@ import {
   metricsPort,
   grpcTlsEnv,
   kafkaSecurityEnv,
+  schemaRegistryEnv,
   httpUrl,
 } from '@subx/service-kit';
 import { CONSUMER_GROUPS, TOPICS } from '@subx/contracts';
@@ -32,6 +33,8 @@ export const ConfigSchema = z
     ...grpcTlsEnv,
     /** Kafka TLS and SASL (service-kit net/kafka-security-env.ts): KAFKA_SSL*, KAFKA_SASL_*. */
     ...kafkaSecurityEnv,
+    /** The schema registry (service-kit net/schema-registry-env.ts): SCHEMA_REGISTRY_*, off unless set. */
+    ...schemaRegistryEnv,
     GRPC_PORT: port.default(50051),
     /** `/metrics` (Prometheus) on its own port; `off` disables it. */
     METRICS_PORT: metricsPort.default(9465),

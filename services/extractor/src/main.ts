@@ -1,6 +1,14 @@
 /** Composition root of the extractor service running alone (compose, Kubernetes). */
-import { createAdapters } from '@subx/ports';
-import { busMetrics, kafkaSecurityFromConfig, runService, waitForEngines } from '@subx/service-kit';
+import { eventMessageType, eventDescriptors } from '@subx/contracts';
+import { createAdapters, registerTopicSchemas } from '@subx/ports';
+import {
+  busMetrics,
+  kafkaSecurityFromConfig,
+  runService,
+  SchemaRegistryStartupError,
+  schemaRegistryFromConfig,
+  waitForEngines,
+} from '@subx/service-kit';
 import { loadYouTubeConfig } from '@subx/youtube';
 import { ConfigSchema } from './config.ts';
 import { startExtractorService } from './index.ts';
@@ -11,6 +19,9 @@ await runService({
   // YOUTUBE_* problems are listed together with this service's own.
   extraConfig: (env) => loadYouTubeConfig(env),
   start: async (config, logger, youtube) => {
+    const registry = schemaRegistryFromConfig(config);
+    /** Topic → schema id header, filled below once the registry has our schemas. */
+    const valueSchemaIds = new Map<string, Buffer>();
     const adapters = createAdapters({
       redisUrl: config.REDIS_URL,
       kafkaBrokers: config.KAFKA_BROKERS,
@@ -18,9 +29,22 @@ await runService({
       clientId: config.KAFKA_CLIENT_ID,
       logger,
       busObserver: busMetrics(),
+      valueSchemaIds,
     });
     // Its configured engines answer first: started beside them, it waits rather than exit.
     await waitForEngines(adapters, config, logger);
+    if (registry && adapters.kind.bus === 'kafka') {
+      // Results go to EXTRACT_RESULTS_TOPIC or to a reply topic a job names from EXTRACT_REPLY_TOPICS.
+      const resultTopics = new Set([config.EXTRACT_RESULTS_TOPIC, ...(config.EXTRACT_REPLY_TOPICS ?? [])]);
+      const messageType = eventMessageType('extractResults');
+      const topics = [...resultTopics].map((topic) => ({ topic, messageType }));
+      const ids = await registerTopicSchemas({ ...registry, logger }, eventDescriptors(), topics).catch(
+        (err: unknown) => {
+          throw new SchemaRegistryStartupError(err);
+        },
+      );
+      for (const [topic, id] of ids) valueSchemaIds.set(topic, id);
+    }
     const service = await startExtractorService({
       config,
       youtube,

@@ -24,6 +24,7 @@ import {
   trustProxyEnv,
   grpcTlsEnv,
   kafkaSecurityEnv,
+  schemaRegistryEnv,
 } from '@subx/service-kit';
 import { jobsEnv } from './jobs/config.ts';
 import { watchesEnv } from './watches/config.ts';
@@ -34,6 +35,8 @@ export const ConfigSchema = z.object({
   ...grpcTlsEnv,
   /** Kafka TLS and SASL (service-kit net/kafka-security-env.ts): KAFKA_SSL*, KAFKA_SASL_*. */
   ...kafkaSecurityEnv,
+  /** The schema registry (service-kit net/schema-registry-env.ts): SCHEMA_REGISTRY_*, off unless set. */
+  ...schemaRegistryEnv,
   PORT: port.default(8080),
   /** `/metrics` (Prometheus) on its own port; `off` disables it. */
   METRICS_PORT: metricsPort.default(9464),

@@ -1,6 +1,14 @@
 /** Composition root of the gateway running alone (compose, Kubernetes). */
-import { createAdapters } from '@subx/ports';
-import { busMetrics, kafkaSecurityFromConfig, runService, waitForEngines } from '@subx/service-kit';
+import { eventDescriptors, topicSchemas } from '@subx/contracts';
+import { createAdapters, registerTopicSchemas } from '@subx/ports';
+import {
+  busMetrics,
+  kafkaSecurityFromConfig,
+  runService,
+  SchemaRegistryStartupError,
+  schemaRegistryFromConfig,
+  waitForEngines,
+} from '@subx/service-kit';
 import { ConfigSchema } from './config.ts';
 import { loadAccessConfig } from './access/config.ts';
 import { startGateway } from './start-gateway.ts';
@@ -10,7 +18,10 @@ await runService({
   schema: ConfigSchema,
   // Access variables (API_KEY_PEPPER, ADMIN_TOKEN, ...) are checked up front, listed with the rest.
   extraConfig: (env) => loadAccessConfig(env, { embedded: false }),
-  start: async (config, logger) => {
+  start: async (config, logger, access) => {
+    const registry = schemaRegistryFromConfig(config);
+    /** Topic → schema id header, filled below once the registry has our schemas. */
+    const valueSchemaIds = new Map<string, Buffer>();
     const adapters = createAdapters({
       redisUrl: config.REDIS_URL,
       kafkaBrokers: config.KAFKA_BROKERS,
@@ -20,9 +31,26 @@ await runService({
       clientId: config.KAFKA_CLIENT_ID,
       logger,
       busObserver: busMetrics(),
+      valueSchemaIds,
     });
     // Its configured engines answer first: started beside them, it waits rather than exit.
     await waitForEngines(adapters, config, logger);
+    if (registry && adapters.kind.bus === 'kafka') {
+      const topics = topicSchemas({
+        creditUsage: access.config.creditUsageTopic,
+        requestUsage: access.config.requestUsageTopic,
+        extractJobs: config.EXTRACT_JOBS_TOPIC,
+        extractBulkJobs: config.EXTRACT_BULK_JOBS_TOPIC,
+        jobEvents: config.JOB_EVENTS_TOPIC,
+        watchEvents: config.WATCH_EVENTS_TOPIC,
+      });
+      const ids = await registerTopicSchemas({ ...registry, logger }, eventDescriptors(), topics).catch(
+        (err: unknown) => {
+          throw new SchemaRegistryStartupError(err);
+        },
+      );
+      for (const [topic, id] of ids) valueSchemaIds.set(topic, id);
+    }
     const gateway = await startGateway({
       config,
       env: process.env,

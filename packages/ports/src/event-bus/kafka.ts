@@ -11,6 +11,7 @@ import { consumerLagOf, type SubscribedGroups } from './kafka/offsets.ts';
 import type { KafkaEventBus, KafkaEventBusOptions } from './kafka/options.ts';
 import { createTopicSetup } from './kafka/topics.ts';
 import { withTimeout } from './kafka/util.ts';
+import { KEY_SCHEMA_ID_HEADER, VALUE_SCHEMA_ID_HEADER } from './schema-registry.ts';
 
 export { type KafkaConsumerTuning, type KafkaEventBus, type KafkaEventBusOptions } from './kafka/options.ts';
 export { isRoutineRebalance } from './kafka/connections.ts';
@@ -41,6 +42,21 @@ export function createKafkaEventBus(options: KafkaEventBusOptions): KafkaEventBu
     isClosed: () => closed,
   });
 
+  const valueSchemaIds = options.valueSchemaIds;
+  /**
+   * The message's headers with its topic's schema id. A schema id header that came in with copied
+   * headers (a dead letter carries its original's, decoded as text) is dropped: it would be mangled,
+   * and a `.dlq` topic has no schema of its own.
+   */
+  const withSchemaId = (topic: string, headers: BusMessage['headers']): Record<string, string | Buffer> => {
+    const out: Record<string, string | Buffer> = { ...headers };
+    delete out[VALUE_SCHEMA_ID_HEADER];
+    delete out[KEY_SCHEMA_ID_HEADER];
+    const id = valueSchemaIds?.get(topic);
+    if (id) out[VALUE_SCHEMA_ID_HEADER] = id;
+    return out;
+  };
+
   const send = async (topic: string, messages: readonly BusMessage[]): Promise<void> => {
     await withTimeout(topics.ensureExact([topic]), sendTimeoutMs, `kafka topic check for ${topic}`);
     const current = connections.getProducer();
@@ -53,7 +69,7 @@ export function createKafkaEventBus(options: KafkaEventBusOptions): KafkaEventBu
             messages: messages.map((m) => ({
               key: m.key,
               value: Buffer.from(m.value.buffer, m.value.byteOffset, m.value.byteLength),
-              headers: { ...m.headers },
+              headers: withSchemaId(topic, m.headers),
             })),
           }),
         ),

@@ -27,6 +27,9 @@ export const DEFAULT_CONSUMER_TUNING = {
   rebalanceTimeout: 10_000,
 } as const;
 
+/** Topic → the bytes of its `__value_schema_id` header (../schema-registry.ts). */
+export type ValueSchemaIds = ReadonlyMap<string, Buffer>;
+
 export interface KafkaEventBusOptions {
   brokers: readonly string[];
   clientId: string;
@@ -59,6 +62,11 @@ export interface KafkaEventBusOptions {
   observer?: BusObserver;
   /** TLS and SASL (kafka-security.ts); default plaintext. */
   security?: KafkaSecurity;
+  /**
+   * Topic → its `__value_schema_id` header (schema-registry.ts), read at each publish: a map filled
+   * once the registry answered at start-up. Topics without one get no schema id header.
+   */
+  valueSchemaIds?: ValueSchemaIds;
 }
 
 export interface KafkaEventBus extends EventBus {
