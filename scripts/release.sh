@@ -20,7 +20,7 @@
 #   RELEASE_OUT           SBOMs, chart package, image digests (default dist/release/VERSION)
 #   RELEASE_SOURCE_URL    org.opencontainers.image.source (default https://github.com/subx/subx)
 #   RELEASE_ALLOW_DIRTY   1: release a tree with uncommitted changes (revision <sha>-dirty)
-#   RELEASE_COMPONENTS    the images to release (default: all six)
+#   RELEASE_COMPONENTS    the images to release (default: all six; empty: the chart only)
 #   HELM                  helm binary (default: the one scripts/validate-deploy.sh builds)
 #
 # Images are built with the classic builder on the layers `scripts/containers.sh images` (compose)
@@ -53,16 +53,18 @@ PLAIN_HTTP=${REGISTRY_PLAIN_HTTP:-$plain_default}
 SOURCE_URL=${RELEASE_SOURCE_URL:-https://github.com/subx/subx}
 OUT=${RELEASE_OUT:-dist/release/$VERSION}
 HELM=${HELM:-${SUBX_TOOLS_DIR:-${HOME:-/root}/.cache/subx-tools}/bin/helm}
-read -r -a COMPONENTS <<<"${RELEASE_COMPONENTS:-gateway extractor comments ai billing dashboard}"
+read -r -a COMPONENTS <<<"${RELEASE_COMPONENTS-gateway extractor comments ai billing dashboard}"
 CYCLONEDX=node_modules/.bin/cyclonedx-npm
 LICENSE_ID=$(node -p 'require("./package.json").license ?? ""' 2>/dev/null || true)
 # Every wait is bounded: a registry that does not answer fails the release, it does not hang it.
 CURL_TIMEOUT=${RELEASE_HTTP_TIMEOUT:-10}
 
 [ -x "$HELM" ] || die "helm not found at $HELM (bash scripts/validate-deploy.sh builds it)"
-[ -x "$CYCLONEDX" ] || die "$CYCLONEDX missing: run npm ci first"
-command -v docker >/dev/null || die "no docker (bash scripts/containers.sh engine)"
-for c in "${COMPONENTS[@]}"; do
+if [ ${#COMPONENTS[@]} -gt 0 ]; then
+  [ -x "$CYCLONEDX" ] || die "$CYCLONEDX missing: run npm ci first"
+  command -v docker >/dev/null || die "no docker (bash scripts/containers.sh engine)"
+fi
+for c in ${COMPONENTS[@]+"${COMPONENTS[@]}"}; do
   [ -f "services/$c/package.json" ] || die "RELEASE_COMPONENTS: '$c' is not a service"
 done
 
@@ -102,7 +104,7 @@ image_sbom() {
     --output-reproducible --output-file "$file") >>"$OUT/logs/sbom.log" 2>&1
 }
 
-for c in "${COMPONENTS[@]}"; do
+for c in ${COMPONENTS[@]+"${COMPONENTS[@]}"}; do
   t0=$SECONDS
   base=subx-release/$c:$VERSION-base
   image=$REGISTRY/subx/$c:$VERSION
