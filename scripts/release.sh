@@ -5,8 +5,9 @@
 #      dashboard) built from this tree with the OCI labels org.opencontainers.image.{source,
 #      revision,version,title,licenses};
 #   2. a CycloneDX SBOM per image, made from the image's own pruned workspace (its /app: the
-#      package.json, package-lock.json and node_modules the image runs) with @cyclonedx/cyclonedx-npm,
-#      stored in the image at /app/sbom.cdx.json and beside the release in $RELEASE_OUT/sbom/;
+#      package.json, package-lock.json and installed node_modules the image runs) with
+#      @cyclonedx/cyclonedx-npm, stored in the image at /app/sbom.cdx.json and beside the release
+#      in $RELEASE_OUT/sbom/;
 #   3. the images pushed to $REGISTRY as <registry>/subx/<component>:VERSION;
 #   4. the Helm chart packaged with version = appVersion = VERSION and its default image registry
 #      set to $REGISTRY, pushed with `helm push` as oci://<registry>/charts/subx:VERSION.
@@ -21,6 +22,8 @@
 #   RELEASE_SOURCE_URL    org.opencontainers.image.source (default https://github.com/subx/subx)
 #   RELEASE_ALLOW_DIRTY   1: release a tree with uncommitted changes (revision <sha>-dirty)
 #   RELEASE_COMPONENTS    the images to release (default: all six; empty: the chart only)
+#   RELEASE_SBOM_CACHE    SBOMs by image id, reused for an identical image (default
+#                         ~/.cache/subx-release/sbom; the SBOM is reproducible: no timestamp)
 #   HELM                  helm binary (default: the one scripts/validate-deploy.sh builds)
 #
 # Images are built with the classic builder on the layers `scripts/containers.sh images` (compose)
@@ -90,18 +93,30 @@ OUT=$(realpath "$OUT")
 : >"$OUT/images.txt"
 t_start=$SECONDS
 
+SBOM_CACHE=${RELEASE_SBOM_CACHE:-${HOME:-/root}/.cache/subx-release/sbom}
+mkdir -p "$SBOM_CACHE"
+
 # image_sbom IMAGE FILE : the CycloneDX SBOM of the workspace IMAGE runs (/app), production
-# dependencies as installed there.
+# dependencies as installed there. npm reads the installed tree from its manifests alone, so only
+# those leave the image: every package.json and package-lock.json under /app and the symlinks
+# (workspaces in node_modules), about 4 MB instead of the whole /app. An image already described
+# (same id: same layers) gets its cached SBOM.
 image_sbom() {
-  local image=$1 file=$2 cid dir=$WORK/app
+  local image=$1 file=$2 dir=$WORK/app id
+  id=$(docker image inspect -f '{{.Id}}' "$image")
+  if [ -s "$SBOM_CACHE/${id#sha256:}.cdx.json" ]; then
+    cp "$SBOM_CACHE/${id#sha256:}.cdx.json" "$file"
+    return 0
+  fi
   rm -rf "$dir" && mkdir -p "$dir"
-  cid=$(docker create "$image")
-  docker cp "$cid:/app/." - | tar -x -C "$dir" -f - || { docker rm -f "$cid" >/dev/null; return 1; }
-  docker rm -f "$cid" >/dev/null
+  docker run --rm --network none --user 1000 --entrypoint sh "$image" -c \
+    'cd /app && find . \( -type l -o -name package.json -o -name package-lock.json \) -print | tar -c --no-recursion -T -' |
+    tar -x -C "$dir" -f - || return 1
   # The runtime image keeps the root manifest's devDependencies (turbo prune), never installed:
   # --omit dev describes what is there.
   (cd "$dir" && "$OLDPWD/$CYCLONEDX" --omit dev --spec-version 1.6 --output-format JSON --mc-type application \
-    --output-reproducible --output-file "$file") >>"$OUT/logs/sbom.log" 2>&1
+    --output-reproducible --output-file "$file") >>"$OUT/logs/sbom.log" 2>&1 || return 1
+  cp "$file" "$SBOM_CACHE/${id#sha256:}.cdx.json.tmp" && mv "$SBOM_CACHE/${id#sha256:}.cdx.json.tmp" "$SBOM_CACHE/${id#sha256:}.cdx.json"
 }
 
 for c in ${COMPONENTS[@]+"${COMPONENTS[@]}"}; do
