@@ -32,6 +32,8 @@ const config: KnipConfig = {
       ignoreDependencies: [
         // buf runs it as a local plugin (proto/buf.gen.yaml: ../node_modules/.bin/protoc-gen-ts_proto)
         'ts-proto',
+        // scripts/release.sh runs its binary on each image's workspace (the SBOM)
+        '@cyclonedx/cyclonedx-npm',
       ],
     },
     'packages/service-kit': {

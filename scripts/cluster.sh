@@ -3,11 +3,14 @@
 # proxy and Debian's packages (kind and k3d need registry node images that cannot be pulled here).
 #
 #   bash scripts/cluster.sh build   # build (once, cached) etcd, Kubernetes, CoreDNS into ~/.cache/subx-cluster/bin
-#   bash scripts/cluster.sh up      # build, start the cluster, load the images, install the chart;
-#                                   # prints KUBECONFIG=<path> on stdout
+#   bash scripts/cluster.sh up      # build, start the cluster and the release registry, release the
+#                                   # previous and the current version into it (scripts/release.sh),
+#                                   # install the previous one from oci://; prints KUBECONFIG=<path>
 #   bash scripts/cluster.sh start   # only the cluster (no images, no chart); prints KUBECONFIG=<path>
-#   bash scripts/cluster.sh test    # up, then the cluster suite (scripts/cluster/test.sh); CI's step
-#   bash scripts/cluster.sh down    # stop every process, release mounts, remove interfaces and rules
+#   bash scripts/cluster.sh test    # up, then the cluster suite (scripts/cluster/test.sh), which ends
+#                                   # with the upgrade to the current version under load; CI's step
+#   bash scripts/cluster.sh down    # stop every process (the registry too), release mounts, remove
+#                                   # interfaces and rules
 #   bash scripts/cluster.sh env     # prints KUBECONFIG=<path> of the running cluster
 #
 # Needs root (interfaces, iptables, mounts) and Go. See deploy/README.md ("A real cluster").
@@ -26,6 +29,12 @@ HELM=${HELM:-${SUBX_TOOLS_DIR:-${HOME:-/root}/.cache/subx-tools}/bin/helm}
 NAMESPACE=${CLUSTER_NAMESPACE:-subx}
 RELEASE=subx
 CI_VALUES=deploy/helm/subx/ci/cluster-values.yaml
+# The release registry (scripts/registry.sh) as the node's containerd and helm reach it.
+CLUSTER_REGISTRY=${CLUSTER_REGISTRY:-localhost:5000}
+# The chart's version is the release under test; the cluster first runs the previous one (the
+# same tree released under this version), then upgrades (docs/operations.md, "Upgrades").
+RELEASE_VERSION=$(sed -n 's/^version: *//p' deploy/helm/subx/Chart.yaml)
+PREVIOUS_VERSION=${CLUSTER_PREVIOUS_VERSION:-$RELEASE_VERSION-rc.1}
 ENGINES_MANIFEST=test/cluster/engines.yaml
 
 SELF=cluster.sh
@@ -75,6 +84,7 @@ cmd_up() {
   timed ensure_helm
   timed cluster_start
   timed load_project_images
+  timed publish_releases
   timed install_chart
   printf '%s\n' "${timings[@]}" >&2
   echo "KUBECONFIG=$KUBECONFIG_PATH"
@@ -91,7 +101,10 @@ case ${1:-} in
     . scripts/cluster/test.sh
     run_cluster_suite
     ;;
-  down) cluster_down ;;
+  down)
+    cluster_down
+    REGISTRY_ADDR=127.0.0.1:${CLUSTER_REGISTRY##*:} bash scripts/registry.sh down
+    ;;
   env) [ -f "$KUBECONFIG_PATH" ] || die "no cluster running"; echo "KUBECONFIG=$KUBECONFIG_PATH" ;;
   *) die "usage: $SELF build|up|start|test|down|env" ;;
 esac

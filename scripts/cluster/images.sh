@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Images of the node: the stand-in pause image and the test toolbox (one static busybox each,
-# written as image tars by image-tar.py), and the project's images and the engines' stand-ins,
-# taken from the local Docker engine that `scripts/containers.sh images` fills, tagged with the
-# public names the compose file uses. Then the chart: engines, topics, `helm upgrade --install`.
-# Sourced by scripts/cluster.sh.
+# written as image tars by image-tar.py), and the engines' stand-ins, taken from the local Docker
+# engine that `scripts/containers.sh images` fills, tagged with the public names the compose file
+# uses. The project's images are not loaded: they are released (scripts/release.sh) into the local
+# registry (scripts/registry.sh) and the kubelet pulls them from there, as from any registry. Then
+# the chart: engines, topics, `helm upgrade --install` from oci://. Sourced by scripts/cluster.sh.
 
 TOOLBOX_IMAGE=subx-cluster/toolbox:1
 YOUTUBE_IMAGE=subx-cluster/youtube:dev
@@ -34,13 +35,10 @@ compose_image() {
     python3 -c 'import os, re, sys; print(re.sub(r"\$\{([A-Z_]+):-([^}]*)\}", lambda m: os.environ.get(m[1]) or m[2], sys.stdin.read().strip()))'
 }
 
-# The images the cluster runs: the chart's (rendered with the CI values) and the engines'.
+# The images loaded into the node: the engines' (the chart's come from the registry).
 cluster_images() {
-  {
-    "$HELM" template "$RELEASE" deploy/helm/subx -f "$CI_VALUES" --namespace "$NAMESPACE" |
-      sed -n 's/^ *image: *"\{0,1\}\([^"]*\)"\{0,1\}$/\1/p'
-    for s in "${ENGINE_SERVICES[@]}"; do compose_image "$s"; done
-  } | sort -u
+  local s
+  for s in "${ENGINE_SERVICES[@]}"; do compose_image "$s"; done | sort -u
 }
 
 # The recorded YouTube platform's pod image (test/cluster/youtube), on the stand-in node:24-slim.
@@ -93,6 +91,25 @@ load_project_images() {
   docker save "${images[@]}" | ctr_ -n k8s.io images import - >/dev/null || die "importing images into the node failed"
 }
 
+# The previous and the current release into the local registry: images with labels and SBOMs,
+# the chart as an OCI artifact (scripts/release.sh). The builds reuse the layers of
+# `scripts/containers.sh images`. A tree with local changes is released as <sha>-dirty.
+publish_releases() {
+  REGISTRY_ADDR=127.0.0.1:${CLUSTER_REGISTRY##*:} bash scripts/registry.sh up >/dev/null ||
+    die "the release registry did not start"
+  local v
+  for v in "$PREVIOUS_VERSION" "$RELEASE_VERSION"; do
+    log "release $v into $CLUSTER_REGISTRY (scripts/release.sh)"
+    RELEASE_ALLOW_DIRTY=1 REGISTRY=$CLUSTER_REGISTRY RELEASE_OUT=$RUN_DIR/releases/$v HELM=$HELM \
+      bash scripts/release.sh "$v" >/dev/null || die "releasing $v failed"
+  done
+}
+
+# The chart of a release in the registry (chart_ref, chart_args VERSION), with the CI values: its
+# images are the ones the release names (its appVersion, from the registry it was pushed to).
+chart_ref() { echo "oci://$CLUSTER_REGISTRY/charts/subx"; }
+chart_args() { echo "--plain-http --version $1 -f $CI_VALUES --namespace $NAMESPACE"; }
+
 # --- the chart ---------------------------------------------------------------------------------
 install_engines() {
   kubectl_ create namespace "$NAMESPACE" --dry-run=client -o yaml | kubectl_ apply -f - >/dev/null
@@ -129,7 +146,8 @@ install_chart() {
   export KUBECONFIG=$KUBECONFIG_PATH
   install_prometheus_crds
   install_engines
-  log "chart: helm upgrade --install $RELEASE deploy/helm/subx -f $CI_VALUES (waits for every Deployment)"
-  "$HELM" upgrade --install "$RELEASE" deploy/helm/subx -f "$CI_VALUES" --namespace "$NAMESPACE" \
+  log "chart: helm upgrade --install $RELEASE $(chart_ref) --version $PREVIOUS_VERSION -f $CI_VALUES (waits for every Deployment)"
+  # shellcheck disable=SC2046 # chart_args: one word per flag
+  "$HELM" upgrade --install "$RELEASE" "$(chart_ref)" $(chart_args "$PREVIOUS_VERSION") \
     --wait --timeout 10m >&2 || die "helm install failed (kubectl -n $NAMESPACE get pods; logs: $RUN_DIR/logs)"
 }

@@ -265,6 +265,17 @@ state = "$RUN_DIR/containerd/state"
   [plugins."io.containerd.grpc.v1.cri".cni]
     bin_dir = "$CNI_BIN_DIR"
     conf_dir = "$RUN_DIR/cni/net.d"
+  # Registry hosts (certs.d/<host>/hosts.toml): the release registry of scripts/registry.sh.
+  [plugins."io.containerd.grpc.v1.cri".registry]
+    config_path = "$RUN_DIR/containerd/certs.d"
+EOF
+  # The release registry serves plain HTTP on this machine's loopback, which containerd (in the
+  # host's network namespace) reaches; the kubelet pulls the chart's images from it.
+  mkdir -p "$RUN_DIR/containerd/certs.d/$CLUSTER_REGISTRY"
+  cat >"$RUN_DIR/containerd/certs.d/$CLUSTER_REGISTRY/hosts.toml" <<EOF
+server = "http://$CLUSTER_REGISTRY"
+[host."http://$CLUSTER_REGISTRY"]
+  capabilities = ["pull", "resolve"]
 EOF
   start containerd containerd --config "$RUN_DIR/containerd/config.toml"
   wait_for 60 containerd ctr_ version

@@ -259,37 +259,115 @@ check_extractor_deletion() {
   fi
 }
 
-# A client loops through the gateway's cluster IP during `kubectl rollout restart`: no request may fail.
-check_rolling_restart() {
-  local stop=$SUITE_TMP/roll.stop results=$SUITE_TMP/roll.codes before
+# A client that loops through the gateway's cluster IP (load_start NAME ... load_stop): extracts
+# with the suite's key, one at a time, each bounded, at most ROLL_MAX_REQUESTS or ROLL_TIMEOUT s.
+# load_stop sets LOAD_TOTAL and LOAD_FAILED and keeps the codes in $SUITE_TMP/NAME.codes: the
+# status of each request, and for a failed one its error code and time ("503 SERVICE_UNAVAILABLE
+# 09:56:40"), so a failure says what failed.
+load_start() {
+  LOAD_NAME=$1
+  local stop=$SUITE_TMP/$1.stop results=$SUITE_TMP/$1.codes body=$SUITE_TMP/$1.body
   rm -f "$stop"
   : >"$results"
-  before=$(component_pods gateway | tr '\n' ' ')
   (
-    local n=0 deadline=$((SECONDS + ROLL_TIMEOUT))
+    local n=0 deadline=$((SECONDS + ROLL_TIMEOUT)) code
     while [ ! -f "$stop" ] && [ $n -lt "$ROLL_MAX_REQUESTS" ] && [ $SECONDS -lt $deadline ]; do
-      curl -s --max-time 10 -o /dev/null -w '%{http_code}\n' -X POST "http://$GATEWAY_IP:8080/api/v1/extract" \
+      : >"$body"
+      code=$(curl -s --max-time 10 -o "$body" -w '%{http_code}' -X POST "http://$GATEWAY_IP:8080/api/v1/extract" \
         -H "X-API-Key: $API_KEY" -H 'content-type: application/json' \
-        --data "{\"url\":\"https://www.youtube.com/watch?v=$YT_MANUAL_AUTO\"}" >>"$results" || echo "curl-error" >>"$results"
+        --data "{\"url\":\"https://www.youtube.com/watch?v=$YT_MANUAL_AUTO\"}") || code="curl-error:$code"
+      if [ "$code" = 200 ]; then echo 200 >>"$results"; else
+        echo "$code $(sed -n 's/.*"code":"\([A-Z_]*\)".*/\1/p' "$body" | head -1) $(date +%T)" >>"$results"
+      fi
       n=$((n + 1))
     done
   ) &
-  local loop=$!
+  LOAD_PID=$!
+}
+load_stop() {
+  touch "$SUITE_TMP/$LOAD_NAME.stop"
+  wait "$LOAD_PID"
+  local results=$SUITE_TMP/$LOAD_NAME.codes
+  LOAD_TOTAL=$(wc -l <"$results")
+  LOAD_FAILED=$(grep -vc '^200$' "$results" || true)
+}
+load_failures() { grep -v '^200$' "$SUITE_TMP/$1.codes" | cut -d' ' -f1-2 | sort | uniq -c | tr '\n' ' '; }
+
+# A client loops through the gateway's cluster IP during `kubectl rollout restart`: no request may fail.
+check_rolling_restart() {
+  local before after total bad
+  before=$(component_pods gateway | tr '\n' ' ')
+  load_start roll
   sleep 2
   k rollout restart deploy/"$RELEASE-gateway" >/dev/null
   k rollout status deploy/"$RELEASE-gateway" --timeout="${ROLL_TIMEOUT}s" >/dev/null 2>&1 || true
   # the last old pod's preStop pause and shutdown
   sleep 8
-  touch "$stop"
-  wait "$loop"
-  local total bad after
-  total=$(wc -l <"$results")
-  bad=$(grep -vc '^200$' "$results" || true)
+  load_stop
+  total=$LOAD_TOTAL bad=$LOAD_FAILED
   after=$(component_pods gateway | tr '\n' ' ')
   if [ "$bad" = 0 ] && [ "$total" -ge 20 ] && [ "$before" != "$after" ]; then
     pass "rolling restart of the gateway ($before-> $after): $total requests through the cluster IP, none failed"
   else
-    fail "rolling restart: $bad of $total requests failed ($(grep -v '^200$' "$results" | sort | uniq -c | tr '\n' ' ')); pods $before-> $after"
+    fail "rolling restart: $bad of $total requests failed ($(load_failures roll)); pods $before-> $after"
+  fi
+}
+
+# release_digests VERSION : "<image> <digest>" per image scripts/release.sh pushed for VERSION.
+release_digests() { grep -v '^oci://' "$RUN_DIR/releases/$1/images.txt" | sed 's/ [^ ]*@/ /'; }
+
+# Every subx pod runs VERSION's images, pulled from the release registry: each container's image
+# is <registry>/subx/<component>:VERSION, and the digest the node resolved for it is the one
+# scripts/release.sh pushed (an image imported into the node, or built there, would not have it).
+check_release_images() {
+  local version=$1 bad
+  bad=$(k get pods -l "app.kubernetes.io/instance=$RELEASE" -o json | EXPECTED=$(release_digests "$version") node -e '
+    const want = new Map(process.env.EXPECTED.trim().split("\n").map((l) => l.split(" ")));
+    let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => {
+      const bad = []; let n = 0;
+      for (const p of JSON.parse(s).items) {
+        if (p.metadata.deletionTimestamp || (p.metadata.annotations || {})["helm.sh/hook"]) continue;
+        if (p.status.phase !== "Running") continue;
+        for (const c of p.status.containerStatuses || []) {
+          n++;
+          const digest = want.get(c.image);
+          if (!digest) bad.push(`${p.metadata.name}: image ${c.image} is not one of the release`);
+          else if (!c.imageID.endsWith("@" + digest)) bad.push(`${p.metadata.name}: ${c.imageID} is not the pushed ${digest}`);
+        }
+      }
+      if (n === 0) bad.push("no running subx container");
+      console.log(bad.length ? bad.join("; ") : `ok ${n}`);
+    });')
+  if [[ $bad == ok* ]]; then
+    pass "every subx pod (${bad#ok } containers) runs the images of release $version, pulled from $CLUSTER_REGISTRY with the pushed digests"
+  else
+    fail "images of release $version: $bad"
+  fi
+}
+
+# `helm upgrade` from the previous release to the current one, both from the registry, while a
+# client loops through the gateway's cluster IP: every Deployment rolls to new images, and no
+# request may fail (docs/operations.md, "Upgrades").
+check_upgrade() {
+  local t0 took total bad history
+  load_start upgrade
+  sleep 2
+  t0=$SECONDS
+  # shellcheck disable=SC2046 # chart_args: one word per flag
+  "$HELM" upgrade "$RELEASE" "$(chart_ref)" $(chart_args "$RELEASE_VERSION") --wait --timeout 10m \
+    >"$SUITE_TMP/upgrade.log" 2>&1
+  local rc=$?
+  took=$((SECONDS - t0))
+  # the last old pods' preStop pause and shutdown
+  sleep 8
+  load_stop
+  total=$LOAD_TOTAL bad=$LOAD_FAILED
+  history=$("$HELM" history "$RELEASE" -n "$NAMESPACE" -o json | json 'r.map(x => x.chart + ":" + x.status).join(" -> ")')
+  if [ "$rc" = 0 ] && [ "$bad" = 0 ] && [ "$total" -ge 20 ] &&
+    [[ $history == *"subx-$PREVIOUS_VERSION:superseded -> subx-$RELEASE_VERSION:deployed" ]]; then
+    pass "upgrade $PREVIOUS_VERSION -> $RELEASE_VERSION from oci://$CLUSTER_REGISTRY in $took s ($history): $total requests through the cluster IP, none failed"
+  else
+    fail "upgrade $PREVIOUS_VERSION -> $RELEASE_VERSION (helm exit $rc, $took s; $history): $bad of $total requests failed ($(load_failures upgrade); first: $(grep -v '^200$' "$SUITE_TMP/upgrade.codes" | head -1), last: $(grep -v '^200$' "$SUITE_TMP/upgrade.codes" | tail -1)); helm: $(grep -i error "$SUITE_TMP/upgrade.log" | tail -3 | tr '\n' ' ')"
   fi
 }
 
@@ -302,6 +380,7 @@ run_cluster_suite() {
   ADMIN_IP=$(k get svc "$RELEASE-gateway-admin" -o jsonpath='{.spec.clusterIP}')
   echo "== cluster suite: release $RELEASE in namespace $NAMESPACE, gateway at $GATEWAY_IP:8080"
   check_deployments
+  check_release_images "$PREVIOUS_VERSION"
   check_probes
   check_dns
   check_in_cluster_health
@@ -317,6 +396,8 @@ run_cluster_suite() {
     check_key_regeneration
     check_helm_test
     check_rolling_restart
+    check_upgrade
+    check_release_images "$RELEASE_VERSION"
     check_probes
   fi
   echo "== cluster suite: $((SECONDS - t0)) s"

@@ -71,6 +71,7 @@ type Probe = {
 };
 export type Container = {
   name: string;
+  image?: string;
   ports?: { name: string; containerPort: number }[];
   envFrom?: { configMapRef?: { name: string } }[];
   env?: {

@@ -241,7 +241,7 @@ describe.skipIf(!helm)('helm test hook: what the chart renders', () => {
     });
     expect(envOf(spec).get('SMOKE_API_KEY_SOURCE')?.value).toBe('Secret subx-smoke-key, key API_KEY');
     expect(spec.imagePullSecrets).toEqual([{ name: 'registry-credentials' }]);
-    expect(spec.containers[0]?.image).toBe('registry.example.com/platform/subx/gateway:0.1.0');
+    expect(spec.containers[0]?.image).toBe('registry.example.com/platform/subx/gateway:1.0.0');
   });
 
   it('can be turned off, and refuses settings it cannot run', () => {

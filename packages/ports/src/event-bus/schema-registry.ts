@@ -14,7 +14,7 @@
  * same header. The library's `DualSchemaIdDeserializer` reads both.
  */
 import { create, createMutableRegistry, type FileRegistry } from '@bufbuild/protobuf';
-import type { BusLogger } from './kafka/options.ts';
+import type { Logger } from '../logger.ts';
 export type { ValueSchemaIds } from './kafka/options.ts';
 import { withTimeout } from './kafka/util.ts';
 
@@ -32,7 +32,7 @@ export interface SchemaRegistryOptions {
   timeoutMs?: number | undefined;
   /** Bound on one HTTP request to the registry. Default 5 000 ms. */
   requestTimeoutMs?: number | undefined;
-  logger?: BusLogger | undefined;
+  logger?: Logger | undefined;
 }
 
 /** One topic and the fully qualified name of the protobuf message its values carry. */
