@@ -88,6 +88,12 @@ export const ConfigSchema = z.object({
   EXTRACT_CACHE_TTL_MS: nonNegativeInt.default(30_000),
   EXTRACT_CACHE_MAX_BYTES: nonNegativeInt.default(64 * 1024 * 1024),
   /**
+   * The longest audio extract transcribes while the client waits (`mode` auto or transcribe):
+   * longer videos answer 422 AUDIO_TOO_LONG pointing to bulk jobs, which transcribe up to the
+   * extractor's TRANSCRIBE_MAX_SECONDS.
+   */
+  TRANSCRIBE_SYNC_MAX_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
+  /**
    * Whose X-Forwarded-For gives the client IP (per-IP limits): false, a hop count, or the proxies'
    * IPs/CIDRs (service-kit net/trust-proxy.ts).
    */

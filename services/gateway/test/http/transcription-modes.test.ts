@@ -2,7 +2,7 @@
  * Batch, playlist and jobs at parity with extract for the per-video options: `mode` (what reaches
  * the extractor, the Pro tier, what is reserved from the durations and charged on delivery),
  * translations by a model (`translated_by`, their price), `language_confidence` and
- * `language: "original"`.
+ * `language: "original"`; and extract's own cap on the audio it transcribes while the client waits.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { commonV1 } from '@subx/contracts';
@@ -330,5 +330,40 @@ describe('mode, translations and languages on POST /api/v1/jobs', () => {
     const res = await createJob(h, { source: { type: 'urls', urls: [VIDEO_URL] }, mode: 'auto' }, KEYS.free);
     expect(res.statusCode).toBe(403);
     expect(res.json().error.code).toBe('TIER_REQUIRED');
+  });
+});
+
+describe('extract transcribes while the client waits up to TRANSCRIBE_SYNC_MAX_SECONDS', () => {
+  const extract = (payload: Record<string, unknown>) =>
+    gw!.app.inject({ method: 'POST', url: '/api/v1/extract', payload, headers: { 'x-api-key': KEYS.pro } });
+
+  it('longer audio is 422 AUDIO_TOO_LONG pointing to bulk jobs; nothing transcribed or charged', async () => {
+    gw = await buildTestGateway({ env: { TRANSCRIBE_SYNC_MAX_SECONDS: '60' } });
+    speechPlatform(gw.backends);
+    for (const mode of ['auto', 'transcribe']) {
+      const res = await extract({ url: SPEECH_URL, mode });
+      expect(res.statusCode, res.body).toBe(422);
+      const error = res.json().error;
+      expect(error.code).toBe('AUDIO_TOO_LONG');
+      expect(error.message).toContain('POST /api/v1/jobs');
+      expect(error.message).toContain('60 s');
+    }
+    expect(modesAsked(gw.backends)).toEqual([]);
+    expect(gw.ledger.balances.get('acc_pro')).toBe(100);
+  });
+
+  it('under the cap it transcribes; auto on a video with captions is never refused for its length', async () => {
+    gw = await buildTestGateway({ env: { TRANSCRIBE_SYNC_MAX_SECONDS: '100' } });
+    speechPlatform(gw.backends);
+    const spoken = await extract({ url: SPEECH_URL, mode: 'auto' });
+    expect(spoken.statusCode, spoken.body).toBe(200);
+    expect(spoken.json()).toMatchObject({ source: 'audio', subtitle_type: 'transcribed' });
+    // VIDEO lasts 125 s, over the cap, but has captions: auto reads them
+    const captioned = await extract({ url: VIDEO_URL, mode: 'auto' });
+    expect(captioned.statusCode, captioned.body).toBe(200);
+    expect(captioned.json()).toMatchObject({ source: 'captions' });
+    const forced = await extract({ url: VIDEO_URL, mode: 'transcribe' });
+    expect(forced.statusCode).toBe(422);
+    expect(forced.json().error.code).toBe('AUDIO_TOO_LONG');
   });
 });

@@ -4,7 +4,7 @@ import type { OutputFormat } from '@subx/formats';
 import { countCacheLookup } from '@subx/service-kit';
 import { rateLimitJson } from '../../access/rate-limit.ts';
 import { extractPrice, modelTranslationPrice, tierAllows, transcriptionPrice } from '../../access/pricing.ts';
-import { Errors } from '@subx/errors';
+import { AppError, Errors } from '@subx/errors';
 import type { extractorV1 } from '@subx/contracts';
 import {
   completeJsonBody,
@@ -215,6 +215,18 @@ export const registerExtract: RouteRegistrar = (app, ctx) => {
         { videoId: videoIdOf(body.url) },
         { requestId: request.id },
       );
+      // The audio is needed when asked for, or (auto) when the video has no captions at all; a
+      // video with captions in another language only is left to the extractor's own cap.
+      const needsAudio = body.mode === 'transcribe' || !video.hasSubtitles;
+      const syncMax = config.TRANSCRIBE_SYNC_MAX_SECONDS;
+      if (needsAudio && video.duration > syncMax) {
+        throw new AppError(
+          'AUDIO_TOO_LONG',
+          `The video is ${Math.round(video.duration)} s long; extract transcribes at most ${syncMax} s while you wait. ` +
+            `Create a bulk job instead (POST /api/v1/jobs with "mode": "${body.mode}"): jobs transcribe longer audio.`,
+          { details: { max_seconds: syncMax } },
+        );
+      }
       transcription = Math.max(1, transcriptionPrice(video.duration, ctx.pricing));
     }
     return {
