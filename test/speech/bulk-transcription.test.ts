@@ -8,55 +8,22 @@
  * only the caption item is charged. (The tier rule and the other operations: the gateway's HTTP
  * suite, services/gateway/test/http/transcription-modes.test.ts.)
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordRequirement } from '@subx/testing/engines';
 import { startFakeYouTube, videoIds } from '@subx/testing/fake-youtube';
 import type { FakeYouTube } from '@subx/testing/fake-youtube';
 import { waitFor } from '@subx/testing/wait';
 import { startNpmStart, type NpmStartProcess } from '../system/npm-start-process.ts';
+import { ready, startEngine } from './speech-engine.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = Record<string, any>;
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
 const SPEECH = `https://www.youtube.com/watch?v=${videoIds.speechNoCaptions}`;
 const CAPTIONED = `https://www.youtube.com/watch?v=${videoIds.manualAndAuto}`;
 /** 1 per delivered item, twice, and ceil(70 s / 60) for the transcription. */
 const EXPECTED_CREDITS = 1 + 1 + 2;
-const given = process.env.TRANSCRIBE_BASE_URL;
-const install = given
-  ? undefined
-  : spawnSync('bash', [join(root, 'scripts/stt-server/install.sh')], { encoding: 'utf8', timeout: 300_000 });
-const python = install?.status === 0 ? install.stdout.trim() : '';
-const ready = Boolean(given) || python !== '';
-
-async function startEngine(): Promise<{ url: string; child?: ChildProcess }> {
-  if (given) return { url: given };
-  const child = spawn(python, [join(root, 'scripts/stt-server/server.py'), '0'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error('the speech engine did not start within 30 s')), 30_000);
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(`${m[1]}/v1`);
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`the speech engine exited with ${code}`));
-    });
-  });
-  return { url, child };
-}
-
 async function call(system: NpmStartProcess, path: string, body?: unknown, key = system.apiKey) {
   const response = await fetch(`${system.base}${path}`, {
     method: body === undefined ? 'GET' : 'POST',

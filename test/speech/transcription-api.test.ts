@@ -7,48 +7,16 @@
  * srt of the same video comes from the cache at no charge; a free key is 403; a model that fails
  * is a retryable 5xx that charges nothing; no endpoint configured is 422.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createInProcessEventBus } from '@subx/ports';
 import { recordRequirement } from '@subx/testing/engines';
 import { startFakeYouTube, videoIds } from '@subx/testing/fake-youtube';
 import type { FakeYouTube } from '@subx/testing/fake-youtube';
 import { startInProcessSystem, type InProcessSystem } from '../system/support.ts';
+import { ready, startEngine } from './speech-engine.ts';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
 const URL_ = `https://www.youtube.com/watch?v=${videoIds.speechNoCaptions}`;
-const given = process.env.TRANSCRIBE_BASE_URL;
-const install = given
-  ? undefined
-  : spawnSync('bash', [join(root, 'scripts/stt-server/install.sh')], { encoding: 'utf8', timeout: 300_000 });
-const python = install?.status === 0 ? install.stdout.trim() : '';
-const ready = Boolean(given) || python !== '';
-
-async function startEngine(): Promise<{ url: string; child?: ChildProcess }> {
-  if (given) return { url: given };
-  const child = spawn(python, [join(root, 'scripts/stt-server/server.py'), '0'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error('the speech engine did not start within 30 s')), 30_000);
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(`${m[1]}/v1`);
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`the speech engine exited with ${code}`));
-    });
-  });
-  return { url, child };
-}
 
 interface Answer {
   subtitle_type: string;
