@@ -27,6 +27,9 @@ import type { TranscriptModeName } from './schemas/common.ts';
 /** A video's duration in seconds; 0 when it cannot be known (the item then reserves one minute). */
 export type DurationOf = (videoId: string) => Promise<number>;
 
+/** Duration lookups in flight at once: a job of 10,000 URLs asks them a few at a time, not all. */
+export const DURATION_LOOKUPS_IN_FLIGHT = 16;
+
 export interface ItemCharges {
   /** Per item, in input order: the most it may cost (0 for an item that is not a video). */
   reserved: number[];
@@ -43,7 +46,8 @@ export function checkTranscriptionTier(mode: TranscriptModeName, tier: Tier): vo
 
 /**
  * The charges of items naming `videoIds` (null: not a video, free). With `mode` other than
- * captions, every distinct video's duration is asked once, side by side (bounded by `durationOf`).
+ * captions, every distinct video's duration is asked once, at most DURATION_LOOKUPS_IN_FLIGHT at a
+ * time (each call bounded by `durationOf`).
  */
 export async function itemCharges(
   videoIds: readonly (string | null)[],
@@ -56,8 +60,16 @@ export async function itemCharges(
   const durations = new Map<string, number>();
   if (options.mode !== 'captions') {
     const distinct = [...new Set(videoIds.filter((id): id is string => id !== null))];
-    const seconds = await Promise.all(distinct.map((id) => durationOf(id).catch(() => 0)));
-    distinct.forEach((id, i) => durations.set(id, seconds[i] ?? 0));
+    let next = 0;
+    const lookups = Math.min(DURATION_LOOKUPS_IN_FLIGHT, distinct.length);
+    await Promise.all(
+      Array.from({ length: lookups }, async () => {
+        while (next < distinct.length) {
+          const id = distinct[next++]!;
+          durations.set(id, await durationOf(id).catch(() => 0));
+        }
+      }),
+    );
   }
   const transcription = videoIds.map((id) =>
     id === null || options.mode === 'captions'
