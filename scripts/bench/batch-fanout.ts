@@ -164,6 +164,7 @@ await direct.getTranscript({
   segmentsJsonAsBytes: false,
   headJsonAsBytes: false,
   mode: 0 as const,
+  maxAudioSeconds: 0,
 });
 
 /** One cold single extract of the next video, on the extraction service directly (no bus). */
@@ -179,6 +180,7 @@ const coldSingle = async () => {
     segmentsJsonAsBytes: false,
     headJsonAsBytes: false,
     mode: 0 as const,
+    maxAudioSeconds: 0,
   };
   return (await timed(() => direct.getTranscript(request))).ms;
 };

@@ -334,6 +334,7 @@ async function main() {
       segmentsJsonAsBytes: false,
       headJsonAsBytes: false,
       mode: 0 as const,
+      maxAudioSeconds: 0,
     });
     singles.push(performance.now() - t0);
   }

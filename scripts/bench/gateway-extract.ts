@@ -307,6 +307,7 @@ async function grpcAlone(port: number, duration: number): Promise<Measured> {
     segmentsJsonAsBytes: false,
     headJsonAsBytes: false,
     mode: 0 as const,
+    maxAudioSeconds: 0,
   };
   const call = () =>
     new Promise<number>((resolve, reject) => {

@@ -5,9 +5,13 @@
  * Without `mode` the video is still 404 NO_SUBTITLES; with `mode: "auto"` the engine's segments come
  * back with their timings, `source: "audio"` and `subtitle_type: "transcribed"`, 2 credits for 70 s;
  * srt of the same video comes from the cache at no charge; a free key is 403; a model that fails
- * is a retryable 5xx that charges nothing; no endpoint configured is 422.
+ * is a retryable 5xx that charges nothing; no endpoint configured is 422; audio larger than the
+ * endpoint takes in one request is cut into parts whose timings join into one transcript.
  */
 import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createInProcessEventBus } from '@subx/ports';
 import { recordRequirement } from '@subx/testing/engines';
@@ -143,6 +147,92 @@ describe.skipIf(!ready && !process.env.CI)('transcription through the API, a rea
       expect(await balance(broken)).toBe(before);
     } finally {
       await broken.stop();
+    }
+  });
+
+  it('audio over the upload limit is cut into parts: one transcript timed across the whole audio', async () => {
+    const spool = mkdtempSync(join(tmpdir(), 'transcription-spool-'));
+    // The recording served is 219 KB of Opus: a 100 KB limit cuts it into three parts.
+    const split = await startInProcessSystem({
+      youtubeUrl: yt.url,
+      bus: createInProcessEventBus(),
+      credits: 20,
+      extractorEnv: {
+        TRANSCRIBE_BASE_URL: engine.url,
+        TRANSCRIBE_MODEL: 'pocketsphinx-en-us',
+        TRANSCRIBE_UPLOAD_MAX_BYTES: '100000',
+        TRANSCRIBE_SPOOL_DIR: spool,
+      },
+    });
+    try {
+      const before = await balance(split);
+      const res = await post(split, { url: URL_, mode: 'transcribe' });
+      expect(res.statusCode, res.body).toBe(200);
+      const answer = res.json<Answer>();
+      expect(answer).toMatchObject({ subtitle_type: 'transcribed', source: 'audio', language: 'en' });
+      let last = -1;
+      for (const s of answer.subtitles) {
+        expect(s.start).toBeGreaterThanOrEqual(last);
+        expect(s.start + s.duration).toBeLessThanOrEqual(71);
+        last = s.start;
+      }
+      // Speech from the later parts, timed from the start of the whole audio, not of its part.
+      expect(answer.subtitles.some((s) => s.start > 45)).toBe(true);
+      const heard = answer.subtitles
+        .map((s) => s.text)
+        .join(' ')
+        .toLowerCase();
+      const digits = ['one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine'];
+      expect(digits.filter((d) => heard.includes(d)).length).toBeGreaterThanOrEqual(5);
+      // Charged for the audio once, however many parts it took.
+      expect(await balance(split)).toBe(before - 2);
+      // The spooled audio and its parts are gone once the answer is made.
+      expect(readdirSync(spool)).toEqual([]);
+    } finally {
+      await split.stop();
+      rmSync(spool, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it('a tier’s cap: past it extract and batch items are 422 AUDIO_TOO_LONG, nothing fetched or charged', async () => {
+    // Pro may transcribe 60 s here: the 70 s video is over it.
+    const capped = await startInProcessSystem({
+      youtubeUrl: yt.url,
+      bus: createInProcessEventBus(),
+      credits: 20,
+      gatewayEnv: { ACCESS_PRICING_JSON: JSON.stringify({ transcribeMaxSeconds: { pro: 60 } }) },
+      extractorEnv: { TRANSCRIBE_BASE_URL: engine.url, TRANSCRIBE_MODEL: 'pocketsphinx-en-us' },
+    });
+    try {
+      const before = await balance(capped);
+      const audioFetches = () => yt.requests.filter((r) => r.path.includes('videoplayback')).length;
+      const fetchedBefore = audioFetches();
+      const res = await post(capped, { url: URL_, mode: 'transcribe', force_refresh: true });
+      expect(res.statusCode, res.body).toBe(422);
+      expect(res.json()).toMatchObject({ error: { code: 'AUDIO_TOO_LONG', max_seconds: 60 } });
+      expect(res.json<{ error: { message: string } }>().error.message).toMatch(
+        /pro tier transcribes at most 60 s/,
+      );
+
+      const batch = await capped.gateway.app.inject({
+        method: 'POST',
+        url: '/api/v1/batch',
+        headers: { 'x-api-key': capped.apiKey, 'content-type': 'application/json' },
+        payload: { urls: [URL_], mode: 'transcribe' },
+      });
+      expect(batch.statusCode, batch.body).toBe(200);
+      expect(batch.json()).toMatchObject({ results: [{ success: false, error_code: 'AUDIO_TOO_LONG' }] });
+      expect(audioFetches()).toBe(fetchedBefore);
+      expect(await balance(capped)).toBe(before);
+
+      const account = await capped.gateway.app.inject({
+        method: 'GET',
+        url: '/api/v1/account',
+        headers: { 'x-api-key': capped.apiKey },
+      });
+      expect(account.json()).toMatchObject({ transcription: { max_seconds: 60, sync_max_seconds: 60 } });
+    } finally {
+      await capped.stop();
     }
   });
 });

@@ -116,7 +116,7 @@ export const ERROR_CATALOG = {
     grpc: GrpcStatus.FAILED_PRECONDITION,
     retryable: false,
     summary:
-      'The video is longer than this deployment transcribes (`TRANSCRIBE_MAX_SECONDS`; extract: `TRANSCRIBE_SYNC_MAX_SECONDS`, longer audio goes to a bulk job), or its audio is larger than the model takes.',
+      'The video is longer than its tier or this deployment transcribes (`transcribeMaxSeconds`, `TRANSCRIBE_MAX_SECONDS`; extract: `TRANSCRIBE_SYNC_MAX_SECONDS`, longer audio goes to a bulk job), or its audio is larger than this deployment downloads.',
   },
   LANGUAGE_NOT_AVAILABLE: {
     status: 404,

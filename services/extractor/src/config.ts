@@ -97,12 +97,23 @@ export const ConfigSchema = z
     TRANSCRIBE_BASE_URL: httpUrl.optional(),
     TRANSCRIBE_API_KEY: secret().optional(),
     TRANSCRIBE_MODEL: nameString.default('whisper-1'),
-    /** One transcription's bound (the model's whole answer). */
+    /** Bound on one request to the model (one part of the audio, its whole answer). */
     TRANSCRIBE_TIMEOUT_MS: durationMs.default(120_000),
     /** Transcriptions in flight per process; more wait their turn. */
     TRANSCRIBE_CONCURRENCY: intBetween(1, 64).default(2),
-    /** Longer videos are refused (422 AUDIO_TOO_LONG) before any audio is fetched. */
-    TRANSCRIBE_MAX_SECONDS: intBetween(1, 86_400).default(900),
+    /**
+     * The deployment's ceiling: longer videos are refused (422 AUDIO_TOO_LONG) before any audio is
+     * fetched. Each tier's own cap is the gateway's (pricing table `transcribeMaxSeconds`).
+     */
+    TRANSCRIBE_MAX_SECONDS: intBetween(1, 86_400).default(14_400),
+    /** The endpoint's per-request limit (OpenAI's 25 MB): larger audio is split into parts by ffmpeg. */
+    TRANSCRIBE_UPLOAD_MAX_BYTES: intBetween(65_536, 1_000_000_000).default(25_000_000),
+    /** Cap on one video's audio download (spooled to disk, never held in memory). */
+    TRANSCRIBE_MAX_AUDIO_BYTES: intBetween(65_536, 10_000_000_000).default(250_000_000),
+    /** The ffmpeg that splits audio larger than TRANSCRIBE_UPLOAD_MAX_BYTES (absent: such audio is refused). */
+    TRANSCRIBE_FFMPEG: nameString.default('ffmpeg'),
+    /** Where a transcription's audio is spooled while it is uploaded (default: the OS temporary directory). */
+    TRANSCRIBE_SPOOL_DIR: nameString.optional(),
     /** LOG_LEVEL and SHUTDOWN_TIMEOUT_MS, read as by every service. */
     ...serviceBasicsEnv,
   })

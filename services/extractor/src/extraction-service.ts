@@ -5,7 +5,7 @@ import type { JsonCache } from '@subx/ports';
 import type { YouTubeClient, VideoMetadata, MetadataField } from '@subx/youtube';
 import { METADATA_FIELDS, isVideoId } from '@subx/youtube';
 import { AppError, Errors, isAppError } from '@subx/errors';
-import type { TranscriptionClient } from './transcription/client.ts';
+import type { AudioTranscriber } from './transcription/audio-transcriber.ts';
 
 export interface ExtractionCacheTtl {
   /** Transcripts (default 24 h). */
@@ -26,18 +26,13 @@ type YouTube = Pick<YouTubeClient, 'getTranscript' | 'validate' | 'getPlaylist' 
 
 /** Speech-to-text for videos without captions (config TRANSCRIBE_*). */
 export interface Transcription {
-  client: Pick<TranscriptionClient, 'transcribe'>;
+  transcriber: Pick<AudioTranscriber, 'transcribe'>;
   /** Longer videos are refused before any audio is fetched. */
   maxSeconds: number;
+  /** The download stops and the request is refused (422 AUDIO_TOO_LONG) past this many bytes. */
+  maxAudioBytes: number;
   /** Called with the seconds of audio of every transcription made (not of cache hits). */
   onTranscribed?: (seconds: number) => void;
-}
-
-/** The file name's extension the endpoint reads the container from (OpenAI checks it). */
-function audioExtension(mimeType: string): string {
-  if (mimeType.startsWith('audio/webm')) return 'webm';
-  if (mimeType.startsWith('audio/mp4')) return 'm4a';
-  return 'mp3';
 }
 
 interface CachedTranscript {
@@ -217,12 +212,14 @@ export function createExtractionService(deps: {
         const audio = await youtube.getAudio({
           videoId: req.videoId,
           include,
-          maxSeconds: transcription.maxSeconds,
+          // The caller's cap (the key's tier) under the deployment's ceiling.
+          maxSeconds:
+            req.maxAudioSeconds > 0
+              ? Math.min(req.maxAudioSeconds, transcription.maxSeconds)
+              : transcription.maxSeconds,
+          maxBytes: transcription.maxAudioBytes,
         });
-        const heard = await transcription.client.transcribe(
-          audio.pieces,
-          `${req.videoId}.${audioExtension(audio.format.mimeType)}`,
-        );
+        const heard = await transcription.transcriber.transcribe(audio);
         const seconds = Math.ceil(
           heard.durationSeconds || (audio.format.approxDurationMs ?? 0) / 1000 || audio.metadata.duration,
         );

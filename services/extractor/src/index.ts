@@ -2,6 +2,7 @@
  * @subx/extractor: transcripts, validation and playlists over gRPC (subx.extractor.v1), plus the
  * Kafka extraction workers of batch and playlist requests and, apart from them, of bulk jobs.
  */
+import { tmpdir } from 'node:os';
 import { PLATFORM_HEALTH_NAME } from '@subx/contracts';
 import { createModelTranslator } from './model-translator.ts';
 import type { Clock, EventBus, KeyValueStore, Subscription } from '@subx/ports';
@@ -21,6 +22,8 @@ import type { ExtractorConfig } from './config.ts';
 import { workersGroupOf } from './config.ts';
 import { createExtractionService, type Transcription } from './extraction-service.ts';
 import { TranscriptionClient } from './transcription/client.ts';
+import { AudioTranscriber } from './transcription/audio-transcriber.ts';
+import { findFfmpeg } from './transcription/audio-file.ts';
 import { isAppError } from '@subx/errors';
 import { extractorServiceRegistration } from './grpc/extractor.handlers.ts';
 import { startExtractWorker } from './jobs/extract-worker.ts';
@@ -69,23 +72,37 @@ export interface StartExtractorServiceOptions {
 }
 
 /** Speech-to-text from TRANSCRIBE_*, measured (subx_transcription_*); undefined when unset. */
-function transcriptionOf(config: ExtractorConfig, logger: Logger): Transcription | undefined {
+async function transcriptionOf(config: ExtractorConfig, logger: Logger): Promise<Transcription | undefined> {
   if (!config.TRANSCRIBE_BASE_URL) return undefined;
   const client = new TranscriptionClient({
     baseURL: config.TRANSCRIBE_BASE_URL,
     apiKey: config.TRANSCRIBE_API_KEY,
     model: config.TRANSCRIBE_MODEL,
     timeoutMs: config.TRANSCRIBE_TIMEOUT_MS,
+  });
+  const ffmpeg = await findFfmpeg(config.TRANSCRIBE_FFMPEG);
+  if (ffmpeg === undefined) {
+    logger.warn(
+      { ffmpeg: config.TRANSCRIBE_FFMPEG, maxUploadBytes: config.TRANSCRIBE_UPLOAD_MAX_BYTES },
+      'ffmpeg does not run: audio larger than TRANSCRIBE_UPLOAD_MAX_BYTES is refused instead of split',
+    );
+  }
+  const transcriber = new AudioTranscriber(client, {
+    spoolDir: config.TRANSCRIBE_SPOOL_DIR ?? tmpdir(),
+    maxPartBytes: config.TRANSCRIBE_UPLOAD_MAX_BYTES,
+    ffmpeg,
+    splitTimeoutMs: SPLIT_TIMEOUT_MS,
     concurrency: config.TRANSCRIBE_CONCURRENCY,
   });
   const metrics = transcriptionMetrics();
   return {
     maxSeconds: config.TRANSCRIBE_MAX_SECONDS,
-    client: {
-      async transcribe(audio, fileName) {
+    maxAudioBytes: config.TRANSCRIBE_MAX_AUDIO_BYTES,
+    transcriber: {
+      async transcribe(audio) {
         const started = performance.now();
         try {
-          const heard = await client.transcribe(audio, fileName);
+          const heard = await transcriber.transcribe(audio);
           metrics.transcribed(heard.durationSeconds, (performance.now() - started) / 1000);
           return heard;
         } catch (err) {
@@ -98,6 +115,9 @@ function transcriptionOf(config: ExtractorConfig, logger: Logger): Transcription
     },
   };
 }
+
+/** Bound on one ffmpeg split: it copies frames, seconds even for hours of audio. */
+const SPLIT_TIMEOUT_MS = 120_000;
 
 export interface RunningExtractorService {
   readonly port: number;
@@ -150,7 +170,7 @@ export async function startExtractorService(
     decodedEntries: DECODED_ENTRIES,
     decodedMaxChars: DECODED_MAX_CHARS,
   });
-  const transcription = transcriptionOf(config, logger);
+  const transcription = await transcriptionOf(config, logger);
   const extraction = createExtractionService({
     youtube,
     cache,

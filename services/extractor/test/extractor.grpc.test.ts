@@ -48,6 +48,7 @@ describe('extractor over gRPC against the fake YouTube', () => {
       segmentsJsonAsBytes: false,
       headJsonAsBytes: false,
       mode: 0,
+      maxAudioSeconds: 0,
       ...extra,
     });
 

@@ -12,7 +12,7 @@
  * A failed item costs nothing. Transcription needs the Pro tier, as on extract.
  */
 import type { extractorV1 } from '@subx/contracts';
-import { Errors } from '@subx/errors';
+import { AppError, Errors } from '@subx/errors';
 import {
   itemsPrice,
   modelTranslationPrice,
@@ -39,9 +39,37 @@ export interface ItemCharges {
   spent(index: number, transcript: extractorV1.GetTranscriptResponse): number;
 }
 
-/** 403 TIER_REQUIRED when `mode` asks for a transcription the tier does not include. */
-export function checkTranscriptionTier(mode: TranscriptModeName, tier: Tier): void {
-  if (mode !== 'captions' && !tierAllows(tier, 'pro')) throw Errors.tierRequired('pro', tier);
+/**
+ * 403 TIER_REQUIRED when `mode` asks for a transcription the tier does not include (below Pro, or
+ * a tier the pricing table gives no audio); else the longest audio the tier may have transcribed,
+ * in seconds (0 with mode captions: nothing is transcribed).
+ */
+export function checkTranscriptionTier(mode: TranscriptModeName, tier: Tier, pricing: AccessPricing): number {
+  if (mode === 'captions') return 0;
+  const cap = pricing.transcribeMaxSeconds[tier];
+  if (!tierAllows(tier, 'pro') || cap <= 0) throw Errors.tierRequired('pro', tier);
+  return cap;
+}
+
+/**
+ * The tier's cap to send with a transcript request (GetTranscriptRequest.max_audio_seconds): 0
+ * with mode captions or without an admitted key, where the extractor's ceiling is all there is.
+ */
+export function tierAudioCap(
+  mode: TranscriptModeName,
+  tier: Tier | undefined,
+  pricing: AccessPricing,
+): number {
+  return mode === 'captions' || tier === undefined ? 0 : pricing.transcribeMaxSeconds[tier];
+}
+
+/** 422 AUDIO_TOO_LONG for a video longer than the tier transcribes. */
+export function audioTooLongForTier(durationSeconds: number, cap: number, tier: Tier): AppError {
+  return new AppError(
+    'AUDIO_TOO_LONG',
+    `The video is ${Math.round(durationSeconds)} s long; the ${tier} tier transcribes at most ${cap} s of audio.`,
+    { details: { max_seconds: cap } },
+  );
 }
 
 /**

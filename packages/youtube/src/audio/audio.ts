@@ -49,7 +49,7 @@ export function pickAudioFormat(playerResponse: unknown): AudioFormat | undefine
   return best;
 }
 
-/** The audio is larger than the cap (OpenAI takes at most 25 MB per request; no splitting). */
+/** The audio is larger than the download's cap. */
 export class AudioTooLargeError extends Error {
   readonly code = 'AUDIO_TOO_LARGE';
   readonly maxBytes: number;
@@ -67,7 +67,7 @@ export class AudioFetchError extends Error {
 export interface AudioFetchOptions {
   /** Bytes per ranged request (default 1 MiB). */
   pieceBytes?: number;
-  /** Cap on total bytes (default 25 MB). */
+  /** Cap on total bytes (default 25 MB): the download stops as soon as it would pass it. */
   maxBytes?: number;
   /** Bound on each piece's request (default 30 s). */
   pieceTimeoutMs?: number;
@@ -75,34 +75,11 @@ export interface AudioFetchOptions {
   fetch?: typeof fetch;
 }
 
-async function readCapped(body: ReadableStream<Uint8Array>, cap: number): Promise<Uint8Array> {
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = body.getReader();
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > cap) throw new AudioFetchError(`audio piece larger than the ${cap} bytes asked`);
-      chunks.push(value);
-    }
-  } finally {
-    reader.cancel().catch(() => undefined);
-  }
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.byteLength;
-  }
-  return out;
-}
-
 /**
- * Yields the audio at `url` piece by piece with `Range: bytes=a-b` requests (unranged downloads
- * are throttled), holding at most one piece in memory. Throws AudioTooLargeError as soon as the
- * total (from Content-Range, or counted) passes maxBytes.
+ * Yields the audio at `url` as it arrives, with `Range: bytes=a-b` requests of `pieceBytes`
+ * (unranged downloads are throttled). Each network chunk is handed on as it comes, never gathered
+ * into a piece, so what the download holds is the chunk the reader is writing. Throws
+ * AudioTooLargeError as soon as the total (from Content-Range, or counted) passes maxBytes.
  */
 export async function* fetchAudioRanged(
   url: string,
@@ -137,16 +114,25 @@ export async function* fetchAudioRanged(
       await res.body?.cancel().catch(() => undefined);
       throw new AudioTooLargeError(maxBytes);
     }
-    // A 200 is the whole file: cap it by maxBytes instead of the piece size.
-    const cap = res.status === 206 ? pieceBytes : maxBytes - offset;
     if (!res.body) throw new AudioFetchError('audio host sent no body');
-    const piece = await readCapped(res.body, cap).catch((err: unknown) => {
-      throw err instanceof AudioFetchError && res.status === 200 ? new AudioTooLargeError(maxBytes) : err;
-    });
-    offset += piece.byteLength;
-    if (offset > maxBytes) throw new AudioTooLargeError(maxBytes);
-    if (piece.byteLength > 0) yield piece;
-    if (res.status === 200 || piece.byteLength === 0) return;
-    if (total !== undefined ? offset >= total : piece.byteLength < pieceBytes) return;
+    // A 200 is the whole file (a host ignoring Range): only the total cap bounds it.
+    const pieceCap = res.status === 206 ? pieceBytes : Number.POSITIVE_INFINITY;
+    let got = 0;
+    const reader = res.body.getReader();
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        got += value.byteLength;
+        if (offset + got > maxBytes) throw new AudioTooLargeError(maxBytes);
+        if (got > pieceCap) throw new AudioFetchError(`audio piece larger than the ${pieceCap} bytes asked`);
+        if (value.byteLength > 0) yield value;
+      }
+    } finally {
+      reader.cancel().catch(() => undefined);
+    }
+    offset += got;
+    if (res.status === 200 || got === 0) return;
+    if (total !== undefined ? offset >= total : got < pieceBytes) return;
   }
 }

@@ -13,19 +13,41 @@ import { maybeNext, metadataFrom } from './metadata.ts';
 export interface VideoAudio {
   videoId: string;
   format: AudioFormat;
-  /** The audio as the platform served it, piece by piece (at most maxBytes in all). */
-  pieces: Uint8Array[];
-  bytes: number;
+  /**
+   * The audio as the platform served it, fetched piece by piece as it is read (one ranged request
+   * per piece, at most maxBytes in all): the reader decides where a piece goes before the next is
+   * fetched, so no more than one is held here. Read it once; its errors are the API's
+   * (AUDIO_TOO_LONG past maxBytes, UPSTREAM_ERROR when the audio host fails).
+   */
+  pieces: AsyncIterable<Uint8Array>;
   metadata: VideoMetadata;
 }
 
 export interface AudioRequest {
   videoId: string;
   include?: readonly MetadataField[];
-  /** Cap on the audio's size (default 25 MB, what OpenAI's endpoint takes in one request). */
+  /** Cap on the audio's size in bytes (default 25 MB). */
   maxBytes?: number;
   /** Refused before any byte is fetched when the video is longer (seconds). */
   maxSeconds?: number;
+}
+
+/** The ranged download with its errors in the API's terms. */
+async function* audioPieces(url: string, maxBytes: number | undefined): AsyncGenerator<Uint8Array> {
+  try {
+    yield* fetchAudioRanged(url, maxBytes === undefined ? {} : { maxBytes });
+  } catch (err) {
+    if (err instanceof AudioTooLargeError) {
+      throw new AppError(
+        'AUDIO_TOO_LONG',
+        `The video's audio is larger than the ${err.maxBytes} bytes this deployment downloads.`,
+        { details: { max_bytes: err.maxBytes }, cause: err },
+      );
+    }
+    if (err instanceof AudioFetchError)
+      throw Errors.upstreamError(`The audio download failed: ${err.message}`, err);
+    throw err;
+  }
 }
 
 export async function getAudio(yt: YouTubeOperations, req: AudioRequest): Promise<VideoAudio> {
@@ -40,32 +62,11 @@ export async function getAudio(yt: YouTubeOperations, req: AudioRequest): Promis
       if (req.maxSeconds !== undefined && metadata.duration > req.maxSeconds) {
         throw new AppError(
           'AUDIO_TOO_LONG',
-          `The video is ${metadata.duration} s long; this deployment transcribes at most ${req.maxSeconds} s.`,
+          `The video is ${metadata.duration} s long; this request may transcribe at most ${req.maxSeconds} s of audio.`,
           { details: { max_seconds: req.maxSeconds } },
         );
       }
-      const pieces: Uint8Array[] = [];
-      let bytes = 0;
-      try {
-        for await (const piece of fetchAudioRanged(format.url, {
-          ...(req.maxBytes === undefined ? {} : { maxBytes: req.maxBytes }),
-        })) {
-          pieces.push(piece);
-          bytes += piece.byteLength;
-        }
-      } catch (err) {
-        if (err instanceof AudioTooLargeError) {
-          throw new AppError(
-            'AUDIO_TOO_LONG',
-            `The video's audio is larger than the ${err.maxBytes} bytes the model takes in one request.`,
-            { details: { max_bytes: err.maxBytes }, cause: err },
-          );
-        }
-        if (err instanceof AudioFetchError)
-          throw Errors.upstreamError(`The audio download failed: ${err.message}`, err);
-        throw err;
-      }
-      return { videoId: req.videoId, format, pieces, bytes, metadata };
+      return { videoId: req.videoId, format, pieces: audioPieces(format.url, req.maxBytes), metadata };
     }
     throw Errors.upstreamError('No client returned an audio-only format with a plain URL.');
   } finally {

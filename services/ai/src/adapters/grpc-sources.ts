@@ -21,6 +21,7 @@ function transcriptSourceFromClient(
         segmentsJsonAsBytes: false,
         headJsonAsBytes: false,
         mode: 0,
+        maxAudioSeconds: 0,
       });
       return {
         videoId: res.videoId || videoId,

@@ -110,6 +110,7 @@ export async function startExtractWorker(deps: ExtractWorkerDeps): Promise<Extra
           segmentsJsonAsBytes: false,
           headJsonAsBytes: false,
           mode: job.mode,
+          maxAudioSeconds: job.maxAudioSeconds,
         })
         .then(
           (t) => t,

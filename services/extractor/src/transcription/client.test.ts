@@ -1,27 +1,38 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AudioPart } from './audio-file.ts';
 import { languageCode, TranscriptionClient } from './client.ts';
 
 /** A stand-in OpenAI-compatible speech server answering verbose_json. */
 let server: Server;
 let base = '';
-let calls = 0;
-let inFlight = 0;
-let maxInFlight = 0;
 let mode: 'ok' | 'empty' | 'fail' = 'ok';
+/** What each upload carried in its file field. */
+const uploads: string[] = [];
+const dir = mkdtempSync(join(tmpdir(), 'transcription-client-'));
+
+let files = 0;
+/** One part on disk holding `content` (a file of its own: the upload reads it as it was written). */
+function part(content: string, startSeconds = 0, durationSeconds = 70): AudioPart {
+  files += 1;
+  const path = join(dir, `part-${files}.m4a`);
+  writeFileSync(path, content);
+  return { path, startSeconds, durationSeconds };
+}
 
 beforeAll(async () => {
   server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      calls += 1;
-      inFlight += 1;
-      maxInFlight = Math.max(maxInFlight, inFlight);
       const body = Buffer.concat(chunks).toString('latin1');
+      const file = /name="file"; filename="[^"]*"\r\nContent-Type: [^\r]*\r\n\r\n([^\r]*)\r\n/.exec(body);
+      uploads.push(file?.[1] ?? '');
       setTimeout(() => {
-        inFlight -= 1;
         if (req.url !== '/v1/audio/transcriptions' || !body.includes('verbose_json')) {
           res.writeHead(400).end();
           return;
@@ -48,7 +59,10 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
 });
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+afterAll(async () => {
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  rmSync(dir, { recursive: true, force: true });
+});
 
 describe('languageCode', () => {
   it('maps OpenAI language names and keeps codes', () => {
@@ -65,12 +79,13 @@ describe('TranscriptionClient', () => {
       apiKey: undefined,
       model: 'whisper-1',
       timeoutMs: 5_000,
-      concurrency: 1,
     });
 
   it('answers segments with timings and the detected language', async () => {
     mode = 'ok';
-    const t = await client().transcribe([new Uint8Array([1, 2, 3])], 'a.m4a');
+    uploads.length = 0;
+    const t = await client().transcribe([part('audio bytes')], 'a.m4a', 'audio/mp4');
+    expect(uploads).toEqual(['audio bytes']);
     expect(t).toEqual({
       language: 'en',
       durationSeconds: 70,
@@ -83,23 +98,37 @@ describe('TranscriptionClient', () => {
 
   it('fails retryably on a model error and with NO_SPEECH on no segments', async () => {
     mode = 'fail';
-    await expect(client().transcribe([new Uint8Array(1)], 'a.m4a')).rejects.toMatchObject({
+    await expect(client().transcribe([part('x')], 'a.m4a', 'audio/mp4')).rejects.toMatchObject({
       code: 'TRANSCRIPTION_FAILED',
       retryable: true,
     });
     mode = 'empty';
-    await expect(client().transcribe([new Uint8Array(1)], 'a.m4a')).rejects.toMatchObject({
+    await expect(client().transcribe([part('x')], 'a.m4a', 'audio/mp4')).rejects.toMatchObject({
       code: 'NO_SPEECH',
     });
   });
 
-  it('holds concurrent calls to the configured concurrency', async () => {
+  it('uploads every part in order and times its segments from the part’s start', async () => {
     mode = 'ok';
-    const c = client();
-    maxInFlight = 0;
-    const before = calls;
-    await Promise.all([1, 2, 3].map(() => c.transcribe([new Uint8Array(1)], 'a.m4a')));
-    expect(calls - before).toBe(3);
-    expect(maxInFlight).toBe(1);
+    uploads.length = 0;
+    const t = await client().transcribe([part('first', 0, 70), part('second', 70, 70)], 'a.m4a', 'audio/mp4');
+    expect(uploads).toEqual(['first', 'second']);
+    expect(t.durationSeconds).toBe(140);
+    expect(t.segments.map((s) => s.start)).toEqual([0, 4.5, 70, 74.5]);
+    expect(t.segments.map((s) => s.duration)).toEqual([4.5, 65.5, 4.5, 65.5]);
+  });
+
+  it('fails retryably when the answer stops well short of the audio sent', async () => {
+    mode = 'ok';
+    // The stand-in answers 70 s for a part of 100 s: 30 s missing is more than 10% or 5 s.
+    await expect(client().transcribe([part('x', 0, 100)], 'a.m4a', 'audio/mp4')).rejects.toMatchObject({
+      code: 'TRANSCRIPTION_FAILED',
+      retryable: true,
+      message: expect.stringMatching(/cut short/),
+    });
+    // Within the allowance (the platform's length and the decoder's differ by padding): accepted.
+    await expect(client().transcribe([part('x', 0, 74)], 'a.m4a', 'audio/mp4')).resolves.toMatchObject({
+      durationSeconds: 70,
+    });
   });
 });

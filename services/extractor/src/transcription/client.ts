@@ -1,13 +1,14 @@
 /** Speech-to-text through an OpenAI-compatible `/v1/audio/transcriptions` endpoint. */
-import OpenAI, { toFile } from 'openai';
+import { openAsBlob } from 'node:fs';
+import OpenAI from 'openai';
 import { AppError } from '@subx/errors';
+import type { AudioPart } from './audio-file.ts';
 
 export interface TranscribeConfig {
   baseURL: string;
   apiKey: string | undefined;
   model: string;
   timeoutMs: number;
-  concurrency: number;
 }
 
 const LANGUAGE_CODES: Record<string, string> = {
@@ -86,8 +87,6 @@ interface VerboseJson {
 export class TranscriptionClient {
   readonly #client: OpenAI;
   readonly #config: TranscribeConfig;
-  #running = 0;
-  readonly #waiting: (() => void)[] = [];
 
   constructor(config: TranscribeConfig) {
     this.#config = config;
@@ -99,42 +98,82 @@ export class TranscriptionClient {
     });
   }
 
-  /** Transcribes the audio (already capped by the download) with at most `concurrency` calls. */
-  async transcribe(audio: Uint8Array[], fileName: string): Promise<Transcription> {
-    // A finishing call hands its slot to the first waiter without freeing it.
-    if (this.#running >= this.#config.concurrency) {
-      await new Promise<void>((resolve) => this.#waiting.push(resolve));
-    } else {
-      this.#running += 1;
-    }
+  /**
+   * Transcribes the audio's parts in order, one request each: each part is uploaded from its
+   * file, and its segments are moved by the part's start so that they time the whole audio.
+   * (How many run at once is the caller's: AudioTranscriber bounds the download with them.)
+   */
+  async transcribe(parts: readonly AudioPart[], fileName: string, mimeType: string): Promise<Transcription> {
+    const heard: Transcription[] = [];
+    for (const part of parts) heard.push(await this.#transcribePart(part, fileName, mimeType));
+    const segments = heard.flatMap((h) => h.segments);
+    if (segments.length === 0) throw noSpeech();
+    return {
+      language: mostHeard(heard),
+      durationSeconds: heard.reduce((sum, h) => sum + h.durationSeconds, 0),
+      segments,
+    };
+  }
+
+  async #transcribePart(part: AudioPart, fileName: string, mimeType: string): Promise<Transcription> {
+    let answer: VerboseJson;
     try {
-      let answer: VerboseJson;
-      try {
-        answer = (await this.#client.audio.transcriptions.create({
-          file: await toFile(new Blob(audio as Uint8Array<ArrayBuffer>[]), fileName),
-          model: this.#config.model,
-          response_format: 'verbose_json',
-        })) as VerboseJson;
-      } catch (err) {
-        throw failed(err instanceof Error ? err.message : String(err), err);
-      }
-      const segments = (answer.segments ?? [])
-        .map((s) => ({
-          start: Number(s.start ?? 0),
-          duration: Math.max(0, Number(s.end ?? 0) - Number(s.start ?? 0)),
-          text: String(s.text ?? '').trim(),
-        }))
-        .filter((s) => s.text !== '');
-      if (segments.length === 0) throw noSpeech();
-      return {
-        language: languageCode(answer.language),
-        durationSeconds: Number(answer.duration ?? 0),
-        segments,
-      };
-    } finally {
-      const next = this.#waiting.shift();
-      if (next) next();
-      else this.#running -= 1;
+      // A disk-backed Blob: the upload streams the file instead of holding it.
+      const file = new File([await openAsBlob(part.path, { type: mimeType })], fileName, { type: mimeType });
+      answer = (await this.#client.audio.transcriptions.create({
+        file,
+        model: this.#config.model,
+        response_format: 'verbose_json',
+      })) as VerboseJson;
+    } catch (err) {
+      throw failed(err instanceof Error ? err.message : String(err), err);
+    }
+    const heardSeconds = Number(answer.duration ?? 0);
+    if (isCutShort(heardSeconds, part.durationSeconds)) {
+      throw failed(
+        `its answer covers ${heardSeconds.toFixed(1)} s of ${part.durationSeconds.toFixed(1)} s of audio (cut short)`,
+      );
+    }
+    const segments = (answer.segments ?? [])
+      .map((s) => ({
+        start: part.startSeconds + Number(s.start ?? 0),
+        duration: Math.max(0, Number(s.end ?? 0) - Number(s.start ?? 0)),
+        text: String(s.text ?? '').trim(),
+      }))
+      .filter((s) => s.text !== '');
+    return {
+      language: languageCode(answer.language),
+      durationSeconds: heardSeconds > 0 ? heardSeconds : part.durationSeconds,
+      segments,
+    };
+  }
+}
+
+/** The language of the parts, by seconds of speech heard in each (the first part's on a tie). */
+function mostHeard(parts: readonly Transcription[]): string {
+  const seconds = new Map<string, number>();
+  for (const part of parts) {
+    if (part.segments.length === 0) continue;
+    const spoken = part.segments.reduce((sum, s) => sum + s.duration, 0);
+    seconds.set(part.language, (seconds.get(part.language) ?? 0) + spoken);
+  }
+  let best = 'und';
+  let most = -1;
+  for (const [language, s] of seconds) {
+    if (s > most) {
+      best = language;
+      most = s;
     }
   }
+  return best;
+}
+
+/**
+ * Whether the model's answer stops well short of the audio it was sent: a model that gives up
+ * halfway must not be billed as a whole transcript. Allowed: 10% or 5 s, whichever is more (the
+ * platform's length and the decoder's differ by padding); not checked when either is unknown.
+ */
+function isCutShort(heardSeconds: number, sentSeconds: number): boolean {
+  if (!(heardSeconds > 0) || !(sentSeconds > 0)) return false;
+  return heardSeconds < sentSeconds - Math.max(5, sentSeconds * 0.1);
 }

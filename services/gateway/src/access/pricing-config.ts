@@ -32,6 +32,8 @@ export const PricingOverrideSchema = z.strictObject({
   jobMaxQueued: perTier(z.number().int().min(0).max(100_000)).optional(),
   /** Watches per account. */
   watchMax: perTier(z.number().int().min(0).max(10_000)).optional(),
+  /** Seconds of audio one transcription may have, per tier (at most a day). */
+  transcribeMaxSeconds: perTier(z.number().int().min(0).max(86_400)).optional(),
   minimumTier: z
     .strictObject(
       Object.fromEntries(operations.map((op) => [op, tier.optional()])) as Record<

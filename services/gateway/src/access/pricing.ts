@@ -17,6 +17,12 @@ export interface AccessPricing {
   jobMaxQueued: Record<Tier, number>;
   /** Watches one account may keep (POST /api/v1/watches); 0: the tier has none. */
   watchMax: Record<Tier, number>;
+  /**
+   * The longest video whose audio the tier may have transcribed (`mode` auto or transcribe), in
+   * seconds; longer: 422 AUDIO_TOO_LONG before anything is fetched or charged. Under the
+   * extractor's own ceiling (TRANSCRIBE_MAX_SECONDS); extract also stops at TRANSCRIBE_SYNC_MAX_SECONDS.
+   */
+  transcribeMaxSeconds: Record<Tier, number>;
   /** Lowest tier allowed to call the operation. */
   minimumTier: Record<Operation, Tier>;
   prices: {
@@ -48,6 +54,8 @@ export const DEFAULT_PRICING: AccessPricing = {
   jobMaxItems: { free: 0, pro: 1_000, business: 5_000, enterprise: 10_000 },
   jobMaxQueued: { free: 0, pro: 20, business: 100, enterprise: 500 },
   watchMax: { free: 0, pro: 10, business: 50, enterprise: 200 },
+  // Free has no transcription (the Pro tier and above, minimumTier aside: `mode` is not an operation).
+  transcribeMaxSeconds: { free: 0, pro: 3_600, business: 10_800, enterprise: 14_400 },
   minimumTier: {
     extract: 'free',
     batch: 'free',

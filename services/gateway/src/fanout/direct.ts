@@ -29,6 +29,7 @@ export function createDirectFanOut(deps: { extractor: ExtractorBackend; concurre
             segmentsJsonAsBytes: false,
             headJsonAsBytes: false,
             mode: job.mode ?? 0,
+            maxAudioSeconds: job.maxAudioSeconds ?? 0,
           },
           { deadlineMs: budgetMs, signal: controller.signal, requestId },
         )

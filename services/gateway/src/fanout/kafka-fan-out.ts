@@ -324,6 +324,7 @@ export function createKafkaFanOut(deps: KafkaFanOutDeps): KafkaFanOut {
                 deadline,
                 translate: job.translate,
                 mode: job.mode ?? 0,
+                maxAudioSeconds: job.maxAudioSeconds ?? 0,
                 requestId: request.requestId,
                 itemTimeoutMs: Math.max(0, Math.min(request.itemTimeoutMs, 2 ** 31 - 1)),
               }).finish(),

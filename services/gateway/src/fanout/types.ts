@@ -13,6 +13,8 @@ export interface FanOutJob {
   translate: boolean;
   /** Where the transcript may come from; absent: captions only. */
   mode?: extractorV1.TranscriptMode;
+  /** The longest audio the item may have transcribed (the account's tier); absent: the extractor's ceiling. */
+  maxAudioSeconds?: number;
 }
 
 export interface FanOutRequest {

@@ -46,6 +46,11 @@ export interface JobOptions {
   translate: boolean;
   /** Where transcripts may come from (absent on jobs stored before it existed: captions). */
   mode?: TranscriptModeName;
+  /**
+   * The longest audio an item may have transcribed: the account's tier cap when the job was made
+   * (absent on jobs stored before it existed: the extractor's ceiling).
+   */
+  max_audio_seconds?: number;
   /** json jobs with timestamps: results carry chunks, and `…/chunks` downloads them as NDJSON. */
   chunking?: ChunkingOptions;
 }

@@ -213,6 +213,9 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
             include: job.options.include,
             translate: job.options.translate,
             mode: TRANSCRIPT_MODE[job.options.mode ?? 'captions'],
+            ...(job.options.max_audio_seconds === undefined
+              ? {}
+              : { maxAudioSeconds: job.options.max_audio_seconds }),
           })),
           totalTimeoutMs: config.JOB_ROUND_TIMEOUT_MS,
           itemTimeoutMs: config.JOB_ITEM_TIMEOUT_MS,

@@ -267,7 +267,10 @@ export function createJobsService(deps: {
         status: 'queued',
         source,
         source_info: null,
-        options: input.options,
+        options:
+          (input.options.mode ?? 'captions') === 'captions'
+            ? input.options
+            : { ...input.options, max_audio_seconds: pricing.transcribeMaxSeconds[account.tier] },
         webhook_url: input.webhook_url ?? null,
         total: items ? items.length : null,
         next_index: 0,

@@ -30,6 +30,7 @@ const accountSchema = {
     'resets_at',
     'operations',
     'jobs',
+    'transcription',
     'request_id',
   ],
   additionalProperties: false,
@@ -77,6 +78,25 @@ const accountSchema = {
       properties: {
         max_items: { type: 'integer', minimum: 0, description: 'Most items one job may hold.' },
         max_queued: { type: 'integer', minimum: 0, description: 'Jobs that may wait to start at once.' },
+      },
+    },
+    transcription: {
+      type: 'object',
+      description:
+        'Speech-to-text of captionless videos (`mode` auto or transcribe): the longest audio the tier may have transcribed, and the longest extract transcribes while the client waits (longer: a bulk job).',
+      required: ['max_seconds', 'sync_max_seconds'],
+      additionalProperties: false,
+      properties: {
+        max_seconds: {
+          type: 'integer',
+          minimum: 0,
+          description: 'Seconds of audio per video for this tier; 0: the tier has no transcription.',
+        },
+        sync_max_seconds: {
+          type: 'integer',
+          minimum: 0,
+          description: 'Seconds of audio extract transcribes while the client waits (at most max_seconds).',
+        },
       },
     },
     request_id: { type: 'string' },

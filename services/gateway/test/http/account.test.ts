@@ -38,6 +38,7 @@ describe('GET /api/v1/account', () => {
         jobs: { minimum_tier: 'pro', allowed: false },
       }),
       jobs: { max_items: 0, max_queued: 0 },
+      transcription: { max_seconds: 0, sync_max_seconds: 0 },
       request_id: res.headers['x-request-id'],
     });
   });
@@ -49,6 +50,11 @@ describe('GET /api/v1/account', () => {
     expect(body.jobs).toEqual({
       max_items: DEFAULT_PRICING.jobMaxItems.enterprise,
       max_queued: DEFAULT_PRICING.jobMaxQueued.enterprise,
+    });
+    // The tier's own cap, and extract's wait under it (TRANSCRIBE_SYNC_MAX_SECONDS, 900 by default).
+    expect(body.transcription).toEqual({
+      max_seconds: DEFAULT_PRICING.transcribeMaxSeconds.enterprise,
+      sync_max_seconds: 900,
     });
   });
 

@@ -19,6 +19,7 @@ export const registerAccount: RouteRegistrar = (app, ctx) => {
       throw new AppError('SERVICE_UNAVAILABLE', 'Account reads are not enabled on this gateway.');
     const { creditsBalance, dailyUsed, daily } = await standing(account);
     const { pricing } = ctx;
+    const transcribeMax = tierAllows(account.tier, 'pro') ? pricing.transcribeMaxSeconds[account.tier] : 0;
     // The balance changes with every paid request: no cache may answer for it.
     reply.header('cache-control', 'no-store');
     return {
@@ -39,6 +40,10 @@ export const registerAccount: RouteRegistrar = (app, ctx) => {
       jobs: {
         max_items: pricing.jobMaxItems[account.tier],
         max_queued: pricing.jobMaxQueued[account.tier],
+      },
+      transcription: {
+        max_seconds: transcribeMax,
+        sync_max_seconds: Math.min(transcribeMax, ctx.deps.config.TRANSCRIBE_SYNC_MAX_SECONDS),
       },
       request_id: request.id,
     };

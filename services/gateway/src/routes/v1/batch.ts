@@ -29,7 +29,7 @@ export const registerBatch: RouteRegistrar = (app, ctx) => {
     const body = request.body;
     // Checked before anything is reserved: chunks need timed json items.
     const chunking = jobChunking(body);
-    checkTranscriptionTier(body.mode, admissionOf(request).account.tier);
+    const maxAudioSeconds = checkTranscriptionTier(body.mode, admissionOf(request).account.tier, ctx.pricing);
     const started = performance.now();
     const items = body.urls.map((url) => ({ url, videoId: tryVideoIdOf(url) }));
     // Worst case: every accepted video URL succeeds (with `mode`, transcribed to its full length).
@@ -50,6 +50,7 @@ export const registerBatch: RouteRegistrar = (app, ctx) => {
         include: body.include,
         translate: body.translate,
         mode: body.mode,
+        maxAudioSeconds,
         charges,
         format: body.format,
         includeTimestamps: body.include_timestamps,

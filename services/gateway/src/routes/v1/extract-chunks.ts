@@ -22,6 +22,7 @@ import type { IncludeField, TranscriptModeName } from '../../schemas/common.ts';
 import type { extractorV1 } from '@subx/contracts';
 import { TRANSCRIPT_MODE } from '../../transcript-modes.ts';
 import { videoIdOf } from '../../video-urls.ts';
+import { tierAudioCap } from '../../item-charges.ts';
 import type { RouteContext } from './context.ts';
 import { admissionOf } from './reservation.ts';
 
@@ -79,6 +80,7 @@ export async function extractChunks(
       forceRefresh: body.force_refresh,
       translate: body.translate,
       mode: TRANSCRIPT_MODE[body.mode],
+      maxAudioSeconds: tierAudioCap(body.mode, request.admission?.account.tier, ctx.pricing),
       segmentsAsJson: false,
       segmentsJsonAsBytes: false,
       headJsonAsBytes: false,

@@ -3,8 +3,9 @@ import { CONTENT_TYPES, answerHeadJson } from '@subx/formats';
 import type { OutputFormat } from '@subx/formats';
 import { countCacheLookup } from '@subx/service-kit';
 import { rateLimitJson } from '../../access/rate-limit.ts';
-import { extractPrice, modelTranslationPrice, tierAllows, transcriptionPrice } from '../../access/pricing.ts';
-import { AppError, Errors } from '@subx/errors';
+import { extractPrice, modelTranslationPrice, transcriptionPrice } from '../../access/pricing.ts';
+import { audioTooLongForTier, checkTranscriptionTier, tierAudioCap } from '../../item-charges.ts';
+import { AppError } from '@subx/errors';
 import type { extractorV1 } from '@subx/contracts';
 import {
   completeJsonBody,
@@ -86,6 +87,7 @@ export const registerExtract: RouteRegistrar = (app, ctx) => {
         forceRefresh: body.force_refresh,
         translate: body.translate,
         mode: TRANSCRIPT_MODE[body.mode],
+        maxAudioSeconds: tierAudioCap(body.mode, request.admission?.account.tier, ctx.pricing),
         segmentsAsJson: spliceSegments,
         // ...as bytes, copied into the answer as they come (an older extractor answers a string).
         segmentsJsonAsBytes: spliceSegments,
@@ -210,7 +212,7 @@ export const registerExtract: RouteRegistrar = (app, ctx) => {
     let transcription = 0;
     if (body.mode !== 'captions') {
       const { account } = admissionOf(request);
-      if (!tierAllows(account.tier, 'pro')) throw Errors.tierRequired('pro', account.tier);
+      const tierMax = checkTranscriptionTier(body.mode, account.tier, ctx.pricing);
       const video = await backends.extractor.validateVideo(
         { videoId: videoIdOf(body.url) },
         { requestId: request.id },
@@ -218,6 +220,8 @@ export const registerExtract: RouteRegistrar = (app, ctx) => {
       // The audio is needed when asked for, or (auto) when the video has no captions at all; a
       // video with captions in another language only is left to the extractor's own cap.
       const needsAudio = body.mode === 'transcribe' || !video.hasSubtitles;
+      if (needsAudio && video.duration > tierMax)
+        throw audioTooLongForTier(video.duration, tierMax, account.tier);
       const syncMax = config.TRANSCRIBE_SYNC_MAX_SECONDS;
       if (needsAudio && video.duration > syncMax) {
         throw new AppError(

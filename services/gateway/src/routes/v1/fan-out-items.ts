@@ -39,6 +39,8 @@ export async function extractItems(
     include: IncludeField[];
     translate: boolean;
     mode: TranscriptModeName;
+    /** The account's tier cap on transcribed audio (pricing `transcribeMaxSeconds`). */
+    maxAudioSeconds: number;
     format: OutputFormat;
     includeTimestamps: boolean;
     totalTimeoutMs: number;
@@ -58,6 +60,7 @@ export async function extractItems(
       include: options.include,
       translate: options.translate,
       mode: TRANSCRIPT_MODE[options.mode],
+      maxAudioSeconds: options.maxAudioSeconds,
     });
   });
   const outcomes =

@@ -43,7 +43,7 @@ export const registerJobs: RouteRegistrar = (app, ctx) => {
       const body = request.body;
       const chunking = jobChunking(body);
       const admission = admissionOf(request);
-      checkTranscriptionTier(body.mode, admission.account.tier);
+      checkTranscriptionTier(body.mode, admission.account.tier, ctx.pricing);
       const input: CreateJobInput = {
         source: body.source,
         options: {

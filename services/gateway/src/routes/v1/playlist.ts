@@ -61,7 +61,11 @@ export const registerPlaylist: RouteRegistrar = (app, ctx) => {
     // Checked before anything is listed or reserved: chunks need timed json items.
     const chunking = jobChunking({ ...query, chunking: chunkingOfQuery(query) });
     const playlistId = playlistIdOf(query.url);
-    checkTranscriptionTier(query.mode, admissionOf(request).account.tier);
+    const maxAudioSeconds = checkTranscriptionTier(
+      query.mode,
+      admissionOf(request).account.tier,
+      ctx.pricing,
+    );
     const started = performance.now();
     // The listing comes first (the extractor caches it): the worst case is then the videos really
     // there, all successful, not `max` (a 3-video playlist needs 3 credits, whatever `max` says).
@@ -97,6 +101,7 @@ export const registerPlaylist: RouteRegistrar = (app, ctx) => {
         include,
         translate: query.translate,
         mode: query.mode,
+        maxAudioSeconds,
         charges,
         format: query.format,
         includeTimestamps: query.include_timestamps,

@@ -35,7 +35,7 @@ export const registerWatches: RouteRegistrar = (app, ctx) => {
     async (request, reply) => {
       const b = request.body;
       const admission = admissionOf(request);
-      checkTranscriptionTier(b.mode, admission.account.tier);
+      checkTranscriptionTier(b.mode, admission.account.tier, ctx.pricing);
       const watch = await watches.create(
         admission.account,
         {

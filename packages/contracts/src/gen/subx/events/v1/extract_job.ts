@@ -56,6 +56,11 @@ export interface ExtractJob {
    * captions only, what a gateway that predates the field asks.
    */
   mode: TranscriptMode;
+  /**
+   * The longest audio this video may have transcribed, in seconds (the account's tier cap);
+   * 0: only the extractor's own ceiling, what a gateway that predates the field asks.
+   */
+  maxAudioSeconds: number;
 }
 
 /** Topic extract.results.v1 (or the job's reply_topic), key = reply_to. */
@@ -109,6 +114,7 @@ function createBaseExtractJob(): ExtractJob {
     requestId: "",
     itemTimeoutMs: 0,
     mode: 0,
+    maxAudioSeconds: 0,
   };
 }
 
@@ -152,6 +158,9 @@ export const ExtractJob: MessageFns<ExtractJob> = {
     }
     if (message.mode !== 0) {
       writer.uint32(104).int32(message.mode);
+    }
+    if (message.maxAudioSeconds !== 0) {
+      writer.uint32(112).uint32(message.maxAudioSeconds);
     }
     return writer;
   },
@@ -273,6 +282,14 @@ export const ExtractJob: MessageFns<ExtractJob> = {
             message.mode = reader.int32() as any;
             continue;
           }
+          case 14: {
+            if (tag !== 112) {
+              break;
+            }
+
+            message.maxAudioSeconds = reader.uint32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -328,6 +345,11 @@ export const ExtractJob: MessageFns<ExtractJob> = {
         ? globalThis.Number(object.item_timeout_ms)
         : 0,
       mode: isSet(object.mode) ? transcriptModeFromJSON(object.mode) : 0,
+      maxAudioSeconds: isSet(object.maxAudioSeconds)
+        ? globalThis.Number(object.maxAudioSeconds)
+        : isSet(object.max_audio_seconds)
+        ? globalThis.Number(object.max_audio_seconds)
+        : 0,
     };
   },
 
@@ -372,6 +394,9 @@ export const ExtractJob: MessageFns<ExtractJob> = {
     if (message.mode !== 0) {
       obj.mode = transcriptModeToJSON(message.mode);
     }
+    if (message.maxAudioSeconds !== 0) {
+      obj.maxAudioSeconds = Math.round(message.maxAudioSeconds);
+    }
     return obj;
   },
 
@@ -395,6 +420,7 @@ export const ExtractJob: MessageFns<ExtractJob> = {
     message.requestId = object.requestId ?? "";
     message.itemTimeoutMs = object.itemTimeoutMs ?? 0;
     message.mode = object.mode ?? 0;
+    message.maxAudioSeconds = object.maxAudioSeconds ?? 0;
     return message;
   },
 };

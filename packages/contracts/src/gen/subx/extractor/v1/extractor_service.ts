@@ -249,6 +249,12 @@ export interface GetTranscriptRequest {
   headJsonAsBytes: boolean;
   /** Where the transcript may come from; unspecified means captions only. */
   mode: TranscriptMode;
+  /**
+   * The longest audio this request may have transcribed, in seconds (the caller's tier cap): a
+   * longer video whose audio is needed is refused with AUDIO_TOO_LONG before any audio is
+   * fetched. 0: only the extractor's own ceiling (TRANSCRIBE_MAX_SECONDS) applies.
+   */
+  maxAudioSeconds: number;
 }
 
 export interface GetTranscriptResponse {
@@ -580,6 +586,7 @@ function createBaseGetTranscriptRequest(): GetTranscriptRequest {
     segmentsJsonAsBytes: false,
     headJsonAsBytes: false,
     mode: 0,
+    maxAudioSeconds: 0,
   };
 }
 
@@ -611,6 +618,9 @@ export const GetTranscriptRequest: MessageFns<GetTranscriptRequest> = {
     }
     if (message.mode !== 0) {
       writer.uint32(72).int32(message.mode);
+    }
+    if (message.maxAudioSeconds !== 0) {
+      writer.uint32(80).uint32(message.maxAudioSeconds);
     }
     return writer;
   },
@@ -700,6 +710,14 @@ export const GetTranscriptRequest: MessageFns<GetTranscriptRequest> = {
             message.mode = reader.int32() as any;
             continue;
           }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.maxAudioSeconds = reader.uint32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -743,6 +761,11 @@ export const GetTranscriptRequest: MessageFns<GetTranscriptRequest> = {
         ? globalThis.Boolean(object.head_json_as_bytes)
         : false,
       mode: isSet(object.mode) ? transcriptModeFromJSON(object.mode) : 0,
+      maxAudioSeconds: isSet(object.maxAudioSeconds)
+        ? globalThis.Number(object.maxAudioSeconds)
+        : isSet(object.max_audio_seconds)
+        ? globalThis.Number(object.max_audio_seconds)
+        : 0,
     };
   },
 
@@ -775,6 +798,9 @@ export const GetTranscriptRequest: MessageFns<GetTranscriptRequest> = {
     if (message.mode !== 0) {
       obj.mode = transcriptModeToJSON(message.mode);
     }
+    if (message.maxAudioSeconds !== 0) {
+      obj.maxAudioSeconds = Math.round(message.maxAudioSeconds);
+    }
     return obj;
   },
 
@@ -792,6 +818,7 @@ export const GetTranscriptRequest: MessageFns<GetTranscriptRequest> = {
     message.segmentsJsonAsBytes = object.segmentsJsonAsBytes ?? false;
     message.headJsonAsBytes = object.headJsonAsBytes ?? false;
     message.mode = object.mode ?? 0;
+    message.maxAudioSeconds = object.maxAudioSeconds ?? 0;
     return message;
   },
 };
