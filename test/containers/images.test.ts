@@ -145,3 +145,23 @@ describe('runtime images hold no dev dependencies, tests or fixtures', () => {
     expect(main.trim()).toBe(`/app/services/${service}/src/main.ts`);
   });
 });
+
+describe('the extractor image cuts large transcription audio', () => {
+  it('has ffmpeg, and a spool directory the runtime user owns', async () => {
+    const out = await docker([
+      'run',
+      '--rm',
+      '--user',
+      '1000:1000',
+      '--entrypoint',
+      'sh',
+      `subx/extractor:${TAG}`,
+      '-c',
+      'ffmpeg -hide_banner -version | head -1; stat -c %u /var/spool/subx; touch /var/spool/subx/probe && echo writable',
+    ]);
+    const [version, owner, writable] = out.trim().split('\n');
+    expect(version).toMatch(/^ffmpeg version /);
+    expect(owner).toBe('1000');
+    expect(writable).toBe('writable');
+  });
+});

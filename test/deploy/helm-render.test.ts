@@ -193,6 +193,29 @@ describe.skipIf(!helm)('helm chart deploy/helm/subx', () => {
     });
   });
 
+  it('gives the extractor, and it alone, a disk for transcription audio where TRANSCRIBE_SPOOL_DIR points', () => {
+    const objs = render(path.join(chartDir, 'ci/dev-values.yaml'));
+    for (const d of ofKind(objs, 'Deployment')) {
+      const name = component(d) as string;
+      const pod = podSpec(d) as PodSpec & {
+        volumes?: { name: string; emptyDir?: { sizeLimit?: string } }[];
+      };
+      const mounts = (
+        pod.containers[0] as Container & { volumeMounts?: { name: string; mountPath: string }[] }
+      ).volumeMounts;
+      const cm = ofKind(objs, 'ConfigMap').find((m) => m.metadata.name === d.metadata.name);
+      const spool = pod.volumes?.find((v) => v.name === 'spool');
+      if (name === 'extractor') {
+        expect(spool?.emptyDir?.sizeLimit).toBe('1Gi');
+        expect(mounts?.find((m) => m.name === 'spool')?.mountPath).toBe('/var/spool/subx');
+        expect(cm?.data?.TRANSCRIBE_SPOOL_DIR).toBe('/var/spool/subx');
+      } else {
+        expect(spool, name).toBeUndefined();
+        expect(cm?.data?.TRANSCRIBE_SPOOL_DIR, name).toBeUndefined();
+      }
+    }
+  });
+
   it('routes an ingress host to the dashboard when it says so, and refuses unknown targets', () => {
     const on = render(path.join(chartDir, 'ci/production-values.yaml'));
     const [ingress] = ofKind(on, 'Ingress');

@@ -101,6 +101,7 @@ Returns a YAML list of {name, optional}. Call with (dict "root" $ "c" $component
 {{- if and $tls.mutual (eq .c.protocol "grpc") }}{{ $_ := set $env "GRPC_TLS_CLIENT_CA_FILE" "/etc/subx/grpc-tls/ca.crt" }}{{ end -}}
 {{- end -}}
 {{- if .c.uses.mongo }}{{ $_ := set $env "MONGO_DB" $root.Values.infra.mongoDb }}{{ end -}}
+{{- if .c.spool }}{{ $_ := set $env "TRANSCRIBE_SPOOL_DIR" "/var/spool/subx" }}{{ end -}}
 {{- if and .c.uses.youtube $root.Values.youtubeClients }}
 {{- if hasKey (.c.env | default dict) "YOUTUBE_CLIENTS" }}{{ fail (printf "components.%s.env.YOUTUBE_CLIENTS and youtubeClients: set the identities in one place (youtubeClients is re-read without a restart)" .name) }}{{ end -}}
 {{- $_ := set $env "YOUTUBE_CLIENTS_FILE" "/etc/subx/youtube-clients/clients.json" -}}
