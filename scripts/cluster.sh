@@ -92,6 +92,8 @@ cmd_up() {
 
 case ${1:-} in
   build) node_packages && build_all ;;
+  # The Go builds alone (no packages, no root): what .ci/run starts in the background early.
+  binaries) build_all ;;
   up) cmd_up ;;
   start) cluster_start && echo "KUBECONFIG=$KUBECONFIG_PATH" ;;
   test)
