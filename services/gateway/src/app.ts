@@ -29,7 +29,7 @@ import { OPERATION_SPECS } from './schemas/operations.ts';
 import { registerAccount } from './routes/v1/account.ts';
 import { registerBatch } from './routes/v1/batch.ts';
 import { registerComments, registerCommentsAnalyze } from './routes/v1/comments.ts';
-import type { RouteContext } from './routes/v1/context.ts';
+import type { RouteContext } from './http/route-context.ts';
 import { registerExtract } from './routes/v1/extract.ts';
 import { registerJobs } from './routes/v1/jobs.ts';
 import { registerPlaylist } from './routes/v1/playlist.ts';

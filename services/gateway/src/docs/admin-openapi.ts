@@ -4,7 +4,7 @@
  * for parameters and error responses, so both describe errors alike.
  */
 import type { ErrorCode } from '@subx/errors';
-import { errorBodySchema } from '../schemas/common.ts';
+import { errorBodySchema } from '../domain/common-schemas.ts';
 import { ADMIN_OPERATION_SPECS } from '../schemas/admin-operations.ts';
 import type { AdminOperationSpec } from '../schemas/admin-operations.ts';
 import { codesByStatus, errorExamples, errorList, pathParameters, queryParameters } from './openapi.ts';

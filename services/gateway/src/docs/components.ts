@@ -7,10 +7,10 @@
  */
 import type { ErrorCode } from '@subx/errors';
 import { healthResponseSchema, operationById } from '../schemas/operations.ts';
-import { BODY_ERROR_CODES } from '../schemas/common.ts';
+import { BODY_ERROR_CODES } from '../domain/common-schemas.ts';
 import { jobSchema } from '../schemas/jobs.ts';
-import { isMetered, named, schemaName } from '../schemas/operation-spec.ts';
-import type { JsonSchema, OperationSpec } from '../schemas/operation-spec.ts';
+import { isMetered, named, schemaName } from '../domain/operation-spec.ts';
+import type { JsonSchema, OperationSpec } from '../domain/operation-spec.ts';
 
 const properties = (schema: JsonSchema | undefined) =>
   (schema?.properties ?? {}) as Record<string, JsonSchema>;

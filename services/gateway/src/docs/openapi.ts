@@ -6,8 +6,8 @@
 import { ERROR_CATALOG, docsUrl } from '@subx/errors';
 import type { ErrorCode } from '@subx/errors';
 import { CONTENT_TYPES } from '@subx/formats';
-import { errorBodySchema, rateLimitSchema } from '../schemas/common.ts';
-import { isMetered } from '../schemas/operation-spec.ts';
+import { errorBodySchema, rateLimitSchema } from '../domain/common-schemas.ts';
+import { isMetered } from '../domain/operation-spec.ts';
 import { OPERATION_SPECS, healthResponseSchema } from '../schemas/operations.ts';
 import { documentedBody, documentedErrors, hoistSchemas } from './components.ts';
 import { REQUEST_EXAMPLES } from './examples.ts';

@@ -7,7 +7,7 @@
 import { extractorV1 } from '@subx/contracts';
 import { AppError } from '@subx/errors';
 import type { ExtractorBackend } from '../backends/types.ts';
-import { playlistIdOf } from '../video-urls.ts';
+import { playlistIdOf } from '../domain/video-urls.ts';
 import type { ChannelTabName, JobDoc, JobItem } from './model.ts';
 
 interface ListedSource {

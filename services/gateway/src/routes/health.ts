@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { BACKEND_NAMES } from '../backends/types.ts';
 import type { BackendName } from '../backends/types.ts';
-import type { RouteContext } from './v1/context.ts';
+import type { RouteContext } from '../http/route-context.ts';
 
 type ServiceStatus = 'ok' | 'down';
 

@@ -5,7 +5,7 @@
  * Spread into OPERATION_SPECS (operations.ts).
  */
 import { METERED_OPERATIONS, TIERS } from '../access/types.ts';
-import type { OperationSpec } from './operation-spec.ts';
+import type { OperationSpec } from '../domain/operation-spec.ts';
 
 const tierSchema = { type: 'string', enum: [...TIERS] };
 

@@ -24,8 +24,8 @@ import {
   webhookSecretSchema,
 } from '@subx/contracts/admin-api';
 import type { ErrorCode } from '@subx/errors';
-import { BODY_ERROR_CODES } from './common.ts';
-import type { JsonSchema } from './operation-spec.ts';
+import { BODY_ERROR_CODES } from '../domain/common-schemas.ts';
+import type { JsonSchema } from '../domain/operation-spec.ts';
 
 export interface AdminOperationSpec {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';

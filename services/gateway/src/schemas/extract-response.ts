@@ -1,5 +1,11 @@
 /** The json answer of POST /api/v1/extract (the extract row of the operation table). */
-import { chunkSchema, metadataSchema, rateLimitSchema, segmentSchema, subtitleTypeSchema } from './common.ts';
+import {
+  chunkSchema,
+  metadataSchema,
+  rateLimitSchema,
+  segmentSchema,
+  subtitleTypeSchema,
+} from '../domain/common-schemas.ts';
 
 export const extractResponse = {
   type: 'object',

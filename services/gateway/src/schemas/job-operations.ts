@@ -2,7 +2,7 @@
  * The bulk jobs' rows of the operation table (schemas/operations.ts spreads them in), so their
  * validation, routes, OpenAPI and llms.txt come from the same place as every other operation's.
  */
-import type { OperationSpec } from './operation-spec.ts';
+import type { OperationSpec } from '../domain/operation-spec.ts';
 import {
   createJobBodySchema,
   jobEstimateSchema,

@@ -17,8 +17,8 @@ import {
   chunkingSchema,
   modeSchema,
   urlSchema,
-} from './common.ts';
-import { named } from './operation-spec.ts';
+} from '../domain/common-schemas.ts';
+import { named } from '../domain/operation-spec.ts';
 import {
   SEARCH_DURATIONS,
   SEARCH_FEATURES,

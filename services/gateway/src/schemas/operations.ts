@@ -17,7 +17,7 @@ import {
   embedSchema,
   modeSchema,
   urlSchema,
-} from './common.ts';
+} from '../domain/common-schemas.ts';
 import { withDocumentPaths } from './document-operations.ts';
 import { ACCOUNT_OPERATIONS } from './account.ts';
 import { extractResponse } from './extract-response.ts';
@@ -34,8 +34,8 @@ const summaryLanguageSchema = {
     'Extension: the caption track to read (ISO 639-1, optionally with region or script). Without it: English if the video has it, else its first manual track (usually the original language), else its first auto-generated one.',
 };
 
-export type { JsonSchema, OperationSpec } from './operation-spec.ts';
-import type { OperationSpec } from './operation-spec.ts';
+export type { JsonSchema, OperationSpec } from '../domain/operation-spec.ts';
+import type { OperationSpec } from '../domain/operation-spec.ts';
 
 /** Codes of validate's `reason`, why an extract would fail (routes/v1/validate.ts words each). */
 const VALIDATE_REASON_CODES = [

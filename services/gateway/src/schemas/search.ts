@@ -11,8 +11,8 @@ import {
   SEARCH_TYPES,
   UPLOAD_DATES,
 } from '@subx/youtube';
-import { rateLimitSchema } from './common.ts';
-import { named, type OperationSpec } from './operation-spec.ts';
+import { rateLimitSchema } from '../domain/common-schemas.ts';
+import { named, type OperationSpec } from '../domain/operation-spec.ts';
 
 /** A cursor holds the platform's token (up to about 1.5 KB) with what binds it to its search. */
 const SEARCH_CURSOR_MAX = 4096;

@@ -24,9 +24,9 @@ import {
   translateSchema,
   modeSchema,
   urlSchema,
-} from './common.ts';
-import { named } from './operation-spec.ts';
-import type { OperationSpec } from './operation-spec.ts';
+} from '../domain/common-schemas.ts';
+import { named } from '../domain/operation-spec.ts';
+import type { OperationSpec } from '../domain/operation-spec.ts';
 
 const TAG = 'Watches';
 

@@ -4,7 +4,7 @@
  */
 // The same schema as the admin API's webhook secret routes answer with (one definition for both).
 import { webhookSecretSchema } from '@subx/contracts/admin-api';
-import type { OperationSpec } from './operation-spec.ts';
+import type { OperationSpec } from '../domain/operation-spec.ts';
 
 /** The public routes' answer: the admin API's secret view, plus the request's id like every success body. */
 const webhookSecretResponse = {

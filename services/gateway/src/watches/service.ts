@@ -15,7 +15,7 @@ import type { ExtractorBackend } from '../backends/types.ts';
 import type { ChannelTabName, JobOptions } from '../jobs/model.ts';
 import type { JobsService } from '../jobs/service.ts';
 import { CHANNEL_TAB_OF, searchFiltersOf, watchUrl } from '../jobs/sources.ts';
-import { playlistIdOf } from '../video-urls.ts';
+import { playlistIdOf } from '../domain/video-urls.ts';
 import type { WebhookDeliveries } from '../webhooks/index.ts';
 import { WATCH_PENDING_MAX, WATCH_SEEN_MAX, newWatchId, watchView } from './model.ts';
 import type { WatchDoc, WatchPending, WatchRun, WatchSource, WatchView } from './model.ts';

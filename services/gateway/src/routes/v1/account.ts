@@ -7,8 +7,8 @@
 import { AppError } from '@subx/errors';
 import { tierAllows } from '../../access/pricing.ts';
 import { operationById } from '../../schemas/operations.ts';
-import { routeOptions, routePath } from './context.ts';
-import type { RouteRegistrar } from './context.ts';
+import { routeOptions, routePath } from '../../http/route-context.ts';
+import type { RouteRegistrar } from '../../http/route-context.ts';
 
 export const registerAccount: RouteRegistrar = (app, ctx) => {
   const spec = operationById('getAccount');

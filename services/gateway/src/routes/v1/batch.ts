@@ -1,13 +1,13 @@
 import type { OutputFormat } from '@subx/formats';
 import { jobChunking, withItemChunks } from '../../jobs/chunks.ts';
 import { perItemTimeoutMs } from '../../fanout/types.ts';
-import { checkTranscriptionTier, durationsFrom, itemCharges } from '../../item-charges.ts';
-import type { IncludeField, TranscriptModeName } from '../../schemas/common.ts';
+import { checkTranscriptionTier, durationsFrom, itemCharges } from '../../domain/item-charges.ts';
+import type { IncludeField, TranscriptModeName } from '../../domain/common-schemas.ts';
 import { operationById } from '../../schemas/operations.ts';
-import { tryVideoIdOf } from '../../video-urls.ts';
-import { routeOptions } from './context.ts';
-import type { RouteRegistrar } from './context.ts';
-import { admissionOf, withReservation } from './reservation.ts';
+import { tryVideoIdOf } from '../../domain/video-urls.ts';
+import { routeOptions } from '../../http/route-context.ts';
+import type { RouteRegistrar } from '../../http/route-context.ts';
+import { admissionOf, withReservation } from '../../http/reservation.ts';
 import { extractItems, settleItems } from './fan-out-items.ts';
 
 interface BatchBody {

@@ -2,12 +2,12 @@ import { commentsV1 } from '@subx/contracts';
 import type { aiV1 } from '@subx/contracts';
 import { commentsAnalyzePrice, commentsPrice } from '../../access/pricing.ts';
 import { rateLimitBody } from '../../access/rate-limit.ts';
-import { commentJson, sentimentName } from '../../mappers.ts';
+import { commentJson, sentimentName } from '../../domain/mappers.ts';
 import { operationById } from '../../schemas/operations.ts';
-import { videoIdOf, videoUrlOfBody } from '../../video-urls.ts';
-import { routeOptions } from './context.ts';
-import type { RouteRegistrar } from './context.ts';
-import { admissionOf, withReservation } from './reservation.ts';
+import { videoIdOf, videoUrlOfBody } from '../../domain/video-urls.ts';
+import { routeOptions } from '../../http/route-context.ts';
+import type { RouteRegistrar } from '../../http/route-context.ts';
+import { admissionOf, withReservation } from '../../http/reservation.ts';
 
 export const registerComments: RouteRegistrar = (app, ctx) => {
   const spec = operationById('comments');

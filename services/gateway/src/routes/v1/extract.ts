@@ -15,17 +15,17 @@ import {
   kept,
   sentOnce,
   utf8Bytes,
-} from '../../extract-cache.ts';
-import type { ByteAllocator, CachedExtract, ExtractCacheKey } from '../../extract-cache.ts';
-import { documentFor, subtitleTypeName, transcriptBody } from '../../mappers.ts';
-import type { IncludeField, TranscriptModeName } from '../../schemas/common.ts';
+} from '../../domain/extract-cache.ts';
+import type { ByteAllocator, CachedExtract, ExtractCacheKey } from '../../domain/extract-cache.ts';
+import { documentFor, subtitleTypeName, transcriptBody } from '../../domain/mappers.ts';
+import type { IncludeField, TranscriptModeName } from '../../domain/common-schemas.ts';
 import { OPERATION_SPECS, operationById } from '../../schemas/operations.ts';
-import { videoIdOf } from '../../video-urls.ts';
-import { routeOptions } from './context.ts';
-import type { RouteRegistrar } from './context.ts';
-import { admissionOf, withReservation } from './reservation.ts';
+import { videoIdOf } from '../../domain/video-urls.ts';
+import { routeOptions } from '../../http/route-context.ts';
+import type { RouteRegistrar } from '../../http/route-context.ts';
+import { admissionOf, withReservation } from '../../http/reservation.ts';
 import { extractChunks, wantsChunks, type ChunkingBody } from './extract-chunks.ts';
-import { TRANSCRIPT_MODE } from '../../transcript-modes.ts';
+import { TRANSCRIPT_MODE } from '../../domain/transcript-modes.ts';
 
 /** `subx_cache_requests_total{cache="extract_response"}`. */
 const CACHE_NAME = 'extract_response';

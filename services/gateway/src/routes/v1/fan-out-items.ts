@@ -4,13 +4,13 @@ import type { OutputFormat } from '@subx/formats';
 import type { Clock } from '@subx/ports';
 import { rateLimitBody } from '../../access/rate-limit.ts';
 import type { Reservation } from '../../access/types.ts';
-import { admissionOf } from './reservation.ts';
+import { admissionOf } from '../../http/reservation.ts';
 import type { FanOut, FanOutJob } from '../../fanout/types.ts';
-import { failureItem, successItem } from '../../mappers.ts';
-import type { ItemCharges } from '../../item-charges.ts';
-import type { IncludeField, TranscriptModeName } from '../../schemas/common.ts';
-import { TRANSCRIPT_MODE } from '../../transcript-modes.ts';
-import { invalidVideoUrlMessage } from '../../video-urls.ts';
+import { failureItem, successItem } from '../../domain/mappers.ts';
+import type { ItemCharges } from '../../domain/item-charges.ts';
+import type { IncludeField, TranscriptModeName } from '../../domain/common-schemas.ts';
+import { TRANSCRIPT_MODE } from '../../domain/transcript-modes.ts';
+import { invalidVideoUrlMessage } from '../../domain/video-urls.ts';
 
 export interface ItemInput {
   url: string;

@@ -3,13 +3,13 @@ import { jobChunking } from '../../jobs/chunks.ts';
 import { CONTENT_TYPES } from '@subx/formats';
 import type { OutputFormat } from '@subx/formats';
 import type { CreateJobInput } from '../../jobs/service.ts';
-import { checkTranscriptionTier, durationsFrom } from '../../item-charges.ts';
-import type { IncludeField, TranscriptModeName } from '../../schemas/common.ts';
+import { checkTranscriptionTier, durationsFrom } from '../../domain/item-charges.ts';
+import type { IncludeField, TranscriptModeName } from '../../domain/common-schemas.ts';
 import { operationById } from '../../schemas/operations.ts';
 import { rateLimitBody } from '../../access/rate-limit.ts';
-import { admissionOf } from './reservation.ts';
-import { accountIdOf, routeOptions, routePath } from './context.ts';
-import type { RouteRegistrar } from './context.ts';
+import { admissionOf } from '../../http/reservation.ts';
+import { accountIdOf, routeOptions, routePath } from '../../http/route-context.ts';
+import type { RouteRegistrar } from '../../http/route-context.ts';
 
 interface CreateJobBody {
   source: CreateJobInput['source'];

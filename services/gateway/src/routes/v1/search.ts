@@ -5,9 +5,9 @@ import { searchPrice } from '../../access/pricing.ts';
 import { searchFiltersOf } from '../../jobs/sources.ts';
 import { rateLimitBody } from '../../access/rate-limit.ts';
 import { operationById } from '../../schemas/operations.ts';
-import { routeOptions } from './context.ts';
-import type { RouteRegistrar } from './context.ts';
-import { admissionOf, withReservation } from './reservation.ts';
+import { routeOptions } from '../../http/route-context.ts';
+import type { RouteRegistrar } from '../../http/route-context.ts';
+import { admissionOf, withReservation } from '../../http/reservation.ts';
 
 interface SearchQuery {
   q: string;

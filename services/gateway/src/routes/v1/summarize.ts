@@ -2,10 +2,10 @@ import { aiV1 } from '@subx/contracts';
 import { summarizePrice } from '../../access/pricing.ts';
 import { rateLimitBody } from '../../access/rate-limit.ts';
 import { operationById } from '../../schemas/operations.ts';
-import { videoIdOf, videoUrlOfBody } from '../../video-urls.ts';
-import { routeOptions } from './context.ts';
-import type { RouteRegistrar } from './context.ts';
-import { admissionOf, withReservation } from './reservation.ts';
+import { videoIdOf, videoUrlOfBody } from '../../domain/video-urls.ts';
+import { routeOptions } from '../../http/route-context.ts';
+import type { RouteRegistrar } from '../../http/route-context.ts';
+import { admissionOf, withReservation } from '../../http/reservation.ts';
 
 type Style = 'brief' | 'detailed' | 'key_points';
 

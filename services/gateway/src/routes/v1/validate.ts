@@ -1,8 +1,8 @@
 import { operationById } from '../../schemas/operations.ts';
 import type { ValidateReasonCode } from '../../schemas/operations.ts';
-import { videoIdOf } from '../../video-urls.ts';
-import { routeOptions } from './context.ts';
-import type { RouteRegistrar } from './context.ts';
+import { videoIdOf } from '../../domain/video-urls.ts';
+import { routeOptions } from '../../http/route-context.ts';
+import type { RouteRegistrar } from '../../http/route-context.ts';
 
 /**
  * Why an extract of the video would fail (docs/api.md "Validate"), by the code of the answer's

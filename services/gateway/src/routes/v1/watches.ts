@@ -1,12 +1,12 @@
 import type { OutputFormat } from '@subx/formats';
 import { rateLimitBody } from '../../access/rate-limit.ts';
-import { checkTranscriptionTier } from '../../item-charges.ts';
-import type { IncludeField, TranscriptModeName } from '../../schemas/common.ts';
+import { checkTranscriptionTier } from '../../domain/item-charges.ts';
+import type { IncludeField, TranscriptModeName } from '../../domain/common-schemas.ts';
 import { operationById } from '../../schemas/operations.ts';
 import type { CreateWatchInput } from '../../watches/service.ts';
-import { accountIdOf, routeOptions, routePath } from './context.ts';
-import type { RouteRegistrar } from './context.ts';
-import { admissionOf } from './reservation.ts';
+import { accountIdOf, routeOptions, routePath } from '../../http/route-context.ts';
+import type { RouteRegistrar } from '../../http/route-context.ts';
+import { admissionOf } from '../../http/reservation.ts';
 
 interface CreateWatchBody {
   source: CreateWatchInput['source'];

@@ -7,8 +7,8 @@ import type { FastifyReply } from 'fastify';
 import { AppError } from '@subx/errors';
 import { operationById } from '../../schemas/operations.ts';
 import type { WebhookModule } from '../../webhooks/index.ts';
-import { routeOptions, routePath } from './context.ts';
-import type { RouteContext, RouteRegistrar } from './context.ts';
+import { routeOptions, routePath } from '../../http/route-context.ts';
+import type { RouteContext, RouteRegistrar } from '../../http/route-context.ts';
 
 function webhooksOf(ctx: RouteContext): WebhookModule {
   if (!ctx.deps.webhooks) {

@@ -3,7 +3,7 @@ import { aiV1, commonV1 } from '@subx/contracts';
 import type { commentsV1, extractorV1 } from '@subx/contracts';
 import { publicMetadata, publicSegments, renderDocument, toPlainText } from '@subx/formats';
 import type { DocumentFormat, OutputFormat, Segment } from '@subx/formats';
-import type { IncludeField } from './schemas/common.ts';
+import type { IncludeField } from './common-schemas.ts';
 
 export type SubtitleTypeName = 'manual' | 'auto_generated' | 'transcribed';
 

@@ -19,10 +19,10 @@ import {
   tierAllows,
   transcriptionPrice,
   type AccessPricing,
-} from './access/pricing.ts';
-import type { Tier } from './access/types.ts';
-import type { ExtractorBackend } from './backends/types.ts';
-import type { TranscriptModeName } from './schemas/common.ts';
+} from '../access/pricing.ts';
+import type { Tier } from '../access/types.ts';
+import type { ExtractorBackend } from '../backends/types.ts';
+import type { TranscriptModeName } from './common-schemas.ts';
 
 /** A video's duration in seconds; 0 when it cannot be known (the item then reserves one minute). */
 export type DurationOf = (videoId: string) => Promise<number>;

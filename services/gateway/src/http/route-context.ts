@@ -1,8 +1,8 @@
 import type { FastifyInstance, RouteShorthandOptions } from 'fastify';
-import type { AccessPricing } from '../../access/pricing.ts';
-import type { GatewayDeps } from '../../deps.ts';
-import { admitHook, authenticateHook, idempotencyHook, ipLimitHook } from '../../http/access-hooks.ts';
-import type { OperationSpec } from '../../schemas/operations.ts';
+import type { AccessPricing } from '../access/pricing.ts';
+import type { GatewayDeps } from '../deps.ts';
+import { admitHook, authenticateHook, idempotencyHook, ipLimitHook } from './access-hooks.ts';
+import type { OperationSpec } from '../domain/operation-spec.ts';
 
 export interface RouteContext {
   deps: GatewayDeps;

@@ -7,7 +7,7 @@ import { ERROR_CODES } from '@subx/errors';
 import type { ErrorCode } from '@subx/errors';
 import { OUTPUT_FORMATS } from '@subx/formats';
 import { METADATA_FIELDS } from '@subx/youtube';
-import { TRANSCRIPT_MODES } from '../transcript-modes.ts';
+import { TRANSCRIPT_MODES } from './transcript-modes.ts';
 import { DOCUMENT_FORMATS, named } from './operation-spec.ts';
 
 /** docs/decisions.md "Metadata fields": the nine opt-in metadata fields, as the platform client defines them. */
@@ -98,7 +98,7 @@ export const chunkingSchema = named('Chunking', {
   },
 });
 
-export type { TranscriptModeName } from '../transcript-modes.ts';
+export type { TranscriptModeName } from './transcript-modes.ts';
 
 export const modeSchema = {
   type: 'string',

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { Admission, CreditLedger, Operation, Reservation } from '../../access/types.ts';
+import type { Admission, CreditLedger, Operation, Reservation } from '../access/types.ts';
 
 export function admissionOf(request: FastifyRequest): Admission {
   if (!request.admission) throw new Error('authenticated route without admission');
