@@ -7,8 +7,14 @@ import type { ErrorCode } from '@subx/errors';
 import { errorBodySchema } from '../domain/common-schemas.ts';
 import { ADMIN_OPERATION_SPECS } from '../schemas/admin-operations.ts';
 import type { AdminOperationSpec } from '../schemas/admin-operations.ts';
-import { codesByStatus, errorExamples, errorList, pathParameters, queryParameters } from './openapi.ts';
-import type { OpenApiDocument } from './openapi.ts';
+import {
+  codesByStatus,
+  errorExamples,
+  errorList,
+  pathParameters,
+  queryParameters,
+} from '../openapi/openapi.ts';
+import type { OpenApiDocument } from '../openapi/openapi.ts';
 
 /** Every admin route can answer these: a wrong token, too many wrong tokens, a failure of ours. */
 const ALWAYS: ErrorCode[] = ['UNAUTHORIZED', 'RATE_LIMITED', 'INTERNAL_ERROR'];

@@ -76,3 +76,10 @@ export function named<T extends object>(name: string, schema: T): T {
 export function schemaName(schema: object): string | undefined {
   return SCHEMA_NAMES.get(schema);
 }
+
+/** The row of `specs` with this id: an unknown id is a route wired to nothing, so it throws. */
+export function findOperation(specs: readonly OperationSpec[], id: string): OperationSpec {
+  const op = specs.find((o) => o.operationId === id);
+  if (!op) throw new Error(`unknown operation ${id}`);
+  return op;
+}

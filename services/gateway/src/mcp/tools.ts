@@ -9,10 +9,10 @@ import { Ajv } from 'ajv';
 import { Errors, plural } from '@subx/errors';
 import type { AppError } from '@subx/errors';
 import { INCLUDE_FIELDS, metadataSchema, rateLimitSchema, segmentSchema } from '../domain/common-schemas.ts';
-import { extractResponse } from '../schemas/extract-response.ts';
+import { extractResponse } from '../api/extract-response.ts';
 import { isMetered } from '../domain/operation-spec.ts';
-import { operationById } from '../schemas/operations.ts';
-import type { JsonSchema, OperationSpec } from '../schemas/operations.ts';
+import { operationById } from '../openapi/operations.ts';
+import type { JsonSchema, OperationSpec } from '../domain/operation-spec.ts';
 import { PAGE_CHARS, pageOf, readCursor, transcriptPage } from './render.ts';
 import type { Chapter, Segment, TranscriptFormat } from './render.ts';
 

@@ -1,15 +1,15 @@
 import { Readable } from 'node:stream';
-import { jobChunking } from '../../jobs/chunks.ts';
+import { jobChunking } from './chunks.ts';
 import { CONTENT_TYPES } from '@subx/formats';
 import type { OutputFormat } from '@subx/formats';
-import type { CreateJobInput } from '../../jobs/service.ts';
-import { checkTranscriptionTier, durationsFrom } from '../../domain/item-charges.ts';
-import type { IncludeField, TranscriptModeName } from '../../domain/common-schemas.ts';
-import { operationById } from '../../schemas/operations.ts';
-import { rateLimitBody } from '../../access/rate-limit.ts';
-import { admissionOf } from '../../http/reservation.ts';
-import { accountIdOf, routeOptions, routePath } from '../../http/route-context.ts';
-import type { RouteRegistrar } from '../../http/route-context.ts';
+import type { CreateJobInput } from './service.ts';
+import { checkTranscriptionTier, durationsFrom } from '../domain/item-charges.ts';
+import type { IncludeField, TranscriptModeName } from '../domain/common-schemas.ts';
+import { jobOperation } from './operations.ts';
+import { rateLimitBody } from '../access/rate-limit.ts';
+import { admissionOf } from '../http/reservation.ts';
+import { accountIdOf, routeOptions, routePath } from '../http/route-context.ts';
+import type { RouteRegistrar } from '../http/route-context.ts';
 
 interface CreateJobBody {
   source: CreateJobInput['source'];
@@ -35,7 +35,7 @@ export const registerJobs: RouteRegistrar = (app, ctx) => {
   if (!jobs) return;
   const { config } = ctx.deps;
 
-  const create = operationById('createJob');
+  const create = jobOperation('createJob');
   app.post<{ Body: CreateJobBody }>(
     routePath(create),
     { ...routeOptions(ctx, create), bodyLimit: config.JOBS_BODY_LIMIT_BYTES },
@@ -74,19 +74,19 @@ export const registerJobs: RouteRegistrar = (app, ctx) => {
     },
   );
 
-  const list = operationById('listJobs');
+  const list = jobOperation('listJobs');
   app.get<{ Querystring: Page }>(routePath(list), routeOptions(ctx, list), async (request) => ({
     ...(await jobs.list(accountIdOf(request), request.query)),
     request_id: request.id,
   }));
 
-  const get = operationById('getJob');
+  const get = jobOperation('getJob');
   app.get<{ Params: { job_id: string } }>(routePath(get), routeOptions(ctx, get), async (request) => ({
     ...(await jobs.get(accountIdOf(request), request.params.job_id)),
     request_id: request.id,
   }));
 
-  const results = operationById('getJobResults');
+  const results = jobOperation('getJobResults');
   app.get<{ Params: { job_id: string }; Querystring: Page }>(
     routePath(results),
     routeOptions(ctx, results),
@@ -96,7 +96,7 @@ export const registerJobs: RouteRegistrar = (app, ctx) => {
     }),
   );
 
-  const one = operationById('getJobResult');
+  const one = jobOperation('getJobResult');
   app.get<{ Params: { job_id: string; index: number } }>(
     routePath(one),
     routeOptions(ctx, one),
@@ -116,7 +116,7 @@ export const registerJobs: RouteRegistrar = (app, ctx) => {
     },
   );
 
-  const chunks = operationById('getJobChunks');
+  const chunks = jobOperation('getJobChunks');
   app.get<{ Params: { job_id: string } }>(
     routePath(chunks),
     routeOptions(ctx, chunks),
@@ -126,7 +126,7 @@ export const registerJobs: RouteRegistrar = (app, ctx) => {
     },
   );
 
-  const cancel = operationById('cancelJob');
+  const cancel = jobOperation('cancelJob');
   app.delete<{ Params: { job_id: string } }>(
     routePath(cancel),
     routeOptions(ctx, cancel),

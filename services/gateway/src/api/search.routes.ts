@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import { extractorV1 } from '@subx/contracts';
 import { Errors } from '@subx/errors';
-import { searchPrice } from '../../access/pricing.ts';
-import { searchFiltersOf } from '../../jobs/sources.ts';
-import { rateLimitBody } from '../../access/rate-limit.ts';
-import { operationById } from '../../schemas/operations.ts';
-import { routeOptions } from '../../http/route-context.ts';
-import type { RouteRegistrar } from '../../http/route-context.ts';
-import { admissionOf, withReservation } from '../../http/reservation.ts';
+import { searchPrice } from '../access/pricing.ts';
+import { searchFiltersOf } from '../jobs/sources.ts';
+import { rateLimitBody } from '../access/rate-limit.ts';
+import { apiOperation } from './operations.ts';
+import { routeOptions } from '../http/route-context.ts';
+import type { RouteRegistrar } from '../http/route-context.ts';
+import { admissionOf, withReservation } from '../http/reservation.ts';
 
 interface SearchQuery {
   q: string;
@@ -120,7 +120,7 @@ function searchResultJson(r: extractorV1.SearchResult) {
 }
 
 export const registerSearch: RouteRegistrar = (app, ctx) => {
-  const spec = operationById('search');
+  const spec = apiOperation('search');
   const { credits, backends } = ctx.deps;
 
   app.get<{ Querystring: SearchQuery }>(spec.path, routeOptions(ctx, spec), async (request) => {

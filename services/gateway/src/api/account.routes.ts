@@ -5,13 +5,13 @@
  * applies.
  */
 import { AppError } from '@subx/errors';
-import { tierAllows } from '../../access/pricing.ts';
-import { operationById } from '../../schemas/operations.ts';
-import { routeOptions, routePath } from '../../http/route-context.ts';
-import type { RouteRegistrar } from '../../http/route-context.ts';
+import { tierAllows } from '../access/pricing.ts';
+import { apiOperation } from './operations.ts';
+import { routeOptions, routePath } from '../http/route-context.ts';
+import type { RouteRegistrar } from '../http/route-context.ts';
 
 export const registerAccount: RouteRegistrar = (app, ctx) => {
-  const spec = operationById('getAccount');
+  const spec = apiOperation('getAccount');
   app.get(routePath(spec), routeOptions(ctx, spec), async (request, reply) => {
     const account = request.account!;
     const standing = ctx.deps.accountStanding;

@@ -4,6 +4,7 @@
  */
 // The same schema as the admin API's webhook secret routes answer with (one definition for both).
 import { webhookSecretSchema } from '@subx/contracts/admin-api';
+import { findOperation } from '../domain/operation-spec.ts';
 import type { OperationSpec } from '../domain/operation-spec.ts';
 
 /** The public routes' answer: the admin API's secret view, plus the request's id like every success body. */
@@ -44,3 +45,8 @@ export const WEBHOOK_OPERATIONS: OperationSpec[] = [
     errors: ERRORS,
   },
 ];
+
+/** The row of one of this wing's operations. */
+export function webhookOperation(id: string): OperationSpec {
+  return findOperation(WEBHOOK_OPERATIONS, id);
+}

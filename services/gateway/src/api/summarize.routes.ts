@@ -1,11 +1,11 @@
 import { aiV1 } from '@subx/contracts';
-import { summarizePrice } from '../../access/pricing.ts';
-import { rateLimitBody } from '../../access/rate-limit.ts';
-import { operationById } from '../../schemas/operations.ts';
-import { videoIdOf, videoUrlOfBody } from '../../domain/video-urls.ts';
-import { routeOptions } from '../../http/route-context.ts';
-import type { RouteRegistrar } from '../../http/route-context.ts';
-import { admissionOf, withReservation } from '../../http/reservation.ts';
+import { summarizePrice } from '../access/pricing.ts';
+import { rateLimitBody } from '../access/rate-limit.ts';
+import { apiOperation } from './operations.ts';
+import { videoIdOf, videoUrlOfBody } from '../domain/video-urls.ts';
+import { routeOptions } from '../http/route-context.ts';
+import type { RouteRegistrar } from '../http/route-context.ts';
+import { admissionOf, withReservation } from '../http/reservation.ts';
 
 type Style = 'brief' | 'detailed' | 'key_points';
 
@@ -32,7 +32,7 @@ const summaryPaidKey = (accountId: string, videoId: string, style: string, gener
  *   not the worst case of 6), and the 402 names that price and the real balance.
  */
 export const registerSummarize: RouteRegistrar = (app, ctx) => {
-  const spec = operationById('summarize');
+  const spec = apiOperation('summarize');
   const { credits, backends, kv, config } = ctx.deps;
 
   app.post<{ Body: { url?: string; video_url?: string; style: Style; language?: string } }>(

@@ -1,6 +1,8 @@
 /**
- * The public operations: request schemas (validated by fastify/ajv), response schemas and the
- * words of the reference — one table from which both the routes and /openapi.json are built.
+ * The public v1 operations of this wing (extraction, documents, discovery, the account): request
+ * schemas (validated by fastify/ajv), response schemas and the words of the reference. The routes
+ * here are built from these rows; /openapi.json and llms.txt from the whole table, which
+ * openapi/operations.ts assembles from every wing's rows.
  */
 import { UNAVAILABLE_REASONS } from '@subx/errors';
 import {
@@ -19,12 +21,9 @@ import {
   urlSchema,
 } from '../domain/common-schemas.ts';
 import { withDocumentPaths } from './document-operations.ts';
-import { ACCOUNT_OPERATIONS } from './account.ts';
+import { ACCOUNT_OPERATIONS } from './account-operations.ts';
 import { extractResponse } from './extract-response.ts';
-import { JOB_OPERATIONS } from './job-operations.ts';
-import { SEARCH_OPERATIONS } from './search.ts';
-import { WATCH_OPERATIONS } from './watch-operations.ts';
-import { WEBHOOK_OPERATIONS } from './webhooks.ts';
+import { SEARCH_OPERATIONS } from './search-operations.ts';
 
 /** `language` of summarize and analyze: an extension without a default (none = the best track). */
 const summaryLanguageSchema = {
@@ -34,7 +33,7 @@ const summaryLanguageSchema = {
     'Extension: the caption track to read (ISO 639-1, optionally with region or script). Without it: English if the video has it, else its first manual track (usually the original language), else its first auto-generated one.',
 };
 
-export type { JsonSchema, OperationSpec } from '../domain/operation-spec.ts';
+import { findOperation } from '../domain/operation-spec.ts';
 import type { OperationSpec } from '../domain/operation-spec.ts';
 
 /** Codes of validate's `reason`, why an extract would fail (routes/v1/validate.ts words each). */
@@ -80,8 +79,8 @@ const chunkingQueryParameters = Object.fromEntries(
   }),
 );
 
-/** The HTTP operation table: one entry per public route, driving validation, routes, OpenAPI and llms.txt. */
-export const OPERATION_SPECS: OperationSpec[] = withDocumentPaths([
+/** This wing's rows of the operation table but the account's, with extract's document rows. */
+export const V1_OPERATIONS: OperationSpec[] = withDocumentPaths([
   {
     method: 'POST',
     path: '/api/v1/extract',
@@ -553,14 +552,8 @@ export const OPERATION_SPECS: OperationSpec[] = withDocumentPaths([
       ...UPSTREAM_ERRORS,
     ],
   },
-  // Discovery: search (schemas/search.ts).
+  // Discovery: search (search-operations.ts).
   ...SEARCH_OPERATIONS,
-  ...JOB_OPERATIONS,
-  ...WATCH_OPERATIONS,
-  // Account settings: the webhook signing secret (schemas/webhooks.ts).
-  ...WEBHOOK_OPERATIONS,
-  // The calling key's tier, balance and limits (schemas/account.ts).
-  ...ACCOUNT_OPERATIONS,
 ]);
 
 export const healthResponseSchema = {
@@ -591,8 +584,7 @@ export const healthResponseSchema = {
   },
 };
 
-export function operationById(id: string): OperationSpec {
-  const op = OPERATION_SPECS.find((o) => o.operationId === id);
-  if (!op) throw new Error(`unknown operation ${id}`);
-  return op;
+/** The row of one of this wing's operations (the account's included). */
+export function apiOperation(id: string): OperationSpec {
+  return findOperation([...V1_OPERATIONS, ...ACCOUNT_OPERATIONS], id);
 }

@@ -6,9 +6,10 @@
  * ones defined inline in a row, through the row, and copies on the way out.
  */
 import type { ErrorCode } from '@subx/errors';
-import { healthResponseSchema, operationById } from '../schemas/operations.ts';
+import { healthResponseSchema } from '../api/operations.ts';
+import { operationById } from './operations.ts';
 import { BODY_ERROR_CODES } from '../domain/common-schemas.ts';
-import { jobSchema } from '../schemas/jobs.ts';
+import { jobSchema } from '../jobs/schemas.ts';
 import { isMetered, named, schemaName } from '../domain/operation-spec.ts';
 import type { JsonSchema, OperationSpec } from '../domain/operation-spec.ts';
 

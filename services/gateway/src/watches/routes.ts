@@ -1,12 +1,12 @@
 import type { OutputFormat } from '@subx/formats';
-import { rateLimitBody } from '../../access/rate-limit.ts';
-import { checkTranscriptionTier } from '../../domain/item-charges.ts';
-import type { IncludeField, TranscriptModeName } from '../../domain/common-schemas.ts';
-import { operationById } from '../../schemas/operations.ts';
-import type { CreateWatchInput } from '../../watches/service.ts';
-import { accountIdOf, routeOptions, routePath } from '../../http/route-context.ts';
-import type { RouteRegistrar } from '../../http/route-context.ts';
-import { admissionOf } from '../../http/reservation.ts';
+import { rateLimitBody } from '../access/rate-limit.ts';
+import { checkTranscriptionTier } from '../domain/item-charges.ts';
+import type { IncludeField, TranscriptModeName } from '../domain/common-schemas.ts';
+import { watchOperation } from './operations.ts';
+import type { CreateWatchInput } from './service.ts';
+import { accountIdOf, routeOptions, routePath } from '../http/route-context.ts';
+import type { RouteRegistrar } from '../http/route-context.ts';
+import { admissionOf } from '../http/reservation.ts';
 
 interface CreateWatchBody {
   source: CreateWatchInput['source'];
@@ -28,7 +28,7 @@ export const registerWatches: RouteRegistrar = (app, ctx) => {
   const watches = ctx.deps.watches;
   if (!watches) return;
 
-  const create = operationById('createWatch');
+  const create = watchOperation('createWatch');
   app.post<{ Body: CreateWatchBody }>(
     routePath(create),
     routeOptions(ctx, create),
@@ -61,25 +61,25 @@ export const registerWatches: RouteRegistrar = (app, ctx) => {
     },
   );
 
-  const list = operationById('listWatches');
+  const list = watchOperation('listWatches');
   app.get(routePath(list), routeOptions(ctx, list), async (request) => ({
     ...(await watches.list(accountIdOf(request))),
     request_id: request.id,
   }));
 
-  const get = operationById('getWatch');
+  const get = watchOperation('getWatch');
   app.get<WatchParams>(routePath(get), routeOptions(ctx, get), async (request) => ({
     ...(await watches.get(accountIdOf(request), request.params.watch_id)),
     request_id: request.id,
   }));
 
-  const remove = operationById('deleteWatch');
+  const remove = watchOperation('deleteWatch');
   app.delete<WatchParams>(routePath(remove), routeOptions(ctx, remove), async (request) => ({
     ...(await watches.delete(accountIdOf(request), request.params.watch_id)),
     request_id: request.id,
   }));
 
-  const run = operationById('runWatch');
+  const run = watchOperation('runWatch');
   app.post<WatchParams>(routePath(run), routeOptions(ctx, run), async (request) => {
     const admission = admissionOf(request);
     const outcome = await watches.runNow(admission.account, request.params.watch_id);

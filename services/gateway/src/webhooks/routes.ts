@@ -5,10 +5,10 @@
  */
 import type { FastifyReply } from 'fastify';
 import { AppError } from '@subx/errors';
-import { operationById } from '../../schemas/operations.ts';
-import type { WebhookModule } from '../../webhooks/index.ts';
-import { routeOptions, routePath } from '../../http/route-context.ts';
-import type { RouteContext, RouteRegistrar } from '../../http/route-context.ts';
+import { webhookOperation } from './operations.ts';
+import type { WebhookModule } from './index.ts';
+import { routeOptions, routePath } from '../http/route-context.ts';
+import type { RouteContext, RouteRegistrar } from '../http/route-context.ts';
 
 function webhooksOf(ctx: RouteContext): WebhookModule {
   if (!ctx.deps.webhooks) {
@@ -21,13 +21,13 @@ function webhooksOf(ctx: RouteContext): WebhookModule {
 const noStore = (reply: FastifyReply) => reply.header('cache-control', 'no-store');
 
 export const registerWebhooks: RouteRegistrar = (app, ctx) => {
-  const rotate = operationById('rotateWebhookSecret');
+  const rotate = webhookOperation('rotateWebhookSecret');
   app.post(routePath(rotate), routeOptions(ctx, rotate), async (request, reply) => {
     const view = await webhooksOf(ctx).secrets.rotate(request.account!.id);
     noStore(reply).code(rotate.successStatus ?? 200);
     return { ...view, request_id: request.id };
   });
-  const read = operationById('getWebhookSecret');
+  const read = webhookOperation('getWebhookSecret');
   app.get(routePath(read), routeOptions(ctx, read), async (request, reply) => {
     const view = await webhooksOf(ctx).secrets.current(request.account!.id);
     noStore(reply);

@@ -1,8 +1,8 @@
-import { operationById } from '../../schemas/operations.ts';
-import type { ValidateReasonCode } from '../../schemas/operations.ts';
-import { videoIdOf } from '../../domain/video-urls.ts';
-import { routeOptions } from '../../http/route-context.ts';
-import type { RouteRegistrar } from '../../http/route-context.ts';
+import { apiOperation } from './operations.ts';
+import type { ValidateReasonCode } from './operations.ts';
+import { videoIdOf } from '../domain/video-urls.ts';
+import { routeOptions } from '../http/route-context.ts';
+import type { RouteRegistrar } from '../http/route-context.ts';
 
 /**
  * Why an extract of the video would fail (docs/api.md "Validate"), by the code of the answer's
@@ -35,7 +35,7 @@ function reasonOf(v: { valid: boolean; hasSubtitles: boolean; invalidReason: str
 }
 
 export const registerValidate: RouteRegistrar = (app, ctx) => {
-  const spec = operationById('validate');
+  const spec = apiOperation('validate');
   app.get<{ Querystring: { url: string } }>(spec.path, routeOptions(ctx, spec), async (request) => {
     const videoId = videoIdOf(request.query.url);
     const v = await ctx.deps.backends.extractor.validateVideo({ videoId }, { requestId: request.id });

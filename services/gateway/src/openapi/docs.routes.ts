@@ -12,8 +12,8 @@ import { createHash } from 'node:crypto';
 import scalarApiReference from '@scalar/fastify-api-reference';
 import type { ApiReferenceConfiguration } from '@scalar/fastify-api-reference';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { renderErrorReference } from '../docs/html.ts';
-import type { OpenApiDocument } from '../docs/openapi.ts';
+import { renderErrorReference } from './html.ts';
+import type { OpenApiDocument } from './openapi.ts';
 
 /** The placeholder the reference's request examples show for the key (README uses the same). */
 export const API_KEY_PLACEHOLDER = '<API_KEY>';

@@ -1,16 +1,16 @@
 import { commentsV1 } from '@subx/contracts';
 import type { aiV1 } from '@subx/contracts';
-import { commentsAnalyzePrice, commentsPrice } from '../../access/pricing.ts';
-import { rateLimitBody } from '../../access/rate-limit.ts';
-import { commentJson, sentimentName } from '../../domain/mappers.ts';
-import { operationById } from '../../schemas/operations.ts';
-import { videoIdOf, videoUrlOfBody } from '../../domain/video-urls.ts';
-import { routeOptions } from '../../http/route-context.ts';
-import type { RouteRegistrar } from '../../http/route-context.ts';
-import { admissionOf, withReservation } from '../../http/reservation.ts';
+import { commentsAnalyzePrice, commentsPrice } from '../access/pricing.ts';
+import { rateLimitBody } from '../access/rate-limit.ts';
+import { commentJson, sentimentName } from '../domain/mappers.ts';
+import { apiOperation } from './operations.ts';
+import { videoIdOf, videoUrlOfBody } from '../domain/video-urls.ts';
+import { routeOptions } from '../http/route-context.ts';
+import type { RouteRegistrar } from '../http/route-context.ts';
+import { admissionOf, withReservation } from '../http/reservation.ts';
 
 export const registerComments: RouteRegistrar = (app, ctx) => {
-  const spec = operationById('comments');
+  const spec = apiOperation('comments');
   const { credits, backends } = ctx.deps;
 
   app.get<{ Querystring: { url: string; max: number; sort: 'relevance' | 'time' } }>(
@@ -72,7 +72,7 @@ export const registerComments: RouteRegistrar = (app, ctx) => {
 };
 
 export const registerCommentsAnalyze: RouteRegistrar = (app, ctx) => {
-  const spec = operationById('analyzeComments');
+  const spec = apiOperation('analyzeComments');
   const { credits, backends, config } = ctx.deps;
 
   app.post<{ Body: { url?: string; video_url?: string; sample_size: number; language?: string } }>(

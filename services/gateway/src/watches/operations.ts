@@ -10,11 +10,7 @@ import {
   UPLOAD_DATES,
 } from '@subx/youtube';
 import { CHANNEL_TABS } from '../jobs/model.ts';
-import {
-  WATCH_ID_PATTERN,
-  WATCH_MAX_INTERVAL_MINUTES,
-  WATCH_MIN_INTERVAL_MINUTES,
-} from '../watches/model.ts';
+import { WATCH_ID_PATTERN, WATCH_MAX_INTERVAL_MINUTES, WATCH_MIN_INTERVAL_MINUTES } from './model.ts';
 import {
   formatSchema,
   includeArraySchema,
@@ -25,7 +21,7 @@ import {
   modeSchema,
   urlSchema,
 } from '../domain/common-schemas.ts';
-import { named } from '../domain/operation-spec.ts';
+import { findOperation, named } from '../domain/operation-spec.ts';
 import type { OperationSpec } from '../domain/operation-spec.ts';
 
 const TAG = 'Watches';
@@ -329,3 +325,8 @@ export const WATCH_OPERATIONS: OperationSpec[] = [
     errors: READ_ERRORS,
   },
 ];
+
+/** The row of one of this wing's operations. */
+export function watchOperation(id: string): OperationSpec {
+  return findOperation(WATCH_OPERATIONS, id);
+}

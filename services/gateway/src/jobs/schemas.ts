@@ -2,8 +2,8 @@
  * JSON Schemas of the bulk jobs API (POST/GET/DELETE /api/v1/jobs...), used by fastify to validate
  * requests and by /openapi.json to describe both directions.
  */
-import { JOB_STATUSES, CHANNEL_TABS } from '../jobs/model.ts';
-import { JOB_ID_PATTERN } from '../jobs/store.ts';
+import { JOB_STATUSES, CHANNEL_TABS } from './model.ts';
+import { JOB_ID_PATTERN } from './store.ts';
 import {
   batchItemFailureSchema,
   batchItemSuccessSchema,

@@ -2,8 +2,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CONTENT_TYPES, answerHeadJson } from '@subx/formats';
 import type { OutputFormat } from '@subx/formats';
 import { countCacheLookup } from '@subx/service-kit';
-import { rateLimitJson } from '../../access/rate-limit.ts';
-import { extractPrice, modelTranslationPrice, tierAllows, transcriptionPrice } from '../../access/pricing.ts';
+import { rateLimitJson } from '../access/rate-limit.ts';
+import { extractPrice, modelTranslationPrice, tierAllows, transcriptionPrice } from '../access/pricing.ts';
 import { AppError, Errors } from '@subx/errors';
 import type { extractorV1 } from '@subx/contracts';
 import {
@@ -15,17 +15,17 @@ import {
   kept,
   sentOnce,
   utf8Bytes,
-} from '../../domain/extract-cache.ts';
-import type { ByteAllocator, CachedExtract, ExtractCacheKey } from '../../domain/extract-cache.ts';
-import { documentFor, subtitleTypeName, transcriptBody } from '../../domain/mappers.ts';
-import type { IncludeField, TranscriptModeName } from '../../domain/common-schemas.ts';
-import { OPERATION_SPECS, operationById } from '../../schemas/operations.ts';
-import { videoIdOf } from '../../domain/video-urls.ts';
-import { routeOptions } from '../../http/route-context.ts';
-import type { RouteRegistrar } from '../../http/route-context.ts';
-import { admissionOf, withReservation } from '../../http/reservation.ts';
+} from '../domain/extract-cache.ts';
+import type { ByteAllocator, CachedExtract, ExtractCacheKey } from '../domain/extract-cache.ts';
+import { documentFor, subtitleTypeName, transcriptBody } from '../domain/mappers.ts';
+import type { IncludeField, TranscriptModeName } from '../domain/common-schemas.ts';
+import { V1_OPERATIONS, apiOperation } from './operations.ts';
+import { videoIdOf } from '../domain/video-urls.ts';
+import { routeOptions } from '../http/route-context.ts';
+import type { RouteRegistrar } from '../http/route-context.ts';
+import { admissionOf, withReservation } from '../http/reservation.ts';
 import { extractChunks, wantsChunks, type ChunkingBody } from './extract-chunks.ts';
-import { TRANSCRIPT_MODE } from '../../domain/transcript-modes.ts';
+import { TRANSCRIPT_MODE } from '../domain/transcript-modes.ts';
 
 /** `subx_cache_requests_total{cache="extract_response"}`. */
 const CACHE_NAME = 'extract_response';
@@ -60,7 +60,7 @@ const textOf = (json: string | Uint8Array): string =>
 type Rendered = CachedExtract & { whole?: boolean };
 
 export const registerExtract: RouteRegistrar = (app, ctx) => {
-  const spec = operationById('extract');
+  const spec = apiOperation('extract');
   const { backends, credits, clock, config } = ctx.deps;
   const cache = createExtractCache({
     ttlMs: config.EXTRACT_CACHE_TTL_MS,
@@ -287,7 +287,7 @@ export const registerExtract: RouteRegistrar = (app, ctx) => {
     handle(request, reply, request.body),
   );
   // POST /api/v1/extract.srt and its siblings: the same, with the format the path names.
-  for (const row of OPERATION_SPECS.filter((o) => o.document && o.path.startsWith(`${spec.path}.`))) {
+  for (const row of V1_OPERATIONS.filter((o) => o.document && o.path.startsWith(`${spec.path}.`))) {
     const format = row.document!;
     app.post<{ Body: Omit<ExtractBody, 'format'> }>(row.path, routeOptions(ctx, row), (request, reply) =>
       handle(request, reply, { ...request.body, format }),

@@ -2,6 +2,7 @@
  * The bulk jobs' rows of the operation table (schemas/operations.ts spreads them in), so their
  * validation, routes, OpenAPI and llms.txt come from the same place as every other operation's.
  */
+import { findOperation } from '../domain/operation-spec.ts';
 import type { OperationSpec } from '../domain/operation-spec.ts';
 import {
   createJobBodySchema,
@@ -13,7 +14,7 @@ import {
   jobResultsSchema,
   jobSchema,
   pageQuerySchema,
-} from './jobs.ts';
+} from './schemas.ts';
 
 const TAG = 'Bulk jobs';
 const READ_ERRORS = ['UNAUTHORIZED', 'INVALID_REQUEST', 'JOB_NOT_FOUND'];
@@ -142,3 +143,8 @@ export const JOB_OPERATIONS: OperationSpec[] = [
     errors: [...READ_ERRORS, 'JOB_FINISHED'],
   },
 ];
+
+/** The row of one of this wing's operations. */
+export function jobOperation(id: string): OperationSpec {
+  return findOperation(JOB_OPERATIONS, id);
+}

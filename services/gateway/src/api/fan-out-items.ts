@@ -2,15 +2,15 @@ import type { FastifyRequest } from 'fastify';
 import { toPublicErrorBody } from '@subx/errors';
 import type { OutputFormat } from '@subx/formats';
 import type { Clock } from '@subx/ports';
-import { rateLimitBody } from '../../access/rate-limit.ts';
-import type { Reservation } from '../../access/types.ts';
-import { admissionOf } from '../../http/reservation.ts';
-import type { FanOut, FanOutJob } from '../../fanout/types.ts';
-import { failureItem, successItem } from '../../domain/mappers.ts';
-import type { ItemCharges } from '../../domain/item-charges.ts';
-import type { IncludeField, TranscriptModeName } from '../../domain/common-schemas.ts';
-import { TRANSCRIPT_MODE } from '../../domain/transcript-modes.ts';
-import { invalidVideoUrlMessage } from '../../domain/video-urls.ts';
+import { rateLimitBody } from '../access/rate-limit.ts';
+import type { Reservation } from '../access/types.ts';
+import { admissionOf } from '../http/reservation.ts';
+import type { FanOut, FanOutJob } from '../fanout/types.ts';
+import { failureItem, successItem } from '../domain/mappers.ts';
+import type { ItemCharges } from '../domain/item-charges.ts';
+import type { IncludeField, TranscriptModeName } from '../domain/common-schemas.ts';
+import { TRANSCRIPT_MODE } from '../domain/transcript-modes.ts';
+import { invalidVideoUrlMessage } from '../domain/video-urls.ts';
 
 export interface ItemInput {
   url: string;

@@ -1,13 +1,13 @@
 import type { OutputFormat } from '@subx/formats';
-import { jobChunking, withItemChunks } from '../../jobs/chunks.ts';
-import { perItemTimeoutMs } from '../../fanout/types.ts';
-import { checkTranscriptionTier, durationsFrom, itemCharges } from '../../domain/item-charges.ts';
-import type { IncludeField, TranscriptModeName } from '../../domain/common-schemas.ts';
-import { operationById } from '../../schemas/operations.ts';
-import { tryVideoIdOf } from '../../domain/video-urls.ts';
-import { routeOptions } from '../../http/route-context.ts';
-import type { RouteRegistrar } from '../../http/route-context.ts';
-import { admissionOf, withReservation } from '../../http/reservation.ts';
+import { jobChunking, withItemChunks } from '../jobs/chunks.ts';
+import { perItemTimeoutMs } from '../fanout/types.ts';
+import { checkTranscriptionTier, durationsFrom, itemCharges } from '../domain/item-charges.ts';
+import type { IncludeField, TranscriptModeName } from '../domain/common-schemas.ts';
+import { apiOperation } from './operations.ts';
+import { tryVideoIdOf } from '../domain/video-urls.ts';
+import { routeOptions } from '../http/route-context.ts';
+import type { RouteRegistrar } from '../http/route-context.ts';
+import { admissionOf, withReservation } from '../http/reservation.ts';
 import { extractItems, settleItems } from './fan-out-items.ts';
 
 interface BatchBody {
@@ -22,7 +22,7 @@ interface BatchBody {
 }
 
 export const registerBatch: RouteRegistrar = (app, ctx) => {
-  const spec = operationById('batch');
+  const spec = apiOperation('batch');
   const { credits, fanOut, clock, config, backends } = ctx.deps;
 
   app.post<{ Body: BatchBody }>(spec.path, routeOptions(ctx, spec), async (request) => {

@@ -8,10 +8,11 @@ import type { ErrorCode } from '@subx/errors';
 import { CONTENT_TYPES } from '@subx/formats';
 import { errorBodySchema, rateLimitSchema } from '../domain/common-schemas.ts';
 import { isMetered } from '../domain/operation-spec.ts';
-import { OPERATION_SPECS, healthResponseSchema } from '../schemas/operations.ts';
+import { healthResponseSchema } from '../api/operations.ts';
+import { OPERATION_SPECS } from './operations.ts';
 import { documentedBody, documentedErrors, hoistSchemas } from './components.ts';
 import { REQUEST_EXAMPLES } from './examples.ts';
-import type { JsonSchema, OperationSpec } from '../schemas/operations.ts';
+import type { JsonSchema, OperationSpec } from '../domain/operation-spec.ts';
 
 export type OpenApiDocument = Record<string, unknown> & { paths: Record<string, Record<string, unknown>> };
 

@@ -1,17 +1,17 @@
 import { Errors } from '@subx/errors';
 import type { OutputFormat } from '@subx/formats';
-import { perItemTimeoutMs } from '../../fanout/types.ts';
-import { checkTranscriptionTier, durationsFrom, itemCharges } from '../../domain/item-charges.ts';
-import { INCLUDE_FIELDS } from '../../domain/common-schemas.ts';
-import type { IncludeField, TranscriptModeName } from '../../domain/common-schemas.ts';
-import { operationById } from '../../schemas/operations.ts';
-import { unknownIncludeNames } from '../../http/validation.ts';
-import { playlistIdOf } from '../../domain/video-urls.ts';
-import { routeOptions } from '../../http/route-context.ts';
-import type { RouteRegistrar } from '../../http/route-context.ts';
-import { jobChunking, withItemChunks } from '../../jobs/chunks.ts';
+import { perItemTimeoutMs } from '../fanout/types.ts';
+import { checkTranscriptionTier, durationsFrom, itemCharges } from '../domain/item-charges.ts';
+import { INCLUDE_FIELDS } from '../domain/common-schemas.ts';
+import type { IncludeField, TranscriptModeName } from '../domain/common-schemas.ts';
+import { apiOperation } from './operations.ts';
+import { unknownIncludeNames } from '../http/validation.ts';
+import { playlistIdOf } from '../domain/video-urls.ts';
+import { routeOptions } from '../http/route-context.ts';
+import type { RouteRegistrar } from '../http/route-context.ts';
+import { jobChunking, withItemChunks } from '../jobs/chunks.ts';
 import type { ChunkingBody } from './extract-chunks.ts';
-import { admissionOf, withReservation } from '../../http/reservation.ts';
+import { admissionOf, withReservation } from '../http/reservation.ts';
 import { extractItems, settleItems } from './fan-out-items.ts';
 
 interface PlaylistQuery {
@@ -52,7 +52,7 @@ function parseIncludeCsv(csv: string): IncludeField[] {
 }
 
 export const registerPlaylist: RouteRegistrar = (app, ctx) => {
-  const spec = operationById('playlist');
+  const spec = apiOperation('playlist');
   const { credits, fanOut, clock, config, backends } = ctx.deps;
 
   app.get<{ Querystring: PlaylistQuery }>(spec.path, routeOptions(ctx, spec), async (request) => {

@@ -13,17 +13,17 @@ import type { FastifyRequest } from 'fastify';
 import { embeddingsNotConfigured, type Embedder } from '@subx/embeddings';
 import { Errors } from '@subx/errors';
 import { answerHeadJson, chunkTranscript, type Chunk } from '@subx/formats';
-import { chunkingOptionsOf } from '../../jobs/chunks.ts';
-import { embeddingsPrice } from '../../access/pricing.ts';
-import { rateLimitJson } from '../../access/rate-limit.ts';
-import { jsonTail } from '../../domain/extract-cache.ts';
-import { subtitleTypeName, transcriptBody } from '../../domain/mappers.ts';
-import type { IncludeField, TranscriptModeName } from '../../domain/common-schemas.ts';
+import { chunkingOptionsOf } from '../jobs/chunks.ts';
+import { embeddingsPrice } from '../access/pricing.ts';
+import { rateLimitJson } from '../access/rate-limit.ts';
+import { jsonTail } from '../domain/extract-cache.ts';
+import { subtitleTypeName, transcriptBody } from '../domain/mappers.ts';
+import type { IncludeField, TranscriptModeName } from '../domain/common-schemas.ts';
 import type { extractorV1 } from '@subx/contracts';
-import { TRANSCRIPT_MODE } from '../../domain/transcript-modes.ts';
-import { videoIdOf } from '../../domain/video-urls.ts';
-import type { RouteContext } from '../../http/route-context.ts';
-import { admissionOf } from '../../http/reservation.ts';
+import { TRANSCRIPT_MODE } from '../domain/transcript-modes.ts';
+import { videoIdOf } from '../domain/video-urls.ts';
+import type { RouteContext } from '../http/route-context.ts';
+import { admissionOf } from '../http/reservation.ts';
 
 export interface ChunkingBody {
   max_tokens?: number;
