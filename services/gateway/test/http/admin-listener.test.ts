@@ -9,7 +9,7 @@ import { ConfigError } from '@subx/service-kit';
 import { loadAccessConfig } from '../../src/access/config.ts';
 import { TEST_ADMIN_TOKEN, startReplicas } from '../../src/access/test-support.ts';
 import type { Replicas } from '../../src/access/test-support.ts';
-import { buildAdminApp, listenAdmin } from '../../src/admin-listener.ts';
+import { buildAdminApp, listenAdmin } from '../../src/admin/listener.ts';
 import { loadConfig } from '../../src/config.ts';
 import { buildTestGateway } from './support.ts';
 

@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { createDelegationRegistry } from '../../src/access/delegation.ts';
 import { TEST_ADMIN_TOKEN, startReplicas } from '../../src/access/test-support.ts';
 import type { Replicas } from '../../src/access/test-support.ts';
-import { buildAdminApp } from '../../src/admin-listener.ts';
+import { buildAdminApp } from '../../src/admin/listener.ts';
 import { buildTestGateway, VIDEO_URL } from './support.ts';
 
 const auth = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };

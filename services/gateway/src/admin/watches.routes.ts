@@ -6,9 +6,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { WatchList } from '@subx/contracts/admin-api';
 import { AppError } from '@subx/errors';
-import type { AccountRepository } from '../../access/accounts.ts';
-import { adminRoute } from '../../schemas/admin-operations.ts';
-import type { WatchesService } from '../../watches/service.ts';
+import type { AccountRepository } from '../access/accounts.ts';
+import { adminRoute } from './operations.ts';
+import type { WatchesService } from '../watches/service.ts';
 
 /** The contract's watch object is open (see jobs.ts): compare the promised fields only. */
 type Promised<T> = { [K in keyof T as string extends K ? never : K]: T[K] };

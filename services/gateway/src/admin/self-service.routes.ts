@@ -23,13 +23,13 @@ import { isIP } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { AccountLimits, CallBody, CallResult, WebhookSecret } from '@subx/contracts/admin-api';
 import { AppError, Errors } from '@subx/errors';
-import type { AccountRepository } from '../../access/accounts.ts';
-import type { DelegationRegistry } from '../../access/delegation.ts';
-import type { AccessPricing } from '../../access/pricing.ts';
-import { tierAllows } from '../../access/pricing.ts';
-import type { DailyRateLimiter } from '../../access/rate-limit.ts';
-import type { WebhookSecrets } from '../../webhooks/index.ts';
-import { adminRoute } from '../../schemas/admin-operations.ts';
+import type { AccountRepository } from '../access/accounts.ts';
+import type { DelegationRegistry } from '../access/delegation.ts';
+import type { AccessPricing } from '../access/pricing.ts';
+import { tierAllows } from '../access/pricing.ts';
+import type { DailyRateLimiter } from '../access/rate-limit.ts';
+import type { WebhookSecrets } from '../webhooks/index.ts';
+import { adminRoute } from './operations.ts';
 
 export interface SelfServiceRoutesOptions {
   accounts: AccountRepository;

@@ -5,8 +5,8 @@
  */
 import type { ErrorCode } from '@subx/errors';
 import { errorBodySchema } from '../domain/common-schemas.ts';
-import { ADMIN_OPERATION_SPECS } from '../schemas/admin-operations.ts';
-import type { AdminOperationSpec } from '../schemas/admin-operations.ts';
+import { ADMIN_OPERATION_SPECS } from './operations.ts';
+import type { AdminOperationSpec } from './operations.ts';
 import {
   codesByStatus,
   errorExamples,

@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import Fastify from 'fastify';
 import type { FastifyInstance } from 'fastify';
-import { buildAdminApp } from '../../admin-listener.ts';
-import { loadConfig } from '../../config.ts';
-import type { Replicas } from '../../access/test-support.ts';
-import { TEST_ADMIN_TOKEN, startReplicas } from '../../access/test-support.ts';
+import { buildAdminApp } from './listener.ts';
+import { loadConfig } from '../config.ts';
+import type { Replicas } from '../access/test-support.ts';
+import { TEST_ADMIN_TOKEN, startReplicas } from '../access/test-support.ts';
 
 let replicas: Replicas | undefined;
 let app: FastifyInstance | undefined;

@@ -6,9 +6,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { JobsPage } from '@subx/contracts/admin-api';
 import { AppError } from '@subx/errors';
-import type { AccountRepository } from '../../access/accounts.ts';
-import type { JobsService } from '../../jobs/service.ts';
-import { adminRoute } from '../../schemas/admin-operations.ts';
+import type { AccountRepository } from '../access/accounts.ts';
+import type { JobsService } from '../jobs/service.ts';
+import { adminRoute } from './operations.ts';
 
 /**
  * The contract's job object is open (the public job object has more fields than the admin API

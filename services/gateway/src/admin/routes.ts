@@ -18,15 +18,15 @@ import type {
 } from '@subx/contracts/admin-api';
 import { AppError, Errors, isAppError, toPublicErrorBody } from '@subx/errors';
 import type { Clock } from '@subx/ports';
-import type { AccountDoc, AccountRepository } from '../../access/accounts.ts';
-import { constantTimeEqual } from '../../access/api-key.ts';
-import type { UsageReader } from '../../access/usage.ts';
-import { MAX_USAGE_RANGE_DAYS } from '../../access/usage.ts';
-import { DAY_MS, parseUtcDate } from '../../access/time.ts';
+import type { AccountDoc, AccountRepository } from '../access/accounts.ts';
+import { constantTimeEqual } from '../access/api-key.ts';
+import type { UsageReader } from '../access/usage.ts';
+import { MAX_USAGE_RANGE_DAYS } from '../access/usage.ts';
+import { DAY_MS, parseUtcDate } from '../access/time.ts';
 import type { Logger } from '@subx/ports';
-import { acceptEmptyJsonBody } from '../../http/json-body.ts';
-import { validationToAppError } from '../../http/validation.ts';
-import { adminRoute } from '../../schemas/admin-operations.ts';
+import { acceptEmptyJsonBody } from '../http/json-body.ts';
+import { validationToAppError } from '../http/validation.ts';
+import { adminRoute } from './operations.ts';
 
 export interface AdminRoutesOptions {
   accounts: AccountRepository;
