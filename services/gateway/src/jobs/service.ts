@@ -15,6 +15,7 @@ import { playlistIdOf, tryVideoIdOf } from '../domain/video-urls.ts';
 import { decodeCursor, encodeCursor, isTerminal, jobView } from './model.ts';
 import type { ChannelTabName, JobDoc, JobItem, JobOptions, JobSource, JobView } from './model.ts';
 import type { JobNotifier } from './notify.ts';
+import { normalizedSearch } from './sources.ts';
 import type { JobStore } from './store.ts';
 import { newJobId } from './store.ts';
 import type { WebhookDeliveries, WebhookDeliveryState } from '../webhooks/index.ts';
@@ -202,22 +203,10 @@ export function createJobsService(deps: {
       if (max > maxItems) throw tooMany(max);
       source = { type: 'playlist', url: given.url, max };
     } else if (given.type === 'search') {
-      const query = given.query.trim();
-      if (query.length === 0)
-        throw Errors.invalidRequest('source.query must not be only spaces', { field: 'source.query' });
+      const { query, ...filters } = normalizedSearch(given);
       const max = given.max ?? maxItems;
       if (max > maxItems) throw tooMany(max);
-      const { upload_date, duration, sort, features } = given;
-      source = {
-        type: 'search',
-        query,
-        search_type: 'video',
-        max,
-        ...(upload_date ? { upload_date } : {}),
-        ...(duration ? { duration } : {}),
-        ...(sort ? { sort } : {}),
-        ...(features && features.length > 0 ? { features: [...new Set(features)].sort() } : {}),
-      } satisfies JobSource;
+      source = { type: 'search', query, search_type: 'video', max, ...filters } satisfies JobSource;
     } else {
       const parsed = parseChannelUrl(given.url);
       if (!parsed) {
