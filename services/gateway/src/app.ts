@@ -1,6 +1,6 @@
 /**
  * The gateway as a fastify instance (no listen): the public API, its docs and health. The admin
- * API is not here: it has a listener of its own (admin-listener.ts), so /admin answers 404 on the
+ * API is not here: it has a listener of its own (admin/listener.ts), so /admin answers 404 on the
  * public port. Everything it talks to comes in through `deps`.
  */
 import Fastify from 'fastify';

@@ -1,7 +1,7 @@
 /**
  * GET /admin/v1/accounts/{id}/jobs?limit=&cursor=: the account's bulk jobs, newest first, for the
  * dashboard's jobs page; the same page shape as the public GET /api/v1/jobs. `limit` (1 to 100,
- * default 20) and `cursor` are checked by the operation table's schema (schemas/admin-operations.ts).
+ * default 20) and `cursor` are checked by the operation table's schema (admin/operations.ts).
  */
 import type { FastifyInstance } from 'fastify';
 import type { JobsPage } from '@subx/contracts/admin-api';

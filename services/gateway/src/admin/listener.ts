@@ -7,9 +7,9 @@
  * after a few failures, before the token is compared (the compare itself stays constant-time).
  *
  * This is where the admin API is mounted (the access module only provides what it manages): the
- * routes of `routes/admin/`, in one plugin context so the bearer-token hook and error handler of
+ * routes of this folder, in one plugin context so the bearer-token hook and error handler of
  * `adminRoutes` cover the self-service routes too. Their request schemas and GET /openapi.json (no
- * token: it holds no secret) come from the admin operation table (schemas/admin-operations.ts).
+ * token: it holds no secret) come from the admin operation table (admin/operations.ts).
  */
 import Fastify from 'fastify';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
@@ -85,9 +85,7 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) {
       if (route.url !== OPENAPI_PATH && !isAdminOperation(method, route.url)) {
-        throw new Error(
-          `${method} ${route.url} is not in the admin operation table (schemas/admin-operations.ts)`,
-        );
+        throw new Error(`${method} ${route.url} is not in the admin operation table (admin/operations.ts)`);
       }
     }
   });

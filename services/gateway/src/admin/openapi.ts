@@ -1,6 +1,6 @@
 /**
  * The admin listener's OpenAPI 3.1 document (GET /openapi.json on ADMIN_HOST:ADMIN_PORT), built
- * from the admin operation table (schemas/admin-operations.ts) with the public document's helpers
+ * from the admin operation table (admin/operations.ts) with the public document's helpers
  * for parameters and error responses, so both describe errors alike.
  */
 import type { ErrorCode } from '@subx/errors';

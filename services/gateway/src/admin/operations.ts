@@ -1,7 +1,7 @@
 /**
  * The admin operations (/admin/v1 on the admin listener): one table from which the admin routes
  * take their request schemas (validated by fastify/ajv, as the public routes are) and the admin
- * listener's /openapi.json is built (docs/admin-openapi.ts). The schemas themselves live in
+ * listener's /openapi.json is built (admin/openapi.ts). The schemas themselves live in
  * `@subx/contracts/admin-api`, where the dashboard's client takes its types from.
  */
 import {

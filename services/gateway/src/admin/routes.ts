@@ -1,7 +1,7 @@
 /**
  * The admin API (docs/decisions.md "Admin API"), a fastify plugin with full paths under /admin/v1:
  * register it without a prefix. Every route needs `Authorization: Bearer <ADMIN_TOKEN>`. Paths and
- * request schemas come from the admin operation table (schemas/admin-operations.ts), which also
+ * request schemas come from the admin operation table (admin/operations.ts), which also
  * builds the admin listener's /openapi.json; a request that fails a schema is 400 INVALID_REQUEST.
  *
  * PATCH /admin/v1/accounts/{id}: `credits` SETS the available balance, `add_credits` ADDS to it
@@ -69,7 +69,7 @@ export async function adminRoutes(fastify: FastifyInstance, options: AdminRoutes
     let appError: unknown = error;
     const { validation, validationContext } = error as Partial<FastifyError>;
     if (Array.isArray(validation)) {
-      // The operation table's schemas (schemas/admin-operations.ts): the field and the rule, as on the public API.
+      // The operation table's schemas (admin/operations.ts): the field and the rule, as on the public API.
       appError = validationToAppError(validation as never, validationContext, {
         body: request.body,
         query: request.query,

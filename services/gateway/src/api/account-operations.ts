@@ -2,7 +2,7 @@
  * The calling key's own account (GET /api/v1/account): tier, balance, today's requests against the
  * daily limit, what the tier may call and its job limits, so a pipeline can budget a job before it
  * meets a 402 or a 429. Account-only: free, counted against the free reads' per-minute limit.
- * Spread into OPERATION_SPECS (operations.ts).
+ * Spread into OPERATION_SPECS (openapi/operations.ts).
  */
 import { METERED_OPERATIONS, TIERS } from '../access/types.ts';
 import type { OperationSpec } from '../domain/operation-spec.ts';

@@ -1,6 +1,6 @@
 /**
  * GET /api/v1/account: the calling key's tier, balance, today's requests against the daily limit,
- * what the tier may call and its job limits (schemas/account.ts). Account-only: the key must be
+ * what the tier may call and its job limits (account-operations.ts). Account-only: the key must be
  * valid, nothing is counted against the daily limit or charged; the free reads' per-minute limit
  * applies.
  */

@@ -36,7 +36,7 @@ const summaryLanguageSchema = {
 import { findOperation } from '../domain/operation-spec.ts';
 import type { OperationSpec } from '../domain/operation-spec.ts';
 
-/** Codes of validate's `reason`, why an extract would fail (routes/v1/validate.ts words each). */
+/** Codes of validate's `reason`, why an extract would fail (api/validate.routes.ts words each). */
 const VALIDATE_REASON_CODES = [
   'video_not_found',
   ...UNAVAILABLE_REASONS,

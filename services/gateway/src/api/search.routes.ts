@@ -79,7 +79,7 @@ const orNull = <T>(value: T | undefined | ''): T | null =>
   value === undefined || value === '' ? null : value;
 const num = (value: bigint | undefined) => (value === undefined ? null : Number(value));
 
-/** One result as GET /api/v1/search answers it (schemas/search.ts: SearchVideoResult and kin). */
+/** One result as GET /api/v1/search answers it (search-operations.ts: SearchVideoResult and kin). */
 function searchResultJson(r: extractorV1.SearchResult) {
   const common = {
     title: r.title,

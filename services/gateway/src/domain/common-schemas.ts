@@ -17,7 +17,7 @@ export type IncludeField = (typeof INCLUDE_FIELDS)[number];
 /**
  * What any operation with a JSON body can answer besides its own codes, on either listener: a body
  * over the limit (413) and one that is not JSON (415), raised by the HTTP layer (http/errors.ts,
- * routes/admin/index.ts), so both OpenAPI documents list them from here.
+ * admin/routes.ts), so both OpenAPI documents list them from here.
  */
 export const BODY_ERROR_CODES = [
   'PAYLOAD_TOO_LARGE',

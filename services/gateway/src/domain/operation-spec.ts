@@ -1,6 +1,6 @@
 /**
- * The shape of one row of the operation table (schemas/operations.ts), in a module of its own so the
- * files that contribute rows (job-operations.ts, webhooks.ts) need not import the table itself.
+ * The shape of one row of the operation table (openapi/operations.ts), in a module of its own so the
+ * wings that contribute rows (jobs/operations.ts, webhooks/operations.ts) need not import the table.
  */
 import type { Operation } from '../access/types.ts';
 

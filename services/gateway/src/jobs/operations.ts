@@ -1,5 +1,5 @@
 /**
- * The bulk jobs' rows of the operation table (schemas/operations.ts spreads them in), so their
+ * The bulk jobs' rows of the operation table (openapi/operations.ts spreads them in), so their
  * validation, routes, OpenAPI and llms.txt come from the same place as every other operation's.
  */
 import { findOperation } from '../domain/operation-spec.ts';

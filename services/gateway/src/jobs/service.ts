@@ -1,5 +1,5 @@
 /**
- * The jobs API's behaviour, apart from HTTP: the public routes (routes/v1/jobs.ts) and the admin
+ * The jobs API's behaviour, apart from HTTP: the public routes (jobs/routes.ts) and the admin
  * list for the dashboard call the same functions.
  */
 import { chunksOfItem, withChunks } from './chunks.ts';

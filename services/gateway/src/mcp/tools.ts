@@ -1,6 +1,6 @@
 /**
  * The MCP tools, each the twin of one operation of the HTTP API. Names are this module's; each
- * tool's description and input schema are built from its operation in schemas/operations.ts (the
+ * tool's description and input schema are built from its operation in openapi/operations.ts (the
  * table routes and /openapi.json are built from), so they cannot drift. Every call goes through
  * the real route (`RouteCaller`), so admission, limits, credits, usage and idempotency are the
  * route's own; the tool only shapes the answer for a model (render.ts).

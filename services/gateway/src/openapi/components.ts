@@ -1,5 +1,5 @@
 /**
- * `components.schemas` of the OpenAPI document: every named schema object (schemas/operation-spec.ts
+ * `components.schemas` of the OpenAPI document: every named schema object (domain/operation-spec.ts
  * `named`) is hoisted there once and referred to by `$ref`, so SDK generators emit one type per
  * name (`ExtractResult`, `BatchItemSuccess`) shared by every operation that uses it. The objects of
  * the operation table stay as they are (fastify validates with them); this module only names the

@@ -1,5 +1,5 @@
 /**
- * The watches' rows of the operation table (schemas/operations.ts spreads them in) and their
+ * The watches' rows of the operation table (openapi/operations.ts spreads them in) and their
  * schemas: POST/GET/DELETE /api/v1/watches and POST /api/v1/watches/{watch_id}/run.
  */
 import {

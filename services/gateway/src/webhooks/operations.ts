@@ -1,6 +1,6 @@
 /**
  * The webhook secret operations (services/gateway/src/webhooks/README.md): account-only, in the
- * reference under the Webhooks tag. Spread into OPERATION_SPECS (operations.ts).
+ * reference under the Webhooks tag. Spread into OPERATION_SPECS (openapi/operations.ts).
  */
 // The same schema as the admin API's webhook secret routes answer with (one definition for both).
 import { webhookSecretSchema } from '@subx/contracts/admin-api';

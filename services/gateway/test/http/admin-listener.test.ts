@@ -1,5 +1,5 @@
 /**
- * The admin API on its own listener (admin-listener.ts), over real sockets: not on the public app
+ * The admin API on its own listener (admin/listener.ts), over real sockets: not on the public app
  * (404 there), failed token attempts limited per caller (a concurrent burst included), and tokens
  * shorter than 32 characters refused at startup; its /openapi.json is outside that count.
  */

@@ -1,5 +1,5 @@
 /**
- * The admin listener's /openapi.json (docs/admin-openapi.ts, from schemas/admin-operations.ts): a
+ * The admin listener's /openapi.json (admin/openapi.ts, from admin/operations.ts): a
  * valid OpenAPI 3.1 document naming every route fastify serves there, real answers that match
  * their documented schemas, and invalid requests that get the documented 400.
  */

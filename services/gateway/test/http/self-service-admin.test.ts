@@ -1,5 +1,5 @@
 /**
- * The dashboard's admin routes (routes/admin/self-service.ts) on the admin listener's app, beside a
+ * The dashboard's admin routes (admin/self-service.routes.ts) on the admin listener's app, beside a
  * real public gateway app with the real access module: limits, and calls on behalf of an account
  * that run through the public routes.
  */
