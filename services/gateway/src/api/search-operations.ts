@@ -1,5 +1,5 @@
 /**
- * GET /api/v1/search: its row of the operation table (openapi/operations.ts spreads it in) and the
+ * GET /api/v1/search: its row of the operation table (operations.ts spreads it in) and the
  * result schemas, named so that generated clients get `SearchVideoResult`, `SearchChannelResult` and
  * `SearchPlaylistResult`, told apart by `type`.
  */
