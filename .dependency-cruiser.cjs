@@ -40,6 +40,51 @@ module.exports = {
       from: { path: '^services/([^/]+)/src/', pathNot: '\\.test\\.ts$' },
       to: { path: '^services/', pathNot: ['^services/$1/', '^services/[^/]+/src/index\\.ts$'] },
     },
+    // The gateway's wings (CONTRIBUTING.md, "Gateway wings"): each feature folder holds its routes,
+    // its rows of the operation table and its logic; the floor under them (domain/, http/ and the
+    // access, backends and fan-out rooms) serves every wing and knows none.
+    {
+      name: 'gateway-routes-mounted-by-their-wing',
+      severity: 'error',
+      comment:
+        "A gateway wing's routes (routes.ts, *.routes.ts) are mounted by app.ts or by their own wing; " +
+        'another wing uses the logic behind them, never the routes.',
+      from: { path: '^services/gateway/src/([^/]+)/' },
+      to: {
+        path: '^services/gateway/src/[^/]+/(?:routes|[^/]*[.]routes)[.]ts$',
+        pathNot: '^services/gateway/src/$1/',
+      },
+    },
+    {
+      name: 'gateway-operation-tables-assembled-once',
+      severity: 'error',
+      comment:
+        "A gateway wing's rows of the operation table (*operations.ts) are read by that wing and by " +
+        'openapi/, which assembles the whole table; every other user takes the table from openapi/operations.ts.',
+      from: { path: '^services/gateway/src/([^/]+)/', pathNot: '^services/gateway/src/openapi/' },
+      to: {
+        path: '^services/gateway/src/[^/]+/[^/]*operations[.]ts$',
+        pathNot: ['^services/gateway/src/$1/', '^services/gateway/src/openapi/'],
+      },
+    },
+    {
+      name: 'gateway-floor-imports-no-wing',
+      severity: 'error',
+      comment:
+        'domain/, http/, access/, backends/ and fanout/ are the floor every gateway wing stands on: ' +
+        'they import no wing (api, admin, openapi, jobs, watches, webhooks, mcp); pass what they need in.',
+      from: { path: '^services/gateway/src/(?:domain|http|access|backends|fanout)/' },
+      to: { path: '^services/gateway/src/(?:api|admin|openapi|jobs|watches|webhooks|mcp)/' },
+    },
+    {
+      name: 'gateway-admin-stays-apart',
+      severity: 'error',
+      comment:
+        'The admin API (admin/) has a listener of its own: only the composition root (start-gateway.ts) ' +
+        'imports it; the public wings share nothing with it but the floor and the services it drives.',
+      from: { path: '^services/gateway/src/[^/]+/', pathNot: '^services/gateway/src/admin/' },
+      to: { path: '^services/gateway/src/admin/' },
+    },
     {
       name: 'not-to-unresolvable',
       severity: 'error',

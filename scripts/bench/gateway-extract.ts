@@ -8,7 +8,7 @@
  *
  * Full path: real access module (API-key hash lookup + key cache, daily rate-limit counter,
  * rate-limit headers) on the embedded in-memory adapters, schema validation, URL parsing, the
- * gateway's micro-cache of recent answers (src/extract-cache.ts, default configuration) in front of
+ * gateway's micro-cache of recent answers (src/domain/extract-cache.ts, default configuration) in front of
  * a real gRPC call over loopback to an extractor that answers from its cache (cached: true), the
  * JSON mapping and serialisation. The same run measures the breakdown: the bare route, the full
  * path with the micro-cache off (every request pays the gRPC hop, the path before the micro-cache), and

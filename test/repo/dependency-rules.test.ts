@@ -107,6 +107,66 @@ describe('dependency-cruiser with the repository rules', () => {
     ]);
   });
 
+  it("fails on a gateway wing's routes, rows or admin used across a wall, and a floor room importing a wing", async () => {
+    const g = 'services/gateway/src';
+    const dir = project({
+      // the floor: shared values and plumbing
+      [`${g}/domain/operation-spec.ts`]: 'export type OperationSpec = { operationId: string };\n',
+      [`${g}/http/route-context.ts`]:
+        "import type { OperationSpec } from '../domain/operation-spec.ts';\nexport const routeOf = (s: OperationSpec) => s.operationId;\n",
+      // a wing: its rows, its routes on the floor, its logic
+      [`${g}/jobs/model.ts`]: 'export type Job = { id: string };\n',
+      [`${g}/jobs/operations.ts`]:
+        "import type { OperationSpec } from '../domain/operation-spec.ts';\nexport const JOB_OPERATIONS: OperationSpec[] = [];\n",
+      [`${g}/jobs/routes.ts`]:
+        "import { routeOf } from '../http/route-context.ts';\nimport { JOB_OPERATIONS } from './operations.ts';\nexport const registerJobs = () => JOB_OPERATIONS.map(routeOf);\n",
+      [`${g}/jobs/sources.ts`]: 'export const normalized = (q: string) => q.trim();\n',
+      [`${g}/api/operations.ts`]:
+        "import type { OperationSpec } from '../domain/operation-spec.ts';\nexport const V1_OPERATIONS: OperationSpec[] = [];\n",
+      // the assembler reads every wing's rows; the root mounts every wing's routes
+      [`${g}/openapi/operations.ts`]:
+        "import { V1_OPERATIONS } from '../api/operations.ts';\nimport { JOB_OPERATIONS } from '../jobs/operations.ts';\nexport const OPERATION_SPECS = [...V1_OPERATIONS, ...JOB_OPERATIONS];\n",
+      [`${g}/admin/routes.ts`]: 'export const adminRoutes = 1;\n',
+      [`${g}/admin/cli.ts`]: 'export const cli = 1;\n',
+      // its own wing's routes: allowed
+      [`${g}/admin/listener.ts`]:
+        "import { adminRoutes } from './routes.ts';\nexport const listener = adminRoutes;\n",
+      [`${g}/app.ts`]:
+        "import { registerJobs } from './jobs/routes.ts';\nimport { listener } from './admin/listener.ts';\nimport { OPERATION_SPECS } from './openapi/operations.ts';\nexport const app = [registerJobs, listener, OPERATION_SPECS];\n",
+      // broken: another wing's routes (the logic, sources.ts, is fine)
+      [`${g}/watches/service.ts`]:
+        "import { registerJobs } from '../jobs/routes.ts';\nimport { normalized } from '../jobs/sources.ts';\nexport const watches = [registerJobs, normalized];\n",
+      // broken: another wing's rows instead of the assembled table (that one is fine)
+      [`${g}/mcp/tools.ts`]:
+        "import { JOB_OPERATIONS } from '../jobs/operations.ts';\nimport { OPERATION_SPECS } from '../openapi/operations.ts';\nexport const tools = [JOB_OPERATIONS, OPERATION_SPECS];\n",
+      // broken: the floor importing a wing
+      [`${g}/domain/mappers.ts`]: "import type { Job } from '../jobs/model.ts';\nexport type Mapped = Job;\n",
+      // broken: a public wing importing the admin API
+      [`${g}/api/extract.routes.ts`]: "import { cli } from '../admin/cli.ts';\nexport const extract = cli;\n",
+    });
+    cpSync(join(root, 'tsconfig.base.json'), join(dir, 'tsconfig.base.json'));
+    const cruise = (outputType: string) =>
+      exec(dir, [
+        DEPCRUISE,
+        '--config',
+        join(root, '.dependency-cruiser.cjs'),
+        '--output-type',
+        outputType,
+        'services',
+      ]);
+    const guard = await cruise('err');
+    expect(guard.code, guard.stdout).not.toBe(0);
+    const result = await cruise('json');
+    const violations = (JSON.parse(result.stdout) as { summary: { violations: Violation[] } }).summary
+      .violations;
+    expect(violations.map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`).sort()).toEqual([
+      `gateway-admin-stays-apart: ${g}/api/extract.routes.ts -> ${g}/admin/cli.ts`,
+      `gateway-floor-imports-no-wing: ${g}/domain/mappers.ts -> ${g}/jobs/model.ts`,
+      `gateway-operation-tables-assembled-once: ${g}/mcp/tools.ts -> ${g}/jobs/operations.ts`,
+      `gateway-routes-mounted-by-their-wing: ${g}/watches/service.ts -> ${g}/jobs/routes.ts`,
+    ]);
+  });
+
   it('passes a project that keeps every rule', async () => {
     const dir = project({
       'packages/a/src/leaf.ts': 'export const A = 1;\n',

@@ -1,5 +1,5 @@
 /**
- * `subx-admin` (services/gateway/src/admin-cli.ts) against the real `npm start`'s admin listener:
+ * `subx-admin` (services/gateway/src/admin/cli.ts) against the real `npm start`'s admin listener:
  * the key it prints authenticates at once, regenerate-key replaces it, and a wrong token or a wrong
  * command fails with a clear message and its own exit code.
  */
@@ -22,7 +22,7 @@ function cli(args: string[], env: Record<string, string> = {}) {
   return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
     execFile(
       process.execPath,
-      ['--disable-warning=ExperimentalWarning', `${root}services/gateway/src/admin-cli.ts`, ...args],
+      ['--disable-warning=ExperimentalWarning', `${root}services/gateway/src/admin/cli.ts`, ...args],
       {
         env: { PATH: process.env.PATH ?? '', ADMIN_TOKEN, SUBX_ADMIN_URL: system.adminUrl, ...env },
         timeout: 30_000,

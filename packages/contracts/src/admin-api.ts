@@ -1,7 +1,7 @@
 /**
  * The gateway's admin API (/admin/v1 on its admin listener) as JSON Schemas, written once: the
  * gateway validates requests with them and serves them in its admin /openapi.json
- * (services/gateway/src/schemas/admin-operations.ts), and the dashboard's client takes its types
+ * (services/gateway/src/admin/operations.ts), and the dashboard's client takes its types
  * from them (`FromSchema`), so neither side writes the shapes by hand. Only keywords that mean the
  * same in draft-07 (ajv, fastify) and 2020-12 (OpenAPI 3.1) are used. Import it as
  * `@subx/contracts/admin-api`: the package's main entry would load the generated gRPC code.

@@ -1,6 +1,6 @@
 /**
  * The gateway as a fastify instance (no listen): the public API, its docs and health. The admin
- * API is not here: it has a listener of its own (admin-listener.ts), so /admin answers 404 on the
+ * API is not here: it has a listener of its own (admin/listener.ts), so /admin answers 404 on the
  * public port. Everything it talks to comes in through `deps`.
  */
 import Fastify from 'fastify';
@@ -11,7 +11,7 @@ import packageJson from '../package.json' with { type: 'json' };
 import { DEFAULT_PRICING } from './access/pricing.ts';
 import type { Admission } from './access/types.ts';
 import type { GatewayDeps } from './deps.ts';
-import { buildOpenApi } from './docs/openapi.ts';
+import { buildOpenApi } from './openapi/openapi.ts';
 import { captureForIdempotency, finishIdempotency } from './http/access-hooks.ts';
 import { MAX_URL_LENGTH } from './http/client-errors.ts';
 import { createErrorHandler } from './http/errors.ts';
@@ -22,22 +22,22 @@ import { installReceiveTimeout } from './http/receive-timeout.ts';
 import { documentedFrameworkErrors, listenerOptions } from './http/listener-options.ts';
 import mcpPlugin from './mcp/index.ts';
 import { compileValidator } from './http/validation.ts';
-import { registerDocs } from './routes/docs.ts';
-import { registerHealth } from './routes/health.ts';
-import { registerRoot } from './routes/root.ts';
-import { OPERATION_SPECS } from './schemas/operations.ts';
-import { registerAccount } from './routes/v1/account.ts';
-import { registerBatch } from './routes/v1/batch.ts';
-import { registerComments, registerCommentsAnalyze } from './routes/v1/comments.ts';
-import type { RouteContext } from './routes/v1/context.ts';
-import { registerExtract } from './routes/v1/extract.ts';
-import { registerJobs } from './routes/v1/jobs.ts';
-import { registerPlaylist } from './routes/v1/playlist.ts';
-import { registerSearch } from './routes/v1/search.ts';
-import { registerSummarize } from './routes/v1/summarize.ts';
-import { registerValidate } from './routes/v1/validate.ts';
-import { registerWatches } from './routes/v1/watches.ts';
-import { registerWebhooks } from './routes/v1/webhooks.ts';
+import { registerDocs } from './openapi/docs.routes.ts';
+import { registerHealth } from './api/health.routes.ts';
+import { registerRoot } from './api/root.routes.ts';
+import { OPERATION_SPECS } from './openapi/operations.ts';
+import { registerAccount } from './api/account.routes.ts';
+import { registerBatch } from './api/batch.routes.ts';
+import { registerComments, registerCommentsAnalyze } from './api/comments.routes.ts';
+import type { RouteContext } from './http/route-context.ts';
+import { registerExtract } from './api/extract.routes.ts';
+import { registerJobs } from './jobs/routes.ts';
+import { registerPlaylist } from './api/playlist.routes.ts';
+import { registerSearch } from './api/search.routes.ts';
+import { registerSummarize } from './api/summarize.routes.ts';
+import { registerValidate } from './api/validate.routes.ts';
+import { registerWatches } from './watches/routes.ts';
+import { registerWebhooks } from './webhooks/routes.ts';
 
 export type { GatewayDeps } from './deps.ts';
 

@@ -81,7 +81,7 @@ export const ConfigSchema = z.object({
   EXTRACT_JOBS_TOPIC: nameString.default(TOPICS.extractJobs.default),
   EXTRACT_RESULTS_TOPIC: nameString.default(TOPICS.extractResults.default),
   /**
-   * The micro-cache of recent extract answers (src/extract-cache.ts): how long an answer is served
+   * The micro-cache of recent extract answers (src/domain/extract-cache.ts): how long an answer is served
    * from this process without asking the extractor, and the memory it may hold. 0 disables it.
    * The TTL bounds how stale a replica can be after another one's force_refresh.
    */

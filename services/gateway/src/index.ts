@@ -15,7 +15,7 @@ export type { FanOut, FanOutRequest, FanOutOutcome, FanOutJob } from './fanout/t
 export { createDirectFanOut } from './fanout/direct.ts';
 export { createKafkaFanOut } from './fanout/kafka-fan-out.ts';
 export type { KafkaFanOut, KafkaFanOutStats } from './fanout/kafka-fan-out.ts';
-export { buildOpenApi } from './docs/openapi.ts';
+export { buildOpenApi } from './openapi/openapi.ts';
 export { startGateway } from './start-gateway.ts';
 export { loadAccessConfig } from './access/config.ts';
 export type { StartGatewayOptions, RunningGateway } from './start-gateway.ts';

@@ -18,7 +18,7 @@ import {
   loadAccessConfig,
 } from './access/index.ts';
 import type { AccessModule } from './access/index.ts';
-import { buildAdminApp, listenAdmin } from './admin-listener.ts';
+import { buildAdminApp, listenAdmin } from './admin/listener.ts';
 import { buildApp } from './app.ts';
 import { grpcBackendsFromConfig } from './backends/grpc.ts';
 import type { Config } from './config.ts';

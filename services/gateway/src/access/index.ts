@@ -1,7 +1,7 @@
 /**
  * Public surface of access control: accounts and keys, tiers, daily and per-IP rate limits,
  * credits with their outbox relays, idempotency. The admin API that manages it lives in
- * `src/routes/admin/` and is mounted by the composition root (`src/admin-listener.ts`), not here.
+ * `src/admin/`, on the admin listener (`src/admin/listener.ts`), not here.
  */
 import { CLOUD_EVENT_KINDS, TOPICS } from '@subx/contracts';
 import type { Clock, DocumentStore, EventBus, KeyValueStore } from '@subx/ports';

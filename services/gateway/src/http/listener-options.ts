@@ -1,6 +1,6 @@
 /**
  * The fastify options both gateway listeners share (the public API in app.ts, the admin API in
- * admin-listener.ts): the same bounds on receiving, the same request ids and one access line per
+ * admin/listener.ts): the same bounds on receiving, the same request ids and one access line per
  * request. Each adds what is its own (trust of proxies, error handlers).
  */
 import { LogController } from 'fastify';

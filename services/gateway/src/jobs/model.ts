@@ -14,7 +14,7 @@ import type {
   SearchSort,
   UploadDate,
 } from '@subx/youtube';
-import type { TranscriptModeName } from '../transcript-modes.ts';
+import type { TranscriptModeName } from '../domain/transcript-modes.ts';
 
 export const JOB_STATUSES = ['queued', 'running', 'completed', 'failed', 'canceled'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];

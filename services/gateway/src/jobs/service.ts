@@ -1,5 +1,5 @@
 /**
- * The jobs API's behaviour, apart from HTTP: the public routes (routes/v1/jobs.ts) and the admin
+ * The jobs API's behaviour, apart from HTTP: the public routes (jobs/routes.ts) and the admin
  * list for the dashboard call the same functions.
  */
 import { chunksOfItem, withChunks } from './chunks.ts';
@@ -8,13 +8,14 @@ import type { ErrorCode } from '@subx/errors';
 import type { Clock } from '@subx/ports';
 import { parseChannelUrl } from '@subx/youtube';
 import { itemsPrice } from '../access/pricing.ts';
-import { itemCharges, type DurationOf } from '../item-charges.ts';
+import { itemCharges, type DurationOf } from '../domain/item-charges.ts';
 import type { AccessPricing } from '../access/pricing.ts';
 import type { Account, CreditLedger } from '../access/types.ts';
-import { playlistIdOf, tryVideoIdOf } from '../video-urls.ts';
+import { playlistIdOf, tryVideoIdOf } from '../domain/video-urls.ts';
 import { decodeCursor, encodeCursor, isTerminal, jobView } from './model.ts';
 import type { ChannelTabName, JobDoc, JobItem, JobOptions, JobSource, JobView } from './model.ts';
 import type { JobNotifier } from './notify.ts';
+import { normalizedSearch } from './sources.ts';
 import type { JobStore } from './store.ts';
 import { newJobId } from './store.ts';
 import type { WebhookDeliveries, WebhookDeliveryState } from '../webhooks/index.ts';
@@ -202,22 +203,10 @@ export function createJobsService(deps: {
       if (max > maxItems) throw tooMany(max);
       source = { type: 'playlist', url: given.url, max };
     } else if (given.type === 'search') {
-      const query = given.query.trim();
-      if (query.length === 0)
-        throw Errors.invalidRequest('source.query must not be only spaces', { field: 'source.query' });
+      const { query, ...filters } = normalizedSearch(given);
       const max = given.max ?? maxItems;
       if (max > maxItems) throw tooMany(max);
-      const { upload_date, duration, sort, features } = given;
-      source = {
-        type: 'search',
-        query,
-        search_type: 'video',
-        max,
-        ...(upload_date ? { upload_date } : {}),
-        ...(duration ? { duration } : {}),
-        ...(sort ? { sort } : {}),
-        ...(features && features.length > 0 ? { features: [...new Set(features)].sort() } : {}),
-      } satisfies JobSource;
+      source = { type: 'search', query, search_type: 'video', max, ...filters } satisfies JobSource;
     } else {
       const parsed = parseChannelUrl(given.url);
       if (!parsed) {

@@ -5,9 +5,10 @@
  * `max` videos in the platform's order.
  */
 import { extractorV1 } from '@subx/contracts';
-import { AppError } from '@subx/errors';
+import { AppError, Errors } from '@subx/errors';
+import type { SearchDuration, SearchFeature, SearchSort, UploadDate } from '@subx/youtube';
 import type { ExtractorBackend } from '../backends/types.ts';
-import { playlistIdOf } from '../video-urls.ts';
+import { playlistIdOf } from '../domain/video-urls.ts';
 import type { ChannelTabName, JobDoc, JobItem } from './model.ts';
 
 interface ListedSource {
@@ -28,6 +29,33 @@ export const CHANNEL_TAB_OF: Record<ChannelTabName, extractorV1.ChannelTab> = {
 };
 
 export const watchUrl = (videoId: string) => `https://www.youtube.com/watch?v=${videoId}`;
+
+/** A search source's query and filters, as jobs and watches take and keep them. */
+export interface SearchSource {
+  query: string;
+  upload_date?: UploadDate;
+  duration?: SearchDuration;
+  sort?: SearchSort;
+  features?: SearchFeature[];
+}
+
+/**
+ * A search source as a job or a watch keeps it: the query trimmed (only spaces: INVALID_REQUEST),
+ * unset filters left out, each feature once and sorted, so equal searches are stored alike.
+ */
+export function normalizedSearch(given: SearchSource): SearchSource {
+  const query = given.query.trim();
+  if (query.length === 0)
+    throw Errors.invalidRequest('source.query must not be only spaces', { field: 'source.query' });
+  const { upload_date, duration, sort, features } = given;
+  return {
+    query,
+    ...(upload_date ? { upload_date } : {}),
+    ...(duration ? { duration } : {}),
+    ...(sort ? { sort } : {}),
+    ...(features && features.length > 0 ? { features: [...new Set(features)].sort() } : {}),
+  };
+}
 
 /** A search source's filters as the extractor takes them (unset: not filtered; relevance: the default). */
 export function searchFiltersOf(source: {

@@ -1,5 +1,5 @@
 /** get_account: GET /api/v1/account, the key's standing, for an agent budgeting before it spends. */
-import { operationById } from '../schemas/operations.ts';
+import { operationById } from '../openapi/operations.ts';
 import { isOk, ok, toolError } from './tool-kit.ts';
 import type { Body, ToolDefinition } from './tool-kit.ts';
 

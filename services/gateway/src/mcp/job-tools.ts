@@ -4,7 +4,7 @@
  * get_job until it has ended and pages through get_job_results.
  */
 import { plural } from '@subx/errors';
-import { operationById } from '../schemas/operations.ts';
+import { operationById } from '../openapi/operations.ts';
 import { isOk, keyOf, ok, requestFields, toolError } from './tool-kit.ts';
 import type { Body, ToolDefinition } from './tool-kit.ts';
 

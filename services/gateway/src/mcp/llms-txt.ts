@@ -2,7 +2,7 @@
  * /llms.txt (llmstxt.org): the API and the MCP endpoint described for agents, built from the
  * operation table and the tool list, so it says what the code does.
  */
-import { OPERATION_SPECS } from '../schemas/operations.ts';
+import { OPERATION_SPECS } from '../openapi/operations.ts';
 import type { McpTool } from './tools.ts';
 import { PAGE_CHARS } from './render.ts';
 

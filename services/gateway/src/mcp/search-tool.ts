@@ -1,6 +1,6 @@
 /** search_videos: GET /api/v1/search as a markdown list of links a model can pass to get_transcript. */
-import { rateLimitSchema } from '../schemas/common.ts';
-import { operationById } from '../schemas/operations.ts';
+import { rateLimitSchema } from '../domain/common-schemas.ts';
+import { operationById } from '../openapi/operations.ts';
 import { isOk, keyOf, ok, requestFields, str, toolError } from './tool-kit.ts';
 import type { Body, ToolDefinition } from './tool-kit.ts';
 

@@ -3,7 +3,7 @@
  * shared pieces of its answers (success, API errors as tool errors, paging fields).
  */
 import type { AppError } from '@subx/errors';
-import type { JsonSchema, OperationSpec } from '../schemas/operations.ts';
+import type { JsonSchema, OperationSpec } from '../domain/operation-spec.ts';
 import { PAGE_CHARS } from './render.ts';
 
 export interface RouteAnswer {

@@ -1,6 +1,6 @@
 /**
  * The MCP tools, each the twin of one operation of the HTTP API. Names are this module's; each
- * tool's description and input schema are built from its operation in schemas/operations.ts (the
+ * tool's description and input schema are built from its operation in openapi/operations.ts (the
  * table routes and /openapi.json are built from), so they cannot drift. Every call goes through
  * the real route (`RouteCaller`), so admission, limits, credits, usage and idempotency are the
  * route's own; the tool only shapes the answer for a model (render.ts).
@@ -8,11 +8,11 @@
 import { Ajv } from 'ajv';
 import { Errors, plural } from '@subx/errors';
 import type { AppError } from '@subx/errors';
-import { INCLUDE_FIELDS, metadataSchema, rateLimitSchema, segmentSchema } from '../schemas/common.ts';
-import { extractResponse } from '../schemas/extract-response.ts';
-import { isMetered } from '../schemas/operation-spec.ts';
-import { operationById } from '../schemas/operations.ts';
-import type { JsonSchema, OperationSpec } from '../schemas/operations.ts';
+import { INCLUDE_FIELDS, metadataSchema, rateLimitSchema, segmentSchema } from '../domain/common-schemas.ts';
+import { extractResponse } from '../api/extract-response.ts';
+import { isMetered } from '../domain/operation-spec.ts';
+import { operationById } from '../openapi/operations.ts';
+import type { JsonSchema, OperationSpec } from '../domain/operation-spec.ts';
 import { PAGE_CHARS, pageOf, readCursor, transcriptPage } from './render.ts';
 import type { Chapter, Segment, TranscriptFormat } from './render.ts';
 

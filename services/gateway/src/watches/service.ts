@@ -14,8 +14,8 @@ import type { Account } from '../access/types.ts';
 import type { ExtractorBackend } from '../backends/types.ts';
 import type { ChannelTabName, JobOptions } from '../jobs/model.ts';
 import type { JobsService } from '../jobs/service.ts';
-import { CHANNEL_TAB_OF, searchFiltersOf, watchUrl } from '../jobs/sources.ts';
-import { playlistIdOf } from '../video-urls.ts';
+import { CHANNEL_TAB_OF, normalizedSearch, searchFiltersOf, watchUrl } from '../jobs/sources.ts';
+import { playlistIdOf } from '../domain/video-urls.ts';
 import type { WebhookDeliveries } from '../webhooks/index.ts';
 import { WATCH_PENDING_MAX, WATCH_SEEN_MAX, newWatchId, watchView } from './model.ts';
 import type { WatchDoc, WatchPending, WatchRun, WatchSource, WatchView } from './model.ts';
@@ -274,18 +274,7 @@ export function createWatchesService(deps: {
           tab: given.tab ?? (parsed.tab as ChannelTabName | undefined) ?? 'videos',
         };
       } else {
-        const query = given.query.trim();
-        if (query.length === 0)
-          throw Errors.invalidRequest('source.query must not be only spaces', { field: 'source.query' });
-        const { upload_date, duration, sort, features } = given;
-        source = {
-          type: 'search',
-          query,
-          ...(upload_date ? { upload_date } : {}),
-          ...(duration ? { duration } : {}),
-          ...(sort ? { sort } : {}),
-          ...(features && features.length > 0 ? { features: [...new Set(features)].sort() } : {}),
-        };
+        source = { type: 'search', ...normalizedSearch(given) };
       }
       const count = await store.count(account.id);
       if (count >= max)

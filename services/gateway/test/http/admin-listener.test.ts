@@ -1,5 +1,5 @@
 /**
- * The admin API on its own listener (admin-listener.ts), over real sockets: not on the public app
+ * The admin API on its own listener (admin/listener.ts), over real sockets: not on the public app
  * (404 there), failed token attempts limited per caller (a concurrent burst included), and tokens
  * shorter than 32 characters refused at startup; its /openapi.json is outside that count.
  */
@@ -9,7 +9,7 @@ import { ConfigError } from '@subx/service-kit';
 import { loadAccessConfig } from '../../src/access/config.ts';
 import { TEST_ADMIN_TOKEN, startReplicas } from '../../src/access/test-support.ts';
 import type { Replicas } from '../../src/access/test-support.ts';
-import { buildAdminApp, listenAdmin } from '../../src/admin-listener.ts';
+import { buildAdminApp, listenAdmin } from '../../src/admin/listener.ts';
 import { loadConfig } from '../../src/config.ts';
 import { buildTestGateway } from './support.ts';
 

@@ -1,5 +1,5 @@
 /**
- * The admin listener's /openapi.json (docs/admin-openapi.ts, from schemas/admin-operations.ts): a
+ * The admin listener's /openapi.json (admin/openapi.ts, from admin/operations.ts): a
  * valid OpenAPI 3.1 document naming every route fastify serves there, real answers that match
  * their documented schemas, and invalid requests that get the documented 400.
  */
@@ -13,13 +13,13 @@ import type { ErrorCode } from '@subx/errors';
 import { DEFAULT_PRICING } from '../../src/access/pricing.ts';
 import { TEST_ADMIN_TOKEN, startReplicas } from '../../src/access/test-support.ts';
 import type { Replicas } from '../../src/access/test-support.ts';
-import { buildAdminApp } from '../../src/admin-listener.ts';
+import { buildAdminApp } from '../../src/admin/listener.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { JobOptions } from '../../src/jobs/model.ts';
 import { createJobNotifier } from '../../src/jobs/notify.ts';
 import { createJobsService } from '../../src/jobs/service.ts';
 import { createJobStore } from '../../src/jobs/store.ts';
-import { ADMIN_OPERATION_SPECS } from '../../src/schemas/admin-operations.ts';
+import { ADMIN_OPERATION_SPECS } from '../../src/admin/operations.ts';
 import { createWatchesService } from '../../src/watches/service.ts';
 import { createWatchStore } from '../../src/watches/store.ts';
 import { createWebhookModule } from '../../src/webhooks/index.ts';

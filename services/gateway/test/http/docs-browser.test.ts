@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ERROR_CODES, docsUrl } from '@subx/errors';
 import { describeWithBrowser, launchChromium } from '@subx/testing/browser';
-import { API_KEY_PLACEHOLDER } from '../../src/routes/docs.ts';
+import { API_KEY_PLACEHOLDER } from '../../src/openapi/docs.routes.ts';
 import { inlined } from './openapi-support.ts';
 import { buildTestGateway } from './support.ts';
 import type { TestGateway } from './support.ts';

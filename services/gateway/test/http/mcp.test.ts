@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { aiV1 } from '@subx/contracts';
-import { OPERATION_SPECS, operationById } from '../../src/schemas/operations.ts';
+import { OPERATION_SPECS, operationById } from '../../src/openapi/operations.ts';
 import { buildTools, requestSchemaOf } from '../../src/mcp/tools.ts';
 import { KEYS, VIDEO, VIDEO_URL, buildTestGateway } from './support.ts';
 import type { TestGateway } from './support.ts';

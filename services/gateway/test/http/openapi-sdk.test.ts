@@ -7,8 +7,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ERROR_CATALOG, ERROR_CODES } from '@subx/errors';
 import type { ErrorCode } from '@subx/errors';
 import { videoIds } from '@subx/testing/fake-youtube';
-import { OPERATION_SPECS } from '../../src/schemas/operations.ts';
-import type { OperationSpec } from '../../src/schemas/operations.ts';
+import { OPERATION_SPECS } from '../../src/openapi/operations.ts';
+import type { OperationSpec } from '../../src/domain/operation-spec.ts';
 import { KEYS, VIDEO_URL, buildTestGateway } from './support.ts';
 import type { TestGateway } from './support.ts';
 

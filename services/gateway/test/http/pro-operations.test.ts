@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Ajv } from 'ajv';
 import { aiV1, commentsV1 } from '@subx/contracts';
-import { OPERATION_SPECS } from '../../src/schemas/operations.ts';
+import { OPERATION_SPECS } from '../../src/openapi/operations.ts';
 import { KEYS, NEXT_MIDNIGHT, VIDEO, VIDEO_URL, appError, buildTestGateway } from './support.ts';
 import type { TestGateway } from './support.ts';
 

@@ -14,7 +14,7 @@ import type { DocumentStore } from '@subx/ports';
 import { hashApiKey } from '../../src/access/api-key.ts';
 import { TEST_ADMIN_TOKEN, TEST_PEPPER, startReplicas } from '../../src/access/test-support.ts';
 import type { Replicas } from '../../src/access/test-support.ts';
-import { buildAdminApp } from '../../src/admin-listener.ts';
+import { buildAdminApp } from '../../src/admin/listener.ts';
 import { buildTestGateway } from './support.ts';
 
 const NEW_TOKEN = 'new-admin-token-abcdefghijklmnopqrstuvwxyz0123';

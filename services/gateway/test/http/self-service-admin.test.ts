@@ -1,5 +1,5 @@
 /**
- * The dashboard's admin routes (routes/admin/self-service.ts) on the admin listener's app, beside a
+ * The dashboard's admin routes (admin/self-service.routes.ts) on the admin listener's app, beside a
  * real public gateway app with the real access module: limits, and calls on behalf of an account
  * that run through the public routes.
  */
@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { createDelegationRegistry } from '../../src/access/delegation.ts';
 import { TEST_ADMIN_TOKEN, startReplicas } from '../../src/access/test-support.ts';
 import type { Replicas } from '../../src/access/test-support.ts';
-import { buildAdminApp } from '../../src/admin-listener.ts';
+import { buildAdminApp } from '../../src/admin/listener.ts';
 import { buildTestGateway, VIDEO_URL } from './support.ts';
 
 const auth = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };

@@ -11,7 +11,7 @@ import { createInMemoryDocumentStore, ManualClock } from '@subx/ports';
 import { loadConfig } from '../../src/config.ts';
 import { silentLogger } from '@subx/ports';
 import { createWebhookModule } from '../../src/webhooks/index.ts';
-import { OPERATION_SPECS } from '../../src/schemas/operations.ts';
+import { OPERATION_SPECS } from '../../src/openapi/operations.ts';
 import { KEYS, NEXT_MIDNIGHT, START, VIDEO, VIDEO_URL, buildTestGateway } from './support.ts';
 import type { TestGateway } from './support.ts';
 import { createJob, jobsGateway, REAL, watch } from './jobs-support.ts';

@@ -11,7 +11,7 @@ import { AppError, Errors } from '@subx/errors';
 import { ManualClock, createInMemoryKeyValueStore } from '@subx/ports';
 import type { KeyValueStore } from '@subx/ports';
 import { buildApp } from '../../src/app.ts';
-import { subtitleTypeName } from '../../src/mappers.ts';
+import { subtitleTypeName } from '../../src/domain/mappers.ts';
 import { attachRateLimit, createAccountReadLimiter } from '../../src/access/rate-limit.ts';
 import type { AccountReadLimiter, IpRateLimiter } from '../../src/access/rate-limit.ts';
 import { tierAllows, DEFAULT_PRICING } from '../../src/access/pricing.ts';

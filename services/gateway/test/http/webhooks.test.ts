@@ -10,7 +10,7 @@ import { loadConfig } from '../../src/config.ts';
 import { TEST_ADMIN_TOKEN, startReplicas } from '../../src/access/test-support.ts';
 import type { Replicas } from '../../src/access/test-support.ts';
 import { silentLogger } from '@subx/ports';
-import { buildAdminApp } from '../../src/admin-listener.ts';
+import { buildAdminApp } from '../../src/admin/listener.ts';
 import { createWebhookModule, PREVIOUS_SECRET_GRACE_MS } from '../../src/webhooks/index.ts';
 import type { WebhookModule } from '../../src/webhooks/index.ts';
 import { buildTestGateway, KEYS, START } from './support.ts';

@@ -1,0 +1,251 @@
+/**
+ * The admin operations (/admin/v1 on the admin listener): one table from which the admin routes
+ * take their request schemas (validated by fastify/ajv, as the public routes are) and the admin
+ * listener's /openapi.json is built (admin/openapi.ts). The schemas themselves live in
+ * `@subx/contracts/admin-api`, where the dashboard's client takes its types from.
+ */
+import {
+  accountIdParamsSchema,
+  accountWatchParamsSchema,
+  accountLimitsSchema,
+  accountSchema,
+  accountUsageSchema,
+  apiKeySchema,
+  callBodySchema,
+  callResultSchema,
+  createAccountBodySchema,
+  createdAccountSchema,
+  jobsPageSchema,
+  jobsQuerySchema,
+  updateAccountBodySchema,
+  usageQuerySchema,
+  watchDeletedSchema,
+  watchListSchema,
+  webhookSecretSchema,
+} from '@subx/contracts/admin-api';
+import type { ErrorCode } from '@subx/errors';
+import { BODY_ERROR_CODES } from '../domain/common-schemas.ts';
+import type { JsonSchema } from '../domain/operation-spec.ts';
+
+export interface AdminOperationSpec {
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  /** OpenAPI form: `/admin/v1/accounts/{id}`. */
+  path: string;
+  operationId: string;
+  summary: string;
+  description: string;
+  /** Accounts: what operators manage; Self-service: what the dashboard does for an account's owner. */
+  tag: 'Accounts' | 'Self-service';
+  params?: JsonSchema;
+  querystring?: JsonSchema;
+  body?: JsonSchema;
+  successStatus: 200 | 201 | 204;
+  /** The success body; none for 204. */
+  response?: JsonSchema;
+  /** The success response carries `Cache-Control: no-store` (it holds a key or a secret). */
+  noStore?: boolean;
+  /** Besides UNAUTHORIZED and RATE_LIMITED, which every admin route can answer. */
+  errors: ErrorCode[];
+}
+
+/** What any route with a JSON body can answer besides its own codes. */
+const BODY_ERRORS: ErrorCode[] = ['INVALID_REQUEST', ...BODY_ERROR_CODES];
+const ACCOUNT = '/admin/v1/accounts/{id}';
+const params = accountIdParamsSchema;
+
+export const ADMIN_OPERATION_SPECS: AdminOperationSpec[] = [
+  {
+    method: 'POST',
+    path: '/admin/v1/accounts',
+    operationId: 'createAccount',
+    summary: 'Create an account and its first key',
+    tag: 'Accounts',
+    description:
+      "Creates an account of the tier with its tier's monthly allowance (or `credits`) and issues its first API key, shown in this response only.",
+    body: createAccountBodySchema,
+    successStatus: 201,
+    response: createdAccountSchema,
+    noStore: true,
+    errors: BODY_ERRORS,
+  },
+  {
+    method: 'GET',
+    path: ACCOUNT,
+    operationId: 'getAccount',
+    summary: 'The account',
+    tag: 'Accounts',
+    description:
+      'Tier, balance, e-mail, the key without its secret part (prefix, last four characters, status) and today’s requests and this month’s credits.',
+    params,
+    successStatus: 200,
+    response: accountSchema,
+    errors: ['NOT_FOUND'],
+  },
+  {
+    method: 'PATCH',
+    path: ACCOUNT,
+    operationId: 'updateAccount',
+    summary: 'Change the tier or the balance',
+    tag: 'Accounts',
+    description:
+      '`tier` changes the tier (effective on the next request on every replica); `credits` sets the balance, `add_credits` adds to it (not both). Answers the account.',
+    params,
+    body: updateAccountBodySchema,
+    successStatus: 200,
+    response: accountSchema,
+    errors: [...BODY_ERRORS, 'NOT_FOUND'],
+  },
+  {
+    method: 'POST',
+    path: `${ACCOUNT}/api-key`,
+    operationId: 'issueApiKey',
+    summary: 'Generate or regenerate the key',
+    tag: 'Accounts',
+    description:
+      'Issues a new key, shown in this response only; the previous one stops working at once on every replica. Takes no body.',
+    params,
+    successStatus: 201,
+    response: apiKeySchema,
+    noStore: true,
+    errors: ['NOT_FOUND'],
+  },
+  {
+    method: 'DELETE',
+    path: `${ACCOUNT}/api-key`,
+    operationId: 'revokeApiKey',
+    summary: 'Revoke the key',
+    tag: 'Accounts',
+    description: 'The key stops working at once on every replica; the account stays.',
+    params,
+    successStatus: 204,
+    errors: ['NOT_FOUND'],
+  },
+  {
+    method: 'GET',
+    path: `${ACCOUNT}/usage`,
+    operationId: 'getAccountUsage',
+    summary: 'Requests and credits per day',
+    tag: 'Accounts',
+    description:
+      'Per UTC day and per operation, from billing. `from` must not be after `to`; the range spans at most 366 days; both must be real dates.',
+    params,
+    querystring: usageQuerySchema,
+    successStatus: 200,
+    response: accountUsageSchema,
+    errors: ['INVALID_REQUEST', 'NOT_FOUND'],
+  },
+  {
+    method: 'GET',
+    path: `${ACCOUNT}/limits`,
+    operationId: 'getAccountLimits',
+    summary: 'Today’s requests against the daily limit, and the credits',
+    tag: 'Self-service',
+    description:
+      "The daily limit with today's count and the reset time, the credit balance and the tier's monthly allowance, from the one pricing table.",
+    params,
+    successStatus: 200,
+    response: accountLimitsSchema,
+    errors: ['NOT_FOUND'],
+  },
+  {
+    method: 'POST',
+    path: `${ACCOUNT}/calls`,
+    operationId: 'callAsAccount',
+    summary: 'Call the public API on behalf of the account',
+    tag: 'Self-service',
+    description:
+      "For the dashboard's playground, which never holds the account's key: the call runs through the real public route (auth, tier, daily limit, credits, validation), counts and is billed like a call with the key. An account without an active key gets the 401 a missing key gets. The public API's answer, whatever its status, is this call's 200 body.",
+    params,
+    body: callBodySchema,
+    successStatus: 200,
+    response: callResultSchema,
+    noStore: true,
+    errors: [...BODY_ERRORS, 'NOT_FOUND'],
+  },
+  {
+    method: 'GET',
+    path: `${ACCOUNT}/webhook-secret`,
+    operationId: 'getWebhookSecret',
+    summary: 'The webhook signing secret',
+    tag: 'Self-service',
+    description:
+      'The secret job webhooks of the account are signed with (created on first need), as GET /api/v1/webhooks/secret answers it. SERVICE_UNAVAILABLE when the gateway runs without webhooks.',
+    params,
+    successStatus: 200,
+    response: webhookSecretSchema,
+    noStore: true,
+    errors: ['NOT_FOUND', 'SERVICE_UNAVAILABLE'],
+  },
+  {
+    method: 'POST',
+    path: `${ACCOUNT}/webhook-secret`,
+    operationId: 'rotateWebhookSecret',
+    summary: 'Rotate the webhook signing secret',
+    tag: 'Self-service',
+    description:
+      'A new secret, as POST /api/v1/webhooks/secret answers it; the previous one keeps signing for 24 hours. Takes no body.',
+    params,
+    successStatus: 201,
+    response: webhookSecretSchema,
+    noStore: true,
+    errors: ['NOT_FOUND', 'SERVICE_UNAVAILABLE'],
+  },
+  {
+    method: 'GET',
+    path: `${ACCOUNT}/jobs`,
+    operationId: 'listAccountJobs',
+    summary: 'The account’s bulk jobs',
+    tag: 'Self-service',
+    description:
+      'One page, newest first, in the page shape of the public GET /api/v1/jobs. Only on a gateway with bulk jobs (else this route is not there: 404).',
+    params,
+    querystring: jobsQuerySchema,
+    successStatus: 200,
+    response: jobsPageSchema,
+    errors: ['INVALID_REQUEST', 'NOT_FOUND'],
+  },
+  {
+    method: 'GET',
+    path: `${ACCOUNT}/watches`,
+    operationId: 'listAccountWatches',
+    summary: 'The account’s watches',
+    tag: 'Self-service',
+    description:
+      'Every watch of the account, newest first, as the public GET /api/v1/watches lists them. Only on a gateway with watches (else this route is not there: 404).',
+    params,
+    successStatus: 200,
+    response: watchListSchema,
+    errors: ['NOT_FOUND'],
+  },
+  {
+    method: 'DELETE',
+    path: `${ACCOUNT}/watches/{watch_id}`,
+    operationId: 'deleteAccountWatch',
+    summary: 'Delete one of the account’s watches',
+    tag: 'Self-service',
+    description:
+      'Stops and deletes the watch, as the public DELETE /api/v1/watches/{watch_id} does (the jobs it started run on). NOT_FOUND for an account or watch that does not exist, or a watch of another account.',
+    params: accountWatchParamsSchema,
+    successStatus: 200,
+    response: watchDeletedSchema,
+    errors: ['NOT_FOUND'],
+  },
+];
+
+const routeUrl = (spec: AdminOperationSpec) => spec.path.replace(/\{(\w+)\}/g, ':$1');
+
+/** The route's URL as fastify routes it (`{id}` → `:id`) and its request schemas. */
+export function adminRoute(operationId: string): { url: string; schema: Record<string, JsonSchema> } {
+  const spec = ADMIN_OPERATION_SPECS.find((o) => o.operationId === operationId);
+  if (!spec) throw new Error(`unknown admin operation ${operationId}`);
+  const schema: Record<string, JsonSchema> = {};
+  if (spec.params) schema.params = spec.params;
+  if (spec.querystring) schema.querystring = spec.querystring;
+  if (spec.body) schema.body = spec.body;
+  return { url: routeUrl(spec), schema };
+}
+
+/** Whether fastify's route (method, `:id` URL) is a row of the table. */
+export function isAdminOperation(method: string, url: string): boolean {
+  return ADMIN_OPERATION_SPECS.some((spec) => spec.method === method && routeUrl(spec) === url);
+}

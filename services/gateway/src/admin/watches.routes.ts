@@ -1,0 +1,42 @@
+/**
+ * GET /admin/v1/accounts/{id}/watches and DELETE …/watches/{watch_id}: the account's watches for
+ * the dashboard's watches page, and its Delete button; the same answers as the public GET
+ * /api/v1/watches and DELETE /api/v1/watches/{watch_id}, without the request id.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { WatchList } from '@subx/contracts/admin-api';
+import { AppError } from '@subx/errors';
+import type { AccountRepository } from '../access/accounts.ts';
+import { adminRoute } from './operations.ts';
+import type { WatchesService } from '../watches/service.ts';
+
+/** The contract's watch object is open (see jobs.ts): compare the promised fields only. */
+type Promised<T> = { [K in keyof T as string extends K ? never : K]: T[K] };
+type PromisedList = { watches: Promised<WatchList['watches'][number]>[] };
+
+export function adminWatchRoutes(
+  fastify: FastifyInstance,
+  options: { accounts: AccountRepository; watches: WatchesService },
+): void {
+  const known = async (id: string) => {
+    if (!(await options.accounts.get(id))) throw new AppError('NOT_FOUND', 'No account exists with this id.');
+  };
+  const list = adminRoute('listAccountWatches');
+  fastify.get<{ Params: { id: string } }>(
+    list.url,
+    { schema: list.schema },
+    async (request): Promise<PromisedList> => {
+      await known(request.params.id);
+      return options.watches.list(request.params.id);
+    },
+  );
+  const remove = adminRoute('deleteAccountWatch');
+  fastify.delete<{ Params: { id: string; watch_id: string } }>(
+    remove.url,
+    { schema: remove.schema },
+    async (request) => {
+      await known(request.params.id);
+      return options.watches.delete(request.params.id, request.params.watch_id);
+    },
+  );
+}

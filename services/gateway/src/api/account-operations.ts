@@ -1,0 +1,120 @@
+/**
+ * The calling key's own account (GET /api/v1/account): tier, balance, today's requests against the
+ * daily limit, what the tier may call and its job limits, so a pipeline can budget a job before it
+ * meets a 402 or a 429. Account-only: free, counted against the free reads' per-minute limit.
+ * Spread into OPERATION_SPECS (openapi/operations.ts).
+ */
+import { METERED_OPERATIONS, TIERS } from '../access/types.ts';
+import type { OperationSpec } from '../domain/operation-spec.ts';
+
+const tierSchema = { type: 'string', enum: [...TIERS] };
+
+/** One operation's entry in `operations` (one object for all, named once in the reference). */
+const operationAccessSchema = {
+  type: 'object',
+  required: ['minimum_tier', 'allowed'],
+  additionalProperties: false,
+  properties: { minimum_tier: tierSchema, allowed: { type: 'boolean' } },
+};
+
+const accountSchema = {
+  type: 'object',
+  required: [
+    'account_id',
+    'tier',
+    'credits_balance',
+    'monthly_allowance',
+    'daily_limit',
+    'daily_used',
+    'daily_remaining',
+    'resets_at',
+    'operations',
+    'jobs',
+    'transcription',
+    'request_id',
+  ],
+  additionalProperties: false,
+  properties: {
+    account_id: { type: 'string' },
+    tier: tierSchema,
+    credits_balance: {
+      type: 'integer',
+      minimum: 0,
+      description: 'Credits available now (open reservations already taken off).',
+    },
+    monthly_allowance: {
+      type: 'integer',
+      minimum: 0,
+      description: 'Credits the tier is granted at the start of each UTC month.',
+    },
+    daily_limit: {
+      type: ['integer', 'null'],
+      description: 'Requests per UTC day; null: unlimited.',
+    },
+    daily_used: { type: 'integer', minimum: 0, description: 'Requests counted today (UTC).' },
+    daily_remaining: {
+      type: ['integer', 'null'],
+      description: 'Requests left today; null: unlimited.',
+    },
+    resets_at: {
+      type: 'string',
+      format: 'date-time',
+      description: 'When the daily count starts again (next 00:00 UTC).',
+    },
+    operations: {
+      type: 'object',
+      description: 'Per operation: the lowest tier that may call it and whether this key’s tier may.',
+      required: [...METERED_OPERATIONS],
+      additionalProperties: false,
+      properties: Object.fromEntries(
+        METERED_OPERATIONS.map((operation) => [operation, operationAccessSchema]),
+      ),
+    },
+    jobs: {
+      type: 'object',
+      description: 'Bulk job limits of the tier (POST /api/v1/jobs); 0: the tier has no jobs.',
+      required: ['max_items', 'max_queued'],
+      additionalProperties: false,
+      properties: {
+        max_items: { type: 'integer', minimum: 0, description: 'Most items one job may hold.' },
+        max_queued: { type: 'integer', minimum: 0, description: 'Jobs that may wait to start at once.' },
+      },
+    },
+    transcription: {
+      type: 'object',
+      description:
+        'Speech-to-text of captionless videos (`mode` auto or transcribe): the longest audio the tier may have transcribed, and the longest extract transcribes while the client waits (longer: a bulk job).',
+      required: ['max_seconds', 'sync_max_seconds'],
+      additionalProperties: false,
+      properties: {
+        max_seconds: {
+          type: 'integer',
+          minimum: 0,
+          description: 'Seconds of audio per video for this tier; 0: the tier has no transcription.',
+        },
+        sync_max_seconds: {
+          type: 'integer',
+          minimum: 0,
+          description: 'Seconds of audio extract transcribes while the client waits (at most max_seconds).',
+        },
+      },
+    },
+    request_id: { type: 'string' },
+  },
+};
+
+export const ACCOUNT_OPERATIONS: OperationSpec[] = [
+  {
+    method: 'GET',
+    path: '/api/v1/account',
+    operationId: 'getAccount',
+    summary: 'The calling key’s tier, balance and limits',
+    description:
+      'What a pipeline needs to budget before it spends: the tier, the credit balance, today’s requests against the daily limit and when it resets, which operations the tier may call, and the tier’s job limits. Free, not counted against the daily limit; counted against the free reads’ per-minute limit (`ACCOUNT_READ_LIMIT_PER_MINUTE`).',
+    auth: 'account',
+    credits: 'none; not counted against the daily limit',
+    tag: 'Account',
+    response: accountSchema,
+    errors: ['UNAUTHORIZED', 'RATE_LIMITED', 'SERVICE_UNAVAILABLE'],
+  },
+];

@@ -1,0 +1,68 @@
+import type { OutputFormat } from '@subx/formats';
+import { jobChunking, withItemChunks } from '../jobs/chunks.ts';
+import { perItemTimeoutMs } from '../fanout/types.ts';
+import { checkTranscriptionTier, durationsFrom, itemCharges } from '../domain/item-charges.ts';
+import type { IncludeField, TranscriptModeName } from '../domain/common-schemas.ts';
+import { apiOperation } from './operations.ts';
+import { tryVideoIdOf } from '../domain/video-urls.ts';
+import { routeOptions } from '../http/route-context.ts';
+import type { RouteRegistrar } from '../http/route-context.ts';
+import { admissionOf, withReservation } from '../http/reservation.ts';
+import { extractItems, settleItems } from './fan-out-items.ts';
+
+interface BatchBody {
+  urls: string[];
+  language: string;
+  format: OutputFormat;
+  include_timestamps: boolean;
+  include: IncludeField[];
+  translate: boolean;
+  mode: TranscriptModeName;
+  chunking?: { max_tokens?: number; overlap_tokens?: number; split?: 'chapters' | 'none' };
+}
+
+export const registerBatch: RouteRegistrar = (app, ctx) => {
+  const spec = apiOperation('batch');
+  const { credits, fanOut, clock, config, backends } = ctx.deps;
+
+  app.post<{ Body: BatchBody }>(spec.path, routeOptions(ctx, spec), async (request) => {
+    const body = request.body;
+    // Checked before anything is reserved: chunks need timed json items.
+    const chunking = jobChunking(body);
+    const maxAudioSeconds = checkTranscriptionTier(body.mode, admissionOf(request).account.tier, ctx.pricing);
+    const started = performance.now();
+    const items = body.urls.map((url) => ({ url, videoId: tryVideoIdOf(url) }));
+    // Worst case: every accepted video URL succeeds (with `mode`, transcribed to its full length).
+    // URLs that are not video URLs are INVALID_URL items that cannot cost anything.
+    const charges = await itemCharges(
+      items.map((item) => item.videoId),
+      body,
+      ctx.pricing,
+      durationsFrom(
+        backends.extractor,
+        request.id,
+        Math.min(config.GRPC_DEADLINE_MS, config.BATCH_TIMEOUT_MS),
+      ),
+    );
+    return withReservation(credits, request, 'batch', charges.total, async (reservation) => {
+      const outcome = await extractItems(fanOut, request, items, {
+        language: body.language,
+        include: body.include,
+        translate: body.translate,
+        mode: body.mode,
+        maxAudioSeconds,
+        charges,
+        format: body.format,
+        includeTimestamps: body.include_timestamps,
+        totalTimeoutMs: Math.max(0, config.BATCH_TIMEOUT_MS - Math.round(performance.now() - started)),
+        itemTimeoutMs: perItemTimeoutMs(
+          config.BATCH_TIMEOUT_MS,
+          items.length,
+          config.FANOUT_MIN_ITEM_TIMEOUT_MS,
+        ),
+      });
+      const settled = await settleItems(request, reservation, outcome, items.length, { clock });
+      return chunking ? { ...settled, results: withItemChunks(settled.results, chunking) } : settled;
+    });
+  });
+};

@@ -1,0 +1,123 @@
+import type { FastifyRequest } from 'fastify';
+import { toPublicErrorBody } from '@subx/errors';
+import type { OutputFormat } from '@subx/formats';
+import type { Clock } from '@subx/ports';
+import { rateLimitBody } from '../access/rate-limit.ts';
+import type { Reservation } from '../access/types.ts';
+import { admissionOf } from '../http/reservation.ts';
+import type { FanOut, FanOutJob } from '../fanout/types.ts';
+import { failureItem, successItem } from '../domain/mappers.ts';
+import type { ItemCharges } from '../domain/item-charges.ts';
+import type { IncludeField, TranscriptModeName } from '../domain/common-schemas.ts';
+import { TRANSCRIPT_MODE } from '../domain/transcript-modes.ts';
+import { invalidVideoUrlMessage } from '../domain/video-urls.ts';
+
+export interface ItemInput {
+  url: string;
+  /** null: the URL was not an accepted video URL (the item fails with INVALID_URL). */
+  videoId: string | null;
+}
+
+export interface ItemsResult {
+  results: Record<string, unknown>[];
+  successful: number;
+  failed: number;
+  /** What the delivered items cost (item-charges.ts). */
+  credits: number;
+}
+
+/**
+ * Runs the resolvable items through the fan-out and assembles one result per input, in input
+ * order. Per-item messages go through toPublicErrorBody, so internal failures never leak.
+ */
+export async function extractItems(
+  fanOut: FanOut,
+  request: FastifyRequest,
+  items: ItemInput[],
+  options: {
+    language: string;
+    include: IncludeField[];
+    translate: boolean;
+    mode: TranscriptModeName;
+    /** The account's tier cap on transcribed audio (pricing `transcribeMaxSeconds`). */
+    maxAudioSeconds: number;
+    format: OutputFormat;
+    includeTimestamps: boolean;
+    totalTimeoutMs: number;
+    itemTimeoutMs: number;
+    /** The items' prices (aligned with `items`). */
+    charges: ItemCharges;
+  },
+): Promise<ItemsResult> {
+  const jobs: FanOutJob[] = [];
+  const jobIndex: number[] = [];
+  items.forEach((item, i) => {
+    if (item.videoId === null) return;
+    jobIndex[i] = jobs.length;
+    jobs.push({
+      videoId: item.videoId,
+      language: options.language,
+      include: options.include,
+      translate: options.translate,
+      mode: TRANSCRIPT_MODE[options.mode],
+      maxAudioSeconds: options.maxAudioSeconds,
+    });
+  });
+  const outcomes =
+    jobs.length === 0
+      ? []
+      : await fanOut.run({
+          requestId: request.id,
+          jobs,
+          totalTimeoutMs: options.totalTimeoutMs,
+          itemTimeoutMs: options.itemTimeoutMs,
+          ...(request.admission ? { accountId: request.admission.account.id } : {}),
+          ...(request.idempotencyKey ? { idempotencyKey: request.idempotencyKey } : {}),
+        });
+  let successful = 0;
+  let credits = 0;
+  const results = items.map((item, i) => {
+    if (item.videoId === null) {
+      return failureItem(item.url, null, 'INVALID_URL', invalidVideoUrlMessage(item.url));
+    }
+    const outcome = outcomes[jobIndex[i]!];
+    if (outcome?.ok) {
+      successful += 1;
+      credits += options.charges.spent(i, outcome.transcript);
+      return successItem(item.url, outcome.transcript, {
+        format: options.format,
+        includeTimestamps: options.includeTimestamps,
+        include: options.include,
+      });
+    }
+    if (outcome && outcome.error.status >= 500 && outcome.error.code !== 'TIMEOUT') {
+      request.log.warn({ err: outcome.error, video_id: item.videoId }, 'batch item failed');
+    }
+    const body = toPublicErrorBody(outcome?.error, request.id).error;
+    return failureItem(item.url, item.videoId, body.code, body.message);
+  });
+  return { results, successful, failed: items.length - successful, credits };
+}
+
+/**
+ * Charges what was delivered only (failures are free), then returns the body fields batch and playlist
+ * share, in the order the interface lists them.
+ */
+export async function settleItems(
+  request: FastifyRequest,
+  reservation: Reservation,
+  outcome: ItemsResult,
+  attempted: number,
+  deps: { clock: Clock },
+) {
+  const charged = outcome.credits;
+  await reservation.commit(charged, { successfulItems: outcome.successful, attemptedItems: attempted });
+  return {
+    results: outcome.results,
+    credits_charged: charged,
+    credits_details: { successful: outcome.successful, failed: outcome.failed, total_attempted: attempted },
+    rate_limit: rateLimitBody(admissionOf(request).rateLimit),
+    extracted_at: new Date(deps.clock.now()).toISOString(),
+    request_id: request.id,
+  };
+}

@@ -1,0 +1,84 @@
+/** ts-proto messages → the public JSON shapes of docs/api.md (and GET /openapi.json). */
+import { aiV1, commonV1 } from '@subx/contracts';
+import type { commentsV1, extractorV1 } from '@subx/contracts';
+import { publicMetadata, publicSegments, renderDocument, toPlainText } from '@subx/formats';
+import type { DocumentFormat, OutputFormat, Segment } from '@subx/formats';
+import type { IncludeField } from './common-schemas.ts';
+
+export type SubtitleTypeName = 'manual' | 'auto_generated' | 'transcribed';
+
+export function subtitleTypeName(type: commonV1.SubtitleType): SubtitleTypeName {
+  if (type === commonV1.SubtitleType.SUBTITLE_TYPE_MANUAL) return 'manual';
+  return type === commonV1.SubtitleType.SUBTITLE_TYPE_TRANSCRIBED ? 'transcribed' : 'auto_generated';
+}
+
+/** `subtitles` (timed) or `text` + `segment_count` (plain text). */
+export function transcriptBody(
+  t: extractorV1.GetTranscriptResponse,
+  includeTimestamps: boolean,
+): { subtitles: Segment[] } | { text: string; segment_count: number } {
+  if (includeTimestamps) return { subtitles: publicSegments(t.segments) };
+  const plain = toPlainText(t.segments);
+  return { text: plain.text, segment_count: plain.segmentCount };
+}
+
+export function documentFor(
+  format: DocumentFormat,
+  t: extractorV1.GetTranscriptResponse,
+  includeTimestamps: boolean,
+): string {
+  return renderDocument(format, {
+    segments: t.segments,
+    metadata: {
+      title: t.metadata?.title ?? '',
+      channel: t.metadata?.channel ?? '',
+      duration: t.metadata?.duration ?? 0,
+    },
+    includeTimestamps,
+  });
+}
+
+/** A successful batch/playlist item (docs/decisions.md "Batch and playlist items"; "Outputs" for non-json formats). */
+export function successItem(
+  url: string,
+  t: extractorV1.GetTranscriptResponse,
+  options: { format: OutputFormat; includeTimestamps: boolean; include: readonly IncludeField[] },
+): Record<string, unknown> {
+  const payload =
+    options.format === 'json'
+      ? transcriptBody(t, options.includeTimestamps)
+      : { format: options.format, content: documentFor(options.format, t, options.includeTimestamps) };
+  return {
+    success: true,
+    video_id: t.videoId,
+    url,
+    ...payload,
+    language: t.language,
+    metadata: publicMetadata(t.metadata, options.include),
+    subtitle_type: subtitleTypeName(t.subtitleType),
+    ...(t.translatedFrom ? { translated_from: t.translatedFrom } : {}),
+    ...(t.translatedFrom && t.translatedBy ? { translated_by: t.translatedBy } : {}),
+    ...(t.languageConfidence ? { language_confidence: t.languageConfidence } : {}),
+    source: t.source || 'captions',
+  };
+}
+
+export function failureItem(url: string, videoId: string | null, code: string, message: string) {
+  return { success: false, video_id: videoId, url, error_code: code, error_message: message };
+}
+
+export function sentimentName(s: aiV1.Sentiment): 'positive' | 'negative' | 'mixed' {
+  if (s === aiV1.Sentiment.SENTIMENT_POSITIVE) return 'positive';
+  if (s === aiV1.Sentiment.SENTIMENT_NEGATIVE) return 'negative';
+  return 'mixed';
+}
+
+export function commentJson(c: commentsV1.Comment) {
+  return {
+    author: c.author,
+    text: c.text,
+    likes: Number(c.likes),
+    published_at: Number(c.publishedAt),
+    is_reply: c.isReply,
+  };
+}

@@ -1,0 +1,35 @@
+import type { FastifyRequest } from 'fastify';
+import type { Admission, CreditLedger, Operation, Reservation } from '../access/types.ts';
+
+export function admissionOf(request: FastifyRequest): Admission {
+  if (!request.admission) throw new Error('authenticated route without admission');
+  return request.admission;
+}
+
+/**
+ * Reserves the worst case, runs the work, and releases the whole reservation if the work throws.
+ * The work commits what it actually charges (the commit is idempotent, so a release after a
+ * successful commit is a no-op).
+ */
+export async function withReservation<T>(
+  ledger: CreditLedger,
+  request: FastifyRequest,
+  operation: Operation,
+  amount: number,
+  work: (reservation: Reservation) => Promise<T>,
+): Promise<T> {
+  const reservation = await ledger.reserve({
+    accountId: admissionOf(request).account.id,
+    operation,
+    amount,
+    requestId: request.id,
+  });
+  try {
+    return await work(reservation);
+  } catch (error) {
+    await reservation.release().catch((releaseError: unknown) => {
+      request.log.error({ err: releaseError }, 'releasing a credit reservation failed');
+    });
+    throw error;
+  }
+}
