@@ -43,7 +43,7 @@ import {
 import { createKafkaFanOut } from '../../services/gateway/src/fanout/kafka-fan-out.ts';
 import type { FanOutRequest } from '../../services/gateway/src/fanout/types.ts';
 import { silentLogger, syntheticVideos } from '../../test/system/support.ts';
-import { reportResult } from './result.ts';
+import { reportResult } from './lib/result.ts';
 
 const args = process.argv.slice(2);
 const arg = (name: string, fallback: number) => {

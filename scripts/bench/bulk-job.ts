@@ -60,7 +60,7 @@ import {
   createTestLedger,
 } from '../../services/gateway/test/http/support.ts';
 import { silentLogger, syntheticVideos } from '../../test/system/support.ts';
-import { reportResult } from './result.ts';
+import { reportResult } from './lib/result.ts';
 
 const args = process.argv.slice(2);
 const arg = (name: string, fallback: number) => {

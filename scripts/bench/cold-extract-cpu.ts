@@ -21,15 +21,13 @@
  * CPU per transcript than the library.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import * as grpc from '@grpc/grpc-js';
-import { extractorV1 } from '@subx/contracts';
 import { startFakeYouTube, videoIds } from '@subx/testing/fake-youtube';
-import { freePort } from '@subx/testing/free-port';
 import { startNpmStart } from '../../test/system/npm-start-process.ts';
-import { coldExtract } from './npm-start-calls.ts';
-import { reportResult } from './result.ts';
+import { startExtractorProcess } from './lib/extractor-process.ts';
+import { coldExtract } from './lib/npm-start-calls.ts';
+import { cpuMsOf, statusBytesOf, upperMedian as median } from './lib/process-stats.ts';
+import { reportResult } from './lib/result.ts';
 import { driver, ensureLibrary, python } from './vs-youtube-transcript-api/library.ts';
 
 const { values } = parseArgs({
@@ -42,8 +40,6 @@ const { values } = parseArgs({
 const LATENCY = Number(values.latency);
 const TOTAL = Number(values.total);
 const CONCURRENCY = Number(values.concurrency);
-/** Linux clock ticks per second (USER_HZ), the unit of utime and stime in /proc/PID/stat. */
-const CLOCK_TICKS = 100;
 
 const cases = [
   { videoId: videoIds.manualAndAuto, language: 'en' },
@@ -54,21 +50,7 @@ const cases = [
   { videoId: videoIds.commentsDisabled, language: 'en' },
 ];
 
-/** CPU time (user + system) of a process, in milliseconds. */
-function cpuMsOf(pid: number): number {
-  // The command name (field 2) may hold spaces: the fields after its closing parenthesis.
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // utime and stime are fields 14 and 15 of the whole line, 12 and 13 after the name.
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
-}
-
-function rssBytesOf(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
-}
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+const rssBytesOf = (pid: number) => statusBytesOf(pid, 'VmRSS');
 
 interface TheirRun {
   fetches: number;
@@ -139,63 +121,21 @@ async function measure(pid: number, one: (i: number) => Promise<void>): Promise<
 
 /** The extractor service alone, as its image runs it, driven over gRPC. */
 async function extractorAlone(fakeUrl: string): Promise<OurRun> {
-  const port = await freePort();
-  const child = spawn(
-    process.execPath,
-    [
-      '--disable-warning=ExperimentalWarning',
-      '--import',
-      '../../packages/service-kit/src/instrumentation.ts',
-      'src/main.ts',
-    ],
-    {
-      cwd: new URL('../../services/extractor/', import.meta.url).pathname,
-      env: {
-        ...process.env,
-        GRPC_PORT: String(port),
-        METRICS_PORT: 'off',
-        YOUTUBE_BASE_URL: fakeUrl,
-        LOG_LEVEL: 'error',
-        REDIS_URL: '',
-        KAFKA_BROKERS: '',
-      },
-      stdio: ['ignore', 'inherit', 'inherit'],
-    },
+  // forceRefresh: every call goes to the platform, past the extractor's cache.
+  const request = (i: number) => {
+    const c = cases[i % cases.length]!;
+    return { videoId: c.videoId, language: c.language, forceRefresh: true };
+  };
+  const extractor = await startExtractorProcess(
+    { YOUTUBE_BASE_URL: fakeUrl, LOG_LEVEL: 'error' },
+    request(0),
   );
-  const client = new extractorV1.ExtractorServiceClient(
-    `127.0.0.1:${port}`,
-    grpc.credentials.createInsecure(),
-  );
-  const call = (i: number) =>
-    new Promise<void>((resolve, reject) => {
-      const c = cases[i % cases.length]!;
-      client.getTranscript(
-        // forceRefresh: every call goes to the platform, past the extractor's cache.
-        extractorV1.GetTranscriptRequest.fromPartial({
-          videoId: c.videoId,
-          language: c.language,
-          forceRefresh: true,
-        }),
-        new grpc.Metadata(),
-        { deadline: Date.now() + 30_000 },
-        (err) => (err ? reject(err) : resolve()),
-      );
-    });
   try {
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      try {
-        await call(0);
-        break;
-      } catch (err) {
-        if (Date.now() > deadline || child.exitCode !== null) throw err;
-        await new Promise((r) => setTimeout(r, 250));
-      }
-    }
-    return await measure(child.pid!, call);
+    return await measure(extractor.pid, async (i) => {
+      await extractor.getTranscript(request(i), 30_000);
+    });
   } finally {
-    client.close();
-    child.kill('SIGTERM');
+    await extractor.stop();
   }
 }
 

@@ -41,7 +41,8 @@ import { buildApp } from '../../services/gateway/src/app.ts';
 import { grpcBackendsFromConfig } from '../../services/gateway/src/backends/grpc.ts';
 import { loadConfig } from '../../services/gateway/src/config.ts';
 import { createDirectFanOut } from '../../services/gateway/src/fanout/direct.ts';
-import { reportResult } from './result.ts';
+import { upperMedian as median } from './lib/process-stats.ts';
+import { reportResult } from './lib/result.ts';
 
 const args = process.argv.slice(2);
 const arg = (name: string, fallback: number) => {
@@ -414,7 +415,6 @@ const MAX_GROWTH = 0.1;
 
 /** RSS per run and process: the second and last quarter's medians and the growth between them. */
 function reportMemory(): boolean {
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
   const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
   console.log(
     `\nRSS under load (sampled every ${RSS_SAMPLE_MS / 1000} s; ` +

@@ -13,7 +13,7 @@
 import { parseArgs } from 'node:util';
 import { startFakeYouTube, videoIds } from '@subx/testing/fake-youtube';
 import { YouTubeClient, loadYouTubeConfig } from '@subx/youtube';
-import { reportResult } from './result.ts';
+import { reportResult } from './lib/result.ts';
 
 const { values } = parseArgs({
   options: {

@@ -39,7 +39,7 @@ import { startFakeYouTube, videoIds } from '@subx/testing/fake-youtube';
 import { EMBEDDED_ENV, spawnLauncher, type Launcher } from '@subx/embedded/launcher';
 import { PATHS, TABLE_HEADER, figures, measureRounds, pct, tableRow } from './extract-load.ts';
 import type { Round } from './extract-load.ts';
-import { reportResult } from './result.ts';
+import { reportResult } from './lib/result.ts';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,

@@ -1,12 +1,12 @@
 /**
  * Reads the output of benchmark runs (files, or standard input) and prints one table of every
- * `bench-result` line (scripts/bench/result.ts): what, the figure, the target, met or not. Exits 1
+ * `bench-result` line (scripts/bench/lib/result.ts): what, the figure, the target, met or not. Exits 1
  * when a target was not met or no result was found.
  *
  *   node_modules/.bin/node scripts/bench/summary.ts OUTPUT.log [...]
  */
 import { readFileSync } from 'node:fs';
-import { RESULT_PREFIX, type BenchResult } from './result.ts';
+import { RESULT_PREFIX, type BenchResult } from './lib/result.ts';
 
 const files = process.argv.slice(2);
 const text = files.length ? files.map((f) => readFileSync(f, 'utf8')).join('\n') : readFileSync(0, 'utf8');

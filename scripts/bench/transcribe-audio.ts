@@ -32,18 +32,18 @@
  * costs at least one byte per byte. `--quick` (in CI's `run-all.sh --quick`): 10 minutes, 2 runs,
  * throughput and CPU only (no memory figure: with 2 MiB of audio the slack is all there is).
  */
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import * as grpc from '@grpc/grpc-js';
 import { extractorV1 } from '@subx/contracts';
 import { SPEECH_VIDEO_ID, startFakeYouTube, videoIds } from '@subx/testing/fake-youtube';
-import { freePort } from '@subx/testing/free-port';
-import { reportResult } from './result.ts';
+import { startExtractorProcess } from './lib/extractor-process.ts';
+import { cpuMsOf, statusBytesOf, upperMedian as median } from './lib/process-stats.ts';
+import { reportResult } from './lib/result.ts';
 
 const { values } = parseArgs({
   options: {
@@ -56,23 +56,8 @@ const { values } = parseArgs({
 const MINUTES = Number(values.minutes ?? (values.quick ? 10 : 60));
 const RUNS = Number(values.runs ?? (values.quick ? 2 : 3));
 const BANDWIDTH = Number(values.bandwidth);
-/** Linux clock ticks per second (USER_HZ), the unit of utime and stime in /proc/PID/stat. */
-const CLOCK_TICKS = 100;
 const MiB = 2 ** 20;
 const AUDIO_DIR = new URL('../../packages/testing/audio/', import.meta.url).pathname;
-
-function cpuMsOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
-}
-
-function statusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0) * 1024;
-}
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 
 function ffmpeg(args: string[]): string {
   const r = spawnSync('ffmpeg', ['-v', 'error', '-y', ...args], { encoding: 'utf8', timeout: 60_000 });
@@ -152,62 +137,28 @@ async function measureCase(c: Case, model: Awaited<ReturnType<typeof standInMode
     audioBytesPerSecond: BANDWIDTH,
     onAudioServed: (s) => void served.push(s),
   });
-  const port = await freePort();
-  const child = spawn(
-    process.execPath,
-    [
-      '--disable-warning=ExperimentalWarning',
-      '--import',
-      '../../packages/service-kit/src/instrumentation.ts',
-      'src/main.ts',
-    ],
+  const extractor = await startExtractorProcess(
     {
-      cwd: new URL('../../services/extractor/', import.meta.url).pathname,
-      env: {
-        ...process.env,
-        GRPC_PORT: String(port),
-        METRICS_PORT: 'off',
-        YOUTUBE_BASE_URL: fake.url,
-        LOG_LEVEL: 'error',
-        REDIS_URL: '',
-        KAFKA_BROKERS: '',
-        TRANSCRIBE_BASE_URL: model.url,
-        TRANSCRIBE_MAX_SECONDS: '86400',
-      },
-      stdio: ['ignore', 'inherit', 'inherit'],
+      YOUTUBE_BASE_URL: fake.url,
+      LOG_LEVEL: 'error',
+      TRANSCRIBE_BASE_URL: model.url,
+      TRANSCRIBE_MAX_SECONDS: '86400',
     },
-  );
-  const client = new extractorV1.ExtractorServiceClient(
-    `127.0.0.1:${port}`,
-    grpc.credentials.createInsecure(),
-  );
+    { forceRefresh: true, language: 'en', videoId: videoIds.manualAndAuto },
+  ).catch(async (err: unknown) => {
+    await fake.close();
+    throw err;
+  });
   const call = (req: Partial<extractorV1.GetTranscriptRequest>) =>
-    new Promise<extractorV1.GetTranscriptResponse>((resolve, reject) => {
-      client.getTranscript(
-        extractorV1.GetTranscriptRequest.fromPartial({ forceRefresh: true, language: 'en', ...req }),
-        new grpc.Metadata(),
-        { deadline: Date.now() + 120_000 },
-        (err, res) => (err ? reject(err) : resolve(res!)),
-      );
-    });
+    extractor.getTranscript({ forceRefresh: true, language: 'en', ...req }, 120_000);
   const transcribe = () =>
     call({ videoId: SPEECH_VIDEO_ID, mode: extractorV1.TranscriptMode.TRANSCRIPT_MODE_TRANSCRIBE });
   try {
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      try {
-        await call({ videoId: videoIds.manualAndAuto });
-        break;
-      } catch (err) {
-        if (Date.now() > deadline || child.exitCode !== null) throw err;
-        await new Promise((r) => setTimeout(r, 250));
-      }
-    }
     // Warm-up of the gRPC and platform paths (captions), not of the transcription path.
     for (let i = 0; i < 20; i++) await call({ videoId: videoIds.manualAndAuto });
     await new Promise((r) => setTimeout(r, 500));
-    const pid = child.pid!;
-    const restRss = statusKb(pid, 'VmRSS');
+    const pid = extractor.pid;
+    const restRss = statusBytesOf(pid, 'VmRSS');
     const uploadsBefore = model.uploads.length;
     const cpu: number[] = [];
     const throughput: number[] = [];
@@ -216,11 +167,11 @@ async function measureCase(c: Case, model: Awaited<ReturnType<typeof standInMode
       served.length = 0;
       // The peak resident set (VmHWM) restarts from the current one (Linux clear_refs, value 5).
       spawnSync('sh', ['-c', `echo 5 > /proc/${pid}/clear_refs`]);
-      const rss0 = statusKb(pid, 'VmRSS');
+      const rss0 = statusBytesOf(pid, 'VmRSS');
       const cpu0 = cpuMsOf(pid);
       const answer = await transcribe();
       const cpuMs = cpuMsOf(pid) - cpu0;
-      peakGrowth.push(statusKb(pid, 'VmHWM') - rss0);
+      peakGrowth.push(statusBytesOf(pid, 'VmHWM') - rss0);
       if (answer.segments.length === 0) throw new Error('the transcription answered no segments');
       const bytes = served.reduce((n, s) => n + s.bytes, 0);
       if (bytes !== c.bytes) throw new Error(`downloaded ${bytes} bytes, the audio has ${c.bytes}`);
@@ -245,12 +196,7 @@ async function measureCase(c: Case, model: Awaited<ReturnType<typeof standInMode
       throughput: median(throughput),
     };
   } finally {
-    client.close();
-    if (child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000).unref())]);
-    }
+    await extractor.stop();
     await fake.close();
   }
 }

@@ -19,8 +19,8 @@ import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { startFakeYouTube, videoIds } from '@subx/testing/fake-youtube';
 import { startNpmStart } from '../../test/system/npm-start-process.ts';
-import { coldExtract } from './npm-start-calls.ts';
-import { reportResult } from './result.ts';
+import { coldExtract } from './lib/npm-start-calls.ts';
+import { reportResult } from './lib/result.ts';
 import { driver, ensureLibrary, python } from './vs-youtube-transcript-api/library.ts';
 
 const { values } = parseArgs({

@@ -11,7 +11,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { generateAsrJson3, generateComments } from '@subx/testing/fake-youtube';
 import { YouTubeClient, loadYouTubeConfig, parseCommentsPage, parseTimedText } from '@subx/youtube';
-import { reportResult } from './result.ts';
+import { reportResult } from './lib/result.ts';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;

@@ -3,6 +3,7 @@ import { commentsV1 } from '@subx/contracts';
 import { createInMemoryKeyValueStore } from '@subx/ports';
 import { createGrpcClient, createLogger, type GrpcClient } from '@subx/service-kit';
 import { startFakeYouTube, videoIds, type FakeYouTube } from '@subx/testing/fake-youtube';
+import { startGrpcTestService, type GrpcTestService } from '@subx/testing/grpc-service';
 import { loadYouTubeConfig } from '@subx/youtube';
 import { loadCommentsConfig, startCommentsService, type RunningCommentsService } from '../src/index.ts';
 
@@ -10,26 +11,28 @@ const logger = createLogger({ service: 'comments-test', level: 'silent' });
 
 describe('comments over gRPC against the fake YouTube', () => {
   let youtube: FakeYouTube;
-  let service: RunningCommentsService;
+  let comments: GrpcTestService<RunningCommentsService, GrpcClient<commentsV1.CommentsServiceClient>>;
   let client: GrpcClient<commentsV1.CommentsServiceClient>;
 
   beforeAll(async () => {
     youtube = await startFakeYouTube();
-    service = await startCommentsService({
-      config: loadCommentsConfig({ GRPC_PORT: '0', LOG_LEVEL: 'silent' }),
-      youtube: loadYouTubeConfig({ YOUTUBE_BASE_URL: youtube.url, YOUTUBE_RETRIES: '0' }),
-      kv: createInMemoryKeyValueStore(),
-      logger,
-      host: '127.0.0.1',
+    comments = await startGrpcTestService({
+      start: (host) =>
+        startCommentsService({
+          config: loadCommentsConfig({ GRPC_PORT: '0', LOG_LEVEL: 'silent' }),
+          youtube: loadYouTubeConfig({ YOUTUBE_BASE_URL: youtube.url, YOUTUBE_RETRIES: '0' }),
+          kv: createInMemoryKeyValueStore(),
+          logger,
+          host,
+        }),
+      client: (address) =>
+        createGrpcClient(commentsV1.CommentsServiceClient, address, { defaultDeadlineMs: 20_000 }),
     });
-    client = createGrpcClient(commentsV1.CommentsServiceClient, `127.0.0.1:${service.port}`, {
-      defaultDeadlineMs: 20_000,
-    });
+    client = comments.client;
   });
 
   afterAll(async () => {
-    client?.close();
-    await service?.stop(1_000);
+    await comments?.stop();
     await youtube?.close();
   });
 

@@ -27,7 +27,7 @@ import {
   kafkaSecurityFromConfig,
   loadAllConfig,
   metricsPort,
-  SchemaRegistryStartupError,
+  registerSchemasAtStartup,
   schemaRegistryFromConfig,
   startMetricsServer,
   startupProblem,
@@ -135,28 +135,31 @@ const adapters = createAdapters({
 // With REDIS_URL, KAFKA_BROKERS or MONGO_URL set, those engines answer first (the gateway's
 // STARTUP_DEPENDENCY_TIMEOUT_MS); without them there is nothing to wait for.
 await waitForEngines(adapters, configs.gateway, logger).catch(exitOnStartupProblem);
-if (configs.schemaRegistry && adapters.kind.bus === 'kafka') {
-  // Results go to EXTRACT_RESULTS_TOPIC or to a reply topic of EXTRACT_REPLY_TOPICS (the extractor's).
-  const replyTopics = (configs.extractor.EXTRACT_REPLY_TOPICS ?? []).map((topic) => ({
-    topic,
-    messageType: eventMessageType('extractResults'),
-  }));
-  const topics = topicSchemas({
-    creditUsage: configs.access.config.creditUsageTopic,
-    requestUsage: configs.access.config.requestUsageTopic,
-    extractJobs: configs.gateway.EXTRACT_JOBS_TOPIC,
-    extractBulkJobs: configs.gateway.EXTRACT_BULK_JOBS_TOPIC,
-    extractResults: configs.extractor.EXTRACT_RESULTS_TOPIC,
-    jobEvents: configs.gateway.JOB_EVENTS_TOPIC,
-    watchEvents: configs.gateway.WATCH_EVENTS_TOPIC,
-  }).concat(replyTopics);
-  const ids = await registerTopicSchemas(
-    { ...configs.schemaRegistry, logger },
-    eventDescriptors(),
-    topics,
-  ).catch((err: unknown) => exitOnStartupProblem(new SchemaRegistryStartupError(err)));
-  for (const [topic, id] of ids) valueSchemaIds.set(topic, id);
-}
+// Results go to EXTRACT_RESULTS_TOPIC or to a reply topic of EXTRACT_REPLY_TOPICS (the extractor's).
+const replyTopics = (configs.extractor.EXTRACT_REPLY_TOPICS ?? []).map((topic) => ({
+  topic,
+  messageType: eventMessageType('extractResults'),
+}));
+await registerSchemasAtStartup({
+  registry: configs.schemaRegistry,
+  bus: adapters.kind.bus,
+  logger,
+  valueSchemaIds,
+  register: (options) =>
+    registerTopicSchemas(
+      options,
+      eventDescriptors(),
+      topicSchemas({
+        creditUsage: configs.access.config.creditUsageTopic,
+        requestUsage: configs.access.config.requestUsageTopic,
+        extractJobs: configs.gateway.EXTRACT_JOBS_TOPIC,
+        extractBulkJobs: configs.gateway.EXTRACT_BULK_JOBS_TOPIC,
+        extractResults: configs.extractor.EXTRACT_RESULTS_TOPIC,
+        jobEvents: configs.gateway.JOB_EVENTS_TOPIC,
+        watchEvents: configs.gateway.WATCH_EVENTS_TOPIC,
+      }).concat(replyTopics),
+    ),
+}).catch(exitOnStartupProblem);
 // One deadline for stopping every service of the process: SHUTDOWN_TIMEOUT_MS when set (checked
 // above with the gateway's settings), else 15 s, a little more than one service's 10 s default.
 const lifecycle = createLifecycle({

@@ -4,8 +4,8 @@ import { createAdapters, registerTopicSchemas } from '@subx/ports';
 import {
   busMetrics,
   kafkaSecurityFromConfig,
+  registerSchemasAtStartup,
   runService,
-  SchemaRegistryStartupError,
   schemaRegistryFromConfig,
   waitForEngines,
 } from '@subx/service-kit';
@@ -33,18 +33,21 @@ await runService({
     });
     // Its configured engines answer first: started beside them, it waits rather than exit.
     await waitForEngines(adapters, config, logger);
-    if (registry && adapters.kind.bus === 'kafka') {
-      // Results go to EXTRACT_RESULTS_TOPIC or to a reply topic a job names from EXTRACT_REPLY_TOPICS.
-      const resultTopics = new Set([config.EXTRACT_RESULTS_TOPIC, ...(config.EXTRACT_REPLY_TOPICS ?? [])]);
-      const messageType = eventMessageType('extractResults');
-      const topics = [...resultTopics].map((topic) => ({ topic, messageType }));
-      const ids = await registerTopicSchemas({ ...registry, logger }, eventDescriptors(), topics).catch(
-        (err: unknown) => {
-          throw new SchemaRegistryStartupError(err);
-        },
-      );
-      for (const [topic, id] of ids) valueSchemaIds.set(topic, id);
-    }
+    // Results go to EXTRACT_RESULTS_TOPIC or to a reply topic a job names from EXTRACT_REPLY_TOPICS.
+    const resultTopics = new Set([config.EXTRACT_RESULTS_TOPIC, ...(config.EXTRACT_REPLY_TOPICS ?? [])]);
+    const messageType = eventMessageType('extractResults');
+    await registerSchemasAtStartup({
+      registry,
+      bus: adapters.kind.bus,
+      logger,
+      valueSchemaIds,
+      register: (options) =>
+        registerTopicSchemas(
+          options,
+          eventDescriptors(),
+          [...resultTopics].map((topic) => ({ topic, messageType })),
+        ),
+    });
     const service = await startExtractorService({
       config,
       youtube,

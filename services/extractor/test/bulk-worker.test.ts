@@ -7,13 +7,12 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { commonV1, extractJobV1 } from '@subx/contracts';
-import { createInMemoryKeyValueStore, createInProcessEventBus, createKafkaEventBus } from '@subx/ports';
+import { createInProcessEventBus, createKafkaEventBus } from '@subx/ports';
 import type { DeliveredMessage, EventBus } from '@subx/ports';
 import { createLogger } from '@subx/service-kit';
 import { FAST_KAFKA_TIMINGS, brokerList, describeWithEngine } from '@subx/testing/engines';
 import { startFakeYouTube, videoIds, type FakeYouTube } from '@subx/testing/fake-youtube';
-import { loadYouTubeConfig } from '@subx/youtube';
-import { loadExtractorConfig, startExtractorService, type RunningExtractorService } from '../src/index.ts';
+import { startTestExtractor, type TestExtractor } from './fixtures/extractor-service.ts';
 
 const logger = createLogger({ service: 'extractor-test', level: 'silent' });
 
@@ -33,7 +32,7 @@ function bulkWorkerSuite(name: string, openBus: () => EventBus) {
   describe(name, () => {
     let youtube: FakeYouTube;
     let bus: EventBus | undefined;
-    let service: RunningExtractorService | undefined;
+    let extractor: TestExtractor | undefined;
 
     beforeAll(async () => {
       youtube = await startFakeYouTube();
@@ -42,21 +41,20 @@ function bulkWorkerSuite(name: string, openBus: () => EventBus) {
       await youtube?.close();
     });
     afterEach(async () => {
-      await service?.stop(2_000);
-      service = undefined;
+      await extractor?.stop();
+      extractor = undefined;
       await bus?.close();
       bus = undefined;
     });
 
     async function start(env: Record<string, string>) {
       bus = openBus();
-      service = await startExtractorService({
-        config: loadExtractorConfig({ GRPC_PORT: '0', ...env }),
-        youtube: loadYouTubeConfig({ YOUTUBE_BASE_URL: youtube.url, YOUTUBE_RETRIES: '0' }),
-        kv: createInMemoryKeyValueStore(),
+      extractor = await startTestExtractor({
+        env,
+        youtubeEnv: { YOUTUBE_BASE_URL: youtube.url, YOUTUBE_RETRIES: '0' },
         bus,
         logger,
-        host: '127.0.0.1',
+        stopTimeoutMs: 2_000,
       });
       return bus;
     }
@@ -112,8 +110,8 @@ function bulkWorkerSuite(name: string, openBus: () => EventBus) {
       } finally {
         await reader.stop();
       }
-      await service!.stop(2_000);
-      service = undefined;
+      await extractor!.stop();
+      extractor = undefined;
       await expect
         .poll(() => bus.hasActiveMembers(n.EXTRACT_BULK_WORKERS_GROUP), { timeout: 20_000 })
         .toBe(false);

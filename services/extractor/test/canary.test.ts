@@ -3,37 +3,32 @@
  * extractor's own /metrics shows VISIONOS's canary down and the others up, before any user extract.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createInMemoryKeyValueStore } from '@subx/ports';
 import { createLogger, startMetricsServer, type MetricsServer } from '@subx/service-kit';
 import { startFakeYouTube, videoIds, type FakeYouTube } from '@subx/testing/fake-youtube';
-import { loadYouTubeConfig } from '@subx/youtube';
-import { loadExtractorConfig, startExtractorService, type RunningExtractorService } from '../src/index.ts';
+import { startTestExtractor, type TestExtractor } from './fixtures/extractor-service.ts';
 
 let youtube: FakeYouTube;
-let service: RunningExtractorService;
+let extractor: TestExtractor;
 let metrics: MetricsServer;
 
 beforeAll(async () => {
   youtube = await startFakeYouTube({ mode: 'today' });
   youtube.retireClient('VISIONOS');
-  service = await startExtractorService({
-    config: loadExtractorConfig({ GRPC_PORT: '0', LOG_LEVEL: 'silent' }),
-    youtube: loadYouTubeConfig({
+  extractor = await startTestExtractor({
+    youtubeEnv: {
       YOUTUBE_BASE_URL: youtube.url,
       YOUTUBE_VERSION_REFRESH_MS: '0',
       CANARY_VIDEOS: videoIds.manualAndAuto,
       CANARY_INTERVAL_MS: '10000',
-    }),
-    kv: createInMemoryKeyValueStore(),
+    },
     logger: createLogger({ service: 'extractor-canary-test', level: 'silent' }),
-    host: '127.0.0.1',
   });
   metrics = await startMetricsServer({ port: 0, host: '127.0.0.1' });
 });
 
 afterAll(async () => {
   await metrics?.close();
-  await service?.stop(1_000);
+  await extractor?.stop();
   await youtube?.close();
 });
 

@@ -6,38 +6,30 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { extractorV1 } from '@subx/contracts';
-import { createInMemoryKeyValueStore } from '@subx/ports';
-import { createGrpcClient, createLogger, type GrpcClient } from '@subx/service-kit';
+import { createLogger, type GrpcClient } from '@subx/service-kit';
 import { startFakeYouTube, videoIds, type FakeYouTube } from '@subx/testing/fake-youtube';
-import { loadYouTubeConfig } from '@subx/youtube';
-import { loadExtractorConfig, startExtractorService, type RunningExtractorService } from '../src/index.ts';
+import { startTestExtractor, type TestExtractor } from './fixtures/extractor-service.ts';
 
 let youtube: FakeYouTube;
-let service: RunningExtractorService;
+let extractor: TestExtractor;
 let client: GrpcClient<extractorV1.ExtractorServiceClient>;
 
 beforeAll(async () => {
   youtube = await startFakeYouTube({ mode: 'today' });
-  service = await startExtractorService({
-    config: loadExtractorConfig({ GRPC_PORT: '0', LOG_LEVEL: 'silent' }),
-    youtube: loadYouTubeConfig({
+  extractor = await startTestExtractor({
+    youtubeEnv: {
       YOUTUBE_BASE_URL: youtube.url,
       YOUTUBE_VERSION_REFRESH_MS: '0',
       CANARY_VIDEOS: videoIds.manualAndAuto,
       CANARY_INTERVAL_MS: '10000',
-    }),
-    kv: createInMemoryKeyValueStore(),
+    },
     logger: createLogger({ service: 'extractor-candidate-test', level: 'silent' }),
-    host: '127.0.0.1',
   });
-  client = createGrpcClient(extractorV1.ExtractorServiceClient, `127.0.0.1:${service.port}`, {
-    defaultDeadlineMs: 10_000,
-  });
+  client = extractor.client;
 });
 
 afterAll(async () => {
-  client?.close();
-  await service?.stop(1_000);
+  await extractor?.stop();
   await youtube?.close();
 });
 

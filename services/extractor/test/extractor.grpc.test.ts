@@ -2,36 +2,25 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { commonV1, extractorV1 } from '@subx/contracts';
 import { answerHeadJson } from '@subx/formats';
 import { AppError } from '@subx/errors';
-import { createInMemoryKeyValueStore } from '@subx/ports';
-import { createGrpcClient, createLogger, fromItemFailure, type GrpcClient } from '@subx/service-kit';
+import { fromItemFailure, type GrpcClient } from '@subx/service-kit';
 import { startFakeYouTube, videoIds, playlistIds, type FakeYouTube } from '@subx/testing/fake-youtube';
-import { loadYouTubeConfig } from '@subx/youtube';
-import { loadExtractorConfig, startExtractorService, type RunningExtractorService } from '../src/index.ts';
-
-const logger = createLogger({ service: 'extractor-test', level: 'silent' });
+import { startTestExtractor, type TestExtractor } from './fixtures/extractor-service.ts';
 
 describe('extractor over gRPC against the fake YouTube', () => {
   let youtube: FakeYouTube;
-  let service: RunningExtractorService;
+  let extractor: TestExtractor;
   let client: GrpcClient<extractorV1.ExtractorServiceClient>;
 
   beforeAll(async () => {
     youtube = await startFakeYouTube();
-    service = await startExtractorService({
-      config: loadExtractorConfig({ GRPC_PORT: '0', LOG_LEVEL: 'silent' }),
-      youtube: loadYouTubeConfig({ YOUTUBE_BASE_URL: youtube.url, YOUTUBE_RETRIES: '0' }),
-      kv: createInMemoryKeyValueStore(),
-      logger,
-      host: '127.0.0.1',
+    extractor = await startTestExtractor({
+      youtubeEnv: { YOUTUBE_BASE_URL: youtube.url, YOUTUBE_RETRIES: '0' },
     });
-    client = createGrpcClient(extractorV1.ExtractorServiceClient, `127.0.0.1:${service.port}`, {
-      defaultDeadlineMs: 10_000,
-    });
+    client = extractor.client;
   });
 
   afterAll(async () => {
-    client?.close();
-    await service?.stop(1_000);
+    await extractor?.stop();
     await youtube?.close();
   });
 

@@ -7,17 +7,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { extractorV1 } from '@subx/contracts';
-import { createInMemoryKeyValueStore } from '@subx/ports';
-import {
-  createGrpcClient,
-  createLogger,
-  startMetricsServer,
-  type GrpcClient,
-  type MetricsServer,
-} from '@subx/service-kit';
+import { createLogger, startMetricsServer, type GrpcClient, type MetricsServer } from '@subx/service-kit';
 import { startFakeYouTube, videoIds, type FakeYouTube } from '@subx/testing/fake-youtube';
-import { loadYouTubeConfig } from '@subx/youtube';
-import { loadExtractorConfig, startExtractorService, type RunningExtractorService } from '../src/index.ts';
+import { startTestExtractor, type TestExtractor } from './fixtures/extractor-service.ts';
 
 const ANSWER_MS = 100;
 const logger = createLogger({ service: 'extractor-ladder-test', level: 'silent' });
@@ -29,29 +21,23 @@ const CASES = [
 ];
 
 let youtube: FakeYouTube;
-let service: RunningExtractorService;
+let extractor: TestExtractor;
 let metrics: MetricsServer;
 let client: GrpcClient<extractorV1.ExtractorServiceClient>;
 
 beforeAll(async () => {
   youtube = await startFakeYouTube({ mode: 'today' });
-  service = await startExtractorService({
-    config: loadExtractorConfig({ GRPC_PORT: '0', LOG_LEVEL: 'silent' }),
-    youtube: loadYouTubeConfig({ YOUTUBE_BASE_URL: youtube.url, YOUTUBE_VERSION_REFRESH_MS: '0' }),
-    kv: createInMemoryKeyValueStore(),
+  extractor = await startTestExtractor({
+    youtubeEnv: { YOUTUBE_BASE_URL: youtube.url, YOUTUBE_VERSION_REFRESH_MS: '0' },
     logger,
-    host: '127.0.0.1',
   });
   metrics = await startMetricsServer({ port: 0, host: '127.0.0.1' });
-  client = createGrpcClient(extractorV1.ExtractorServiceClient, `127.0.0.1:${service.port}`, {
-    defaultDeadlineMs: 10_000,
-  });
+  client = extractor.client;
 });
 
 afterAll(async () => {
-  client?.close();
   await metrics?.close();
-  await service?.stop(1_000);
+  await extractor?.stop();
   await youtube?.close();
 });
 

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { extractorV1 } from '@subx/contracts';
 import { AppError } from '@subx/errors';
-import { createInMemoryKeyValueStore } from '@subx/ports';
-import { createGrpcClient, createLogger, type GrpcClient } from '@subx/service-kit';
+import { type GrpcClient } from '@subx/service-kit';
 import {
   channelIds,
   channelUrls,
@@ -12,36 +11,28 @@ import {
   syntheticChannelVideoId,
   type FakeYouTube,
 } from '@subx/testing/fake-youtube';
-import { loadYouTubeConfig } from '@subx/youtube';
-import { loadExtractorConfig, startExtractorService, type RunningExtractorService } from '../src/index.ts';
+import { startTestExtractor, type TestExtractor } from './fixtures/extractor-service.ts';
 
 /** ListPlaylistVideos and ListChannelVideos (bulk jobs) through a real gRPC client. */
 
-const logger = createLogger({ service: 'extractor-test', level: 'silent' });
 const { ChannelTab } = extractorV1;
 
 describe('extractor listings over gRPC against the fake YouTube', () => {
   let youtube: FakeYouTube;
-  let service: RunningExtractorService;
+  let extractor: TestExtractor;
   let client: GrpcClient<extractorV1.ExtractorServiceClient>;
 
   beforeAll(async () => {
     youtube = await startFakeYouTube();
-    service = await startExtractorService({
-      config: loadExtractorConfig({ GRPC_PORT: '0', LOG_LEVEL: 'silent' }),
-      youtube: loadYouTubeConfig({ YOUTUBE_BASE_URL: youtube.url, YOUTUBE_RETRIES: '0' }),
-      kv: createInMemoryKeyValueStore(),
-      logger,
-      host: '127.0.0.1',
+    extractor = await startTestExtractor({
+      youtubeEnv: { YOUTUBE_BASE_URL: youtube.url, YOUTUBE_RETRIES: '0' },
+      deadlineMs: 20_000,
     });
-    client = createGrpcClient(extractorV1.ExtractorServiceClient, `127.0.0.1:${service.port}`, {
-      defaultDeadlineMs: 20_000,
-    });
+    client = extractor.client;
   });
 
   afterAll(async () => {
-    client?.close();
-    await service?.stop(1_000);
+    await extractor?.stop();
     await youtube?.close();
   });
 

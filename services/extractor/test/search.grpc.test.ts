@@ -1,41 +1,33 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { extractorV1 } from '@subx/contracts';
 import type { AppError } from '@subx/errors';
-import { createInMemoryKeyValueStore } from '@subx/ports';
-import { createGrpcClient, createLogger, type GrpcClient } from '@subx/service-kit';
+import { type GrpcClient } from '@subx/service-kit';
 import { loadFixture, searchQueries, startFakeYouTube, type FakeYouTube } from '@subx/testing/fake-youtube';
-import { loadYouTubeConfig, parseSearchPage } from '@subx/youtube';
-import { loadExtractorConfig, startExtractorService, type RunningExtractorService } from '../src/index.ts';
+import { parseSearchPage } from '@subx/youtube';
+import { startTestExtractor, type TestExtractor } from './fixtures/extractor-service.ts';
 
 /** Search and ListSearchVideos through a real gRPC client, against the fake's search recordings. */
 
-const logger = createLogger({ service: 'extractor-test', level: 'silent' });
 const { SearchType } = extractorV1;
 const recorded = (file: string) =>
   parseSearchPage(JSON.parse(loadFixture({ file: `newpipe/43f8e6e/search/${file}` }).body));
 
 describe('extractor search over gRPC against the fake YouTube', () => {
   let youtube: FakeYouTube;
-  let service: RunningExtractorService;
+  let extractor: TestExtractor;
   let client: GrpcClient<extractorV1.ExtractorServiceClient>;
 
   beforeAll(async () => {
     youtube = await startFakeYouTube();
-    service = await startExtractorService({
-      config: loadExtractorConfig({ GRPC_PORT: '0', LOG_LEVEL: 'silent' }),
-      youtube: loadYouTubeConfig({ YOUTUBE_BASE_URL: youtube.url, YOUTUBE_RETRIES: '0' }),
-      kv: createInMemoryKeyValueStore(),
-      logger,
-      host: '127.0.0.1',
+    extractor = await startTestExtractor({
+      youtubeEnv: { YOUTUBE_BASE_URL: youtube.url, YOUTUBE_RETRIES: '0' },
+      deadlineMs: 20_000,
     });
-    client = createGrpcClient(extractorV1.ExtractorServiceClient, `127.0.0.1:${service.port}`, {
-      defaultDeadlineMs: 20_000,
-    });
+    client = extractor.client;
   });
 
   afterAll(async () => {
-    client?.close();
-    await service?.stop(1_000);
+    await extractor?.stop();
     await youtube?.close();
   });
 

@@ -4,8 +4,8 @@ import { createAdapters, registerTopicSchemas } from '@subx/ports';
 import {
   busMetrics,
   kafkaSecurityFromConfig,
+  registerSchemasAtStartup,
   runService,
-  SchemaRegistryStartupError,
   schemaRegistryFromConfig,
   waitForEngines,
 } from '@subx/service-kit';
@@ -35,22 +35,25 @@ await runService({
     });
     // Its configured engines answer first: started beside them, it waits rather than exit.
     await waitForEngines(adapters, config, logger);
-    if (registry && adapters.kind.bus === 'kafka') {
-      const topics = topicSchemas({
-        creditUsage: access.config.creditUsageTopic,
-        requestUsage: access.config.requestUsageTopic,
-        extractJobs: config.EXTRACT_JOBS_TOPIC,
-        extractBulkJobs: config.EXTRACT_BULK_JOBS_TOPIC,
-        jobEvents: config.JOB_EVENTS_TOPIC,
-        watchEvents: config.WATCH_EVENTS_TOPIC,
-      });
-      const ids = await registerTopicSchemas({ ...registry, logger }, eventDescriptors(), topics).catch(
-        (err: unknown) => {
-          throw new SchemaRegistryStartupError(err);
-        },
-      );
-      for (const [topic, id] of ids) valueSchemaIds.set(topic, id);
-    }
+    await registerSchemasAtStartup({
+      registry,
+      bus: adapters.kind.bus,
+      logger,
+      valueSchemaIds,
+      register: (options) =>
+        registerTopicSchemas(
+          options,
+          eventDescriptors(),
+          topicSchemas({
+            creditUsage: access.config.creditUsageTopic,
+            requestUsage: access.config.requestUsageTopic,
+            extractJobs: config.EXTRACT_JOBS_TOPIC,
+            extractBulkJobs: config.EXTRACT_BULK_JOBS_TOPIC,
+            jobEvents: config.JOB_EVENTS_TOPIC,
+            watchEvents: config.WATCH_EVENTS_TOPIC,
+          }),
+        ),
+    });
     const gateway = await startGateway({
       config,
       env: process.env,

@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ConfigError, loadConfig } from '../config.ts';
+import { createLogger } from '../logger.ts';
 import { startupProblem } from '../startup-errors.ts';
 import {
   SchemaRegistryStartupError,
+  registerSchemasAtStartup,
   schemaRegistryEnv,
   schemaRegistryFromConfig,
 } from './schema-registry-env.ts';
@@ -68,5 +70,62 @@ describe('SCHEMA_REGISTRY_* settings', () => {
     );
     expect(problem).toMatch(/^schema registry http:\/\/r:8080: billing\.credit-usage\.v1-value/);
     expect(problem).toContain('check SCHEMA_REGISTRY_URL');
+  });
+});
+
+describe('registerSchemasAtStartup', () => {
+  const logger = createLogger({ service: 'schema-registry-test', level: 'silent' });
+  const registry = { url: 'http://registry:8080', basicAuthUserInfo: 'team:secret', timeoutMs: 5_000 };
+  const ids = new Map([
+    ['billing.credit-usage.v1', Buffer.from([1, 2])],
+    ['jobs.events.v1', Buffer.from([3])],
+  ]);
+
+  it('registers with the registry settings and the logger, and fills the map the bus reads', async () => {
+    const calls: unknown[] = [];
+    const valueSchemaIds = new Map([['stale.v1', Buffer.from([9])]]);
+    await registerSchemasAtStartup({
+      registry,
+      bus: 'kafka',
+      logger,
+      register: async (options) => {
+        calls.push(options);
+        return ids;
+      },
+      valueSchemaIds,
+    });
+    expect(calls).toEqual([{ ...registry, logger }]);
+    expect(valueSchemaIds).toEqual(new Map([['stale.v1', Buffer.from([9])], ...ids]));
+  });
+
+  it('does nothing without a registry or on the in-process bus', async () => {
+    const valueSchemaIds = new Map<string, Buffer>();
+    let calls = 0;
+    const register = async () => {
+      calls++;
+      return ids;
+    };
+    await registerSchemasAtStartup({ registry: undefined, bus: 'kafka', logger, register, valueSchemaIds });
+    await registerSchemasAtStartup({ registry, bus: 'in-process', logger, register, valueSchemaIds });
+    expect(calls).toBe(0);
+    expect(valueSchemaIds.size).toBe(0);
+  });
+
+  it('stops the start with a SchemaRegistryStartupError that keeps the cause', async () => {
+    const cause = new Error('schema registry http://registry:8080: jobs.events.v1-value: HTTP 409');
+    const valueSchemaIds = new Map<string, Buffer>();
+    const failed = await registerSchemasAtStartup({
+      registry,
+      bus: 'kafka',
+      logger,
+      register: () => Promise.reject(cause),
+      valueSchemaIds,
+    }).catch((err: unknown) => err);
+    expect(failed).toBeInstanceOf(SchemaRegistryStartupError);
+    expect((failed as Error).cause).toBe(cause);
+    expect(startupProblem(failed)).toMatch(
+      /^schema registry http:\/\/registry:8080: jobs\.events\.v1-value: HTTP 409 \(check/,
+    );
+    expect(valueSchemaIds.size).toBe(0);
   });
 });

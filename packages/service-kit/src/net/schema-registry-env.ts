@@ -12,6 +12,7 @@
  */
 import { z } from 'zod';
 import { ConfigError, durationMsBetween, httpUrl, secret } from '../config.ts';
+import type { Logger } from '../logger.ts';
 
 export const schemaRegistryEnv = {
   SCHEMA_REGISTRY_URL: httpUrl
@@ -70,4 +71,34 @@ export class SchemaRegistryStartupError extends Error {
     );
     this.name = 'SchemaRegistryStartupError';
   }
+}
+
+/**
+ * @subx/ports' `registerTopicSchemas`, bound by the caller to the event descriptors and its topics
+ * (service-kit does not depend on ports): topic → the header bytes of its value schema id.
+ */
+export type RegisterTopicSchemas = (
+  options: SchemaRegistrySettings & { logger: Logger },
+) => Promise<ReadonlyMap<string, Buffer>>;
+
+/**
+ * The start-up step of every service that produces events: with a registry configured and a Kafka
+ * bus, registers the topics' schemas and fills `valueSchemaIds`, the map the Kafka bus reads each
+ * topic's schema id header from. Nothing to do without a registry or on the in-process bus (its
+ * events never leave the process). A registry that refuses or does not answer in time stops the
+ * start with a SchemaRegistryStartupError.
+ */
+export async function registerSchemasAtStartup(options: {
+  registry: SchemaRegistrySettings | undefined;
+  bus: string;
+  logger: Logger;
+  register: RegisterTopicSchemas;
+  valueSchemaIds: Map<string, Buffer>;
+}): Promise<void> {
+  const { registry, logger } = options;
+  if (!registry || options.bus !== 'kafka') return;
+  const ids = await options.register({ ...registry, logger }).catch((err: unknown) => {
+    throw new SchemaRegistryStartupError(err);
+  });
+  for (const [topic, id] of ids) options.valueSchemaIds.set(topic, id);
 }
