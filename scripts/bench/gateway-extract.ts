@@ -307,6 +307,7 @@ async function grpcAlone(port: number, duration: number): Promise<Measured> {
     segmentsAsJson: false,
     segmentsJsonAsBytes: false,
     headJsonAsBytes: false,
+    answerJson: false,
     mode: 0 as const,
     maxAudioSeconds: 0,
   };
