@@ -55,7 +55,7 @@ export interface Item {
 }
 
 /** What unaryCall rejects with when the call's own deadline passes. */
-export function deadlineError(label: string): AppError {
+function deadlineError(label: string): AppError {
   return fromItemFailure(
     { code: grpc.status.DEADLINE_EXCEEDED, message: 'Deadline exceeded', metadata: {} },
     label,

@@ -16,7 +16,7 @@ import { Errors } from '@subx/errors';
 import { fromGrpcError, fromItemFailure, grpcStatusName, observeGrpcCall } from '@subx/service-kit';
 import { settle, type Carrier, type Item } from './transcript-item.ts';
 
-export const STREAM_LANES = 4;
+const STREAM_LANES = 4;
 const STREAM_MAX_AGE_MS = 2_000;
 /** Below the extractor's cap (MAX_TRANSCRIPTS_IN_FLIGHT_PER_STREAM): over it, the items go unary. */
 const STREAM_MAX_IN_FLIGHT = 2_048;
