@@ -163,6 +163,7 @@ await direct.getTranscript({
   segmentsAsJson: false,
   segmentsJsonAsBytes: false,
   headJsonAsBytes: false,
+  answerJson: false,
   mode: 0 as const,
   maxAudioSeconds: 0,
 });
@@ -179,6 +180,7 @@ const coldSingle = async () => {
     segmentsAsJson: false,
     segmentsJsonAsBytes: false,
     headJsonAsBytes: false,
+    answerJson: false,
     mode: 0 as const,
     maxAudioSeconds: 0,
   };

@@ -333,6 +333,7 @@ async function main() {
       segmentsAsJson: false,
       segmentsJsonAsBytes: false,
       headJsonAsBytes: false,
+      answerJson: false,
       mode: 0 as const,
       maxAudioSeconds: 0,
     });

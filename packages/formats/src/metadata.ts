@@ -74,7 +74,7 @@ export interface AnswerHead {
 /**
  * The members a json extract answer starts with, as JSON without the braces:
  * `"video_id":…,"metadata":{…},"language":…,"subtitle_type":…`. The extractor renders it once per
- * cached transcript (GetTranscriptRequest.head_json_as_bytes) and the gateway splices it in; the
+ * cached transcript (GetTranscriptRequest.answer_json) and the gateway splices it in; the
  * gateway renders the same from an older extractor's answer.
  */
 export function answerHeadJson(head: AnswerHead): string {

@@ -10,7 +10,7 @@ export function publicSegments(segments: readonly Segment[]): Segment[] {
 
 /**
  * The same as the JSON array the gateway puts in its answer: what the extractor renders once per
- * cached transcript for GetTranscriptRequest.segments_as_json, so a hot transcript's segments are
+ * cached transcript for GetTranscriptRequest.answer_json, so a hot transcript's segments are
  * not rendered again for every request.
  */
 export function publicSegmentsJson(segments: readonly Segment[]): string {

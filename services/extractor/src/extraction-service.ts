@@ -93,12 +93,15 @@ export function toProtoMetadata(m: VideoMetadata): commonV1.VideoMetadata {
 const SUBTITLE_TYPE = { manual: 1, auto_generated: 2, transcribed: 3 } as const;
 
 /**
- * How an answer carries its segments (GetTranscriptRequest.segments_as_json, segments_json_as_bytes)
- * and, with `head_json_as_bytes`, the json answer's members before them instead of the metadata.
+ * How an answer carries its segments and, in 'segmentsJsonUtf8AndHead', the json answer's members
+ * before them instead of the metadata: GetTranscriptRequest.answer_json asks that form; the
+ * deprecated segments_as_json, segments_json_as_bytes and head_json_as_bytes (gateways of the
+ * previous release) ask it or the forms in between, as they always did.
  */
 type SegmentsForm = 'segments' | 'segmentsJson' | 'segmentsJsonUtf8' | 'segmentsJsonUtf8AndHead';
 
 function segmentsFormOf(req: extractorV1.GetTranscriptRequest): SegmentsForm {
+  if (req.answerJson) return 'segmentsJsonUtf8AndHead';
   if (!req.segmentsAsJson) return 'segments';
   if (!req.segmentsJsonAsBytes) return 'segmentsJson';
   return req.headJsonAsBytes ? 'segmentsJsonUtf8AndHead' : 'segmentsJsonUtf8';
@@ -137,7 +140,7 @@ function answerOf(
     language: value.language,
     subtitleType: SUBTITLE_TYPE[value.subtitleType],
     segments: form === 'segments' ? value.segments : [],
-    // In the head instead (head_json_as_bytes): the gateway does not decode it.
+    // In the head instead (answer_json): the gateway does not decode it.
     metadata: withHead ? undefined : metadata,
     cached,
     fetchedAt: value.fetchedAt,

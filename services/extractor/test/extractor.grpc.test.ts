@@ -36,6 +36,7 @@ describe('extractor over gRPC against the fake YouTube', () => {
       segmentsAsJson: false,
       segmentsJsonAsBytes: false,
       headJsonAsBytes: false,
+      answerJson: false,
       mode: 0,
       maxAudioSeconds: 0,
       ...extra,
@@ -188,6 +189,26 @@ describe('extractor over gRPC against the fake YouTube', () => {
     expect(JSON.parse(`{${Buffer.from(fresh.headJsonUtf8).toString('utf8')}}`)).toEqual(
       JSON.parse(`{${expected}}`),
     );
+  });
+
+  it('answer_json answers exactly what the three deprecated flags together answer', async () => {
+    const options = { language: 'de', include: ['tags', 'chapters'] };
+    const deprecated = { segmentsAsJson: true, segmentsJsonAsBytes: true, headJsonAsBytes: true };
+    // force_refresh: a fresh answer (not a hit of an earlier test's entry), and the entry rewritten
+    const miss = await transcript(videoIds.chapters, { ...options, answerJson: true, forceRefresh: true });
+    expect(miss.cached).toBe(false);
+    expect(miss.segments).toEqual([]);
+    expect(miss.segmentsJson).toBe('');
+    expect(miss.metadata).toBeUndefined();
+    expect(miss.headJsonUtf8.length).toBeGreaterThan(0);
+    expect(JSON.parse(Buffer.from(miss.segmentsJsonUtf8).toString('utf8')).length).toBeGreaterThan(0);
+    const [viaFlag, viaDeprecated] = [
+      await transcript(videoIds.chapters, { ...options, answerJson: true }),
+      await transcript(videoIds.chapters, { ...options, ...deprecated }),
+    ];
+    expect(viaFlag.cached).toBe(true);
+    expect(viaFlag).toEqual(viaDeprecated);
+    expect({ ...miss, cached: true }).toEqual(viaFlag);
   });
 
   it('force_refresh goes upstream again and reports cached: false', async () => {

@@ -1,6 +1,7 @@
 /**
  * Server side of a batch method: one server-streaming call that answers several requests of a
- * unary method (the extractor's GetTranscripts carries GetTranscript requests). grpc-js spends far
+ * unary method (the extractor's deprecated GetTranscripts carries GetTranscript requests; its
+ * StreamTranscripts is batchStreamHandler's). grpc-js spends far
  * more CPU per call (HTTP/2 stream, headers, trailers, interceptors) than per message, so a client
  * that coalesces concurrent requests into one call saves most of that cost.
  *

@@ -20,6 +20,7 @@ function transcriptSourceFromClient(
         segmentsAsJson: false,
         segmentsJsonAsBytes: false,
         headJsonAsBytes: false,
+        answerJson: false,
         mode: 0,
         maxAudioSeconds: 0,
       });

@@ -75,6 +75,8 @@ export function extractorServiceRegistration(
   return defineService(extractorServiceDefinition, {
     getTranscript: (req) => service.getTranscript(req),
     // Each item is a GetTranscript: identical concurrent items share the cache's single-flight.
+    // Deprecated: kept only for gateways of the previous release, which fall back to it when
+    // StreamTranscripts answers UNIMPLEMENTED; it goes in the next major version.
     getTranscripts: batchHandler({
       itemRpc: extractorV1.ExtractorServiceService.getTranscript.path,
       maxItems: MAX_TRANSCRIPTS_PER_CALL,
@@ -89,7 +91,7 @@ export function extractorServiceRegistration(
       // for a gateway that reads `more`
       group: { wanted: (req) => req.groupAnswers, ...itemAnswers.group },
     }),
-    // GetTranscripts on one long-lived call (the gateway's default): the same items, numbered.
+    // The gateway's batches on one long-lived call: GetTranscripts' items, numbered.
     streamTranscripts: batchStreamHandler({
       itemRpc: extractorV1.ExtractorServiceService.getTranscript.path,
       maxItems: MAX_TRANSCRIPTS_PER_CALL,

@@ -109,6 +109,7 @@ export async function startExtractWorker(deps: ExtractWorkerDeps): Promise<Extra
           segmentsAsJson: false,
           segmentsJsonAsBytes: false,
           headJsonAsBytes: false,
+          answerJson: false,
           mode: job.mode,
           maxAudioSeconds: job.maxAudioSeconds,
         })

@@ -84,6 +84,7 @@ export async function extractChunks(
       segmentsAsJson: false,
       segmentsJsonAsBytes: false,
       headJsonAsBytes: false,
+      answerJson: false,
     },
     { requestId: request.id },
   );

@@ -88,12 +88,14 @@ export const registerExtract: RouteRegistrar = (app, ctx) => {
         translate: body.translate,
         mode: TRANSCRIPT_MODE[body.mode],
         maxAudioSeconds: tierAudioCap(body.mode, request.admission?.account.tier, ctx.pricing),
-        segmentsAsJson: spliceSegments,
-        // ...as bytes, copied into the answer as they come (an older extractor answers a string).
-        segmentsJsonAsBytes: spliceSegments,
-        // ...and the members before them (video_id, metadata, language, subtitle_type) rendered
-        // too, once per cached transcript: no metadata to decode and render per request.
-        headJsonAsBytes: spliceSegments,
+        // The segments and the members before them (video_id, metadata, language, subtitle_type)
+        // as UTF-8 bytes, rendered once per cached transcript and copied into the answer as they
+        // come: nothing to decode and render per request.
+        answerJson: spliceSegments,
+        // Deprecated, for gateways of the previous release: answerJson says the same.
+        segmentsAsJson: false,
+        segmentsJsonAsBytes: false,
+        headJsonAsBytes: false,
       },
       { requestId: request.id },
     );
@@ -129,10 +131,9 @@ export const registerExtract: RouteRegistrar = (app, ctx) => {
       ...(transcript.languageConfidence ? { language_confidence: transcript.languageConfidence } : {}),
       source: transcript.source || 'captions',
     });
-    // The extractor's rendered segments, as bytes or (an older extractor) as a string; from an
-    // extractor older than segments_as_json, segments: rendered here.
-    const rendered =
-      transcript.segmentsJsonUtf8.length > 0 ? transcript.segmentsJsonUtf8 : transcript.segmentsJson;
+    // The extractor's rendered segments; from an extractor older than answer_json (it ignores the
+    // field), segments: rendered here.
+    const rendered = transcript.segmentsJsonUtf8;
     // The head, or with `tail` the whole body.
     const head =
       spliceSegments && rendered.length > 0

@@ -1,7 +1,8 @@
 /**
  * The gRPC adapter: one generated-service client per backend through service-kit's client kit
  * (deadlines, cancellation, `x-request-id`, AppError rebuilt from the trailing metadata). The
- * extractor's transcripts requested in the same event-loop turn go as one GetTranscripts call.
+ * extractor's transcripts requested within a few event-loop turns go as one batch on a
+ * StreamTranscripts lane (transcript-batcher.ts).
  */
 import type * as grpc from '@grpc/grpc-js';
 import { PLATFORM_HEALTH_NAME, aiV1, billingV1, commentsV1, extractorV1 } from '@subx/contracts';

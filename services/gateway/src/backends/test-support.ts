@@ -1,8 +1,8 @@
 /**
  * What the transcript batcher's tests share: an extractor stand-in served by service-kit over real
- * grpc-js on loopback (GetTranscript, GetTranscripts and StreamTranscripts from the same per-item
- * logic, as the extractor does), a record of what it saw, and a harness wiring the batcher to it
- * as grpc.ts does.
+ * grpc-js on loopback (GetTranscript and StreamTranscripts from the same per-item logic, as the
+ * extractor does; not the deprecated GetTranscripts, which the gateway never calls), a record of
+ * what it saw, and a harness wiring the batcher to it as grpc.ts does.
  */
 import * as grpc from '@grpc/grpc-js';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -10,7 +10,6 @@ import { expect } from 'vitest';
 import { commonV1, extractorV1 } from '@subx/contracts';
 import { AppError, Errors } from '@subx/errors';
 import {
-  batchHandler,
   batchStreamHandler,
   createLogger,
   defineService,
@@ -30,7 +29,7 @@ export const EX = extractorV1.ExtractorServiceService;
 /** What happened on the server side. */
 export const seen = {
   unary: [] as string[],
-  /** Each GetTranscripts call, or each StreamTranscripts message with items. */
+  /** Each StreamTranscripts message with items. */
   batches: [] as { items: string[]; requestIds: string[]; metadataId: string | undefined }[],
   cancelled: [] as string[],
   /** Answer messages sent, and the answers each carried (1 + its `more`). */
@@ -38,7 +37,7 @@ export const seen = {
 };
 
 /**
- * How the stand-in groups answers (GetTranscriptsRequest.group_answers), as the extractor does:
+ * How the stand-in groups answers (StreamTranscriptsRequest.group_answers), as the extractor does:
  * `off` answers each item alone (an extractor from before the field); `maxAnswers` per message.
  */
 export const grouping = { off: false, maxAnswers: 64 };
@@ -83,7 +82,7 @@ const unimplemented = () => {
   throw Errors.internal(new Error('not used here'));
 };
 
-/** An item's answer, as the extractor builds it for both GetTranscripts and StreamTranscripts. */
+/** An item's answer, as the extractor builds it. */
 const answers = {
   ok: (index: number, value: extractorV1.GetTranscriptResponse): extractorV1.GetTranscriptsResponse => ({
     index,
@@ -103,33 +102,7 @@ export function registration() {
       seen.unary.push(req.videoId);
       return handle(req, ctx);
     },
-    getTranscripts: (req, ctx, send) => {
-      seen.batches.push({
-        items: req.items.map((i) => i.request?.videoId ?? ''),
-        requestIds: req.items.map((i) => i.requestId),
-        metadataId: ctx.metadata.get('x-request-id')[0]?.toString(),
-      });
-      return batchHandler({
-        itemRpc: EX.getTranscript.path,
-        maxItems: 64,
-        items: (r: extractorV1.GetTranscriptsRequest) =>
-          r.items.map((i) => ({
-            request: i.request ?? extractorV1.GetTranscriptRequest.create(),
-            requestId: i.requestId,
-          })),
-        handle,
-        ...answers,
-        group: {
-          wanted: (r) => r.groupAnswers && !grouping.off,
-          join: (first, more) => ({ ...first, more }),
-          weigh: () => 1,
-          maxBytes: grouping.maxAnswers,
-        },
-      })(req, ctx, (message) => {
-        seen.messages.push(1 + message.more.length);
-        send(message);
-      });
-    },
+    getTranscripts: unimplemented,
     streamTranscripts: (requests, ctx, send) =>
       batchStreamHandler({
         itemRpc: EX.getTranscript.path,
@@ -178,13 +151,6 @@ export function registration() {
 
 /** The stand-in's StreamTranscripts cap of items in flight on one call (the extractor's is 4096). */
 export const STREAM_MAX_IN_FLIGHT = 80;
-
-/** The two ways a batch travels, and the method that opens the call carrying it. */
-export const TRANSPORTS = [
-  { name: 'GetTranscripts calls', streamLanes: 0, path: EX.getTranscripts.path },
-  { name: 'StreamTranscripts lanes', streamLanes: 4, path: EX.streamTranscripts.path },
-];
-export type Transport = (typeof TRANSPORTS)[number];
 
 export const req = (videoId: string): extractorV1.GetTranscriptRequest =>
   extractorV1.GetTranscriptRequest.fromPartial({ videoId, language: 'en' });

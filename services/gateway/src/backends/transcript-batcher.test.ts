@@ -1,9 +1,8 @@
 /**
  * The transcript batcher against real grpc-js servers on loopback (test-support.ts): the extractor
- * stand-in, one that only knows GetTranscript (an extractor from before GetTranscripts) and one
- * without StreamTranscripts. Every behaviour is checked on both ways a batch travels: a
- * GetTranscripts call of its own, and a message on a long-lived StreamTranscripts lane
- * (transcript-lanes.test.ts: what only lanes do).
+ * stand-in, and one that only knows GetTranscript (an extractor from before StreamTranscripts).
+ * A batch travels as a message on a long-lived StreamTranscripts lane (transcript-lanes.test.ts:
+ * what only lanes do).
  */
 import * as grpc from '@grpc/grpc-js';
 import { Writable } from 'node:stream';
@@ -15,7 +14,6 @@ import type { AppError } from '@subx/errors';
 import { defineService, scrape, type CallContext, type ServiceRegistration } from '@subx/service-kit';
 import {
   EX,
-  TRANSPORTS,
   errorOf,
   grouping,
   handle,
@@ -28,16 +26,15 @@ import {
   stopHarnesses,
   transcript,
   type Harness,
-  type Transport,
 } from './test-support.ts';
 
 afterEach(stopHarnesses);
 
-describe.each(TRANSPORTS)('transcript batcher over $name', (transport: Transport) => {
+describe('transcript batcher', () => {
   let h: Harness;
   beforeAll(async () => {
     // warm-up: a channel that is READY makes the timings below about the calls, not the connect
-    h = await harness(undefined, { streamLanes: transport.streamLanes });
+    h = await harness();
     await h.getTranscript(req('warm_______'));
   });
   afterAll(async () => {
@@ -61,14 +58,14 @@ describe.each(TRANSPORTS)('transcript batcher over $name', (transport: Transport
       ids.map((id, i) => h.getTranscript(req(id), { requestId: `req-${i}` })),
     );
     expect(answers.map((a) => (a as extractorV1.GetTranscriptResponse).videoId)).toEqual(ids);
-    // the first batch: its call (a GetTranscripts call, or the first lane) starts here
-    expect(h.paths).toEqual([transport.path]);
+    // the first batch: the first lane starts here
+    expect(h.paths).toEqual([EX.streamTranscripts.path]);
     expect(seen.batches).toEqual([
       {
         items: ids,
         requestIds: ['req-0', 'req-1', 'req-2'],
         // a lane carries many batches: no request id of its own
-        metadataId: transport.streamLanes ? undefined : 'req-0',
+        metadataId: undefined,
       },
     ]);
   });
@@ -130,7 +127,7 @@ describe.each(TRANSPORTS)('transcript batcher over $name', (transport: Transport
     });
   });
 
-  it('counts each item in the server metrics as a GetTranscript call, and a batch call once on each side', async () => {
+  it('counts each item in the server metrics as a GetTranscript call, and never calls GetTranscripts', async () => {
     const count = async (method: string, code: string, side = 'server') => {
       const line = (await scrape())
         .split('\n')
@@ -158,15 +155,10 @@ describe.each(TRANSPORTS)('transcript batcher over $name', (transport: Transport
         await count('GetTranscript', 'OK'),
         await count('GetTranscript', 'NOT_FOUND'),
         await count('GetTranscripts', 'OK'),
-        // ended by the extractor once every item was answered, not cancelled by the gateway
         await count('GetTranscripts', 'OK', 'client'),
       ])
-      // a lane is counted when it ends (below), not per batch
-      .toEqual([
-        before[0]! + 2,
-        before[1]! + 1,
-        ...(transport.streamLanes ? before.slice(2) : [before[2]! + 1, before[3]! + 1]),
-      ]);
+      // a lane is counted when it ends (transcript-lanes.test.ts), not per batch
+      .toEqual([before[0]! + 2, before[1]! + 1, ...before.slice(2)]);
   });
 
   it('answers in completion order: a slow item does not hold back a fast one', async () => {
@@ -205,13 +197,9 @@ describe.each(TRANSPORTS)('transcript batcher over $name', (transport: Transport
     await sleep(50);
     a.abort(new Error('client went away'));
     expect(shape(await first)).toMatchObject({ code: 'INTERNAL_ERROR' });
-    if (transport.streamLanes) {
-      // a lane cancels the item itself
-      await expect.poll(() => seen.cancelled).toContain('hangabort01');
-    } else {
-      await sleep(50);
-      expect(seen.cancelled).not.toContain('hangabort01'); // the call still carries the second item
-    }
+    // the lane cancels the item itself, while it still carries the second one
+    await expect.poll(() => seen.cancelled).toContain('hangabort01');
+    expect(seen.cancelled).not.toContain('hangabort02');
     b.abort(new Error('client went away'));
     expect(shape(await second)).toMatchObject({ code: 'INTERNAL_ERROR' });
     expect(performance.now() - t0).toBeLessThan(1_000);
@@ -232,9 +220,9 @@ describe.each(TRANSPORTS)('transcript batcher over $name', (transport: Transport
   });
 });
 
-describe.each(TRANSPORTS)('transcript batcher over $name, one server per test', (transport: Transport) => {
+describe('transcript batcher, one server per test', () => {
   const start = (services?: ServiceRegistration[], extra: Parameters<typeof harness>[1] = {}) =>
-    startHarness(services, { streamLanes: transport.streamLanes, ...extra });
+    startHarness(services, extra);
 
   it('a call that fails (the server stopped mid-batch) rejects every open item as unary would', async () => {
     const h = await start();
@@ -256,7 +244,7 @@ describe.each(TRANSPORTS)('transcript batcher over $name, one server per test', 
 
   it('a call that cannot start (no server) rejects every item as unary would', async () => {
     // not stopped after the test: its server is stopped here
-    const h = await harness(undefined, { streamLanes: transport.streamLanes });
+    const h = await harness();
     const port = h.server.port;
     await h.server.shutdown(500);
     expect(port).toBeGreaterThan(0);
@@ -267,7 +255,7 @@ describe.each(TRANSPORTS)('transcript batcher over $name, one server per test', 
       h.getTranscript(req('bbbbbbbbbbb')),
     ]);
     for (const b of batched) expect(shape((b as PromiseRejectedResult).reason)).toEqual(unary);
-    expect(h.paths.filter((p) => p === transport.path)).toHaveLength(1);
+    expect(h.paths.filter((p) => p === EX.streamTranscripts.path)).toHaveLength(1);
     h.client.close();
   });
 
@@ -277,16 +265,7 @@ describe.each(TRANSPORTS)('transcript batcher over $name, one server per test', 
       definition: base.definition,
       implementation: {
         ...base.implementation,
-        // answers the first item only, then ends OK
-        getTranscripts: (
-          r: extractorV1.GetTranscriptsRequest,
-          _ctx: CallContext,
-          send: (r: extractorV1.GetTranscriptsResponse) => void,
-        ) => {
-          const videoId = r.items[0]?.request?.videoId ?? '';
-          send({ index: 0, result: { $case: 'transcript', value: transcript(videoId) }, more: [] });
-        },
-        // the same on a lane: the first item of the first message, then the call ends
+        // the first item of the first message only, then the call ends OK
         streamTranscripts: async (
           requests: AsyncIterable<extractorV1.StreamTranscriptsRequest>,
           _ctx: CallContext,
@@ -310,9 +289,7 @@ describe.each(TRANSPORTS)('transcript batcher over $name, one server per test', 
     expect(second.status).toBe('rejected');
     const err = (second as PromiseRejectedResult).reason as AppError;
     expect(shape(err)).toMatchObject({ code: 'INTERNAL_ERROR' });
-    expect(String((err.cause as Error).message)).toBe(
-      `${transport.streamLanes ? 'StreamTranscripts' : 'GetTranscripts'} ended without answering item 1`,
-    );
+    expect(String((err.cause as Error).message)).toBe('StreamTranscripts ended without answering item 1');
   });
 
   it('gathers the requests of consecutive turns into one call while they keep coming', async () => {
@@ -327,7 +304,7 @@ describe.each(TRANSPORTS)('transcript batcher over $name, one server per test', 
     }
     await Promise.all(answers);
     expect(seen.batches.map((b) => b.items)).toEqual([ids]);
-    expect(h.paths).toEqual([transport.path]);
+    expect(h.paths).toEqual([EX.streamTranscripts.path]);
 
     // A turn that brings nothing ends the gathering: a request two turns later goes on its own.
     seen.batches.length = 0;
@@ -367,7 +344,7 @@ describe.each(TRANSPORTS)('transcript batcher over $name, one server per test', 
     expect(seen.unary).toEqual([]);
   });
 
-  it('falls back to unary calls, and pauses batching, when the extractor has no GetTranscripts', async () => {
+  it('falls back to unary calls, and pauses batching, when the extractor has no StreamTranscripts', async () => {
     const old = defineService(
       { getTranscript: EX.getTranscript },
       {
@@ -383,18 +360,19 @@ describe.each(TRANSPORTS)('transcript batcher over $name, one server per test', 
     expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'fulfilled', 'rejected']);
     expect(shape((settled[2] as PromiseRejectedResult).reason)).toMatchObject({ code: 'VIDEO_NOT_FOUND' });
     expect(seen.unary.sort()).toEqual([...ids].sort());
-    expect(h.paths.filter((p) => p === transport.path)).toHaveLength(1);
-    expect(h.paths.filter((p) => p === EX.getTranscripts.path)).toHaveLength(1);
+    expect(h.paths.filter((p) => p === EX.streamTranscripts.path)).toHaveLength(1);
 
-    // paused: straight to unary, no GetTranscripts (or StreamTranscripts) attempt
+    // paused: straight to unary, no StreamTranscripts attempt
     await Promise.all([h.getTranscript(req('old00000003')), h.getTranscript(req('old00000004'))]);
-    expect(h.paths.filter((p) => p === transport.path)).toHaveLength(1);
+    expect(h.paths.filter((p) => p === EX.streamTranscripts.path)).toHaveLength(1);
 
     // after the pause it tries again (and falls back again: still the old extractor)
     await sleep(350);
     await Promise.all([h.getTranscript(req('old00000005')), h.getTranscript(req('old00000006'))]);
-    expect(h.paths.filter((p) => p === transport.path)).toHaveLength(2);
-    expect(h.paths.filter((p) => p === EX.getTranscripts.path)).toHaveLength(2);
+    expect(h.paths.filter((p) => p === EX.streamTranscripts.path)).toHaveLength(2);
+    // never the deprecated GetTranscripts
+    expect(h.paths.filter((p) => p === EX.getTranscripts.path)).toEqual([]);
+    expect(h.paths.filter((p) => p === EX.getTranscript.path)).toHaveLength(7);
     expect(seen.unary).toHaveLength(7);
   });
 
@@ -418,7 +396,7 @@ describe.each(TRANSPORTS)('transcript batcher over $name, one server per test', 
       request_id: 'req-item',
       rpc: EX.getTranscript.path,
       // a lane's own request id (it carries many batches)
-      batch_request_id: transport.streamLanes ? expect.any(String) : 'req-first',
+      batch_request_id: expect.any(String),
       code: 'VIDEO_NOT_FOUND',
     });
   });
@@ -426,17 +404,13 @@ describe.each(TRANSPORTS)('transcript batcher over $name, one server per test', 
   it('refuses a batch over the server cap with INVALID_ARGUMENT', async () => {
     const h = await start();
     const items = Array.from({ length: 65 }, () => ({ request: req('aaaaaaaaaaa'), requestId: '' }));
-    let call: grpc.ClientReadableStream<unknown>;
-    if (transport.streamLanes) {
-      const lane = h.client.streamTranscripts();
-      lane.write({
-        items: items.map((i) => ({ ...i, timeoutMs: 0 })),
-        groupAnswers: false,
-        firstIndex: 0,
-        cancel: [],
-      });
-      call = lane;
-    } else call = h.client.getTranscripts({ items, groupAnswers: false });
+    const call = h.client.streamTranscripts();
+    call.write({
+      items: items.map((i) => ({ ...i, timeoutMs: 0 })),
+      groupAnswers: false,
+      firstIndex: 0,
+      cancel: [],
+    });
     const status = new Promise<grpc.StatusObject>((resolve) => {
       call.on('error', () => undefined);
       call.on('status', resolve);

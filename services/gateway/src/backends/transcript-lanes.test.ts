@@ -1,6 +1,5 @@
 /**
- * What only StreamTranscripts lanes do: their spread, their age, the fallback to GetTranscripts
- * calls, and the extractor side of a lane (numbers, timeouts, cancellation, the in-flight cap),
+ * What only StreamTranscripts lanes do: their spread, their age, the fallback to unary calls, and the extractor side of a lane (numbers, timeouts, cancellation, the in-flight cap),
  * against the stand-in of test-support.ts.
  */
 import * as grpc from '@grpc/grpc-js';
@@ -83,7 +82,7 @@ describe('transcript batcher, StreamTranscripts lanes', () => {
     expect(h.paths).toEqual([EX.streamTranscripts.path, EX.streamTranscripts.path]);
   });
 
-  it('goes on GetTranscripts calls, pausing the lanes, with an extractor that has no StreamTranscripts', async () => {
+  it('goes unary, pausing the lanes, with an extractor that has GetTranscripts but no StreamTranscripts', async () => {
     const base = registration();
     const { streamTranscripts: _s, ...definition } = base.definition as typeof EX;
     const { streamTranscripts: _i, ...implementation } = base.implementation;
@@ -92,10 +91,12 @@ describe('transcript batcher, StreamTranscripts lanes', () => {
     const settled = await Promise.allSettled(ids.map((id) => h.getTranscript(req(id))));
     expect(settled.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected']);
     expect(shape((settled[2] as PromiseRejectedResult).reason)).toMatchObject({ code: 'VIDEO_NOT_FOUND' });
-    expect(seen.batches.map((b) => b.items)).toEqual([ids]);
+    expect(seen.unary.sort()).toEqual([...ids].sort());
     await Promise.all([h.getTranscript(req('nostream003')), h.getTranscript(req('nostream004'))]);
-    expect(h.paths).toEqual([EX.streamTranscripts.path, EX.getTranscripts.path, EX.getTranscripts.path]);
-    expect(seen.unary).toEqual([]);
+    // the lanes paused: no new lane, and never the deprecated GetTranscripts
+    expect(h.paths).toEqual([EX.streamTranscripts.path, ...Array(5).fill(EX.getTranscript.path)]);
+    expect(seen.unary).toHaveLength(5);
+    expect(seen.batches).toEqual([]);
   });
 
   it('the extractor side: numbers along the call, stops an item at its own timeout or when cancelled, caps what is in flight', async () => {

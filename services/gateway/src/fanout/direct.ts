@@ -28,6 +28,7 @@ export function createDirectFanOut(deps: { extractor: ExtractorBackend; concurre
             segmentsAsJson: false,
             segmentsJsonAsBytes: false,
             headJsonAsBytes: false,
+            answerJson: false,
             mode: job.mode ?? 0,
             maxAudioSeconds: job.maxAudioSeconds ?? 0,
           },

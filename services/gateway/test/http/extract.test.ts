@@ -75,13 +75,15 @@ describe('POST /api/v1/extract', () => {
       return { rest, raw: res.body };
     };
     const spliced = await bodyOf();
+    // answer_json only, never the deprecated flags it replaces
     expect(gw.backends.calls.at(-1)?.request).toMatchObject({
-      segmentsAsJson: true,
-      segmentsJsonAsBytes: true,
-      headJsonAsBytes: true,
+      answerJson: true,
+      segmentsAsJson: false,
+      segmentsJsonAsBytes: false,
+      headJsonAsBytes: false,
     });
     const withoutRequest = (raw: string) => raw.replace(/"remaining":\d+|"request_id":"[^"]+"/g, '');
-    // an extractor that predates head_json_as_bytes: the metadata, rendered here the same way
+    // an extractor that answers the segments' bytes and the metadata: rendered here the same way
     gw.backends.handlers.getTranscript = async (req) => ({
       ...transcript(req.videoId),
       segments: [],
@@ -102,40 +104,33 @@ describe('POST /api/v1/extract', () => {
     const withHead = await bodyOf();
     expect(withHead.raw.startsWith(`{${head},"subtitles":[`)).toBe(true);
     expect(withHead.rest.metadata).toEqual({ title: 'café ☕', tags: ['t'] });
-    // an extractor that predates segments_json_as_bytes: the array as a string in segments_json
+    // an extractor that predates answer_json (it ignores the field): segments and metadata
     gw.backends.handlers.getTranscript = async (req) => ({
       ...transcript(req.videoId),
-      segments: [],
-      segmentsJson: publicSegmentsJson(transcript(req.videoId).segments),
+      headJsonUtf8: Buffer.alloc(0),
     });
-    const asString = await bodyOf();
-    expect(withoutRequest(asString.raw)).toBe(withoutRequest(spliced.raw));
-    // an extractor that predates segments_as_json: segments, and no segments_json
-    gw.backends.handlers.getTranscript = async (req) => ({ ...transcript(req.videoId), segmentsJson: '' });
     const rendered = await bodyOf();
     expect(rendered.rest).toEqual(spliced.rest);
     expect(withoutRequest(rendered.raw)).toBe(withoutRequest(spliced.raw));
-    // What the extractor rendered is what goes out, byte for byte, whichever field carries it.
+    // What the extractor rendered is what goes out, byte for byte.
     const theirs = '[{"text":"caf\u00e9 ☕","start":0,"duration":1}]';
-    for (const carried of [{ segmentsJsonUtf8: Buffer.from(theirs) }, { segmentsJson: theirs }]) {
-      gw.backends.handlers.getTranscript = async (req) => ({
-        ...transcript(req.videoId),
-        segments: [],
-        ...carried,
-      });
-      const { rest, raw } = await bodyOf();
-      expect(rest.subtitles).toEqual([{ text: 'café ☕', start: 0, duration: 1 }]);
-      expect(raw).toContain(`"subtitles":${theirs},`);
-    }
+    gw.backends.handlers.getTranscript = async (req) => ({
+      ...transcript(req.videoId),
+      segments: [],
+      segmentsJsonUtf8: Buffer.from(theirs),
+    });
+    const { rest, raw } = await bodyOf();
+    expect(rest.subtitles).toEqual([{ text: 'café ☕', start: 0, duration: 1 }]);
+    expect(raw).toContain(`"subtitles":${theirs},`);
     expect(spliced.rest.subtitles).toEqual([
       { text: 'Hello world', start: 0, duration: 1.5 },
       { text: 'Second line', start: 1.5, duration: 2 },
     ]);
     // plain text and documents need the segments themselves
     await extract({ url: VIDEO_URL, include_timestamps: false, force_refresh: true });
-    expect(gw.backends.calls.at(-1)?.request).toMatchObject({ segmentsAsJson: false });
+    expect(gw.backends.calls.at(-1)?.request).toMatchObject({ answerJson: false });
     await extract({ url: VIDEO_URL, format: 'srt', force_refresh: true });
-    expect(gw.backends.calls.at(-1)?.request).toMatchObject({ segmentsAsJson: false });
+    expect(gw.backends.calls.at(-1)?.request).toMatchObject({ answerJson: false });
   });
 
   it('accepts the short-link and shorts forms and passes language, include and force_refresh through', async () => {
@@ -155,9 +150,10 @@ describe('POST /api/v1/extract', () => {
         translate: false,
         mode: 0,
         maxAudioSeconds: 0,
-        segmentsAsJson: true,
-        segmentsJsonAsBytes: true,
-        headJsonAsBytes: true,
+        answerJson: true,
+        segmentsAsJson: false,
+        segmentsJsonAsBytes: false,
+        headJsonAsBytes: false,
       },
       {
         videoId: VIDEO,
@@ -167,9 +163,10 @@ describe('POST /api/v1/extract', () => {
         translate: false,
         mode: 0,
         maxAudioSeconds: 0,
-        segmentsAsJson: true,
-        segmentsJsonAsBytes: true,
-        headJsonAsBytes: true,
+        answerJson: true,
+        segmentsAsJson: false,
+        segmentsJsonAsBytes: false,
+        headJsonAsBytes: false,
       },
     ]);
   });

@@ -73,7 +73,7 @@ const extractorImpl: extractorV1.ExtractorServiceServer = {
       cached: false,
     });
   },
-  // An extractor from before GetTranscripts (a rolling upgrade): the gateway's concurrent
+  // An extractor from before StreamTranscripts (a rolling upgrade): the gateway's concurrent
   // transcript requests fall back to GetTranscript.
   getTranscripts: (call) => call.emit('error', { code: grpc.status.UNIMPLEMENTED }),
   streamTranscripts: (call) => call.emit('error', { code: grpc.status.UNIMPLEMENTED }),

@@ -266,11 +266,11 @@ export type TranscriptAnswer = Omit<
 };
 
 /**
- * What the extractor does with GetTranscriptRequest.segments_as_json: the segments as the public
- * JSON array in segments_json, or as its UTF-8 bytes in segments_json_utf8 when the request says
- * segments_json_as_bytes too, and with head_json_as_bytes the members before them in
- * head_json_utf8 instead of the metadata. A handler that already set any of the three is taken as
- * it is (an older extractor: segments, and no segments_json, with `segmentsJson: ''`).
+ * What the extractor does with GetTranscriptRequest.answer_json: the segments as the public JSON
+ * array's UTF-8 bytes in segments_json_utf8 and the members before them in head_json_utf8 instead
+ * of the metadata. A handler that already set any of segments_json, segments_json_utf8 or
+ * head_json_utf8 is taken as it is (an extractor older than answer_json: segments, and none of
+ * them, with `headJsonUtf8: Buffer.alloc(0)`).
  */
 function asExtractorAnswers(
   request: extractorV1.GetTranscriptRequest,
@@ -281,7 +281,7 @@ function asExtractorAnswers(
     segmentsJson !== undefined ||
     segmentsJsonUtf8 !== undefined ||
     headJsonUtf8 !== undefined ||
-    !request.segmentsAsJson
+    !request.answerJson
   ) {
     return {
       ...answer,
@@ -291,17 +291,7 @@ function asExtractorAnswers(
     };
   }
   const json = publicSegmentsJson(answer.segments);
-  if (!request.segmentsJsonAsBytes) {
-    return {
-      ...answer,
-      segments: [],
-      segmentsJson: json,
-      segmentsJsonUtf8: Buffer.alloc(0),
-      headJsonUtf8: Buffer.alloc(0),
-    };
-  }
   const withBytes = { ...answer, segments: [], segmentsJson: '', segmentsJsonUtf8: Buffer.from(json) };
-  if (!request.headJsonAsBytes) return { ...withBytes, headJsonUtf8: Buffer.alloc(0) };
   const head = answerHeadJson({
     videoId: answer.videoId,
     metadata: answer.metadata,

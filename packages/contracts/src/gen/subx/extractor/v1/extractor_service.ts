@@ -227,24 +227,30 @@ export interface GetTranscriptRequest {
   /** Let the platform translate from the best available track when `language` has none. */
   translate: boolean;
   /**
+   * Deprecated by answer_json, kept only for gateways of the previous release; it will be removed
+   * in the next major version.
    * Answer the segments as the public API's JSON array ([{"text","start","duration"}, ...]) in
-   * segments_json instead of in segments: the gateway splices it into a json answer without
-   * decoding and re-encoding every segment, and the extractor renders it once per cached entry.
-   * An extractor that predates the field answers segments; the gateway renders those.
+   * segments_json instead of in segments.
+   *
+   * @deprecated
    */
   segmentsAsJson: boolean;
   /**
+   * Deprecated by answer_json, kept only for gateways of the previous release; it will be removed
+   * in the next major version.
    * With segments_as_json: the array as UTF-8 bytes in segments_json_utf8 instead of as a string in
-   * segments_json, so the gateway copies it into its answer as it came, without decoding it into a
-   * string and encoding it back. An extractor that predates the field answers segments_json.
+   * segments_json.
+   *
+   * @deprecated
    */
   segmentsJsonAsBytes: boolean;
   /**
-   * With segments_json_as_bytes: the json answer's members before `subtitles` (`video_id`,
-   * `metadata` with the fields `include` names, `language`, `subtitle_type`) rendered as UTF-8 in
-   * head_json_utf8, and `metadata` left out of the answer: rendered once per cached transcript, so
-   * the gateway neither decodes the metadata nor renders it again for every request. An extractor
-   * that predates the field answers metadata; the gateway renders the same bytes from it.
+   * Deprecated by answer_json, kept only for gateways of the previous release; it will be removed
+   * in the next major version.
+   * With segments_json_as_bytes: the json answer's members before `subtitles` as UTF-8 in
+   * head_json_utf8, and `metadata` left out of the answer.
+   *
+   * @deprecated
    */
   headJsonAsBytes: boolean;
   /** Where the transcript may come from; unspecified means captions only. */
@@ -255,6 +261,17 @@ export interface GetTranscriptRequest {
    * fetched. 0: only the extractor's own ceiling (TRANSCRIBE_MAX_SECONDS) applies.
    */
   maxAudioSeconds: number;
+  /**
+   * The whole json answer's parts as UTF-8 bytes: the members before `subtitles` (`video_id`,
+   * `metadata` with the fields `include` names, `language`, `subtitle_type`) in head_json_utf8 and
+   * the segments as the public API's JSON array ([{"text","start","duration"}, ...]) in
+   * segments_json_utf8; segments, segments_json and metadata are then empty. Rendered once per
+   * cached transcript, so the gateway copies them into its answer without decoding or rendering
+   * anything. An extractor that predates the field answers segments and metadata; the gateway
+   * renders the same bytes from them. The same as segments_as_json, segments_json_as_bytes and
+   * head_json_as_bytes all set.
+   */
+  answerJson: boolean;
 }
 
 export interface GetTranscriptResponse {
@@ -270,16 +287,19 @@ export interface GetTranscriptResponse {
   translatedFrom?:
     | string
     | undefined;
-  /** When the request asked segments_as_json: the segments as that JSON array (segments is empty). */
+  /**
+   * When the request asked segments_as_json (deprecated) alone: the segments as that JSON array
+   * (segments is empty).
+   */
   segmentsJson: string;
   /**
-   * When the request asked segments_json_as_bytes too: that JSON array as UTF-8 bytes (segments
-   * and segments_json are empty).
+   * When the request asked answer_json (or segments_json_as_bytes): that JSON array as UTF-8 bytes
+   * (segments and segments_json are empty).
    */
   segmentsJsonUtf8: Uint8Array;
   /**
-   * When the request asked head_json_as_bytes too: the json answer's members before `subtitles`
-   * as UTF-8, without braces (@subx/formats answerHeadJson); metadata is then absent.
+   * When the request asked answer_json (or head_json_as_bytes): the json answer's members before
+   * `subtitles` as UTF-8, without braces (@subx/formats answerHeadJson); metadata is then absent.
    */
   headJsonUtf8: Uint8Array;
   /**
@@ -587,6 +607,7 @@ function createBaseGetTranscriptRequest(): GetTranscriptRequest {
     headJsonAsBytes: false,
     mode: 0,
     maxAudioSeconds: 0,
+    answerJson: false,
   };
 }
 
@@ -621,6 +642,9 @@ export const GetTranscriptRequest: MessageFns<GetTranscriptRequest> = {
     }
     if (message.maxAudioSeconds !== 0) {
       writer.uint32(80).uint32(message.maxAudioSeconds);
+    }
+    if (message.answerJson !== false) {
+      writer.uint32(88).bool(message.answerJson);
     }
     return writer;
   },
@@ -718,6 +742,14 @@ export const GetTranscriptRequest: MessageFns<GetTranscriptRequest> = {
             message.maxAudioSeconds = reader.uint32();
             continue;
           }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.answerJson = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -766,6 +798,11 @@ export const GetTranscriptRequest: MessageFns<GetTranscriptRequest> = {
         : isSet(object.max_audio_seconds)
         ? globalThis.Number(object.max_audio_seconds)
         : 0,
+      answerJson: isSet(object.answerJson)
+        ? globalThis.Boolean(object.answerJson)
+        : isSet(object.answer_json)
+        ? globalThis.Boolean(object.answer_json)
+        : false,
     };
   },
 
@@ -801,6 +838,9 @@ export const GetTranscriptRequest: MessageFns<GetTranscriptRequest> = {
     if (message.maxAudioSeconds !== 0) {
       obj.maxAudioSeconds = Math.round(message.maxAudioSeconds);
     }
+    if (message.answerJson !== false) {
+      obj.answerJson = message.answerJson;
+    }
     return obj;
   },
 
@@ -819,6 +859,7 @@ export const GetTranscriptRequest: MessageFns<GetTranscriptRequest> = {
     message.headJsonAsBytes = object.headJsonAsBytes ?? false;
     message.mode = object.mode ?? 0;
     message.maxAudioSeconds = object.maxAudioSeconds ?? 0;
+    message.answerJson = object.answerJson ?? false;
     return message;
   },
 };
@@ -4371,6 +4412,10 @@ export const ExtractorServiceService = {
    * (HTTP/2 stream, headers, trailers) than on a message. Each item is answered as it finishes
    * (completion order, not request order), with its transcript or the error its own GetTranscript
    * call would have ended with. 1..64 items; more (or none): INVALID_ARGUMENT for the whole call.
+   * Kept only for gateways of the previous release (they fall back to it when StreamTranscripts
+   * answers UNIMPLEMENTED); it will be removed in the next major version.
+   *
+   * @deprecated
    */
   getTranscripts: {
     path: "/subx.extractor.v1.ExtractorService/GetTranscripts" as const,
@@ -4390,7 +4435,7 @@ export const ExtractorServiceService = {
    * the call set-up (HTTP/2 stream, headers, trailers) of every batch. The call ends OK once the
    * client has half-closed and every item is answered. At most 1..64 items a message and 4096 items
    * in flight on one call; beyond that, the items are answered SERVICE_UNAVAILABLE. An extractor
-   * that predates it answers UNIMPLEMENTED; the caller then uses GetTranscripts.
+   * that predates it answers UNIMPLEMENTED; the caller then makes unary GetTranscript calls.
    */
   streamTranscripts: {
     path: "/subx.extractor.v1.ExtractorService/StreamTranscripts" as const,
@@ -4496,6 +4541,10 @@ export interface ExtractorServiceServer extends UntypedServiceImplementation {
    * (HTTP/2 stream, headers, trailers) than on a message. Each item is answered as it finishes
    * (completion order, not request order), with its transcript or the error its own GetTranscript
    * call would have ended with. 1..64 items; more (or none): INVALID_ARGUMENT for the whole call.
+   * Kept only for gateways of the previous release (they fall back to it when StreamTranscripts
+   * answers UNIMPLEMENTED); it will be removed in the next major version.
+   *
+   * @deprecated
    */
   getTranscripts: handleServerStreamingCall<GetTranscriptsRequest, GetTranscriptsResponse>;
   /**
@@ -4505,7 +4554,7 @@ export interface ExtractorServiceServer extends UntypedServiceImplementation {
    * the call set-up (HTTP/2 stream, headers, trailers) of every batch. The call ends OK once the
    * client has half-closed and every item is answered. At most 1..64 items a message and 4096 items
    * in flight on one call; beyond that, the items are answered SERVICE_UNAVAILABLE. An extractor
-   * that predates it answers UNIMPLEMENTED; the caller then uses GetTranscripts.
+   * that predates it answers UNIMPLEMENTED; the caller then makes unary GetTranscript calls.
    */
   streamTranscripts: handleBidiStreamingCall<StreamTranscriptsRequest, StreamTranscriptsResponse>;
   validateVideo: handleUnaryCall<ValidateVideoRequest, ValidateVideoResponse>;
@@ -4560,6 +4609,10 @@ export interface ExtractorServiceClient extends Client {
    * (HTTP/2 stream, headers, trailers) than on a message. Each item is answered as it finishes
    * (completion order, not request order), with its transcript or the error its own GetTranscript
    * call would have ended with. 1..64 items; more (or none): INVALID_ARGUMENT for the whole call.
+   * Kept only for gateways of the previous release (they fall back to it when StreamTranscripts
+   * answers UNIMPLEMENTED); it will be removed in the next major version.
+   *
+   * @deprecated
    */
   getTranscripts(
     request: GetTranscriptsRequest,
@@ -4577,7 +4630,7 @@ export interface ExtractorServiceClient extends Client {
    * the call set-up (HTTP/2 stream, headers, trailers) of every batch. The call ends OK once the
    * client has half-closed and every item is answered. At most 1..64 items a message and 4096 items
    * in flight on one call; beyond that, the items are answered SERVICE_UNAVAILABLE. An extractor
-   * that predates it answers UNIMPLEMENTED; the caller then uses GetTranscripts.
+   * that predates it answers UNIMPLEMENTED; the caller then makes unary GetTranscript calls.
    */
   streamTranscripts(): ClientDuplexStream<StreamTranscriptsRequest, StreamTranscriptsResponse>;
   streamTranscripts(
