@@ -5,6 +5,7 @@ import {
   rateLimitSchema,
   segmentSchema,
   subtitleTypeSchema,
+  transcriptProvenanceProperties,
 } from '../domain/common-schemas.ts';
 
 export const extractResponse = {
@@ -30,25 +31,7 @@ export const extractResponse = {
     segment_count: { type: 'integer', description: 'Plain-text mode: segments combined.' },
     cached: { type: 'boolean' },
     extracted_at: { type: 'string', format: 'date-time' },
-    translated_from: { type: 'string' },
-    language_confidence: {
-      type: 'string',
-      enum: ['low'],
-      description:
-        "Present when the track is auto-generated and the video's stated audio language or its manual tracks say another language.",
-    },
-    translated_by: {
-      type: 'string',
-      enum: ['platform', 'model'],
-      description:
-        'Set with `translated_from`: who translated, the platform or a model (when the platform refuses).',
-    },
-    source: {
-      type: 'string',
-      enum: ['captions', 'audio'],
-      description:
-        '`audio`: transcribed from the audio by a speech-to-text model (`mode`); `captions` otherwise.',
-    },
+    ...transcriptProvenanceProperties,
     chunks: { type: 'array', items: chunkSchema, description: 'With `chunking` (or `embed`), in order.' },
     embedding_model: { type: 'string', description: 'With `embed: true`: the model of the embeddings.' },
     rate_limit: rateLimitSchema,

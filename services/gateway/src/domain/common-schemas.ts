@@ -268,6 +268,29 @@ export const creditsDetailsSchema = named('CreditsDetails', {
 });
 
 /** A batch, playlist or job item that succeeded: the extract result's fields for one URL. */
+/** Where a transcript came from: translation, language doubt, captions or audio (extract and batch items). */
+export const transcriptProvenanceProperties = {
+  translated_from: { type: 'string' },
+  language_confidence: {
+    type: 'string',
+    enum: ['low'],
+    description:
+      "Present when the track is auto-generated and the video's stated audio language or its manual tracks say another language.",
+  },
+  translated_by: {
+    type: 'string',
+    enum: ['platform', 'model'],
+    description:
+      'Set with `translated_from`: who translated, the platform or a model (when the platform refuses).',
+  },
+  source: {
+    type: 'string',
+    enum: ['captions', 'audio'],
+    description:
+      '`audio`: transcribed from the audio by a speech-to-text model (`mode`); `captions` otherwise.',
+  },
+};
+
 export const batchItemSuccessSchema = named('BatchItemSuccess', {
   type: 'object',
   required: ['success', 'video_id', 'url', 'language', 'metadata', 'subtitle_type'],
@@ -286,25 +309,7 @@ export const batchItemSuccessSchema = named('BatchItemSuccess', {
     language: { type: 'string' },
     metadata: metadataSchema,
     subtitle_type: subtitleTypeSchema,
-    translated_from: { type: 'string' },
-    language_confidence: {
-      type: 'string',
-      enum: ['low'],
-      description:
-        "Present when the track is auto-generated and the video's stated audio language or its manual tracks say another language.",
-    },
-    translated_by: {
-      type: 'string',
-      enum: ['platform', 'model'],
-      description:
-        'Set with `translated_from`: who translated, the platform or a model (when the platform refuses).',
-    },
-    source: {
-      type: 'string',
-      enum: ['captions', 'audio'],
-      description:
-        '`audio`: transcribed from the audio by a speech-to-text model (`mode`); `captions` otherwise.',
-    },
+    ...transcriptProvenanceProperties,
     chunks: { type: 'array', items: chunkSchema, description: 'Results of a job created with `chunking`.' },
   },
 });
