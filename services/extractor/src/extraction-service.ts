@@ -223,9 +223,8 @@ export function createExtractionService(deps: {
           maxBytes: transcription.maxAudioBytes,
         });
         const heard = await transcription.transcriber.transcribe(audio);
-        const seconds = Math.ceil(
-          heard.durationSeconds || (audio.format.approxDurationMs ?? 0) / 1000 || audio.metadata.duration,
-        );
+        // The model's count, else the platform's length (the transcriber falls back per part).
+        const seconds = Math.ceil(heard.durationSeconds);
         transcription.onTranscribed?.(seconds);
         return {
           videoId: req.videoId,
