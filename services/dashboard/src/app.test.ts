@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { CONTENT_SECURITY_POLICY } from './app.ts';
-import { GatewayError } from './gateway-client.ts';
-import { delayAfter } from './sign-in-throttle.ts';
-import { hashPassword, needsRehash, verifyPassword } from './passwords.ts';
-import { html, raw } from './html.ts';
-import { curlFor } from './pages.ts';
-import { Browserish, TEST_ADMIN_TOKEN, buildTestDashboard } from './test-support.ts';
+import { GatewayError } from './gateway/client.ts';
+import { delayAfter } from './auth/sign-in-throttle.ts';
+import { hashPassword, needsRehash, verifyPassword } from './auth/passwords.ts';
+import { html, raw } from './views/html.ts';
+import { curlFor } from './views/pages.ts';
+import { Browserish, TEST_ADMIN_TOKEN, buildTestDashboard } from '../test/support.ts';
 
 const PASSWORD = 'correct horse battery staple';
 

@@ -1,9 +1,9 @@
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { loadDashboardConfig } from '../config.ts';
-import { createOperatorPolicy } from '../operators.ts';
-import type { Session } from '../sessions.ts';
-import type { UserDoc } from '../users.ts';
+import { createOperatorPolicy } from '../auth/operators.ts';
+import type { Session } from '../auth/sessions.ts';
+import type { UserDoc } from '../auth/users.ts';
 import { createGuards, safeNext } from './guards.ts';
 
 const NOW = 1_000_000_000;

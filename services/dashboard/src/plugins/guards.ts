@@ -8,10 +8,10 @@
  * Handlers behind a guard read the person with `signedInUser(request)`.
  */
 import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
-import { messagePage } from '../pages.ts';
+import { messagePage } from '../views/pages.ts';
 import type { DashboardConfig } from '../config.ts';
-import type { OperatorPolicy } from '../operators.ts';
-import type { UserDoc } from '../users.ts';
+import type { OperatorPolicy } from '../auth/operators.ts';
+import type { UserDoc } from '../auth/users.ts';
 
 /** Only paths of the operator area may be the target after re-authentication (no open redirect). */
 export const safeNext = (value: string) =>

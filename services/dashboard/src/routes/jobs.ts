@@ -3,8 +3,8 @@
  * gateway's opaque `next_cursor` travels in this page's query string.
  */
 import type { FastifyInstance } from 'fastify';
-import { GatewayError } from '../gateway-client.ts';
-import { jobsPage } from '../job-pages.ts';
+import { GatewayError } from '../gateway/client.ts';
+import { jobsPage } from '../views/job-pages.ts';
 import { signedInUser } from '../plugins/guards.ts';
 import type { DashboardServices } from '../services.ts';
 

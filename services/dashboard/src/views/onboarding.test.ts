@@ -4,7 +4,7 @@
  * videos in the playground, and the favicon.
  */
 import { describe, expect, it } from 'vitest';
-import { Browserish, buildTestDashboard } from './test-support.ts';
+import { Browserish, buildTestDashboard } from '../../test/support.ts';
 
 const PASSWORD = 'correct horse battery staple';
 const DEMO_VIDEOS = [

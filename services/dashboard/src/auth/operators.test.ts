@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { USERS_COLLECTION } from './users.ts';
 import type { UserDoc } from './users.ts';
-import { Browserish, TEST_ADMIN_TOKEN, buildTestDashboard } from './test-support.ts';
+import { Browserish, TEST_ADMIN_TOKEN, buildTestDashboard } from '../../test/support.ts';
 
 const PASSWORD = 'operator passphrase 1234';
 const OWNER_PASSWORD = 'the owner keeps this one';

@@ -9,7 +9,7 @@
  * - every grant and every operator action is an audit event (audit.ts).
  */
 import type { AuditLog } from './audit.ts';
-import type { DashboardConfig } from './config.ts';
+import type { DashboardConfig } from '../config.ts';
 import type { UserDoc } from './users.ts';
 
 export interface OperatorPolicy {

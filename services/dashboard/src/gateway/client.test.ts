@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GatewayError, createGatewayClient } from './gateway-client.ts';
+import { GatewayError, createGatewayClient } from './client.ts';
 
 /** A stand-in for the gateway's admin listener that records the headers of each call. */
 const seen: { url: string; method: string; headers: Record<string, unknown> }[] = [];

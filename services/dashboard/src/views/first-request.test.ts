@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { firstRequest, shellQuote, videoUrl } from './first-request.ts';
-import { commandAvailable as installed } from './test-support.ts';
+import { commandAvailable as installed } from '../../test/support.ts';
 
 const run = promisify(execFile);
 const KEY = 'sxk_v1_abcdefghijklmnopqrstuvwxyz012345';

@@ -5,7 +5,7 @@
  * address with the same answer.
  */
 import { describe, expect, it } from 'vitest';
-import { Browserish, buildTestDashboard } from './test-support.ts';
+import { Browserish, buildTestDashboard } from '../../test/support.ts';
 
 const ATTACKER_PASSWORD = 'attacker chose this one';
 const OWNER_PASSWORD = 'the owner chose this one';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { AccountLimits, AccountUsage } from './gateway-client.ts';
+import type { AccountLimits, AccountUsage } from '../gateway/client.ts';
 import { usagePage } from './pages.ts';
 
 const ctx = {

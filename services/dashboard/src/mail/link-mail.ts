@@ -8,10 +8,10 @@
  * issued, and `drain()` (on close) waits for what is still on its way, within the mailer's timeouts.
  */
 import type { Logger } from '@subx/service-kit';
-import type { AbuseLimits } from './abuse-limits.ts';
+import type { AbuseLimits } from '../auth/abuse-limits.ts';
 import type { Mailer } from './mailer.ts';
-import type { LinkPurpose, OneTimeLinks } from './one-time-links.ts';
-import type { UserDoc } from './users.ts';
+import type { LinkPurpose, OneTimeLinks } from '../auth/one-time-links.ts';
+import type { UserDoc } from '../auth/users.ts';
 
 /**
  * - `verify`: confirm the address just signed up with;

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { createInMemoryKeyValueStore } from '@subx/ports';
 import type { KeyValueStore } from '@subx/ports';
-import { Browserish, buildTestDashboard } from './test-support.ts';
+import { Browserish, buildTestDashboard } from '../../test/support.ts';
 
 const PASSWORD = 'hardening passphrase 42';
 const WRITES = ['set', 'setIfAbsent', 'delete', 'increment', 'incrementWithin', 'publish'] as const;

@@ -7,7 +7,7 @@
 import type { Html } from './html.ts';
 import { html } from './html.ts';
 import { timeTag } from './dates.ts';
-import type { AccountLimits, GatewayAccount } from './gateway-client.ts';
+import type { AccountLimits, GatewayAccount } from '../gateway/client.ts';
 import { firstRequest } from './first-request.ts';
 import type { Notice, PageContext } from './pages.ts';
 import { confirmedForm, csrfField, layout, unverified } from './pages.ts';

@@ -12,7 +12,7 @@ import { plural } from '@subx/errors';
 import type { Html } from './html.ts';
 import { html } from './html.ts';
 import { dayText } from './dates.ts';
-import type { UsageDay } from './gateway-client.ts';
+import type { UsageDay } from '../gateway/client.ts';
 
 /** Colour-blind-safe palette (Okabe–Ito), one per operation, in a fixed order. */
 const OPERATION_COLOURS: Record<string, string> = {

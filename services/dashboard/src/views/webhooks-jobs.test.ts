@@ -4,10 +4,10 @@
  * that the other page tests use.
  */
 import { describe, expect, it } from 'vitest';
-import { CONTENT_SECURITY_POLICY } from './app.ts';
-import { GatewayError } from './gateway-client.ts';
-import type { JobSummary } from './gateway-client.ts';
-import { Browserish, buildTestDashboard } from './test-support.ts';
+import { CONTENT_SECURITY_POLICY } from '../app.ts';
+import { GatewayError } from '../gateway/client.ts';
+import type { JobSummary } from '../gateway/client.ts';
+import { Browserish, buildTestDashboard } from '../../test/support.ts';
 
 const PASSWORD = 'webhooks passphrase 2026';
 

@@ -6,10 +6,10 @@ import { legend, stackedBarChart } from './chart.ts';
 import { timeTag } from './dates.ts';
 import type { SampleVideo } from './first-request.ts';
 import { shellQuote, videoUrl } from './first-request.ts';
-import type { AccountLimits, AccountUsage, CallResult, GatewayAccount } from './gateway-client.ts';
-import { TIERS } from './gateway-client.ts';
-import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './passwords.ts';
-import type { UserDoc } from './users.ts';
+import type { AccountLimits, AccountUsage, CallResult, GatewayAccount } from '../gateway/client.ts';
+import { TIERS } from '../gateway/client.ts';
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../auth/passwords.ts';
+import type { UserDoc } from '../auth/users.ts';
 
 interface Viewer {
   email: string;

@@ -2,7 +2,7 @@
 import { html } from './html.ts';
 import type { Html } from './html.ts';
 import { timeTag } from './dates.ts';
-import type { WatchList, WatchSummary } from './gateway-client.ts';
+import type { WatchList, WatchSummary } from '../gateway/client.ts';
 import type { Notice, PageContext } from './pages.ts';
 import { confirmedForm, layout, unverified } from './pages.ts';
 

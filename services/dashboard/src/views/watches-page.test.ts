@@ -3,9 +3,9 @@
  * our GatewayClient that the other page tests use.
  */
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from './gateway-client.ts';
-import type { WatchSummary } from './gateway-client.ts';
-import { Browserish, buildTestDashboard } from './test-support.ts';
+import { GatewayError } from '../gateway/client.ts';
+import type { WatchSummary } from '../gateway/client.ts';
+import { Browserish, buildTestDashboard } from '../../test/support.ts';
 
 const PASSWORD = 'watches passphrase 2026';
 

@@ -10,7 +10,7 @@
  * name is never read in Secure mode.
  */
 import type { FastifyRequest } from 'fastify';
-import type { DashboardConfig } from './config.ts';
+import type { DashboardConfig } from '../config.ts';
 
 export const SESSION_COOKIE = 'subx_sid';
 export const SECURE_SESSION_COOKIE = `__Host-${SESSION_COOKIE}`;

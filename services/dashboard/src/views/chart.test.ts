@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { axisValue, stackedBarChart } from './chart.ts';
-import type { UsageDay } from './gateway-client.ts';
+import type { UsageDay } from '../gateway/client.ts';
 
 function days(n: number, requests: number): UsageDay[] {
   return Array.from({ length: n }, (_, i) => {

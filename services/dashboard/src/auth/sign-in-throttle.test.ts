@@ -3,7 +3,7 @@
  * scrypt runs), the per-address lock stays short, and IPv6 clients are limited per /64.
  */
 import { describe, expect, it, vi } from 'vitest';
-import { Browserish, buildTestDashboard } from './test-support.ts';
+import { Browserish, buildTestDashboard } from '../../test/support.ts';
 
 const PASSWORD = 'the owner knows this one';
 const EMAIL_MAX_DELAY_MS = 60_000;

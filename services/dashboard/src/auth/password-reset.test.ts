@@ -3,7 +3,7 @@
  * and the API key they may have made is replaced, the new one shown once on the page that follows.
  */
 import { describe, expect, it } from 'vitest';
-import { Browserish, buildTestDashboard } from './test-support.ts';
+import { Browserish, buildTestDashboard } from '../../test/support.ts';
 
 const OLD_PASSWORD = 'the password that leaked';
 const NEW_PASSWORD = 'the one only the owner knows';

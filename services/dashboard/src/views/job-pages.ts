@@ -1,7 +1,7 @@
 /** The pages of bulk jobs: the account's jobs and its webhook signing secret (pages.ts has the layout). */
 import { html } from './html.ts';
 import { timeTag } from './dates.ts';
-import type { JobsPage, WebhookSecret } from './gateway-client.ts';
+import type { JobsPage, WebhookSecret } from '../gateway/client.ts';
 import type { Notice, PageContext } from './pages.ts';
 import { confirmedForm, layout, unverified } from './pages.ts';
 
