@@ -23,8 +23,8 @@ import type { SendLink } from './mail/link-mail.ts';
 import { createLinkMailer } from './mail/link-mail.ts';
 import type { Mailer } from './mail/mailer.ts';
 import type { OneTimeLinks } from './auth/one-time-links.ts';
-import type { Guards } from './plugins/guards.ts';
-import { createGuards } from './plugins/guards.ts';
+import type { Guards } from './auth/guards.ts';
+import { createGuards } from './auth/guards.ts';
 import { createOneTimeLinks } from './auth/one-time-links.ts';
 import type { OperatorPolicy } from './auth/operators.ts';
 import { createOperatorPolicy } from './auth/operators.ts';
@@ -35,6 +35,7 @@ import type { SignInThrottle } from './auth/sign-in-throttle.ts';
 import { createSignInThrottle } from './auth/sign-in-throttle.ts';
 import type { UserRepository } from './auth/users.ts';
 import { createUserRepository } from './auth/users.ts';
+import { messagePage } from './views/pages.ts';
 
 export interface DashboardDeps {
   config: DashboardConfig;
@@ -129,6 +130,12 @@ export async function createDashboardServices(
     flash: createFlashStore(kv),
     decoy: decoyHash(config.PASSWORD_SCRYPT_N),
     sendLink: createLinkMailer({ limits, links, mailer: deps.mailer, publicUrl, logger }),
-    guards: createGuards({ operators, config, now }),
+    guards: createGuards({
+      operators,
+      config,
+      now,
+      notAnOperator: async (_request, reply) =>
+        reply.page((ctx) => messagePage(ctx, 'Operators only', 'This page is for operators.', 'error'), 403),
+    }),
   };
 }

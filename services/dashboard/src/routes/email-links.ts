@@ -22,7 +22,7 @@ import {
   verifyPage,
 } from '../views/pages.ts';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, hashPassword, verifyPassword } from '../auth/passwords.ts';
-import { signedInUser } from '../plugins/guards.ts';
+import { signedInUser } from '../auth/guards.ts';
 import type { DashboardServices } from '../services.ts';
 import { EMAIL_FREE_FAILURES } from '../auth/sign-in-throttle.ts';
 import { normalizeEmail } from '../auth/users.ts';

@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../gateway/client.ts';
 import { jobsPage } from '../views/job-pages.ts';
-import { signedInUser } from '../plugins/guards.ts';
+import { signedInUser } from '../auth/guards.ts';
 import type { DashboardServices } from '../services.ts';
 
 const JOBS_PER_PAGE = 20;

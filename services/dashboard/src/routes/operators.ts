@@ -9,7 +9,7 @@ import { TIERS } from '../gateway/client.ts';
 import { field, formSchema } from '../views/forms.ts';
 import type { Notice, OperatorRow } from '../views/pages.ts';
 import { operatorsPage } from '../views/pages.ts';
-import { signedInUser } from '../plugins/guards.ts';
+import { signedInUser } from '../auth/guards.ts';
 import type { DashboardServices } from '../services.ts';
 import type { UserDoc } from '../auth/users.ts';
 

@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../gateway/client.ts';
 import { field, formSchema } from '../views/forms.ts';
-import { signedInUser } from '../plugins/guards.ts';
+import { signedInUser } from '../auth/guards.ts';
 import type { DashboardServices } from '../services.ts';
 import type { Notice } from '../views/pages.ts';
 import { watchesPage } from '../views/watch-pages.ts';

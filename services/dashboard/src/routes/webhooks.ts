@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { field, formSchema } from '../views/forms.ts';
 import { webhooksPage } from '../views/job-pages.ts';
-import { signedInUser } from '../plugins/guards.ts';
+import { signedInUser } from '../auth/guards.ts';
 import type { DashboardServices } from '../services.ts';
 
 const confirmForm = formSchema('confirm');

@@ -8,10 +8,9 @@
  * Handlers behind a guard read the person with `signedInUser(request)`.
  */
 import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
-import { messagePage } from '../views/pages.ts';
 import type { DashboardConfig } from '../config.ts';
-import type { OperatorPolicy } from '../auth/operators.ts';
-import type { UserDoc } from '../auth/users.ts';
+import type { OperatorPolicy } from './operators.ts';
+import type { UserDoc } from './users.ts';
 
 /** Only paths of the operator area may be the target after re-authentication (no open redirect). */
 export const safeNext = (value: string) =>
@@ -26,29 +25,27 @@ export function signedInUser(request: FastifyRequest): UserDoc {
 
 export interface Guards {
   signedIn: preHandlerAsyncHookHandler;
-  confirmed(
-    refuse: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>,
-  ): preHandlerAsyncHookHandler[];
+  confirmed(refuse: Refusal): preHandlerAsyncHookHandler[];
   operator: preHandlerAsyncHookHandler[];
 }
 
+/** How a route answers a request the guard refuses. */
+export type Refusal = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;
+
 // What the guards read, named by their own modules (services.ts builds the guards: importing its
-// DashboardServices here would be an import circle).
+// DashboardServices here would be an import circle). The page for a signed-in person who is not
+// an operator is the caller's: the guards decide, the views render.
 export function createGuards(s: {
   operators: Pick<OperatorPolicy, 'isOperator'>;
   config: Pick<DashboardConfig, 'OPERATOR_REAUTH_MS'>;
   now: () => number;
+  notAnOperator: Refusal;
 }): Guards {
   const signedIn: preHandlerAsyncHookHandler = async (request, reply) => {
     if (!request.dash.user) return reply.redirect('/sign-in', 303);
   };
   const operatorOnly: preHandlerAsyncHookHandler = async (request, reply) => {
-    if (!s.operators.isOperator(signedInUser(request))) {
-      return reply.page(
-        (ctx) => messagePage(ctx, 'Operators only', 'This page is for operators.', 'error'),
-        403,
-      );
-    }
+    if (!s.operators.isOperator(signedInUser(request))) return s.notAnOperator(request, reply);
     // Step-up: the password must have been entered recently (sign-in counts).
     if (s.now() - request.dash.session!.authAt > s.config.OPERATOR_REAUTH_MS) {
       const next = request.method === 'GET' ? request.url : '/operators';

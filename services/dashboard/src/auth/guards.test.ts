@@ -1,9 +1,9 @@
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { loadDashboardConfig } from '../config.ts';
-import { createOperatorPolicy } from '../auth/operators.ts';
-import type { Session } from '../auth/sessions.ts';
-import type { UserDoc } from '../auth/users.ts';
+import { createOperatorPolicy } from './operators.ts';
+import type { Session } from './sessions.ts';
+import type { UserDoc } from './users.ts';
 import { createGuards, safeNext } from './guards.ts';
 
 const NOW = 1_000_000_000;
@@ -30,7 +30,12 @@ const VISITORS: Record<string, { user: UserDoc | null; session: Session | null }
 };
 
 async function guardedApp() {
-  const guards = createGuards({ operators: createOperatorPolicy(config, () => {}), config, now: () => NOW });
+  const guards = createGuards({
+    operators: createOperatorPolicy(config, () => {}),
+    config,
+    now: () => NOW,
+    notAnOperator: async (_request, reply) => reply.code(403).send('Operators only'),
+  });
   const app = Fastify();
   app.decorateRequest('dash', null as never);
   app.decorateReply('page', async function (render, status = 200) {
