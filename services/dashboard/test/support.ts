@@ -33,6 +33,16 @@ import type { SampleVideo } from '../src/views/first-request.ts';
 
 export const TEST_ADMIN_TOKEN = 'dashboard-test-admin-token-0123';
 
+/**
+ * The scrypt cost N the test dashboards hash with, unless a test sets PASSWORD_SCRYPT_N itself.
+ * Production's (config.ts: 2^15, at least 2^14 from the environment) costs about 32 MiB and a
+ * noticeable share of a CPU per hash, and the journeys hash dozens of times; the tests check what
+ * the app does with a hash, not scrypt's strength (`auth/passwords.test.ts` hashes at production
+ * cost, `config.test.ts` holds the default). Set on the parsed config, so the environment still
+ * cannot ask for less than the schema allows.
+ */
+export const TEST_SCRYPT_N = 1_024;
+
 export function fakeGateway() {
   const accounts = new Map<string, GatewayAccount>();
   const calls: { id: string; request: unknown }[] = [];
@@ -255,13 +265,15 @@ export async function buildTestDashboard(
       done();
     },
   });
-  const config = loadDashboardConfig({
-    ADMIN_TOKEN: TEST_ADMIN_TOKEN,
-    DASHBOARD_PUBLIC_URL: 'http://dash.test',
-    PASSWORD_SCRYPT_N: '16384',
-    LOG_LEVEL: 'debug',
-    ...env,
-  });
+  const config = {
+    ...loadDashboardConfig({
+      ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+      DASHBOARD_PUBLIC_URL: 'http://dash.test',
+      LOG_LEVEL: 'debug',
+      ...env,
+    }),
+    ...(env.PASSWORD_SCRYPT_N === undefined ? { PASSWORD_SCRYPT_N: TEST_SCRYPT_N } : {}),
+  };
   const clock = new ManualClock(Date.now());
   const kv = shared.kv ?? createInMemoryKeyValueStore({ clock });
   const store = shared.store ?? createInMemoryDocumentStore();

@@ -14,8 +14,9 @@ async function burst(client: Browserish, email: string, n: number, password = 'w
   return Promise.all(Array.from({ length: n }, () => client.post('/sign-in', { email, password }, { csrf })));
 }
 
-// Dozens of scrypt checks (deliberately slow) per test: on a loaded machine they take longer
-// than vitest's 5 s default, which would fail a test whose assertions hold.
+// Dozens of sign-in attempts per test, each through scrypt (at the tests' low cost): on a loaded
+// machine they may still take longer than vitest's 5 s default, which would fail a test whose
+// assertions hold.
 vi.setConfig({ testTimeout: 30_000 });
 
 describe('sign-in throttle under concurrency', () => {
