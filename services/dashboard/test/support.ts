@@ -294,6 +294,20 @@ export async function buildTestDashboard(
 }
 
 /**
+ * A test dashboard with one person signed up, confirmed and signed in (`b`), and the gateway
+ * account their confirmation created (`accountId`).
+ */
+export async function signedInDashboard(email: string, password = 'a test passphrase 0123') {
+  const dash = await buildTestDashboard();
+  const b = new Browserish(dash.app);
+  await b.signUpVerified(dash.mail, email, password);
+  const user = await dash.store
+    .collection<{ _id: string; email: string; account_id?: string }>('dashboard_users')
+    .findOne({ email });
+  return { ...dash, b, accountId: user!.account_id! };
+}
+
+/**
  * A browser-like client over inject: keeps the session cookie (`cookie`, as `name=value`) and the
  * anonymous CSRF cookie, reads the CSRF token from forms.
  */

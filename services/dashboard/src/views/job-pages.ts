@@ -1,6 +1,7 @@
 /** The pages of bulk jobs: the account's jobs and its webhook signing secret (pages.ts has the layout). */
 import { html } from './html.ts';
 import { timeTag } from './dates.ts';
+import { dataTable } from './table.ts';
 import type { JobsPage, WebhookSecret } from '../gateway/client.ts';
 import type { Notice, PageContext } from './pages.ts';
 import { confirmedForm, layout, unverified } from './pages.ts';
@@ -70,38 +71,24 @@ export function jobsPage(ctx: PageContext, page: JobsPage | null, notice?: Notic
   const table =
     page.jobs.length === 0
       ? html`<p id="no-jobs">No jobs yet. Create one with <code>POST /api/v1/jobs</code>.</p>`
-      : html`<div class="scroll" tabindex="0" role="region" aria-label="Jobs">
-          <table id="jobs">
-            <caption>
-              Bulk jobs, newest first
-            </caption>
-            <thead>
-              <tr>
-                <th scope="col">Job</th>
-                <th scope="col">Status</th>
-                <th scope="col">Source</th>
-                <th scope="col">Progress</th>
-                <th scope="col">Credits</th>
-                <th scope="col">Created</th>
-                <th scope="col">Finished</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${page.jobs.map(
-                (job) =>
-                  html`<tr>
-                    <th scope="row"><code>${job.job_id}</code></th>
-                    <td class="status-${job.status}">${job.status}</td>
-                    <td>${job.source.type}</td>
-                    <td>${progressText(job.progress)}</td>
-                    <td>${job.credits_charged}</td>
-                    <td>${timeTag(job.created_at)}</td>
-                    <td>${job.finished_at ? timeTag(job.finished_at) : '—'}</td>
-                  </tr>`,
-              )}
-            </tbody>
-          </table>
-        </div>`;
+      : dataTable({
+          id: 'jobs',
+          label: 'Jobs',
+          caption: 'Bulk jobs, newest first',
+          columns: ['Job', 'Status', 'Source', 'Progress', 'Credits', 'Created', 'Finished'],
+          rows: page.jobs.map(
+            (job) =>
+              html`<tr>
+                <th scope="row"><code>${job.job_id}</code></th>
+                <td class="status-${job.status}">${job.status}</td>
+                <td>${job.source.type}</td>
+                <td>${progressText(job.progress)}</td>
+                <td>${job.credits_charged}</td>
+                <td>${timeTag(job.created_at)}</td>
+                <td>${job.finished_at ? timeTag(job.finished_at) : '—'}</td>
+              </tr>`,
+          ),
+        });
   const next = page.next_cursor
     ? html`<p><a id="next-page" href="/jobs?cursor=${encodeURIComponent(page.next_cursor)}">Next page</a></p>`
     : '';

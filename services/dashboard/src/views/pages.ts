@@ -4,6 +4,7 @@ import type { Html } from './html.ts';
 import { html } from './html.ts';
 import { legend, stackedBarChart } from './chart.ts';
 import { timeTag } from './dates.ts';
+import { dataTable } from './table.ts';
 import type { SampleVideo } from './first-request.ts';
 import { shellQuote, videoUrl } from './first-request.ts';
 import type { AccountLimits, AccountUsage, CallResult, GatewayAccount } from '../gateway/client.ts';
@@ -359,30 +360,19 @@ export function usagePage(
     </figure>
     <details>
       <summary>The numbers as a table</summary>
-      <div class="scroll" tabindex="0" role="region" aria-label="Usage per day">
-        <table>
-          <caption>
-            Requests and credits per day (requests / credits)
-          </caption>
-          <thead>
-            <tr>
-              <th scope="col">Date</th>
-              <th scope="col">Total</th>
-              ${ops.map((op) => html`<th scope="col">${op}</th>`)}
-            </tr>
-          </thead>
-          <tbody>
-            ${usage.days.map(
-              (d) =>
-                html`<tr>
-                  <th scope="row">${d.date}</th>
-                  <td>${d.requests} / ${d.credits}</td>
-                  ${ops.map((op) => html`<td>${d.operations[op]?.requests ?? 0} / ${d.operations[op]?.credits ?? 0}</td>`)}
-                </tr>`,
-            )}
-          </tbody>
-        </table>
-      </div>
+      ${dataTable({
+        label: 'Usage per day',
+        caption: 'Requests and credits per day (requests / credits)',
+        columns: ['Date', 'Total', ...ops],
+        rows: usage.days.map(
+          (d) =>
+            html`<tr>
+              <th scope="row">${d.date}</th>
+              <td>${d.requests} / ${d.credits}</td>
+              ${ops.map((op) => html`<td>${d.operations[op]?.requests ?? 0} / ${d.operations[op]?.credits ?? 0}</td>`)}
+            </tr>`,
+        ),
+      })}
     </details>`;
   return layout(ctx, 'Usage', body);
 }
@@ -509,65 +499,51 @@ export function operatorsPage(
   notice?: Notice | null,
 ): string {
   const body = html`<p>${page.total} people, page ${page.number} of ${page.pages}.</p>
-    <div class="scroll" tabindex="0" role="region" aria-label="Accounts">
-      <table class="accounts">
-        <caption>
-          Accounts
-        </caption>
-        <thead>
-          <tr>
-            <th scope="col">Email</th>
-            <th scope="col">Account</th>
-            <th scope="col">Tier</th>
-            <th scope="col">Credits</th>
-            <th scope="col">Key</th>
-            <th scope="col">Today</th>
-            <th scope="col">Actions</th>
-          </tr>
-        </thead>
-        <tbody>
-          ${rows.map(({ user, account }) => {
-            if (!account) {
-              return html`<tr>
-                <th scope="row">${user.email}</th>
-                <td colspan="6">${user.email_verified ? 'account unavailable' : 'email not verified'}</td>
-              </tr>`;
-            }
-            const id = account.account_id;
-            return html`<tr>
-              <th scope="row">${user.email}</th>
-              <td><code>${id}</code></td>
-              <td>${account.tier}</td>
-              <td>${account.credits}</td>
-              <td>
-                ${account.key.status === 'active' ? html`<code>${account.key.prefix}…${account.key.last4}</code>` : 'none'}
-              </td>
-              <td>${account.usage.today_requests}</td>
-              <td>
-                <form method="post" action="/operators/accounts/${id}" class="row-form">
-                  ${csrfField(ctx)} <label for="tier-${id}">Tier</label
-                  ><select id="tier-${id}" name="tier">
-                    ${TIERS.map((t) => html`<option value="${t}" ${t === account.tier ? html` selected` : ''}>${t}</option>`)}
-                  </select>
-                  <label for="add-${id}">Add credits</label
-                  ><input
-                    id="add-${id}"
-                    name="add_credits"
-                    type="number"
-                    min="0"
-                    step="1"
-                    value="0"
-                    inputmode="numeric"
-                  />
-                  <button type="submit">Save</button>
-                </form>
-                ${account.key.status === 'active' ? html`<form method="post" action="/operators/accounts/${id}/revoke" class="row-form confirm" data-confirm="Revoke this account's key?">${csrfField(ctx)}<button type="submit" class="danger">Revoke key</button></form>` : ''}
-              </td>
-            </tr>`;
-          })}
-        </tbody>
-      </table>
-    </div>
+    ${dataTable({
+      className: 'accounts',
+      label: 'Accounts',
+      caption: 'Accounts',
+      columns: ['Email', 'Account', 'Tier', 'Credits', 'Key', 'Today', 'Actions'],
+      rows: rows.map(({ user, account }) => {
+        if (!account) {
+          return html`<tr>
+            <th scope="row">${user.email}</th>
+            <td colspan="6">${user.email_verified ? 'account unavailable' : 'email not verified'}</td>
+          </tr>`;
+        }
+        const id = account.account_id;
+        return html`<tr>
+          <th scope="row">${user.email}</th>
+          <td><code>${id}</code></td>
+          <td>${account.tier}</td>
+          <td>${account.credits}</td>
+          <td>
+            ${account.key.status === 'active' ? html`<code>${account.key.prefix}…${account.key.last4}</code>` : 'none'}
+          </td>
+          <td>${account.usage.today_requests}</td>
+          <td>
+            <form method="post" action="/operators/accounts/${id}" class="row-form">
+              ${csrfField(ctx)} <label for="tier-${id}">Tier</label
+              ><select id="tier-${id}" name="tier">
+                ${TIERS.map((t) => html`<option value="${t}" ${t === account.tier ? html` selected` : ''}>${t}</option>`)}
+              </select>
+              <label for="add-${id}">Add credits</label
+              ><input
+                id="add-${id}"
+                name="add_credits"
+                type="number"
+                min="0"
+                step="1"
+                value="0"
+                inputmode="numeric"
+              />
+              <button type="submit">Save</button>
+            </form>
+            ${account.key.status === 'active' ? html`<form method="post" action="/operators/accounts/${id}/revoke" class="row-form confirm" data-confirm="Revoke this account's key?">${csrfField(ctx)}<button type="submit" class="danger">Revoke key</button></form>` : ''}
+          </td>
+        </tr>`;
+      }),
+    })}
     <nav aria-label="Pages" class="pager">
       ${page.number > 1 ? html`<a href="/operators?page=${page.number - 1}">Previous</a>` : ''}
       ${page.number < page.pages ? html`<a href="/operators?page=${page.number + 1}">Next</a>` : ''}

@@ -2,6 +2,7 @@
 import { html } from './html.ts';
 import type { Html } from './html.ts';
 import { timeTag } from './dates.ts';
+import { dataTable } from './table.ts';
 import type { WatchList, WatchSummary } from '../gateway/client.ts';
 import type { Notice, PageContext } from './pages.ts';
 import { confirmedForm, layout, unverified } from './pages.ts';
@@ -33,45 +34,31 @@ export function watchesPage(ctx: PageContext, list: WatchList | null, notice?: N
           No watches yet. Create one with <code>POST /api/v1/watches</code> (Pro tier and up): each run starts
           a bulk job for the new videos of a channel, a playlist or a search.
         </p>`
-      : html`<div class="scroll" tabindex="0" role="region" aria-label="Watches">
-          <table id="watches">
-            <caption>
-              Watches, newest first
-            </caption>
-            <thead>
-              <tr>
-                <th scope="col">Watch</th>
-                <th scope="col">Source</th>
-                <th scope="col">Schedule</th>
-                <th scope="col">Last run</th>
-                <th scope="col">Next run</th>
-                <th scope="col">Webhook</th>
-                <th scope="col">Delete</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${list.watches.map(
-                (w) =>
-                  html`<tr>
-                    <th scope="row"><code>${w.watch_id}</code></th>
-                    <td>${sourceText(w.source)}</td>
-                    <td>${intervalText(w.interval_minutes)}, ${w.runs} so far</td>
-                    <td>${lastRunText(w.last_run)}</td>
-                    <td>${timeTag(w.next_run_at)}</td>
-                    <td>${w.webhook_url ? html`<code>${w.webhook_url}</code>` : '—'}</td>
-                    <td>
-                      ${confirmedForm(ctx, {
-                        action: `/watches/${encodeURIComponent(w.watch_id)}/delete`,
-                        id: `confirm-delete-${w.watch_id}`,
-                        dialog: `Delete watch ${w.watch_id}? Jobs it started run on.`,
-                        label: 'Stop this watch',
-                        button: html`<button type="submit" class="danger">Delete</button>`,
-                      })}
-                    </td>
-                  </tr>`,
-              )}
-            </tbody>
-          </table>
-        </div>`;
+      : dataTable({
+          id: 'watches',
+          label: 'Watches',
+          caption: 'Watches, newest first',
+          columns: ['Watch', 'Source', 'Schedule', 'Last run', 'Next run', 'Webhook', 'Delete'],
+          rows: list.watches.map(
+            (w) =>
+              html`<tr>
+                <th scope="row"><code>${w.watch_id}</code></th>
+                <td>${sourceText(w.source)}</td>
+                <td>${intervalText(w.interval_minutes)}, ${w.runs} so far</td>
+                <td>${lastRunText(w.last_run)}</td>
+                <td>${timeTag(w.next_run_at)}</td>
+                <td>${w.webhook_url ? html`<code>${w.webhook_url}</code>` : '—'}</td>
+                <td>
+                  ${confirmedForm(ctx, {
+                    action: `/watches/${encodeURIComponent(w.watch_id)}/delete`,
+                    id: `confirm-delete-${w.watch_id}`,
+                    dialog: `Delete watch ${w.watch_id}? Jobs it started run on.`,
+                    label: 'Stop this watch',
+                    button: html`<button type="submit" class="danger">Delete</button>`,
+                  })}
+                </td>
+              </tr>`,
+          ),
+        });
   return layout(ctx, 'Watches', table, notice);
 }

@@ -5,19 +5,11 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../gateway/client.ts';
 import type { WatchSummary } from '../gateway/client.ts';
-import { Browserish, buildTestDashboard } from '../../test/support.ts';
+import { Browserish, signedInDashboard } from '../../test/support.ts';
 
 const PASSWORD = 'watches passphrase 2026';
 
-async function signedIn(email: string) {
-  const dash = await buildTestDashboard();
-  const b = new Browserish(dash.app);
-  await b.signUpVerified(dash.mail, email, PASSWORD);
-  const user = await dash.store
-    .collection<{ _id: string; email: string; account_id?: string }>('dashboard_users')
-    .findOne({ email });
-  return { ...dash, b, accountId: user!.account_id! };
-}
+const signedIn = (email: string) => signedInDashboard(email, PASSWORD);
 
 function watch(id: string, overrides: Partial<WatchSummary> = {}): WatchSummary {
   return {

@@ -7,19 +7,11 @@ import { describe, expect, it } from 'vitest';
 import { CONTENT_SECURITY_POLICY } from '../app.ts';
 import { GatewayError } from '../gateway/client.ts';
 import type { JobSummary } from '../gateway/client.ts';
-import { Browserish, buildTestDashboard } from '../../test/support.ts';
+import { Browserish, buildTestDashboard, signedInDashboard } from '../../test/support.ts';
 
 const PASSWORD = 'webhooks passphrase 2026';
 
-async function signedIn(email: string) {
-  const dash = await buildTestDashboard();
-  const b = new Browserish(dash.app);
-  await b.signUpVerified(dash.mail, email, PASSWORD);
-  const user = await dash.store
-    .collection<{ _id: string; email: string; account_id?: string }>('dashboard_users')
-    .findOne({ email });
-  return { ...dash, b, accountId: user!.account_id! };
-}
+const signedIn = (email: string) => signedInDashboard(email, PASSWORD);
 
 const secretOf = (body: string) => /<code id="webhook-secret" class="key">([^<]+)<\/code>/.exec(body)?.[1];
 
