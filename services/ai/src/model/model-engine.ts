@@ -7,7 +7,7 @@
  */
 import OpenAI, { APIConnectionError, APIError } from 'openai';
 import { AppError, Errors } from '@subx/errors';
-import { batchByBudget, chunkTranscript, estimateTokens, transcriptTokens } from '../domain/chunking.ts';
+import { batchByBudget, chunkTranscript, estimateTokens, transcriptTokens } from '../domain/prompt-windows.ts';
 import {
   analysisMessages,
   chunkNotesMessages,
