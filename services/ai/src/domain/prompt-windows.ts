@@ -17,7 +17,7 @@ export function estimateTokens(text: string): number {
   return Math.ceil(narrow / 3.5) + wide;
 }
 
-export interface TranscriptChunk {
+export interface PromptWindow {
   readonly index: number;
   readonly segments: readonly TranscriptSegment[];
   readonly start: number;
@@ -36,15 +36,17 @@ function lineTokens(s: TranscriptSegment): number {
 }
 
 /**
- * Splits a transcript into consecutive chunks of at most `budgetTokens` each, cutting only between
- * segments. A single segment larger than the budget becomes a chunk of its own (captions are short,
- * so this only happens with pathological input; the model call then fails on size, not silently).
+ * Splits a transcript into consecutive prompt windows of at most `budgetTokens` each, cutting only
+ * between segments: each window is one map step of a long summary. (Not the retrieval chunks of
+ * extract's `chunking`, `@subx/formats` `chunkTranscript`: ids, chapters and an overlap.) A single
+ * segment larger than the budget becomes a window of its own (captions are short, so this only
+ * happens with pathological input; the model call then fails on size, not silently).
  */
-export function chunkTranscript(
+export function splitIntoPromptWindows(
   segments: readonly TranscriptSegment[],
   budgetTokens: number,
-): TranscriptChunk[] {
-  const chunks: TranscriptChunk[] = [];
+): PromptWindow[] {
+  const chunks: PromptWindow[] = [];
   let current: TranscriptSegment[] = [];
   let tokens = 0;
   const flush = (): void => {
