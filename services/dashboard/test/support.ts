@@ -41,7 +41,7 @@ export const TEST_ADMIN_TOKEN = 'dashboard-test-admin-token-0123';
  * cost, `config.test.ts` holds the default). Set on the parsed config, so the environment still
  * cannot ask for less than the schema allows.
  */
-export const TEST_SCRYPT_N = 1_024;
+const TEST_SCRYPT_N = 1_024;
 
 export function fakeGateway() {
   const accounts = new Map<string, GatewayAccount>();
