@@ -9,8 +9,8 @@ import {
   createInProcessEventBus,
 } from '@subx/ports';
 import type { DocumentStore, EventBus, KeyValueStore } from '@subx/ports';
-import { createAccessModule } from './index.ts';
-import type { AccessModule, AccessModuleDeps } from './index.ts';
+import { createAccessModule } from '../../src/access/index.ts';
+import type { AccessModule, AccessModuleDeps } from '../../src/access/index.ts';
 import { silentLogger } from '@subx/ports';
 
 export const TEST_PEPPER = 'test-pepper-0123456789-abcdefghijklmnop';
