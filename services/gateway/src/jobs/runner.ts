@@ -19,7 +19,6 @@
  *   not marked `notified` (a gateway that died in between).
  */
 import { Errors, isAppError, toPublicErrorBody } from '@subx/errors';
-import { jobMetrics } from '@subx/service-kit';
 import type { AppError } from '@subx/errors';
 import type { Clock, Logger } from '@subx/ports';
 import { itemsPrice } from '../access/pricing.ts';
@@ -36,6 +35,7 @@ import { resultId } from './model.ts';
 import type { JobDoc, JobItem, JobResultDoc } from './model.ts';
 import type { JobStore } from './store.ts';
 import type { JobNotifier } from './notify.ts';
+import { jobMetrics } from './metrics.ts';
 
 interface JobRunnerConfig {
   JOBS_RUNNER_CONCURRENCY: number;

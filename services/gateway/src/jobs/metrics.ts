@@ -1,9 +1,9 @@
 /**
  * Bulk jobs (services/gateway/src/jobs).
- * Names follow Prometheus conventions (`_total` counters, `_seconds` units); the catalogue is in
- * packages/service-kit/README.md, the alerts that read them in deploy/helm/subx/templates/prometheusrule.yaml.
+ * Names follow Prometheus conventions (`_total` counters, `_seconds` units), made with service-kit's
+ * registry like every metric; the catalogue is in packages/service-kit/README.md, the alerts that read them in deploy/helm/subx/templates/prometheusrule.yaml.
  */
-import { counter, gauge } from './registry.ts';
+import { counter, gauge } from '@subx/service-kit';
 
 /**
  * Bulk jobs (services/gateway/src/jobs): jobs ending by status, items by outcome (ok or the error

@@ -1,9 +1,9 @@
 /**
  * Webhook deliveries (services/gateway/src/webhooks): each attempt and how each delivery ended.
- * Names follow Prometheus conventions (`_total` counters, `_seconds` units); the catalogue is in
- * packages/service-kit/README.md, the alerts that read them in deploy/helm/subx/templates/prometheusrule.yaml.
+ * Names follow Prometheus conventions (`_total` counters, `_seconds` units), made with service-kit's
+ * registry like every metric; the catalogue is in packages/service-kit/README.md, the alerts that read them in deploy/helm/subx/templates/prometheusrule.yaml.
  */
-import { counter, histogram } from './registry.ts';
+import { counter, histogram } from '@subx/service-kit';
 
 /**
  * One webhook delivery attempt: `outcome` is how it ended (delivered, http_error, redirect,

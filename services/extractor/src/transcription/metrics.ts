@@ -1,9 +1,9 @@
 /**
  * Speech-to-text, as the extractor's transcription client sees it.
- * Names follow Prometheus conventions (`_total` counters, `_seconds` units); the catalogue is in
- * packages/service-kit/README.md, the alerts that read them in deploy/helm/subx/templates/prometheusrule.yaml.
+ * Names follow Prometheus conventions (`_total` counters, `_seconds` units), made with service-kit's
+ * registry like every metric; the catalogue is in packages/service-kit/README.md, the alerts that read them in deploy/helm/subx/templates/prometheusrule.yaml.
  */
-import { counter, histogram } from './registry.ts';
+import { counter, histogram } from '@subx/service-kit';
 
 /**
  * Speech-to-text (the extractor's TRANSCRIBE_*): seconds of audio transcribed, the model's time
