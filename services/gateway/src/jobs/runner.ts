@@ -20,6 +20,7 @@
  */
 import { Errors, isAppError, toPublicErrorBody } from '@subx/errors';
 import type { AppError } from '@subx/errors';
+import { backoffDelay } from '@subx/ports';
 import type { Clock, Logger } from '@subx/ports';
 import { itemsPrice } from '../access/pricing.ts';
 import type { AccessPricing } from '../access/pricing.ts';
@@ -274,7 +275,7 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
       // Items left for another round failed for a passing reason (a timeout, pacing): give the
       // platform a moment rather than asking again at once.
       if (attempt < config.JOB_ITEM_ATTEMPTS && existing.size < to - from) {
-        await sleep(Math.min(10_000, 1_000 * 2 ** (attempt - 1)));
+        await sleep(backoffDelay({ baseMs: 1_000, maxMs: 10_000 }, attempt));
       }
     }
     // Anything still without a result after every round (the job was canceled mid-window) stays
