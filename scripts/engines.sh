@@ -22,7 +22,7 @@ ENGINES_CACHE=$(realpath -m "${ENGINES_CACHE:-${HOME:-/root}/.cache/subx-engines
 KAFKA_VERSION=${KAFKA_VERSION:-4.2.0}   # Kafka 4.x only (log4j2 config below)
 KAFKA_SCALA=2.13
 KAFKA_HEAP_OPTS=${KAFKA_HEAP_OPTS:--Xmx512m -Xms128m}
-# C1-only JIT + serial GC: the broker answers ~2x sooner on a busy 2-core machine and leaves more CPU
+# C1-only JIT + serial GC: the broker answers ~2x sooner on a busy small machine and leaves more CPU
 # to the tests; plenty for test traffic (set KAFKA_JVM_OPTS to override)
 KAFKA_JVM_OPTS=${KAFKA_JVM_OPTS:--XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:+ExitOnOutOfMemoryError}
 LOG4J2_VERSION=2.24.3                    # same log4j2 line the Kafka 4.x distribution ships

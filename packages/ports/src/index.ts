@@ -3,6 +3,7 @@ export * from './document-store/port.ts';
 export * from './key-value/port.ts';
 export * from './clock.ts';
 export * from './logger.ts';
+export { backoffDelay, type Backoff } from './backoff.ts';
 export {
   createInProcessEventBus,
   type InProcessEventBus,

@@ -10,7 +10,7 @@ import { startFreezableProxy, type FreezableProxy } from '@subx/testing/faults';
 import { createMongoDocumentStore, type MongoDocumentStore } from '../src/document-store/mongo.ts';
 
 const SOCKET_TIMEOUT_MS = 1_000;
-// The timeout plus reconnect and scheduling slack on a loaded 2-core machine; "forever" before.
+// The timeout plus reconnect and scheduling slack on a loaded machine; the alternative is "forever".
 const BOUND_MS = 8_000;
 
 describeWithEngine('mongo', 'MongoDB document store: a server that goes silent', (url) => {

@@ -9,7 +9,7 @@ import { createRedisKeyValueStore } from '../src/key-value/redis.ts';
 const available = redisServerAvailable();
 
 const COMMAND_TIMEOUT_MS = 300;
-// Generous for a loaded 2-core machine; the point is "bounded", versus "forever" before.
+// Generous for a loaded machine; the point is "bounded", versus "forever".
 const BOUND_MS = 3_000;
 
 async function timed<T>(operation: () => Promise<T>): Promise<{ ms: number; error: unknown }> {

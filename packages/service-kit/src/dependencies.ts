@@ -7,6 +7,7 @@
  * answer and the variable that points at it.
  */
 import type { Logger } from 'pino';
+import { backoffDelay } from '@subx/ports';
 import { withTimeout } from './timeout.ts';
 
 /** An engine a service needs (ports' `Adapters.dependencies` has this shape). */
@@ -71,8 +72,8 @@ export async function waitForDependencies(
   const maxDelayMs = options.maxDelayMs ?? 2_000;
 
   const waitFor = async (dependency: StartupDependency): Promise<string | null> => {
-    let delay = initialDelayMs;
     for (let attempt = 1; ; attempt++) {
+      const delay = backoffDelay({ baseMs: initialDelayMs, maxMs: maxDelayMs }, attempt);
       const left = deadline - Date.now();
       const error = await checkWithin(dependency, Math.max(1, Math.min(checkTimeoutMs, left)));
       if (error === null) {
@@ -104,7 +105,6 @@ export async function waitForDependencies(
         'dependency not answering yet; waiting before starting',
       );
       await new Promise((resolve) => setTimeout(resolve, delay));
-      delay = Math.min(delay * 2, maxDelayMs);
     }
   };
 

@@ -8,7 +8,7 @@ import {
   startFakeYouTube,
   videoIds,
 } from '@subx/testing/fake-youtube';
-import { type Json, fake, player, tracks, useFakeYouTube } from './fake-youtube-helpers.ts';
+import { type Json, fake, player, tracks, useFakeYouTube } from './fake-youtube-support.ts';
 
 useFakeYouTube();
 

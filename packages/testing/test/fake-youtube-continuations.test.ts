@@ -17,7 +17,7 @@ import {
   fake,
   post,
   useFakeYouTube,
-} from './fake-youtube-helpers.ts';
+} from './fake-youtube-support.ts';
 
 useFakeYouTube();
 

@@ -11,7 +11,7 @@ import {
   post,
   tracks,
   useFakeYouTube,
-} from './fake-youtube-helpers.ts';
+} from './fake-youtube-support.ts';
 
 useFakeYouTube();
 

@@ -7,7 +7,7 @@ import {
   videoIds,
   type FixtureRef,
 } from '@subx/testing/fake-youtube';
-import { type Json, fake, get, local, player, tracks, useFakeYouTube } from './fake-youtube-helpers.ts';
+import { type Json, fake, get, local, player, tracks, useFakeYouTube } from './fake-youtube-support.ts';
 
 useFakeYouTube();
 

@@ -1,7 +1,7 @@
 // The fake in replay mode, and the synthetic watch page other extractors read.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { extractHtmlVar, loadFixture, videoIds } from '@subx/testing/fake-youtube';
-import { type Json, context, fake, get, useFakeYouTube } from './fake-youtube-helpers.ts';
+import { type Json, context, fake, get, useFakeYouTube } from './fake-youtube-support.ts';
 
 useFakeYouTube();
 

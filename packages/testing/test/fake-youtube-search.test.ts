@@ -1,7 +1,7 @@
 // The fake's search: recorded first pages by query and type, recorded continuations, no results.
 import { describe, expect, it } from 'vitest';
 import { loadFixture, searchQueries, searchTypeOf } from '@subx/testing/fake-youtube';
-import { type Json, context, fake, post, useFakeYouTube } from './fake-youtube-helpers.ts';
+import { type Json, context, fake, post, useFakeYouTube } from './fake-youtube-support.ts';
 
 useFakeYouTube();
 

@@ -1,4 +1,5 @@
 import { AppError, Errors } from '@subx/errors';
+import { backoffDelay } from '@subx/ports';
 import { ProxyAgent, fetch as undiciFetch } from 'undici';
 import type { CircuitBreaker } from './breaker.ts';
 import { EgressPacer, PacingWaitTooLong } from './egress/pacing.ts';
@@ -13,6 +14,9 @@ import {
 } from './observer.ts';
 import { networkCauseOf } from './network-cause.ts';
 import type { FetchLike, Logger } from './types.ts';
+
+/** The longest wait before a retry, whatever the base and the attempt. */
+const RETRY_MAX_DELAY_MS = 60_000;
 
 /**
  * The one door to the platform. Re-bases every URL onto the configured base URL, asks the circuit breaker
@@ -194,8 +198,12 @@ export class Transport {
       } catch (err) {
         if (err instanceof RetryableNetworkError && attempt < this.#config.retries) {
           attempt++;
-          // full jitter: uniform in [0, base * 2^attempt)
-          const delay = Math.floor(this.#random() * this.#config.retryBaseMs * 2 ** attempt);
+          // full jitter: uniform in [0, base * 2^attempt), at most RETRY_MAX_DELAY_MS
+          const delay = backoffDelay(
+            { baseMs: this.#config.retryBaseMs * 2, maxMs: RETRY_MAX_DELAY_MS, jitter: 'full' },
+            attempt,
+            this.#random,
+          );
           this.#logger?.warn(
             {
               attempt,

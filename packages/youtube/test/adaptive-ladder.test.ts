@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { videoIds, type FakeYouTube } from '@subx/testing/fake-youtube';
 import type { YouTubeClient } from '../src/index.ts';
-import { clientFor, roundTrips, setup, timedFetch, type TimedCall } from './helpers.ts';
+import { clientFor, roundTrips, setup, timedFetch, type TimedCall } from './support.ts';
 
 const ANSWER_MS = 100;
 const VIDEOS = [videoIds.manualAndAuto, videoIds.unlistedShort, videoIds.manyTracks, videoIds.autoOnlyFrench];

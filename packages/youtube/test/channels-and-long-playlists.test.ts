@@ -10,7 +10,7 @@ import {
   syntheticChannelVideoId,
 } from '@subx/testing/fake-youtube';
 import { LISTING_MAX_VIDEOS, playlistContinuation } from '../src/index.ts';
-import { MODES, clientFor, errorOf, setup } from './helpers.ts';
+import { MODES, clientFor, errorOf, setup } from './support.ts';
 
 /** The channel and long-playlist listings of bulk jobs, through the real client against the fake. */
 

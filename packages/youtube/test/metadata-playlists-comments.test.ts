@@ -12,7 +12,7 @@ import {
   setup,
   timedFetch,
   type TimedCall,
-} from './helpers.ts';
+} from './support.ts';
 
 describe.each(MODES)('fake platform: %s', (mode) => {
   let fake: FakeYouTube;

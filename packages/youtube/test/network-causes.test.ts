@@ -8,7 +8,7 @@ import type { Server, Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { YouTubeClient, loadYouTubeConfig } from '../src/index.ts';
 import { networkCauseOf } from '../src/network-cause.ts';
-import { NOW, errorOf } from './helpers.ts';
+import { NOW, errorOf } from './support.ts';
 
 const servers: Server[] = [];
 async function listen(onConnection: (socket: Socket) => void): Promise<number> {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakePoTokenProvider, type FakePoTokenProvider } from '@subx/testing/fake-po-token';
 import { playlistIds, videoIds, type FakeYouTube } from '@subx/testing/fake-youtube';
-import { clientFor, errorOf, roundTrips, setup, timedFetch, type TimedCall } from './helpers.ts';
+import { clientFor, errorOf, roundTrips, setup, timedFetch, type TimedCall } from './support.ts';
 
 /**
  * The platform as it answers since late Aug 2026 (packages/testing/src/fake-youtube/README.md), against the

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadFixture, searchQueries, type FakeYouTube } from '@subx/testing/fake-youtube';
 import { parseSearchPage } from '../src/index.ts';
-import { MODES, clientFor, errorOf, setup } from './helpers.ts';
+import { MODES, clientFor, errorOf, setup } from './support.ts';
 
 /** Search through the real client against the fake, which answers from the search recordings. */
 

@@ -10,7 +10,7 @@ import {
   setup,
   timedFetch,
   type TimedCall,
-} from './helpers.ts';
+} from './support.ts';
 
 const MANUAL_EN = [
   { text: 'Welcome to The Great War.', start: 0, duration: 2.5 },

@@ -10,7 +10,7 @@ import { aiV1 } from '@subx/contracts';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAiService } from '../src/ai-service.ts';
 import { DATA_CLOSE, DATA_OPEN } from '../src/domain/prompts.ts';
-import { transcriptTokens } from '../src/domain/chunking.ts';
+import { transcriptTokens } from '../src/domain/prompt-windows.ts';
 import { createModelEngine } from '../src/model/model-engine.ts';
 import type { ModelEngineOptions } from '../src/model/model-engine.ts';
 import { comment, sourdoughComments } from './fixtures/comments.ts';

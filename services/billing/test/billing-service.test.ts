@@ -26,7 +26,7 @@ import {
   startUsageConsumer,
 } from '../src/index.ts';
 import type { RunningBillingService } from '../src/index.ts';
-import { requestReport, usageEvent } from '../src/ledger/test-support.ts';
+import { requestReport, usageEvent } from './ledger-support.ts';
 
 const logger = createLogger({ service: 'billing-test', level: 'silent' });
 const encode = (e: creditUsageV1.CreditUsage) => creditUsageV1.CreditUsage.encode(e).finish();

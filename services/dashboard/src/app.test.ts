@@ -1,26 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { CONTENT_SECURITY_POLICY } from './app.ts';
-import { GatewayError } from './gateway-client.ts';
-import { delayAfter } from './sign-in-throttle.ts';
-import { hashPassword, needsRehash, verifyPassword } from './passwords.ts';
-import { html, raw } from './html.ts';
-import { curlFor } from './pages.ts';
-import { Browserish, TEST_ADMIN_TOKEN, buildTestDashboard } from './test-support.ts';
+import { GatewayError } from './gateway/client.ts';
+import { delayAfter } from './auth/sign-in-throttle.ts';
+import { html, raw } from './views/html.ts';
+import { curlFor } from './views/pages.ts';
+import { Browserish, TEST_ADMIN_TOKEN, buildTestDashboard } from '../test/support.ts';
 
 const PASSWORD = 'correct horse battery staple';
-
-describe('passwords', () => {
-  it('hashes with scrypt, carries the parameters, verifies in constant time', async () => {
-    const hash = await hashPassword(PASSWORD, 16_384);
-    expect(hash).toMatch(/^scrypt\$16384\$8\$3\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{86}$/);
-    expect(await verifyPassword(PASSWORD, hash)).toBe(true);
-    expect(await verifyPassword(`${PASSWORD}x`, hash)).toBe(false);
-    expect(await verifyPassword(PASSWORD, 'not-a-hash')).toBe(false);
-    expect(await hashPassword(PASSWORD, 16_384)).not.toBe(hash);
-    expect(needsRehash(hash, 16_384)).toBe(false);
-    expect(needsRehash(hash, 32_768)).toBe(true);
-  });
-});
 
 describe('html', () => {
   it('escapes interpolations unless they are Html', () => {

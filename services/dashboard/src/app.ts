@@ -10,7 +10,7 @@
  *   plugins/csrf.ts              reply.csrfToken, the check before validation and handlers
  *   plugins/render.ts            reply.page, reply.retryAfter, error and not-found pages
  *   plugins/gateway.ts           request.gateway with the request's id
- *   plugins/guards.ts            route preHandlers: signedIn, confirmed(...), operator (step-up)
+ *   auth/guards.ts               route preHandlers: signedIn, confirmed(...), operator (step-up)
  *   routes/*.ts                  one file per group of pages
  */
 import { fileURLToPath } from 'node:url';

@@ -48,3 +48,12 @@ describe('read like every service', () => {
     );
   });
 });
+
+describe('password hashing cost', () => {
+  it('is scrypt N = 2^15 by default, and the environment may raise it but not lower it below 2^14', () => {
+    expect(loadDashboardConfig(base).PASSWORD_SCRYPT_N).toBe(32_768);
+    expect(loadDashboardConfig({ ...base, PASSWORD_SCRYPT_N: '65536' }).PASSWORD_SCRYPT_N).toBe(65_536);
+    expect(() => loadDashboardConfig({ ...base, PASSWORD_SCRYPT_N: '8192' })).toThrow(/PASSWORD_SCRYPT_N/);
+    expect(() => loadDashboardConfig({ ...base, PASSWORD_SCRYPT_N: '20000' })).toThrow(/PASSWORD_SCRYPT_N/);
+  });
+});

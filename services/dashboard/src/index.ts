@@ -8,18 +8,18 @@ import type { Logger } from '@subx/service-kit';
 import type { FastifyInstance } from 'fastify';
 import { buildDashboardApp } from './app.ts';
 import type { DashboardConfig } from './config.ts';
-import { createGatewayClient } from './gateway-client.ts';
-import type { SampleVideo } from './first-request.ts';
-import type { GatewayClient } from './gateway-client.ts';
-import type { Mail } from './mailer.ts';
-import { createMailer } from './mailer.ts';
+import { createGatewayClient } from './gateway/client.ts';
+import type { SampleVideo } from './views/first-request.ts';
+import type { GatewayClient } from './gateway/client.ts';
+import type { Mail } from './mail/mailer.ts';
+import { createMailer } from './mail/mailer.ts';
 
 export { ConfigSchema, loadDashboardConfig } from './config.ts';
 export type { DashboardConfig } from './config.ts';
 export { buildDashboardApp, CONTENT_SECURITY_POLICY } from './app.ts';
-export { SECURE_SESSION_COOKIE, SESSION_COOKIE } from './cookies.ts';
-export type { Mail } from './mailer.ts';
-export type { SampleVideo } from './first-request.ts';
+export { SECURE_SESSION_COOKIE, SESSION_COOKIE } from './auth/cookies.ts';
+export type { Mail } from './mail/mailer.ts';
+export type { SampleVideo } from './views/first-request.ts';
 
 export interface RunningDashboard {
   url: string;

@@ -5,36 +5,37 @@
 import type { FastifyInstance } from 'fastify';
 import type { DocumentStore, KeyValueStore } from '@subx/ports';
 import type { Logger } from '@subx/service-kit';
-import type { AbuseLimits } from './abuse-limits.ts';
-import { createAbuseLimits } from './abuse-limits.ts';
-import type { AnonymousCsrf } from './anonymous-csrf.ts';
-import { createAnonymousCsrf } from './anonymous-csrf.ts';
-import type { AuditLog } from './audit.ts';
-import { createAuditLog } from './audit.ts';
+import type { AbuseLimits } from './auth/abuse-limits.ts';
+import { createAbuseLimits } from './auth/abuse-limits.ts';
+import type { AnonymousCsrf } from './auth/anonymous-csrf.ts';
+import { createAnonymousCsrf } from './auth/anonymous-csrf.ts';
+import type { AuditLog } from './auth/audit.ts';
+import { createAuditLog } from './auth/audit.ts';
 import type { DashboardConfig } from './config.ts';
-import type { CookieNames } from './cookies.ts';
-import { cookiePolicy } from './cookies.ts';
-import type { FlashStore } from './flash.ts';
-import { createFlashStore } from './flash.ts';
-import type { SampleVideo } from './first-request.ts';
-import { DEFAULT_SAMPLE_VIDEO_ID, videoUrl } from './first-request.ts';
-import type { GatewayClient } from './gateway-client.ts';
-import type { SendLink } from './link-mail.ts';
-import { createLinkMailer } from './link-mail.ts';
-import type { Mailer } from './mailer.ts';
-import type { OneTimeLinks } from './one-time-links.ts';
-import type { Guards } from './plugins/guards.ts';
-import { createGuards } from './plugins/guards.ts';
-import { createOneTimeLinks } from './one-time-links.ts';
-import type { OperatorPolicy } from './operators.ts';
-import { createOperatorPolicy } from './operators.ts';
-import { decoyHash } from './passwords.ts';
-import type { SessionStore } from './sessions.ts';
-import { createSessionStore } from './sessions.ts';
-import type { SignInThrottle } from './sign-in-throttle.ts';
-import { createSignInThrottle } from './sign-in-throttle.ts';
-import type { UserRepository } from './users.ts';
-import { createUserRepository } from './users.ts';
+import type { CookieNames } from './auth/cookies.ts';
+import { cookiePolicy } from './auth/cookies.ts';
+import type { FlashStore } from './views/flash.ts';
+import { createFlashStore } from './views/flash.ts';
+import type { SampleVideo } from './views/first-request.ts';
+import { DEFAULT_SAMPLE_VIDEO_ID, videoUrl } from './views/first-request.ts';
+import type { GatewayClient } from './gateway/client.ts';
+import type { SendLink } from './mail/link-mail.ts';
+import { createLinkMailer } from './mail/link-mail.ts';
+import type { Mailer } from './mail/mailer.ts';
+import type { OneTimeLinks } from './auth/one-time-links.ts';
+import type { Guards } from './auth/guards.ts';
+import { createGuards } from './auth/guards.ts';
+import { createOneTimeLinks } from './auth/one-time-links.ts';
+import type { OperatorPolicy } from './auth/operators.ts';
+import { createOperatorPolicy } from './auth/operators.ts';
+import { decoyHash } from './auth/passwords.ts';
+import type { SessionStore } from './auth/sessions.ts';
+import { createSessionStore } from './auth/sessions.ts';
+import type { SignInThrottle } from './auth/sign-in-throttle.ts';
+import { createSignInThrottle } from './auth/sign-in-throttle.ts';
+import type { UserRepository } from './auth/users.ts';
+import { createUserRepository } from './auth/users.ts';
+import { messagePage } from './views/pages.ts';
 
 export interface DashboardDeps {
   config: DashboardConfig;
@@ -129,6 +130,12 @@ export async function createDashboardServices(
     flash: createFlashStore(kv),
     decoy: decoyHash(config.PASSWORD_SCRYPT_N),
     sendLink: createLinkMailer({ limits, links, mailer: deps.mailer, publicUrl, logger }),
-    guards: createGuards({ operators, config, now }),
+    guards: createGuards({
+      operators,
+      config,
+      now,
+      notAnOperator: async (_request, reply) =>
+        reply.page((ctx) => messagePage(ctx, 'Operators only', 'This page is for operators.', 'error'), 403),
+    }),
   };
 }

@@ -21,9 +21,9 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { describeWithBrowser, launchChromium } from '@subx/testing/browser';
 import { playlistIds } from '@subx/testing/fake-youtube';
-import { commandAvailable as hasCommand } from '../src/test-support.ts';
-import { ROOT, launch, startMailbox } from './support.ts';
-import type { Launched, Mailbox } from './support.ts';
+import { commandAvailable as hasCommand } from './support.ts';
+import { ROOT, launch, startMailbox } from './launcher-support.ts';
+import type { Launched, Mailbox } from './launcher-support.ts';
 
 const EMAIL = 'ada@example.com';
 const PASSWORD = 'a long and unguessable passphrase';

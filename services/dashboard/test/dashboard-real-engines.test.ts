@@ -9,10 +9,10 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeWithEngine } from '@subx/testing/engines';
 import { createMongoDocumentStore, createRedisKeyValueStore } from '@subx/ports';
 import type { DocumentStore, KeyValueStore } from '@subx/ports';
-import { createOneTimeLinks } from '../src/one-time-links.ts';
-import { Browserish, buildTestDashboard, fakeGateway } from '../src/test-support.ts';
-import { createUserRepository } from '../src/users.ts';
-import type { TestDashboard } from '../src/test-support.ts';
+import { createOneTimeLinks } from '../src/auth/one-time-links.ts';
+import { Browserish, buildTestDashboard, fakeGateway } from './support.ts';
+import { createUserRepository } from '../src/auth/users.ts';
+import type { TestDashboard } from './support.ts';
 
 const PASSWORD = 'replicas share everything';
 

@@ -1,98 +1,407 @@
 /**
- * Pieces of the dashboard's end-to-end tests: a real SMTP server in the test process (smtp-server,
- * messages parsed by mailparser) and the real `npm start` launcher as a child process.
+ * Test wiring (used by *.test.ts only): the dashboard app on in-memory stores with a gateway
+ * client backed by an in-memory account table (our own GatewayClient interface), a mailbox mailer,
+ * and a cookie-keeping client over `app.inject`.
  */
-import type { ChildProcess } from 'node:child_process';
-import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
-import { simpleParser } from 'mailparser';
-import { SMTPServer } from 'smtp-server';
-import { EMBEDDED_ENV, spawnLauncher } from '@subx/embedded/launcher';
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import { ManualClock, createInMemoryDocumentStore, createInMemoryKeyValueStore } from '@subx/ports';
+import type { DocumentStore, KeyValueStore } from '@subx/ports';
+import { createLogger } from '@subx/service-kit';
+import { buildDashboardApp } from '../src/app.ts';
+import {
+  CSRF_COOKIE,
+  SECURE_CSRF_COOKIE,
+  SECURE_SESSION_COOKIE,
+  SESSION_COOKIE,
+} from '../src/auth/cookies.ts';
+import { loadDashboardConfig } from '../src/config.ts';
+import type {
+  AccountUsage,
+  CallResult,
+  GatewayAccount,
+  GatewayClient,
+  JobSummary,
+  WatchSummary,
+  WebhookSecret,
+} from '../src/gateway/client.ts';
+import { GatewayError } from '../src/gateway/client.ts';
+import type { Mail, Mailer } from '../src/mail/mailer.ts';
+import type { SampleVideo } from '../src/views/first-request.ts';
 
-export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+export const TEST_ADMIN_TOKEN = 'dashboard-test-admin-token-0123';
 
-interface ReceivedMail {
-  to: string[];
-  subject: string;
-  text: string;
-}
+/**
+ * The scrypt cost N the test dashboards hash with, unless a test sets PASSWORD_SCRYPT_N itself.
+ * Production's (config.ts: 2^15, at least 2^14 from the environment) costs about 32 MiB and a
+ * noticeable share of a CPU per hash, and the journeys hash dozens of times; the tests check what
+ * the app does with a hash, not scrypt's strength (`auth/passwords.test.ts` hashes at production
+ * cost, `config.test.ts` holds the default). Set on the parsed config, so the environment still
+ * cannot ask for less than the schema allows.
+ */
+const TEST_SCRYPT_N = 1_024;
 
-export interface Mailbox {
-  url: string;
-  received: ReceivedMail[];
-  /** The newest link of this kind mailed to `to`; waits for it (bounded). */
-  waitForLink(to: string, purpose: 'verify' | 'reset', timeoutMs?: number): Promise<string>;
-  close(): Promise<void>;
-}
-
-export async function startMailbox(): Promise<Mailbox> {
-  const received: ReceivedMail[] = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    // Plain SMTP on loopback: without STARTTLS nodemailer sends in the clear instead of
-    // failing on the server's self-signed certificate.
-    disabledCommands: ['STARTTLS'],
-    size: 1024 * 1024,
-    logger: false,
-    onData(stream, session, callback) {
-      simpleParser(stream)
-        .then((mail) => {
-          received.push({
-            to: session.envelope.rcptTo.map((r) => r.address),
-            subject: mail.subject ?? '',
-            text: mail.text ?? '',
-          });
-          callback();
-        })
-        .catch((err: Error) => callback(err));
-    },
+export function fakeGateway() {
+  const accounts = new Map<string, GatewayAccount>();
+  const calls: { id: string; request: unknown }[] = [];
+  /** The request id of every call, in order (the dashboard passes its request's id on). */
+  const requestIds: string[] = [];
+  const keys = new Map<string, string>();
+  /** Webhook signing secrets per account, as the gateway keeps them (current and previous). */
+  const secrets = new Map<string, { current: WebhookSecret; previous: string | null }>();
+  /** Jobs per account, newest first (tests fill it); pages by a cursor that is the next index. */
+  const jobs = new Map<string, JobSummary[]>();
+  const jobPages: { id: string; limit: number; cursor?: string }[] = [];
+  /** Watches per account, newest first (tests fill it); deleteWatch removes from it. */
+  const watches = new Map<string, WatchSummary[]>();
+  const newSecret = (): WebhookSecret => ({
+    secret: `whsec_${randomBytes(32).toString('base64')}`,
+    created_at: new Date().toISOString(),
+    previous_secret_expires_at: null,
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.server.address() as AddressInfo;
-  return {
-    url: `smtp://127.0.0.1:${port}`,
-    received,
-    async waitForLink(to, purpose, timeoutMs = 15_000) {
-      const deadline = Date.now() + timeoutMs;
-      const pattern = new RegExp(`https?://\\S+/${purpose}\\?token=[A-Za-z0-9_-]+`);
-      while (Date.now() < deadline) {
-        for (const mail of [...received].reverse()) {
-          const match = mail.to.includes(to) ? pattern.exec(mail.text) : null;
-          if (match) return match[0];
-        }
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      throw new Error(`no ${purpose} mail to ${to} within ${timeoutMs} ms`);
+  const get = (id: string) => {
+    const a = accounts.get(id);
+    if (!a) throw new GatewayError(404, 'NOT_FOUND');
+    return a;
+  };
+  const newKey = (id: string) => {
+    const key = `sxk_v1_${randomBytes(24).toString('base64url').replace(/[-_]/g, 'a').slice(0, 32)}`;
+    keys.set(id, key);
+    const a = get(id);
+    a.key = {
+      prefix: 'sxk_v1_',
+      last4: key.slice(-4),
+      created_at: new Date().toISOString(),
+      status: 'active',
+    };
+    return key;
+  };
+  const client: GatewayClient = {
+    forRequest(requestId) {
+      // Every method of the same table, each call recording the id it was made under.
+      return Object.fromEntries(
+        Object.entries(client).map(([name, method]) => [
+          name,
+          name === 'forRequest'
+            ? method
+            : (...args: unknown[]) => {
+                requestIds.push(requestId);
+                return (method as (...a: unknown[]) => unknown)(...args);
+              },
+        ]),
+      ) as unknown as GatewayClient;
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    async createAccount(email) {
+      const id = `acct_${randomBytes(16).toString('hex')}`;
+      accounts.set(id, {
+        account_id: id,
+        tier: 'free',
+        credits: 50,
+        email,
+        created_at: new Date().toISOString(),
+        key: { prefix: 'sxk_v1_', last4: 'xxxx', created_at: '', status: 'active' },
+        usage: { today_requests: 0, month_credits: 0 },
+      });
+      newKey(id);
+      return { account_id: id };
+    },
+    getAccount: async (id) => structuredClone(get(id)),
+    async updateAccount(id, change) {
+      const a = get(id);
+      if (change.tier) a.tier = change.tier;
+      if (change.add_credits) a.credits += change.add_credits;
+      return structuredClone(a);
+    },
+    issueKey: async (id) => newKey(id),
+    async revokeKey(id) {
+      get(id).key.status = 'revoked';
+      keys.delete(id);
+    },
+    async limits(id) {
+      const a = get(id);
+      return {
+        account_id: id,
+        tier: a.tier,
+        daily: {
+          limit: 100,
+          used: a.usage.today_requests,
+          remaining: 100 - a.usage.today_requests,
+          reset_at: '2026-03-16T00:00:00.000Z',
+        },
+        credits: { balance: a.credits, monthly_allowance: 50 },
+        // The gateway's default table: summarize, comments and jobs need pro.
+        operations: Object.fromEntries(
+          (
+            [
+              'extract',
+              'batch',
+              'playlist',
+              'summarize',
+              'comments',
+              'comments_analyze',
+              'jobs',
+              'search',
+            ] as const
+          ).map((op) => {
+            const minimum = ['extract', 'batch', 'playlist'].includes(op) ? 'free' : 'pro';
+            return [op, { minimum_tier: minimum, allowed: a.tier !== 'free' || minimum === 'free' }];
+          }),
+        ),
+      };
+    },
+    async usage(id, from, to): Promise<AccountUsage> {
+      get(id);
+      const days = [];
+      for (let t = Date.parse(from); t <= Date.parse(to); t += 86_400_000) {
+        const date = new Date(t).toISOString().slice(0, 10);
+        const n = date === to ? 3 : 0;
+        days.push({
+          date,
+          requests: n,
+          credits: n ? 2 : 0,
+          operations: { extract: { requests: n, credits: 0 }, batch: { requests: 0, credits: n ? 2 : 0 } },
+        });
+      }
+      return { account_id: id, from, to, days, total_requests: 3, total_credits: 2 };
+    },
+    async webhookSecret(id) {
+      get(id);
+      if (!secrets.has(id)) secrets.set(id, { current: newSecret(), previous: null });
+      return structuredClone(secrets.get(id)!.current);
+    },
+    async rotateWebhookSecret(id) {
+      get(id);
+      const before = secrets.get(id);
+      const current = newSecret();
+      if (before) current.previous_secret_expires_at = new Date(Date.now() + 86_400_000).toISOString();
+      secrets.set(id, { current, previous: before?.current.secret ?? null });
+      return structuredClone(current);
+    },
+    async jobs(id, page) {
+      get(id);
+      jobPages.push({ id, ...page });
+      const all = jobs.get(id) ?? [];
+      const start = page.cursor === undefined ? 0 : Number(page.cursor);
+      if (!Number.isInteger(start) || start < 0) throw new GatewayError(400, 'INVALID_REQUEST');
+      const slice = all.slice(start, start + page.limit);
+      const next = start + page.limit < all.length ? String(start + page.limit) : null;
+      return { jobs: structuredClone(slice), next_cursor: next };
+    },
+    async watches(id) {
+      get(id);
+      return { watches: structuredClone(watches.get(id) ?? []) };
+    },
+    async deleteWatch(id, watchId) {
+      get(id);
+      const all = watches.get(id) ?? [];
+      if (!all.some((w) => w.watch_id === watchId)) throw new GatewayError(404, 'NOT_FOUND');
+      watches.set(
+        id,
+        all.filter((w) => w.watch_id !== watchId),
+      );
+    },
+    async call(id, request): Promise<CallResult> {
+      calls.push({ id, request });
+      const a = get(id);
+      if (a.key.status !== 'active')
+        return { status: 401, headers: {}, body: { error: { code: 'UNAUTHORIZED' } } };
+      a.usage.today_requests += 1;
+      return {
+        status: 200,
+        headers: { 'x-ratelimit-remaining': '99' },
+        body: { video_id: 'dQw4w9WgXcQ', request },
+      };
+    },
+  };
+  return { client, accounts, keys, calls, requestIds, secrets, jobs, jobPages, watches };
+}
+
+export function mailbox(): Mailer & { sent: Mail[]; link(to: string, purpose: 'verify' | 'reset'): string } {
+  const sent: Mail[] = [];
+  return {
+    sent,
+    async send(mail) {
+      sent.push(mail);
+    },
+    close() {},
+    link(to, purpose) {
+      for (const mail of [...sent].reverse()) {
+        const match = new RegExp(`https?://\\S+/${purpose}\\?token=[A-Za-z0-9_-]+`).exec(mail.text);
+        if (mail.to === to && match) return match[0];
+      }
+      throw new Error(`no ${purpose} mail to ${to}`);
+    },
   };
 }
 
-export interface Launched {
-  child: ChildProcess;
-  apiUrl: string;
-  dashboardUrl: string;
-  /** Everything the process wrote to stdout and stderr. */
-  output(): string;
-  stop(): Promise<void>;
+export interface TestDashboard {
+  app: FastifyInstance;
+  gateway: ReturnType<typeof fakeGateway>;
+  mail: ReturnType<typeof mailbox>;
+  logs: string[];
+  kv: KeyValueStore;
+  store: DocumentStore;
+  /** Drives the in-memory store's expiry and the app's time (sessions, throttle delays). */
+  clock: ManualClock;
+}
+
+export async function buildTestDashboard(
+  env: Record<string, string> = {},
+  shared: {
+    kv?: KeyValueStore;
+    store?: DocumentStore;
+    gateway?: ReturnType<typeof fakeGateway>;
+    /** As `npm run demo` passes them. */
+    demoVideos?: readonly SampleVideo[];
+    mailsShownIn?: string;
+  } = {},
+): Promise<TestDashboard> {
+  const logs: string[] = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      logs.push(chunk.toString());
+      done();
+    },
+  });
+  const config = {
+    ...loadDashboardConfig({
+      ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+      DASHBOARD_PUBLIC_URL: 'http://dash.test',
+      LOG_LEVEL: 'debug',
+      ...env,
+    }),
+    ...(env.PASSWORD_SCRYPT_N === undefined ? { PASSWORD_SCRYPT_N: TEST_SCRYPT_N } : {}),
+  };
+  const clock = new ManualClock(Date.now());
+  const kv = shared.kv ?? createInMemoryKeyValueStore({ clock });
+  const store = shared.store ?? createInMemoryDocumentStore();
+  const gateway = shared.gateway ?? fakeGateway();
+  const mail = mailbox();
+  const app = await buildDashboardApp({
+    config,
+    kv,
+    store,
+    gateway: gateway.client,
+    mailer: mail,
+    logger: createLogger({ service: 'dashboard', level: 'debug', destination }),
+    now: () => clock.now(),
+    ...(shared.demoVideos ? { demoVideos: shared.demoVideos } : {}),
+    ...(shared.mailsShownIn ? { mailsShownIn: shared.mailsShownIn } : {}),
+  });
+  return { app, gateway, mail, logs, kv, store, clock };
 }
 
 /**
- * `npm start` (services/embedded, spawned by its launcher; `args` ['--demo'] for `npm run demo`) on
- * free ports with `env`; resolves once the banner is out.
+ * A test dashboard with one person signed up, confirmed and signed in (`b`), and the gateway
+ * account their confirmation created (`accountId`).
  */
-export async function launch(
-  env: Record<string, string>,
-  options: { args?: string[]; timeoutMs?: number } = {},
-): Promise<Launched> {
-  const timeoutMs = options.timeoutMs ?? 90_000;
-  const launcher = spawnLauncher(options.args ?? [], { ...EMBEDDED_ENV, ...env });
-  try {
-    const apiUrl = (await launcher.waitFor(/subx is running at (http:\/\/\S+)/, timeoutMs))[1]!;
-    const dashboardUrl = (await launcher.waitFor(/dashboard:\s+(http:\/\/\S+)/, timeoutMs))[1]!;
-    return { child: launcher.child, apiUrl, dashboardUrl, output: launcher.output, stop: launcher.stop };
-  } catch (err) {
-    await launcher.stop();
-    throw err;
+export async function signedInDashboard(email: string, password = 'a test passphrase 0123') {
+  const dash = await buildTestDashboard();
+  const b = new Browserish(dash.app);
+  await b.signUpVerified(dash.mail, email, password);
+  const user = await dash.store
+    .collection<{ _id: string; email: string; account_id?: string }>('dashboard_users')
+    .findOne({ email });
+  return { ...dash, b, accountId: user!.account_id! };
+}
+
+/**
+ * A browser-like client over inject: keeps the session cookie (`cookie`, as `name=value`) and the
+ * anonymous CSRF cookie, reads the CSRF token from forms.
+ */
+export class Browserish {
+  cookie = '';
+  csrfCookie = '';
+  lastHtml = '';
+  readonly app: FastifyInstance;
+  readonly ip: string;
+  constructor(app: FastifyInstance, ip = '198.51.100.7') {
+    this.app = app;
+    this.ip = ip;
   }
+
+  private remember(setCookie: string | string[] | undefined) {
+    for (const c of [setCookie ?? []].flat()) {
+      const [pair] = c.split(';');
+      const [name, value] = pair!.split('=');
+      if (name === SESSION_COOKIE || name === SECURE_SESSION_COOKIE)
+        this.cookie = value ? `${name}=${value}` : '';
+      if (name === CSRF_COOKIE || name === SECURE_CSRF_COOKIE)
+        this.csrfCookie = value ? `${name}=${value}` : '';
+    }
+  }
+
+  private cookieHeader(): Record<string, string> {
+    const all = [this.cookie, this.csrfCookie].filter(Boolean).join('; ');
+    return all ? { cookie: all } : {};
+  }
+
+  async get(path: string, headers: Record<string, string> = {}) {
+    const res = await this.app.inject({
+      method: 'GET',
+      url: path,
+      headers: { ...this.cookieHeader(), ...headers },
+      remoteAddress: this.ip,
+    });
+    this.remember(res.headers['set-cookie']);
+    this.lastHtml = res.body;
+    return res;
+  }
+
+  csrf(): string {
+    const match = /name="_csrf" value="([^"]+)"/.exec(this.lastHtml);
+    if (!match) throw new Error('no CSRF token on the last page');
+    return match[1]!;
+  }
+
+  async post(
+    path: string,
+    form: Record<string, string>,
+    options: { csrf?: string | null; headers?: Record<string, string> } = {},
+  ) {
+    const token = options.csrf === undefined ? this.csrf() : options.csrf;
+    const body = new URLSearchParams({ ...(token === null ? {} : { _csrf: token }), ...form }).toString();
+    const res = await this.app.inject({
+      method: 'POST',
+      url: path,
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        ...this.cookieHeader(),
+        ...options.headers,
+      },
+      payload: body,
+      remoteAddress: this.ip,
+    });
+    this.remember(res.headers['set-cookie']);
+    this.lastHtml = res.body;
+    return res;
+  }
+
+  /** Sign up, confirm by the mailed link with the password, sign in. */
+  async signUpVerified(mail: ReturnType<typeof mailbox>, email: string, password: string) {
+    await this.get('/sign-up');
+    await this.post('/sign-up', { email, password });
+    const link = new URL(mail.link(email, 'verify'));
+    await this.get(`${link.pathname}${link.search}`);
+    await this.post('/verify', { token: link.searchParams.get('token')!, password });
+    await this.get('/sign-in');
+    return this.post('/sign-in', { email, password });
+  }
+}
+
+/**
+ * Whether a command the first-request snippets run in (curl, python3) is installed: optional on a
+ * developer's machine (the snippet is left out), required in CI (.ci/run installs both), so that
+ * nothing is skipped there.
+ */
+export async function commandAvailable(command: string): Promise<boolean> {
+  const found = await new Promise<boolean>((resolve) =>
+    execFile(command, ['--version'], { timeout: 10_000 }, (error) => resolve(!error)),
+  );
+  if (!found && process.env.CI === 'true') {
+    throw new Error(`${command} is required in CI (.ci/run installs it)`);
+  }
+  return found;
 }

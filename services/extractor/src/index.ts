@@ -10,12 +10,12 @@ import { createJsonCache, systemClock } from '@subx/ports';
 import {
   cacheLookupMetrics,
   canaryMetrics,
-  transcriptionMetrics,
   startGrpcServer,
   upstreamMetrics,
   grpcTlsFromConfig,
 } from '@subx/service-kit';
 import type { Logger } from '@subx/service-kit';
+import { transcriptionMetrics } from './transcription/metrics.ts';
 import { Canary, YouTubeClient } from '@subx/youtube';
 import type { YouTubeClientConfig } from '@subx/youtube';
 import type { ExtractorConfig } from './config.ts';

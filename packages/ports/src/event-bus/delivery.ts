@@ -6,7 +6,7 @@
  * and how a backoff is waited out (or given up on).
  */
 import { RetriableError, type BusMessage, type BusObserver, type DeliveredMessage } from './port.ts';
-import { backoffDelay, deadLetterErrorMessage, type RetryBackoff } from './shared.ts';
+import { deadLetterErrorMessage, redeliveryDelay, type RetryBackoff } from './shared.ts';
 
 /** What `runHandler` returns when the member crashed while the handler ran: abandon the message. */
 export const CRASHED = Symbol('crashed');
@@ -71,7 +71,7 @@ export async function deliver(delivery: Delivery): Promise<DeliveryOutcome> {
       }
       delivery.onFailure?.(error, attempt);
     }
-    const waited = await delivery.waitBackoff(backoffDelay(delivery.retryBackoff, attempt));
+    const waited = await delivery.waitBackoff(redeliveryDelay(delivery.retryBackoff, attempt));
     if (waited !== 'done') return waited;
   }
 }

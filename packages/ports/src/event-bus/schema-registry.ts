@@ -17,6 +17,7 @@ import { create, createMutableRegistry, type FileRegistry } from '@bufbuild/prot
 import type { Logger } from '../logger.ts';
 export type { ValueSchemaIds } from './kafka/options.ts';
 import { withTimeout } from './kafka/util.ts';
+import { backoffDelay } from '../backoff.ts';
 
 /** The header Confluent's serializers write a value's schema id into (the library's constant). */
 export const VALUE_SCHEMA_ID_HEADER = '__value_schema_id';
@@ -114,8 +115,8 @@ export async function registerTopicSchemas(
   const ids = new Map<string, Buffer>();
   const deadline = Date.now() + timeoutMs;
   for (const { topic, messageType } of topics) {
-    let delayMs = 250;
     for (let attempt = 1; ; attempt++) {
+      const delayMs = backoffDelay({ baseMs: 250, maxMs: 5_000 }, attempt);
       const left = deadline - Date.now();
       try {
         const headers: Record<string, Buffer | string | (Buffer | string)[] | undefined> = {};
@@ -149,7 +150,6 @@ export async function registerTopicSchemas(
           'schema registry not answering yet; retrying',
         );
         await sleep(delayMs);
-        delayMs = Math.min(delayMs * 2, 5_000);
       }
     }
   }

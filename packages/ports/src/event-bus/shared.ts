@@ -1,11 +1,17 @@
+import { backoffDelay } from '../backoff.ts';
+
 /** Redelivery backoff after a failed handler: `initialMs`, doubling per attempt, capped at `maxMs`. */
 export interface RetryBackoff {
   initialMs?: number;
   maxMs?: number;
 }
 
-export function backoffDelay(backoff: Required<RetryBackoff>, attempt: number): number {
-  return Math.min(backoff.maxMs, backoff.initialMs * 2 ** Math.min(attempt - 1, 20));
+/**
+ * The wait before redelivering a message after its `attempt`-th failure: the documented schedule
+ * exactly (no jitter: the failures of one partition are retried one message at a time anyway).
+ */
+export function redeliveryDelay(backoff: Required<RetryBackoff>, attempt: number): number {
+  return backoffDelay({ baseMs: backoff.initialMs, maxMs: backoff.maxMs, jitter: 'none' }, attempt);
 }
 
 /** 32-bit FNV-1a over the UTF-8 bytes: stable across processes and restarts. */

@@ -98,9 +98,9 @@ export const RECONNECT_BACKOFF: grpc.ChannelOptions = {
  * HTTP/2's default receive window is 64 KiB: an answer larger than that (a long video's
  * transcript, the grouped answers of a StreamTranscripts message) comes in 64 KiB steps, each waiting for
  * the client's WINDOW_UPDATE. A 4 MiB window (gRPC's default largest message) lets the server send
- * any one answer at once. On `npm start` with the micro-cache off (scripts/bench/npm-start-extract.ts,
- * runs before and after interleaved), extracts of a 400-segment transcript went from 549–681 to
- * 1,358–1,493 requests/s. Callers may override through `channelOptions`.
+ * any one answer at once, which more than doubles the rate of uncached extracts of long
+ * transcripts (docs/benchmarks.md, "Transcript batching"). Callers may override through
+ * `channelOptions`.
  */
 export const FLOW_CONTROL_WINDOW: grpc.ChannelOptions = {
   'grpc-node.flow_control_window': 4 * 1024 * 1024,

@@ -1,5 +1,8 @@
 export {
   registry,
+  counter,
+  gauge,
+  histogram,
   collectProcessMetrics,
   scrape,
   LATENCY_BUCKETS,
@@ -10,8 +13,5 @@ export type { MetricsServer, StartMetricsServerOptions } from './server.ts';
 export * from './http.ts';
 export * from './grpc.ts';
 export * from './caches.ts';
-export * from './transcription.ts';
 export * from './bus.ts';
-export * from './webhooks.ts';
-export * from './jobs.ts';
 export * from './upstream.ts';

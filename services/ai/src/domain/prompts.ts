@@ -4,7 +4,7 @@
  * escaped so the data cannot close its block or open a fake one, and the system message (which the
  * model ranks above user content) says that the blocks are data to analyse, never instructions.
  */
-import { segmentLine } from './chunking.ts';
+import { segmentLine } from './prompt-windows.ts';
 import type { CommentItem, SummaryStyle, TranscriptSegment, VideoInfo } from './types.ts';
 
 export interface ChatMessage {

@@ -7,7 +7,12 @@
  */
 import OpenAI, { APIConnectionError, APIError } from 'openai';
 import { AppError, Errors } from '@subx/errors';
-import { batchByBudget, chunkTranscript, estimateTokens, transcriptTokens } from '../domain/chunking.ts';
+import {
+  batchByBudget,
+  splitIntoPromptWindows,
+  estimateTokens,
+  transcriptTokens,
+} from '../domain/prompt-windows.ts';
 import {
   analysisMessages,
   chunkNotesMessages,
@@ -191,7 +196,7 @@ export function createModelEngine(options: ModelEngineOptions): AiEngine {
     transcript: Transcript,
     segments: readonly TranscriptSegment[],
   ): Promise<ChunkNote[]> {
-    const chunks = chunkTranscript(segments, budget);
+    const chunks = splitIntoPromptWindows(segments, budget);
     options.onEvent?.({ type: 'map_reduce', chunks: chunks.length, tokens: transcriptTokens(segments) });
     const perChunk = await mapLimit(chunks, concurrency, async (chunk) => {
       const reply = await completeJson(

@@ -5,7 +5,7 @@ import type { DocumentStore } from '@subx/ports';
 import { createRequestCounts } from './request-counts.ts';
 import type { RequestCounts } from './request-counts.ts';
 import { InvalidUsageEventError } from './usage-ledger.ts';
-import { requestReport } from './test-support.ts';
+import { requestReport } from '../../test/ledger-support.ts';
 
 const day = async (counts: RequestCounts, account = 'acc-1', date = '2026-03-10') =>
   Object.fromEntries((await counts.days(account, date, date)).get(date) ?? []);

@@ -18,7 +18,7 @@ import type {
 import { CREDIT_USAGE_TOPIC, startUsageConsumer } from './usage-consumer.ts';
 import { createUsageLedger } from './usage-ledger.ts';
 import type { UsageLedger } from './usage-ledger.ts';
-import { usageEvent } from './test-support.ts';
+import { usageEvent } from '../../test/ledger-support.ts';
 
 const encode = (e: creditUsageV1.CreditUsage) => creditUsageV1.CreditUsage.encode(e).finish();
 

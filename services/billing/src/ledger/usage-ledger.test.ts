@@ -3,7 +3,7 @@ import { creditUsageV1 } from '@subx/contracts';
 import { ManualClock, createInMemoryDocumentStore } from '@subx/ports';
 import type { Collection, Doc, DocumentStore } from '@subx/ports';
 import { InvalidUsageEventError, createUsageLedger } from './usage-ledger.ts';
-import { usageEvent } from './test-support.ts';
+import { usageEvent } from '../../test/ledger-support.ts';
 import type { DailyAggregate, LedgerEntry, UsageLedger } from './usage-ledger.ts';
 
 /** A store whose `failOn` hook can make one collection operation throw, like a dropped connection. */

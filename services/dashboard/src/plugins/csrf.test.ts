@@ -3,11 +3,11 @@ import fastifyCookie from '@fastify/cookie';
 import fastifyFormbody from '@fastify/formbody';
 import fp from 'fastify-plugin';
 import { describe, expect, it } from 'vitest';
-import { createAnonymousCsrf } from '../anonymous-csrf.ts';
+import { createAnonymousCsrf } from '../auth/anonymous-csrf.ts';
 import { loadDashboardConfig } from '../config.ts';
-import { cookiePolicy } from '../cookies.ts';
+import { cookiePolicy } from '../auth/cookies.ts';
 import type { DashboardServices } from '../services.ts';
-import type { Session } from '../sessions.ts';
+import type { Session } from '../auth/sessions.ts';
 import csrf from './csrf.ts';
 
 const config = loadDashboardConfig({ ADMIN_TOKEN: 'csrf-test-admin-token-0123456789' });

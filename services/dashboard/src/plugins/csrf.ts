@@ -6,8 +6,8 @@
  * API, not cookie-authenticated, so it is not checked here.
  */
 import fp from 'fastify-plugin';
-import { messagePage } from '../pages.ts';
-import { csrfMatches } from '../sessions.ts';
+import { messagePage } from '../views/pages.ts';
+import { csrfMatches } from '../auth/sessions.ts';
 import type { DashboardServices } from '../services.ts';
 import { setCookie } from './session.ts';
 

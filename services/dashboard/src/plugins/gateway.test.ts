@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Browserish, buildTestDashboard } from '../test-support.ts';
+import { Browserish, buildTestDashboard } from '../../test/support.ts';
 
 describe('request.gateway', () => {
   it('passes the request id to every gateway call, so both services log one id', async () => {

@@ -5,7 +5,7 @@
  */
 import fp from 'fastify-plugin';
 import type { FastifyRequest } from 'fastify';
-import type { GatewayClient } from '../gateway-client.ts';
+import type { GatewayClient } from '../gateway/client.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -6,9 +6,9 @@
  */
 import fp from 'fastify-plugin';
 import type { FastifyReply } from 'fastify';
-import { GatewayError } from '../gateway-client.ts';
-import type { PageContext } from '../pages.ts';
-import { messagePage } from '../pages.ts';
+import { GatewayError } from '../gateway/client.ts';
+import type { PageContext } from '../views/pages.ts';
+import { messagePage } from '../views/pages.ts';
 import type { DashboardServices } from '../services.ts';
 
 type Render = (ctx: PageContext) => string;

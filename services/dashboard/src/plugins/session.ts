@@ -7,10 +7,10 @@
  */
 import type { FastifyReply } from 'fastify';
 import fp from 'fastify-plugin';
-import type { CookieNames } from '../cookies.ts';
-import type { Session } from '../sessions.ts';
+import type { CookieNames } from '../auth/cookies.ts';
+import type { Session } from '../auth/sessions.ts';
 import type { DashboardServices } from '../services.ts';
-import type { UserDoc } from '../users.ts';
+import type { UserDoc } from '../auth/users.ts';
 
 interface RequestState {
   /** Signed-in visitors only. */

@@ -1,7 +1,7 @@
 /** The signed-in person's gateway account: null before the address is confirmed (no account yet). */
 import type { FastifyRequest } from 'fastify';
-import type { GatewayAccount } from '../gateway-client.ts';
-import { signedInUser } from '../plugins/guards.ts';
+import type { GatewayAccount } from '../gateway/client.ts';
+import { signedInUser } from '../auth/guards.ts';
 
 export async function accountOf(request: FastifyRequest): Promise<GatewayAccount | null> {
   const user = signedInUser(request);

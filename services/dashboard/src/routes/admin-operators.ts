@@ -10,8 +10,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { DashboardServices } from '../services.ts';
-import { throttleNetwork } from '../throttle-network.ts';
-import { normalizeEmail } from '../users.ts';
+import { throttleNetwork } from '../auth/throttle-network.ts';
+import { normalizeEmail } from '../auth/users.ts';
 
 const ADMIN_TOKEN_FAILURES = 10;
 const FAILURE_WINDOW_MS = 15 * 60_000;

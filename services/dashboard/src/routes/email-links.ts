@@ -10,15 +10,22 @@
  * made by whoever held it must not outlive it).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { field, formSchema } from '../forms.ts';
-import type { LinkPurpose } from '../one-time-links.ts';
-import type { PageContext } from '../pages.ts';
-import { forgotPage, inboxPage, messagePage, passwordChangedPage, resetPage, verifyPage } from '../pages.ts';
-import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, hashPassword, verifyPassword } from '../passwords.ts';
-import { signedInUser } from '../plugins/guards.ts';
+import { field, formSchema } from '../views/forms.ts';
+import type { LinkPurpose } from '../auth/one-time-links.ts';
+import type { PageContext } from '../views/pages.ts';
+import {
+  forgotPage,
+  inboxPage,
+  messagePage,
+  passwordChangedPage,
+  resetPage,
+  verifyPage,
+} from '../views/pages.ts';
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, hashPassword, verifyPassword } from '../auth/passwords.ts';
+import { signedInUser } from '../auth/guards.ts';
 import type { DashboardServices } from '../services.ts';
-import { EMAIL_FREE_FAILURES } from '../sign-in-throttle.ts';
-import { normalizeEmail } from '../users.ts';
+import { EMAIL_FREE_FAILURES } from '../auth/sign-in-throttle.ts';
+import { normalizeEmail } from '../auth/users.ts';
 
 const verifyForm = formSchema('token', 'password', 'new_password');
 const resetForm = formSchema('token', 'password');

@@ -3,9 +3,9 @@
  * gateway's opaque `next_cursor` travels in this page's query string.
  */
 import type { FastifyInstance } from 'fastify';
-import { GatewayError } from '../gateway-client.ts';
-import { jobsPage } from '../job-pages.ts';
-import { signedInUser } from '../plugins/guards.ts';
+import { GatewayError } from '../gateway/client.ts';
+import { jobsPage } from '../views/job-pages.ts';
+import { signedInUser } from '../auth/guards.ts';
 import type { DashboardServices } from '../services.ts';
 
 const JOBS_PER_PAGE = 20;

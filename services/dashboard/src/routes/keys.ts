@@ -6,10 +6,10 @@
  * after the redirect shows it once, with a first request that uses it.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { field, formSchema } from '../forms.ts';
-import type { GatewayAccount } from '../gateway-client.ts';
-import { keysPage } from '../keys-page.ts';
-import type { Flash } from '../flash.ts';
+import { field, formSchema } from '../views/forms.ts';
+import type { GatewayAccount } from '../gateway/client.ts';
+import { keysPage } from '../views/keys-page.ts';
+import type { Flash } from '../views/flash.ts';
 import type { DashboardServices } from '../services.ts';
 import { accountOf } from './account.ts';
 

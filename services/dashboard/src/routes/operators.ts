@@ -4,14 +4,14 @@
  * revoke a key. Each action is an audit event.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Tier } from '../gateway-client.ts';
-import { TIERS } from '../gateway-client.ts';
-import { field, formSchema } from '../forms.ts';
-import type { Notice, OperatorRow } from '../pages.ts';
-import { operatorsPage } from '../pages.ts';
-import { signedInUser } from '../plugins/guards.ts';
+import type { Tier } from '../gateway/client.ts';
+import { TIERS } from '../gateway/client.ts';
+import { field, formSchema } from '../views/forms.ts';
+import type { Notice, OperatorRow } from '../views/pages.ts';
+import { operatorsPage } from '../views/pages.ts';
+import { signedInUser } from '../auth/guards.ts';
 import type { DashboardServices } from '../services.ts';
-import type { UserDoc } from '../users.ts';
+import type { UserDoc } from '../auth/users.ts';
 
 const OPERATORS_PAGE_SIZE = 25;
 const accountForm = formSchema('tier', 'add_credits');

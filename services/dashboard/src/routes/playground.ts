@@ -5,9 +5,9 @@
  * knows: under `npm run demo` one the replay has, and the page offers the others.
  */
 import type { FastifyInstance } from 'fastify';
-import { field, formSchema } from '../forms.ts';
-import type { PlaygroundInput } from '../pages.ts';
-import { FORMATS, playgroundPage } from '../pages.ts';
+import { field, formSchema } from '../views/forms.ts';
+import type { PlaygroundInput } from '../views/pages.ts';
+import { FORMATS, playgroundPage } from '../views/pages.ts';
 import type { DashboardServices } from '../services.ts';
 import { accountOf } from './account.ts';
 

@@ -4,12 +4,12 @@
  * the target afterwards (no open redirect).
  */
 import type { FastifyInstance } from 'fastify';
-import { field, formSchema } from '../forms.ts';
-import { reauthPage } from '../pages.ts';
-import { MAX_PASSWORD_LENGTH, verifyPassword } from '../passwords.ts';
-import { safeNext, signedInUser } from '../plugins/guards.ts';
+import { field, formSchema } from '../views/forms.ts';
+import { reauthPage } from '../views/pages.ts';
+import { MAX_PASSWORD_LENGTH, verifyPassword } from '../auth/passwords.ts';
+import { safeNext, signedInUser } from '../auth/guards.ts';
 import type { DashboardServices } from '../services.ts';
-import { signInSubjects } from '../sign-in-throttle.ts';
+import { signInSubjects } from '../auth/sign-in-throttle.ts';
 
 const reauthForm = formSchema('next', 'password');
 

@@ -4,12 +4,12 @@
  * who has an account.
  */
 import type { FastifyInstance } from 'fastify';
-import { field, formSchema } from '../forms.ts';
-import { signInPage } from '../pages.ts';
-import { MAX_PASSWORD_LENGTH, hashPassword, needsRehash, verifyPassword } from '../passwords.ts';
+import { field, formSchema } from '../views/forms.ts';
+import { signInPage } from '../views/pages.ts';
+import { MAX_PASSWORD_LENGTH, hashPassword, needsRehash, verifyPassword } from '../auth/passwords.ts';
 import type { DashboardServices } from '../services.ts';
-import { signInSubjects } from '../sign-in-throttle.ts';
-import { normalizeEmail } from '../users.ts';
+import { signInSubjects } from '../auth/sign-in-throttle.ts';
+import { normalizeEmail } from '../auth/users.ts';
 
 const signInForm = formSchema('email', 'password');
 

@@ -10,12 +10,12 @@
  * have their password confirmed by the owner's click.
  */
 import type { FastifyInstance } from 'fastify';
-import { field, formSchema } from '../forms.ts';
-import { inboxPage, signUpPage } from '../pages.ts';
-import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, hashPassword } from '../passwords.ts';
+import { field, formSchema } from '../views/forms.ts';
+import { inboxPage, signUpPage } from '../views/pages.ts';
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, hashPassword } from '../auth/passwords.ts';
 import type { DashboardServices } from '../services.ts';
-import { throttleNetwork } from '../throttle-network.ts';
-import { normalizeEmail } from '../users.ts';
+import { throttleNetwork } from '../auth/throttle-network.ts';
+import { normalizeEmail } from '../auth/users.ts';
 
 /** A sign-up for an address that has an account already. */
 async function answerTakenAddress(s: DashboardServices, email: string, hash: string) {

@@ -1,7 +1,7 @@
 /** Usage: today's requests against the daily limit, the balance, and 30 days of requests and credits. */
 import type { FastifyInstance } from 'fastify';
-import { usagePage } from '../pages.ts';
-import { signedInUser } from '../plugins/guards.ts';
+import { usagePage } from '../views/pages.ts';
+import { signedInUser } from '../auth/guards.ts';
 import type { DashboardServices } from '../services.ts';
 
 const DAY_MS = 86_400_000;

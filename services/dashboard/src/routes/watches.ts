@@ -3,12 +3,12 @@
  * POST, behind a ticked confirmation box), which stops the watch; the jobs it started run on.
  */
 import type { FastifyInstance } from 'fastify';
-import { GatewayError } from '../gateway-client.ts';
-import { field, formSchema } from '../forms.ts';
-import { signedInUser } from '../plugins/guards.ts';
+import { GatewayError } from '../gateway/client.ts';
+import { field, formSchema } from '../views/forms.ts';
+import { signedInUser } from '../auth/guards.ts';
 import type { DashboardServices } from '../services.ts';
-import type { Notice } from '../pages.ts';
-import { watchesPage } from '../watch-pages.ts';
+import type { Notice } from '../views/pages.ts';
+import { watchesPage } from '../views/watch-pages.ts';
 
 const confirmForm = formSchema('confirm');
 

@@ -4,9 +4,9 @@
  * confirmation box): the new secret signs from now on, the previous one alongside it for 24 hours.
  */
 import type { FastifyInstance } from 'fastify';
-import { field, formSchema } from '../forms.ts';
-import { webhooksPage } from '../job-pages.ts';
-import { signedInUser } from '../plugins/guards.ts';
+import { field, formSchema } from '../views/forms.ts';
+import { webhooksPage } from '../views/job-pages.ts';
+import { signedInUser } from '../auth/guards.ts';
 import type { DashboardServices } from '../services.ts';
 
 const confirmForm = formSchema('confirm');

@@ -4,8 +4,8 @@ import type { Collection, Doc, DocumentStore, KeyValueStore } from '@subx/ports'
 import { ManualClock, createInMemoryDocumentStore, createInMemoryKeyValueStore } from '@subx/ports';
 import { scrape } from '@subx/service-kit';
 import { rateLimitBody, rateLimitHeaders, rateLimitJson, rateLimitOf } from './rate-limit.ts';
-import type { Replicas } from './test-support.ts';
-import { startReplicas } from './test-support.ts';
+import type { Replicas } from '../../test/access/support.ts';
+import { startReplicas } from '../../test/access/support.ts';
 import { ACCOUNTS_COLLECTION } from './accounts.ts';
 import type { Admission } from './types.ts';
 

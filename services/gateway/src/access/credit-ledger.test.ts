@@ -18,7 +18,7 @@ import { createOutboxRelay } from './outbox-relay.ts';
 import { createIdempotencyStore } from './idempotency.ts';
 import { silentLogger } from '@subx/ports';
 import { waitFor } from '@subx/testing/wait';
-import { TEST_PEPPER } from './test-support.ts';
+import { TEST_PEPPER } from '../../test/access/support.ts';
 
 const TOPIC = 'billing.credit-usage.v1';
 

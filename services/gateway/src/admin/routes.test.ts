@@ -3,8 +3,8 @@ import Fastify from 'fastify';
 import type { FastifyInstance } from 'fastify';
 import { buildAdminApp } from './listener.ts';
 import { loadConfig } from '../config.ts';
-import type { Replicas } from '../access/test-support.ts';
-import { TEST_ADMIN_TOKEN, startReplicas } from '../access/test-support.ts';
+import type { Replicas } from '../../test/access/support.ts';
+import { TEST_ADMIN_TOKEN, startReplicas } from '../../test/access/support.ts';
 
 let replicas: Replicas | undefined;
 let app: FastifyInstance | undefined;

@@ -1,5 +1,5 @@
 /**
- * The transcript batcher against real grpc-js servers on loopback (test-support.ts): the extractor
+ * The transcript batcher against real grpc-js servers on loopback (test/backends/support.ts): the extractor
  * stand-in, and one that only knows GetTranscript (an extractor from before StreamTranscripts).
  * A batch travels as a message on a long-lived StreamTranscripts lane (transcript-lanes.test.ts:
  * what only lanes do).
@@ -26,7 +26,7 @@ import {
   stopHarnesses,
   transcript,
   type Harness,
-} from './test-support.ts';
+} from '../../test/backends/support.ts';
 
 afterEach(stopHarnesses);
 

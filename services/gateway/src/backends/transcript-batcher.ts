@@ -2,13 +2,12 @@
  * Coalesces the extractor's GetTranscript calls made close together into batches, each one
  * message on a long-lived StreamTranscripts call (a lane, transcript-lanes.ts). grpc-js spends far
  * more CPU per call (a new HTTP/2 stream, headers, trailers, the interceptor and load-balancing
- * chain) than per message on an open stream: about 380 µs against 70–110 µs per round trip on the
- * benchmark machine. Under load, the uncached extract path spent most of its time there.
+ * chain) than per message on an open stream (docs/benchmarks.md, "Transcript batching"); under
+ * load, the uncached extract path spent most of its time there.
  *
  * The requests are gathered for a few event-loop turns while more keep coming (GATHER_MAX_TURNS,
  * GATHER_MAX_MS), not only the one turn they were made in: under load, requests arrive over
- * several turns: at 50 connections, calls of about 47 items instead of 18 cost about a fifth
- * less CPU per request. A request made alone waits one empty turn (microseconds) before it goes.
+ * several turns, and larger calls cost less CPU per request. A request made alone waits one empty turn (microseconds) before it goes.
  *
  * Each request keeps the behaviour of its own unary call (transcript-item.ts): its own deadline
  * (an item whose deadline passes is rejected as a unary DEADLINE_EXCEEDED is), its own abort
@@ -44,11 +43,10 @@ const MAX_BATCH = 64;
  * Gathering stops at the first turn that brought no new request, at MAX_BATCH items, after this
  * many turns, or once this much time has passed since the first request, whichever comes first:
  * the time bound keeps a slow, busy event loop (turns of several ms) from adding more than about
- * that to a request's latency. 4 ms, not 2: on a machine whose turns under load take half a
- * millisecond or more (npm start, 50 connections, the micro-cache off), 2 ms cut the gathering at
- * about 25 items a call; 4 ms gathers about 45, for −13% CPU per request and +19% requests/s
- * (switched every second under one load); 8 ms gathered no more. A request that comes
- * alone still waits only its one empty turn.
+ * that to a request's latency. The bounds are set so that a loaded event loop (turns of half a
+ * millisecond or more) still gathers most of a busy moment's requests into one call; larger
+ * bounds gathered no more (docs/benchmarks.md, "Transcript batching"). A request that comes alone
+ * still waits only its one empty turn.
  */
 const GATHER_MAX_TURNS = 8;
 const GATHER_MAX_MS = 4;

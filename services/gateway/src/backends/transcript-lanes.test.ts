@@ -1,6 +1,6 @@
 /**
  * What only StreamTranscripts lanes do: their spread, their age, the fallback to unary calls, and the extractor side of a lane (numbers, timeouts, cancellation, the in-flight cap),
- * against the stand-in of test-support.ts.
+ * against the stand-in of test/backends/support.ts.
  */
 import * as grpc from '@grpc/grpc-js';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -17,7 +17,7 @@ import {
   startHarness,
   stopHarnesses,
   type Harness,
-} from './test-support.ts';
+} from '../../test/backends/support.ts';
 
 afterEach(stopHarnesses);
 

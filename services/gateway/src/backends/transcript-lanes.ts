@@ -1,8 +1,7 @@
 /**
  * The StreamTranscripts calls ("lanes") the transcript batcher (transcript-batcher.ts) sends its
- * batches on: a message on an open call costs about half of what a new call does (grpc-js on
- * loopback, batches of 45 answers: 180–200 µs against 270–390 µs); on `npm start` with the
- * micro-cache off, the main thread's CPU per extract ×0.75 (switched every second under one load).
+ * batches on: a message on an open call costs grpc-js much less than a new call does
+ * (docs/benchmarks.md, "Transcript batching").
  * Several lanes, so that the answers of the batches in flight do not all wait on one HTTP/2
  * stream's flow-control window, and each lane is half-closed after STREAM_MAX_AGE_MS (it ends once
  * its items are answered; the next batch opens a new one), so that a load-balancing policy spreads

@@ -19,8 +19,8 @@
  *   not marked `notified` (a gateway that died in between).
  */
 import { Errors, isAppError, toPublicErrorBody } from '@subx/errors';
-import { jobMetrics } from '@subx/service-kit';
 import type { AppError } from '@subx/errors';
+import { backoffDelay } from '@subx/ports';
 import type { Clock, Logger } from '@subx/ports';
 import { itemsPrice } from '../access/pricing.ts';
 import type { AccessPricing } from '../access/pricing.ts';
@@ -36,6 +36,7 @@ import { resultId } from './model.ts';
 import type { JobDoc, JobItem, JobResultDoc } from './model.ts';
 import type { JobStore } from './store.ts';
 import type { JobNotifier } from './notify.ts';
+import { jobMetrics } from './metrics.ts';
 
 interface JobRunnerConfig {
   JOBS_RUNNER_CONCURRENCY: number;
@@ -274,7 +275,7 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
       // Items left for another round failed for a passing reason (a timeout, pacing): give the
       // platform a moment rather than asking again at once.
       if (attempt < config.JOB_ITEM_ATTEMPTS && existing.size < to - from) {
-        await sleep(Math.min(10_000, 1_000 * 2 ** (attempt - 1)));
+        await sleep(backoffDelay({ baseMs: 1_000, maxMs: 10_000 }, attempt));
       }
     }
     // Anything still without a result after every round (the job was canceled mid-window) stays

@@ -6,6 +6,7 @@
  */
 import { extractorV1 } from '@subx/contracts';
 import { AppError, Errors } from '@subx/errors';
+import { backoffDelay } from '@subx/ports';
 import type { SearchDuration, SearchFeature, SearchSort, UploadDate } from '@subx/youtube';
 import type { ExtractorBackend } from '../backends/types.ts';
 import { playlistIdOf } from '../domain/video-urls.ts';
@@ -83,7 +84,7 @@ async function withRetries<T>(
       return await work();
     } catch (error) {
       if (!(error instanceof AppError) || !error.retryable || attempt >= attempts) throw error;
-      await sleep(Math.min(30_000, 1_000 * 2 ** attempt));
+      await sleep(backoffDelay({ baseMs: 2_000, maxMs: 30_000 }, attempt));
     }
   }
 }

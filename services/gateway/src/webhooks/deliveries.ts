@@ -14,7 +14,6 @@ import { randomUUID } from 'node:crypto';
 import { DuplicateKeyError } from '@subx/ports';
 import type { Clock, DocumentStore } from '@subx/ports';
 import { AppError, Errors } from '@subx/errors';
-import { countWebhookDelivery, observeWebhookAttempt } from '@subx/service-kit';
 import {
   deliverWebhook,
   nextRetryDelayMs,
@@ -26,6 +25,7 @@ import type { HostLookup, WebhookTargetRefusal } from '@subx/webhooks';
 import type { Logger } from '@subx/ports';
 import type { WebhookConfig } from './config.ts';
 import type { WebhookSecrets } from './secrets.ts';
+import { countWebhookDelivery, observeWebhookAttempt } from './metrics.ts';
 
 const WEBHOOK_DELIVERIES_COLLECTION = 'webhook_deliveries';
 

@@ -12,8 +12,8 @@ import type { FastifyInstance } from 'fastify';
 import { createInMemoryDocumentStore } from '@subx/ports';
 import type { DocumentStore } from '@subx/ports';
 import { hashApiKey } from '../../src/access/api-key.ts';
-import { TEST_ADMIN_TOKEN, TEST_PEPPER, startReplicas } from '../../src/access/test-support.ts';
-import type { Replicas } from '../../src/access/test-support.ts';
+import { TEST_ADMIN_TOKEN, TEST_PEPPER, startReplicas } from '../access/support.ts';
+import type { Replicas } from '../access/support.ts';
 import { buildAdminApp } from '../../src/admin/listener.ts';
 import { buildTestGateway } from './support.ts';
 

@@ -6,8 +6,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { createDelegationRegistry } from '../../src/access/delegation.ts';
-import { TEST_ADMIN_TOKEN, startReplicas } from '../../src/access/test-support.ts';
-import type { Replicas } from '../../src/access/test-support.ts';
+import { TEST_ADMIN_TOKEN, startReplicas } from '../access/support.ts';
+import type { Replicas } from '../access/support.ts';
 import { buildAdminApp } from '../../src/admin/listener.ts';
 import { buildTestGateway, VIDEO_URL } from './support.ts';
 

@@ -15,7 +15,8 @@ import {
   type DeliveredMessage,
   type SubscribeOptions,
 } from '../port.ts';
-import { backoffDelay, concurrencyOf, type RetryBackoff } from '../shared.ts';
+import { backoffDelay } from '../../backoff.ts';
+import { concurrencyOf, type RetryBackoff } from '../shared.ts';
 import {
   finishMessage,
   hasSlotFor,
@@ -94,7 +95,7 @@ async function connectAndSubscribe(
       return;
     } catch (error) {
       await consumer.disconnect().catch(() => undefined);
-      const delay = backoffDelay({ initialMs: 250, maxMs: 2_000 }, attempt);
+      const delay = backoffDelay({ baseMs: 250, maxMs: 2_000 }, attempt);
       if (Date.now() + delay >= deadline) throw error;
       onRetry(attempt, error, delay);
       await new Promise((resolve) => setTimeout(resolve, delay));

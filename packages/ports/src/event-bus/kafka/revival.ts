@@ -6,6 +6,7 @@
 import type { Consumer, ConsumerRunConfig } from 'kafkajs';
 import type { BusObserver } from '../port.ts';
 import type { Logger } from '../../logger.ts';
+import { backoffDelay } from '../../backoff.ts';
 
 export interface RevivalOptions {
   consumer: Consumer;
@@ -27,16 +28,16 @@ export interface Revival {
 
 export function createRevival(options: RevivalOptions): Revival {
   const { consumer, groupId, logger, observer } = options;
-  let delayMs = options.initialDelayMs;
+  // Crashes since the last handled message: a member that keeps crashing (a message it can neither
+  // handle nor dead-letter) is retried less and less often; one handled message resets it.
+  let crashes = 0;
   let reviving = false;
 
   const revive = (error: unknown, runConfig: ConsumerRunConfig): void => {
     if (!options.isRunning()) return;
     reviving = true;
-    const retryInMs = delayMs;
-    // A member that keeps crashing (a message it can neither handle nor dead-letter) is retried
-    // less and less often; one handled message resets the delay.
-    delayMs = Math.min(30_000, delayMs * 2);
+    crashes += 1;
+    const retryInMs = backoffDelay({ baseMs: options.initialDelayMs, maxMs: 30_000 }, crashes);
     logger?.error({ groupId, err: String(error), retryInMs }, 'consumer stopped; starting it again');
     observer?.consumerRevived?.(groupId);
     const timer = setTimeout(() => {
@@ -57,7 +58,7 @@ export function createRevival(options: RevivalOptions): Revival {
 
   return {
     progressed() {
-      delayMs = options.initialDelayMs;
+      crashes = 0;
     },
     watch(runConfig) {
       consumer.on(consumer.events.CRASH, (event) => {

@@ -1,5 +1,5 @@
 /** Topic setup through the admin client: created when missing, retried while a broker gets ready. */
-import { backoffDelay } from '../shared.ts';
+import { backoffDelay } from '../../backoff.ts';
 import type { KafkaConnections } from './connections.ts';
 import type { Logger } from '../../logger.ts';
 
@@ -68,7 +68,7 @@ export function createTopicSetup(options: TopicSetupOptions): TopicSetup {
           await createMissing(unknown);
           break;
         } catch (error) {
-          const delay = backoffDelay({ initialMs: 250, maxMs: 2_000 }, attempt);
+          const delay = backoffDelay({ baseMs: 250, maxMs: 2_000 }, attempt);
           if (!brokerNotReadyYet(error) || options.isClosed() || Date.now() + delay >= deadline) throw error;
           logger?.warn(
             { err: error, topics: unknown, attempt, retryInMs: delay },

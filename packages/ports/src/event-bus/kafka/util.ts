@@ -1,5 +1,6 @@
 /** Small helpers of the Kafka adapter: bounded waits, kafkajs's retriability, header decoding. */
 import type { IHeaders } from 'kafkajs';
+import { backoffDelay } from '../../backoff.ts';
 
 const RETRY_ATTEMPTS = 8;
 
@@ -11,7 +12,9 @@ export async function retrying<T>(operation: () => Promise<T>): Promise<T> {
     } catch (error) {
       const retriable = (error as { retriable?: boolean }).retriable === true;
       if (!retriable || attempt >= RETRY_ATTEMPTS) throw error;
-      await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, 50 * 2 ** attempt)));
+      await new Promise((resolve) =>
+        setTimeout(resolve, backoffDelay({ baseMs: 100, maxMs: 1_000 }, attempt)),
+      );
     }
   }
 }
