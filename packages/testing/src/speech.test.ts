@@ -5,7 +5,15 @@ describe('word error rate', () => {
   it('is 0 for the same words whatever the case, punctuation and number spelling', () => {
     expect(wordErrorRate('Ten books, at twenty past nine.', 'ten Books at 20 past 9')).toBe(0);
     expect(normalisedWords('Call 911 or 1,234.')).toEqual([
-      'call', 'nine', 'one', 'one', 'or', 'one', 'two', 'three', 'four',
+      'call',
+      'nine',
+      'one',
+      'one',
+      'or',
+      'one',
+      'two',
+      'three',
+      'four',
     ]);
   });
 

@@ -49,8 +49,27 @@ export function nonSpeechClips(dir: string): Record<string, string> {
     tone: ['synth', '10', 'sine', '440', 'vol', '0.5'],
     'pink noise': ['synth', '10', 'pinknoise', 'vol', '0.3'],
     'plucked chords (music-like)': [
-      'synth', '0.5', 'pluck', 'C4', 'pluck', 'E4', 'pluck', 'G4', ':',
-      'synth', '0.5', 'pluck', 'A3', 'pluck', 'C4', 'pluck', 'E4', 'repeat', '9', 'vol', '0.4',
+      'synth',
+      '0.5',
+      'pluck',
+      'C4',
+      'pluck',
+      'E4',
+      'pluck',
+      'G4',
+      ':',
+      'synth',
+      '0.5',
+      'pluck',
+      'A3',
+      'pluck',
+      'C4',
+      'pluck',
+      'E4',
+      'repeat',
+      '9',
+      'vol',
+      '0.4',
     ],
     'rising sweep': ['synth', '10', 'sine', '200-2000', 'vol', '0.4'],
   };
@@ -65,8 +84,26 @@ export function nonSpeechClips(dir: string): Record<string, string> {
 }
 
 const SMALL = [
-  'zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven',
-  'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen',
+  'zero',
+  'one',
+  'two',
+  'three',
+  'four',
+  'five',
+  'six',
+  'seven',
+  'eight',
+  'nine',
+  'ten',
+  'eleven',
+  'twelve',
+  'thirteen',
+  'fourteen',
+  'fifteen',
+  'sixteen',
+  'seventeen',
+  'eighteen',
+  'nineteen',
 ];
 const TENS = ['', '', 'twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty', 'ninety'];
 
@@ -74,7 +111,8 @@ const TENS = ['', '', 'twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 
 function spellNumber(digits: string): string {
   const n = Number(digits);
   if (digits.length <= 2 && n < 20) return SMALL[n]!;
-  if (digits.length === 2) return n % 10 === 0 ? TENS[n / 10]! : `${TENS[Math.floor(n / 10)]} ${SMALL[n % 10]}`;
+  if (digits.length === 2)
+    return n % 10 === 0 ? TENS[n / 10]! : `${TENS[Math.floor(n / 10)]} ${SMALL[n % 10]}`;
   return [...digits].map((d) => SMALL[Number(d)]).join(' ');
 }
 
