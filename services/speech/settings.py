@@ -62,6 +62,11 @@ def load_settings(env, argv: list) -> Settings:
         missing = [f for f in ("model.bin", "config.json") if not os.path.isfile(os.path.join(model_dir, f))]
         if missing:
             problems.append(f"STT_MODEL_DIR={model_dir} is not a CTranslate2 Whisper model (no {', '.join(missing)})")
+    elif env.get("STT_MULTILINGUAL", "").strip() == "1":
+        # Where install.sh joins Whisper base: next to the packages of the venv this runs in.
+        model_dir = os.path.join(sys.prefix, "models", "whisper-base")
+        if not os.path.isfile(os.path.join(model_dir, "model.bin")):
+            problems.append(f"STT_MULTILINGUAL=1 but {model_dir} has no model (STT_MULTILINGUAL=1 bash install.sh adds it)")
     else:
         try:
             model_dir = bundled_model_dir()
