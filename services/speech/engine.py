@@ -4,8 +4,8 @@ non-speech is taken out before anyone sees it.
 
 Memory stays bounded whatever the audio's length: the upload is decoded into windows of at most
 WINDOW_S seconds of 16 kHz mono (float32: 38 MB for 10 minutes); a window ends where no speech is
-going on (a speech region still open at its end is carried into the next window), so no word is
-cut in two.
+going on (a speech region still open at its end is carried into the next window, or the window
+ends at its quietest moment near the end), so no word is cut in two.
 """
 
 from __future__ import annotations
@@ -20,8 +20,10 @@ import numpy as np
 SAMPLE_RATE = 16000
 WINDOW_S = 600.0
 # A speech region that reaches a window's last CARRY_MARGIN_S seconds is carried into the next
-# window, unless it already fills more than half the window (then it is cut where it stands).
+# window, unless it already fills more than half the window: then the window ends at the quietest
+# 100 ms of its last CUT_SEARCH_S seconds (a pause between words), and the rest is carried.
 CARRY_MARGIN_S = 1.0
+CUT_SEARCH_S = 30
 
 # Silero VAD: speech regions shorter than 250 ms are clicks; 500 ms of silence ends a region;
 # 200 ms of padding each side keeps the first and last phonemes.
@@ -113,13 +115,13 @@ def language_code(requested: str) -> str | None:
 # ---- decoding -----------------------------------------------------------------------------------
 
 
-def decode_windows(data: bytes, max_seconds: float):
-    """Yields float32 arrays of at most WINDOW_S seconds of 16 kHz mono, in order; AudioError
+def decode_windows(data: bytes, max_seconds: float, window_s: float = WINDOW_S):
+    """Yields float32 arrays of at most window_s seconds of 16 kHz mono, in order; AudioError
     when the bytes are not decodable audio. Stops after max_seconds."""
     import av
     from faster_whisper.audio import _group_frames, _ignore_invalid_frames, _resample_frames
 
-    window = int(WINDOW_S * SAMPLE_RATE)
+    window = int(window_s * SAMPLE_RATE)
     limit = int(max_seconds * SAMPLE_RATE)
     seen = 0
     pending: list = []
@@ -164,7 +166,7 @@ class Engine:
     """One loaded Whisper model and the Silero VAD; transcribe() may run on `workers` threads."""
 
     def __init__(self, model_dir: str, cpu_threads: int, workers: int, device: str = "cpu",
-                 compute_type: str = "int8"):
+                 compute_type: str = "int8", window_s: float = WINDOW_S):
         from faster_whisper import WhisperModel
         from faster_whisper.vad import VadOptions, get_vad_model
 
@@ -172,6 +174,7 @@ class Engine:
                                   cpu_threads=cpu_threads, num_workers=workers, local_files_only=True)
         self.multilingual = bool(self.model.model.is_multilingual)
         self.vad_options = VadOptions(**VAD)
+        self.window_s = window_s
         get_vad_model()  # load it now, not on the first request
 
     def speech_regions(self, audio: np.ndarray) -> list:
@@ -187,7 +190,7 @@ class Engine:
         transcript = Transcript(language=code or "en", duration=0.0, speech_seconds=0.0)
         offset = 0.0  # seconds of the audio before `carry`
         carry = np.zeros(0, dtype=np.float32)
-        windows = decode_windows(data, max_seconds)
+        windows = decode_windows(data, max_seconds, self.window_s)
         window = next(windows, None)
         while window is not None:
             transcript.duration += len(window) / SAMPLE_RATE
@@ -197,10 +200,14 @@ class Engine:
             cut = len(audio)
             if following is not None and regions:
                 last = regions[-1]
-                near_end = last["end"] >= len(audio) - CARRY_MARGIN_S * SAMPLE_RATE
-                if near_end and last["start"] > len(audio) // 2:
-                    cut = last["start"]
-                    regions = regions[:-1]
+                if last["end"] >= len(audio) - CARRY_MARGIN_S * SAMPLE_RATE:
+                    if last["start"] > len(audio) // 2:
+                        cut = last["start"]  # the whole region moves into the next window
+                        regions = regions[:-1]
+                    else:  # too long to move: cut it where it is quietest, between words
+                        tail = min(CUT_SEARCH_S * SAMPLE_RATE, len(audio) // 4)
+                        cut = quietest_point(audio, max(last["start"], len(audio) - int(tail)))
+                        regions = [dict(r, end=min(r["end"], cut)) for r in regions if r["start"] < cut]
             if regions and not cancelled():
                 segments, detected = self._transcribe_regions(audio, regions, code, prompt)
                 if code is None and detected:
@@ -250,6 +257,16 @@ class Engine:
             segments.append(Segment(words[0].start, words[-1].end, words, float(s.avg_logprob),
                                     float(s.no_speech_prob), float(s.temperature)))
         return segments, getattr(info, "language", None)
+
+
+def quietest_point(audio: np.ndarray, start: int) -> int:
+    """The middle of the 100 ms of audio[start:] with the least energy (a sample index)."""
+    frame = SAMPLE_RATE // 10
+    frames = (len(audio) - start) // frame
+    if frames < 1:
+        return len(audio)
+    energy = np.square(audio[start : start + frames * frame].reshape(frames, frame)).sum(axis=1)
+    return start + int(np.argmin(energy)) * frame + frame // 2
 
 
 def shift_segment(s: Segment, offset: float) -> None:

@@ -386,7 +386,7 @@ def main() -> int:
     settings = load_settings(os.environ, sys.argv[1:])
     started = time.monotonic()
     engine = Engine(settings.model_dir, settings.cpu_threads, settings.concurrency, settings.device,
-                    settings.compute_type)
+                    settings.compute_type, settings.window_s)
     kind = "multilingual" if engine.multilingual else "English-only"
     sys.stderr.write(f"speech: {settings.model_id} ({kind}, {settings.model_dir}) loaded in "
                      f"{time.monotonic() - started:.1f} s on {settings.device}/{settings.compute_type}, "

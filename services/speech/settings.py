@@ -24,6 +24,7 @@ class Settings:
     max_request_bytes: int
     max_audio_seconds: float
     shutdown_timeout_s: float
+    window_s: float
 
 
 def bundled_model_dir() -> str:
@@ -92,6 +93,7 @@ def load_settings(env, argv: list) -> Settings:
         max_request_bytes=number("STT_MAX_REQUEST_BYTES", 25 * 1024 * 1024, 1, integer=True),
         max_audio_seconds=number("STT_MAX_AUDIO_SECONDS", 3 * 3600, 1),
         shutdown_timeout_s=number("STT_SHUTDOWN_TIMEOUT_S", 600, 0),
+        window_s=number("STT_WINDOW_S", 600, 10),
     )
     if problems:
         sys.stderr.write("speech: bad settings:\n" + "".join(f"  - {p}\n" for p in problems))

@@ -324,6 +324,41 @@ describe.skipIf(!ready && !process.env.CI)(
   },
 );
 
+describe.skipIf(!ready && !process.env.CI)('speech engine: long audio in windows', () => {
+  let engine: StartedEngine;
+  const spoken = readFileSync(join(AUDIO, 'speech.txt'), 'utf8');
+
+  // 70 s of speech in windows of 15 s: every window ends inside or near speech, so each speech
+  // region that reaches a window's end moves into the next window instead of being cut.
+  beforeAll(async () => {
+    engine = await spawnEngine({ STT_WINDOW_S: '15' });
+  }, 120_000);
+  afterAll(() => {
+    engine?.child.kill('SIGTERM');
+  });
+
+  it('joins the windows into one transcript: the same words, times in order across the audio', async () => {
+    const res = await fetch(`${engine.url}/audio/transcriptions`, {
+      method: 'POST',
+      body: form(fileBlob(join(AUDIO, 'speech.webm'), 'audio/webm'), 'speech.webm', {
+        response_format: 'verbose_json',
+        'timestamp_granularities[]': 'word',
+      }),
+    });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as Verbose;
+    expect(body.duration).toBeGreaterThan(68);
+    expect(wordErrorRate(spoken, body.text), body.text).toBeLessThanOrEqual(0.15);
+    let previous = 0;
+    for (const w of body.words!) {
+      expect(w.start).toBeGreaterThanOrEqual(previous);
+      expect(w.end).toBeLessThanOrEqual(body.duration);
+      previous = w.start;
+    }
+    expect(body.words!.at(-1)!.end).toBeGreaterThan(60);
+  }, 240_000);
+});
+
 describe.skipIf(!ready && !process.env.CI)('speech engine: admission and drain', () => {
   let engine: StartedEngine;
   const dir = mkdtempSync(join(tmpdir(), 'speech-drain-'));
