@@ -32,10 +32,13 @@ RUN apt-get update \
 COPY --from=build /opt/speech/venv /opt/speech/venv
 COPY services/speech/server.py services/speech/engine.py services/speech/formats.py services/speech/metrics.py services/speech/settings.py /opt/speech/
 ARG STT_MULTILINGUAL=0
-ENV STT_HOST=0.0.0.0 \
+# HOME on the writable /tmp (tmpfs or emptyDir), for any library that writes a cache there.
+ENV HOME=/tmp \
+    STT_HOST=0.0.0.0 \
     STT_PORT=8000 \
     STT_MULTILINGUAL=${STT_MULTILINGUAL} \
     HF_HUB_OFFLINE=1 \
+    ORT_DISABLE_TELEMETRY=1 \
     PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1
 USER 1000:1000

@@ -167,9 +167,13 @@ class Engine:
 
     def __init__(self, model_dir: str, cpu_threads: int, workers: int, device: str = "cpu",
                  compute_type: str = "int8", window_s: float = WINDOW_S):
+        import onnxruntime
         from faster_whisper import WhisperModel
         from faster_whisper.vad import VadOptions, get_vad_model
 
+        # ONNX Runtime's usage reports: ORT_DISABLE_TELEMETRY=1 (server.py) keeps them from
+        # starting; this turns off the events of a runtime started without it.
+        onnxruntime.disable_telemetry_events()
         self.model = WhisperModel(model_dir, device=device, compute_type=compute_type,
                                   cpu_threads=cpu_threads, num_workers=workers, local_files_only=True)
         self.multilingual = bool(self.model.model.is_multilingual)

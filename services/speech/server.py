@@ -22,7 +22,11 @@ from email.parser import BytesParser
 from email.policy import HTTP
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")  # nothing is ever fetched from a model hub
+# The engine contacts no host: nothing is fetched from a model hub, and ONNX Runtime (Silero VAD's
+# runtime), whose Linux wheels report usage to Microsoft from the first session on, is told not to
+# before it is loaded (the variable must be set before its environment exists).
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ["ORT_DISABLE_TELEMETRY"] = "1"
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import formats  # noqa: E402
 from engine import AudioError, Engine, LanguageError, language_code  # noqa: E402
