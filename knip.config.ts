@@ -47,8 +47,9 @@ const config: KnipConfig = {
       ignoreDependencies: ['axe-core'],
     },
   },
-  // Installed by scripts/engines.sh (Redis, Kafka's JVM, the speech engine's ffmpeg), not by npm.
-  ignoreBinaries: ['redis-server', 'redis-cli', 'java', 'ffmpeg', 'ffprobe'],
+  // Debian's, not npm's: installed by scripts/engines.sh (Redis, Kafka's JVM) and .ci/run (ffmpeg
+  // for the extractor's audio cuts; espeak-ng and sox for the speech engine's tests and benchmark).
+  ignoreBinaries: ['redis-server', 'redis-cli', 'java', 'ffmpeg', 'ffprobe', 'espeak-ng', 'sox', 'soxi'],
 };
 
 export default config;

@@ -31,8 +31,8 @@ UP_TIMEOUT=${UP_TIMEOUT:-300}
 export COMPOSE_PROJECT_NAME=${COMPOSE_PROJECT_NAME:-subx}
 # The stack `up` starts: everything of the demo, apps and observability profiles except Grafana,
 # which cannot be built here (deploy/README.md, "Containers offline").
-UP_PROFILES=(--profile demo --profile apps --profile observability)
-UP_SERVICES=(gateway extractor comments ai billing dashboard demo-youtube prometheus)
+UP_PROFILES=(--profile demo --profile apps --profile observability --profile speech)
+UP_SERVICES=(gateway extractor comments ai billing dashboard demo-youtube speech prometheus)
 SUBX_SERVICES=(gateway extractor comments ai billing dashboard)
 
 SELF=containers.sh
@@ -285,11 +285,12 @@ ensure_otelcol() {
   build_stand_in "$image" "$STAND_INS/otel-collector/Dockerfile" "$ctx"
 }
 
-# The subx images, from deploy/docker/Dockerfile exactly as a user builds them (compose build).
+# The subx images, from deploy/docker/Dockerfile exactly as a user builds them (compose build), and
+# the speech engine's (deploy/docker/speech.Dockerfile: Debian's python3 and the PyPI lock).
 build_subx_images() {
   local t0; t0=$(now)
-  log "images: building the subx images (deploy/docker/Dockerfile) with compose"
-  DOCKER_BUILDKIT=0 COMPOSE_DOCKER_CLI_BUILD=0 compose "${UP_PROFILES[@]}" build "${SUBX_SERVICES[@]}" demo-youtube >&2
+  log "images: building the subx images (deploy/docker/Dockerfile, speech.Dockerfile) with compose"
+  DOCKER_BUILDKIT=0 COMPOSE_DOCKER_CLI_BUILD=0 compose "${UP_PROFILES[@]}" build "${SUBX_SERVICES[@]}" demo-youtube speech >&2
   log "images: subx images built in $(($(now) - t0)) s"
 }
 
@@ -344,8 +345,9 @@ cmd_up() {
   cmd_images
   cmd_env
   log "up: starting ${UP_SERVICES[*]} (waiting up to ${UP_TIMEOUT}s for healthy)"
-  # The demo platform stands in for YouTube (the shell's value wins over .env's).
-  YOUTUBE_BASE_URL=http://demo-youtube:8079 \
+  # The demo platform stands in for YouTube, the speech profile's engine transcribes (the shell's
+  # values win over .env's).
+  YOUTUBE_BASE_URL=http://demo-youtube:8079 TRANSCRIBE_BASE_URL=http://speech:8000/v1 \
     compose "${UP_PROFILES[@]}" up -d --no-build --wait --wait-timeout "$UP_TIMEOUT" "${UP_SERVICES[@]}" >&2 || {
     compose "${UP_PROFILES[@]}" ps -a >&2 || true
     compose "${UP_PROFILES[@]}" logs --tail 30 >&2 || true
@@ -359,6 +361,7 @@ subx is running in containers (compose project $COMPOSE_PROJECT_NAME; the demo p
   API:        http://localhost:$gw   (the README's "Try it" commands work as they are)
   demo key:   $DEMO_API_KEY  (pro tier)
   dashboard:  http://localhost:$db
+  speech:     the speech engine transcribes synthSpeech (mode "auto"; not published on the host)
   Prometheus: http://localhost:$pr
   Grafana:    not started (cannot be built offline here; see deploy/README.md)
   stop:       bash scripts/containers.sh down

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # scripts/engines.sh — run REAL Redis, Apache Kafka (KRaft), FerretDB (MongoDB wire protocol) and a
-# speech-to-text server (scripts/stt-server: PocketSphinx behind OpenAI's transcription API)
+# speech-to-text server (services/speech: faster-whisper behind OpenAI's transcription API)
 # natively on loopback for integration tests, and on request a schema registry (Apicurio Registry,
 # Confluent-compatible API). No Docker, no network at run time.
 #
@@ -32,8 +32,11 @@ FERRETDB_VERSION=${FERRETDB_VERSION:-v1.24.0}  # last 1.x release (2.x needs Pos
 REDIS_TIMEOUT=${REDIS_TIMEOUT:-30}
 KAFKA_TIMEOUT=${KAFKA_TIMEOUT:-90}
 MONGO_TIMEOUT=${MONGO_TIMEOUT:-30}
-STT_TIMEOUT=${STT_TIMEOUT:-30}
-STT_MODEL_ID=${STT_MODEL_ID:-pocketsphinx-en-us}
+STT_TIMEOUT=${STT_TIMEOUT:-90}   # loading the model takes 2-10 s, longer on a busy machine
+STT_MULTILINGUAL=${STT_MULTILINGUAL:-0}   # 1: Whisper base (multilingual) instead of tiny.en
+if [[ $STT_MULTILINGUAL == 1 ]]; then STT_MODEL_ID=${STT_MODEL_ID:-whisper-base}; fi
+STT_MODEL_ID=${STT_MODEL_ID:-whisper-tiny.en}
+STT_CPU_THREADS=${STT_CPU_THREADS:-2}
 APICURIO_VERSION=${APICURIO_VERSION:-2.4.2.Final}   # engines/registry.sh says why this line
 APICURIO_QUARKUS_VERSION=2.16.4.Final            # the Quarkus its parent POM names
 REGISTRY_TIMEOUT=${REGISTRY_TIMEOUT:-90}

@@ -5,5 +5,5 @@
 import { fileURLToPath } from 'node:url';
 
 // The demo's speech-to-text engine (services/embedded/src/demo-speech.ts) runs this server.
-process.env.DEMO_STT_SERVER ||= fileURLToPath(new URL('./stt-server/server.py', import.meta.url));
+process.env.DEMO_STT_SERVER ||= fileURLToPath(new URL('../services/speech/server.py', import.meta.url));
 await import('../services/embedded/src/main.ts');

@@ -23,10 +23,13 @@ if [[ ${1:-} == --quick ]]; then
   run cold-extract --latency 100 --runs 3 --max-ratio 4
   # about 30 s: 10 minutes of audio, throughput and CPU per audio minute (no memory figure there)
   run transcribe-audio --quick
+  # about a minute: the speech engine's word error rate, real-time factor and non-speech clips
+  # (needs its venv: CI's engines step makes it; espeak-ng and sox from .ci/run's apt step)
+  run stt-quality --quick
   # Not bulk-job --quick: 24–37 s here, mostly startup, and a wall-time ratio that swings with
   # the machine's load; run it by hand (scripts/bench/bulk-job.ts).
 else
-  for bench in youtube-parse cold-extract ladder-adaptation vs-youtube-transcript-api cold-extract-cpu npm-start-extract gateway-extract batch-fanout bulk-job metrics-record transcribe-audio; do
+  for bench in youtube-parse cold-extract ladder-adaptation vs-youtube-transcript-api cold-extract-cpu npm-start-extract gateway-extract batch-fanout bulk-job metrics-record transcribe-audio stt-quality; do
     [ -f "scripts/bench/$bench.ts" ] && run "$bench" "$@"
   done
   # The same extract on the images under docker compose: where Docker answers (scripts/containers.sh).

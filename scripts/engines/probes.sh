@@ -96,12 +96,12 @@ except Exception:
 PY
 }
 
-# The speech engine: GET /health answers {"status": "ok"} once the model is loaded.
+# The speech engine: GET /health/ready answers {"status": "ok"} once the model is loaded.
 probe_stt() {
   timeout 5 python3 - "$1" <<'PY'
 import json, sys, urllib.request
 try:
-    with urllib.request.urlopen(f"http://127.0.0.1:{sys.argv[1]}/health", timeout=3) as r:
+    with urllib.request.urlopen(f"http://127.0.0.1:{sys.argv[1]}/health/ready", timeout=3) as r:
         sys.exit(0 if json.load(r).get("status") == "ok" else 1)
 except Exception:
     sys.exit(1)

@@ -1,6 +1,7 @@
 /**
  * The container suite's view of the stack `bash scripts/containers.sh up` runs (compose project
- * `subx`, profiles demo + apps + observability, YOUTUBE_BASE_URL at the demo platform). The suite
+ * `subx`, profiles demo + apps + observability + speech, YOUTUBE_BASE_URL at the demo platform,
+ * TRANSCRIBE_BASE_URL at the speech engine). The suite
  * is the vitest project `containers`, which exists only with CONTAINERS=1 (vitest.config.ts):
  * `bash scripts/containers.sh test`, a step of .ci/run. A stack that is not running fails it.
  */
@@ -16,7 +17,16 @@ export const MONGO_DB = process.env.MONGO_DB ?? 'subx';
 const DEMO_API_KEY = 'sxk_v1_demoDemoDemoDemoDemoDemoDemoDemo';
 export const DEMO_ACCOUNT_ID = 'acct_00000000000000000000000000de7a00';
 const PROJECT = process.env.COMPOSE_PROJECT_NAME ?? 'subx';
-const PROFILES = ['--profile', 'demo', '--profile', 'apps', '--profile', 'observability'];
+const PROFILES = [
+  '--profile',
+  'demo',
+  '--profile',
+  'apps',
+  '--profile',
+  'observability',
+  '--profile',
+  'speech',
+];
 
 export interface Run {
   code: number;
@@ -33,7 +43,12 @@ function run(file: string, args: string[], timeoutMs = 120_000): Promise<Run> {
         cwd: root,
         timeout: timeoutMs,
         maxBuffer: 64 * 1024 * 1024,
-        env: { ...process.env, COMPOSE_PROJECT_NAME: PROJECT, YOUTUBE_BASE_URL: 'http://demo-youtube:8079' },
+        env: {
+          ...process.env,
+          COMPOSE_PROJECT_NAME: PROJECT,
+          YOUTUBE_BASE_URL: 'http://demo-youtube:8079',
+          TRANSCRIBE_BASE_URL: 'http://speech:8000/v1',
+        },
       },
       (error, stdout, stderr) =>
         resolve({ code: error ? Number((error as { code?: number }).code ?? 1) || 1 : 0, stdout, stderr }),

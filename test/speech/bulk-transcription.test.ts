@@ -1,7 +1,7 @@
 /**
  * `mode` on batch and bulk jobs, black-box on the real `npm start` (gateway, the extractor's batch
  * and bulk workers on the in-process bus) against the fake platform, with the real speech engine
- * (scripts/stt-server, PocketSphinx): a batch of [the captionless synthSpeech (70 s of speech) with
+ * (services/speech: faster-whisper, Whisper tiny.en): a batch of [the captionless synthSpeech (70 s of speech) with
  * mode auto, a captioned video] answers one transcribed item (`source: "audio"`) and one caption
  * item, and charges exactly the two item prices plus 2 credits for 70 s of audio; a job does the
  * same; with the model failing, the transcribed item fails (retryable TRANSCRIPTION_FAILED) and
@@ -15,7 +15,7 @@ import { startFakeYouTube, videoIds } from '@subx/testing/fake-youtube';
 import type { FakeYouTube } from '@subx/testing/fake-youtube';
 import { waitFor } from '@subx/testing/wait';
 import { startNpmStart, type NpmStartProcess } from '../system/npm-start-process.ts';
-import { ready, startEngine } from './speech-engine.ts';
+import { MODEL_ID, installEngine, ready, startEngine } from './speech-engine.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = Record<string, any>;
@@ -56,10 +56,10 @@ function expectTranscribedAndCaptioned(results: Json[]) {
 describe.skipIf(!ready && !process.env.CI)('mode on batch and jobs, npm start with a speech engine', () => {
   recordRequirement({
     kind: 'tool',
-    name: 'pocketsphinx',
+    name: 'speech engine (faster-whisper)',
     ran: ready || !!process.env.CI,
-    reason: 'scripts/stt-server/install.sh failed and TRANSCRIBE_BASE_URL is unset',
-    enable: 'bash scripts/stt-server/install.sh',
+    reason: `services/speech/install.sh failed and TRANSCRIBE_BASE_URL is unset: ${installEngine().error}`,
+    enable: 'bash scripts/engines.sh up stt',
   });
   let yt: FakeYouTube;
   let engine: { url: string; child?: ChildProcess };
@@ -79,7 +79,7 @@ describe.skipIf(!ready && !process.env.CI)('mode on batch and jobs, npm start wi
       TRANSCRIPT_CACHE_TTL_MS: '1000',
     };
     [system, broken] = await Promise.all([
-      startNpmStart({ ...common, TRANSCRIBE_BASE_URL: engine.url, TRANSCRIBE_MODEL: 'pocketsphinx-en-us' }),
+      startNpmStart({ ...common, TRANSCRIBE_BASE_URL: engine.url, TRANSCRIBE_MODEL: MODEL_ID }),
       startNpmStart({
         ...common,
         TRANSCRIBE_BASE_URL: 'http://127.0.0.1:1/v1',

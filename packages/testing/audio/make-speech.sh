@@ -8,9 +8,8 @@
 #   speech.webm  Opus in WebM, 24 kbps mono 48 kHz (itag 249/250/251 style)
 #   speech.m4a   AAC-LC in MP4, mono 22.05 kHz, 32 kbps asked (ffmpeg lands near 34; itag 139/140
 #                style), encoded from the decoded Opus rather than from espeak-ng's WAV
-# Why through Opus: PocketSphinx recognises espeak-ng's raw synthesis poorly (about a fifth of the
-# digits), and the same speech after Opus well (about four fifths); AAC from the raw WAV stays
-# poor. Measured with scripts/stt-server, not explained; the speech is the same.
+# Why through Opus: the AAC file is what the platform would serve after its own re-encoding, and
+# a weaker recogniser heard espeak-ng's raw synthesis far worse than the same speech after Opus.
 # The outputs are committed; rerun after changing speech.txt. espeak-ng's output is deterministic
 # for one version; the encoders' may differ by a few bytes between ffmpeg versions.
 set -euo pipefail

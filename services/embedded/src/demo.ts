@@ -10,7 +10,7 @@ import type { FakeYouTube, RouteTable } from '@subx/testing/fake-youtube';
 // The demo needs the exact hash the gateway stores: the gateway's public entry gives it.
 import { hashApiKey, keyDisplay } from '@subx/gateway';
 import type { AccountDoc, AccountRepository } from '@subx/gateway';
-import { startDemoSpeech } from './demo-speech.ts';
+import { speechBannerLine, startDemoSpeech } from './demo-speech.ts';
 
 /** The demo's API key (well-formed: `sxk_v1_` + 32 alphanumerics). Only `npm run demo` accepts it. */
 export const DEMO_API_KEY = 'sxk_v1_demoDemoDemoDemoDemoDemoDemoDemo';
@@ -129,13 +129,11 @@ export async function startDemoPlatform(
         ...DEMO_VIDEOS.map((v) => `    ${v.id.padEnd(width)}  ${v.shows}`),
         `  playlist:     https://www.youtube.com/playlist?list=${DEMO_PLAYLIST_ID}  (${PLAYLIST_VIDEOS.length} of the videos above)`,
         `  README examples: replace localhost:8080 by ${gatewayUrl.replace(/^http:\/\//, '')} if PORT is not 8080.`,
-        speech
-          ? `  speech-to-text: ${speech.baseUrl} (PocketSphinx, scripts/stt-server); captionless video with speech: ${SPEECH_VIDEO_ID}`
-          : '  speech-to-text: off (bash scripts/stt-server/install.sh, or set TRANSCRIBE_BASE_URL)',
+        speechBannerLine(speech, SPEECH_VIDEO_ID),
       ];
     },
     close: () => {
-      speech?.close();
+      speech.close();
       return youtube.close();
     },
   };

@@ -73,6 +73,14 @@ Returns a YAML list of {name, optional}. Call with (dict "root" $ "c" $component
 {{- toYaml $keys -}}
 {{- end -}}
 
+{{/*
+Whether a component is deployed: its `enabled`, or for the speech engine `speech.enabled`.
+Call with (dict "root" $ "name" $name "c" $component); "true" or empty.
+*/}}
+{{- define "subx.enabled" -}}
+{{- if or .c.enabled (and (eq .name "speech") .root.Values.speech.enabled) }}true{{ end -}}
+{{- end -}}
+
 {{/* Non-secret environment of one component (the ConfigMap data). Call with (dict "root" $ "name" $name "c" $component). */}}
 {{- define "subx.configEnv" -}}
 {{- $root := .root -}}
@@ -102,6 +110,11 @@ Returns a YAML list of {name, optional}. Call with (dict "root" $ "c" $component
 {{- end -}}
 {{- if .c.uses.mongo }}{{ $_ := set $env "MONGO_DB" $root.Values.infra.mongoDb }}{{ end -}}
 {{- if .c.spool }}{{ $_ := set $env "TRANSCRIBE_SPOOL_DIR" "/var/spool/subx" }}{{ end -}}
+{{- $speech := $root.Values.components.speech | default dict -}}
+{{- if and (has .name ($speech.callers | default list)) (include "subx.enabled" (dict "root" $root "name" "speech" "c" $speech)) -}}
+{{- /* The chart's speech engine transcribes for its callers, unless they name another endpoint. */ -}}
+{{- $_ := set $env "TRANSCRIBE_BASE_URL" (printf "http://%s:%d/v1" (include "subx.componentName" (dict "root" $root "name" "speech")) (int $speech.port)) -}}
+{{- end -}}
 {{- if and .c.uses.youtube $root.Values.youtubeClients }}
 {{- if hasKey (.c.env | default dict) "YOUTUBE_CLIENTS" }}{{ fail (printf "components.%s.env.YOUTUBE_CLIENTS and youtubeClients: set the identities in one place (youtubeClients is re-read without a restart)" .name) }}{{ end -}}
 {{- $_ := set $env "YOUTUBE_CLIENTS_FILE" "/etc/subx/youtube-clients/clients.json" -}}
