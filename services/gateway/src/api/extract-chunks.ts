@@ -81,6 +81,7 @@ export async function extractChunks(
       translate: body.translate,
       mode: TRANSCRIPT_MODE[body.mode],
       maxAudioSeconds: tierAudioCap(body.mode, request.admission?.account.tier, ctx.pricing),
+      accountId: request.admission?.account.id ?? '',
       segmentsAsJson: false,
       segmentsJsonAsBytes: false,
       headJsonAsBytes: false,

@@ -88,6 +88,8 @@ export const registerExtract: RouteRegistrar = (app, ctx) => {
         translate: body.translate,
         mode: TRANSCRIPT_MODE[body.mode],
         maxAudioSeconds: tierAudioCap(body.mode, request.admission?.account.tier, ctx.pricing),
+        // The transcriber's queue takes turns between accounts (captions start no model work).
+        accountId: body.mode === 'captions' ? '' : (request.admission?.account.id ?? ''),
         // The segments and the members before them (video_id, metadata, language, subtitle_type)
         // as UTF-8 bytes, rendered once per cached transcript and copied into the answer as they
         // come: nothing to decode and render per request.
