@@ -166,6 +166,7 @@ await direct.getTranscript({
   answerJson: false,
   mode: 0 as const,
   maxAudioSeconds: 0,
+  accountId: '',
 });
 
 /** One cold single extract of the next video, on the extraction service directly (no bus). */
@@ -183,6 +184,7 @@ const coldSingle = async () => {
     answerJson: false,
     mode: 0 as const,
     maxAudioSeconds: 0,
+    accountId: '',
   };
   return (await timed(() => direct.getTranscript(request))).ms;
 };

@@ -336,6 +336,7 @@ async function main() {
       answerJson: false,
       mode: 0 as const,
       maxAudioSeconds: 0,
+      accountId: '',
     });
     singles.push(performance.now() - t0);
   }

@@ -316,6 +316,7 @@ async function grpcAlone(port: number, duration: number): Promise<Measured> {
     answerJson: false,
     mode: 0 as const,
     maxAudioSeconds: 0,
+    accountId: '',
   };
   const call = () =>
     new Promise<number>((resolve, reject) => {

@@ -56,10 +56,77 @@ describe('createJsonCache', () => {
     expect(calls).toBe(2);
     gate.resolve();
     const results = await Promise.all(pending);
-    expect(results.every((r) => r.value === 'loaded' && !r.cached)).toBe(true);
+    expect(results.every((r) => r.value === 'loaded')).toBe(true);
+    // handed out fresh once, to the first caller: the others received what it loaded
+    expect(results.map((r) => r.cached)).toEqual([false, ...Array<boolean>(9).fill(true)]);
     expect((await other).value).toBe('loaded');
     expect(calls).toBe(2);
     expect(await cache.getOrLoad('same', 1_000, loader)).toEqual({ value: 'loaded', cached: true });
+  });
+
+  it('a caller that leaves by its signal stops waiting; the one still waiting gets the value fresh', async () => {
+    const { cache } = setup();
+    const gate = deferred();
+    let loads = 0;
+    const loader = async () => {
+      loads++;
+      await gate.promise;
+      return 'loaded';
+    };
+    const starter = new AbortController();
+    const first = cache.getOrLoad('k', 1_000, loader, { signal: starter.signal });
+    const second = cache.getOrLoad('k', 1_000, loader, { signal: new AbortController().signal });
+    await new Promise((resolve) => setImmediate(resolve));
+    starter.abort(new Error('gave up'));
+    await expect(first).rejects.toThrow('gave up');
+    gate.resolve();
+    expect(await second).toEqual({ value: 'loaded', cached: false });
+    expect(loads).toBe(1);
+  });
+
+  it('aborts the load, and stores nothing, when every caller waiting on it has left', async () => {
+    const { cache } = setup();
+    let seen: AbortSignal | undefined;
+    const loader = (signal: AbortSignal) => {
+      seen = signal;
+      // work that ends only when it is stopped, as an aborted download or model request does
+      return new Promise<string>((_, reject) =>
+        signal.addEventListener('abort', () => reject(signal.reason)),
+      );
+    };
+    const callers = [new AbortController(), new AbortController()];
+    const pending = callers.map((c) => cache.getOrLoad('k', 1_000, loader, { signal: c.signal }));
+    await new Promise((resolve) => setImmediate(resolve));
+    callers[0]!.abort(new Error('first left'));
+    await expect(pending[0]).rejects.toThrow('first left');
+    expect(seen?.aborted).toBe(false);
+    callers[1]!.abort(new Error('second left'));
+    await expect(pending[1]).rejects.toThrow('second left');
+    expect(seen?.aborted).toBe(true);
+    expect(await cache.get('k')).toBeNull();
+    // the next caller starts a load of its own
+    expect(await cache.getOrLoad('k', 1_000, async () => 'again')).toEqual({ value: 'again', cached: false });
+  });
+
+  it('a load that answers after its callers left is not stored', async () => {
+    const { cache } = setup();
+    const gate = deferred();
+    const caller = new AbortController();
+    const pending = cache.getOrLoad(
+      'k',
+      1_000,
+      async () => {
+        await gate.promise;
+        return 'late';
+      },
+      { signal: caller.signal },
+    );
+    await new Promise((resolve) => setImmediate(resolve));
+    caller.abort(new Error('left'));
+    await expect(pending).rejects.toThrow('left');
+    gate.resolve();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await cache.get('k')).toBeNull();
   });
 
   it('forceRefresh skips the read but stores the fresh value', async () => {

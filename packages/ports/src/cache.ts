@@ -8,15 +8,35 @@ export interface JsonCache {
   delete(key: string): Promise<void>;
   /**
    * The cached value, or the loader's (then stored for `ttlMs`). Concurrent misses for the same key
-   * in this process share one loader call. `forceRefresh` skips the read but still stores.
-   * A store that is unavailable (KeyValueUnavailableError) is skipped: loaded, not stored.
+   * in this process share one loader call, whose value is handed out fresh (`cached: false`) once:
+   * to the earliest caller still waiting when it is loaded; the others get it as `cached: true`,
+   * like a read of the entry it becomes (what a caller is charged for is what it alone received).
+   * `forceRefresh` skips the read but still stores. A store that is unavailable
+   * (KeyValueUnavailableError) is skipped: loaded, not stored.
+   *
+   * `signal`: the caller stops waiting when it aborts (its call rejects with the signal's reason);
+   * when every caller waiting on a load has aborted, the load's own signal aborts, so that the
+   * work nobody waits for any more stops and is not stored. A caller without a signal always waits.
    */
   getOrLoad<T>(
     key: string,
     ttlMs: number,
-    loader: () => Promise<T>,
-    options?: { forceRefresh?: boolean },
+    loader: (signal: AbortSignal) => Promise<T>,
+    options?: LoadOptions,
   ): Promise<{ value: T; cached: boolean }>;
+}
+
+export interface LoadOptions {
+  forceRefresh?: boolean;
+  signal?: AbortSignal;
+}
+
+/** One load shared by the callers of a key: who still waits, and whether its value was handed out. */
+interface Flight {
+  readonly promise: Promise<unknown>;
+  readonly controller: AbortController;
+  waiting: number;
+  handed: boolean;
 }
 
 export interface JsonCacheOptions {
@@ -49,7 +69,7 @@ function deepFreeze<T>(value: T): T {
  */
 export function createJsonCache(kv: KeyValueStore, options: JsonCacheOptions): JsonCache {
   const { prefix, onLookup } = options;
-  const inFlight = new Map<string, Promise<unknown>>();
+  const inFlight = new Map<string, Flight>();
   const fullKey = (key: string): string => `${prefix}:${key}`;
   const decoded =
     options.decodedEntries && options.decodedEntries > 0
@@ -105,29 +125,62 @@ export function createJsonCache(kv: KeyValueStore, options: JsonCacheOptions): J
     async getOrLoad<T>(
       key: string,
       ttlMs: number,
-      loader: () => Promise<T>,
-      options: { forceRefresh?: boolean } = {},
+      loader: (signal: AbortSignal) => Promise<T>,
+      options: LoadOptions = {},
     ): Promise<{ value: T; cached: boolean }> {
+      const { signal } = options;
+      signal?.throwIfAborted();
       // A cache is an optimisation: when the store cannot answer (KeyValueUnavailableError, already
       // bounded by the store's command timeout) the value is loaded, and not stored, instead.
       if (!options.forceRefresh) {
         const hit = await get<T>(key).catch(missWhenUnavailable);
         if (hit !== null) return { value: hit, cached: true };
       }
-      let flight = inFlight.get(key) as Promise<T> | undefined;
+      signal?.throwIfAborted();
+      let flight = inFlight.get(key);
       if (!flight) {
-        flight = (async () => {
-          const value = await loader();
+        const controller = new AbortController();
+        const promise = (async () => {
+          const value = await loader(controller.signal);
+          // Nobody waits for it any more: not stored (a late answer of a stopped load).
+          controller.signal.throwIfAborted();
           await set(key, value, ttlMs).catch(missWhenUnavailable);
           return value;
         })();
-        inFlight.set(key, flight);
+        const started: Flight = { promise, controller, waiting: 0, handed: false };
+        flight = started;
+        inFlight.set(key, started);
         const clear = (): void => {
-          if (inFlight.get(key) === flight) inFlight.delete(key);
+          if (inFlight.get(key) === started) inFlight.delete(key);
         };
-        flight.then(clear, clear);
+        promise.then(clear, clear);
       }
-      return { value: await flight, cached: false };
+      const joined = flight;
+      joined.waiting += 1;
+      let leave: (() => void) | undefined;
+      const left = signal
+        ? new Promise<never>((_, reject) => {
+            leave = () => {
+              joined.waiting -= 1;
+              if (joined.waiting === 0) {
+                if (inFlight.get(key) === joined) inFlight.delete(key);
+                joined.controller.abort(signal.reason);
+              }
+              reject(signal.reason as Error);
+            };
+            signal.addEventListener('abort', leave, { once: true });
+          })
+        : undefined;
+      try {
+        const value = (await (left ? Promise.race([joined.promise, left]) : joined.promise)) as T;
+        const fresh = !joined.handed;
+        joined.handed = true;
+        return { value, cached: !fresh };
+      } finally {
+        if (leave) signal!.removeEventListener('abort', leave);
+        // A caller that left by its signal was uncounted then.
+        if (!signal?.aborted) joined.waiting -= 1;
+      }
     },
   };
 }

@@ -41,5 +41,5 @@ export {
   type InMemoryKeyValueStoreOptions,
 } from './key-value/in-memory.ts';
 export { createRedisKeyValueStore, type RedisKeyValueStoreOptions } from './key-value/redis.ts';
-export { createJsonCache, type JsonCache } from './cache.ts';
+export { createJsonCache, type JsonCache, type LoadOptions } from './cache.ts';
 export { createAdapters, type Adapters, type AdaptersConfig, type Dependency } from './adapters.ts';

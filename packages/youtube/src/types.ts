@@ -54,6 +54,8 @@ export interface TranscriptRequest {
   language: string;
   translate?: boolean;
   include?: readonly MetadataField[];
+  /** Stops a translation by a model (its caller stopped waiting). */
+  signal?: AbortSignal;
 }
 
 export interface Transcript {
@@ -128,5 +130,6 @@ export type FetchLike = (input: string, init: RequestInit & { dispatcher?: unkno
  * same order. Rejects with an AppError when it cannot.
  */
 export interface SegmentTranslator {
-  translate(texts: readonly string[], targetLanguage: string): Promise<string[]>;
+  /** `signal` stops the model's requests. */
+  translate(texts: readonly string[], targetLanguage: string, signal?: AbortSignal): Promise<string[]>;
 }

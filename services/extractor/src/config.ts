@@ -99,8 +99,17 @@ export const ConfigSchema = z
     TRANSCRIBE_MODEL: nameString.default('whisper-1'),
     /** Bound on one request to the model (one part of the audio, its whole answer). */
     TRANSCRIBE_TIMEOUT_MS: durationMs.default(120_000),
-    /** Transcriptions in flight per process; more wait their turn. */
+    /** Transcriptions in flight per process; more wait their turn, accounts taking turns. */
     TRANSCRIBE_CONCURRENCY: intBetween(1, 64).default(2),
+    /** Transcriptions waiting for a turn, in all: past it 503 SERVICE_UNAVAILABLE, retryable. */
+    TRANSCRIBE_QUEUE_MAX: intBetween(0, 10_000).default(32),
+    /** Transcriptions of one account waiting for a turn: past it 503 SERVICE_UNAVAILABLE, retryable. */
+    TRANSCRIBE_QUEUE_PER_ACCOUNT: intBetween(1, 10_000).default(4),
+    /**
+     * How long a transcription the model failed on (no speech, an answer cut short, a timeout) is
+     * remembered for the video: a repeat within it is answered the same without the model.
+     */
+    TRANSCRIBE_FAILURE_TTL_MS: durationMs.default(60 * 60 * 1000),
     /**
      * The deployment's ceiling: longer videos are refused (422 AUDIO_TOO_LONG) before any audio is
      * fetched. Each tier's own cap is the gateway's (pricing table `transcribeMaxSeconds`).

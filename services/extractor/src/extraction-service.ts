@@ -16,8 +16,20 @@ export interface ExtractionCacheTtl {
   playlistMs: number;
 }
 
+/**
+ * The call a transcript is asked on: its deadline, and a signal that aborts when its caller stops
+ * waiting (read only on the paths that start model work: a stream item makes its signal on first use).
+ */
+export interface TranscriptCall {
+  readonly deadline?: Date | undefined;
+  readonly signal?: AbortSignal | undefined;
+}
+
 export interface ExtractionService {
-  getTranscript(req: extractorV1.GetTranscriptRequest): Promise<extractorV1.GetTranscriptResponse>;
+  getTranscript(
+    req: extractorV1.GetTranscriptRequest,
+    call?: TranscriptCall,
+  ): Promise<extractorV1.GetTranscriptResponse>;
   validateVideo(req: extractorV1.ValidateVideoRequest): Promise<extractorV1.ValidateVideoResponse>;
   getPlaylist(req: extractorV1.GetPlaylistRequest): Promise<extractorV1.GetPlaylistResponse>;
 }
@@ -27,6 +39,21 @@ type YouTube = Pick<YouTubeClient, 'getTranscript' | 'validate' | 'getPlaylist' 
 /** Speech-to-text for videos without captions (config TRANSCRIBE_*). */
 export interface Transcription {
   transcriber: Pick<AudioTranscriber, 'transcribe'>;
+  /** The model's name: a transcript is cached per (video, model). */
+  model: string;
+  /**
+   * How long a transcription the model failed on (no speech, an answer cut short, a timeout) is
+   * remembered for the video: a repeat within it is answered the same without the model.
+   */
+  failureTtlMs: number;
+  /**
+   * A synchronous call (one with a deadline) starts model work only with at least this much of its
+   * deadline left, the bound of one request to the model: work that cannot finish before its
+   * caller gives up is refused up front rather than started.
+   */
+  minDeadlineMs: number;
+  /** Whether a failure is the model's verdict on this audio (remembered), not an outage. */
+  isRemembered(error: unknown): boolean;
   /** Longer videos are refused before any audio is fetched. */
   maxSeconds: number;
   /** The download stops and the request is refused (422 AUDIO_TOO_LONG) past this many bytes. */
@@ -55,6 +82,25 @@ interface CachedTranscript {
  */
 function invalidReasonOf(error: AppError): string {
   return error.code === 'VIDEO_UNAVAILABLE' && error.reason ? error.reason : 'video_not_found';
+}
+
+/** A remembered failure, answered again without the model until it is forgotten. */
+function rememberedError(failure: RememberedFailure): AppError {
+  const seconds = Math.max(1, Math.ceil((failure.until - Date.now()) / 1000));
+  return new AppError(
+    failure.code,
+    `${failure.message} (This answer is remembered for the video for ${seconds} s more; nothing was sent to the model.)`,
+    failure.code === 'TRANSCRIPTION_FAILED' ? { retryAfterSeconds: seconds } : {},
+  );
+}
+
+/** 422: the caller's deadline is too near for model work to finish inside it: a job instead. */
+function noTimeToTranscribe(leftMs: number, neededMs: number): AppError {
+  return new AppError(
+    'AUDIO_TOO_LONG',
+    `This request leaves ${Math.max(0, Math.round(leftMs / 1000))} s for a transcription that may take ${Math.round(neededMs / 1000)} s; ` +
+      'nothing was started. Create a bulk job instead (POST /api/v1/jobs with "mode"): jobs transcribe without a deadline per request.',
+  );
 }
 
 /** A language code, or `original`: the language the video is spoken in. */
@@ -109,20 +155,48 @@ function segmentsFormOf(req: extractorV1.GetTranscriptRequest): SegmentsForm {
 
 const NO_BYTES = Buffer.alloc(0);
 
+/** What a transcription the model failed on is remembered as (Transcription.failureTtlMs). */
+interface RememberedFailure {
+  code: 'NO_SPEECH' | 'TRANSCRIPTION_FAILED';
+  message: string;
+  /** Epoch ms. */
+  until: number;
+}
+
+/** The opt-in metadata fields and the VideoMetadata members that hold them. */
+const OPT_IN_MEMBERS: Record<MetadataField, keyof VideoMetadata> = {
+  description: 'description',
+  tags: 'tags',
+  categories: 'categories',
+  view_count: 'viewCount',
+  like_count: 'likeCount',
+  comment_count: 'commentCount',
+  chapters: 'chapters',
+  is_live: 'isLive',
+  was_live: 'wasLive',
+};
+
+/**
+ * The metadata a request with `include` is answered: a transcribed value is cached per video with
+ * every opt-in field, and each request sees the ones it asked for.
+ */
+function metadataFor(metadata: VideoMetadata, include: readonly MetadataField[]): VideoMetadata {
+  const shown: Partial<VideoMetadata> = { ...metadata };
+  for (const field of METADATA_FIELDS) if (!include.includes(field)) delete shown[OPT_IN_MEMBERS[field]];
+  return shown as VideoMetadata;
+}
+
 /**
  * The hit answers of each cached value (`cached: true`), one per segments form, made once. The
  * cache hands out the same (frozen) value while its entry is unchanged (createJsonCache's
  * decodedEntries), so a hot transcript's answer is built once, and, frozen, encoded once too
  * (grpc/answer-encoding.ts); a value the cache no longer holds is collected with its answers.
  */
-const hitAnswers = new WeakMap<
-  CachedTranscript,
-  Partial<Record<SegmentsForm, extractorV1.GetTranscriptResponse>>
->();
+const hitAnswers = new WeakMap<CachedTranscript, Map<string, extractorV1.GetTranscriptResponse>>();
 
 /**
- * `include` is the request's normalised set, the one the value's cache key holds: a value's head
- * is the same for every request that reads it.
+ * `include` is the request's normalised set: a caption value's key holds it; a transcribed value
+ * holds every opt-in field and is answered with the ones asked (metadataFor).
  */
 function answerOf(
   value: CachedTranscript,
@@ -130,10 +204,13 @@ function answerOf(
   form: SegmentsForm,
   include: readonly MetadataField[],
 ): extractorV1.GetTranscriptResponse {
-  const shared = cached ? hitAnswers.get(value)?.[form] : undefined;
+  const variant = `${form}:${include.join(',')}`;
+  const shared = cached ? hitAnswers.get(value)?.get(variant) : undefined;
   if (shared) return shared;
   const json = form === 'segments' ? '' : publicSegmentsJson(value.segments);
-  const metadata = toProtoMetadata(value.metadata);
+  const metadata = toProtoMetadata(
+    value.audioSeconds === undefined ? value.metadata : metadataFor(value.metadata, include),
+  );
   const withHead = form === 'segmentsJsonUtf8AndHead';
   const answer: extractorV1.GetTranscriptResponse = {
     videoId: value.videoId,
@@ -167,8 +244,8 @@ function answerOf(
   // Shared by every hit of this value: frozen, like the value itself.
   if (answer.metadata) Object.freeze(answer.metadata);
   Object.freeze(answer);
-  const answers = hitAnswers.get(value) ?? {};
-  answers[form] = answer;
+  const answers = hitAnswers.get(value) ?? new Map<string, extractorV1.GetTranscriptResponse>();
+  answers.set(variant, answer);
   hitAnswers.set(value, answers);
   return answer;
 }
@@ -192,13 +269,17 @@ export function createExtractionService(deps: {
   const clock = deps.clock ?? { now: () => Date.now() };
 
   /**
-   * The video's audio transcribed: cached per (video, opt-in metadata) whatever language was
-   * asked (the model says which it heard), and loaded once for concurrent requests (the cache's
-   * single flight), so a repeat or another format never pays the model again.
+   * The video's audio transcribed: cached per (video, model) whatever language or metadata was
+   * asked (the model says which language it heard; every opt-in field is kept, each request sees
+   * its own), and loaded once for concurrent requests (the cache's single flight), so a repeat or
+   * another format never pays the model again. The load is stopped (download and model request)
+   * when every caller waiting for it has left; a failure that is the model's verdict on the audio
+   * is remembered for the video (Transcription.failureTtlMs), force_refresh or not.
    */
   async function transcribed(
     req: extractorV1.GetTranscriptRequest,
     include: MetadataField[],
+    call: TranscriptCall,
   ): Promise<extractorV1.GetTranscriptResponse> {
     const transcription = deps.transcription;
     if (!transcription) {
@@ -207,22 +288,47 @@ export function createExtractionService(deps: {
         'The video has no captions to read, and this deployment transcribes no audio (TRANSCRIBE_BASE_URL is unset).',
       );
     }
-    const key = `transcript:v1:audio:${req.videoId}:${include.join(',')}`;
+    const key = `transcript:v2:audio:${req.videoId}:${transcription.model}`;
+    const failedKey = `transcript:v2:audio-failed:${req.videoId}:${transcription.model}`;
+    const remembered = await cache.get<RememberedFailure>(failedKey).catch(() => null);
+    if (remembered) throw rememberedError(remembered);
     const { value, cached } = await cache.getOrLoad<CachedTranscript>(
       key,
       ttl.transcriptMs,
-      async () => {
+      async (signal) => {
+        // Only the call that starts the work is asked whether it has the time for it.
+        const left = call.deadline ? call.deadline.getTime() - Date.now() : Infinity;
+        if (left < transcription.minDeadlineMs) throw noTimeToTranscribe(left, transcription.minDeadlineMs);
         const audio = await youtube.getAudio({
           videoId: req.videoId,
-          include,
+          // Every field: the value is shared by requests asking any of them.
+          include: [...METADATA_FIELDS],
           // The caller's cap (the key's tier) under the deployment's ceiling.
           maxSeconds:
             req.maxAudioSeconds > 0
               ? Math.min(req.maxAudioSeconds, transcription.maxSeconds)
               : transcription.maxSeconds,
           maxBytes: transcription.maxAudioBytes,
+          signal,
         });
-        const heard = await transcription.transcriber.transcribe(audio);
+        let heard;
+        try {
+          heard = await transcription.transcriber.transcribe(audio, {
+            signal,
+            account: req.accountId,
+            ...(call.deadline ? { deadline: call.deadline, minLeftMs: transcription.minDeadlineMs } : {}),
+          });
+        } catch (err) {
+          if (transcription.isRemembered(err) && isAppError(err)) {
+            const failure: RememberedFailure = {
+              code: err.code === 'NO_SPEECH' ? 'NO_SPEECH' : 'TRANSCRIPTION_FAILED',
+              message: err.message,
+              until: Date.now() + transcription.failureTtlMs,
+            };
+            await cache.set(failedKey, failure, transcription.failureTtlMs).catch(() => undefined);
+          }
+          throw err;
+        }
         // The model's count, else the platform's length (the transcriber falls back per part).
         const seconds = Math.ceil(heard.durationSeconds);
         transcription.onTranscribed?.(seconds);
@@ -236,7 +342,7 @@ export function createExtractionService(deps: {
           fetchedAt: new Date(clock.now()).toISOString(),
         };
       },
-      { forceRefresh: req.forceRefresh },
+      { forceRefresh: req.forceRefresh, signal: call.signal },
     );
     return answerOf(value, cached, segmentsFormOf(req), include);
   }
@@ -246,17 +352,20 @@ export function createExtractionService(deps: {
     req: extractorV1.GetTranscriptRequest,
     language: string,
     include: MetadataField[],
+    call: TranscriptCall,
   ): Promise<extractorV1.GetTranscriptResponse> {
     const key = `transcript:v1:${req.videoId}:${language}:${req.translate ? 't' : 'o'}:${include.join(',')}`;
     const { value, cached } = await cache.getOrLoad<CachedTranscript>(
       key,
       ttl.transcriptMs,
-      async () => {
+      async (signal) => {
         const t = await youtube.getTranscript({
           videoId: req.videoId,
           language,
           translate: req.translate,
           include,
+          // A translation by a model stops when nobody waits for it any more.
+          ...(req.translate ? { signal } : {}),
         });
         return {
           videoId: t.videoId,
@@ -270,31 +379,32 @@ export function createExtractionService(deps: {
           fetchedAt: new Date(clock.now()).toISOString(),
         };
       },
-      { forceRefresh: req.forceRefresh },
+      // Only a translation may start model work: only then is the caller's signal read.
+      { forceRefresh: req.forceRefresh, ...(req.translate ? { signal: call.signal } : {}) },
     );
     return answerOf(value, cached, segmentsFormOf(req), include);
   }
 
   return {
-    async getTranscript(req) {
+    async getTranscript(req, call = {}) {
       if (!isVideoId(req.videoId)) throw Errors.invalidUrl();
       const language = req.language || 'en';
       if (!LANGUAGE.test(language))
         throw Errors.invalidRequest(`language '${language}' is not a language code`);
       const include = normaliseInclude(req.include);
       if (req.mode === extractorV1.TranscriptMode.TRANSCRIPT_MODE_TRANSCRIBE)
-        return transcribed(req, include);
+        return transcribed(req, include, call);
       if (req.mode === extractorV1.TranscriptMode.TRANSCRIPT_MODE_AUTO) {
         try {
-          return await captions(req, language, include);
+          return await captions(req, language, include, call);
         } catch (err) {
           // No captions, or none in the asked language (nor a translation): the audio instead.
           if (isAppError(err) && (err.code === 'NO_SUBTITLES' || err.code === 'LANGUAGE_NOT_AVAILABLE'))
-            return transcribed(req, include);
+            return transcribed(req, include, call);
           throw err;
         }
       }
-      return captions(req, language, include);
+      return captions(req, language, include, call);
     },
 
     async validateVideo(req) {

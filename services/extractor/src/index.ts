@@ -21,7 +21,7 @@ import type { YouTubeClientConfig } from '@subx/youtube';
 import type { ExtractorConfig } from './config.ts';
 import { workersGroupOf } from './config.ts';
 import { createExtractionService, type Transcription } from './extraction-service.ts';
-import { TranscriptionClient } from './transcription/client.ts';
+import { TranscriptionClient, isModelVerdict } from './transcription/client.ts';
 import { AudioTranscriber } from './transcription/audio-transcriber.ts';
 import { findFfmpeg } from './transcription/audio-file.ts';
 import { isAppError } from '@subx/errors';
@@ -93,16 +93,22 @@ async function transcriptionOf(config: ExtractorConfig, logger: Logger): Promise
     ffmpeg,
     splitTimeoutMs: SPLIT_TIMEOUT_MS,
     concurrency: config.TRANSCRIBE_CONCURRENCY,
+    maxWaiting: config.TRANSCRIBE_QUEUE_MAX,
+    maxWaitingPerAccount: config.TRANSCRIBE_QUEUE_PER_ACCOUNT,
   });
   const metrics = transcriptionMetrics();
   return {
+    model: config.TRANSCRIBE_MODEL,
     maxSeconds: config.TRANSCRIBE_MAX_SECONDS,
     maxAudioBytes: config.TRANSCRIBE_MAX_AUDIO_BYTES,
+    failureTtlMs: config.TRANSCRIBE_FAILURE_TTL_MS,
+    minDeadlineMs: config.TRANSCRIBE_TIMEOUT_MS,
+    isRemembered: isModelVerdict,
     transcriber: {
-      async transcribe(audio) {
+      async transcribe(audio, options) {
         const started = performance.now();
         try {
-          const heard = await transcriber.transcribe(audio);
+          const heard = await transcriber.transcribe(audio, options);
           metrics.transcribed(heard.durationSeconds, (performance.now() - started) / 1000);
           return heard;
         } catch (err) {

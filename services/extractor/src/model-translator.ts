@@ -93,20 +93,27 @@ export function createModelTranslator(options: ModelTranslatorOptions): SegmentT
   const size = options.groupSize ?? 100;
   const chars = options.groupChars ?? 12_000;
 
-  async function translateGroup(texts: string[], targetLanguage: string): Promise<string[]> {
+  async function translateGroup(
+    texts: string[],
+    targetLanguage: string,
+    signal: AbortSignal | undefined,
+  ): Promise<string[]> {
     const user = JSON.stringify({ target_language: targetLanguage, segments: texts });
     for (let attempt = 0; attempt < 2; attempt++) {
       let content: string | null | undefined;
       try {
-        const completion = await client.chat.completions.create({
-          model: options.model,
-          temperature: 0,
-          response_format: { type: 'json_object' },
-          messages: [
-            { role: 'system', content: SYSTEM_PROMPT },
-            { role: 'user', content: user },
-          ],
-        });
+        const completion = await client.chat.completions.create(
+          {
+            model: options.model,
+            temperature: 0,
+            response_format: { type: 'json_object' },
+            messages: [
+              { role: 'system', content: SYSTEM_PROMPT },
+              { role: 'user', content: user },
+            ],
+          },
+          signal ? { signal } : undefined,
+        );
         content = completion.choices[0]?.message?.content;
       } catch (err) {
         throw toAppError(err);
@@ -120,10 +127,10 @@ export function createModelTranslator(options: ModelTranslatorOptions): SegmentT
   }
 
   return {
-    async translate(texts, targetLanguage) {
+    async translate(texts, targetLanguage, signal) {
       const out: string[] = [];
       for (const group of groupTexts(texts, size, chars))
-        out.push(...(await translateGroup(group, targetLanguage)));
+        out.push(...(await translateGroup(group, targetLanguage, signal)));
       return out;
     },
   };

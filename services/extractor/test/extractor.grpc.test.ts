@@ -39,6 +39,7 @@ describe('extractor over gRPC against the fake YouTube', () => {
       answerJson: false,
       mode: 0,
       maxAudioSeconds: 0,
+      accountId: '',
       ...extra,
     });
 

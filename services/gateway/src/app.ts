@@ -9,6 +9,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '@subx/errors';
 import packageJson from '../package.json' with { type: 'json' };
 import { DEFAULT_PRICING } from './access/pricing.ts';
+import { createModelBudget } from './access/model-budget.ts';
 import type { Admission } from './access/types.ts';
 import type { GatewayDeps } from './deps.ts';
 import { buildOpenApi } from './openapi/openapi.ts';
@@ -110,7 +111,12 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     void settleAfterResponse(request, deps, refund).then(() => done());
   });
 
-  const ctx: RouteContext = { deps, pricing: deps.pricing ?? DEFAULT_PRICING };
+  const pricing = deps.pricing ?? DEFAULT_PRICING;
+  const ctx: RouteContext = {
+    deps,
+    pricing,
+    modelBudget: createModelBudget({ kv: deps.kv, clock: deps.clock, pricing }),
+  };
   registerExtract(app, ctx);
   registerBatch(app, ctx);
   registerPlaylist(app, ctx);

@@ -94,6 +94,14 @@ export const ConfigSchema = z.object({
    */
   TRANSCRIBE_SYNC_MAX_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
   /**
+   * The deadline of an extract that may start model work (`mode` auto or transcribe, or
+   * `translate`), instead of GRPC_DEADLINE_MS: long enough for the model to finish audio up to
+   * TRANSCRIBE_SYNC_MAX_SECONDS. The extractor starts no model work with less than its
+   * TRANSCRIBE_TIMEOUT_MS of this left (422 AUDIO_TOO_LONG, pointing to jobs), and stops work
+   * whose callers all left.
+   */
+  TRANSCRIBE_SYNC_DEADLINE_MS: durationMs.default(180_000),
+  /**
    * Whose X-Forwarded-For gives the client IP (per-IP limits): false, a hop count, or the proxies'
    * IPs/CIDRs (service-kit net/trust-proxy.ts).
    */

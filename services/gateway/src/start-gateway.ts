@@ -25,6 +25,7 @@ import type { Config } from './config.ts';
 import { createDirectFanOut } from './fanout/direct.ts';
 import { createKafkaFanOut } from './fanout/kafka-fan-out.ts';
 import type { FanOut } from './fanout/types.ts';
+import { createModelBudget } from './access/model-budget.ts';
 import { startJobs } from './jobs/start-jobs.ts';
 import { startWatches } from './watches/start-watches.ts';
 import { createWebhookModule } from './webhooks/index.ts';
@@ -139,6 +140,10 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     credits: access.credits,
     pricing: accessConfig.pricing,
     webhooks,
+    modelBudget: {
+      budget: createModelBudget({ kv, clock, pricing: accessConfig.pricing }),
+      tierOf: async (accountId) => (await access.accounts.get(accountId))?.tier ?? null,
+    },
   });
   // Watches (src/watches): the scheduler runs due ones here, each run starting a bulk job.
   const watches = await startWatches({

@@ -1,7 +1,14 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AudioFetchError, AudioTooLargeError, fetchAudioRanged, pickAudioFormat } from './audio.ts';
+import {
+  AudioFetchError,
+  AudioTooLargeError,
+  audioHostsOf,
+  fetchAudioRanged,
+  isAudioHost,
+  pickAudioFormat,
+} from './audio.ts';
 
 describe('pickAudioFormat', () => {
   it('picks the lowest-bitrate audio-only format with a plain URL', () => {
@@ -46,6 +53,8 @@ describe('fetchAudioRanged', () => {
   const audio = Buffer.alloc(2_500_000);
   for (let i = 0; i < audio.length; i++) audio[i] = i % 251;
   const ranges: string[] = [];
+  /** The Host of every request past the redirects. */
+  const hostsAsked: string[] = [];
   let maxServed = 0;
   let server: Server;
   let base = '';
@@ -59,6 +68,13 @@ describe('fetchAudioRanged', () => {
         res.end(audio);
         return;
       }
+      if (req.url === '/elsewhere' || req.url === '/here') {
+        const port = (server.address() as AddressInfo).port;
+        const host = req.url === '/here' ? '127.0.0.1' : 'localhost';
+        res.writeHead(302, { location: `http://${host}:${port}/a` }).end();
+        return;
+      }
+      hostsAsked.push(req.headers.host ?? '');
       if (req.url === '/broken') {
         res.writeHead(403).end();
         return;
@@ -112,6 +128,31 @@ describe('fetchAudioRanged', () => {
       for await (const _ of fetchAudioRanged(`${base}/unranged`, { maxBytes: 1_000_000 })) void _;
     };
     await expect(run()).rejects.toBeInstanceOf(AudioTooLargeError);
+  });
+
+  it('accepts audio only from the pinned hosts, and follows no redirect to another', async () => {
+    const read = async (url: string) => {
+      const got: Uint8Array[] = [];
+      for await (const chunk of fetchAudioRanged(url, { hosts: ['127.0.0.1'] })) got.push(chunk);
+      return Buffer.concat(got);
+    };
+    hostsAsked.length = 0;
+    const port = new URL(base).port;
+    await expect(read(`http://localhost:${port}/a`)).rejects.toBeInstanceOf(AudioFetchError);
+    await expect(read(`${base}/elsewhere`)).rejects.toBeInstanceOf(AudioFetchError);
+    // neither the URL's host nor the redirect's was ever asked for audio
+    expect(hostsAsked.filter((h) => h.startsWith('localhost'))).toEqual([]);
+    expect((await read(`${base}/here`)).equals(audio)).toBe(true);
+  });
+
+  it('pins the platform’s media hosts, and a stand-in platform’s own host', () => {
+    expect(audioHostsOf('https://www.youtube.com')).toEqual(['googlevideo.com']);
+    expect(audioHostsOf('http://127.0.0.1:4010')).toEqual(['googlevideo.com', '127.0.0.1']);
+    const hosts = audioHostsOf('https://www.youtube.com');
+    expect(isAudioHost('https://rr3---sn-abc.googlevideo.com/videoplayback?x=1', hosts)).toBe(true);
+    expect(isAudioHost('https://googlevideo.com.evil.example/videoplayback', hosts)).toBe(false);
+    expect(isAudioHost('http://169.254.169.254/latest/meta-data', hosts)).toBe(false);
+    expect(isAudioHost('file:///etc/passwd', ['googlevideo.com'])).toBe(false);
   });
 
   it('fails on an unexpected status', async () => {

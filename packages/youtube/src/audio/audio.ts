@@ -73,6 +73,39 @@ export interface AudioFetchOptions {
   pieceTimeoutMs?: number;
   signal?: AbortSignal;
   fetch?: typeof fetch;
+  /**
+   * The hosts audio is accepted from (audioHostsOf): a URL or a redirect to any other host is
+   * refused before a byte is sent to it. Absent: any host (callers that pin nothing).
+   */
+  hosts?: readonly string[];
+}
+
+/** Redirects followed per piece, each to an accepted host. */
+const MAX_REDIRECTS = 3;
+
+/**
+ * The hosts a player's audio URL may name: the platform's media hosts (googlevideo.com and its
+ * subdomains), and the host of a configured stand-in for the platform (YOUTUBE_BASE_URL naming
+ * another host, as tests and demos do), whose media it serves itself.
+ */
+export function audioHostsOf(baseUrl: string): string[] {
+  const hosts = ['googlevideo.com'];
+  const base = new URL(baseUrl).hostname.toLowerCase();
+  if (!/(^|\.)youtube\.com$/.test(base)) hosts.push(base);
+  return hosts;
+}
+
+/** Whether `url` is http(s) on one of `hosts` or a subdomain of one. */
+export function isAudioHost(url: string, hosts: readonly string[]): boolean {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return false;
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return false;
+  const host = parsed.hostname.toLowerCase();
+  return hosts.some((h) => host === h || host.endsWith(`.${h}`));
 }
 
 /**
@@ -89,15 +122,28 @@ export async function* fetchAudioRanged(
   const maxBytes = options.maxBytes ?? 25_000_000;
   const timeoutMs = options.pieceTimeoutMs ?? 30_000;
   const doFetch = options.fetch ?? fetch;
+  const hosts = options.hosts;
+  if (hosts && !isAudioHost(url, hosts))
+    throw new AudioFetchError(`the audio URL names a host that is not the platform's media host`);
   let offset = 0;
   let total: number | undefined;
   for (;;) {
     const signals = [AbortSignal.timeout(timeoutMs)];
     if (options.signal) signals.push(options.signal);
-    const res = await doFetch(url, {
-      headers: { range: `bytes=${offset}-${offset + pieceBytes - 1}` },
-      signal: AbortSignal.any(signals),
-    });
+    const signal = AbortSignal.any(signals);
+    const range = { range: `bytes=${offset}-${offset + pieceBytes - 1}` };
+    // Redirects are followed here, each checked, never by fetch on its own.
+    let res = await doFetch(url, { headers: range, signal, redirect: 'manual' });
+    for (let hop = 0; res.status >= 300 && res.status < 400 && hop < MAX_REDIRECTS; hop += 1) {
+      const location = res.headers.get('location');
+      await res.body?.cancel().catch(() => undefined);
+      const next = location ? new URL(location, url).toString() : '';
+      if (!next || (hosts && !isAudioHost(next, hosts)))
+        throw new AudioFetchError(
+          "the audio host redirected to a host that is not the platform's media host",
+        );
+      res = await doFetch(next, { headers: range, signal, redirect: 'manual' });
+    }
     if (res.status === 416 && total === undefined && offset > 0) return;
     if (res.status !== 206 && res.status !== 200) {
       await res.body?.cancel().catch(() => undefined);

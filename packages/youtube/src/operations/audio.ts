@@ -4,7 +4,13 @@
  * lowest-bitrate such format fetched in ranges up to a cap, and the video's metadata.
  */
 import { AppError, Errors } from '@subx/errors';
-import { AudioFetchError, AudioTooLargeError, fetchAudioRanged, pickAudioFormat } from '../audio/audio.ts';
+import {
+  AudioFetchError,
+  AudioTooLargeError,
+  audioHostsOf,
+  fetchAudioRanged,
+  pickAudioFormat,
+} from '../audio/audio.ts';
 import type { AudioFormat } from '../audio/audio.ts';
 import type { MetadataField, VideoMetadata } from '../types.ts';
 import type { YouTubeOperations } from './context.ts';
@@ -30,12 +36,21 @@ export interface AudioRequest {
   maxBytes?: number;
   /** Refused before any byte is fetched when the video is longer (seconds). */
   maxSeconds?: number;
+  /** Stops the download (its caller stopped waiting). */
+  signal?: AbortSignal;
 }
 
 /** The ranged download with its errors in the API's terms. */
-async function* audioPieces(url: string, maxBytes: number | undefined): AsyncGenerator<Uint8Array> {
+async function* audioPieces(
+  url: string,
+  options: { maxBytes?: number | undefined; signal?: AbortSignal | undefined; hosts: readonly string[] },
+): AsyncGenerator<Uint8Array> {
   try {
-    yield* fetchAudioRanged(url, maxBytes === undefined ? {} : { maxBytes });
+    yield* fetchAudioRanged(url, {
+      ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+      hosts: options.hosts,
+    });
   } catch (err) {
     if (err instanceof AudioTooLargeError) {
       throw new AppError(
@@ -66,7 +81,16 @@ export async function getAudio(yt: YouTubeOperations, req: AudioRequest): Promis
           { details: { max_seconds: req.maxSeconds } },
         );
       }
-      return { videoId: req.videoId, format, pieces: audioPieces(format.url, req.maxBytes), metadata };
+      return {
+        videoId: req.videoId,
+        format,
+        pieces: audioPieces(format.url, {
+          maxBytes: req.maxBytes,
+          signal: req.signal,
+          hosts: audioHostsOf(yt.innertube.config.baseUrl),
+        }),
+        metadata,
+      };
     }
     throw Errors.upstreamError('No client returned an audio-only format with a plain URL.');
   } finally {

@@ -70,7 +70,7 @@ export async function getTranscript(
     try {
       answered = await Promise.all([
         choice.tlang
-          ? fetchTranslation(yt, videoId, choice, hit, lease, pot)
+          ? fetchTranslation(yt, videoId, choice, hit, lease, pot, req.signal)
           : fetchCaptions(yt, choice, hit.client, lease, pot).then((s) => ({
               segments: s,
               translatedBy: undefined,
@@ -122,6 +122,7 @@ async function fetchTranslation(
   hit: PlayerHit,
   lease: Lease,
   pot?: string,
+  signal?: AbortSignal,
 ) {
   try {
     return {
@@ -138,6 +139,7 @@ async function fetchTranslation(
     const texts = await yt.translator.translate(
       original.map((s) => s.text),
       choice.tlang ?? choice.language,
+      signal,
     );
     if (texts.length !== original.length)
       throw Errors.upstreamError('The translation model answered a different number of segments.');

@@ -23,6 +23,7 @@ function transcriptSourceFromClient(
         answerJson: false,
         mode: 0,
         maxAudioSeconds: 0,
+        accountId: '',
       });
       return {
         videoId: res.videoId || videoId,

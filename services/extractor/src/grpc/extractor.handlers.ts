@@ -73,7 +73,9 @@ export function extractorServiceRegistration(
   search: SearchService,
 ): ServiceRegistration {
   return defineService(extractorServiceDefinition, {
-    getTranscript: (req) => service.getTranscript(req),
+    // The call's deadline and signal: model work starts only with the time to finish, and stops
+    // when nobody waits for it any more.
+    getTranscript: (req, ctx) => service.getTranscript(req, ctx),
     // Each item is a GetTranscript: identical concurrent items share the cache's single-flight.
     // Deprecated: kept only for gateways of the previous release, which fall back to it when
     // StreamTranscripts answers UNIMPLEMENTED; it goes in the next major version.
@@ -85,7 +87,7 @@ export function extractorServiceRegistration(
           request: item.request ?? extractorV1.GetTranscriptRequest.create(),
           requestId: item.requestId,
         })),
-      handle: (req) => service.getTranscript(req),
+      handle: (req, ctx) => service.getTranscript(req, ctx),
       ok: itemAnswers.ok,
       failed: itemAnswers.failed,
       // for a gateway that reads `more`
@@ -108,7 +110,7 @@ export function extractorServiceRegistration(
         cancel: req.cancel,
         groupAnswers: req.groupAnswers,
       }),
-      handle: (req) => service.getTranscript(req),
+      handle: (req, ctx) => service.getTranscript(req, ctx),
       ok: itemAnswers.ok,
       failed: itemAnswers.failed,
       group: itemAnswers.group,

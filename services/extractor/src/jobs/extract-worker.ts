@@ -97,22 +97,28 @@ export async function startExtractWorker(deps: ExtractWorkerDeps): Promise<Extra
     job: extractJobV1.ExtractJob,
     budgetMs: number,
   ): Promise<extractorV1.GetTranscriptResponse | Error> {
+    // The budget's end stops model work nobody else waits for (the cache's single flight).
+    const signal = Number.isFinite(budgetMs) ? AbortSignal.timeout(budgetMs) : undefined;
     const work = () =>
       deps.extraction
-        .getTranscript({
-          videoId: job.videoId,
-          language: job.language || 'en',
-          include: job.include,
-          forceRefresh: false,
-          translate: job.translate,
-          // The job's result carries the segments (ExtractResult.segments).
-          segmentsAsJson: false,
-          segmentsJsonAsBytes: false,
-          headJsonAsBytes: false,
-          answerJson: false,
-          mode: job.mode,
-          maxAudioSeconds: job.maxAudioSeconds,
-        })
+        .getTranscript(
+          {
+            videoId: job.videoId,
+            language: job.language || 'en',
+            include: job.include,
+            forceRefresh: false,
+            translate: job.translate,
+            // The job's result carries the segments (ExtractResult.segments).
+            segmentsAsJson: false,
+            segmentsJsonAsBytes: false,
+            headJsonAsBytes: false,
+            answerJson: false,
+            mode: job.mode,
+            maxAudioSeconds: job.maxAudioSeconds,
+            accountId: job.envelope?.accountId ?? '',
+          },
+          { signal },
+        )
         .then(
           (t) => t,
           (err: unknown) => (err instanceof Error ? err : new Error(String(err))),

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { recordRequirement } from '@subx/testing/engines';
-import { audioWorkspace, findFfmpeg, spoolAudio, splitAudio } from './audio-file.ts';
+import { audioWorkspace, findFfmpeg, inputFormatOf, spoolAudio, splitAudio } from './audio-file.ts';
 
 const AUDIO = new URL('../../../../packages/testing/audio/', import.meta.url).pathname;
 const SPEECH_SECONDS = 70.25;
@@ -60,6 +60,7 @@ describe('splitAudio without ffmpeg', () => {
       durationSeconds: SPEECH_SECONDS,
       ffmpeg: undefined,
       timeoutMs: 10_000,
+      inputFormat: 'matroska',
     };
     await expect(splitAudio(path, size, scratch, 'webm', options)).resolves.toEqual([
       { path, startSeconds: 0, durationSeconds: SPEECH_SECONDS },
@@ -99,6 +100,7 @@ describe.skipIf(!ffmpegRuns && !process.env.CI)('splitAudio with ffmpeg', () => 
         durationSeconds: SPEECH_SECONDS,
         ffmpeg: await findFfmpeg('ffmpeg'),
         timeoutMs: 60_000,
+        inputFormat: inputFormatOf(extension === 'webm' ? 'audio/webm' : 'audio/mp4'),
       });
       expect(parts.length).toBeGreaterThanOrEqual(3);
       expect(parts[0]!.startSeconds).toBe(0);
@@ -117,4 +119,28 @@ describe.skipIf(!ffmpegRuns && !process.env.CI)('splitAudio with ffmpeg', () => 
       expect(covered).toBeLessThan(SPEECH_SECONDS + 0.5);
     });
   }
+
+  it('reads the container the MIME type declares, never one it guesses from the bytes', async () => {
+    expect(ffmpegRuns, 'ffmpeg runs').toBe(true);
+    // MP4 bytes served as WebM: read as declared they are no Matroska, and the split fails
+    // instead of ffmpeg picking whatever demuxer the bytes look like.
+    const path = join(AUDIO, 'speech.m4a');
+    const size = statSync(path).size;
+    const dir = mkdtempSync(join(scratch, 'declared-'));
+    await expect(
+      splitAudio(path, size, dir, 'webm', {
+        maxPartBytes: Math.floor(size * 0.4),
+        durationSeconds: SPEECH_SECONDS,
+        ffmpeg: await findFfmpeg('ffmpeg'),
+        timeoutMs: 60_000,
+        inputFormat: inputFormatOf('audio/webm; codecs="opus"'),
+      }),
+    ).rejects.toThrow(/ffmpeg exited/);
+  });
+
+  it('names the demuxer of each declared type', () => {
+    expect(inputFormatOf('audio/webm; codecs="opus"')).toBe('matroska');
+    expect(inputFormatOf('audio/mp4; codecs="mp4a.40.2"')).toBe('mov');
+    expect(inputFormatOf('audio/mpeg')).toBe('mp3');
+  });
 });

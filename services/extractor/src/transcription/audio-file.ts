@@ -65,6 +65,16 @@ export interface SplitOptions {
   ffmpeg: string | undefined;
   /** Bound on each ffmpeg run. */
   timeoutMs: number;
+  /** ffmpeg's demuxer for the audio's declared container (inputFormatOf). */
+  inputFormat: string;
+}
+
+/** ffmpeg's demuxer for a declared audio MIME type: WebM (Matroska), MPEG audio, else MP4 (mov). */
+export function inputFormatOf(mimeType: string): string {
+  const type = mimeType.toLowerCase();
+  if (type.startsWith('audio/webm')) return 'matroska';
+  if (type.startsWith('audio/mpeg')) return 'mp3';
+  return 'mov';
 }
 
 /** Headroom under the limit: the parts of a variable-bitrate stream are not all the same size. */
@@ -126,6 +136,12 @@ async function segment(
       '-nostdin',
       '-v',
       'error',
+      // Only the spooled file is read: no URL, concat or other protocol a crafted input could name.
+      '-protocol_whitelist',
+      'file',
+      // The container the platform declared (its MIME type), not one ffmpeg guesses from the bytes.
+      '-f',
+      options.inputFormat,
       '-i',
       input,
       '-map',

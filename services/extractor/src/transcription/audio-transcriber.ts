@@ -5,7 +5,8 @@
  */
 import { join } from 'node:path';
 import type { VideoAudio } from '@subx/youtube';
-import { audioWorkspace, spoolAudio, splitAudio } from './audio-file.ts';
+import { audioWorkspace, inputFormatOf, spoolAudio, splitAudio } from './audio-file.ts';
+import { AccountTurns } from './account-turns.ts';
 import type { Transcription, TranscriptionClient } from './client.ts';
 
 export interface AudioTranscriberOptions {
@@ -22,6 +23,21 @@ export interface AudioTranscriberOptions {
    * the spool holds at most this many videos' audio (each twice while it is split).
    */
   concurrency: number;
+  /** Transcriptions waiting for a slot, in all (default 32); past it 503, retryable. */
+  maxWaiting?: number;
+  /** Transcriptions of one account waiting for a slot (default 4); past it 503, retryable. */
+  maxWaitingPerAccount?: number;
+}
+
+/** Who asks, and how long it may wait. */
+export interface TranscribeOptions {
+  /** Aborts the wait, the download and the model's request. */
+  signal?: AbortSignal | undefined;
+  /** Whose turn in the queue (GetTranscriptRequest.account_id); '' or absent: anonymous. */
+  account?: string | undefined;
+  /** The caller's deadline: the wait ends `minLeftMs` before it, too late to start. */
+  deadline?: Date | undefined;
+  minLeftMs?: number | undefined;
 }
 
 /** The file name's extension the endpoint reads the container from (OpenAI checks it). */
@@ -34,34 +50,37 @@ function audioExtension(mimeType: string): string {
 export class AudioTranscriber {
   readonly #client: Pick<TranscriptionClient, 'transcribe'>;
   readonly #options: AudioTranscriberOptions;
-  #running = 0;
-  readonly #waiting: (() => void)[] = [];
+  readonly #turns: AccountTurns;
 
   constructor(client: Pick<TranscriptionClient, 'transcribe'>, options: AudioTranscriberOptions) {
     this.#client = client;
     this.#options = options;
+    this.#turns = new AccountTurns({
+      slots: options.concurrency,
+      maxWaiting: options.maxWaiting ?? 32,
+      perAccount: options.maxWaitingPerAccount ?? 4,
+    });
+  }
+
+  /** Transcriptions waiting for a slot now. */
+  get waiting(): number {
+    return this.#turns.waiting;
   }
 
   async transcribe(
     audio: Pick<VideoAudio, 'videoId' | 'format' | 'pieces' | 'metadata'>,
+    options: TranscribeOptions = {},
   ): Promise<Transcription> {
-    // A finishing call hands its slot to the first waiter without freeing it.
-    if (this.#running >= this.#options.concurrency) {
-      await new Promise<void>((resolve) => this.#waiting.push(resolve));
-    } else {
-      this.#running += 1;
-    }
-    try {
-      return await this.#transcribe(audio);
-    } finally {
-      const next = this.#waiting.shift();
-      if (next) next();
-      else this.#running -= 1;
-    }
+    const until =
+      options.deadline === undefined ? undefined : options.deadline.getTime() - (options.minLeftMs ?? 0);
+    return this.#turns.run({ account: options.account ?? '', signal: options.signal, until }, () =>
+      this.#transcribe(audio, options.signal),
+    );
   }
 
   async #transcribe(
     audio: Pick<VideoAudio, 'videoId' | 'format' | 'pieces' | 'metadata'>,
+    signal: AbortSignal | undefined,
   ): Promise<Transcription> {
     const workspace = await audioWorkspace(this.#options.spoolDir);
     try {
@@ -74,10 +93,11 @@ export class AudioTranscriber {
         durationSeconds,
         ffmpeg: this.#options.ffmpeg,
         timeoutMs: this.#options.splitTimeoutMs,
+        inputFormat: inputFormatOf(audio.format.mimeType),
       });
       // The container's type without its codec parameters, as a file upload names it.
       const mimeType = audio.format.mimeType.split(';')[0]!.trim() || 'application/octet-stream';
-      return await this.#client.transcribe(parts, `${audio.videoId}.${extension}`, mimeType);
+      return await this.#client.transcribe(parts, `${audio.videoId}.${extension}`, mimeType, signal);
     } finally {
       await workspace.dispose();
     }

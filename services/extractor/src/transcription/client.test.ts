@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AudioPart } from './audio-file.ts';
-import { languageCode, TranscriptionClient } from './client.ts';
+import { isModelVerdict, languageCode, TranscriptionClient } from './client.ts';
 
 /** A stand-in OpenAI-compatible speech server answering verbose_json. */
 let server: Server;
@@ -130,5 +130,47 @@ describe('TranscriptionClient', () => {
     await expect(client().transcribe([part('x', 0, 74)], 'a.m4a', 'audio/mp4')).resolves.toMatchObject({
       durationSeconds: 70,
     });
+  });
+
+  it('tells the model’s verdicts on the audio (remembered) from outages (asked again)', async () => {
+    const failureOf = (p: Promise<unknown>) =>
+      p.then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+    mode = 'empty';
+    expect(isModelVerdict(await failureOf(client().transcribe([part('x')], 'a.m4a', 'audio/mp4')))).toBe(
+      true,
+    );
+    mode = 'ok';
+    expect(
+      isModelVerdict(await failureOf(client().transcribe([part('x', 0, 100)], 'a.m4a', 'audio/mp4'))),
+    ).toBe(true);
+    mode = 'fail';
+    expect(isModelVerdict(await failureOf(client().transcribe([part('x')], 'a.m4a', 'audio/mp4')))).toBe(
+      false,
+    );
+    const unreachable = new TranscriptionClient({
+      baseURL: 'http://127.0.0.1:1/v1',
+      apiKey: undefined,
+      model: 'whisper-1',
+      timeoutMs: 2_000,
+    });
+    expect(isModelVerdict(await failureOf(unreachable.transcribe([part('x')], 'a.m4a', 'audio/mp4')))).toBe(
+      false,
+    );
+  });
+
+  it('stops the model’s request when its signal aborts', async () => {
+    mode = 'ok';
+    const controller = new AbortController();
+    const pending = client().transcribe([part('x')], 'a.m4a', 'audio/mp4', controller.signal);
+    controller.abort(new Error('left'));
+    const err = await pending.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toMatchObject({ code: 'TRANSCRIPTION_FAILED' });
+    expect(isModelVerdict(err)).toBe(false);
   });
 });

@@ -1,6 +1,6 @@
 /** Speech-to-text through an OpenAI-compatible `/v1/audio/transcriptions` endpoint. */
 import { openAsBlob } from 'node:fs';
-import OpenAI from 'openai';
+import OpenAI, { APIConnectionTimeoutError } from 'openai';
 import { AppError } from '@subx/errors';
 import type { AudioPart } from './audio-file.ts';
 
@@ -61,11 +61,31 @@ export interface Transcription {
   segments: TranscribedSegment[];
 }
 
+/**
+ * Failures that are the model's verdict on the audio it was sent (no speech, an answer cut short, a
+ * timeout): asked again, the model would most likely spend the same again on the same answer, so
+ * they are remembered for the video (extraction-service.ts). An outage (refused connection, 5xx)
+ * or a request its caller stopped is not: it says nothing about the audio.
+ */
+const verdicts = new WeakSet<AppError>();
+
+/** Whether `error` is the model's verdict on the audio (see `verdicts`). */
+export function isModelVerdict(error: unknown): boolean {
+  return error instanceof AppError && verdicts.has(error);
+}
+
+const verdict = (error: AppError): AppError => {
+  verdicts.add(error);
+  return error;
+};
+
 /** The model answered no speech (no segment with text): 404 NO_SPEECH. */
 const noSpeech = () =>
-  new AppError(
-    'NO_SPEECH',
-    'The video has no captions and its audio holds no speech the model could transcribe.',
+  verdict(
+    new AppError(
+      'NO_SPEECH',
+      'The video has no captions and its audio holds no speech the model could transcribe.',
+    ),
   );
 
 /** The model failed, timed out or answered something unusable: 502 TRANSCRIPTION_FAILED, retryable. */
@@ -103,9 +123,14 @@ export class TranscriptionClient {
    * file, and its segments are moved by the part's start so that they time the whole audio.
    * (How many run at once is the caller's: AudioTranscriber bounds the download with them.)
    */
-  async transcribe(parts: readonly AudioPart[], fileName: string, mimeType: string): Promise<Transcription> {
+  async transcribe(
+    parts: readonly AudioPart[],
+    fileName: string,
+    mimeType: string,
+    signal?: AbortSignal,
+  ): Promise<Transcription> {
     const heard: Transcription[] = [];
-    for (const part of parts) heard.push(await this.#transcribePart(part, fileName, mimeType));
+    for (const part of parts) heard.push(await this.#transcribePart(part, fileName, mimeType, signal));
     const segments = heard.flatMap((h) => h.segments);
     if (segments.length === 0) throw noSpeech();
     return {
@@ -115,23 +140,30 @@ export class TranscriptionClient {
     };
   }
 
-  async #transcribePart(part: AudioPart, fileName: string, mimeType: string): Promise<Transcription> {
+  async #transcribePart(
+    part: AudioPart,
+    fileName: string,
+    mimeType: string,
+    signal: AbortSignal | undefined,
+  ): Promise<Transcription> {
     let answer: VerboseJson;
     try {
       // A disk-backed Blob: the upload streams the file instead of holding it.
       const file = new File([await openAsBlob(part.path, { type: mimeType })], fileName, { type: mimeType });
-      answer = (await this.#client.audio.transcriptions.create({
-        file,
-        model: this.#config.model,
-        response_format: 'verbose_json',
-      })) as VerboseJson;
+      answer = (await this.#client.audio.transcriptions.create(
+        { file, model: this.#config.model, response_format: 'verbose_json' },
+        signal ? { signal } : undefined,
+      )) as VerboseJson;
     } catch (err) {
-      throw failed(err instanceof Error ? err.message : String(err), err);
+      const failure = failed(err instanceof Error ? err.message : String(err), err);
+      throw err instanceof APIConnectionTimeoutError ? verdict(failure) : failure;
     }
     const heardSeconds = Number(answer.duration ?? 0);
     if (isCutShort(heardSeconds, part.durationSeconds)) {
-      throw failed(
-        `its answer covers ${heardSeconds.toFixed(1)} s of ${part.durationSeconds.toFixed(1)} s of audio (cut short)`,
+      throw verdict(
+        failed(
+          `its answer covers ${heardSeconds.toFixed(1)} s of ${part.durationSeconds.toFixed(1)} s of audio (cut short)`,
+        ),
       );
     }
     const segments = (answer.segments ?? [])

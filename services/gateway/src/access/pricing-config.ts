@@ -34,6 +34,11 @@ export const PricingOverrideSchema = z.strictObject({
   watchMax: perTier(z.number().int().min(0).max(10_000)).optional(),
   /** Seconds of audio one transcription may have, per tier (at most a day). */
   transcribeMaxSeconds: perTier(z.number().int().min(0).max(86_400)).optional(),
+  /**
+   * Seconds of audio the model may process for one account per UTC day, per tier: a number for
+   * every tier (no tier is unlimited), at most 30 days of audio.
+   */
+  modelSecondsPerDay: perTier(z.number().int().min(0).max(2_592_000)).optional(),
   minimumTier: z
     .strictObject(
       Object.fromEntries(operations.map((op) => [op, tier.optional()])) as Record<

@@ -23,6 +23,12 @@ export interface AccessPricing {
    * extractor's own ceiling (TRANSCRIBE_MAX_SECONDS); extract also stops at TRANSCRIBE_SYNC_MAX_SECONDS.
    */
   transcribeMaxSeconds: Record<Tier, number>;
+  /**
+   * Seconds of audio the model may process for one account per UTC day (access/model-budget.ts):
+   * every transcription the account starts takes its audio's length, failures included; a tier
+   * without a budget left is refused with 429 RATE_LIMITED (reason model_budget). Every tier has one.
+   */
+  modelSecondsPerDay: Record<Tier, number>;
   /** Lowest tier allowed to call the operation. */
   minimumTier: Record<Operation, Tier>;
   prices: {
@@ -56,6 +62,8 @@ export const DEFAULT_PRICING: AccessPricing = {
   watchMax: { free: 0, pro: 10, business: 50, enterprise: 200 },
   // Free has no transcription (the Pro tier and above, minimumTier aside: `mode` is not an operation).
   transcribeMaxSeconds: { free: 0, pro: 3_600, business: 10_800, enterprise: 14_400 },
+  // Four hours of audio a day for Pro, a day's worth for Enterprise: bounded for every tier.
+  modelSecondsPerDay: { free: 0, pro: 14_400, business: 43_200, enterprise: 86_400 },
   minimumTier: {
     extract: 'free',
     batch: 'free',

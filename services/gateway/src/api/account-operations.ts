@@ -83,8 +83,8 @@ const accountSchema = {
     transcription: {
       type: 'object',
       description:
-        'Speech-to-text of captionless videos (`mode` auto or transcribe): the longest audio the tier may have transcribed, and the longest extract transcribes while the client waits (longer: a bulk job).',
-      required: ['max_seconds', 'sync_max_seconds'],
+        'Speech-to-text of captionless videos (`mode` auto or transcribe): the longest audio the tier may have transcribed, the longest extract, batch and playlist transcribe while the client waits (longer: a bulk job), and the seconds of audio the model may process for the account per UTC day.',
+      required: ['max_seconds', 'sync_max_seconds', 'model_seconds_per_day', 'model_seconds_used_today'],
       additionalProperties: false,
       properties: {
         max_seconds: {
@@ -96,6 +96,17 @@ const accountSchema = {
           type: 'integer',
           minimum: 0,
           description: 'Seconds of audio extract transcribes while the client waits (at most max_seconds).',
+        },
+        model_seconds_per_day: {
+          type: 'integer',
+          minimum: 0,
+          description:
+            'Seconds of audio the model may process for this account per UTC day, failures included (every tier has a budget); past it 429 RATE_LIMITED, reason model_budget.',
+        },
+        model_seconds_used_today: {
+          type: 'integer',
+          minimum: 0,
+          description: 'Seconds of that budget used today (resets at 00:00 UTC).',
         },
       },
     },

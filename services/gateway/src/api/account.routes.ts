@@ -1,6 +1,6 @@
 /**
  * GET /api/v1/account: the calling key's tier, balance, today's requests against the daily limit,
- * what the tier may call and its job limits (account-operations.ts). Account-only: the key must be
+ * what the tier may call, its job limits and its model budget (account-operations.ts). Account-only: the key must be
  * valid, nothing is counted against the daily limit or charged; the free reads' per-minute limit
  * applies.
  */
@@ -17,7 +17,10 @@ export const registerAccount: RouteRegistrar = (app, ctx) => {
     const standing = ctx.deps.accountStanding;
     if (!standing)
       throw new AppError('SERVICE_UNAVAILABLE', 'Account reads are not enabled on this gateway.');
-    const { creditsBalance, dailyUsed, daily } = await standing(account);
+    const [{ creditsBalance, dailyUsed, daily }, model] = await Promise.all([
+      standing(account),
+      ctx.modelBudget.today(account),
+    ]);
     const { pricing } = ctx;
     const transcribeMax = tierAllows(account.tier, 'pro') ? pricing.transcribeMaxSeconds[account.tier] : 0;
     // The balance changes with every paid request: no cache may answer for it.
@@ -44,6 +47,8 @@ export const registerAccount: RouteRegistrar = (app, ctx) => {
       transcription: {
         max_seconds: transcribeMax,
         sync_max_seconds: Math.min(transcribeMax, ctx.deps.config.TRANSCRIBE_SYNC_MAX_SECONDS),
+        model_seconds_per_day: model.perDay,
+        model_seconds_used_today: Math.min(model.used, model.perDay),
       },
       request_id: request.id,
     };

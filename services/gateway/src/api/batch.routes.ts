@@ -8,6 +8,7 @@ import { tryVideoIdOf } from '../domain/video-urls.ts';
 import { routeOptions } from '../http/route-context.ts';
 import type { RouteRegistrar } from '../http/route-context.ts';
 import { admissionOf, withReservation } from '../http/reservation.ts';
+import { withModelBudget } from '../access/model-budget.ts';
 import { extractItems, settleItems } from './fan-out-items.ts';
 
 interface BatchBody {
@@ -29,14 +30,17 @@ export const registerBatch: RouteRegistrar = (app, ctx) => {
     const body = request.body;
     // Checked before anything is reserved: chunks need timed json items.
     const chunking = jobChunking(body);
-    const maxAudioSeconds = checkTranscriptionTier(body.mode, admissionOf(request).account.tier, ctx.pricing);
+    const { account } = admissionOf(request);
+    const tierMax = checkTranscriptionTier(body.mode, account.tier, ctx.pricing);
+    // A batch is answered while the client waits: extract's cap on audio applies to its items too.
+    const maxAudioSeconds = Math.min(tierMax, config.TRANSCRIBE_SYNC_MAX_SECONDS);
     const started = performance.now();
     const items = body.urls.map((url) => ({ url, videoId: tryVideoIdOf(url) }));
     // Worst case: every accepted video URL succeeds (with `mode`, transcribed to its full length).
     // URLs that are not video URLs are INVALID_URL items that cannot cost anything.
     const charges = await itemCharges(
       items.map((item) => item.videoId),
-      body,
+      { translate: body.translate, mode: body.mode, capSeconds: maxAudioSeconds },
       ctx.pricing,
       durationsFrom(
         backends.extractor,
@@ -45,22 +49,31 @@ export const registerBatch: RouteRegistrar = (app, ctx) => {
       ),
     );
     return withReservation(credits, request, 'batch', charges.total, async (reservation) => {
-      const outcome = await extractItems(fanOut, request, items, {
-        language: body.language,
-        include: body.include,
-        translate: body.translate,
-        mode: body.mode,
-        maxAudioSeconds,
-        charges,
-        format: body.format,
-        includeTimestamps: body.include_timestamps,
-        totalTimeoutMs: Math.max(0, config.BATCH_TIMEOUT_MS - Math.round(performance.now() - started)),
-        itemTimeoutMs: perItemTimeoutMs(
-          config.BATCH_TIMEOUT_MS,
-          items.length,
-          config.FANOUT_MIN_ITEM_TIMEOUT_MS,
-        ),
-      });
+      // The model's daily budget: each item needing audio takes its length, settled on what was made.
+      const outcome = await withModelBudget(
+        ctx.modelBudget,
+        account,
+        charges.audioSeconds.reduce((sum, n) => sum + n, 0),
+        () =>
+          extractItems(fanOut, request, items, {
+            language: body.language,
+            include: body.include,
+            translate: body.translate,
+            mode: body.mode,
+            maxAudioSeconds,
+            tier: account.tier,
+            charges,
+            format: body.format,
+            includeTimestamps: body.include_timestamps,
+            totalTimeoutMs: Math.max(0, config.BATCH_TIMEOUT_MS - Math.round(performance.now() - started)),
+            itemTimeoutMs: perItemTimeoutMs(
+              config.BATCH_TIMEOUT_MS,
+              items.length,
+              config.FANOUT_MIN_ITEM_TIMEOUT_MS,
+            ),
+          }),
+        (result) => result.modelSeconds,
+      );
       const settled = await settleItems(request, reservation, outcome, items.length, { clock });
       return chunking ? { ...settled, results: withItemChunks(settled.results, chunking) } : settled;
     });

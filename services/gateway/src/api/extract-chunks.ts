@@ -20,7 +20,7 @@ import { jsonTail } from '../domain/extract-cache.ts';
 import { subtitleTypeName, transcriptBody } from '../domain/mappers.ts';
 import type { IncludeField, TranscriptModeName } from '../domain/common-schemas.ts';
 import type { extractorV1 } from '@subx/contracts';
-import { TRANSCRIPT_MODE } from '../domain/transcript-modes.ts';
+import { TRANSCRIPT_MODE, mayStartModelWork } from '../domain/transcript-modes.ts';
 import { videoIdOf } from '../domain/video-urls.ts';
 import { tierAudioCap } from '../domain/item-charges.ts';
 import type { RouteContext } from '../http/route-context.ts';
@@ -81,12 +81,16 @@ export async function extractChunks(
       translate: body.translate,
       mode: TRANSCRIPT_MODE[body.mode],
       maxAudioSeconds: tierAudioCap(body.mode, request.admission?.account.tier, ctx.pricing),
+      accountId: request.admission?.account.id ?? '',
       segmentsAsJson: false,
       segmentsJsonAsBytes: false,
       headJsonAsBytes: false,
       answerJson: false,
     },
-    { requestId: request.id },
+    {
+      requestId: request.id,
+      ...(mayStartModelWork(body) ? { deadlineMs: ctx.deps.config.TRANSCRIBE_SYNC_DEADLINE_MS } : {}),
+    },
   );
   onAnswer?.(transcript);
   const chunks: (Chunk & { embedding?: number[] })[] = chunkTranscript(

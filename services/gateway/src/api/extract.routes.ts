@@ -4,7 +4,13 @@ import type { OutputFormat } from '@subx/formats';
 import { countCacheLookup } from '@subx/service-kit';
 import { rateLimitJson } from '../access/rate-limit.ts';
 import { extractPrice, modelTranslationPrice, transcriptionPrice } from '../access/pricing.ts';
-import { audioTooLongForTier, checkTranscriptionTier, tierAudioCap } from '../domain/item-charges.ts';
+import {
+  audioTooLongForTier,
+  checkTranscriptionTier,
+  overAudioCap,
+  tierAudioCap,
+} from '../domain/item-charges.ts';
+import { withModelBudget } from '../access/model-budget.ts';
 import { AppError } from '@subx/errors';
 import type { extractorV1 } from '@subx/contracts';
 import {
@@ -26,7 +32,7 @@ import { routeOptions } from '../http/route-context.ts';
 import type { RouteRegistrar } from '../http/route-context.ts';
 import { admissionOf, withReservation } from '../http/reservation.ts';
 import { extractChunks, wantsChunks, type ChunkingBody } from './extract-chunks.ts';
-import { TRANSCRIPT_MODE } from '../domain/transcript-modes.ts';
+import { TRANSCRIPT_MODE, mayStartModelWork } from '../domain/transcript-modes.ts';
 
 /** `subx_cache_requests_total{cache="extract_response"}`. */
 const CACHE_NAME = 'extract_response';
@@ -88,6 +94,8 @@ export const registerExtract: RouteRegistrar = (app, ctx) => {
         translate: body.translate,
         mode: TRANSCRIPT_MODE[body.mode],
         maxAudioSeconds: tierAudioCap(body.mode, request.admission?.account.tier, ctx.pricing),
+        // The transcriber's queue takes turns between accounts (captions start no model work).
+        accountId: body.mode === 'captions' ? '' : (request.admission?.account.id ?? ''),
         // The segments and the members before them (video_id, metadata, language, subtitle_type)
         // as UTF-8 bytes, rendered once per cached transcript and copied into the answer as they
         // come: nothing to decode and render per request.
@@ -97,7 +105,11 @@ export const registerExtract: RouteRegistrar = (app, ctx) => {
         segmentsJsonAsBytes: false,
         headJsonAsBytes: false,
       },
-      { requestId: request.id },
+      {
+        requestId: request.id,
+        // Model work needs longer than a read of captions (config TRANSCRIBE_SYNC_DEADLINE_MS).
+        ...(mayStartModelWork(body) ? { deadlineMs: config.TRANSCRIBE_SYNC_DEADLINE_MS } : {}),
+      },
     );
     onAnswer?.(transcript);
     if (body.format !== 'json') {
@@ -211,9 +223,12 @@ export const registerExtract: RouteRegistrar = (app, ctx) => {
     const base = extractPrice(ctx.pricing);
     const translation = body.translate ? modelTranslationPrice(ctx.pricing) : 0;
     let transcription = 0;
+    let tierMax = 0;
+    /** Seconds of audio the model may process for this request (its model budget). */
+    let modelSeconds = 0;
     if (body.mode !== 'captions') {
       const { account } = admissionOf(request);
-      const tierMax = checkTranscriptionTier(body.mode, account.tier, ctx.pricing);
+      tierMax = checkTranscriptionTier(body.mode, account.tier, ctx.pricing);
       const video = await backends.extractor.validateVideo(
         { videoId: videoIdOf(body.url) },
         { requestId: request.id },
@@ -232,10 +247,16 @@ export const registerExtract: RouteRegistrar = (app, ctx) => {
           { details: { max_seconds: syncMax } },
         );
       }
-      transcription = Math.max(1, transcriptionPrice(video.duration, ctx.pricing));
+      // An unknown duration reserves the longest audio this request may have transcribed, never
+      // one minute for audio of any length.
+      modelSeconds = video.duration > 0 ? Math.ceil(video.duration) : Math.min(tierMax, syncMax);
+      transcription = Math.max(1, transcriptionPrice(modelSeconds, ctx.pricing));
     }
     return {
       reserve: base + translation + transcription,
+      modelSeconds,
+      /** Past the tier's cap (a transcript another tier's request cached): not delivered. */
+      tierMax,
       spent(transcript: extractorV1.GetTranscriptResponse | undefined): number {
         if (!transcript) return base;
         let cost = base;
@@ -278,11 +299,21 @@ export const registerExtract: RouteRegistrar = (app, ctx) => {
     const cost = await charges(request, body);
     // The interface prices extract at 0: no ledger round trip unless something is priced.
     if (cost.reserve === 0) return answer();
+    const { account } = admissionOf(request);
     return withReservation(credits, request, 'extract', cost.reserve, async (reservation) => {
       let seen: extractorV1.GetTranscriptResponse | undefined;
-      const result = await answer((t) => {
-        seen = t;
-      });
+      const result = await withModelBudget(
+        ctx.modelBudget,
+        account,
+        cost.modelSeconds,
+        async () =>
+          answer((t) => {
+            const overCap = overAudioCap(t, cost.tierMax, account.tier);
+            if (overCap) throw overCap;
+            seen = t;
+          }),
+        () => (seen?.source === 'audio' && !seen.cached ? seen.audioSeconds : 0),
+      );
       await reservation.commit(Math.min(cost.reserve, cost.spent(seen)));
       return result;
     });

@@ -5,9 +5,11 @@ import type { Clock } from '@subx/ports';
 import { rateLimitBody } from '../access/rate-limit.ts';
 import type { Reservation } from '../access/types.ts';
 import { admissionOf } from '../http/reservation.ts';
-import type { FanOut, FanOutJob } from '../fanout/types.ts';
+import type { FanOut, FanOutJob, FanOutOutcome } from '../fanout/types.ts';
 import { failureItem, successItem } from '../domain/mappers.ts';
-import type { ItemCharges } from '../domain/item-charges.ts';
+import { overAudioCap, type ItemCharges } from '../domain/item-charges.ts';
+import { MODEL_SPENT_CODES } from '../access/model-budget.ts';
+import type { Tier } from '../access/types.ts';
 import type { IncludeField, TranscriptModeName } from '../domain/common-schemas.ts';
 import { TRANSCRIPT_MODE } from '../domain/transcript-modes.ts';
 import { invalidVideoUrlMessage } from '../domain/video-urls.ts';
@@ -24,6 +26,21 @@ export interface ItemsResult {
   failed: number;
   /** What the delivered items cost (item-charges.ts). */
   credits: number;
+  /** Seconds of audio the model processed for the items (access/model-budget.ts). */
+  modelSeconds: number;
+}
+
+/**
+ * The seconds of audio the model processed for one item: a transcription made for it (not from a
+ * cache), or a failure it spent its time on (the seconds the item took of the budget).
+ */
+export function modelSecondsOf(outcome: FanOutOutcome | undefined, taken: number): number {
+  if (!outcome) return 0;
+  if (outcome.ok)
+    return outcome.transcript.source === 'audio' && !outcome.transcript.cached
+      ? outcome.transcript.audioSeconds
+      : 0;
+  return MODEL_SPENT_CODES.has(outcome.error.code) ? taken : 0;
 }
 
 /**
@@ -39,8 +56,13 @@ export async function extractItems(
     include: IncludeField[];
     translate: boolean;
     mode: TranscriptModeName;
-    /** The account's tier cap on transcribed audio (pricing `transcribeMaxSeconds`). */
+    /**
+     * The longest audio an item may have transcribed: the account's tier cap (pricing
+     * `transcribeMaxSeconds`) under TRANSCRIBE_SYNC_MAX_SECONDS; a longer transcript, from any
+     * cache, is not delivered (AUDIO_TOO_LONG).
+     */
     maxAudioSeconds: number;
+    tier: Tier;
     format: OutputFormat;
     includeTimestamps: boolean;
     totalTimeoutMs: number;
@@ -76,11 +98,17 @@ export async function extractItems(
         });
   let successful = 0;
   let credits = 0;
+  let modelSeconds = 0;
   const results = items.map((item, i) => {
     if (item.videoId === null) {
       return failureItem(item.url, null, 'INVALID_URL', invalidVideoUrlMessage(item.url));
     }
-    const outcome = outcomes[jobIndex[i]!];
+    let outcome = outcomes[jobIndex[i]!];
+    modelSeconds += modelSecondsOf(outcome, options.charges.audioSeconds[i] ?? 0);
+    const overCap = outcome?.ok
+      ? overAudioCap(outcome.transcript, options.maxAudioSeconds, options.tier)
+      : undefined;
+    if (overCap) outcome = { ok: false, error: overCap };
     if (outcome?.ok) {
       successful += 1;
       credits += options.charges.spent(i, outcome.transcript);
@@ -96,7 +124,7 @@ export async function extractItems(
     const body = toPublicErrorBody(outcome?.error, request.id).error;
     return failureItem(item.url, item.videoId, body.code, body.message);
   });
-  return { results, successful, failed: items.length - successful, credits };
+  return { results, successful, failed: items.length - successful, credits, modelSeconds };
 }
 
 /**

@@ -12,6 +12,7 @@ import type { RouteRegistrar } from '../http/route-context.ts';
 import { jobChunking, withItemChunks } from '../jobs/chunks.ts';
 import type { ChunkingBody } from './extract-chunks.ts';
 import { admissionOf, withReservation } from '../http/reservation.ts';
+import { withModelBudget } from '../access/model-budget.ts';
 import { extractItems, settleItems } from './fan-out-items.ts';
 
 interface PlaylistQuery {
@@ -61,11 +62,10 @@ export const registerPlaylist: RouteRegistrar = (app, ctx) => {
     // Checked before anything is listed or reserved: chunks need timed json items.
     const chunking = jobChunking({ ...query, chunking: chunkingOfQuery(query) });
     const playlistId = playlistIdOf(query.url);
-    const maxAudioSeconds = checkTranscriptionTier(
-      query.mode,
-      admissionOf(request).account.tier,
-      ctx.pricing,
-    );
+    const { account } = admissionOf(request);
+    const tierMax = checkTranscriptionTier(query.mode, account.tier, ctx.pricing);
+    // A playlist is answered while the client waits: extract's cap on audio applies to its items too.
+    const maxAudioSeconds = Math.min(tierMax, config.TRANSCRIBE_SYNC_MAX_SECONDS);
     const started = performance.now();
     // The listing comes first (the extractor caches it): the worst case is then the videos really
     // there, all successful, not `max` (a 3-video playlist needs 3 credits, whatever `max` says).
@@ -80,7 +80,7 @@ export const registerPlaylist: RouteRegistrar = (app, ctx) => {
     const items = videoIds.map((id) => ({ url: `https://www.youtube.com/watch?v=${id}`, videoId: id }));
     const charges = await itemCharges(
       videoIds,
-      query,
+      { translate: query.translate, mode: query.mode, capSeconds: maxAudioSeconds },
       ctx.pricing,
       durationsFrom(
         backends.extractor,
@@ -96,22 +96,31 @@ export const registerPlaylist: RouteRegistrar = (app, ctx) => {
     );
     return withReservation(credits, request, 'playlist', charges.total, async (reservation) => {
       const left = Math.max(0, config.PLAYLIST_TIMEOUT_MS - Math.round(performance.now() - started));
-      const outcome = await extractItems(fanOut, request, items, {
-        language: query.language,
-        include,
-        translate: query.translate,
-        mode: query.mode,
-        maxAudioSeconds,
-        charges,
-        format: query.format,
-        includeTimestamps: query.include_timestamps,
-        totalTimeoutMs: left,
-        itemTimeoutMs: perItemTimeoutMs(
-          config.PLAYLIST_TIMEOUT_MS,
-          items.length,
-          config.FANOUT_MIN_ITEM_TIMEOUT_MS,
-        ),
-      });
+      // The model's daily budget: each item needing audio takes its length, settled on what was made.
+      const outcome = await withModelBudget(
+        ctx.modelBudget,
+        account,
+        charges.audioSeconds.reduce((sum, n) => sum + n, 0),
+        () =>
+          extractItems(fanOut, request, items, {
+            language: query.language,
+            include,
+            translate: query.translate,
+            mode: query.mode,
+            maxAudioSeconds,
+            tier: account.tier,
+            charges,
+            format: query.format,
+            includeTimestamps: query.include_timestamps,
+            totalTimeoutMs: left,
+            itemTimeoutMs: perItemTimeoutMs(
+              config.PLAYLIST_TIMEOUT_MS,
+              items.length,
+              config.FANOUT_MIN_ITEM_TIMEOUT_MS,
+            ),
+          }),
+        (result) => result.modelSeconds,
+      );
       const settled = await settleItems(request, reservation, outcome, items.length, { clock });
       return {
         playlist: {

@@ -9,7 +9,9 @@
  *   started minute of audio, reserved from the video's duration (at least one minute) and charged
  *   for the audio the model transcribed, never more than was reserved; a cached one costs nothing.
  *
- * A failed item costs nothing. Transcription needs the Pro tier, as on extract.
+ * A failed item costs nothing. Transcription needs the Pro tier, as on extract. A video whose
+ * duration cannot be known reserves the tier's cap (never one minute for audio of any length), and
+ * a transcript longer than the tier's cap is not delivered, whoever's cache it comes from.
  */
 import type { extractorV1 } from '@subx/contracts';
 import { AppError, Errors } from '@subx/errors';
@@ -24,7 +26,7 @@ import type { Tier } from '../access/types.ts';
 import type { ExtractorBackend } from '../backends/types.ts';
 import type { TranscriptModeName } from './common-schemas.ts';
 
-/** A video's duration in seconds; 0 when it cannot be known (the item then reserves one minute). */
+/** A video's duration in seconds; 0 when it cannot be known (the item then reserves the tier's cap). */
 export type DurationOf = (videoId: string) => Promise<number>;
 
 /** Duration lookups in flight at once: a job of 10,000 URLs asks them a few at a time, not all. */
@@ -35,6 +37,11 @@ export interface ItemCharges {
   reserved: number[];
   /** The sum of `reserved`: what the request reserves up front. */
   total: number;
+  /**
+   * Per item, the seconds of audio the model may process for it (its duration, or the tier's cap
+   * when unknown; 0 with mode captions): what it takes of the account's model budget.
+   */
+  audioSeconds: number[];
   /** What the delivered item at `index` costs. */
   spent(index: number, transcript: extractorV1.GetTranscriptResponse): number;
 }
@@ -79,7 +86,12 @@ export function audioTooLongForTier(durationSeconds: number, cap: number, tier: 
  */
 export async function itemCharges(
   videoIds: readonly (string | null)[],
-  options: { translate: boolean; mode: TranscriptModeName },
+  options: {
+    translate: boolean;
+    mode: TranscriptModeName;
+    /** The tier's cap on transcribed audio: what an item of unknown duration reserves. */
+    capSeconds?: number;
+  },
   pricing: AccessPricing,
   durationOf: DurationOf,
 ): Promise<ItemCharges> {
@@ -99,15 +111,21 @@ export async function itemCharges(
       }),
     );
   }
-  const transcription = videoIds.map((id) =>
-    id === null || options.mode === 'captions'
+  const audioSeconds = videoIds.map((id) => {
+    if (id === null || options.mode === 'captions') return 0;
+    const duration = durations.get(id) ?? 0;
+    return duration > 0 ? Math.ceil(duration) : (options.capSeconds ?? 0);
+  });
+  const transcription = audioSeconds.map((seconds, i) =>
+    videoIds[i] === null || options.mode === 'captions'
       ? 0
-      : Math.max(1, transcriptionPrice(durations.get(id) ?? 0, pricing)),
+      : Math.max(1, transcriptionPrice(seconds, pricing)),
   );
   const reserved = videoIds.map((id, i) => (id === null ? 0 : base + translation + transcription[i]!));
   return {
     reserved,
     total: reserved.reduce((sum, n) => sum + n, 0),
+    audioSeconds,
     spent(index, t) {
       let cost = base;
       if (t.translatedFrom && t.translatedBy === 'model' && !t.cached) cost += translation;
@@ -116,6 +134,26 @@ export async function itemCharges(
       return Math.min(cost, reserved[index] ?? cost);
     },
   };
+}
+
+/**
+ * 422 AUDIO_TOO_LONG for a transcript of more audio than `capSeconds` (the tier's cap, or the sync
+ * cap of batch and playlist): checked on what the extractor answered, so that a transcript cached
+ * for another tier is not served past this one's cap. Undefined when it may be delivered.
+ */
+export function overAudioCap(
+  transcript: extractorV1.GetTranscriptResponse,
+  capSeconds: number,
+  tier?: Tier,
+): AppError | undefined {
+  if (transcript.source !== 'audio' || capSeconds <= 0 || transcript.audioSeconds <= capSeconds)
+    return undefined;
+  if (tier) return audioTooLongForTier(transcript.audioSeconds, capSeconds, tier);
+  return new AppError(
+    'AUDIO_TOO_LONG',
+    `The video is ${Math.round(transcript.audioSeconds)} s long; this request transcribes at most ${capSeconds} s of audio.`,
+    { details: { max_seconds: capSeconds } },
+  );
 }
 
 /**

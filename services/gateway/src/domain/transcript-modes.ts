@@ -13,3 +13,7 @@ export const TRANSCRIPT_MODE: Record<TranscriptModeName, extractorV1.TranscriptM
   auto: 2,
   transcribe: 3,
 };
+
+/** Whether a request may have a model transcribe or translate for it. */
+export const mayStartModelWork = (options: { mode: TranscriptModeName; translate: boolean }): boolean =>
+  options.mode !== 'captions' || options.translate;

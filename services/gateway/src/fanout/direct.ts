@@ -12,7 +12,12 @@ export function createDirectFanOut(deps: { extractor: ExtractorBackend; concurre
   const { extractor } = deps;
   const concurrency = Math.max(1, deps.concurrency);
 
-  async function one(job: FanOutJob, budgetMs: number, requestId: string): Promise<FanOutOutcome> {
+  async function one(
+    job: FanOutJob,
+    budgetMs: number,
+    requestId: string,
+    accountId: string,
+  ): Promise<FanOutOutcome> {
     if (budgetMs <= 0) return { ok: false, error: Errors.timeout() };
     const controller = new AbortController();
     const work = () =>
@@ -31,6 +36,7 @@ export function createDirectFanOut(deps: { extractor: ExtractorBackend; concurre
             answerJson: false,
             mode: job.mode ?? 0,
             maxAudioSeconds: job.maxAudioSeconds ?? 0,
+            accountId,
           },
           { deadlineMs: budgetMs, signal: controller.signal, requestId },
         )
@@ -62,7 +68,12 @@ export function createDirectFanOut(deps: { extractor: ExtractorBackend; concurre
           const index = next++;
           const job = request.jobs[index]!;
           const left = Math.floor(deadline - performance.now());
-          outcomes[index] = await one(job, Math.min(request.itemTimeoutMs, left), request.requestId);
+          outcomes[index] = await one(
+            job,
+            Math.min(request.itemTimeoutMs, left),
+            request.requestId,
+            request.accountId ?? '',
+          );
         }
       };
       await Promise.all(Array.from({ length: Math.min(concurrency, request.jobs.length) }, worker));

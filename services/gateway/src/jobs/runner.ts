@@ -27,7 +27,10 @@ import type { AccessPricing } from '../access/pricing.ts';
 import type { CreditLedger, Reservation } from '../access/types.ts';
 import type { ExtractorBackend } from '../backends/types.ts';
 import type { FanOut, FanOutOutcome } from '../fanout/types.ts';
-import { durationsFrom, itemCharges } from '../domain/item-charges.ts';
+import { durationsFrom, itemCharges, overAudioCap } from '../domain/item-charges.ts';
+import type { ModelBudget } from '../access/model-budget.ts';
+import type { Tier } from '../access/types.ts';
+import { modelSecondsOf } from '../api/fan-out-items.ts';
 import { TRANSCRIPT_MODE } from '../domain/transcript-modes.ts';
 import { failureItem, successItem } from '../domain/mappers.ts';
 import { invalidVideoUrlMessage } from '../domain/video-urls.ts';
@@ -70,6 +73,12 @@ export interface JobRunnerDeps {
   instanceId: string;
   /** Waiting between rounds while the queue is down (tests shorten it). Default real timers. */
   sleep?: (ms: number) => Promise<void>;
+  /**
+   * The accounts' daily model budget, and each account's tier for it: a round of items that may
+   * need audio transcribed takes their length first, retries included (access/model-budget.ts).
+   * Absent (tests of other concerns): no budget is kept.
+   */
+  modelBudget?: { budget: ModelBudget; tierOf(accountId: string): Promise<Tier | null> };
 }
 
 export interface JobRunner {
@@ -194,7 +203,11 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
       const requestId = `${job._id}:w${from}:r${rounds++}`;
       const charges = await itemCharges(
         missing.map((i) => items[i]!.video_id),
-        { translate: job.options.translate, mode: job.options.mode ?? 'captions' },
+        {
+          translate: job.options.translate,
+          mode: job.options.mode ?? 'captions',
+          capSeconds: job.options.max_audio_seconds ?? 0,
+        },
         pricing,
         durationsFrom(deps.extractor, requestId, Math.min(30_000, config.JOB_ITEM_TIMEOUT_MS)),
       );
@@ -204,8 +217,26 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
       let successes = 0;
       let committed = 0;
       let outcomes: FanOutOutcome[];
+      // What the round may have the model process (each retry takes it again).
+      const modelSeconds = round.reduce((sum, _index, k) => sum + (charges.audioSeconds[k] ?? 0), 0);
+      const tier =
+        modelSeconds > 0 && deps.modelBudget ? await deps.modelBudget.tierOf(job.account_id) : null;
+      let budgetTaken = 0;
       try {
-        outcomes = await fanOut.run({
+        if (tier) {
+          const refused = await deps
+            .modelBudget!.budget.take({ id: job.account_id, tier }, modelSeconds)
+            .then(
+              () => undefined,
+              (error: unknown) => {
+                if (isAppError(error) && error.code === 'RATE_LIMITED') return error;
+                throw error;
+              },
+            );
+          if (!refused) budgetTaken = modelSeconds;
+          else outcomes = round.map(() => ({ ok: false, error: refused }));
+        }
+        outcomes ??= await fanOut.run({
           requestId,
           accountId: job.account_id,
           jobs: round.map((i) => ({
@@ -220,6 +251,20 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
           })),
           totalTimeoutMs: config.JOB_ROUND_TIMEOUT_MS,
           itemTimeoutMs: config.JOB_ITEM_TIMEOUT_MS,
+        });
+        if (budgetTaken > 0) {
+          const spent = round.reduce(
+            (sum, _index, k) => sum + modelSecondsOf(outcomes[k], charges.audioSeconds[k] ?? 0),
+            0,
+          );
+          await deps.modelBudget!.budget.settle(job.account_id, budgetTaken, spent);
+          budgetTaken = 0;
+        }
+        // A transcript longer than the job's cap (cached for another tier) is not delivered.
+        const cap = job.options.max_audio_seconds ?? 0;
+        outcomes = outcomes.map((o) => {
+          const overCap = o.ok ? overAudioCap(o.transcript, cap, tier ?? undefined) : undefined;
+          return overCap ? { ok: false, error: overCap } : o;
         });
         const queueDown = outcomes.every((o) => !o.ok && o.error.code === 'SERVICE_UNAVAILABLE');
         if (queueDown) stalledSince ??= now();
@@ -269,6 +314,8 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
         }
       } catch (error) {
         await reservation.release().catch(() => {});
+        if (budgetTaken > 0)
+          await deps.modelBudget!.budget.settle(job.account_id, budgetTaken, 0).catch(() => {});
         throw error;
       }
       attempt += 1;

@@ -6,6 +6,8 @@
 import type { Clock, DocumentStore, EventBus } from '@subx/ports';
 import type { Logger } from '@subx/service-kit';
 import type { AccessPricing } from '../access/pricing.ts';
+import type { ModelBudget } from '../access/model-budget.ts';
+import type { Tier } from '../access/types.ts';
 import type { CreditLedger } from '../access/types.ts';
 import type { ExtractorBackend } from '../backends/types.ts';
 import type { Config } from '../config.ts';
@@ -40,6 +42,8 @@ export async function startJobs(deps: {
   credits: CreditLedger;
   pricing: AccessPricing;
   webhooks: (JobWebhooks & JobWebhookSink) | null;
+  /** The accounts' daily model budget (access/model-budget.ts) and each account's tier for it. */
+  modelBudget?: { budget: ModelBudget; tierOf(accountId: string): Promise<Tier | null> };
 }): Promise<RunningJobs> {
   const { config, bus, clock } = deps;
   // Children of the gateway's logger, one `component` each (a child of a child would repeat it).
@@ -84,6 +88,7 @@ export async function startJobs(deps: {
     logger,
     config,
     instanceId: deps.instanceId,
+    ...(deps.modelBudget ? { modelBudget: deps.modelBudget } : {}),
   });
   runner.start();
   const service = createJobsService({

@@ -38,7 +38,12 @@ describe('GET /api/v1/account', () => {
         jobs: { minimum_tier: 'pro', allowed: false },
       }),
       jobs: { max_items: 0, max_queued: 0 },
-      transcription: { max_seconds: 0, sync_max_seconds: 0 },
+      transcription: {
+        max_seconds: 0,
+        sync_max_seconds: 0,
+        model_seconds_per_day: DEFAULT_PRICING.modelSecondsPerDay.free,
+        model_seconds_used_today: 0,
+      },
       request_id: res.headers['x-request-id'],
     });
   });
@@ -55,6 +60,9 @@ describe('GET /api/v1/account', () => {
     expect(body.transcription).toEqual({
       max_seconds: DEFAULT_PRICING.transcribeMaxSeconds.enterprise,
       sync_max_seconds: 900,
+      // bounded for every tier, Enterprise too
+      model_seconds_per_day: DEFAULT_PRICING.modelSecondsPerDay.enterprise,
+      model_seconds_used_today: 0,
     });
   });
 

@@ -73,9 +73,10 @@ describe('mode on POST /api/v1/batch', () => {
     expect(modesAsked(gw.backends)).toEqual([2, 2, 2]);
     expect(body.credits_charged).toBe(4);
     expect(gw.ledger.balances.get('acc_pro')).toBe(96);
-    // Reserved up front: 1 per video and the started minutes of each one's duration (2 + 3), one
-    // minute for a video whose duration is not known.
-    expect(gw.ledger.reservations.at(-1)).toMatchObject({ amount: 3 + 4 + 2 });
+    // Reserved up front: 1 per video and the started minutes of each one's duration (2 + 3); a video
+    // whose duration is not known reserves the longest audio a batch may have transcribed (the
+    // sync cap, 900 s: 15 minutes), never one minute for audio of any length.
+    expect(gw.ledger.reservations.at(-1)).toMatchObject({ amount: 3 + 4 + 16 });
   });
 
   it('mode transcribe is sent as such; a transcription from the cache costs the item price only', async () => {

@@ -272,6 +272,11 @@ export interface GetTranscriptRequest {
    * head_json_as_bytes all set.
    */
   answerJson: boolean;
+  /**
+   * The account the request is made for: the transcriber's queue takes turns between accounts.
+   * Empty: an anonymous turn of its own (an older gateway).
+   */
+  accountId: string;
 }
 
 export interface GetTranscriptResponse {
@@ -608,6 +613,7 @@ function createBaseGetTranscriptRequest(): GetTranscriptRequest {
     mode: 0,
     maxAudioSeconds: 0,
     answerJson: false,
+    accountId: "",
   };
 }
 
@@ -645,6 +651,9 @@ export const GetTranscriptRequest: MessageFns<GetTranscriptRequest> = {
     }
     if (message.answerJson !== false) {
       writer.uint32(88).bool(message.answerJson);
+    }
+    if (message.accountId !== "") {
+      writer.uint32(98).string(message.accountId);
     }
     return writer;
   },
@@ -750,6 +759,14 @@ export const GetTranscriptRequest: MessageFns<GetTranscriptRequest> = {
             message.answerJson = reader.bool();
             continue;
           }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -803,6 +820,11 @@ export const GetTranscriptRequest: MessageFns<GetTranscriptRequest> = {
         : isSet(object.answer_json)
         ? globalThis.Boolean(object.answer_json)
         : false,
+      accountId: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : "",
     };
   },
 
@@ -841,6 +863,9 @@ export const GetTranscriptRequest: MessageFns<GetTranscriptRequest> = {
     if (message.answerJson !== false) {
       obj.answerJson = message.answerJson;
     }
+    if (message.accountId !== "") {
+      obj.accountId = message.accountId;
+    }
     return obj;
   },
 
@@ -860,6 +885,7 @@ export const GetTranscriptRequest: MessageFns<GetTranscriptRequest> = {
     message.mode = object.mode ?? 0;
     message.maxAudioSeconds = object.maxAudioSeconds ?? 0;
     message.answerJson = object.answerJson ?? false;
+    message.accountId = object.accountId ?? "";
     return message;
   },
 };
