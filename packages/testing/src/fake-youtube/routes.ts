@@ -130,6 +130,11 @@ export const videoIds = {
   commentsNoPanel: 'synthNoPnl1',
   /** SYNTHETIC: no captions, 70 s of spoken audio as itag 251 and 140 (audio.ts). */
   speechNoCaptions: 'synthSpeech',
+  /**
+   * SYNTHETIC: the same speech as a made-for-kids video (audio.ts): every client answers UNPLAYABLE
+   * except IOS_PRODUCER, which lists itag 140 (mp4a) alone; no caption track.
+   */
+  madeForKidsAudio: 'synthKidsAu',
   /** asr en only (VISIONOS 2026), unlisted and Shorts-eligible; masked WEB answer carries microformat. */
   unlistedShort: 'tjz2u2DiveM',
   /** 36 caption tracks (VISIONOS 2026); masked WEB answer carries microformat (uploadDate, category). */
