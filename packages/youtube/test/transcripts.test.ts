@@ -334,6 +334,9 @@ describe.each(MODES)('unavailable videos and platform errors (fake platform: %s)
       expect([err.code, err.reason, err.retryable]).toEqual(['VIDEO_PROCESSING', reason, true]);
       expect(err.retryAfterSeconds).toBe(retryAfter);
       expect(fake.count()).toBe(1);
+      // nor is its audio whole yet: transcription waits too
+      const audio = await errorOf(clientFor(fake).getAudio({ videoId: id }));
+      expect([audio.code, audio.reason]).toEqual(['VIDEO_PROCESSING', reason]);
     },
   );
 

@@ -10,6 +10,7 @@ import { AudioFetchError, AudioTooLargeError, fetchAudioRanged, pickAudioFormat 
 import type { AudioFormat } from '../audio/audio.ts';
 import type { MetadataField, VideoMetadata } from '../types.ts';
 import type { YouTubeOperations } from './context.ts';
+import { captionsPendingOf } from '../parse/player.ts';
 import { maybeNext, metadataFrom } from './metadata.ts';
 
 export interface VideoAudio {
@@ -58,6 +59,9 @@ export async function getAudio(yt: YouTubeOperations, req: AudioRequest): Promis
   const nextP = maybeNext(yt, req.videoId, include, lease);
   try {
     for await (const hit of yt.players.players(req.videoId, lease, { streams: true })) {
+      // a stream live now or still being processed has no whole audio yet (nor captions): later
+      const pending = captionsPendingOf(hit.player);
+      if (pending) throw Errors.videoProcessing(req.videoId, pending);
       const format = pickAudioFormat(hit.player);
       if (!format) continue;
       const metadata = await metadataFrom(yt, req.videoId, hit.player, include, nextP, lease);
