@@ -19,7 +19,7 @@ export interface PlayerHit {
   player: unknown;
 }
 
-export interface PlayersOptions {
+interface PlayersOptions {
   /**
    * For the video's streams (audio), not its captions: clients whose stream URLs need a PO token
    * (`streamsNeedPoToken`: WEB, WEB_EMBEDDED) are skipped, since we carry none on stream URLs.
