@@ -63,13 +63,14 @@ export const DEFAULT_CLIENTS: Record<string, InnertubeClient> = {
     streamsNeedPoToken: true,
   },
   /**
-   * The embedded player: on no default ladder (web-family: its captions need a PO-token provider
-   * too); since yt-dlp 2026.11.23 its HTTPS streams need a GVS PO token, like WEB's.
+   * The embedded player (version as in yt-dlp's `web_embedded`): on no default ladder (web-family:
+   * its captions need a PO-token provider too); since yt-dlp 2026.11.23 its HTTPS streams need a GVS
+   * PO token, like WEB's.
    */
   WEB_EMBEDDED: {
     name: 'WEB_EMBEDDED_PLAYER',
     id: 56,
-    version: '1.20261115.01.00',
+    version: '1.20260115.01.00',
     userAgent:
       'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/149.0.0.0 Safari/537.36,gzip(gfe)',
     hasMicroformat: true,
