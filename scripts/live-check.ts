@@ -141,8 +141,9 @@ export async function liveCheck(yt: YouTubeClient, targets: Targets): Promise<Ro
 }
 
 /**
- * Every client of the caption ladder on its own, through every egress: the extractor's canary
- * (CANARY_VIDEOS) runs the same probes on a timer. Informational: a retired client shows here
+ * Every client of the caption ladder on its own, through every egress, then every candidate identity
+ * (TV_SAMSUNG's captions, IOS_PRODUCER's audio): the extractor's canary (CANARY_VIDEOS) runs the same
+ * probes on a timer. Informational: a retired client shows here
  * while the ladder keeps the core operations working through the others.
  */
 async function ladderRows(yt: YouTubeClient, targets: Targets): Promise<Row[]> {
@@ -157,7 +158,7 @@ async function ladderRows(yt: YouTubeClient, targets: Targets): Promise<Row[]> {
       upstreamRequests: p.upstreamRequests,
       latencyMs: p.latencyMs,
       client: p.outcome === 'ok' ? p.client : '-',
-      detail: `${p.videoId} through ${p.client} alone${p.candidate ? ' (a candidate identity)' : ''}`,
+      detail: `${p.videoId}${p.probes === 'audio' ? "'s audio" : ''} through ${p.client} alone${p.candidate ? ' (a candidate identity)' : ''}`,
     }));
   } finally {
     await canary.close();

@@ -104,6 +104,13 @@ export const ERROR_CATALOG = {
     retryable: false,
     summary: 'The video has no subtitles at all.',
   },
+  VIDEO_PROCESSING: {
+    status: 503,
+    grpc: GrpcStatus.UNAVAILABLE,
+    retryable: true,
+    summary:
+      'A live stream has no captions yet: `error.reason` is post_live (it has ended and the platform is still processing it) or live (still live; captions come once it has ended). Retry after Retry-After.',
+  },
   NO_SPEECH: {
     status: 404,
     grpc: GrpcStatus.NOT_FOUND,
@@ -297,6 +304,16 @@ export const UNAVAILABLE_REASONS = [
 ] as const;
 export type UnavailableReason = (typeof UNAVAILABLE_REASONS)[number];
 
+/** Why a video's captions are not there yet: VIDEO_PROCESSING's `reason`. */
+export const PROCESSING_REASONS = ['post_live', 'live'] as const;
+export type ProcessingReason = (typeof PROCESSING_REASONS)[number];
+
+/**
+ * When to ask again: a stream's processing takes minutes to hours after it ends, and a live stream
+ * runs on for longer still.
+ */
+export const PROCESSING_RETRY_AFTER_SECONDS: Record<ProcessingReason, number> = { post_live: 300, live: 900 };
+
 export type BlockedReason =
   | 'bot_check'
   | 'captcha'
@@ -440,6 +457,14 @@ export const Errors = {
       { reason },
     ),
   noSubtitles: (videoId: string) => new AppError('NO_SUBTITLES', `Video ${videoId} has no subtitles.`),
+  videoProcessing: (videoId: string, reason: ProcessingReason) =>
+    new AppError(
+      'VIDEO_PROCESSING',
+      reason === 'post_live'
+        ? `Video ${videoId} is a live stream that has ended and is still being processed; its captions come once processing is complete.`
+        : `Video ${videoId} is live now; its captions come once the stream has ended and been processed.`,
+      { reason, retryAfterSeconds: PROCESSING_RETRY_AFTER_SECONDS[reason] },
+    ),
   languageNotAvailable: (videoId: string, language: string, available: readonly string[]) =>
     new AppError(
       'LANGUAGE_NOT_AVAILABLE',

@@ -179,3 +179,31 @@ describe('renderDocument', () => {
     });
   });
 });
+
+// Regression cases of youtube-transcript-api 1.2.6's formatter fixes, kept as ours.
+describe('timestamps and arrows at the edges', () => {
+  it('an SRT end time of 1.9996 s renders 00:00:02,000, never a 1000-millisecond field', () => {
+    const doc = toSrt([{ text: 'almost two', start: 0, duration: 1.9996 }]);
+    expect(doc).toBe('1\n00:00:00,000 --> 00:00:02,000\nalmost two\n');
+    expect(parseSrtStrict(doc)).toHaveLength(1);
+    // the carry reaches the minutes and the hours too
+    expect(toSrt([{ text: 'x', start: 3599.9996, duration: 1 }])).toContain('01:00:00,000 --> 01:00:01,000');
+    expect(toVtt([{ text: 'x', start: 59.9996, duration: 0.5 }])).toContain('00:01:00.000 --> 00:01:00.500');
+  });
+
+  it('a cue text containing --> never breaks a WebVTT cue: the arrow becomes ->', () => {
+    const doc = toVtt([
+      { text: 'before --> after', start: 0, duration: 1 },
+      { text: '-->', start: 1, duration: 1 },
+      { text: 'a ----> b', start: 2, duration: 1 },
+    ]);
+    const cues = parseVttStrict(doc);
+    // the document escapes `>` as `&gt;` (escapeVtt), so `->` reads `-&gt;` in the cue's source
+    expect(cues.map((c) => c.text)).toEqual(['before -&gt; after', '-&gt;', 'a -&gt; b']);
+    // every `-->` left in the document is a timing line's
+    const arrows = doc.split('\n').filter((line) => line.includes('-->'));
+    expect(arrows).toHaveLength(3);
+    for (const line of arrows)
+      expect(line).toMatch(/^\d{2}:\d{2}:\d{2}\.\d{3} --> \d{2}:\d{2}:\d{2}\.\d{3}$/);
+  });
+});

@@ -122,3 +122,35 @@ describe('the audio host for benchmarks: other audio files and a bandwidth', () 
     }
   });
 });
+
+describe('the made-for-kids speech video and recorded stream URLs', () => {
+  it.each(['VISIONOS', 'ANDROID', 'IOS', 'WEB'])('%s gets UNPLAYABLE (made for kids)', async (client) => {
+    const { status, json } = await player(videoIds.madeForKidsAudio, client);
+    expect(status).toBe(200);
+    expect(json.playabilityStatus.status).toBe('UNPLAYABLE');
+    expect(JSON.stringify(json.playabilityStatus)).toContain('made for kids');
+    expect(json.streamingData).toBeUndefined();
+  });
+
+  it('IOS_PRODUCER plays it: mp4a (itag 140) alone, a plain URL that serves ranges, no captions', async () => {
+    const { json } = await player(videoIds.madeForKidsAudio, 'IOS_PRODUCER');
+    expect(json.playabilityStatus.status).toBe('OK');
+    expect(json.videoDetails.videoId).toBe(videoIds.madeForKidsAudio);
+    expect(tracks(json)).toEqual([]);
+    const formats = json.streamingData.adaptiveFormats as Json[];
+    expect(formats.map((f) => [f.itag, f.mimeType])).toEqual([[140, 'audio/mp4; codecs="mp4a.40.2"']]);
+    const piece = await fetch(`${formats[0]!.url as string}&range=0-99`);
+    expect(piece.status).toBe(200);
+    expect(Buffer.from(await piece.arrayBuffer())).toEqual(audio('speech.m4a').subarray(0, 100));
+  });
+
+  it('today: a recorded answer’s stream URLs point at the fake, which answers them 404', async () => {
+    const { json } = await player(videoIds.manualAndAuto, 'IOS_PRODUCER');
+    const urls = (json.streamingData.adaptiveFormats as Json[]).map((f) => f.url as string);
+    expect(urls.length).toBeGreaterThan(0);
+    for (const url of urls) expect(url.startsWith(`${fake.url}/videoplayback?`)).toBe(true);
+    const dead = await fetch(`${urls[0]!}&range=0-99`);
+    expect(dead.status).toBe(404);
+    await dead.arrayBuffer();
+  });
+});

@@ -195,3 +195,20 @@ describe('today: the TV client (TVHTML5, yt-dlp tv_samsung)', () => {
     expect(await get(url)).toMatchObject({ status: 200, body: '' });
   });
 });
+
+describe('a stream that has ended and is still being processed', () => {
+  it.each(['VISIONOS', 'ANDROID', 'IOS'])(
+    '%s: playable, isPostLiveDvr, no caption track yet',
+    async (client) => {
+      const { status, json } = await player(videoIds.postLive, client);
+      expect(status).toBe(200);
+      expect(json.playabilityStatus.status).toBe('OK');
+      expect(json.videoDetails).toMatchObject({
+        videoId: videoIds.postLive,
+        isPostLiveDvr: true,
+        isLiveContent: true,
+      });
+      expect(json.captions).toBeUndefined();
+    },
+  );
+});

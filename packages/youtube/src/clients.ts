@@ -27,6 +27,18 @@ export interface InnertubeClient {
    * `false` (YOUTUBE_CLIENTS) switches the candidate off.
    */
   canary?: boolean;
+  /**
+   * Its stream (audio) URLs need a GVS PO token (yt-dlp 2026.11.23: WEB, and WEB_EMBEDDED for its
+   * HTTPS formats). We never carry one on a stream URL, so such a client is never asked for audio:
+   * skipped, rather than a request failed on it.
+   */
+  streamsNeedPoToken?: boolean;
+  /**
+   * Asked only after every client of the ladder answered the video unplayable (the made-for-kids
+   * videos logged-out clients refuse), as yt-dlp appends `ios_producer` then. With `canary: true`
+   * its probes fetch audio, not captions, and it is asked only once they have proven it.
+   */
+  fallbackForUnplayable?: boolean;
 }
 
 /**
@@ -48,6 +60,22 @@ export const DEFAULT_CLIENTS: Record<string, InnertubeClient> = {
       'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/149.0.0.0 Safari/537.36,gzip(gfe)',
     hasMicroformat: true,
     signatureTimestamp: 20405,
+    streamsNeedPoToken: true,
+  },
+  /**
+   * The embedded player (version as in yt-dlp's `web_embedded`): on no default ladder (web-family:
+   * its captions need a PO-token provider too); since yt-dlp 2026.11.23 its HTTPS streams need a GVS
+   * PO token, like WEB's.
+   */
+  WEB_EMBEDDED: {
+    name: 'WEB_EMBEDDED_PLAYER',
+    id: 56,
+    version: '1.20260115.01.00',
+    userAgent:
+      'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/149.0.0.0 Safari/537.36,gzip(gfe)',
+    hasMicroformat: true,
+    signatureTimestamp: 20405,
+    streamsNeedPoToken: true,
   },
   ANDROID: {
     name: 'ANDROID',
@@ -94,6 +122,22 @@ export const DEFAULT_CLIENTS: Record<string, InnertubeClient> = {
     extra: { deviceMake: 'Samsung', deviceModel: 'UKS9800', osName: 'Tizen', osVersion: '2.4.0' },
     hasMicroformat: false,
     canary: true,
+  },
+  /**
+   * yt-dlp 2026.11.23's `ios_producer` (client name id 92; no player JavaScript; H.264 and mp4a
+   * formats only), appended when the logged-out clients answer a made-for-kids video unplayable. A
+   * candidate for the audio of such videos: proven by canary probes that fetch audio, then asked
+   * after the ladder when every client of it answered the video unplayable.
+   */
+  IOS_PRODUCER: {
+    name: 'IOS_PRODUCER',
+    id: 92,
+    version: '0.147.945',
+    userAgent: 'com.google.ios.youtubeproducer/0.147.945 (iPhone16,2; U; CPU iOS 18_3_2 like Mac OS X;)',
+    extra: { deviceMake: 'Apple', deviceModel: 'iPhone16,2', osName: 'iPhone', osVersion: '18.3.2.22D82' },
+    hasMicroformat: false,
+    canary: true,
+    fallbackForUnplayable: true,
   },
 };
 

@@ -450,7 +450,7 @@ export function outcomeOf(err: unknown): UpstreamOutcome {
   if (cause instanceof BodyTooLargeError) return 'too_large';
   // definitive answers about the video are the platform working as it should
   if (err.code === 'VIDEO_UNAVAILABLE') return 'unplayable';
-  if (err.code === 'NO_SUBTITLES') return 'no_tracks';
+  if (err.code === 'NO_SUBTITLES' || err.code === 'VIDEO_PROCESSING') return 'no_tracks';
   if (err.code === 'VIDEO_NOT_FOUND' || err.code === 'PLAYLIST_NOT_FOUND') return 'ok';
   return 'error';
 }

@@ -43,6 +43,8 @@ describe('Canary', () => {
         ['IOS', 'direct', videoIds.manualAndAuto, 'ok'],
         // the candidate identity, probed after the ladder: its TV caption URLs answer empty in the fake
         ['TV_SAMSUNG', 'direct', videoIds.manualAndAuto, 'UPSTREAM_BLOCKED'],
+        // the audio candidate: the recorded video's stream URLs lead to a dead host in the fake
+        ['IOS_PRODUCER', 'direct', videoIds.manualAndAuto, 'UPSTREAM_ERROR'],
       ]);
       for (const c of ['VISIONOS', 'ANDROID', 'IOS']) expect(asked(c)).toHaveLength(1);
       expect(reported).toEqual(first);
@@ -58,6 +60,7 @@ describe('Canary', () => {
         ['ANDROID', videoIds.autoOnly, true],
         ['IOS', videoIds.autoOnly, true],
         ['TV_SAMSUNG', videoIds.autoOnly, false],
+        ['IOS_PRODUCER', videoIds.autoOnly, false],
       ]);
       expect(stats.total({ client: 'VISIONOS', outcome: 'client_rejected' })).toBeGreaterThanOrEqual(1);
       // ANDROID and IOS were asked once each: a probe goes through its own client only

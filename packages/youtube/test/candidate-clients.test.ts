@@ -58,6 +58,8 @@ describe('candidate identity TV_SAMSUNG', () => {
         ['ANDROID', 'ok', false],
         ['IOS', 'ok', false],
         ['TV_SAMSUNG', 'ok', true],
+        // the audio candidate: the recorded video's stream host is dead in the fake
+        ['IOS_PRODUCER', 'UPSTREAM_ERROR', true],
       ]);
       expect(tvCaptionGets().length).toBeGreaterThanOrEqual(1);
       expect(yt.ladder.isAdopted(tv(yt))).toBe(false);
@@ -163,7 +165,7 @@ describe('candidate identity TV_SAMSUNG', () => {
     const canary = canaryOf(yt);
     try {
       const probes = await canary.runOnce();
-      expect(probes.map((p) => p.client)).toEqual(['VISIONOS', 'ANDROID', 'IOS']);
+      expect(probes.map((p) => p.client)).toEqual(['VISIONOS', 'ANDROID', 'IOS', 'IOS_PRODUCER']);
       expect(players()).not.toContain('TVHTML5');
     } finally {
       await canary.close();

@@ -310,7 +310,6 @@ describe.each(MODES)('unavailable videos and platform errors (fake platform: %s)
 
   it.each([
     [videoIds.noCaptions, 'NO_SUBTITLES', undefined],
-    [videoIds.liveNow, 'NO_SUBTITLES', undefined],
     [videoIds.wasLive, 'NO_SUBTITLES', undefined],
     [videoIds.private, 'VIDEO_UNAVAILABLE', 'private'],
     [videoIds.geoBlocked, 'VIDEO_UNAVAILABLE', 'geo_blocked'],
@@ -324,6 +323,22 @@ describe.each(MODES)('unavailable videos and platform errors (fake platform: %s)
     expect([err.code, err.reason, err.retryable]).toEqual([code, reason, false]);
     expect(fake.count()).toBe(1);
   });
+
+  it.each([
+    [videoIds.postLive, 'post_live', 300],
+    [videoIds.liveNow, 'live', 900],
+  ])(
+    '%s (a stream without captions yet) → retryable VIDEO_PROCESSING %s with Retry-After, not NO_SUBTITLES',
+    async (id, reason, retryAfter) => {
+      const err = await errorOf(clientFor(fake).getTranscript({ videoId: id, language: 'en' }));
+      expect([err.code, err.reason, err.retryable]).toEqual(['VIDEO_PROCESSING', reason, true]);
+      expect(err.retryAfterSeconds).toBe(retryAfter);
+      expect(fake.count()).toBe(1);
+      // nor is its audio whole yet: transcription waits too
+      const audio = await errorOf(clientFor(fake).getAudio({ videoId: id }));
+      expect([audio.code, audio.reason]).toEqual(['VIDEO_PROCESSING', reason]);
+    },
+  );
 
   it.each([videoIds.invalid, videoIds.nonexistent, 'zzzzzzzzzzz'])(
     '%s → VIDEO_NOT_FOUND only once a second client confirms it (2 requests)',

@@ -27,6 +27,10 @@ export const DEMO_VIDEOS: { id: string; shows: string }[] = [
   { id: videoIds.audioTracks, shows: 'manual en and en-GB, auto-generated ja' },
   { id: videoIds.noCaptions, shows: 'playable, no captions at all (404 NO_SUBTITLES)' },
   { id: videoIds.private, shows: 'private video (404 VIDEO_UNAVAILABLE, reason private)' },
+  {
+    id: videoIds.postLive,
+    shows: 'a stream that has ended and is still being processed (503 VIDEO_PROCESSING, retryable)',
+  },
   { id: videoIds.syntheticComments, shows: 'synthetic comments: 45 threads over 3 pages, with replies' },
 ];
 

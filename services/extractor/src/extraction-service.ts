@@ -4,7 +4,7 @@ import { answerHeadJson, publicSegmentsJson } from '@subx/formats';
 import type { JsonCache } from '@subx/ports';
 import type { YouTubeClient, VideoMetadata, MetadataField } from '@subx/youtube';
 import { METADATA_FIELDS, isVideoId } from '@subx/youtube';
-import { AppError, Errors, isAppError } from '@subx/errors';
+import { AppError, Errors, PROCESSING_RETRY_AFTER_SECONDS, isAppError } from '@subx/errors';
 import type { AudioTranscriber } from './transcription/audio-transcriber.ts';
 
 export interface ExtractionCacheTtl {
@@ -411,14 +411,16 @@ export function createExtractionService(deps: {
       if (!isVideoId(req.videoId)) throw Errors.invalidUrl();
       // A video that does not exist or cannot be read is a valid answer (valid: false), cached too,
       // with why (v2: the entries of v1 did not keep it).
-      const { value, cached } = await cache.getOrLoad(
-        `validate:v2:${req.videoId}`,
-        ttl.validateMs,
-        async () => {
-          const { error, ...validation } = await youtube.validate(req.videoId);
-          return { ...validation, invalidReason: error ? invalidReasonOf(error) : '' };
-        },
-      );
+      const key = `validate:v2:${req.videoId}`;
+      const { value, cached } = await cache.getOrLoad(key, ttl.validateMs, async () => {
+        const { error, ...validation } = await youtube.validate(req.videoId);
+        return { ...validation, invalidReason: error ? invalidReasonOf(error) : '' };
+      });
+      // captions that are only pending (a stream live or in processing) are asked again sooner
+      if (!cached && value.captionsPending) {
+        const pendingMs = PROCESSING_RETRY_AFTER_SECONDS[value.captionsPending] * 1000;
+        await cache.set(key, value, Math.min(ttl.validateMs, pendingMs)).catch(() => undefined);
+      }
       return {
         valid: value.valid,
         hasSubtitles: value.hasSubtitles,
@@ -428,6 +430,7 @@ export function createExtractionService(deps: {
         duration: value.duration,
         cached,
         invalidReason: value.invalidReason,
+        captionsPending: value.captionsPending ?? '',
       };
     },
 

@@ -163,7 +163,7 @@ export async function startExtractorService(
           observer: upstream,
           logger: logger.child({ component: 'canary' }),
           onProbe: canaryMetrics(),
-          // candidate identities (TV_SAMSUNG) are adopted or demoted by these probes only
+          // candidate identities (TV_SAMSUNG, IOS_PRODUCER) are adopted or demoted by these probes only
           ladder: youtube.ladder,
         })
       : undefined;

@@ -272,6 +272,25 @@ describe('extractor over gRPC against the fake YouTube', () => {
     expect((await client.validateVideo({ videoId: videoIds.manualAndAuto })).invalidReason).toBe('');
   });
 
+  it('validate says the captions of a stream in processing are pending; extract is VIDEO_PROCESSING', async () => {
+    const v = await client.validateVideo({ videoId: videoIds.postLive });
+    expect(v).toMatchObject({
+      valid: true,
+      hasSubtitles: false,
+      invalidReason: '',
+      captionsPending: 'post_live',
+    });
+    expect((await client.validateVideo({ videoId: videoIds.postLive })).captionsPending).toBe('post_live');
+    expect((await client.validateVideo({ videoId: videoIds.manualAndAuto })).captionsPending).toBe('');
+    const err = await transcript(videoIds.postLive).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AppError);
+    expect([(err as AppError).code, (err as AppError).reason, (err as AppError).retryAfterSeconds]).toEqual([
+      'VIDEO_PROCESSING',
+      'post_live',
+      300,
+    ]);
+  });
+
   it('lists the first N playlist videos in order', async () => {
     const p = await client.getPlaylist({ playlistId: playlistIds.synthetic, maxVideos: 25 });
     expect(p.videoIds).toHaveLength(25);

@@ -16,6 +16,24 @@ import { readFileSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 export const SPEECH_VIDEO_ID = 'synthSpeech';
+/**
+ * SYNTHETIC: the same speech as a made-for-kids video. Every logged-out client answers it UNPLAYABLE
+ * except `IOS_PRODUCER` (yt-dlp 2026.11.23's `ios_producer`), which serves it with H.264 and mp4a
+ * formats only: here itag 140, with a plain URL. No caption track.
+ */
+export const KIDS_AUDIO_VIDEO_ID = 'synthKidsAu';
+/** The one client the made-for-kids speech video plays on. */
+export const KIDS_AUDIO_CLIENT = 'IOS_PRODUCER';
+/** How the other clients refuse it. */
+export const MADE_FOR_KIDS_REFUSAL = {
+  status: 'UNPLAYABLE',
+  reason: 'Video unavailable',
+  subreason: 'This video is made for kids and cannot be played while signed out here.',
+} as const;
+const AUDIO_VIDEO_IDS: readonly string[] = [SPEECH_VIDEO_ID, KIDS_AUDIO_VIDEO_ID];
+/** The formats each audio video lists (the made-for-kids one: mp4a only, as IOS_PRODUCER serves). */
+const formatsOf = (videoId: string): readonly AudioFormat[] =>
+  videoId === KIDS_AUDIO_VIDEO_ID ? SPEECH_FORMATS.filter((f) => f.itag === 140) : SPEECH_FORMATS;
 /** Whole seconds, as `videoDetails.lengthSeconds` says; the audio is 70.25 s. */
 export const SPEECH_LENGTH_SECONDS = 70;
 const APPROX_DURATION_MS = '70253';
@@ -67,18 +85,23 @@ function audioPath(file: string, audio?: SpeechAudio): string {
 
 const WEB_FAMILY = /^(WEB|MWEB|WEB_EMBEDDED_PLAYER|WEB_CREATOR|WEB_REMIX|TVHTML5)/;
 
-/** The player answer of the speech video for CLIENT, with stream URLs on ORIGIN (`http://host:port`). */
+/**
+ * The player answer of the speech video (or of its made-for-kids copy, `videoId`) for CLIENT, with
+ * stream URLs on ORIGIN (`http://host:port`).
+ */
 export function speechPlayer(
   origin: string,
   client: string | undefined,
   audio?: SpeechAudio,
+  videoId = SPEECH_VIDEO_ID,
 ): Record<string, unknown> {
   const web = WEB_FAMILY.test(client ?? '');
   const durationMs = audio ? String(Math.round(audio.durationMs)) : APPROX_DURATION_MS;
   const lengthSeconds = audio ? Math.floor(audio.durationMs / 1000) : SPEECH_LENGTH_SECONDS;
-  const adaptiveFormats = SPEECH_FORMATS.map((f) => {
+  const kids = videoId === KIDS_AUDIO_VIDEO_ID;
+  const adaptiveFormats = formatsOf(videoId).map((f) => {
     const size = statSync(audioPath(f.file, audio)).size;
-    const url = `${origin}/videoplayback?id=${SPEECH_VIDEO_ID}&itag=${f.itag}&source=youtube&mime=${encodeURIComponent(f.mimeType.split(';')[0]!)}&clen=${size}&dur=${(Number(durationMs) / 1000).toFixed(3)}`;
+    const url = `${origin}/videoplayback?id=${videoId}&itag=${f.itag}&source=youtube&mime=${encodeURIComponent(f.mimeType.split(';')[0]!)}&clen=${size}&dur=${(Number(durationMs) / 1000).toFixed(3)}`;
     return {
       itag: f.itag,
       ...(web ? { signatureCipher: `s=FAKESIGNATURE&sp=sig&url=${encodeURIComponent(url)}` } : { url }),
@@ -103,8 +126,8 @@ export function speechPlayer(
     playabilityStatus: { status: 'OK', playableInEmbed: true },
     streamingData: { expiresInSeconds: '21540', adaptiveFormats },
     videoDetails: {
-      videoId: SPEECH_VIDEO_ID,
-      title: 'Counting to ten: a spoken test recording',
+      videoId,
+      title: kids ? 'Counting to ten for kids' : 'Counting to ten: a spoken test recording',
       lengthSeconds: String(lengthSeconds),
       channelId: 'UCsubxSyntheticChannel0A',
       shortDescription: 'Synthetic speech without captions.',
@@ -140,8 +163,9 @@ export function videoplayback(
   audio?: SpeechAudio,
 ): PlaybackAnswer {
   const itag = Number(url.searchParams.get('itag'));
-  const format = SPEECH_FORMATS.find((f) => f.itag === itag);
-  if (url.searchParams.get('id') !== SPEECH_VIDEO_ID || !format) return refuse(404, 'no such stream');
+  const id = url.searchParams.get('id') ?? '';
+  const format = formatsOf(id).find((f) => f.itag === itag);
+  if (!AUDIO_VIDEO_IDS.includes(id) || !format) return refuse(404, 'no such stream');
   const path = audioPath(format.file, audio);
   let data = cache.get(path);
   if (!data) {

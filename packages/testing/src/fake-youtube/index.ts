@@ -7,7 +7,14 @@ import { FailureQueue, injectedAnswer } from './failures.ts';
 import { fixturesDir, loadFixture, type FixtureRef, type LoadedResponse } from './fixtures.ts';
 import { recordedRequest } from './request.ts';
 import { JSON_TYPE, applyFieldMask, json } from './responses.ts';
-import { SPEECH_VIDEO_ID, speechPlayer, videoplayback } from './audio.ts';
+import {
+  KIDS_AUDIO_CLIENT,
+  KIDS_AUDIO_VIDEO_ID,
+  MADE_FOR_KIDS_REFUSAL,
+  SPEECH_VIDEO_ID,
+  speechPlayer,
+  videoplayback,
+} from './audio.ts';
 import { mergeRoutes, withSyntheticAndRecorded } from './route-setup.ts';
 import { defaultRoutes, todayPlaylistShapes } from './routes.ts';
 import {
@@ -18,6 +25,7 @@ import {
   headerOnlyFirstPage,
   isWebFamily,
   playabilityAnswer,
+  streamsOnFake,
   swJsData,
   todayPlayer,
   versionLess,
@@ -50,7 +58,14 @@ export {
   type DerivedRef,
 } from './fixtures.ts';
 export * from './synthetic.ts';
-export { MAX_PIECE_BYTES, SPEECH_FORMATS, SPEECH_LENGTH_SECONDS, SPEECH_VIDEO_ID } from './audio.ts';
+export {
+  KIDS_AUDIO_CLIENT,
+  KIDS_AUDIO_VIDEO_ID,
+  MAX_PIECE_BYTES,
+  SPEECH_FORMATS,
+  SPEECH_LENGTH_SECONDS,
+  SPEECH_VIDEO_ID,
+} from './audio.ts';
 export * from './channels.ts';
 export { searchQueries, searchTypeOf, type FakeSearchType } from './search.ts';
 export * from './tokens.ts';
@@ -127,9 +142,11 @@ export async function startFakeYouTube(options: FakeYouTubeOptions = {}): Promis
   function player(rec: RecordedRequest, url: URL): LoadedResponse {
     const videoId = rec.videoId ?? '';
     const client = rec.clientName ?? '';
-    if (videoId === SPEECH_VIDEO_ID && !routes.videos[videoId]) {
+    if (videoId === KIDS_AUDIO_VIDEO_ID && client !== KIDS_AUDIO_CLIENT && !routes.videos[videoId])
+      return json(playabilityAnswer(MADE_FOR_KIDS_REFUSAL, `${client} refuses a made-for-kids video`));
+    if ((videoId === SPEECH_VIDEO_ID || videoId === KIDS_AUDIO_VIDEO_ID) && !routes.videos[videoId]) {
       const origin = `http://${String(rec.headers.host ?? '127.0.0.1')}`;
-      const answer = JSON.stringify(speechPlayer(origin, client, options.speechAudio));
+      const answer = JSON.stringify(speechPlayer(origin, client, options.speechAudio, videoId));
       return { ...json({}), body: applyFieldMask(answer, url.searchParams.get('$fields') ?? undefined) };
     }
     const v = routes.videos[videoId];
@@ -150,6 +167,7 @@ export async function startFakeYouTube(options: FakeYouTubeOptions = {}): Promis
         rec.body as { playbackContext?: { contentPlaybackContext?: Record<string, unknown> } }
       )?.playbackContext?.contentPlaybackContext;
       body = todayPlayer(body, rec.clientName, playback?.signatureTimestamp !== undefined);
+      body = streamsOnFake(body, `http://${String(rec.headers.host ?? '127.0.0.1')}`);
     }
     return { ...res, body: applyFieldMask(body, fields) };
   }

@@ -89,6 +89,11 @@ export const videoIds = {
   liveNow: 'jfKfPfyJRdk',
   /** was live, no captions (ANDROID). */
   wasLive: 'Fjg5lYqvzUs',
+  /**
+   * SYNTHETIC: a live stream that has ended and is still being processed (`isPostLiveDvr`): playable on
+   * every client, no caption track yet.
+   */
+  postLive: 'synthPostLv',
   private: '8VajtrESJzA',
   geoBlocked: '_PL2HJKxnOM',
   membersOnly: 'ayI2iBwGdxw',
@@ -125,6 +130,11 @@ export const videoIds = {
   commentsNoPanel: 'synthNoPnl1',
   /** SYNTHETIC: no captions, 70 s of spoken audio as itag 251 and 140 (audio.ts). */
   speechNoCaptions: 'synthSpeech',
+  /**
+   * SYNTHETIC: the same speech as a made-for-kids video (audio.ts): every client answers UNPLAYABLE
+   * except IOS_PRODUCER, which lists itag 140 (mp4a) alone; no caption track.
+   */
+  madeForKidsAudio: 'synthKidsAu',
   /** asr en only (VISIONOS 2026), unlisted and Shorts-eligible; masked WEB answer carries microformat. */
   unlistedShort: 'tjz2u2DiveM',
   /** 36 caption tracks (VISIONOS 2026); masked WEB answer carries microformat (uploadDate, category). */
@@ -276,6 +286,10 @@ export function defaultRoutes(): RouteTable {
         player: { '*': { file: `${YTA}youtube_transcripts_disabled2.innertube.json.static` } },
         note: 'was live (isLiveContent), no captions',
       },
+      [v.postLive]: {
+        player: { '*': syntheticPlayer('post-live-stream.json', v.postLive) },
+        note: 'SYNTHETIC stream that has ended and is being processed (isPostLiveDvr): no caption track yet',
+      },
       [v.private]: {
         player: {
           WEB: { file: `${NP24}stream/notAvailable/generated_mock_10.json` },
@@ -347,11 +361,11 @@ export function defaultRoutes(): RouteTable {
         note: "LOGIN_REQUIRED Sign in to confirm you're not a bot",
       },
       [v.interstitialBotCheck]: {
-        player: { '*': interstitial('interstitial-bot-check.json', v.interstitialBotCheck) },
+        player: { '*': syntheticPlayer('interstitial-bot-check.json', v.interstitialBotCheck) },
         note: 'SYNTHETIC interstitial error screen (no reason, no playerErrorMessageRenderer): a bot check',
       },
       [v.interstitialAgeGate]: {
-        player: { '*': interstitial('interstitial-age-gate.json', v.interstitialAgeGate) },
+        player: { '*': syntheticPlayer('interstitial-age-gate.json', v.interstitialAgeGate) },
         note: 'SYNTHETIC interstitial error screen (no reason, no playerErrorMessageRenderer): an age gate',
       },
       [v.unplayable]: {
@@ -422,7 +436,7 @@ export const RECORDED_CONTINUATIONS = [
 ];
 
 /** A hand-written player answer of packages/testing/fixtures-synthetic/player/, rewritten to `videoId`. */
-function interstitial(file: string, videoId: string): FixtureRef {
+function syntheticPlayer(file: string, videoId: string): FixtureRef {
   const body = JSON.parse(readSynthetic(`player/${file}`)) as { videoDetails?: { videoId?: string } };
   return { inline: { ...body, videoDetails: { ...body.videoDetails, videoId } } };
 }

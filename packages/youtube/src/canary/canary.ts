@@ -1,4 +1,4 @@
-import { isAppError } from '@subx/errors';
+import { Errors, isAppError } from '@subx/errors';
 import { CircuitBreaker } from '../breaker.ts';
 import { candidateClients } from '../clients.ts';
 import { YouTubeClient } from '../client.ts';
@@ -40,6 +40,11 @@ export interface CanaryProbe {
   upstreamRequests: number;
   /** A candidate identity's probe (its verdict decides whether users are served by it). */
   candidate?: true;
+  /**
+   * What the probe fetched when not captions: `audio` for an identity asked for the audio of videos
+   * the ladder answers unplayable (IOS_PRODUCER): its first piece of audio.
+   */
+  probes?: 'audio';
 }
 
 export interface CanaryOptions {
@@ -123,8 +128,10 @@ export class Canary {
     const calls = prober.upstreamCalls;
     const started = performance.now();
     let probe: CanaryProbe;
+    const audio = config.clients[client]?.fallbackForUnplayable === true;
     try {
-      await prober.getTranscript({ videoId: video.id, language: video.language, include: [] });
+      if (audio) await firstAudioPiece(prober, video.id);
+      else await prober.getTranscript({ videoId: video.id, language: video.language, include: [] });
       probe = {
         client,
         egress: egressLabel(egress),
@@ -147,6 +154,7 @@ export class Canary {
     probe.latencyMs = Math.round(performance.now() - started);
     probe.upstreamRequests = prober.upstreamCalls - calls;
     const identity = config.clients[client];
+    if (audio) probe.probes = 'audio';
     if (identity && !config.captionClients.includes(client)) {
       probe.candidate = true;
       this.#options.ladder?.record(identity, candidateVerdict(probe));
@@ -187,7 +195,19 @@ export class Canary {
 }
 
 /**
- * What a candidate's probe says about the identity: a caption body fetched proves it; no captions, an
+ * The first piece of the video's audio through the prober's one identity: proof that it lists an
+ * audio-only format with a plain URL and that the URL answers. The rest is never fetched.
+ */
+async function firstAudioPiece(prober: YouTubeClient, videoId: string): Promise<void> {
+  // the size cap is for whole downloads; a probe reads one piece of any video
+  const audio = await prober.getAudio({ videoId, maxBytes: Number.MAX_SAFE_INTEGER });
+  for await (const piece of audio.pieces) if (piece.byteLength > 0) return;
+  throw Errors.upstreamError('The audio answered no bytes.');
+}
+
+/**
+ * What a candidate's probe says about the identity: a caption body (or, for an audio identity, a
+ * piece of audio) fetched proves it; no captions or audio, an
  * empty or unreadable body, a refusal or an unavailable video (the canary video has captions in its
  * language) count against it; trouble of the egress or the network (blocks, 429s, timeouts) does not.
  */

@@ -19,6 +19,14 @@ export interface PlayerHit {
   player: unknown;
 }
 
+interface PlayersOptions {
+  /**
+   * For the video's streams (audio), not its captions: clients whose stream URLs need a PO token
+   * (`streamsNeedPoToken`: WEB, WEB_EMBEDDED) are skipped, since we carry none on stream URLs.
+   */
+  streams?: boolean;
+}
+
 export class PlayerLadder {
   readonly #innertube: Innertube;
   readonly #ladder: AdaptiveLadder;
@@ -54,15 +62,24 @@ export class PlayerLadder {
    * captcha) ends the ladder, since the transport has already tried every egress address. "Not found" from one client is confirmed by another
    * before VIDEO_NOT_FOUND. When every client fails: a block wins (retryable), then a client-specific
    * unavailability, then a confirmed or sole not-found, then the first transport error.
+   *
+   * Adopted candidates marked `fallbackForUnplayable` (IOS_PRODUCER) are asked last, and only when a
+   * client of the ladder answered the video unplayable and none answered with a block: the
+   * made-for-kids videos the logged-out clients refuse.
    */
-  async *players(videoId: string, lease: Lease): AsyncGenerator<PlayerHit> {
+  async *players(videoId: string, lease: Lease, options: PlayersOptions = {}): AsyncGenerator<PlayerHit> {
     const config = this.#innertube.config;
-    const configured = config.captionClients;
-    const adopted = candidateClients(config.clients, configured).filter((n) =>
-      this.#ladder.isAdopted(this.#innertube.client(n)),
+    const usable = (n: string) => !(options.streams && this.#innertube.client(n).streamsNeedPoToken);
+    const configured = config.captionClients.filter(usable);
+    const adopted = candidateClients(config.clients, config.captionClients).filter(
+      (n) => usable(n) && this.#ladder.isAdopted(this.#innertube.client(n)),
     );
-    const byIdentity = new Map([...adopted, ...configured].map((n) => [this.#innertube.client(n), n]));
+    const isFallback = (n: string) => this.#innertube.client(n).fallbackForUnplayable === true;
+    const byIdentity = new Map(
+      [...adopted.filter((n) => !isFallback(n)), ...configured].map((n) => [this.#innertube.client(n), n]),
+    );
     const ladder = this.#ladder.order([...byIdentity.keys()]).map((c) => byIdentity.get(c)!);
+    const fallbacks = adopted.filter(isFallback);
     const candidates = new Set(adopted);
     let blocked: AppError | undefined;
     let unavailable: AppError | undefined;
@@ -71,7 +88,9 @@ export class PlayerLadder {
     let failed: AppError | undefined;
     let freshSessionTried = false;
     let yielded = false;
-    for (const name of ladder) {
+    for (const name of [...ladder, ...fallbacks]) {
+      // a fallback only for a video some client answered unplayable, and none with a block
+      if (fallbacks.includes(name) && (blocked !== undefined || unavailable === undefined)) break;
       const client = this.#innertube.client(name);
       const web = isWebFamily(client);
       if (web && this.#poTokens.configured) void this.#poTokens.get(videoId).catch(() => undefined);

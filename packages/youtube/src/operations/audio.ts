@@ -1,7 +1,9 @@
 /**
  * A video's audio for transcription: the first player of the caption ladder that lists an
  * audio-only format with a plain URL (VISIONOS today: no PO token, no player JavaScript), its
- * lowest-bitrate such format fetched in ranges up to a cap, and the video's metadata.
+ * lowest-bitrate such format fetched in ranges up to a cap, and the video's metadata. Clients whose
+ * streams need a PO token (WEB, WEB_EMBEDDED) are not asked; for a video every client answers
+ * unplayable (made for kids), an adopted IOS_PRODUCER is asked last.
  */
 import { AppError, Errors } from '@subx/errors';
 import {
@@ -14,6 +16,7 @@ import {
 import type { AudioFormat } from '../audio/audio.ts';
 import type { MetadataField, VideoMetadata } from '../types.ts';
 import type { YouTubeOperations } from './context.ts';
+import { captionsPendingOf } from '../parse/player.ts';
 import { maybeNext, metadataFrom } from './metadata.ts';
 
 export interface VideoAudio {
@@ -70,7 +73,10 @@ export async function getAudio(yt: YouTubeOperations, req: AudioRequest): Promis
   const lease = yt.innertube.lease();
   const nextP = maybeNext(yt, req.videoId, include, lease);
   try {
-    for await (const hit of yt.players.players(req.videoId, lease)) {
+    for await (const hit of yt.players.players(req.videoId, lease, { streams: true })) {
+      // a stream live now or still being processed has no whole audio yet (nor captions): later
+      const pending = captionsPendingOf(hit.player);
+      if (pending) throw Errors.videoProcessing(req.videoId, pending);
       const format = pickAudioFormat(hit.player);
       if (!format) continue;
       const metadata = await metadataFrom(yt, req.videoId, hit.player, include, nextP, lease);

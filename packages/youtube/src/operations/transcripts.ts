@@ -4,7 +4,7 @@ import { isWebFamily } from '../clients.ts';
 import { REFERER, type Lease } from '../innertube.ts';
 import type { PlayerHit } from '../ladder/player-ladder.ts';
 import { allLanguages, captionUrl, chooseTrack, type TrackChoice } from '../language.ts';
-import { parseCaptionTracks } from '../parse/player.ts';
+import { captionsPendingOf, parseCaptionTracks } from '../parse/player.ts';
 import { TimedTextParseError, parseTimedText } from '../parse/timedtext.ts';
 import type { TransportResponse } from '../transport.ts';
 import type { Transcript, TranscriptRequest } from '../types.ts';
@@ -41,7 +41,9 @@ export async function getTranscript(
           webWithoutCaptions = true;
           continue;
         }
-        throw Errors.noSubtitles(videoId);
+        // a stream live now or still in processing has no captions *yet*: retryable, not final
+        const pending = captionsPendingOf(hit.player);
+        throw pending ? Errors.videoProcessing(videoId, pending) : Errors.noSubtitles(videoId);
       }
       const choice = chooseTrack(videoId, list, language, req.translate === true);
       if (choice.track.requiresPoToken) {

@@ -2,7 +2,7 @@
 import { AppError, Errors } from '@subx/errors';
 import { isWebFamily } from '../clients.ts';
 import { availableLanguages } from '../language.ts';
-import { parseCaptionTracks, parsePlayerMetadata } from '../parse/player.ts';
+import { captionsPendingOf, parseCaptionTracks, parsePlayerMetadata } from '../parse/player.ts';
 import type { Validation } from '../types.ts';
 import type { YouTubeOperations } from './context.ts';
 
@@ -22,7 +22,9 @@ export async function validate(
       if (list.tracks.length === 0 && isWebFamily(yt.innertube.client(hit.client))) continue;
       const langs = availableLanguages(list);
       const meta = parsePlayerMetadata(videoId, hit.player);
+      const pending = list.tracks.length === 0 ? captionsPendingOf(hit.player) : undefined;
       return {
+        ...(pending ? { captionsPending: pending } : {}),
         valid: true,
         hasSubtitles: list.tracks.length > 0,
         manualLanguages: langs.manual,

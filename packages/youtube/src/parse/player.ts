@@ -1,4 +1,4 @@
-import { type AppError, Errors } from '@subx/errors';
+import { type AppError, Errors, type ProcessingReason } from '@subx/errors';
 import type { VideoMetadata } from '../types.ts';
 import { arr, at, findFirst, isObj, str, text } from './json.ts';
 
@@ -203,6 +203,20 @@ export function classifyPlayability(player: unknown, requestedId: string): Playa
   return unavailable('unplayable', false);
 }
 
+/**
+ * Why a playable video's captions are not there yet, if they are not: `post_live` for a stream that
+ * has ended and is still being processed (`videoDetails.isPostLiveDvr`, yt-dlp's live status
+ * `post_live`: "some formats may not be available until processing is complete"), `live` for a stream
+ * that is live now (`isLive`, or `playabilityStatus.liveStreamability`).
+ */
+export function captionsPendingOf(player: unknown): ProcessingReason | undefined {
+  const vd = at(player, 'videoDetails');
+  if (at(vd, 'isPostLiveDvr') === true) return 'post_live';
+  if (at(vd, 'isLive') === true || at(player, 'playabilityStatus', 'liveStreamability') !== undefined)
+    return 'live';
+  return undefined;
+}
+
 /** YYYYMMDD in UTC. A timestamp with time and offset is converted; a bare date is taken as is. */
 export function toUploadDate(value: string | undefined): string {
   if (!value) return '';
@@ -267,7 +281,10 @@ export function parsePlayerMetadata(
   const mf =
     at(primary, 'microformat', 'playerMicroformatRenderer') ??
     at(web, 'microformat', 'playerMicroformatRenderer');
-  const isLive = at(vd, 'isLive') === true || at(mf, 'liveBroadcastDetails', 'isLiveNow') === true;
+  // a stream in its post-live processing has ended: it was live, it is not any more
+  const postLive = at(vd, 'isPostLiveDvr') === true;
+  const isLive =
+    !postLive && (at(vd, 'isLive') === true || at(mf, 'liveBroadcastDetails', 'isLiveNow') === true);
   const isUpcoming = at(vd, 'isUpcoming') === true;
   const category = str(at(mf, 'category'));
   return {
@@ -284,6 +301,6 @@ export function parsePlayerMetadata(
     categories: category ? [category] : [],
     viewCount: num(at(vd, 'viewCount')) ?? num(at(mf, 'viewCount')) ?? 0,
     isLive,
-    wasLive: at(vd, 'isLiveContent') === true && !isLive && !isUpcoming,
+    wasLive: postLive || (at(vd, 'isLiveContent') === true && !isLive && !isUpcoming),
   };
 }

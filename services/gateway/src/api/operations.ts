@@ -42,6 +42,8 @@ const VALIDATE_REASON_CODES = [
   ...UNAVAILABLE_REASONS,
   'video_unavailable',
   'no_subtitles',
+  'processing',
+  'live',
 ] as const;
 export type ValidateReasonCode = (typeof VALIDATE_REASON_CODES)[number];
 
@@ -120,6 +122,7 @@ export const V1_OPERATIONS: OperationSpec[] = withDocumentPaths([
       'VIDEO_NOT_FOUND',
       'VIDEO_UNAVAILABLE',
       'NO_SUBTITLES',
+      'VIDEO_PROCESSING',
       'LANGUAGE_NOT_AVAILABLE',
       'INSUFFICIENT_CREDITS',
       'TIER_REQUIRED',
@@ -290,7 +293,7 @@ export const V1_OPERATIONS: OperationSpec[] = withDocumentPaths([
         reason: {
           type: ['object', 'null'],
           description:
-            'Why an extract of this video would fail; null when it can succeed (`valid` and `has_subtitles`). `valid: false`: video_not_found, or why the video cannot be read (private, members_only, paid, geo_blocked, age_restricted, upcoming_live, removed, unplayable; video_unavailable when the extractor does not say). `valid: true` without subtitles: no_subtitles.',
+            'Why an extract of this video would fail; null when it can succeed (`valid` and `has_subtitles`). `valid: false`: video_not_found, or why the video cannot be read (private, members_only, paid, geo_blocked, age_restricted, upcoming_live, removed, unplayable; video_unavailable when the extractor does not say). `valid: true` without subtitles: no_subtitles, or, when they are only not there yet, processing (a live stream that has ended and is still being processed) or live (live now); extract then answers 503 VIDEO_PROCESSING.',
           required: ['code', 'message'],
           additionalProperties: false,
           properties: {
@@ -387,6 +390,7 @@ export const V1_OPERATIONS: OperationSpec[] = withDocumentPaths([
       'INSUFFICIENT_CREDITS',
       'VIDEO_NOT_FOUND',
       'NO_SUBTITLES',
+      'VIDEO_PROCESSING',
       'VIDEO_UNAVAILABLE',
       ...UPSTREAM_ERRORS,
     ],

@@ -21,11 +21,22 @@ const REASONS = {
   // An extractor older than invalid_reason: the video cannot be read, it does not say why.
   video_unavailable: 'The video cannot be read.',
   no_subtitles: 'The video can be read but has no subtitles, manual or auto-generated.',
+  processing:
+    'The video is a live stream that has ended and is still being processed; its captions come once processing is complete.',
+  live: 'The video is live now; its captions come once the stream has ended.',
 } as const satisfies Record<ValidateReasonCode, string>;
 
-function reasonOf(v: { valid: boolean; hasSubtitles: boolean; invalidReason: string }) {
+/** The extractor's `captions_pending` (why a valid video has no subtitles yet), by validate's code. */
+const PENDING: Record<string, ValidateReasonCode> = { post_live: 'processing', live: 'live' };
+
+function reasonOf(v: {
+  valid: boolean;
+  hasSubtitles: boolean;
+  invalidReason: string;
+  captionsPending: string;
+}) {
   if (v.valid && v.hasSubtitles) return null;
-  let code: ValidateReasonCode = 'no_subtitles';
+  let code: ValidateReasonCode = PENDING[v.captionsPending] ?? 'no_subtitles';
   if (!v.valid) {
     code = Object.hasOwn(REASONS, v.invalidReason)
       ? (v.invalidReason as ValidateReasonCode)

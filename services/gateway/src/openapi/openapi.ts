@@ -135,7 +135,7 @@ function errorResponses(codes: readonly string[], authenticated = false) {
       {
         description: errorList(list),
         headers: headerRefs([
-          ...(status === 429 ? (['Retry-After'] as const) : []),
+          ...(status === 429 || status === 503 ? (['Retry-After'] as const) : []),
           ...(status === 401 ? (['WWW-Authenticate'] as const) : []),
           'X-Request-Id',
           ...(authenticated && status !== 401 ? RATE_LIMIT_HEADER_NAMES : []),

@@ -78,9 +78,14 @@ export const WATCH_SEEN_MAX = 5_000;
 export const WATCH_PENDING_MAX = 1_000;
 /**
  * Item failures that mean "no captions yet": the platform often adds auto-generated captions hours
- * after upload, so these are retried; every other failure (VIDEO_UNAVAILABLE, …) is final.
+ * after upload, and a stream's only once it has ended and been processed (VIDEO_PROCESSING), so these
+ * are retried; every other failure (VIDEO_UNAVAILABLE, …) is final.
  */
-export const CAPTION_MISSING_CODES: readonly string[] = ['NO_SUBTITLES', 'LANGUAGE_NOT_AVAILABLE'];
+export const CAPTION_MISSING_CODES: readonly string[] = [
+  'NO_SUBTITLES',
+  'LANGUAGE_NOT_AVAILABLE',
+  'VIDEO_PROCESSING',
+];
 
 /** `wat_` + the creation time (base 36, fixed width) + 64 random bits: ids sort by creation. */
 export function newWatchId(nowMs: number): string {

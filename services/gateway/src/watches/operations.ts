@@ -215,7 +215,7 @@ export const WATCH_OPERATIONS: OperationSpec[] = [
     operationId: 'createWatch',
     summary: 'Watch a channel, playlist or search, and extract only what is new',
     description:
-      'Answers 201 with the watch. Every `interval_minutes` the watch lists its source’s newest videos, keeps those it has not seen and starts one bulk job for them (charged as jobs are: 1 credit per successful item), then sends `watch.new_videos` to `webhook_url`. The first run comes at once: without `backfill` it only records what exists. Upcoming premieres and live streams are not counted as seen until they can be read; a video whose job item failed for missing captions (`NO_SUBTITLES`, `LANGUAGE_NOT_AVAILABLE`) goes into later runs’ jobs again for `WATCH_CAPTION_RETRY_HOURS` (48 by default). Watches per account: Pro 10, Business 50, Enterprise 200. Counts as one request against the daily limit.',
+      'Answers 201 with the watch. Every `interval_minutes` the watch lists its source’s newest videos, keeps those it has not seen and starts one bulk job for them (charged as jobs are: 1 credit per successful item), then sends `watch.new_videos` to `webhook_url`. The first run comes at once: without `backfill` it only records what exists. Upcoming premieres and live streams are not counted as seen until they can be read; a video whose job item failed for missing captions (`NO_SUBTITLES`, `LANGUAGE_NOT_AVAILABLE`, or `VIDEO_PROCESSING` for a stream not yet processed) goes into later runs’ jobs again for `WATCH_CAPTION_RETRY_HOURS` (48 by default). Watches per account: Pro 10, Business 50, Enterprise 200. Counts as one request against the daily limit.',
     auth: 'jobs',
     tier: 'pro',
     credits: 'none to create; each run’s job: 1 per successful item',

@@ -70,6 +70,7 @@ const extractorImpl: extractorV1.ExtractorServiceServer = {
       videoTitle: `t ${call.request.videoId}`,
       duration: 10,
       invalidReason: '',
+      captionsPending: '',
       cached: false,
     });
   },

@@ -215,6 +215,7 @@ describe('MCP tools', () => {
       videoTitle: '',
       duration: 0,
       invalidReason: 'private',
+      captionsPending: '',
       cached: false,
     });
     const r = (await client.callTool({ name: 'check_subtitles', arguments: { url: VIDEO_URL } })) as {

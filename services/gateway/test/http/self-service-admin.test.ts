@@ -145,6 +145,7 @@ describe('POST /admin/v1/accounts/{id}/calls', () => {
       videoTitle: 'T',
       duration: 10,
       invalidReason: '',
+      captionsPending: '',
       cached: false,
     });
     const res = await app.inject({

@@ -50,6 +50,7 @@ async function syncGateway(): Promise<TestGateway> {
     videoTitle: 'Title',
     duration: 60,
     invalidReason: '',
+    captionsPending: '',
     cached: false,
   });
   b.summarize = async () => ({

@@ -35,6 +35,7 @@ function speechPlatform(backends: FakeBackends, options: { cached?: boolean; aud
       duration: req.videoId === SPEECH ? 70 : 125,
       cached: true,
       invalidReason: '',
+      captionsPending: '',
     };
   };
   backends.handlers.getTranscript = async (req) => {

@@ -432,6 +432,11 @@ export interface ValidateVideoResponse {
    * (private, members_only, paid, geo_blocked, age_restricted, upcoming_live, removed, unplayable).
    */
   invalidReason: string;
+  /**
+   * Why a valid video has no subtitles *yet*, empty otherwise: post_live (a live stream that has
+   * ended and is still being processed) or live (live now); extract answers VIDEO_PROCESSING.
+   */
+  captionsPending: string;
 }
 
 export interface GetPlaylistRequest {
@@ -2244,6 +2249,7 @@ function createBaseValidateVideoResponse(): ValidateVideoResponse {
     duration: 0,
     cached: false,
     invalidReason: "",
+    captionsPending: "",
   };
 }
 
@@ -2272,6 +2278,9 @@ export const ValidateVideoResponse: MessageFns<ValidateVideoResponse> = {
     }
     if (message.invalidReason !== "") {
       writer.uint32(66).string(message.invalidReason);
+    }
+    if (message.captionsPending !== "") {
+      writer.uint32(74).string(message.captionsPending);
     }
     return writer;
   },
@@ -2353,6 +2362,14 @@ export const ValidateVideoResponse: MessageFns<ValidateVideoResponse> = {
             message.invalidReason = reader.string();
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.captionsPending = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2395,6 +2412,11 @@ export const ValidateVideoResponse: MessageFns<ValidateVideoResponse> = {
         : isSet(object.invalid_reason)
         ? globalThis.String(object.invalid_reason)
         : "",
+      captionsPending: isSet(object.captionsPending)
+        ? globalThis.String(object.captionsPending)
+        : isSet(object.captions_pending)
+        ? globalThis.String(object.captions_pending)
+        : "",
     };
   },
 
@@ -2424,6 +2446,9 @@ export const ValidateVideoResponse: MessageFns<ValidateVideoResponse> = {
     if (message.invalidReason !== "") {
       obj.invalidReason = message.invalidReason;
     }
+    if (message.captionsPending !== "") {
+      obj.captionsPending = message.captionsPending;
+    }
     return obj;
   },
 
@@ -2440,6 +2465,7 @@ export const ValidateVideoResponse: MessageFns<ValidateVideoResponse> = {
     message.duration = object.duration ?? 0;
     message.cached = object.cached ?? false;
     message.invalidReason = object.invalidReason ?? "";
+    message.captionsPending = object.captionsPending ?? "";
     return message;
   },
 };
