@@ -37,6 +37,7 @@ from settings import Settings, load_settings  # noqa: E402
 DRAIN_LIMIT = 64 * 1024 * 1024
 GRANULARITIES = ("segment", "word")
 TRANSCRIBE_PATHS = ("/v1/audio/transcriptions", "/audio/transcriptions")
+QUIET_PATHS = ("/health", "/health/live", "/health/ready", "/metrics")
 
 
 class Admission:
@@ -128,6 +129,8 @@ class Handler(BaseHTTPRequestHandler):
         return self.server.app
 
     def log_message(self, fmt, *args):  # one line per request, never headers (they carry the key)
+        if getattr(self, "command", "") == "GET" and self.path.split("?", 1)[0] in QUIET_PATHS:
+            return  # probes and scrapes every few seconds would drown the log
         sys.stderr.write("speech: %s %s\n" % (self.address_string(), fmt % args))
 
     # ---- answers -------------------------------------------------------------------------------
