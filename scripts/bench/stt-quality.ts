@@ -80,7 +80,12 @@ async function startEngine(): Promise<{ url: string; child: ChildProcess }> {
       ...(values['model-dir'] ? { STT_MODEL_DIR: values['model-dir'] } : {}),
       ...(values['model-id'] ? { STT_MODEL_ID: values['model-id'] } : {}),
     },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  // The engine's own lines (the model it loaded, problems), not its one line per request.
+  child.stderr!.on('data', (d: Buffer) => {
+    for (const line of d.toString().split('\n'))
+      if (line && !/^speech: [\d.:]+ "/.test(line)) process.stderr.write(`${line}\n`);
   });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';

@@ -186,8 +186,7 @@ class Engine:
 
         return get_speech_timestamps(audio, self.vad_options, sampling_rate=SAMPLE_RATE)
 
-    def transcribe(self, data: bytes, language: str | None, prompt: str | None, max_seconds: float,
-                   cancelled=lambda: False) -> Transcript:
+    def transcribe(self, data: bytes, language: str | None, prompt: str | None, max_seconds: float) -> Transcript:
         if language and not self.multilingual and language != "en":
             raise LanguageError(f"the loaded model transcribes English only (asked: {language!r})")
         code = language or (None if self.multilingual else "en")
@@ -212,7 +211,7 @@ class Engine:
                         tail = min(CUT_SEARCH_S * SAMPLE_RATE, len(audio) // 4)
                         cut = quietest_point(audio, max(last["start"], len(audio) - int(tail)))
                         regions = [dict(r, end=min(r["end"], cut)) for r in regions if r["start"] < cut]
-            if regions and not cancelled():
+            if regions:
                 segments, detected = self._transcribe_regions(audio, regions, code, prompt)
                 if code is None and detected:
                     code = detected  # the first speech decides; later windows keep it

@@ -37,6 +37,7 @@ from settings import Settings, load_settings  # noqa: E402
 DRAIN_LIMIT = 64 * 1024 * 1024
 GRANULARITIES = ("segment", "word")
 TRANSCRIBE_PATHS = ("/v1/audio/transcriptions", "/audio/transcriptions")
+QUIET_PATHS = ("/health", "/health/live", "/health/ready", "/metrics")
 
 
 class Admission:
@@ -128,6 +129,8 @@ class Handler(BaseHTTPRequestHandler):
         return self.server.app
 
     def log_message(self, fmt, *args):  # one line per request, never headers (they carry the key)
+        if getattr(self, "command", "") == "GET" and self.path.split("?", 1)[0] in QUIET_PATHS:
+            return  # probes and scrapes every few seconds would drown the log
         sys.stderr.write("speech: %s %s\n" % (self.address_string(), fmt % args))
 
     # ---- answers -------------------------------------------------------------------------------
@@ -296,6 +299,22 @@ class Handler(BaseHTTPRequestHandler):
         self.send_body(200, body, ctype)
 
 
+class MetricsHandler(Handler):
+    """METRICS_PORT: /metrics and the health routes only; transcriptions are on the main port."""
+
+    def do_GET(self):
+        path = self.path.split("?", 1)[0]
+        if path in QUIET_PATHS:
+            super().do_GET()
+        else:
+            self.send_error_json(404, f"Unknown path {path} (the metrics port serves /metrics)", code="not_found")
+
+    do_HEAD = do_GET
+
+    def do_POST(self):
+        self.refuse(404, "The metrics port serves /metrics only.", "invalid_request_error", "not_found")
+
+
 def check_fields(fields: dict, upload: bytes | None):
     """(status, message, param, code) of the first problem with a request's fields, else None."""
     if upload is None:
@@ -354,7 +373,7 @@ def serve(app: App, host: str, port: int, metrics_port: int | None) -> int:
     httpd = Server((host, port), Handler, app)
     servers = [httpd]
     if metrics_port is not None:
-        servers.append(Server((host, metrics_port), Handler, app))
+        servers.append(Server((host, metrics_port), MetricsHandler, app))
     threads = [threading.Thread(target=s.serve_forever, name="http", daemon=True) for s in servers]
     for t in threads:
         t.start()

@@ -104,6 +104,23 @@ describe('docker-compose.yml', () => {
     }
   });
 
+  it('runs the speech engine in its own profile, like the apps, never published, the extractor pointed at it on request', () => {
+    const speech = services.speech as Service & Record<string, unknown>;
+    expect(speech.profiles).toEqual(['speech']);
+    expect(speech.build?.dockerfile).toBe('deploy/docker/speech.Dockerfile');
+    expect(speech.image).toBe('subx/speech:${SUBX_IMAGE_TAG:-dev}');
+    expect(speech.user).toBe('1000:1000');
+    expect(speech.read_only).toBe(true);
+    expect(speech.cap_drop).toEqual(['ALL']);
+    expect(speech.ports).toBeUndefined();
+    expect(speech.environment?.METRICS_PORT).toBe('9464');
+    // Its drain (STT_SHUTDOWN_TIMEOUT_S) fits in the grace period compose gives it.
+    expect(Number(String(speech.stop_grace_period).replace(/s$/, ''))).toBeGreaterThan(
+      Number(speech.environment?.STT_SHUTDOWN_TIMEOUT_S),
+    );
+    expect(services.extractor?.environment?.TRANSCRIBE_BASE_URL).toBe('${TRANSCRIBE_BASE_URL:-}');
+  });
+
   it('points every *_GRPC_ADDR at the port the target service listens on, and waits for it', () => {
     let checked = 0;
     for (const [name, svc] of Object.entries(services)) {

@@ -2,11 +2,18 @@
 // on, a Deployment of the subx/speech image with HTTP probes on its health routes, metrics like the
 // other components, a grace period that covers its drain, reachable only from the extractor, whose
 // TRANSCRIBE_BASE_URL points at it; the documented GPU values render.
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { type Obj, chartDir, component, helm, ofKind, podSpec, recordHelm, render } from './helm-chart.ts';
 
 const DEV = path.join(chartDir, 'ci/dev-values.yaml');
+const toolsBin = path.join(process.env.SUBX_TOOLS_DIR ?? path.join(homedir(), '.cache/subx-tools'), 'bin');
+const kubeconform = existsSync(path.join(toolsBin, 'kubeconform'));
+const validate = fileURLToPath(new URL('../../scripts/kube-schemas/kube-validate.sh', import.meta.url));
 type Rule = {
   from?: { podSelector?: { matchLabels?: Record<string, string> } }[];
   to?: { podSelector?: { matchLabels?: Record<string, string> } }[];
@@ -110,6 +117,37 @@ describe.skipIf(!helm)('helm chart deploy/helm/subx: the speech engine', () => {
         policy(objs, name).egress!.some((r) => peerOf(r)?.includes('speech')),
         name,
       ).toBe(false);
+  });
+
+  // The strict Kubernetes schemas of scripts/validate-deploy.sh, on the chart with the speech engine
+  // on, a GPU limit, egress rules and the ServiceMonitor (the examples of ci/ keep it off).
+  it.skipIf(!kubeconform && !process.env.CI)('passes kubeconform -strict with the speech engine on', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'subx-speech-chart-'));
+    try {
+      const chart = path.join(dir, 'subx');
+      cpSync(chartDir, chart, { recursive: true });
+      for (const f of readdirSync(path.join(chart, 'ci'))) rmSync(path.join(chart, 'ci', f));
+      writeFileSync(
+        path.join(chart, 'ci/speech-values.yaml'),
+        [
+          'secrets: { values: { ADMIN_TOKEN: ci-admin-token-0123456789abcdef0123, API_KEY_PEPPER: ci-pepper-0123456789abcdef-0123456789 } }',
+          "components: { dashboard: { env: { MAIL_TO_LOG: 'true' } }, speech: { resources: { limits: { memory: 2Gi, nvidia.com/gpu: 1 } } } }",
+          'speech: { enabled: true }',
+          'networkPolicy: { egress: { enabled: true } }',
+          'metrics: { serviceMonitor: { enabled: true } }',
+          '',
+        ].join('\n'),
+      );
+      const run = spawnSync('bash', [validate, 'chart', chart, path.join(dir, 'out')], {
+        encoding: 'utf8',
+        env: { ...process.env, HELM: helm as string, PATH: `${toolsBin}:${process.env.PATH ?? ''}` },
+        timeout: 120_000,
+      });
+      expect(run.status, `${run.stdout}\n${run.stderr}`).toBe(0);
+      expect(run.stdout).toMatch(/Invalid: 0, Errors: 0/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('renders the documented GPU node values and the ServiceMonitor selects it', () => {

@@ -35,6 +35,8 @@ export const MODEL_ID = process.env.TRANSCRIBE_MODEL || 'whisper-tiny.en';
 export interface StartedEngine {
   /** `http://127.0.0.1:PORT/v1` */
   url: string;
+  /** The port of its METRICS_PORT listener, when one was asked for. */
+  metricsPort?: number;
   child: ChildProcess;
   /** stderr so far (the last 8 KB). */
   log(): string;
@@ -57,6 +59,7 @@ export async function spawnEngine(env: Record<string, string> = {}): Promise<Sta
   child.stderr!.on('data', (d: Buffer) => {
     err = (err + d.toString()).slice(-8000);
   });
+  let metricsPort: number | undefined;
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     const timer = setTimeout(
@@ -65,9 +68,10 @@ export async function spawnEngine(env: Record<string, string> = {}): Promise<Sta
     );
     child.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
+      const m = /listening on (http:\/\/\S+)(?: \(metrics on port (\d+)\))?\n/.exec(out);
       if (m) {
         clearTimeout(timer);
+        if (m[2]) metricsPort = Number(m[2]);
         resolve(`${m[1]}/v1`);
       }
     });
@@ -77,7 +81,7 @@ export async function spawnEngine(env: Record<string, string> = {}): Promise<Sta
     });
   });
   child.stdout!.resume();
-  return { url, child, log: () => err };
+  return { url, metricsPort, child, log: () => err };
 }
 
 /** The engine's OpenAI-compatible base URL, and the process when it was started here. */

@@ -324,45 +324,62 @@ describe.skipIf(!ready && !process.env.CI)(
   },
 );
 
-describe.skipIf(!ready && !process.env.CI)('speech engine: long audio in windows', () => {
-  let engine: StartedEngine;
-  const spoken = readFileSync(join(AUDIO, 'speech.txt'), 'utf8');
+describe.skipIf(!ready && !process.env.CI)(
+  'speech engine: long audio in windows, a home of its own, a metrics port',
+  () => {
+    let engine: StartedEngine;
+    const spoken = readFileSync(join(AUDIO, 'speech.txt'), 'utf8');
 
-  // 70 s of speech in windows of 15 s: every window ends inside or near speech, so each speech
-  // region that reaches a window's end moves into the next window instead of being cut.
-  // A home of its own: ONNX Runtime, when its usage reports are on, writes a device id there
-  // before it posts to Microsoft; the engine turns them off, so the home stays empty.
-  const home = mkdtempSync(join(tmpdir(), 'speech-home-'));
-  beforeAll(async () => {
-    engine = await spawnEngine({ STT_WINDOW_S: '15', HOME: home });
-  }, 120_000);
-  afterAll(() => {
-    engine?.child.kill('SIGTERM');
-    rmSync(home, { recursive: true, force: true });
-  });
-
-  it('joins the windows into one transcript: the same words, times in order across the audio', async () => {
-    const res = await fetch(`${engine.url}/audio/transcriptions`, {
-      method: 'POST',
-      body: form(fileBlob(join(AUDIO, 'speech.webm'), 'audio/webm'), 'speech.webm', {
-        response_format: 'verbose_json',
-        'timestamp_granularities[]': 'word',
-      }),
+    // 70 s of speech in windows of 15 s: every window ends inside or near speech, so each speech
+    // region that reaches a window's end moves into the next window instead of being cut.
+    // A home of its own: ONNX Runtime, when its usage reports are on, writes a device id there
+    // before it posts to Microsoft; the engine turns them off, so the home stays empty.
+    const home = mkdtempSync(join(tmpdir(), 'speech-home-'));
+    beforeAll(async () => {
+      engine = await spawnEngine({ STT_WINDOW_S: '15', HOME: home, METRICS_PORT: '0' });
+    }, 120_000);
+    afterAll(() => {
+      engine?.child.kill('SIGTERM');
+      rmSync(home, { recursive: true, force: true });
     });
-    expect(res.status).toBe(200);
-    const body = (await res.json()) as Verbose;
-    expect(body.duration).toBeGreaterThan(68);
-    expect(wordErrorRate(spoken, body.text), body.text).toBeLessThanOrEqual(0.15);
-    let previous = 0;
-    for (const w of body.words!) {
-      expect(w.start).toBeGreaterThanOrEqual(previous);
-      expect(w.end).toBeLessThanOrEqual(body.duration);
-      previous = w.start;
-    }
-    expect(body.words!.at(-1)!.end).toBeGreaterThan(60);
-    expect(readdirSync(home)).toEqual([]);
-  }, 240_000);
-});
+
+    it('joins the windows into one transcript: the same words, times in order across the audio', async () => {
+      const res = await fetch(`${engine.url}/audio/transcriptions`, {
+        method: 'POST',
+        body: form(fileBlob(join(AUDIO, 'speech.webm'), 'audio/webm'), 'speech.webm', {
+          response_format: 'verbose_json',
+          'timestamp_granularities[]': 'word',
+        }),
+      });
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as Verbose;
+      expect(body.duration).toBeGreaterThan(68);
+      expect(wordErrorRate(spoken, body.text), body.text).toBeLessThanOrEqual(0.15);
+      let previous = 0;
+      for (const w of body.words!) {
+        expect(w.start).toBeGreaterThanOrEqual(previous);
+        expect(w.end).toBeLessThanOrEqual(body.duration);
+        previous = w.start;
+      }
+      expect(body.words!.at(-1)!.end).toBeGreaterThan(60);
+      expect(readdirSync(home)).toEqual([]);
+    }, 240_000);
+
+    it('serves /metrics and health on METRICS_PORT, and nothing else there', async () => {
+      const metrics = `http://127.0.0.1:${engine.metricsPort!}`;
+      expect(await (await fetch(`${metrics}/metrics`)).text()).toMatch(
+        /^subx_speech_audio_seconds_total \d/m,
+      );
+      expect((await fetch(`${metrics}/health/ready`)).status).toBe(200);
+      expect((await fetch(`${metrics}/v1/models`)).status).toBe(404);
+      const post = await fetch(`${metrics}/v1/audio/transcriptions`, {
+        method: 'POST',
+        body: form(fileBlob(join(AUDIO, 'speech.webm'), 'audio/webm'), 'speech.webm'),
+      });
+      expect(post.status).toBe(404);
+    });
+  },
+);
 
 describe.skipIf(!ready && !process.env.CI)('speech engine: admission and drain', () => {
   let engine: StartedEngine;
