@@ -94,6 +94,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     logger: logger.child({ component: 'webhooks' }),
     config,
     pepper: accessConfig.apiKeyPepper,
+    ...(accessConfig.apiKeyPepperPrevious ? { previousPepper: accessConfig.apiKeyPepperPrevious } : {}),
   });
   await webhooks.start();
   let fanOut: FanOut & { stop?(): Promise<void> };
