@@ -6,7 +6,13 @@ import { legend, stackedBarChart } from './chart.ts';
 import { timeTag } from './dates.ts';
 import type { SampleVideo } from './first-request.ts';
 import { shellQuote, videoUrl } from './first-request.ts';
-import type { AccountLimits, AccountUsage, CallResult, GatewayAccount } from './gateway-client.ts';
+import type {
+  AccountLimits,
+  AccountUsage,
+  CallResult,
+  GatewayAccount,
+  SecuredAccount,
+} from './gateway-client.ts';
 import { TIERS } from './gateway-client.ts';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './passwords.ts';
 import type { UserDoc } from './users.ts';
@@ -240,7 +246,8 @@ export function verifyPage(
 }
 
 /** After a reset: the account's key was replaced, and the new one is shown this once. */
-export function passwordChangedPage(ctx: PageContext, newKey: string | null): string {
+export function passwordChangedPage(ctx: PageContext, secured: SecuredAccount | null): string {
+  const newKey = secured?.api_key ?? null;
   const key = newKey
     ? html`<section class="card reveal" aria-labelledby="new-key-title">
         <h2 id="new-key-title">Your new API key</h2>
@@ -258,13 +265,44 @@ export function passwordChangedPage(ctx: PageContext, newKey: string | null): st
   return layout(
     ctx,
     'Password changed',
-    html`${key}
+    html`${key}${secured ? securedSummary(secured) : ''}
       <p><a href="/sign-in">Sign in</a></p>`,
     {
       kind: 'ok',
       text: 'Your password is changed and every session is signed out. Sign in with the new one.',
     },
   );
+}
+
+/** What a reset stopped, for the owner to check (and resume what was theirs). */
+function securedSummary(secured: SecuredAccount): Html {
+  const ids = (list: string[]) =>
+    html`<ul>
+      ${list.map((id) => html`<li><code>${id}</code></li>`)}
+    </ul>`;
+  return html`<section class="card" aria-labelledby="secured-title" id="secured">
+    <h2 id="secured-title">What the old key had set going</h2>
+    ${
+      secured.webhook_secret_rotated
+        ? html`<p>
+            Your webhook signing secret was replaced, and the old one no longer signs: give your receivers the
+            new one from the <a href="/webhooks">Webhooks</a> page.
+          </p>`
+        : ''
+    }
+    ${
+      secured.paused_watches.length > 0
+        ? html`<p>Paused watches (resume the ones you made on the <a href="/watches">Watches</a> page):</p>
+            ${ids(secured.paused_watches)}`
+        : ''
+    }
+    ${
+      secured.canceled_jobs.length > 0
+        ? html`<p>Canceled jobs (start again those you made):</p>
+            ${ids(secured.canceled_jobs)}`
+        : ''
+    }
+  </section>`;
 }
 
 export function forgotPage(ctx: PageContext, notice?: Notice | null): string {
@@ -561,7 +599,7 @@ export function operatorsPage(
                   />
                   <button type="submit">Save</button>
                 </form>
-                ${account.key.status === 'active' ? html`<form method="post" action="/operators/accounts/${id}/revoke" class="row-form confirm" data-confirm="Revoke this account's key?">${csrfField(ctx)}<button type="submit" class="danger">Revoke key</button></form>` : ''}
+                ${account.key.status === 'active' ? html`<form method="post" action="/operators/accounts/${id}/revoke" class="row-form confirm" data-confirm="Revoke this account's key? Its watches are paused, its jobs canceled and its webhook secret replaced.">${csrfField(ctx)}<button type="submit" class="danger">Revoke key</button></form>` : ''}
               </td>
             </tr>`;
           })}

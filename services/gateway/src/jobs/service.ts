@@ -110,6 +110,8 @@ export interface JobsService {
     index: number,
   ): Promise<{ job: JobDoc; item: Record<string, unknown> }>;
   cancel(accountId: string, jobId: string): Promise<PublicJob>;
+  /** Cancels the account's queued and running jobs created with this key; their ids. */
+  cancelCreatedWith(accountId: string, keyId: string): Promise<string[]>;
   /**
    * The chunks of the finished items, in source order, one JSON object a line with its `video_id`
    * (NDJSON, the shape vector stores import); read a page of results at a time.
@@ -278,6 +280,7 @@ export function createJobsService(deps: {
         lease_until: 0,
         notified: false,
         request_id: requestId,
+        ...(account.keyId ? { key_id: account.keyId } : {}),
         queue_rank: open.queued + open.running,
       };
       await store.create(job, items);
@@ -392,6 +395,19 @@ export function createJobsService(deps: {
           from = page.at(-1)!.index + 1;
         }
       })();
+    },
+
+    async cancelCreatedWith(accountId, keyId) {
+      const canceled: string[] = [];
+      for (const job of await store.openCreatedWith(accountId, keyId)) {
+        const after = await this.cancel(accountId, job._id).catch((err: unknown) => {
+          // It finished in between: nothing left to stop.
+          if (err instanceof AppError && err.code === 'JOB_FINISHED') return null;
+          throw err;
+        });
+        if (after) canceled.push(job._id);
+      }
+      return canceled;
     },
 
     async cancel(accountId, jobId) {

@@ -52,6 +52,10 @@ export interface WatchesService {
   delete(accountId: string, watchId: string): Promise<{ watch_id: string; deleted: true }>;
   /** Runs the watch now (POST …/run): 409 CONFLICT while another run of it is under way. */
   runNow(account: Account, watchId: string): Promise<RunOutcome>;
+  /** Pauses the account's watches created with this key (it was revoked after a compromise); their ids. */
+  pauseCreatedWith(accountId: string, keyId: string): Promise<string[]>;
+  /** Runs a paused watch again, the next run at once (a watch that is not paused is left as it is). */
+  resume(accountId: string, watchId: string): Promise<WatchView>;
   /** The scheduler's tick: runs the watches that are due, one at a time; how many ran. */
   runDue(limit: number): Promise<number>;
 }
@@ -303,6 +307,8 @@ export function createWatchesService(deps: {
         lease_owner: null,
         lease_until: 0,
         request_id: requestId,
+        ...(account.keyId ? { key_id: account.keyId } : {}),
+        paused: null,
       };
       await store.create(watch);
       await announce('watch.created', watch, null);
@@ -324,6 +330,16 @@ export function createWatchesService(deps: {
       if (!watch || !(await store.delete(accountId, watchId))) throw notFound(watchId);
       await announce('watch.deleted', watch, null);
       return { watch_id: watchId, deleted: true };
+    },
+
+    pauseCreatedWith: (accountId, keyId) =>
+      store.pauseCreatedWith(accountId, keyId, { at: clock.now(), reason: 'key_compromised' }),
+
+    async resume(accountId, watchId) {
+      const watch = await store.get(accountId, watchId);
+      if (!watch) throw notFound(watchId);
+      const resumed = watch.paused ? await store.resume(accountId, watchId, clock.now()) : null;
+      return watchView(resumed ?? watch);
     },
 
     async runNow(account, watchId) {
@@ -372,7 +388,8 @@ export function createWatchesService(deps: {
           });
           continue;
         }
-        await run(held, account, owner);
+        // The run's job belongs to the key that made the watch, so that revoking it stops both.
+        await run(held, held.key_id ? { ...account, keyId: held.key_id } : account, owner);
         ran++;
       }
       return ran;
