@@ -156,6 +156,8 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
       const account = await access.accounts.get(accountId);
       return account ? { id: account._id, tier: account.tier } : null;
     },
+    // A scheduled run lists the platform as POST …/run does, and counts as that request does.
+    countScheduledRun: async (account) => (await access.rateLimiter.consume(account, 'jobs')).admitted,
     webhooks,
   });
 

@@ -22,8 +22,15 @@ export interface WatchStore {
   pauseCreatedWith(accountId: string, keyId: string, pause: WatchPause): Promise<string[]>;
   /** Clears the pause and makes the watch due now; null when it is not the account's or not paused. */
   resume(accountId: string, watchId: string, nowMs: number): Promise<WatchDoc | null>;
-  /** Watches due to run, not held and not paused, soonest first. */
-  due(nowMs: number, limit: number): Promise<WatchDoc[]>;
+  /**
+   * Watches due to run, not held and not paused, soonest first; `except` leaves out accounts (at
+   * their share of this poll) and watches (already taken).
+   */
+  due(
+    nowMs: number,
+    limit: number,
+    except?: { accounts?: string[]; watches?: string[] },
+  ): Promise<WatchDoc[]>;
   /** Records a run and gives the lease back; false when `owner` no longer held it. */
   finishRun(
     watchId: string,
@@ -71,9 +78,15 @@ export function createWatchStore(store: DocumentStore): WatchStore {
         { $set: { paused: null, next_run_at: nowMs, updated_at: nowMs } },
         { returnDocument: 'after' },
       ),
-    due: (nowMs, limit) =>
+    due: (nowMs, limit, except = {}) =>
       watches.find(
-        { next_run_at: { $lte: nowMs }, lease_until: { $lt: nowMs }, paused: null },
+        {
+          next_run_at: { $lte: nowMs },
+          lease_until: { $lt: nowMs },
+          paused: null,
+          ...(except.accounts?.length ? { account_id: { $nin: except.accounts } } : {}),
+          ...(except.watches?.length ? { _id: { $nin: except.watches } } : {}),
+        },
         { sort: { next_run_at: 1 }, limit },
       ),
     async finishRun(watchId, owner, run) {
