@@ -122,6 +122,13 @@ export interface JobsService {
 /** Results read per page when a job's chunks are downloaded: one page in memory at a time. */
 const CHUNK_PAGE = 50;
 
+/**
+ * Videos whose duration one dry run reads (through the extractor, from its metadata cache when it
+ * has them): an estimate is free, so the platform must not be asked about 10,000 videos for it.
+ * The rest are priced at the tier's longest transcription, which no item of the job exceeds.
+ */
+export const DRY_RUN_DURATION_LOOKUPS = 20;
+
 /** A full queue frees up as jobs start: a minute is a fair first wait. */
 const JOB_QUEUE_RETRY_AFTER_S = 60;
 
@@ -301,11 +308,15 @@ export function createJobsService(deps: {
         ? items.map((item) => item.video_id)
         : Array.from({ length: count }, (_, i) => `unlisted-${i}`);
       const options = { translate: input.options.translate, mode: input.options.mode ?? 'captions' };
+      const tierCap = pricing.transcribeMaxSeconds[account.tier];
+      let lookups = 0;
+      const boundedDurationOf: DurationOf = (videoId) =>
+        lookups++ < DRY_RUN_DURATION_LOOKUPS ? durationOf(videoId) : Promise.resolve(tierCap);
       const charges = await itemCharges(
         videoIds,
         items ? options : { ...options, mode: 'captions' },
         pricing,
-        durationOf,
+        boundedDurationOf,
       );
       return { items: count, credits_max: charges.total, duplicates_removed: duplicatesRemoved };
     },
