@@ -35,7 +35,10 @@ export interface JobStore {
   create(job: JobDoc, items: JobItem[] | null): Promise<void>;
   /** The account's jobs waiting to start and running now. */
   countOpen(accountId: string): Promise<{ queued: number; running: number }>;
-  /** The account's queued and running jobs created with this key, oldest first. */
+  /**
+   * The account's queued and running jobs created with this key, oldest first, and those stored
+   * before jobs carried their key (whichever key made them, it is not known to be the owner's).
+   */
   openCreatedWith(accountId: string, keyId: string): Promise<JobDoc[]>;
   /** Queued jobs created before `cutoffMs`, oldest first (they expire unstarted). */
   queuedBefore(cutoffMs: number, limit: number): Promise<JobDoc[]>;
@@ -138,7 +141,7 @@ export function createJobStore(store: DocumentStore): JobStore {
 
     openCreatedWith: (accountId, keyId) =>
       jobs.find(
-        { account_id: accountId, key_id: keyId, status: { $in: ['queued', 'running'] } },
+        { account_id: accountId, key_id: { $in: [keyId, null] }, status: { $in: ['queued', 'running'] } },
         { sort: { _id: 1 } },
       ),
 

@@ -18,7 +18,10 @@ export interface WatchStore {
   delete(accountId: string, watchId: string): Promise<boolean>;
   /** Takes the watch for one run if nobody holds it; null when someone does (or it is gone). */
   claim(watchId: string, owner: string, nowMs: number, leaseMs: number): Promise<WatchDoc | null>;
-  /** Pauses the account's running watches created with this key; their ids. */
+  /**
+   * Pauses the account's running watches created with this key, and those stored before watches
+   * carried their key (whichever key made them, it is not known to be the owner's); their ids.
+   */
   pauseCreatedWith(accountId: string, keyId: string, pause: WatchPause): Promise<string[]>;
   /** Clears the pause and makes the watch due now; null when it is not the account's or not paused. */
   resume(accountId: string, watchId: string, nowMs: number): Promise<WatchDoc | null>;
@@ -62,7 +65,8 @@ export function createWatchStore(store: DocumentStore): WatchStore {
       ),
     async pauseCreatedWith(accountId, keyId, pause) {
       const paused: string[] = [];
-      for (const watch of await watches.find({ account_id: accountId, key_id: keyId, paused: null })) {
+      const made = { account_id: accountId, key_id: { $in: [keyId, null] }, paused: null };
+      for (const watch of await watches.find(made, { sort: { _id: 1 } })) {
         const { matchedCount } = await watches.updateOne(
           { _id: watch._id, paused: null },
           { $set: { paused: pause, updated_at: pause.at } },
