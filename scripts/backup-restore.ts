@@ -13,9 +13,18 @@
  * Restore checks every hash before it writes anything, refuses a target that already holds data
  * unless --force (which drops the databases and the matching Redis keys first), and recreates the
  * saved indexes; the services also create theirs on start. Connection URLs are never printed.
+ *
+ * A backup holds password hashes, key hashes, e-mail addresses and sealed webhook secrets: the
+ * directory is made 0700 and every file 0600, whatever the umask. With BACKUP_AGE_RECIPIENTS (age
+ * public keys, comma-separated) or BACKUP_PASSPHRASE each data file is also encrypted with age
+ * (age-encryption.org/v1, `<file>.age`), streamed; the manifest stays readable (names, counts,
+ * hashes of the encrypted files, no data), so a damaged file is found without the key. Restore
+ * decrypts with BACKUP_AGE_IDENTITY (an `AGE-SECRET-KEY-1…` line, or BACKUP_AGE_IDENTITY_FILE) or
+ * the same BACKUP_PASSPHRASE.
  */
 import { createHash } from 'node:crypto';
 import {
+  chmodSync,
   createReadStream,
   createWriteStream,
   existsSync,
@@ -26,7 +35,10 @@ import {
 import { writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { once } from 'node:events';
+import { Readable, Transform } from 'node:stream';
+import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
+import { pipeline } from 'node:stream/promises';
+import type * as AgeModule from 'age-encryption';
 import { Redis } from 'ioredis';
 import { BSON, MongoClient, type Document } from 'mongodb';
 
@@ -34,6 +46,9 @@ const { EJSON } = BSON;
 
 const FORMAT = 'subx-backup/v1';
 const BATCH = 1_000;
+/** Only the owner reads a backup: it holds password and key hashes and e-mail addresses. */
+const DIR_MODE = 0o700;
+const FILE_MODE = 0o600;
 
 /**
  * State, not cache: daily request counters (rl:day), credit usage counters (usage:), idempotency
@@ -59,9 +74,14 @@ interface CollectionEntry {
   indexes: Document[];
 }
 
+/** How the data files are encrypted: age to public keys, or age with a passphrase (scrypt). */
+type Encryption = { kind: 'age'; to: 'recipients' | 'passphrase' };
+
 interface Manifest {
   format: typeof FORMAT;
   createdAt: string;
+  /** Absent: plain NDJSON. Set: every data file is age-encrypted, and its sha256 is of the ciphertext. */
+  encryption?: Encryption;
   mongo: { source: 'gateway' | 'billing'; db: string }[];
   collections: CollectionEntry[];
   redis: { file: string; count: number; sha256: string; patterns: string[] } | null;
@@ -74,6 +94,80 @@ interface Target {
 }
 
 class UsageError extends Error {}
+
+/** age-encryption is in the gateway's image and in a checkout, not in every service's image. */
+async function loadAge(): Promise<typeof AgeModule> {
+  try {
+    return await import('age-encryption');
+  } catch (cause) {
+    throw new UsageError(
+      'an encrypted backup needs the age-encryption package: run it in the gateway image or from a checkout',
+      { cause },
+    );
+  }
+}
+
+/** Node's stream/web types and the DOM's name the same streams; these two casts join them. */
+const toWebInput = (stream: Readable) => Readable.toWeb(stream) as unknown as ReadableStream<Uint8Array>;
+const toWebOutput = (stream: ReadableStream<Uint8Array>) =>
+  stream as unknown as NodeReadableStream<Uint8Array>;
+
+/** Turns a stream of plaintext into age ciphertext, or back. */
+type Transcoder = (input: ReadableStream<Uint8Array>) => Promise<ReadableStream<Uint8Array>>;
+
+/** The backup's encryption from BACKUP_AGE_RECIPIENTS or BACKUP_PASSPHRASE; null: none asked for. */
+async function encrypterFrom(
+  env: NodeJS.ProcessEnv,
+): Promise<{ encryption: Encryption; encrypt: Transcoder } | null> {
+  const recipients = (env.BACKUP_AGE_RECIPIENTS ?? '')
+    .split(',')
+    .map((r) => r.trim())
+    .filter(Boolean);
+  const passphrase = env.BACKUP_PASSPHRASE ?? '';
+  if (recipients.length === 0 && passphrase === '') return null;
+  if (recipients.length > 0 && passphrase !== '')
+    throw new UsageError('set BACKUP_AGE_RECIPIENTS or BACKUP_PASSPHRASE, not both');
+  const age = await loadAge();
+  const make = () => {
+    const e = new age.Encrypter();
+    if (passphrase !== '') e.setPassphrase(passphrase);
+    for (const recipient of recipients) {
+      if (!recipient.startsWith('age1'))
+        throw new UsageError('BACKUP_AGE_RECIPIENTS: each recipient is an age public key (age1…)');
+      e.addRecipient(recipient);
+    }
+    return e;
+  };
+  make();
+  return {
+    encryption: { kind: 'age', to: passphrase !== '' ? 'passphrase' : 'recipients' },
+    encrypt: (input) => make().encrypt(input),
+  };
+}
+
+/** The decrypter a restore of an encrypted backup needs, from BACKUP_AGE_IDENTITY(_FILE) or BACKUP_PASSPHRASE. */
+async function decrypterFrom(env: NodeJS.ProcessEnv, encryption: Encryption): Promise<Transcoder> {
+  const age = await loadAge();
+  const d = new age.Decrypter();
+  if (encryption.to === 'passphrase') {
+    if (!env.BACKUP_PASSPHRASE)
+      throw new UsageError('the backup is encrypted with a passphrase: set BACKUP_PASSPHRASE');
+    d.addPassphrase(env.BACKUP_PASSPHRASE);
+  } else {
+    const file = env.BACKUP_AGE_IDENTITY_FILE?.trim();
+    const text = file ? readFileSync(file, 'utf8') : (env.BACKUP_AGE_IDENTITY ?? '');
+    const identities = text
+      .split('\n')
+      .map((line) => line.trim())
+      .filter((line) => line.startsWith('AGE-SECRET-KEY-'));
+    if (identities.length === 0)
+      throw new UsageError(
+        'the backup is encrypted to age recipients: set BACKUP_AGE_IDENTITY or BACKUP_AGE_IDENTITY_FILE (AGE-SECRET-KEY-1…)',
+      );
+    for (const identity of identities) d.addIdentity(identity);
+  }
+  return (input) => d.decrypt(input);
+}
 
 /** Credentials never reach the terminal, even inside a driver's error message. */
 const redact = (text: string) => text.replace(/\/\/[^@/\s]*@/g, '//***@');
@@ -99,25 +193,33 @@ async function withClient<T>(url: string, run: (client: MongoClient) => Promise<
   }
 }
 
-/** Writes lines with backpressure and hashes exactly the bytes written. */
+/**
+ * Writes lines with backpressure (0600, a new file), through `encrypt` when given, and hashes
+ * exactly the bytes stored.
+ */
 async function writeLines(
   path: string,
   lines: AsyncIterable<string>,
+  encrypt?: Transcoder,
 ): Promise<{ count: number; sha256: string }> {
-  const out = createWriteStream(path, { flags: 'wx' });
   const hash = createHash('sha256');
   let count = 0;
-  try {
+  async function* bytes() {
     for await (const line of lines) {
-      const chunk = `${line}\n`;
-      hash.update(chunk);
       count++;
-      if (!out.write(chunk)) await once(out, 'drain');
+      yield Buffer.from(`${line}\n`, 'utf8');
     }
-  } finally {
-    out.end();
-    await once(out, 'close');
   }
+  const plain = Readable.from(bytes());
+  const stored = encrypt ? Readable.fromWeb(toWebOutput(await encrypt(toWebInput(plain)))) : plain;
+  const hashing = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      hash.update(chunk);
+      done(null, chunk);
+    },
+  });
+  await pipeline(stored, hashing, createWriteStream(path, { flags: 'wx', mode: FILE_MODE }));
+  chmodSync(path, FILE_MODE);
   return { count, sha256: hash.digest('hex') };
 }
 
@@ -127,8 +229,10 @@ async function fileSha256(path: string): Promise<string> {
   return hash.digest('hex');
 }
 
-async function* readLines(path: string): AsyncIterable<string> {
-  const lines = createInterface({ input: createReadStream(path), crlfDelay: Infinity });
+async function* readLines(path: string, decrypt?: Transcoder): AsyncIterable<string> {
+  const file = createReadStream(path);
+  const input = decrypt ? Readable.fromWeb(toWebOutput(await decrypt(toWebInput(file)))) : file;
+  const lines = createInterface({ input, crlfDelay: Infinity });
   for await (const line of lines) if (line.length > 0) yield line;
 }
 
@@ -137,7 +241,12 @@ const safeName = (name: string) => encodeURIComponent(name);
 async function backup(dir: string, env: NodeJS.ProcessEnv): Promise<Manifest> {
   if (existsSync(dir) && readdirSync(dir).length > 0)
     throw new UsageError(`${dir} is not empty: back up into a new directory`);
-  mkdirSync(dir, { recursive: true });
+  const sealing = await encrypterFrom(env);
+  const suffix = sealing ? '.age' : '';
+  // Nothing the backup makes is readable by anyone else, whatever the caller's umask.
+  process.umask(0o077);
+  mkdirSync(dir, { recursive: true, mode: DIR_MODE });
+  chmodSync(dir, DIR_MODE);
   const targets = mongoTargets(env);
   const collections: CollectionEntry[] = [];
   for (const target of targets) {
@@ -148,13 +257,14 @@ async function backup(dir: string, env: NodeJS.ProcessEnv): Promise<Manifest> {
         .filter((name) => !name.startsWith('system.'))
         .sort();
       for (const name of names) {
-        const file = join('mongo', safeName(target.db), `${safeName(name)}.ndjson`);
-        mkdirSync(dirname(join(dir, file)), { recursive: true });
+        const file = join('mongo', safeName(target.db), `${safeName(name)}.ndjson${suffix}`);
+        mkdirSync(dirname(join(dir, file)), { recursive: true, mode: DIR_MODE });
+        chmodSync(dirname(join(dir, file)), DIR_MODE);
         const cursor = db.collection(name).find({}, { batchSize: BATCH, sort: { _id: 1 } });
         async function* docs() {
           for await (const doc of cursor) yield EJSON.stringify(doc, { relaxed: false });
         }
-        const written = await writeLines(join(dir, file), docs());
+        const written = await writeLines(join(dir, file), docs(), sealing?.encrypt);
         const indexes = (await db.collection(name).listIndexes().toArray()).filter(
           (index) => index.name !== '_id_',
         );
@@ -169,8 +279,8 @@ async function backup(dir: string, env: NodeJS.ProcessEnv): Promise<Manifest> {
     const client = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2 });
     try {
       await client.connect();
-      const file = 'redis.ndjson';
-      const written = await writeLines(join(dir, file), redisEntries(client));
+      const file = `redis.ndjson${suffix}`;
+      const written = await writeLines(join(dir, file), redisEntries(client), sealing?.encrypt);
       redis = { file, ...written, patterns: REDIS_STATE_PATTERNS };
       console.log(`redis: ${written.count} keys`);
     } finally {
@@ -182,11 +292,15 @@ async function backup(dir: string, env: NodeJS.ProcessEnv): Promise<Manifest> {
   const manifest: Manifest = {
     format: FORMAT,
     createdAt: new Date().toISOString(),
+    ...(sealing ? { encryption: sealing.encryption } : {}),
     mongo: targets.map(({ source, db }) => ({ source, db })),
     collections,
     redis,
   };
-  await writeFile(join(dir, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`, { flag: 'wx' });
+  await writeFile(join(dir, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`, {
+    flag: 'wx',
+    mode: FILE_MODE,
+  });
   return manifest;
 }
 
@@ -247,6 +361,7 @@ async function verify(dir: string, manifest: Manifest): Promise<void> {
 async function restore(dir: string, force: boolean, env: NodeJS.ProcessEnv): Promise<void> {
   const manifest = readManifest(dir);
   await verify(dir, manifest);
+  const decrypt = manifest.encryption ? await decrypterFrom(env, manifest.encryption) : undefined;
   const targets = mongoTargets(env);
   const urlOf = (source: 'gateway' | 'billing') =>
     (targets.find((t) => t.source === source) ?? targets[0]!).url;
@@ -289,7 +404,7 @@ async function restore(dir: string, force: boolean, env: NodeJS.ProcessEnv): Pro
             });
           let batch: Document[] = [];
           let count = 0;
-          for await (const line of readLines(join(dir, entry.file))) {
+          for await (const line of readLines(join(dir, entry.file), decrypt)) {
             batch.push(EJSON.parse(line, { relaxed: false }) as Document);
             if (batch.length >= BATCH) {
               count += (await collection.insertMany(batch, { ordered: true })).insertedCount;
@@ -314,7 +429,7 @@ async function restore(dir: string, force: boolean, env: NodeJS.ProcessEnv): Pro
       if (force) for await (const keys of scanKeys(redis)) await redis.del(...keys);
       let restored = 0;
       let expired = 0;
-      for await (const line of readLines(join(dir, manifest.redis.file))) {
+      for await (const line of readLines(join(dir, manifest.redis.file), decrypt)) {
         const { key, expireAt, dump } = JSON.parse(line) as {
           key: string;
           expireAt: number | null;

@@ -177,6 +177,48 @@ export const apiKeySchema = {
 } as const;
 export type IssuedKey = FromSchema<typeof apiKeySchema>;
 
+export const secureAccountBodySchema = {
+  type: 'object',
+  required: ['key'],
+  additionalProperties: false,
+  properties: {
+    key: {
+      type: 'string',
+      enum: ['replace', 'revoke'],
+      description:
+        '`replace`: an active key is replaced by a new one, shown in this response only (a password reset); `revoke`: it is revoked (an operator). A key already revoked stays so either way.',
+    },
+  },
+} as const;
+export type SecureAccountBody = FromSchema<typeof secureAccountBodySchema>;
+
+export const securedAccountSchema = {
+  type: 'object',
+  required: ['api_key', 'webhook_secret_rotated', 'paused_watches', 'canceled_jobs'],
+  additionalProperties: false,
+  properties: {
+    api_key: {
+      type: ['string', 'null'],
+      description: 'The new key, shown this once; null when no key was issued.',
+    },
+    webhook_secret_rotated: {
+      type: 'boolean',
+      description: 'The webhook signing secret was replaced, and no older secret signs any more.',
+    },
+    paused_watches: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'The watches the old key created, paused until the owner resumes them.',
+    },
+    canceled_jobs: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'The queued and running jobs the old key created, canceled.',
+    },
+  },
+} as const;
+export type SecuredAccount = FromSchema<typeof securedAccountSchema>;
+
 export const accountLimitsSchema = {
   type: 'object',
   required: ['account_id', 'tier', 'daily', 'credits', 'operations'],
@@ -371,6 +413,13 @@ const watchSummarySchema = {
     created_at: dateTime,
     next_run_at: dateTime,
     runs: { type: 'integer' },
+    paused: {
+      type: ['object', 'null'],
+      description:
+        'Set while the watch does not run: `key_compromised` when the key that created it was revoked after a password reset or by an operator. Resume it to run it again.',
+      required: ['at', 'reason'],
+      properties: { at: dateTime, reason: { type: 'string', enum: ['key_compromised'] } },
+    },
     last_run: {
       type: ['object', 'null'],
       required: ['at', 'new_videos', 'job_id', 'error'],
@@ -398,6 +447,9 @@ export const watchListSchema = {
   },
 } as const;
 export type WatchList = FromSchema<typeof watchListSchema>;
+
+/** One watch (the answer of resuming it). */
+export const watchSchema = watchSummarySchema;
 
 export const watchDeletedSchema = {
   type: 'object',

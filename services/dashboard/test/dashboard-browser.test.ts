@@ -340,6 +340,21 @@ describeWithBrowser('dashboard in a real browser', (executablePath) => {
     });
     expect(gone.status).toBe(404);
 
+    // What whoever held the password could have set going with the key: a watch, and the webhook
+    // secret read through the API. The reset below pauses the one and replaces the other at once.
+    const left = await fetch(`${system.apiUrl}/api/v1/watches`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': secondKey },
+      body: JSON.stringify({ source: { type: 'playlist', url: PLAYLIST_URL }, interval_minutes: 60 }),
+    });
+    const leftWatch = (await left.json()) as { watch_id: string };
+    expect(left.status, JSON.stringify(leftWatch)).toBe(201);
+    const secretRead = await fetch(`${system.apiUrl}/api/v1/webhooks/secret`, {
+      headers: { 'x-api-key': secondKey },
+    });
+    const oldSecret = ((await secretRead.json()) as { secret: string }).secret;
+    expect(oldSecret).toMatch(/^whsec_/);
+
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL(`${dash}/sign-in`);
     await page.goto(`${dash}/forgot`);
@@ -356,6 +371,8 @@ describeWithBrowser('dashboard in a real browser', (executablePath) => {
     await page.getByLabel(/^New password/).fill(NEW_PASSWORD);
     await page.getByRole('button', { name: 'Set password' }).click();
     await expect.poll(() => page.textContent('h1'), POLL).toBe('Password changed');
+    expect(await page.textContent('#secured')).toContain(leftWatch.watch_id);
+    await audit(page, 'password-changed');
     await page.goto(resetLink);
     await expect.poll(() => page.textContent('h1'), POLL).toBe('Link expired');
     for (const [password, landing] of [
@@ -368,6 +385,24 @@ describeWithBrowser('dashboard in a real browser', (executablePath) => {
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.waitForURL(landing);
     }
+
+    // After the reset: the webhook secret differs and the old one is listed nowhere; the watch the
+    // old key made is paused until its owner resumes it.
+    await page.goto(`${dash}/webhooks`);
+    const newSecret = (await page.textContent('#webhook-secret'))!.trim();
+    expect(newSecret).toMatch(/^whsec_/);
+    expect(newSecret).not.toBe(oldSecret);
+    expect(await page.content()).not.toContain(oldSecret);
+    expect(await page.locator('#previous-secret').count()).toBe(0);
+    await page.goto(`${dash}/watches`);
+    const paused = page.locator('#watches tr', { hasText: leftWatch.watch_id });
+    expect(await paused.textContent()).toContain('paused');
+    await audit(page, 'watches-paused');
+    await paused.getByRole('button', { name: 'Resume' }).click();
+    await expect
+      .poll(() => page.textContent('p.notice'), POLL)
+      .toContain(`Resumed watch ${leftWatch.watch_id}`);
+    expect(await page.locator('#paused-watches').count()).toBe(0);
 
     expect(cspViolations).toEqual([]);
     const output = system.output();

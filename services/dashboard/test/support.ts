@@ -119,6 +119,24 @@ export function fakeGateway() {
       get(id).key.status = 'revoked';
       keys.delete(id);
     },
+    async secureAccount(id, key) {
+      const a = get(id);
+      // As the gateway: every watch here counts as made by the key being replaced.
+      const paused = (watches.get(id) ?? []).filter((w) => !w.paused);
+      for (const w of paused) w.paused = { at: new Date().toISOString(), reason: 'key_compromised' };
+      let apiKey: string | null = null;
+      if (a.key.status === 'active') {
+        if (key === 'replace') apiKey = newKey(id);
+        else await client.revokeKey(id);
+      }
+      secrets.set(id, { current: newSecret(), previous: null });
+      return {
+        api_key: apiKey,
+        webhook_secret_rotated: true,
+        paused_watches: paused.map((w) => w.watch_id),
+        canceled_jobs: [],
+      };
+    },
     async limits(id) {
       const a = get(id);
       return {
@@ -201,6 +219,13 @@ export function fakeGateway() {
         id,
         all.filter((w) => w.watch_id !== watchId),
       );
+    },
+    async resumeWatch(id, watchId) {
+      get(id);
+      const watch = (watches.get(id) ?? []).find((w) => w.watch_id === watchId);
+      if (!watch) throw new GatewayError(404, 'NOT_FOUND');
+      watch.paused = null;
+      return structuredClone(watch);
     },
     async call(id, request): Promise<CallResult> {
       calls.push({ id, request });

@@ -95,6 +95,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     logger: logger.child({ component: 'webhooks' }),
     config,
     pepper: accessConfig.apiKeyPepper,
+    ...(accessConfig.apiKeyPepperPrevious ? { previousPepper: accessConfig.apiKeyPepperPrevious } : {}),
   });
   await webhooks.start();
   let fanOut: FanOut & { stop?(): Promise<void> };
@@ -160,6 +161,8 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
       const account = await access.accounts.get(accountId);
       return account ? { id: account._id, tier: account.tier } : null;
     },
+    // A scheduled run lists the platform as POST …/run does, and counts as that request does.
+    countScheduledRun: async (account) => (await access.rateLimiter.consume(account, 'jobs')).admitted,
     webhooks,
   });
 

@@ -125,7 +125,13 @@ describe('operator audit events', () => {
     await boss.get('/operators');
     await boss.post(`/operators/accounts/${id}`, { tier: 'business', add_credits: '7' });
     await boss.get('/operators');
-    await boss.post(`/operators/accounts/${id}/revoke`, {});
+    const secretBefore = (await gateway.client.webhookSecret(id)).secret;
+    const revoked = await boss.post(`/operators/accounts/${id}/revoke`, {});
+    // A revocation by an operator is one for compromise: the webhook secret goes with the key.
+    expect(revoked.body).toContain('webhook secret replaced');
+    expect(gateway.accounts.get(id)!.key.status).toBe('revoked');
+    expect(gateway.secrets.get(id)!.current.secret).not.toBe(secretBefore);
+    expect(gateway.secrets.get(id)!.previous).toBeNull();
     await app.inject({
       method: 'PUT',
       url: '/admin/operators/user@example.com',
@@ -153,6 +159,7 @@ describe('operator audit events', () => {
           event: 'operator.key_revoked',
           actor: { email: 'boss@example.com', user_id: bossId.user_id },
           target: { account_id: id },
+          details: { watches_paused: 0, jobs_canceled: 0 },
         }),
         expect.objectContaining({
           event: 'operator.granted',

@@ -1,6 +1,8 @@
 /**
  * A password reset takes the account back from whoever held the old password: every session ends
- * and the API key they may have made is replaced, the new one shown once on the page that follows.
+ * and the API key they may have made is replaced, the new one shown once on the page that follows;
+ * the webhook secret is replaced with no grace, and the watches and jobs the old key made are
+ * stopped and listed for the owner.
  */
 import { describe, expect, it } from 'vitest';
 import { Browserish, buildTestDashboard } from '../../test/support.ts';
@@ -49,6 +51,49 @@ describe('password reset', () => {
     await app.close();
   });
 
+  it('replaces the webhook secret (the old one no longer listed) and lists the paused watches', async () => {
+    const { app, mail, gateway } = await buildTestDashboard();
+    const holder = new Browserish(app, '203.0.113.33');
+    await holder.signUpVerified(mail, 'hooks@example.com', OLD_PASSWORD);
+    const accountId = [...gateway.accounts.values()].find((a) => a.email === 'hooks@example.com')!.account_id;
+    await holder.get('/webhooks');
+    const oldSecret = (await gateway.client.webhookSecret(accountId)).secret;
+    gateway.watches.set(accountId, [
+      {
+        watch_id: 'wat_intruder',
+        source: { type: 'playlist', url: 'https://www.youtube.com/playlist?list=PLx' },
+        interval_minutes: 60,
+        webhook_url: 'https://intruder.example/hook',
+        created_at: '2026-11-26T10:00:00.000Z',
+        next_run_at: '2026-11-26T12:00:00.000Z',
+        runs: 1,
+        paused: null,
+        last_run: null,
+      },
+    ]);
+
+    const owner = new Browserish(app, '192.0.2.33');
+    await owner.get('/forgot');
+    await owner.post('/forgot', { email: 'hooks@example.com' });
+    const link = pathOf(mail.link('hooks@example.com', 'reset'));
+    await owner.get(link.path);
+    const done = await owner.post('/reset', { token: link.token, password: NEW_PASSWORD });
+    expect(done.statusCode).toBe(200);
+    expect(done.body).toContain('webhook signing secret was replaced');
+    expect(done.body).toContain('<code>wat_intruder</code>');
+
+    await owner.get('/sign-in');
+    await owner.post('/sign-in', { email: 'hooks@example.com', password: NEW_PASSWORD });
+    const page = await owner.get('/webhooks');
+    expect(page.statusCode).toBe(200);
+    expect(page.body).not.toContain(oldSecret);
+    expect(page.body).toContain(gateway.secrets.get(accountId)!.current.secret);
+    const watches = await owner.get('/watches');
+    expect(watches.body).toContain('id="paused-watches"');
+    expect(watches.body).toContain('/watches/wat_intruder/resume');
+    await app.close();
+  });
+
   it('leaves a revoked key revoked (a reset makes no key where there was none)', async () => {
     const { app, mail, gateway } = await buildTestDashboard();
     const b = new Browserish(app);
@@ -73,12 +118,12 @@ describe('password reset', () => {
     await b.get('/forgot');
     await b.post('/forgot', { email: 'outage@example.com' });
     const link = pathOf(mail.link('outage@example.com', 'reset'));
-    const issueKey = gateway.client.issueKey;
-    gateway.client.issueKey = () => Promise.reject(new Error('gateway down'));
+    const secureAccount = gateway.client.secureAccount;
+    gateway.client.secureAccount = () => Promise.reject(new Error('gateway down'));
     const other = new Browserish(app, '192.0.2.31');
     await other.get(link.path);
     expect((await other.post('/reset', { token: link.token, password: NEW_PASSWORD })).statusCode).toBe(500);
-    gateway.client.issueKey = issueKey;
+    gateway.client.secureAccount = secureAccount;
     await other.get('/sign-in');
     expect(
       (await other.post('/sign-in', { email: 'outage@example.com', password: OLD_PASSWORD })).statusCode,

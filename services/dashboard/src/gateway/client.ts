@@ -13,8 +13,10 @@ import type {
   CreatedAccount,
   IssuedKey,
   JobsPage,
+  SecuredAccount,
   UpdateAccountBody,
   WatchList,
+  WatchSummary,
   WebhookSecret,
 } from '@subx/contracts/admin-api';
 import { REQUEST_ID_HEADER } from '@subx/service-kit';
@@ -30,6 +32,7 @@ export type {
   CallResult,
   JobSummary,
   JobsPage,
+  SecuredAccount,
   UsageDay,
   WatchList,
   WatchSummary,
@@ -56,6 +59,11 @@ export interface GatewayClient {
   /** Generate or regenerate: the new key (shown once, never stored or logged here). */
   issueKey(id: string): Promise<string>;
   revokeKey(id: string): Promise<void>;
+  /**
+   * After a compromise (a password reset, an operator's revocation): pauses the watches and cancels
+   * the jobs the key made, replaces or revokes it, and replaces the webhook secret with no grace.
+   */
+  secureAccount(id: string, key: 'replace' | 'revoke'): Promise<SecuredAccount>;
   limits(id: string): Promise<AccountLimits>;
   usage(id: string, from: string, to: string): Promise<AccountUsage>;
   webhookSecret(id: string): Promise<WebhookSecret>;
@@ -67,6 +75,8 @@ export interface GatewayClient {
   watches(id: string): Promise<WatchList>;
   /** Stops and deletes one of the account's watches (404 NOT_FOUND: not one of its watches). */
   deleteWatch(id: string, watchId: string): Promise<void>;
+  /** Runs a watch paused after a compromise again (404 NOT_FOUND: not one of its watches). */
+  resumeWatch(id: string, watchId: string): Promise<WatchSummary>;
   call(id: string, request: CallBody): Promise<CallResult>;
 }
 
@@ -113,6 +123,7 @@ export function createGatewayClient(options: {
     updateAccount: (id, change) => request('PATCH', account(id), change),
     issueKey: async (id) => (await request<IssuedKey>('POST', `${account(id)}/api-key`)).api_key,
     revokeKey: (id) => request('DELETE', `${account(id)}/api-key`),
+    secureAccount: (id, key) => request('POST', `${account(id)}/secure`, { key }),
     limits: (id) => request('GET', `${account(id)}/limits`),
     usage: (id, from, to) => request('GET', `${account(id)}/usage?from=${from}&to=${to}`),
     webhookSecret: (id) => request('GET', `${account(id)}/webhook-secret`),
@@ -126,6 +137,8 @@ export function createGatewayClient(options: {
     deleteWatch: async (id, watchId) => {
       await request('DELETE', `${account(id)}/watches/${encodeURIComponent(watchId)}`);
     },
+    resumeWatch: (id, watchId) =>
+      request('POST', `${account(id)}/watches/${encodeURIComponent(watchId)}/resume`),
     call: (id, req) => request('POST', `${account(id)}/calls`, req),
   };
 }

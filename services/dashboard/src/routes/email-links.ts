@@ -11,6 +11,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { field, formSchema } from '../views/forms.ts';
+import type { SecuredAccount } from '../gateway/client.ts';
 import type { LinkPurpose } from '../auth/one-time-links.ts';
 import type { PageContext } from '../views/pages.ts';
 import {
@@ -40,11 +41,17 @@ const linkExpired = (reply: FastifyReply) =>
 /** A confirmation's gateway calls take two deadlines at most; the lock outlives them. */
 const CONFIRM_LOCK_MS = 30_000;
 
-/** Regenerates the account's key if it has a working one: the new key, or null. */
-async function replaceKey(request: FastifyRequest, accountId: string | null): Promise<string | null> {
+/**
+ * Takes the account back from whoever held the old password: the key is replaced if it works (a
+ * revoked one stays revoked), the watches and jobs it made are stopped, and the webhook secret is
+ * replaced with no grace period. null when the person has no account at the gateway yet.
+ */
+async function secureAccount(
+  request: FastifyRequest,
+  accountId: string | null,
+): Promise<SecuredAccount | null> {
   if (!accountId) return null;
-  const account = await request.gateway.getAccount(accountId);
-  return account.key.status === 'active' ? request.gateway.issueKey(accountId) : null;
+  return request.gateway.secureAccount(accountId, 'replace');
 }
 
 export default async function emailLinkRoutes(app: FastifyInstance, s: DashboardServices) {
@@ -186,7 +193,7 @@ export default async function emailLinkRoutes(app: FastifyInstance, s: Dashboard
     if (!user) return linkExpired(reply);
     // The key first, before the link is used up: a gateway outage leaves the link for another try
     // and never a changed password beside a key whoever held the old one may have made.
-    const newKey = await replaceKey(request, user.account_id);
+    const secured = await secureAccount(request, user.account_id);
     if ((await s.links.redeem('reset', token)) === null) return linkExpired(reply);
     // Every existing session of this person ends (the old password may be what leaked).
     await s.users.update(user._id, {
@@ -198,8 +205,12 @@ export default async function emailLinkRoutes(app: FastifyInstance, s: Dashboard
     s.audit('account.password_reset', {
       actor: { email: user.email, user_id: user._id },
       target: { user_id: user._id, ...(user.account_id ? { account_id: user.account_id } : {}) },
-      details: { key_replaced: newKey !== null },
+      details: {
+        key_replaced: Boolean(secured?.api_key),
+        watches_paused: secured?.paused_watches.length ?? 0,
+        jobs_canceled: secured?.canceled_jobs.length ?? 0,
+      },
     });
-    return reply.page((ctx) => passwordChangedPage(ctx, newKey));
+    return reply.page((ctx) => passwordChangedPage(ctx, secured));
   });
 }

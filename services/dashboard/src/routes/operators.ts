@@ -4,6 +4,7 @@
  * revoke a key. Each action is an audit event.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { plural } from '@subx/errors';
 import type { Tier } from '../gateway/client.ts';
 import { TIERS } from '../gateway/client.ts';
 import { field, formSchema } from '../views/forms.ts';
@@ -77,9 +78,19 @@ export default async function operatorRoutes(app: FastifyInstance, s: DashboardS
     { ...guarded, schema: { body: formSchema() } },
     async (request, reply) => {
       const id = (request.params as { id: string }).id;
-      await request.gateway.revokeKey(id);
-      audit('operator.key_revoked', { actor: actorOf(signedInUser(request)), target: { account_id: id } });
-      return operatorsView(request, reply, 1, { kind: 'ok', text: `Revoked the key of ${id}.` });
+      // An operator revokes a key for compromise or abuse: what it set going stops with it.
+      const secured = await request.gateway.secureAccount(id, 'revoke');
+      const stopped = {
+        watches_paused: secured.paused_watches.length,
+        jobs_canceled: secured.canceled_jobs.length,
+      };
+      audit('operator.key_revoked', {
+        actor: actorOf(signedInUser(request)),
+        target: { account_id: id },
+        details: stopped,
+      });
+      const text = `Revoked the key of ${id}: ${plural(stopped.watches_paused, 'watch', 'watches')} paused, ${plural(stopped.jobs_canceled, 'job')} canceled, webhook secret replaced.`;
+      return operatorsView(request, reply, 1, { kind: 'ok', text });
     },
   );
 }

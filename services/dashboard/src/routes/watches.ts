@@ -1,6 +1,7 @@
 /**
  * Watches: the account's watches from the gateway's admin API, and Delete (CSRF-checked like every
  * POST, behind a ticked confirmation box), which stops the watch; the jobs it started run on.
+ * Resume runs a watch paused after a compromise again.
  */
 import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../gateway/client.ts';
@@ -34,17 +35,41 @@ export default async function watchRoutes(app: FastifyInstance, s: DashboardServ
     }
   });
 
+  const watchParams = {
+    type: 'object',
+    properties: { watch_id: { type: 'string', minLength: 1, maxLength: 64 } },
+  } as const;
+  const backToList = s.guards.confirmed(async (_request, reply) => reply.redirect('/watches', 303));
+
+  app.post<{ Params: { watch_id: string } }>(
+    '/watches/:watch_id/resume',
+    { schema: { params: watchParams }, preHandler: backToList },
+    async (request, reply) => {
+      const accountId = signedInUser(request).account_id;
+      if (!accountId) return reply.redirect('/watches', 303);
+      const watchId = request.params.watch_id;
+      let notice: Notice = { kind: 'ok', text: `Resumed watch ${watchId}: its next run is due now.` };
+      let status = 200;
+      try {
+        await request.gateway.resumeWatch(accountId, watchId);
+      } catch (error) {
+        if (!(error instanceof GatewayError && error.status === 404)) throw error;
+        notice = { kind: 'error', text: `No watch ${watchId} exists for this account.` };
+        status = 404;
+      }
+      const list = await request.gateway.watches(accountId);
+      return reply.page((ctx) => watchesPage(ctx, list, notice), status);
+    },
+  );
+
   app.post<{ Params: { watch_id: string } }>(
     '/watches/:watch_id/delete',
     {
       schema: {
         body: confirmForm,
-        params: {
-          type: 'object',
-          properties: { watch_id: { type: 'string', minLength: 1, maxLength: 64 } },
-        },
+        params: watchParams,
       },
-      preHandler: s.guards.confirmed(async (_request, reply) => reply.redirect('/watches', 303)),
+      preHandler: backToList,
     },
     async (request, reply) => {
       const accountId = signedInUser(request).account_id;

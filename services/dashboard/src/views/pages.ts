@@ -7,7 +7,14 @@ import { timeTag } from './dates.ts';
 import { dataTable } from './table.ts';
 import type { SampleVideo } from './first-request.ts';
 import { shellQuote, videoUrl } from './first-request.ts';
-import type { AccountLimits, AccountUsage, CallResult, GatewayAccount } from '../gateway/client.ts';
+import { securedSummary } from './secured-summary.ts';
+import type {
+  AccountLimits,
+  AccountUsage,
+  CallResult,
+  GatewayAccount,
+  SecuredAccount,
+} from '../gateway/client.ts';
 import { TIERS } from '../gateway/client.ts';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../auth/passwords.ts';
 import type { UserDoc } from '../auth/users.ts';
@@ -241,7 +248,8 @@ export function verifyPage(
 }
 
 /** After a reset: the account's key was replaced, and the new one is shown this once. */
-export function passwordChangedPage(ctx: PageContext, newKey: string | null): string {
+export function passwordChangedPage(ctx: PageContext, secured: SecuredAccount | null): string {
+  const newKey = secured?.api_key ?? null;
   const key = newKey
     ? html`<section class="card reveal" aria-labelledby="new-key-title">
         <h2 id="new-key-title">Your new API key</h2>
@@ -259,7 +267,7 @@ export function passwordChangedPage(ctx: PageContext, newKey: string | null): st
   return layout(
     ctx,
     'Password changed',
-    html`${key}
+    html`${key}${secured ? securedSummary(secured) : ''}
       <p><a href="/sign-in">Sign in</a></p>`,
     {
       kind: 'ok',
@@ -539,7 +547,7 @@ export function operatorsPage(
               />
               <button type="submit">Save</button>
             </form>
-            ${account.key.status === 'active' ? html`<form method="post" action="/operators/accounts/${id}/revoke" class="row-form confirm" data-confirm="Revoke this account's key?">${csrfField(ctx)}<button type="submit" class="danger">Revoke key</button></form>` : ''}
+            ${account.key.status === 'active' ? html`<form method="post" action="/operators/accounts/${id}/revoke" class="row-form confirm" data-confirm="Revoke this account's key? Its watches are paused, its jobs canceled and its webhook secret replaced.">${csrfField(ctx)}<button type="submit" class="danger">Revoke key</button></form>` : ''}
           </td>
         </tr>`;
       }),

@@ -1,11 +1,14 @@
-/** The Watches page: the account's watches, each with a Delete form (pages.ts has the layout). */
+/**
+ * The Watches page: the account's watches, each with a Delete form, and a Resume form for a watch
+ * paused after a compromise (pages.ts has the layout).
+ */
 import { html } from './html.ts';
 import type { Html } from './html.ts';
 import { timeTag } from './dates.ts';
 import { dataTable } from './table.ts';
 import type { WatchList, WatchSummary } from '../gateway/client.ts';
 import type { Notice, PageContext } from './pages.ts';
-import { confirmedForm, layout, unverified } from './pages.ts';
+import { confirmedForm, csrfField, layout, unverified } from './pages.ts';
 
 function sourceText(source: WatchSummary['source']): Html {
   const what = source.type === 'search' ? `“${source.query ?? ''}”` : (source.url ?? '');
@@ -23,6 +26,14 @@ function lastRunText(last: WatchSummary['last_run']): Html {
   if (last.error) return html`${timeTag(last.at)}: <span class="status-failed">${last.error.code}</span>`;
   const found = last.new_videos === 1 ? '1 new video' : `${last.new_videos} new videos`;
   return html`${timeTag(last.at)}: ${found}${last.job_id ? html` (job <code>${last.job_id}</code>)` : ''}`;
+}
+
+function nextRunCell(ctx: PageContext, w: WatchSummary): Html {
+  if (!w.paused) return timeTag(w.next_run_at);
+  return html`<span class="status-failed">paused</span> ${timeTag(w.paused.at)}
+    <form method="post" action="/watches/${encodeURIComponent(w.watch_id)}/resume" class="row-form">
+      ${csrfField(ctx)}<button type="submit">Resume</button>
+    </form>`;
 }
 
 /** Watches: the account's watches, newest first, with Delete (confirmation box, CSRF). */
@@ -46,7 +57,7 @@ export function watchesPage(ctx: PageContext, list: WatchList | null, notice?: N
                 <td>${sourceText(w.source)}</td>
                 <td>${intervalText(w.interval_minutes)}, ${w.runs} so far</td>
                 <td>${lastRunText(w.last_run)}</td>
-                <td>${timeTag(w.next_run_at)}</td>
+                <td>${nextRunCell(ctx, w)}</td>
                 <td>${w.webhook_url ? html`<code>${w.webhook_url}</code>` : '—'}</td>
                 <td>
                   ${confirmedForm(ctx, {
@@ -60,5 +71,11 @@ export function watchesPage(ctx: PageContext, list: WatchList | null, notice?: N
               </tr>`,
           ),
         });
-  return layout(ctx, 'Watches', table, notice);
+  const paused = list.watches.some((w) => w.paused)
+    ? html`<p id="paused-watches">
+        Paused watches were made with a key revoked after a password reset (or by an operator): they run on
+        your credits, so resume only those you made yourself.
+      </p>`
+    : '';
+  return layout(ctx, 'Watches', html`${paused}${table}`, notice);
 }

@@ -118,4 +118,32 @@ describe('Watches page', () => {
     expect(res.body).toContain('the API does not offer the list yet');
     await app.close();
   });
+
+  it('marks a paused watch and resumes it with Resume (CSRF-checked)', async () => {
+    const { app, b, gateway, accountId } = await signedIn('paused@example.com');
+    gateway.watches.set(accountId, [
+      watch('wat_paused', { paused: { at: '2026-11-26T11:30:00.000Z', reason: 'key_compromised' } }),
+      watch('wat_running', { paused: null }),
+    ]);
+    const page = await b.get('/watches');
+    expect(page.body).toContain('id="paused-watches"');
+    expect(rowOf(page.body, 'wat_paused')).toContain('/watches/wat_paused/resume');
+    expect(rowOf(page.body, 'wat_running')).not.toContain('/resume');
+
+    const forged = await app.inject({
+      method: 'POST',
+      url: '/watches/wat_paused/resume',
+      headers: { cookie: b.cookie },
+    });
+    expect(forged.statusCode).toBe(403);
+    expect(gateway.watches.get(accountId)![0]!.paused).not.toBeNull();
+
+    const resumed = await b.post('/watches/wat_paused/resume', {});
+    expect(resumed.statusCode).toBe(200);
+    expect(resumed.body).toContain('Resumed watch wat_paused');
+    expect(gateway.watches.get(accountId)![0]!.paused).toBeNull();
+    expect(resumed.body).not.toContain('id="paused-watches"');
+    expect((await b.post('/watches/wat_gone/resume', {})).statusCode).toBe(404);
+    await app.close();
+  });
 });

@@ -72,7 +72,7 @@ describe('accounts and keys', () => {
     expect(json).not.toContain(apiKey.slice(7, 30));
     expect(stored).toMatchObject({ key: { prefix: 'sxk_v1_', last4: apiKey.slice(-4), status: 'active' } });
     const admitted = await m!.access.admit({ apiKey, operation: 'extract' });
-    expect(admitted.account).toEqual({ id: account._id, tier: 'pro' });
+    expect(admitted.account).toEqual({ id: account._id, tier: 'pro', keyId: account.key.id });
   });
 
   it('refuses a regenerated key on another replica on the very next request', async () => {

@@ -4,7 +4,7 @@
  * atomic single-document update: the old hash is gone from the store the moment the update
  * returns, and the key cache broadcast follows before the admin call answers.
  */
-import { randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { Clock, Collection, Doc, DocumentStore } from '@subx/ports';
 import type { Account, Tier } from './types.ts';
 import type { AccessPricing } from './pricing.ts';
@@ -33,6 +33,12 @@ export interface AccountDoc extends Doc {
   created_at: string;
   updated_at: string;
   key: {
+    /**
+     * Names this key (not secret): what it created (jobs, watches) carries it, so that what a
+     * leaked key set going can be stopped when it is revoked. Absent on keys made before it
+     * existed: keyIdOf names those by their creation time.
+     */
+    id?: string;
     /** HMAC-SHA-256(pepper, key), base64url; null once revoked. */
     hash: string | null;
     prefix: string;
@@ -45,6 +51,11 @@ export interface AccountDoc extends Doc {
 }
 
 const ACCOUNT_ID_PATTERN = /^acct_[0-9a-f]{32}$/;
+
+/** The key's id: its own, or for a key made before keys had one, its creation time. */
+export function keyIdOf(key: AccountDoc['key']): string {
+  return key.id ?? `key_made_${key.created_at}`;
+}
 
 function isAccountId(value: unknown): value is string {
   return typeof value === 'string' && ACCOUNT_ID_PATTERN.test(value);
@@ -126,6 +137,7 @@ export function createAccountRepository(options: AccountRepositoryOptions): Acco
     return {
       apiKey,
       key: {
+        id: `key_${randomBytes(12).toString('hex')}`,
         hash: hashApiKey(apiKey, pepper),
         ...keyDisplay(apiKey),
         created_at: nowIso(),
@@ -246,7 +258,7 @@ export function createAccountRepository(options: AccountRepositoryOptions): Acco
         const a = Buffer.from(doc.key.hash);
         const b = Buffer.from(hash);
         if (a.length !== b.length || !timingSafeEqual(a, b)) return null;
-        return { id: doc._id, tier: doc.tier };
+        return { id: doc._id, tier: doc.tier, keyId: keyIdOf(doc.key) };
       });
     },
 

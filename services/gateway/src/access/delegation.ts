@@ -35,7 +35,7 @@ export function createDelegationRegistry(deps: { clock: Clock; ttlMs?: number })
       if (open.size >= MAX_OPEN) sweep(now);
       if (open.size >= MAX_OPEN) throw new Error('too many delegated calls in flight');
       const token = `${DELEGATION_PREFIX}${randomBytes(32).toString('base64url')}`;
-      open.set(token, { account: { id: account.id, tier: account.tier }, expiresAtMs: now + ttlMs });
+      open.set(token, { account: { ...account }, expiresAtMs: now + ttlMs });
       return token;
     },
     redeem(token) {

@@ -27,6 +27,11 @@ export type Operation = (typeof METERED_OPERATIONS)[number];
 export interface Account {
   id: string;
   tier: Tier;
+  /**
+   * The API key the request came with (accounts.ts keyIdOf); absent when the admin token acts for
+   * the account or a watch's run does. What the key creates carries it.
+   */
+  keyId?: string;
 }
 
 export interface RateLimitState {

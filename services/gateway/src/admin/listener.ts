@@ -22,6 +22,8 @@ import { adminRoutes } from './routes.ts';
 import { selfServiceRoutes } from './self-service.routes.ts';
 import { adminJobRoutes } from './jobs.routes.ts';
 import { adminWatchRoutes } from './watches.routes.ts';
+import { adminRecoveryRoutes } from './recovery.routes.ts';
+import { createAccountSecurer } from '../recovery/secure-account.ts';
 import type { JobsService } from '../jobs/service.ts';
 import type { WatchesService } from '../watches/service.ts';
 import { logAccess } from '../http/access-log.ts';
@@ -145,6 +147,14 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
     });
     if (options.jobs) adminJobRoutes(scope, { accounts: access.accounts, jobs: options.jobs });
     if (options.watches) adminWatchRoutes(scope, { accounts: access.accounts, watches: options.watches });
+    adminRecoveryRoutes(scope, {
+      secure: createAccountSecurer({
+        accounts: access.accounts,
+        ...(options.jobs ? { jobs: options.jobs } : {}),
+        ...(options.watches ? { watches: options.watches } : {}),
+        ...(options.webhooks ? { webhookSecrets: options.webhooks.secrets } : {}),
+      }),
+    });
   });
   await app.ready();
   return app;

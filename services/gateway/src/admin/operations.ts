@@ -17,10 +17,13 @@ import {
   createdAccountSchema,
   jobsPageSchema,
   jobsQuerySchema,
+  secureAccountBodySchema,
+  securedAccountSchema,
   updateAccountBodySchema,
   usageQuerySchema,
   watchDeletedSchema,
   watchListSchema,
+  watchSchema,
   webhookSecretSchema,
 } from '@subx/contracts/admin-api';
 import type { ErrorCode } from '@subx/errors';
@@ -119,6 +122,21 @@ export const ADMIN_OPERATION_SPECS: AdminOperationSpec[] = [
     params,
     successStatus: 204,
     errors: ['NOT_FOUND'],
+  },
+  {
+    method: 'POST',
+    path: `${ACCOUNT}/secure`,
+    operationId: 'secureAccount',
+    summary: 'Take the account back after its password or key leaked',
+    tag: 'Accounts',
+    description:
+      'For a password reset or an operator who revokes a key for compromise. Pauses the watches and cancels the queued and running jobs that the current key (or the last one, when it is revoked already) created, replaces or revokes that key, then replaces the webhook signing secret with no grace period: the old secret stops signing at once. Answers what it paused and canceled; the owner resumes the watches in the dashboard. Safe to repeat.',
+    params,
+    body: secureAccountBodySchema,
+    successStatus: 200,
+    response: securedAccountSchema,
+    noStore: true,
+    errors: [...BODY_ERRORS, 'NOT_FOUND'],
   },
   {
     method: 'GET',
@@ -228,6 +246,19 @@ export const ADMIN_OPERATION_SPECS: AdminOperationSpec[] = [
     params: accountWatchParamsSchema,
     successStatus: 200,
     response: watchDeletedSchema,
+    errors: ['NOT_FOUND'],
+  },
+  {
+    method: 'POST',
+    path: `${ACCOUNT}/watches/{watch_id}/resume`,
+    operationId: 'resumeAccountWatch',
+    summary: 'Resume one of the account’s paused watches',
+    tag: 'Self-service',
+    description:
+      'Clears the pause of a watch (`paused`, set when the key that created it was revoked after a compromise); its next run is due at once. A watch that is not paused is answered as it is. NOT_FOUND for an account or watch that does not exist, or a watch of another account. Takes no body.',
+    params: accountWatchParamsSchema,
+    successStatus: 200,
+    response: watchSchema,
     errors: ['NOT_FOUND'],
   },
 ];

@@ -23,6 +23,7 @@ import { isIP } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { AccountLimits, CallBody, CallResult, WebhookSecret } from '@subx/contracts/admin-api';
 import { AppError, Errors } from '@subx/errors';
+import { keyIdOf } from '../access/accounts.ts';
 import type { AccountRepository } from '../access/accounts.ts';
 import type { DelegationRegistry } from '../access/delegation.ts';
 import type { AccessPricing } from '../access/pricing.ts';
@@ -107,7 +108,9 @@ export function selfServiceRoutes(fastify: FastifyInstance, options: SelfService
       if (!doc) throw notFound();
       const headers: Record<string, string> = {};
       if (call.authenticated && doc.key.status === 'active') {
-        headers['x-api-key'] = delegations.issue({ id: doc._id, tier: doc.tier });
+        // What the call creates belongs to the active key, as if the key had made it: revoking
+        // that key after a compromise stops it too.
+        headers['x-api-key'] = delegations.issue({ id: doc._id, tier: doc.tier, keyId: keyIdOf(doc.key) });
       }
       if (call.body !== undefined) headers['content-type'] = 'application/json';
       const response = await publicApp.inject({

@@ -1,7 +1,8 @@
 /**
  * GET /admin/v1/accounts/{id}/watches and DELETE …/watches/{watch_id}: the account's watches for
  * the dashboard's watches page, and its Delete button; the same answers as the public GET
- * /api/v1/watches and DELETE /api/v1/watches/{watch_id}, without the request id.
+ * /api/v1/watches and DELETE /api/v1/watches/{watch_id}, without the request id. POST
+ * …/watches/{watch_id}/resume: its Resume button, for a watch paused after a compromise.
  */
 import type { FastifyInstance } from 'fastify';
 import type { WatchList } from '@subx/contracts/admin-api';
@@ -37,6 +38,15 @@ export function adminWatchRoutes(
     async (request) => {
       await known(request.params.id);
       return options.watches.delete(request.params.id, request.params.watch_id);
+    },
+  );
+  const resume = adminRoute('resumeAccountWatch');
+  fastify.post<{ Params: { id: string; watch_id: string } }>(
+    resume.url,
+    { schema: resume.schema },
+    async (request) => {
+      await known(request.params.id);
+      return options.watches.resume(request.params.id, request.params.watch_id);
     },
   );
 }

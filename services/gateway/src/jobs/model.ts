@@ -95,6 +95,8 @@ export type JobDoc = {
   /** Terminal and its lifecycle event and webhook handed on; false: the sweeper retries that. */
   notified: boolean;
   request_id: string;
+  /** The API key that created it (accounts.ts keyIdOf); absent when the admin token did. */
+  key_id?: string;
   /**
    * Its place in its account's queue when it was created (the account's open jobs then): claims
    * go by this, then by age, so each account's first job comes before anyone's second. Absent on

@@ -110,6 +110,8 @@ export interface JobsService {
     index: number,
   ): Promise<{ job: JobDoc; item: Record<string, unknown> }>;
   cancel(accountId: string, jobId: string): Promise<PublicJob>;
+  /** Cancels the account's queued and running jobs created with this key; their ids. */
+  cancelCreatedWith(accountId: string, keyId: string): Promise<string[]>;
   /**
    * The chunks of the finished items, in source order, one JSON object a line with its `video_id`
    * (NDJSON, the shape vector stores import); read a page of results at a time.
@@ -119,6 +121,13 @@ export interface JobsService {
 
 /** Results read per page when a job's chunks are downloaded: one page in memory at a time. */
 const CHUNK_PAGE = 50;
+
+/**
+ * Videos whose duration one dry run reads (through the extractor, from its metadata cache when it
+ * has them): an estimate is free, so the platform must not be asked about 10,000 videos for it.
+ * The rest are priced at the tier's longest transcription, which no item of the job exceeds.
+ */
+export const DRY_RUN_DURATION_LOOKUPS = 20;
 
 /** A full queue frees up as jobs start: a minute is a fair first wait. */
 const JOB_QUEUE_RETRY_AFTER_S = 60;
@@ -278,6 +287,7 @@ export function createJobsService(deps: {
         lease_until: 0,
         notified: false,
         request_id: requestId,
+        ...(account.keyId ? { key_id: account.keyId } : {}),
         queue_rank: open.queued + open.running,
       };
       await store.create(job, items);
@@ -298,11 +308,15 @@ export function createJobsService(deps: {
         ? items.map((item) => item.video_id)
         : Array.from({ length: count }, (_, i) => `unlisted-${i}`);
       const options = { translate: input.options.translate, mode: input.options.mode ?? 'captions' };
+      const tierCap = pricing.transcribeMaxSeconds[account.tier];
+      let lookups = 0;
+      const boundedDurationOf: DurationOf = (videoId) =>
+        lookups++ < DRY_RUN_DURATION_LOOKUPS ? durationOf(videoId) : Promise.resolve(tierCap);
       const charges = await itemCharges(
         videoIds,
         items ? options : { ...options, mode: 'captions' },
         pricing,
-        durationOf,
+        boundedDurationOf,
       );
       return { items: count, credits_max: charges.total, duplicates_removed: duplicatesRemoved };
     },
@@ -392,6 +406,19 @@ export function createJobsService(deps: {
           from = page.at(-1)!.index + 1;
         }
       })();
+    },
+
+    async cancelCreatedWith(accountId, keyId) {
+      const canceled: string[] = [];
+      for (const job of await store.openCreatedWith(accountId, keyId)) {
+        const after = await this.cancel(accountId, job._id).catch((err: unknown) => {
+          // It finished in between: nothing left to stop.
+          if (err instanceof AppError && err.code === 'JOB_FINISHED') return null;
+          throw err;
+        });
+        if (after) canceled.push(job._id);
+      }
+      return canceled;
     },
 
     async cancel(accountId, jobId) {

@@ -35,6 +35,11 @@ export interface JobStore {
   create(job: JobDoc, items: JobItem[] | null): Promise<void>;
   /** The account's jobs waiting to start and running now. */
   countOpen(accountId: string): Promise<{ queued: number; running: number }>;
+  /**
+   * The account's queued and running jobs created with this key, oldest first, and those stored
+   * before jobs carried their key (whichever key made them, it is not known to be the owner's).
+   */
+  openCreatedWith(accountId: string, keyId: string): Promise<JobDoc[]>;
   /** Queued jobs created before `cutoffMs`, oldest first (they expire unstarted). */
   queuedBefore(cutoffMs: number, limit: number): Promise<JobDoc[]>;
   get(accountId: string, jobId: string): Promise<JobDoc | null>;
@@ -133,6 +138,12 @@ export function createJobStore(store: DocumentStore): JobStore {
         jobs.countDocuments({ account_id: accountId, status: 'queued' }),
         jobs.countDocuments({ account_id: accountId, status: 'running' }),
       ]).then(([queued, running]) => ({ queued, running })),
+
+    openCreatedWith: (accountId, keyId) =>
+      jobs.find(
+        { account_id: accountId, key_id: { $in: [keyId, null] }, status: { $in: ['queued', 'running'] } },
+        { sort: { _id: 1 } },
+      ),
 
     queuedBefore: (cutoffMs, limit) =>
       jobs.find({ status: 'queued', created_at: { $lt: cutoffMs } }, { sort: { _id: 1 }, limit }),

@@ -46,6 +46,13 @@ export interface WatchPending {
   job_id: string | null;
 }
 
+/** Why a watch stopped running until its owner resumes it. */
+export interface WatchPause {
+  at: number;
+  /** `key_compromised`: the key that created it was revoked after a password reset or by an operator. */
+  reason: 'key_compromised';
+}
+
 export type WatchDoc = {
   _id: string;
   account_id: string;
@@ -66,6 +73,10 @@ export type WatchDoc = {
   lease_owner: string | null;
   lease_until: number;
   request_id: string;
+  /** The API key that created it (accounts.ts keyIdOf); absent when the admin token did. */
+  key_id?: string;
+  /** Set: the scheduler leaves it alone until its owner resumes it (absent on older watches). */
+  paused?: WatchPause | null;
 };
 
 /** The shortest interval between scheduled runs. */
@@ -113,6 +124,7 @@ export function watchView(w: WatchDoc) {
     created_at: iso(w.created_at),
     next_run_at: iso(w.next_run_at),
     runs: w.runs,
+    paused: w.paused ? { at: iso(w.paused.at), reason: w.paused.reason } : null,
     seen_videos: w.seen.length,
     pending_videos: (w.pending ?? []).length,
     last_run: w.last_run

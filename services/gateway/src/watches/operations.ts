@@ -132,6 +132,7 @@ const watchSchema = named('Watch', {
     'created_at',
     'next_run_at',
     'runs',
+    'paused',
     'seen_videos',
     'pending_videos',
     'last_run',
@@ -167,6 +168,13 @@ const watchSchema = named('Watch', {
       description: 'When the scheduler runs it next (it may run up to a poll later).',
     },
     runs: { type: 'integer' },
+    paused: named('WatchPause', {
+      type: ['object', 'null'],
+      description:
+        'Set while the scheduler leaves the watch alone: `key_compromised` when the key that created it was revoked after a password reset or by an operator (its owner resumes it in the dashboard). null when it runs.',
+      required: ['at', 'reason'],
+      properties: { at: isoDate, reason: { type: 'string', enum: ['key_compromised'] } },
+    }),
     seen_videos: {
       type: 'integer',
       description: 'Videos the watch has seen so far (kept: the newest 5,000).',

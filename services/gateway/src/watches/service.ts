@@ -19,6 +19,7 @@ import { playlistIdOf } from '../domain/video-urls.ts';
 import type { WebhookDeliveries } from '../webhooks/index.ts';
 import { WATCH_PENDING_MAX, WATCH_SEEN_MAX, newWatchId, watchView } from './model.ts';
 import type { WatchDoc, WatchPending, WatchRun, WatchSource, WatchView } from './model.ts';
+import { fairTurns } from './fair-turns.ts';
 import { settlePending } from './pending.ts';
 import type { WatchStore } from './store.ts';
 
@@ -52,9 +53,21 @@ export interface WatchesService {
   delete(accountId: string, watchId: string): Promise<{ watch_id: string; deleted: true }>;
   /** Runs the watch now (POST …/run): 409 CONFLICT while another run of it is under way. */
   runNow(account: Account, watchId: string): Promise<RunOutcome>;
-  /** The scheduler's tick: runs the watches that are due, one at a time; how many ran. */
+  /** Pauses the account's watches created with this key (it was revoked after a compromise); their ids. */
+  pauseCreatedWith(accountId: string, keyId: string): Promise<string[]>;
+  /** Runs a paused watch again, the next run at once (a watch that is not paused is left as it is). */
+  resume(accountId: string, watchId: string): Promise<WatchView>;
+  /**
+   * The scheduler's tick: runs up to `limit` due watches, accounts taking turns
+   * (WATCH_RUNS_PER_ACCOUNT_PER_POLL each), WATCH_RUN_CONCURRENCY at a time; how many ran.
+   */
   runDue(limit: number): Promise<number>;
 }
+
+/** One account's share of a poll: the rest of its due watches wait for the next poll. */
+export const WATCH_RUNS_PER_ACCOUNT_PER_POLL = 2;
+/** Runs of a poll under way at once (each mostly waits on the platform's listing). */
+export const WATCH_RUN_CONCURRENCY = 4;
 
 const notFound = (watchId: string) =>
   new AppError('NOT_FOUND', `No watch ${watchId} exists for this account.`, {
@@ -67,6 +80,12 @@ export function createWatchesService(deps: {
   extractor: Pick<ExtractorBackend, 'listChannelVideos' | 'listPlaylistVideos' | 'listSearchVideos'>;
   /** The account behind a scheduled run (its tier now); null: gone, the run is skipped. */
   accountOf(accountId: string): Promise<Account | null>;
+  /**
+   * Counts a scheduled run (its listing of the platform) against the account's daily request
+   * limit, as a run through POST …/run counts; false: the limit is reached and the run is skipped.
+   * Absent: scheduled runs are not counted.
+   */
+  countScheduledRun?(account: Account): Promise<boolean>;
   events: WatchEventSink;
   webhooks: Pick<WebhookDeliveries, 'enqueue' | 'checkTarget'> | null;
   pricing: AccessPricing;
@@ -249,6 +268,43 @@ export function createWatchesService(deps: {
     };
   }
 
+  /** Records a scheduled run that did not happen (the account is gone, or at its daily limit). */
+  async function skip(held: WatchDoc, owner: string, error: { code: string; message: string }) {
+    await store.finishRun(held._id, owner, {
+      seen: held.seen,
+      pending: held.pending ?? [],
+      last: { at: clock.now(), run: held.runs, new_videos: 0, job_id: null, error },
+      nextRunAt: clock.now() + held.interval_minutes * 60_000,
+      nowMs: clock.now(),
+    });
+  }
+
+  /** One due watch, claimed and run by the scheduler; false when it did not run. */
+  async function runScheduled(candidate: WatchDoc): Promise<boolean> {
+    const owner = `${deps.instanceId}:scheduler`;
+    const held = await store.claim(candidate._id, owner, clock.now(), config.WATCH_LEASE_MS);
+    if (!held) return false;
+    const account = await deps.accountOf(held.account_id);
+    if (!account) {
+      // The account is gone: nothing to run for; look again at the next interval.
+      await skip(held, owner, {
+        code: 'UNAUTHORIZED',
+        message: 'The account of this watch no longer exists.',
+      });
+      return false;
+    }
+    if (deps.countScheduledRun && !(await deps.countScheduledRun(account))) {
+      await skip(held, owner, {
+        code: 'RATE_LIMITED',
+        message: "The account's daily request limit was reached; the watch runs again at its next interval.",
+      });
+      return false;
+    }
+    // The run's job belongs to the key that made the watch, so that revoking it stops both.
+    await run(held, held.key_id ? { ...account, keyId: held.key_id } : account, owner);
+    return true;
+  }
+
   return {
     async create(account, input, requestId) {
       const max = pricing.watchMax[account.tier];
@@ -303,6 +359,8 @@ export function createWatchesService(deps: {
         lease_owner: null,
         lease_until: 0,
         request_id: requestId,
+        ...(account.keyId ? { key_id: account.keyId } : {}),
+        paused: null,
       };
       await store.create(watch);
       await announce('watch.created', watch, null);
@@ -324,6 +382,16 @@ export function createWatchesService(deps: {
       if (!watch || !(await store.delete(accountId, watchId))) throw notFound(watchId);
       await announce('watch.deleted', watch, null);
       return { watch_id: watchId, deleted: true };
+    },
+
+    pauseCreatedWith: (accountId, keyId) =>
+      store.pauseCreatedWith(accountId, keyId, { at: clock.now(), reason: 'key_compromised' }),
+
+    async resume(accountId, watchId) {
+      const watch = await store.get(accountId, watchId);
+      if (!watch) throw notFound(watchId);
+      const resumed = watch.paused ? await store.resume(accountId, watchId, clock.now()) : null;
+      return watchView(resumed ?? watch);
     },
 
     async runNow(account, watchId) {
@@ -349,32 +417,25 @@ export function createWatchesService(deps: {
     },
 
     async runDue(limit) {
+      const turns = await fairTurns(store, {
+        nowMs: clock.now(),
+        limit,
+        perAccount: WATCH_RUNS_PER_ACCOUNT_PER_POLL,
+      });
       let ran = 0;
-      for (const candidate of await store.due(clock.now(), limit)) {
-        const owner = `${deps.instanceId}:scheduler`;
-        const held = await store.claim(candidate._id, owner, clock.now(), config.WATCH_LEASE_MS);
-        if (!held) continue;
-        const account = await deps.accountOf(held.account_id);
-        if (!account) {
-          // The account is gone: nothing to run for; look again at the next interval.
-          await store.finishRun(held._id, owner, {
-            seen: held.seen,
-            pending: held.pending ?? [],
-            last: {
-              at: clock.now(),
-              run: held.runs,
-              new_videos: 0,
-              job_id: null,
-              error: { code: 'UNAUTHORIZED', message: 'The account of this watch no longer exists.' },
-            },
-            nextRunAt: clock.now() + held.interval_minutes * 60_000,
-            nowMs: clock.now(),
-          });
-          continue;
+      let next = 0;
+      const worker = async () => {
+        while (next < turns.length) {
+          const candidate = turns[next++]!;
+          try {
+            if (await runScheduled(candidate)) ran++;
+          } catch (err) {
+            // One watch's failure (a store error) does not hold up the others of this poll.
+            deps.logger.warn({ err, watch_id: candidate._id }, 'a scheduled watch run failed');
+          }
         }
-        await run(held, account, owner);
-        ran++;
-      }
+      };
+      await Promise.all(Array.from({ length: Math.min(WATCH_RUN_CONCURRENCY, turns.length) }, worker));
       return ran;
     },
   };

@@ -32,6 +32,8 @@ export async function startWatches(deps: {
   jobs: JobsService;
   pricing: AccessPricing;
   accountOf(accountId: string): Promise<Account | null>;
+  /** Counts a scheduled run against the account's daily request limit; false: the limit is reached. */
+  countScheduledRun(account: Account): Promise<boolean>;
   webhooks: Pick<WebhookDeliveries, 'enqueue' | 'checkTarget'> | null;
 }): Promise<RunningWatches> {
   const { config, bus, clock } = deps;
@@ -44,6 +46,7 @@ export async function startWatches(deps: {
     jobs: deps.jobs,
     extractor: deps.extractor,
     accountOf: deps.accountOf,
+    countScheduledRun: deps.countScheduledRun,
     events: createBusWatchEvents({ bus, topic: config.WATCH_EVENTS_TOPIC, clock }),
     webhooks: deps.webhooks,
     pricing: deps.pricing,

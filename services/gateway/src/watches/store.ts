@@ -4,7 +4,7 @@
  * lost the lease (it stalled past `lease_until`, another took the watch over) records nothing.
  */
 import type { DocumentStore } from '@subx/ports';
-import type { WatchDoc, WatchPending, WatchRun } from './model.ts';
+import type { WatchDoc, WatchPause, WatchPending, WatchRun } from './model.ts';
 
 const WATCHES_COLLECTION = 'watches';
 
@@ -18,8 +18,22 @@ export interface WatchStore {
   delete(accountId: string, watchId: string): Promise<boolean>;
   /** Takes the watch for one run if nobody holds it; null when someone does (or it is gone). */
   claim(watchId: string, owner: string, nowMs: number, leaseMs: number): Promise<WatchDoc | null>;
-  /** Watches due to run and not held, soonest first. */
-  due(nowMs: number, limit: number): Promise<WatchDoc[]>;
+  /**
+   * Pauses the account's running watches created with this key, and those stored before watches
+   * carried their key (whichever key made them, it is not known to be the owner's); their ids.
+   */
+  pauseCreatedWith(accountId: string, keyId: string, pause: WatchPause): Promise<string[]>;
+  /** Clears the pause and makes the watch due now; null when it is not the account's or not paused. */
+  resume(accountId: string, watchId: string, nowMs: number): Promise<WatchDoc | null>;
+  /**
+   * Watches due to run, not held and not paused, soonest first; `except` leaves out accounts (at
+   * their share of this poll) and watches (already taken).
+   */
+  due(
+    nowMs: number,
+    limit: number,
+    except?: { accounts?: string[]; watches?: string[] },
+  ): Promise<WatchDoc[]>;
   /** Records a run and gives the lease back; false when `owner` no longer held it. */
   finishRun(
     watchId: string,
@@ -49,9 +63,34 @@ export function createWatchStore(store: DocumentStore): WatchStore {
         { $set: { lease_owner: owner, lease_until: nowMs + leaseMs } },
         { returnDocument: 'after' },
       ),
-    due: (nowMs, limit) =>
+    async pauseCreatedWith(accountId, keyId, pause) {
+      const paused: string[] = [];
+      const made = { account_id: accountId, key_id: { $in: [keyId, null] }, paused: null };
+      for (const watch of await watches.find(made, { sort: { _id: 1 } })) {
+        const { matchedCount } = await watches.updateOne(
+          { _id: watch._id, paused: null },
+          { $set: { paused: pause, updated_at: pause.at } },
+        );
+        if (matchedCount > 0) paused.push(watch._id);
+      }
+      return paused;
+    },
+    resume: (accountId, watchId, nowMs) =>
+      watches.findOneAndUpdate(
+        { _id: watchId, account_id: accountId, paused: { $ne: null } },
+        // A paused watch may have missed runs: the next is due at once.
+        { $set: { paused: null, next_run_at: nowMs, updated_at: nowMs } },
+        { returnDocument: 'after' },
+      ),
+    due: (nowMs, limit, except = {}) =>
       watches.find(
-        { next_run_at: { $lte: nowMs }, lease_until: { $lt: nowMs } },
+        {
+          next_run_at: { $lte: nowMs },
+          lease_until: { $lt: nowMs },
+          paused: null,
+          ...(except.accounts?.length ? { account_id: { $nin: except.accounts } } : {}),
+          ...(except.watches?.length ? { _id: { $nin: except.watches } } : {}),
+        },
         { sort: { next_run_at: 1 }, limit },
       ),
     async finishRun(watchId, owner, run) {

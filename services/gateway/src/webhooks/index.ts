@@ -28,6 +28,8 @@ export interface WebhookModuleDeps {
   config: WebhookConfig;
   /** API_KEY_PEPPER: the key that seals the secrets at rest is derived from it (HKDF). */
   pepper: string;
+  /** API_KEY_PEPPER_PREVIOUS while the pepper is rotated: secrets sealed under it are sealed again. */
+  previousPepper?: string;
   /** DNS for target checks; default the system resolver. */
   lookup?: HostLookup;
   /** Spread of retries (0..1 → up to 10% later); default random. */
@@ -49,7 +51,12 @@ export interface WebhookModule extends WebhookDeliveries {
 }
 
 export function createWebhookModule(deps: WebhookModuleDeps): WebhookModule {
-  const secrets = createWebhookSecrets({ store: deps.store, clock: deps.clock, pepper: deps.pepper });
+  const secrets = createWebhookSecrets({
+    store: deps.store,
+    clock: deps.clock,
+    pepper: deps.pepper,
+    ...(deps.previousPepper ? { previousPepper: deps.previousPepper } : {}),
+  });
   const worker = createWebhookDeliveries({
     store: deps.store,
     clock: deps.clock,

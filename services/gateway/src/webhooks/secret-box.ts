@@ -6,6 +6,11 @@
  *
  * Format: `v1.<iv>.<tag>.<ciphertext>`, each part base64url; the version names the key derivation
  * so a future change can still read old documents.
+ *
+ * Rotating the pepper (docs/operations.md "Rotating secrets"): while API_KEY_PEPPER_PREVIOUS is
+ * set, a secret that does not open under the new pepper is opened under the previous one, and the
+ * caller is told so (`stale`) to seal it again under the new pepper; a secret read during the
+ * window keeps opening once the previous pepper is dropped.
  */
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 
@@ -16,6 +21,32 @@ export interface SecretBox {
   seal(plaintext: string, accountId: string): string;
   /** Throws when the ciphertext was not sealed under this pepper for this account. */
   open(sealed: string, accountId: string): string;
+}
+
+export interface RotatingSecretBox extends SecretBox {
+  /**
+   * Opens under the current pepper, else under the previous one; `stale` says the second: the
+   * caller seals the plaintext again under the current pepper. Throws when neither opens it.
+   */
+  openAny(sealed: string, accountId: string): { plaintext: string; stale: boolean };
+}
+
+/** Seals under `pepper`; opens under it or, while a rotation is under way, `previousPepper`. */
+export function createRotatingSecretBox(pepper: string, previousPepper?: string): RotatingSecretBox {
+  const current = createSecretBox(pepper);
+  const previous = previousPepper ? createSecretBox(previousPepper) : null;
+  return {
+    seal: current.seal,
+    open: (sealed, accountId) => current.open(sealed, accountId),
+    openAny(sealed, accountId) {
+      try {
+        return { plaintext: current.open(sealed, accountId), stale: false };
+      } catch (error) {
+        if (!previous) throw error;
+        return { plaintext: previous.open(sealed, accountId), stale: true };
+      }
+    },
+  };
 }
 
 export function createSecretBox(pepper: string): SecretBox {

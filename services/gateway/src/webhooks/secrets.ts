@@ -6,12 +6,17 @@
  * document's `version`, retried a few times if another replica changed it in between.
  *
  * Secrets are stored sealed (secret-box.ts); they are returned to the account's own key (the
- * public route) or the admin token (the dashboard), and never logged.
+ * public route) or the admin token (the dashboard), and never logged. While the pepper is being
+ * rotated, a secret sealed under the previous pepper is sealed again under the new one when it is
+ * read (one conditional update), so it survives the previous pepper being dropped.
+ *
+ * After a compromise (a password reset, a key revoked by the operator for it) the rotation keeps
+ * nothing: whoever read the old secret can no longer sign or verify a delivery with it.
  */
 import { DuplicateKeyError } from '@subx/ports';
 import type { Clock, DocumentStore } from '@subx/ports';
 import { generateSigningSecret } from '@subx/webhooks';
-import { createSecretBox } from './secret-box.ts';
+import { createRotatingSecretBox } from './secret-box.ts';
 
 export const WEBHOOK_SECRETS_COLLECTION = 'webhook_secrets';
 /** How long the previous secret keeps signing after a rotation. */
@@ -43,8 +48,11 @@ interface WebhookSecretView {
 export interface WebhookSecrets {
   /** The current secret, created on first need. */
   current(accountId: string): Promise<WebhookSecretView>;
-  /** A new current secret; the old one signs alongside until `previous_secret_expires_at`. */
-  rotate(accountId: string): Promise<WebhookSecretView>;
+  /**
+   * A new current secret; the old one signs alongside until `previous_secret_expires_at`, or,
+   * with `keepPrevious: false` (a compromise), not at all: every older secret is dropped.
+   */
+  rotate(accountId: string, options?: { keepPrevious?: boolean }): Promise<WebhookSecretView>;
   /** Every secret that signs now, newest first (created on first need). */
   signingSecrets(accountId: string): Promise<string[]>;
 }
@@ -53,9 +61,11 @@ export function createWebhookSecrets(deps: {
   store: DocumentStore;
   clock: Clock;
   pepper: string;
+  /** API_KEY_PEPPER_PREVIOUS while the pepper is rotated: secrets sealed under it still open. */
+  previousPepper?: string;
 }): WebhookSecrets {
   const { clock } = deps;
-  const box = createSecretBox(deps.pepper);
+  const box = createRotatingSecretBox(deps.pepper, deps.previousPepper);
   const docs = deps.store.collection<WebhookSecretDoc>(WEBHOOK_SECRETS_COLLECTION);
 
   const seal = (accountId: string): SealedSecret => ({
@@ -65,7 +75,7 @@ export function createWebhookSecrets(deps: {
 
   function open(doc: WebhookSecretDoc, which: SealedSecret): string {
     try {
-      return box.open(which.sealed, doc._id);
+      return box.openAny(which.sealed, doc._id).plaintext;
     } catch (cause) {
       // Most likely API_KEY_PEPPER changed (or, embedded, was generated anew at a restart with a
       // persistent store): the secret cannot be recovered; a rotation issues a readable one.
@@ -78,11 +88,38 @@ export function createWebhookSecrets(deps: {
 
   function readable(doc: WebhookSecretDoc, which: SealedSecret): boolean {
     try {
-      box.open(which.sealed, doc._id);
+      box.openAny(which.sealed, doc._id);
       return true;
     } catch {
       return false;
     }
+  }
+
+  /** The same secret sealed under the current pepper, or null when it already is (or opens under none). */
+  function resealed(doc: WebhookSecretDoc, which: SealedSecret): SealedSecret | null {
+    try {
+      const { plaintext, stale } = box.openAny(which.sealed, doc._id);
+      return stale ? { sealed: box.seal(plaintext, doc._id), created_at: which.created_at } : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /**
+   * Seals again under the current pepper what is still under the previous one. A conflicting
+   * change (a rotation meanwhile) wins; the next read tries again.
+   */
+  async function refreshed(doc: WebhookSecretDoc): Promise<WebhookSecretDoc> {
+    const current = resealed(doc, doc.current);
+    const previous = doc.previous ? resealed(doc, doc.previous) : null;
+    if (!current && !previous) return doc;
+    const next = {
+      current: current ?? doc.current,
+      previous: previous ?? doc.previous,
+      version: doc.version + 1,
+    };
+    const { matchedCount } = await docs.updateOne({ _id: doc._id, version: doc.version }, { $set: next });
+    return matchedCount > 0 ? { ...doc, ...next } : doc;
   }
 
   const previousValid = (doc: WebhookSecretDoc) =>
@@ -119,7 +156,7 @@ export function createWebhookSecrets(deps: {
   async function load(accountId: string): Promise<WebhookSecretDoc> {
     for (let i = 0; i < MAX_CONFLICT_RETRIES; i++) {
       const found = await docs.findOne({ _id: accountId });
-      if (found) return found;
+      if (found) return refreshed(found);
       const created = await create(accountId);
       if (created) return created;
     }
@@ -130,7 +167,7 @@ export function createWebhookSecrets(deps: {
     async current(accountId) {
       return view(await load(accountId));
     },
-    async rotate(accountId) {
+    async rotate(accountId, options = {}) {
       for (let i = 0; i < MAX_CONFLICT_RETRIES; i++) {
         const doc = await docs.findOne({ _id: accountId });
         if (!doc) {
@@ -142,13 +179,13 @@ export function createWebhookSecrets(deps: {
         const now = clock.now();
         // A current secret that no longer opens (the pepper changed) cannot sign alongside: the
         // rotation is then the way out, and it keeps nothing.
-        const keep = readable(doc, doc.current);
+        const keep = options.keepPrevious !== false && readable(doc, doc.current);
         const rotated = await docs.findOneAndUpdate(
           { _id: accountId, version: doc.version },
           {
             $set: {
               current: seal(accountId),
-              previous: keep ? doc.current : null,
+              previous: keep ? (resealed(doc, doc.current) ?? doc.current) : null,
               previous_expires_at: keep ? now + PREVIOUS_SECRET_GRACE_MS : null,
               version: doc.version + 1,
             },

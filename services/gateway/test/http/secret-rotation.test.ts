@@ -5,12 +5,16 @@
  *   refused; once it is unset, only the new one.
  * - API_KEY_PEPPER_PREVIOUS: keys hashed under the old pepper still authenticate after the pepper
  *   changes, and their stored hash is rewritten under the new pepper on that first use, so they keep
- *   working once the previous pepper is dropped; a revoked key stays revoked.
+ *   working once the previous pepper is dropped; a revoked key stays revoked. Webhook signing
+ *   secrets, sealed under a key derived from the pepper, go through the same three steps: they
+ *   read and sign throughout, and those read during the window are sealed again under the new one.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { createInMemoryDocumentStore } from '@subx/ports';
+import { createInMemoryDocumentStore, ManualClock, silentLogger } from '@subx/ports';
 import type { DocumentStore } from '@subx/ports';
+import { loadConfig } from '../../src/config.ts';
+import { createWebhookModule } from '../../src/webhooks/index.ts';
 import { hashApiKey } from '../../src/access/api-key.ts';
 import { TEST_ADMIN_TOKEN, TEST_PEPPER, startReplicas } from '../access/support.ts';
 import type { Replicas } from '../access/support.ts';
@@ -110,7 +114,7 @@ describe('rotating API_KEY_PEPPER', () => {
 
     // During: the new pepper, the old one as previous. The key verifies and moves to the new pepper.
     const during = await gateway(store, { apiKeyPepper: NEW_PEPPER, apiKeyPepperPrevious: TEST_PEPPER });
-    expect(await during.m.access.authenticate(created.api_key)).toEqual({
+    expect(await during.m.access.authenticate(created.api_key)).toMatchObject({
       id: created.account_id,
       tier: 'pro',
     });
@@ -120,7 +124,7 @@ describe('rotating API_KEY_PEPPER', () => {
 
     // After: the previous pepper dropped; the key that was used during the rotation still works.
     const after = await gateway(store, { apiKeyPepper: NEW_PEPPER });
-    expect(await after.m.access.authenticate(created.api_key)).toEqual({
+    expect(await after.m.access.authenticate(created.api_key)).toMatchObject({
       id: created.account_id,
       tier: 'pro',
     });
@@ -134,5 +138,45 @@ describe('rotating API_KEY_PEPPER', () => {
     ).json();
     const after = await gateway(store, { apiKeyPepper: NEW_PEPPER });
     expect(await after.m.access.authenticate(created.api_key)).toBeNull();
+  });
+});
+
+describe('rotating API_KEY_PEPPER with webhook signing secrets', () => {
+  const clock = new ManualClock(Date.UTC(2026, 0, 5, 9));
+  const webhooksUnder = (store: DocumentStore, pepper: string, previousPepper?: string) =>
+    createWebhookModule({
+      store,
+      clock,
+      logger: silentLogger,
+      config: loadConfig({}),
+      pepper,
+      ...(previousPepper ? { previousPepper } : {}),
+    }).secrets;
+
+  it('reads and signs with the same secret before, during and after the rotation', async () => {
+    const store = createInMemoryDocumentStore();
+    const before = webhooksUnder(store, TEST_PEPPER);
+    const secret = (await before.current('acct_a')).secret;
+    await before.rotate('acct_a');
+    const [rotatedSecret, previousSecret] = await before.signingSecrets('acct_a');
+    expect(previousSecret).toBe(secret);
+
+    const during = webhooksUnder(store, NEW_PEPPER, TEST_PEPPER);
+    expect((await during.current('acct_a')).secret).toBe(rotatedSecret);
+    expect(await during.signingSecrets('acct_a')).toEqual([rotatedSecret, secret]);
+
+    const after = webhooksUnder(store, NEW_PEPPER);
+    expect((await after.current('acct_a')).secret).toBe(rotatedSecret);
+    expect(await after.signingSecrets('acct_a')).toEqual([rotatedSecret, secret]);
+  });
+
+  it('a secret not read during the window is unreadable after it, and a rotation replaces it', async () => {
+    const store = createInMemoryDocumentStore();
+    await webhooksUnder(store, TEST_PEPPER).current('acct_b');
+    const after = webhooksUnder(store, NEW_PEPPER);
+    await expect(after.current('acct_b')).rejects.toThrow(/cannot be decrypted/);
+    const replaced = await after.rotate('acct_b');
+    expect(replaced.previous_secret_expires_at).toBeNull();
+    expect(await after.signingSecrets('acct_b')).toEqual([replaced.secret]);
   });
 });
