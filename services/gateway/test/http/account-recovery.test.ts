@@ -13,8 +13,8 @@ import { createInMemoryDocumentStore, createMongoDocumentStore, silentLogger } f
 import type { DocumentStore } from '@subx/ports';
 import { describeWithEngine } from '@subx/testing/engines';
 import { DEFAULT_PRICING } from '../../src/access/pricing.ts';
-import { TEST_ADMIN_TOKEN, startReplicas } from '../../src/access/test-support.ts';
-import type { Replicas } from '../../src/access/test-support.ts';
+import { TEST_ADMIN_TOKEN, startReplicas } from '../access/support.ts';
+import type { Replicas } from '../access/support.ts';
 import type { Account } from '../../src/access/types.ts';
 import { buildAdminApp } from '../../src/admin/listener.ts';
 import { loadConfig } from '../../src/config.ts';

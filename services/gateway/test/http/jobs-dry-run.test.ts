@@ -111,6 +111,7 @@ describe('POST /api/v1/jobs dry_run', () => {
         videoTitle: `Video ${req.videoId}`,
         duration: 70,
         invalidReason: '',
+        captionsPending: '',
         cached: false,
       };
     };

@@ -38,6 +38,7 @@ function speechPlatform(
     duration: req.videoId === UNKNOWN ? 0 : 70,
     cached: true,
     invalidReason: '',
+    captionsPending: '',
   });
   backends.handlers.getTranscript = async (req) => {
     if (options.fail) throw options.fail();
