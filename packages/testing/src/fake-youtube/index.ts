@@ -59,6 +59,16 @@ export { isWebFamily, versionLess, type Playability, type PlaylistShape } from '
 export type * from './types.ts';
 
 const API_KEY = 'AIzaSy-SUBX-FAKE-YOUTUBE-NOT-A-REAL-KEY';
+/** A recorded media host (`https://rr1---sn-….googlevideo.com/`), plain or with JSON-escaped slashes. */
+const MEDIA_HOST = /https:(\\?\/)\1[a-z0-9-]+(?:\.[a-z0-9-]+)*\.googlevideo\.com\1/g;
+
+/**
+ * The recorded media URLs pointed at this fake's `/videoplayback`: nothing a recording names makes
+ * a client of the fake reach for a real host (streams other than the speech video's answer 404).
+ */
+export function mediaOnOrigin(body: string, origin: string): string {
+  return body.replace(MEDIA_HOST, (_match, slash: string) => `${origin.replaceAll('/', slash)}${slash}`);
+}
 /** Endpoints where the platform checks the client version and names the caller's visitor. */
 const INNERTUBE_ENDPOINTS = new Set<Endpoint>(['player', 'next', 'browse', 'search']);
 
@@ -370,6 +380,8 @@ export async function startFakeYouTube(options: FakeYouTubeOptions = {}): Promis
       }
     }
     if (mode === 'today') out = withSessionVisitor(out, rec);
+    if (out.body.includes('googlevideo.com'))
+      out = { ...out, body: mediaOnOrigin(out.body, `http://${String(req.headers.host ?? '127.0.0.1')}`) };
     rec.status = out.status;
     res.writeHead(out.status, {
       'content-type': out.contentType,

@@ -3,7 +3,7 @@
  * audio-only format with a plain URL (VISIONOS today: no PO token, no player JavaScript), its
  * lowest-bitrate such format fetched in ranges up to a cap, and the video's metadata.
  */
-import { AppError, Errors } from '@subx/errors';
+import { AppError, Errors, networkFailureError } from '@subx/errors';
 import { AudioFetchError, AudioTooLargeError, fetchAudioRanged, pickAudioFormat } from '../audio/audio.ts';
 import type { AudioFormat } from '../audio/audio.ts';
 import type { MetadataField, VideoMetadata } from '../types.ts';
@@ -17,7 +17,8 @@ export interface VideoAudio {
    * The audio as the platform served it, fetched piece by piece as it is read (one ranged request
    * per piece, at most maxBytes in all): the reader decides where a piece goes before the next is
    * fetched, so no more than one is held here. Read it once; its errors are the API's
-   * (AUDIO_TOO_LONG past maxBytes, UPSTREAM_ERROR when the audio host fails).
+   * (AUDIO_TOO_LONG past maxBytes, UPSTREAM_ERROR when the audio host fails or cannot be
+   * reached, UPSTREAM_TIMEOUT when it does not answer in time).
    */
   pieces: AsyncIterable<Uint8Array>;
   metadata: VideoMetadata;
@@ -46,7 +47,7 @@ async function* audioPieces(url: string, maxBytes: number | undefined): AsyncGen
     }
     if (err instanceof AudioFetchError)
       throw Errors.upstreamError(`The audio download failed: ${err.message}`, err);
-    throw err;
+    throw networkFailureError(err, "The video's audio host") ?? err;
   }
 }
 
