@@ -291,6 +291,13 @@ export const transcriptProvenanceProperties = {
   },
 };
 
+const itemCreditsUsed = {
+  type: 'integer',
+  minimum: 0,
+  description:
+    'What this item was charged: the item price, plus a translation by a model or a transcription when it needed one; 0 for a failed item.',
+};
+
 export const batchItemSuccessSchema = named('BatchItemSuccess', {
   type: 'object',
   required: ['success', 'video_id', 'url', 'language', 'metadata', 'subtitle_type'],
@@ -311,6 +318,7 @@ export const batchItemSuccessSchema = named('BatchItemSuccess', {
     subtitle_type: subtitleTypeSchema,
     ...transcriptProvenanceProperties,
     chunks: { type: 'array', items: chunkSchema, description: 'Results of a job created with `chunking`.' },
+    credits_used: itemCreditsUsed,
   },
 });
 
@@ -325,6 +333,7 @@ export const batchItemFailureSchema = named('BatchItemFailure', {
     url: { type: 'string' },
     error_code: errorCodeSchema,
     error_message: { type: 'string' },
+    credits_used: itemCreditsUsed,
   },
 });
 
