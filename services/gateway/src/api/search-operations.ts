@@ -13,6 +13,7 @@ import {
 } from '@subx/youtube';
 import { rateLimitSchema } from '../domain/common-schemas.ts';
 import { named, type OperationSpec } from '../domain/operation-spec.ts';
+import { operationCredits } from '../access/price-list.ts';
 
 /** A cursor holds the platform's token (up to about 1.5 KB) with what binds it to its search. */
 const SEARCH_CURSOR_MAX = 4096;
@@ -108,7 +109,7 @@ export const SEARCH_OPERATIONS: OperationSpec[] = [
     description:
       "One page of the platform's search results (about 20), in its order, with `next_cursor` for the next page. Shorts and live streams are marked; a query the platform corrects answers `corrected_query` and the results it gave. Results are cached for 5 minutes (`cached`). Counts as one request; priced in the pricing table (`search`, default 0 credits, like a metadata read; 0 when served from the cache).",
     auth: 'search',
-    credits: '0 by default (pricing table `search`); 0 when cached',
+    credits: operationCredits().search,
     tag: 'Search',
     querystring: {
       type: 'object',
