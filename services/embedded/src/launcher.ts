@@ -45,11 +45,11 @@ export function spawnLauncher(
   options: { killAfterMs?: number } = {},
 ): Launcher {
   let output = '';
-  const child = spawn(
-    process.execPath,
-    ['--disable-warning=ExperimentalWarning', '--disable-warning=TimeoutNegativeWarning', main, ...args],
-    { cwd: root, env: { ...process.env, METRICS_PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', main, ...args], {
+    cwd: root,
+    env: { ...process.env, METRICS_PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const keep = (d: Buffer) => {
     output = (output + d.toString()).slice(-OUTPUT_CAP);
   };

@@ -7,12 +7,14 @@ import { Kafka, Partitioners, logLevel, type Admin, type Producer } from 'kafkaj
 import { kafkaSecurityConfig } from '../kafka-security.ts';
 import type { Logger } from '../../logger.ts';
 import type { KafkaEventBusOptions } from './options.ts';
+import { installRequestQueueTimerFix } from './request-queue-timer.ts';
 import { withTimeout } from './util.ts';
 
 export function createKafkaClient(
   options: Pick<KafkaEventBusOptions, 'clientId' | 'brokers' | 'security'>,
   logger: Logger | undefined,
 ): Kafka {
+  installRequestQueueTimerFix();
   return new Kafka({
     clientId: options.clientId,
     brokers: [...options.brokers],
