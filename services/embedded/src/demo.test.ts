@@ -88,3 +88,14 @@ describe('every demo video', () => {
     }
   });
 });
+
+describe('the banner', () => {
+  it('says the README calls work as written on port 8080, and names this address on another', () => {
+    expect(platform.banner('http://127.0.0.1:8080').join('\n')).toContain(
+      'README examples: work as written (localhost:8080 is this API).',
+    );
+    const other = platform.banner('http://127.0.0.1:18431').join('\n');
+    expect(other).toContain('this API is at 127.0.0.1:18431 (PORT): call that address instead.');
+    expect(other).not.toContain('if PORT is not 8080');
+  });
+});

@@ -50,6 +50,17 @@ function demoPlaylistRoutes(): Partial<RouteTable> {
   return { videos: {}, continuations: {}, playlists: { [DEMO_PLAYLIST_ID]: { inline: JSON.parse(page) } } };
 }
 
+/**
+ * The README's calls are written for `localhost:8080`: as written on the default PORT, else with
+ * this API's address in place of that one.
+ */
+function readmeNote(gatewayUrl: string): string {
+  const address = new URL(gatewayUrl).host;
+  return address.endsWith(':8080')
+    ? '  README examples: work as written (localhost:8080 is this API).'
+    : `  README examples: written for localhost:8080; this API is at ${address} (PORT): call that address instead.`;
+}
+
 /** The demo account's id: fixed, so seeding it again (a container restart) updates the same account. */
 export const DEMO_ACCOUNT_ID = 'acct_00000000000000000000000000de7a00';
 
@@ -128,7 +139,7 @@ export async function startDemoPlatform(
         '  videos to try (https://youtu.be/<id>):',
         ...DEMO_VIDEOS.map((v) => `    ${v.id.padEnd(width)}  ${v.shows}`),
         `  playlist:     https://www.youtube.com/playlist?list=${DEMO_PLAYLIST_ID}  (${PLAYLIST_VIDEOS.length} of the videos above)`,
-        `  README examples: replace localhost:8080 by ${gatewayUrl.replace(/^http:\/\//, '')} if PORT is not 8080.`,
+        readmeNote(gatewayUrl),
         speech
           ? `  speech-to-text: ${speech.baseUrl} (PocketSphinx, scripts/stt-server); captionless video with speech: ${SPEECH_VIDEO_ID}`
           : '  speech-to-text: off (bash scripts/stt-server/install.sh, or set TRANSCRIBE_BASE_URL)',
