@@ -114,13 +114,18 @@ export const SEARCH_OPERATIONS: OperationSpec[] = [
     querystring: {
       type: 'object',
       additionalProperties: false,
-      required: ['q'],
       properties: {
+        query: {
+          type: 'string',
+          minLength: 1,
+          maxLength: SEARCH_QUERY_MAX,
+          description: `What to search for, 1 to ${SEARCH_QUERY_MAX} characters (not only spaces); required, as \`query\` or its alias \`q\`. The name a job's or a watch's search source gives it too.`,
+        },
         q: {
           type: 'string',
           minLength: 1,
           maxLength: SEARCH_QUERY_MAX,
-          description: `What to search for, 1 to ${SEARCH_QUERY_MAX} characters (not only spaces).`,
+          description: 'Alias of `query` (the name a search box sends); give one of the two.',
         },
         type: {
           type: 'string',
@@ -164,7 +169,7 @@ export const SEARCH_OPERATIONS: OperationSpec[] = [
       required: ['query', 'results', 'next_cursor', 'cached', 'credits_used', 'rate_limit', 'request_id'],
       additionalProperties: false,
       properties: {
-        query: { type: 'string', description: 'The query as searched (`q` without outer spaces).' },
+        query: { type: 'string', description: 'The query as searched (`query` without outer spaces).' },
         corrected_query: {
           type: 'string',
           description:
