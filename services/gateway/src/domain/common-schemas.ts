@@ -194,7 +194,8 @@ export const metadataSchema = named('VideoMetadata', {
 export const subtitleTypeSchema = named('SubtitleType', {
   type: 'string',
   enum: ['manual', 'auto_generated', 'transcribed'],
-  description: '`transcribed`: a speech-to-text model transcribed the audio (`mode` auto or transcribe).',
+  description:
+    "`manual`: a track its uploader wrote; `auto_generated`: the platform's speech recognition, or a translation (`translated_from`), which is machine-made whoever made it (`translated_by` platform or model), from a manual track too; `transcribed`: a speech-to-text model transcribed the audio (`mode` auto or transcribe).",
 });
 
 /** Every code of the error catalogue (packages/errors), so generated clients get an enum. */
