@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLocalEngine } from '@subx/ai';
 import { YouTubeClient, loadYouTubeConfig } from '@subx/youtube';
-import { DEMO_VIDEOS, startDemoPlatform, type DemoPlatform } from './demo.ts';
+import { DEMO_SEARCH_QUERY, DEMO_VIDEOS, startDemoPlatform, type DemoPlatform } from './demo.ts';
 
 let platform: DemoPlatform;
 let client: YouTubeClient;
@@ -97,5 +97,15 @@ describe('the banner', () => {
     const other = platform.banner('http://127.0.0.1:18431').join('\n');
     expect(other).toContain('this API is at 127.0.0.1:18431 (PORT): call that address instead.');
     expect(other).not.toContain('if PORT is not 8080');
+  });
+});
+
+describe('the demo search', () => {
+  it('answers videos the replay has, each one extractable, and no next page', async () => {
+    const page = await client.search({ query: DEMO_SEARCH_QUERY, type: 'video' });
+    const ids = page.results.map((r) => r.id);
+    expect(ids).toEqual(['F1xioXWb8CY', 'it3OtbTxQk0', 'cJ9to6EmElQ', 'Kn56bMZ9OE8']);
+    expect(page.nextToken).toBeUndefined();
+    for (const id of ids) expect((await extract(id)).segments.length, id).toBeGreaterThan(0);
   });
 });

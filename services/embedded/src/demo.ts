@@ -5,7 +5,14 @@
  * that the README's curl examples work verbatim. Everything else is the `npm start` system.
  */
 import { randomBytes } from 'node:crypto';
-import { SPEECH_VIDEO_ID, generatePlaylist, startFakeYouTube, videoIds } from '@subx/testing/fake-youtube';
+import {
+  SPEECH_VIDEO_ID,
+  fixturesDir,
+  generatePlaylist,
+  searchPageOf,
+  startFakeYouTube,
+  videoIds,
+} from '@subx/testing/fake-youtube';
 import type { FakeYouTube, RouteTable } from '@subx/testing/fake-youtube';
 // The demo needs the exact hash the gateway stores: the gateway's public entry gives it.
 import { hashApiKey, keyDisplay } from '@subx/gateway';
@@ -28,6 +35,15 @@ export const DEMO_VIDEOS: { id: string; shows: string }[] = [
   { id: videoIds.noCaptions, shows: 'playable, no captions at all (404 NO_SUBTITLES)' },
   { id: videoIds.private, shows: 'private video (404 VIDEO_UNAVAILABLE, reason private)' },
   { id: videoIds.syntheticComments, shows: 'synthetic comments: 45 threads over 3 pages, with replies' },
+];
+
+/** The demo's search: its results are the replayed videos that have subtitles. */
+export const DEMO_SEARCH_QUERY = 'subx demo';
+const SEARCH_VIDEOS = [
+  { id: videoIds.manualAndAuto, title: 'The Tide Is Turning - Russian Civil War Fall 1919' },
+  { id: videoIds.autoOnly, title: 'Auto-generated English subtitles only' },
+  { id: videoIds.autoOnlyFrench, title: 'Sous-titres générés automatiquement en français' },
+  { id: videoIds.audioTracks, title: 'Manual English and British English, auto-generated Japanese' },
 ];
 
 const PLAYLIST_VIDEOS = [videoIds.manualAndAuto, videoIds.autoOnly, videoIds.noCaptions, videoIds.private];
@@ -112,6 +128,7 @@ export async function startDemoPlatform(
 ): Promise<DemoPlatform> {
   const youtube = await startFakeYouTube({
     routes: demoPlaylistRoutes(),
+    searchPages: { [DEMO_SEARCH_QUERY]: { inline: searchPageOf(SEARCH_VIDEOS, fixturesDir()) } },
     // The platform refusing caption translation, as it does since late 2026, on demand.
     tlangRefused: env.FAKE_YT_TLANG === 'refused',
     ...listen,
@@ -139,6 +156,7 @@ export async function startDemoPlatform(
         '  videos to try (https://youtu.be/<id>):',
         ...DEMO_VIDEOS.map((v) => `    ${v.id.padEnd(width)}  ${v.shows}`),
         `  playlist:     https://www.youtube.com/playlist?list=${DEMO_PLAYLIST_ID}  (${PLAYLIST_VIDEOS.length} of the videos above)`,
+        `  search:       query "${DEMO_SEARCH_QUERY}"  (${SEARCH_VIDEOS.length} of the videos above, each one extractable)`,
         readmeNote(gatewayUrl),
         speech
           ? `  speech-to-text: ${speech.baseUrl} (PocketSphinx, scripts/stt-server); captionless video with speech: ${SPEECH_VIDEO_ID}`

@@ -52,7 +52,7 @@ export {
 export * from './synthetic.ts';
 export { MAX_PIECE_BYTES, SPEECH_FORMATS, SPEECH_LENGTH_SECONDS, SPEECH_VIDEO_ID } from './audio.ts';
 export * from './channels.ts';
-export { searchQueries, searchTypeOf, type FakeSearchType } from './search.ts';
+export { searchPageOf, searchQueries, searchTypeOf, type FakeSearchType } from './search.ts';
 export * from './tokens.ts';
 export { isWebFamily, versionLess, type Playability, type PlaylistShape } from './today.ts';
 
@@ -122,7 +122,11 @@ export async function startFakeYouTube(options: FakeYouTubeOptions = {}): Promis
   const failures = new FailureQueue();
   const load = (ref: FixtureRef): LoadedResponse => loadFixture(ref, dir);
   const channels = createFakeChannels({ routes, dir, load, synthetic: options.syntheticChannels });
-  const search = createFakeSearch({ dir, load });
+  const search = createFakeSearch({
+    dir,
+    load,
+    ...(options.searchPages ? { pages: options.searchPages } : {}),
+  });
 
   const notFoundPlayer = (): LoadedResponse =>
     load({ file: 'newpipe/9730de2/stream/notAvailable/generated_mock_4.json' });
