@@ -138,12 +138,15 @@ export async function startFakeYouTube(options: FakeYouTubeOptions = {}): Promis
     }),
   });
 
+  /** Where the players' media URLs point: this fake, or `options.mediaOrigin`. */
+  const mediaOrigin = (req: { headers: IncomingMessage['headers'] }) =>
+    options.mediaOrigin ?? `http://${String(req.headers.host ?? '127.0.0.1')}`;
+
   function player(rec: RecordedRequest, url: URL): LoadedResponse {
     const videoId = rec.videoId ?? '';
     const client = rec.clientName ?? '';
     if (videoId === SPEECH_VIDEO_ID && !routes.videos[videoId]) {
-      const origin = `http://${String(rec.headers.host ?? '127.0.0.1')}`;
-      const answer = JSON.stringify(speechPlayer(origin, client, options.speechAudio));
+      const answer = JSON.stringify(speechPlayer(mediaOrigin(rec), client, options.speechAudio));
       return { ...json({}), body: applyFieldMask(answer, url.searchParams.get('$fields') ?? undefined) };
     }
     const v = routes.videos[videoId];
@@ -385,7 +388,7 @@ export async function startFakeYouTube(options: FakeYouTubeOptions = {}): Promis
     }
     if (mode === 'today') out = withSessionVisitor(out, rec);
     if (out.body.includes('googlevideo.com'))
-      out = { ...out, body: mediaOnOrigin(out.body, `http://${String(req.headers.host ?? '127.0.0.1')}`) };
+      out = { ...out, body: mediaOnOrigin(out.body, mediaOrigin(req)) };
     rec.status = out.status;
     res.writeHead(out.status, {
       'content-type': out.contentType,

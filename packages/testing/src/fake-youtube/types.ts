@@ -131,6 +131,8 @@ export interface FakeYouTubeOptions {
   onAudioServed?: (served: { bytes: number; startMs: number; endMs: number }) => void;
   /** More generated channels (channels.ts), beside the default synthetic one. */
   syntheticChannels?: SyntheticChannelSpec[];
+  /** Where the players' media (audio) URLs point instead of this fake (a test's faulty host). */
+  mediaOrigin?: string;
   /** More search first pages by query (search.ts searchPageOf), answered before the recordings. */
   searchPages?: Record<string, FixtureRef>;
 }
