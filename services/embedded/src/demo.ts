@@ -17,6 +17,7 @@ import type { FakeYouTube, RouteTable } from '@subx/testing/fake-youtube';
 // The demo needs the exact hash the gateway stores: the gateway's public entry gives it.
 import { hashApiKey, keyDisplay } from '@subx/gateway';
 import type { AccountDoc, AccountRepository } from '@subx/gateway';
+import { startDemoEmbeddings } from './demo-embeddings.ts';
 import { startDemoSpeech } from './demo-speech.ts';
 
 /** The demo's API key (well-formed: `sxk_v1_` + 32 alphanumerics). Only `npm run demo` accepts it. */
@@ -37,12 +38,11 @@ export const DEMO_VIDEOS: { id: string; shows: string }[] = [
   { id: videoIds.syntheticComments, shows: 'synthetic comments: 45 threads over 3 pages, with replies' },
 ];
 
-/** The demo's search: its results are the replayed videos that have subtitles. */
+/** The demo's search: its results are the replayed videos with English subtitles (a job's default). */
 export const DEMO_SEARCH_QUERY = 'subx demo';
 const SEARCH_VIDEOS = [
   { id: videoIds.manualAndAuto, title: 'The Tide Is Turning - Russian Civil War Fall 1919' },
   { id: videoIds.autoOnly, title: 'Auto-generated English subtitles only' },
-  { id: videoIds.autoOnlyFrench, title: 'Sous-titres générés automatiquement en français' },
   { id: videoIds.audioTracks, title: 'Manual English and British English, auto-generated Japanese' },
 ];
 
@@ -135,6 +135,7 @@ export async function startDemoPlatform(
   });
   env.YOUTUBE_BASE_URL = youtube.url;
   const speech = await startDemoSpeech(env);
+  const embeddings = await startDemoEmbeddings(env);
   // The seeded key is stored as the gateway stores every key, so the pepper must be known here.
   env.API_KEY_PEPPER ||= randomBytes(32).toString('base64url');
   const pepper = env.API_KEY_PEPPER;
@@ -161,11 +162,13 @@ export async function startDemoPlatform(
         speech
           ? `  speech-to-text: ${speech.baseUrl} (PocketSphinx, scripts/stt-server); captionless video with speech: ${SPEECH_VIDEO_ID}`
           : '  speech-to-text: off (bash scripts/stt-server/install.sh, or set TRANSCRIBE_BASE_URL)',
+        embeddings.line,
       ];
     },
-    close: () => {
+    close: async () => {
       speech?.close();
-      return youtube.close();
+      await embeddings.close();
+      await youtube.close();
     },
   };
 }
