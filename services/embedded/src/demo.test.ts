@@ -113,3 +113,19 @@ describe('the demo search', () => {
     }
   });
 });
+
+describe('the demo channel', () => {
+  it('lists its videos, uploads its newest on the next listing, and has a Short, all replayed', async () => {
+    const url = 'https://www.youtube.com/@SubxDemo';
+    const first = await client.listChannel({ url, tab: 'videos', max: 10 });
+    expect(first.videos.map((v) => v.videoId)).toEqual(['it3OtbTxQk0', 'Kn56bMZ9OE8']);
+    const second = await client.listChannel({ url, tab: 'videos', max: 10 });
+    expect(second.videos.map((v) => v.videoId)).toEqual(['F1xioXWb8CY', 'it3OtbTxQk0', 'Kn56bMZ9OE8']);
+    const shorts = await client.listChannel({ url, tab: 'shorts', max: 10 });
+    expect(shorts.videos.map((v) => v.videoId)).toEqual(['cJ9to6EmElQ']);
+    for (const { videoId } of second.videos) {
+      const transcript = await client.getTranscript({ videoId, language: 'en' });
+      expect(transcript.segments.length, videoId).toBeGreaterThan(0);
+    }
+  });
+});

@@ -46,6 +46,22 @@ const SEARCH_VIDEOS = [
   { id: videoIds.audioTracks, title: 'Manual English and British English, auto-generated Japanese' },
 ];
 
+/** How long the demo's extractor keeps a playlist or channel listing. */
+const DEMO_LISTING_CACHE_MS = 2_000;
+
+/** The demo channel: its videos and a Short the replay has; it uploads its newest video on its second listing. */
+export const DEMO_CHANNEL = {
+  channelId: 'UCsubxDemoChannel0000000',
+  handle: 'SubxDemo',
+  title: 'subx demo channel',
+  tabs: { videos: 3, shorts: 1 },
+  ids: {
+    videos: [videoIds.manualAndAuto, videoIds.autoOnly, videoIds.audioTracks],
+    shorts: [videoIds.autoOnlyFrench],
+  },
+  upcomingUploads: 1,
+};
+
 const PLAYLIST_VIDEOS = [videoIds.manualAndAuto, videoIds.autoOnly, videoIds.noCaptions, videoIds.private];
 
 /**
@@ -129,11 +145,15 @@ export async function startDemoPlatform(
   const youtube = await startFakeYouTube({
     routes: demoPlaylistRoutes(),
     searchPages: { [DEMO_SEARCH_QUERY]: { inline: searchPageOf(SEARCH_VIDEOS, fixturesDir()) } },
+    syntheticChannels: [DEMO_CHANNEL],
     // The platform refusing caption translation, as it does since late 2026, on demand.
     tlangRefused: env.FAKE_YT_TLANG === 'refused',
     ...listen,
   });
   env.YOUTUBE_BASE_URL = youtube.url;
+  // The demo channel uploads between a watch's runs: listings are cached seconds, not minutes, so
+  // the second run (POST /api/v1/watches/{id}/run) sees the upload at once.
+  env.PLAYLIST_CACHE_TTL_MS ||= String(DEMO_LISTING_CACHE_MS);
   const speech = await startDemoSpeech(env);
   const embeddings = await startDemoEmbeddings(env);
   // The seeded key is stored as the gateway stores every key, so the pepper must be known here.
@@ -157,6 +177,7 @@ export async function startDemoPlatform(
         '  videos to try (https://youtu.be/<id>):',
         ...DEMO_VIDEOS.map((v) => `    ${v.id.padEnd(width)}  ${v.shows}`),
         `  playlist:     https://www.youtube.com/playlist?list=${DEMO_PLAYLIST_ID}  (${PLAYLIST_VIDEOS.length} of the videos above)`,
+        `  channel:      https://www.youtube.com/@${DEMO_CHANNEL.handle}  (videos and a Short; a watch's second run finds its newest video)`,
         `  search:       query "${DEMO_SEARCH_QUERY}"  (${SEARCH_VIDEOS.length} of the videos above, each one extractable)`,
         readmeNote(gatewayUrl),
         speech

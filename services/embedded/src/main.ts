@@ -44,8 +44,6 @@ import { loadDashboardConfig, startDashboard } from '@subx/dashboard';
 const env = process.env;
 const LOOPBACK = '127.0.0.1';
 const logLevel = env.LOG_LEVEL || 'warn';
-// Inside one process each gRPC service picks a free loopback port; their env GRPC_PORT is ignored.
-const serviceEnv = { ...env, GRPC_PORT: '0', LOG_LEVEL: logLevel };
 
 /** A start-up problem a person can fix (bad configuration, busy port, an engine that never answers): one message, exit 1. */
 function exitOnStartupProblem(err: unknown): never {
@@ -60,6 +58,10 @@ function exitOnStartupProblem(err: unknown): never {
 const demo = process.argv.includes('--demo')
   ? await (await import('./demo.ts')).startDemoPlatform(env)
   : null;
+
+// Inside one process each gRPC service picks a free loopback port; their env GRPC_PORT is ignored.
+// Copied once the demo has set what it sets (YOUTUBE_BASE_URL, its engines' URLs, ...).
+const serviceEnv = { ...env, GRPC_PORT: '0', LOG_LEVEL: logLevel };
 
 // Every service's configuration first, so that every bad variable is listed at once.
 let configs;
