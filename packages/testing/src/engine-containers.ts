@@ -27,7 +27,7 @@ export type ContainerOutcome = { endpoint: string; via: string } | { endpoint: n
 
 const PULL_TIMEOUT_MS = 60_000;
 const START_TIMEOUT_MS = 120_000;
-export const ENGINE_LABEL = 'org.subx.testing.engine';
+const ENGINE_LABEL = 'org.subx.testing.engine';
 const LABEL = ENGINE_LABEL;
 const PID_LABEL = 'org.subx.testing.pid';
 /** The test run a container belongs to (`SUBX_TEST_RUN`, set by the run's global setup). */

@@ -50,7 +50,7 @@ const SEARCH_VIDEOS = [
 const DEMO_LISTING_CACHE_MS = 2_000;
 
 /** The demo channel: its videos and a Short the replay has; it uploads its newest video on its second listing. */
-export const DEMO_CHANNEL = {
+const DEMO_CHANNEL = {
   channelId: 'UCsubxDemoChannel0000000',
   handle: 'SubxDemo',
   title: 'subx demo channel',

@@ -9,7 +9,7 @@ import { TIERS, type Tier } from './types.ts';
 
 /** Capabilities inside the metered operations, each with its own tier rule. */
 export const GATED_CAPABILITIES = ['watches', 'transcription', 'translation_by_model', 'embeddings'] as const;
-export type GatedCapability = (typeof GATED_CAPABILITIES)[number];
+type GatedCapability = (typeof GATED_CAPABILITIES)[number];
 
 /** Whether `tier` has the capability, by the pricing table. */
 function hasCapability(capability: GatedCapability, tier: Tier, pricing: AccessPricing): boolean {
