@@ -9,6 +9,8 @@ const containers = process.env.CONTAINERS === '1';
 export default defineConfig({
   test: {
     pool: 'forks',
+    // No engine container outlives the run, however a worker ends (packages/testing/src/containers-teardown.ts).
+    globalSetup: ['./packages/testing/src/containers-teardown.ts'],
     // The summary at the end says what ran against real engines, a browser or helm, what was
     // skipped and why, and the command that turns it on (scripts/test-summary-reporter.ts).
     reporters: ['default', './scripts/test-summary-reporter.ts'],

@@ -48,7 +48,7 @@ youtube_url=$(head -n1 "$work/youtube.out")
 [[ -n $youtube_url ]] || { cat "$work/youtube.err" >&2; log "fake platform did not start"; exit 1; }
 
 PORT=0 ADMIN_PORT=0 METRICS_PORT=0 YOUTUBE_BASE_URL=$youtube_url REDIS_URL='' KAFKA_BROKERS='' MONGO_URL='' OPENAI_API_KEY='' \
-  LOG_LEVEL=error "$NODE" --disable-warning=ExperimentalWarning --disable-warning=TimeoutNegativeWarning \
+  LOG_LEVEL=error "$NODE" --disable-warning=ExperimentalWarning \
   scripts/start-embedded.ts >"$work/start.out" 2>&1 &
 pids+=($!)
 for _ in $(seq 1 600); do grep -q 'pro API key' "$work/start.out" && break; sleep 0.1; done

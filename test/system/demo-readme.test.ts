@@ -31,6 +31,8 @@ function readmeExamples(readme: string): string[] {
 const examples = readmeExamples(readFileSync(join(root, 'README.md'), 'utf8'));
 
 let launcher: Launcher;
+/** Hosts the demo tried to reach past loopback (packages/testing/src/no-network.ts): none, ever. */
+let refusedLog = '';
 let output = '';
 let address = '';
 let curlHome = '';
@@ -49,17 +51,26 @@ function run(command: string): Promise<{ code: number | null; stdout: string; st
 beforeAll(async () => {
   curlHome = mkdtempSync(join(tmpdir(), 'subx-curl-'));
   writeFileSync(join(curlHome, '.curlrc'), `write-out = "\\n${MARK} %{http_code} %{content_type}"\n`);
-  launcher = spawnLauncher(['--demo'], {
-    PORT: '0',
-    LOG_LEVEL: 'error',
-    YOUTUBE_BASE_URL: '',
-    ADMIN_TOKEN: '',
-    API_KEY_PEPPER: '',
-    REDIS_URL: '',
-    KAFKA_BROKERS: '',
-    MONGO_URL: '',
-    OPENAI_API_KEY: '',
-  });
+  refusedLog = join(curlHome, 'refused-hosts');
+  writeFileSync(refusedLog, '');
+  // The demo runs with every connection past loopback refused (and every lookup of another name):
+  // each documented call still answers, and the log of refused hosts stays empty.
+  launcher = spawnLauncher(
+    ['--demo'],
+    {
+      NO_NETWORK_LOG: refusedLog,
+      PORT: '0',
+      LOG_LEVEL: 'error',
+      YOUTUBE_BASE_URL: '',
+      ADMIN_TOKEN: '',
+      API_KEY_PEPPER: '',
+      REDIS_URL: '',
+      KAFKA_BROKERS: '',
+      MONGO_URL: '',
+      OPENAI_API_KEY: '',
+    },
+    { nodeFlags: ['--import', join(root, 'packages/testing/src/no-network.ts')] },
+  );
   await launcher.waitFor(/Ctrl-C stops everything/, 60_000);
   output = launcher.output();
   address = /subx is running at http:\/\/([^\s/]+)/.exec(output)![1]!;
@@ -77,6 +88,22 @@ describe('npm run demo', () => {
     for (const id of ['F1xioXWb8CY', 'it3OtbTxQk0', 'dsMFmonKDD4', '8VajtrESJzA', 'synthCmnts1'])
       expect(output).toContain(id);
     expect(output).toContain('PLsubxDemoPlaylist01');
+  });
+
+  it('reaches no host past loopback: nothing was even tried', () => {
+    expect(readFileSync(refusedLog, 'utf8')).toBe('');
+  });
+
+  it('answers mode auto on the captionless video with a documented error, never a 500', async () => {
+    const { stdout } = await run(
+      `curl -s -X POST http://${address}/api/v1/extract -H 'X-API-Key: sxk_v1_demoDemoDemoDemoDemoDemoDemoDemo' ` +
+        `-H 'content-type: application/json' -d '{"url":"https://youtu.be/dsMFmonKDD4","mode":"auto"}'`,
+    );
+    const status = Number(stdout.slice(stdout.lastIndexOf(`\n${MARK} `) + MARK.length + 2).split(' ')[0]);
+    expect(status, stdout).not.toBe(500);
+    expect(status === 200 || (status >= 400 && status < 600), stdout).toBe(true);
+    if (status !== 200) expect(stdout).toMatch(/"code":"[A-Z_]+"/);
+    expect(readFileSync(refusedLog, 'utf8')).toBe('');
   });
 
   it('the README has curl examples for every operation', () => {

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach } from 'vitest';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const NODE_FLAGS = ['--disable-warning=ExperimentalWarning', '--disable-warning=TimeoutNegativeWarning'];
+const NODE_FLAGS = ['--disable-warning=ExperimentalWarning'];
 
 /** What every child starts from: no engine, no model key, no exporter, /metrics on a free port. */
 const BASE_ENV = {

@@ -129,12 +129,18 @@ export async function startInProcessSystem(options: {
   gatewayEnv?: Record<string, string>;
   /** More extractor environment (e.g. OPENAI_BASE_URL and OPENAI_API_KEY for model translation). */
   extractorEnv?: Record<string, string>;
+  /** More YouTube client environment (YOUTUBE_TIMEOUT_MS, ...). */
+  youtubeEnv?: Record<string, string>;
 }): Promise<InProcessSystem> {
   const logger = createLogger({ service: 'system-test', level: 'silent' });
   const kv = createInMemoryKeyValueStore();
   const extractor = await startExtractorService({
     config: loadExtractorConfig({ GRPC_PORT: '0', ...options.extractorEnv }),
-    youtube: loadYouTubeConfig({ YOUTUBE_BASE_URL: options.youtubeUrl, YOUTUBE_RETRY_BASE_MS: '1' }),
+    youtube: loadYouTubeConfig({
+      YOUTUBE_BASE_URL: options.youtubeUrl,
+      YOUTUBE_RETRY_BASE_MS: '1',
+      ...options.youtubeEnv,
+    }),
     kv,
     bus: options.bus,
     logger,

@@ -4,9 +4,11 @@
  * chosen at the throw site. The public table of codes, statuses and retryability: docs/api.md ("Errors").
  */
 
+import { networkCauseOf } from './network-cause.ts';
 import { isAre, plural } from './plural.ts';
 
 export { isAre, plural } from './plural.ts';
+export { networkCauseOf, type NetworkCause } from './network-cause.ts';
 
 /** gRPC status numbers (grpc.status), kept here so this package has no runtime dependency. */
 export const GrpcStatus = {
@@ -254,7 +256,8 @@ export const ERROR_CATALOG = {
     status: 502,
     grpc: GrpcStatus.INTERNAL,
     retryable: true,
-    summary: 'The video platform answered something we could not parse.',
+    summary:
+      'The video platform answered something we could not parse, or an upstream (the platform, its audio host) could not be reached: a failed DNS lookup, a refused or reset connection, a TLS error.',
   },
   SERVICE_UNAVAILABLE: {
     status: 503,
@@ -401,7 +404,9 @@ const INTERNAL_MESSAGE = 'An internal error occurred. Please report the request_
  * internals (stack traces, hostnames, driver messages) never reach a caller.
  */
 export function toPublicErrorBody(err: unknown, requestId: string): PublicErrorBody {
-  const app = isAppError(err) ? err : new AppError('INTERNAL_ERROR', INTERNAL_MESSAGE);
+  const app = isAppError(err)
+    ? err
+    : (networkFailureError(err) ?? new AppError('INTERNAL_ERROR', INTERNAL_MESSAGE));
   const message = app.isPublic ? app.message : INTERNAL_MESSAGE;
   return {
     error: {
@@ -414,6 +419,23 @@ export function toPublicErrorBody(err: unknown, requestId: string): PublicErrorB
       ...(app.reason === undefined ? {} : { reason: app.reason }),
     },
   };
+}
+
+/**
+ * An error that is a connection failing anywhere along its cause chain (DNS lookup, refused,
+ * reset, TLS, timeout) as the documented retryable answer: UPSTREAM_TIMEOUT for a timeout,
+ * UPSTREAM_ERROR for the rest, naming the failure but never the host. Undefined for any other
+ * error. The last word before an unknown error would become INTERNAL_ERROR: a network that fails
+ * is the upstream's trouble, never a 500.
+ */
+export function networkFailureError(err: unknown, upstream = 'An upstream service'): AppError | undefined {
+  if (isAppError(err)) return undefined;
+  const network = networkCauseOf(err);
+  if (network.cause === 'other') return undefined;
+  const message = `${upstream} could not be reached: ${network.detail}.`;
+  return network.cause === 'timeout'
+    ? new AppError('UPSTREAM_TIMEOUT', message, { cause: err })
+    : new AppError('UPSTREAM_ERROR', message, { cause: err });
 }
 
 /** Factories: call sites name the situation, the catalogue decides status and retryability. */

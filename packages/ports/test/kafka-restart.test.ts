@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { afterAll, expect, it } from 'vitest';
 import { brokerList, describeWithEngine } from '@subx/testing/engines';
-import { createKafkaEventBus, isRoutineRebalance } from '../src/event-bus/kafka.ts';
+import { createKafkaEventBus, isRoutineRebalance, isTransient } from '../src/event-bus/kafka.ts';
 import type { Logger } from '../src/logger.ts';
 import type { EventBus } from '../src/event-bus/port.ts';
 
@@ -79,4 +79,22 @@ it('kafkajs rebalance narration is recognised as routine, real failures are not'
   );
   expect(isRoutineRebalance('Connection error: connect ECONNREFUSED 127.0.0.1:9092', {})).toBe(false);
   expect(isRoutineRebalance('Crash: KafkaJSNumberOfRetriesExceeded', { error: 'broker down' })).toBe(false);
+});
+
+it('the retriable errors of a broker or topic that has just started are transient, real failures are not', () => {
+  const response = 'Response GroupCoordinator(key: 10, version: 2)';
+  expect(isTransient(response, { error: 'The group coordinator is not available' })).toBe(true);
+  expect(
+    isTransient('Crash: KafkaJSProtocolError', {
+      error: "The coordinator is loading and hence can't process requests for this group",
+    }),
+  ).toBe(true);
+  expect(
+    isTransient('Response Metadata(key: 3, version: 6)', {
+      error: 'This server is not the leader for that topic-partition',
+    }),
+  ).toBe(true);
+  expect(isTransient('Restarting the consumer in 100ms', { retryTime: 100 })).toBe(true);
+  expect(isTransient('Connection error: connect ECONNREFUSED 127.0.0.1:9092', {})).toBe(false);
+  expect(isTransient('Crash: KafkaJSNumberOfRetriesExceeded', { error: 'broker down' })).toBe(false);
 });

@@ -27,9 +27,16 @@ export type ContainerOutcome = { endpoint: string; via: string } | { endpoint: n
 
 const PULL_TIMEOUT_MS = 60_000;
 const START_TIMEOUT_MS = 120_000;
-const LABEL = 'org.subx.testing.engine';
+const ENGINE_LABEL = 'org.subx.testing.engine';
+const LABEL = ENGINE_LABEL;
 const PID_LABEL = 'org.subx.testing.pid';
+/** The test run a container belongs to (`SUBX_TEST_RUN`, set by the run's global setup). */
+export const RUN_LABEL = 'org.subx.testing.run';
+/** The environment variable naming this test run (containers-teardown.ts sets it for every worker). */
+export const RUN_ENV = 'SUBX_TEST_RUN';
 const startedIds: string[] = [];
+/** Signals that end a worker without its 'exit' event: its containers go first, then it ends as asked. */
+const ENDING_SIGNALS: NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP'];
 
 async function dockerClient() {
   if (!process.env.DOCKER_HOST && !existsSync('/var/run/docker.sock')) return null;
@@ -96,15 +103,30 @@ function pidAlive(pid: number): boolean {
   }
 }
 
-function removeOnExit(id: string): void {
-  if (startedIds.length === 0)
-    process.once('exit', () => {
-      try {
-        execFileSync('docker', ['rm', '-f', '-v', ...startedIds], { stdio: 'ignore', timeout: 30_000 });
-      } catch {
-        // already gone
-      }
-    });
+function removeStarted(): void {
+  if (startedIds.length === 0) return;
+  try {
+    execFileSync('docker', ['rm', '-f', '-v', ...startedIds.splice(0)], { stdio: 'ignore', timeout: 30_000 });
+  } catch {
+    // already gone
+  }
+}
+
+/**
+ * The container goes when this process ends: on 'exit', and on a signal that would end it without
+ * 'exit' (a worker stopped by its runner), after which the signal ends the process as it would
+ * have. A SIGKILL leaves it to the run's teardown (containers-teardown.ts) and the next start.
+ */
+export function removeOnExit(id: string): void {
+  if (startedIds.length === 0) {
+    process.once('exit', removeStarted);
+    for (const signal of ENDING_SIGNALS) {
+      process.once(signal, () => {
+        removeStarted();
+        process.kill(process.pid, signal);
+      });
+    }
+  }
   startedIds.push(id);
 }
 
@@ -127,7 +149,11 @@ export async function startEngineContainer(
   }
   const { GenericContainer, Wait } = await import('testcontainers');
   const base = new GenericContainer(image)
-    .withLabels({ [LABEL]: engine, [PID_LABEL]: String(process.pid) })
+    .withLabels({
+      [LABEL]: engine,
+      [PID_LABEL]: String(process.pid),
+      ...(process.env[RUN_ENV] ? { [RUN_LABEL]: process.env[RUN_ENV] } : {}),
+    })
     .withStartupTimeout(START_TIMEOUT_MS)
     .withPullPolicy({ shouldPull: () => false });
   const via = `testcontainers ${image}`;

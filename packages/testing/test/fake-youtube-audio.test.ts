@@ -4,11 +4,12 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   MAX_PIECE_BYTES,
+  mediaOnOrigin,
   SPEECH_LENGTH_SECONDS,
   startFakeYouTube,
   videoIds,
 } from '@subx/testing/fake-youtube';
-import { type Json, fake, player, tracks, useFakeYouTube } from './fake-youtube-support.ts';
+import { type Json, fake, get, player, tracks, useFakeYouTube } from './fake-youtube-support.ts';
 
 useFakeYouTube();
 
@@ -152,5 +153,38 @@ describe('the made-for-kids speech video and recorded stream URLs', () => {
     const dead = await fetch(`${urls[0]!}&range=0-99`);
     expect(dead.status).toBe(404);
     await dead.arrayBuffer();
+  });
+});
+
+describe('recorded media hosts', () => {
+  it('are this fake: a recorded plain audio URL points at /videoplayback here, which has no such stream', async () => {
+    for (const client of ['VISIONOS', 'ANDROID', 'IOS', 'WEB']) {
+      const { json } = await player(videoIds.noCaptions, client);
+      expect(JSON.stringify(json), client).not.toContain('googlevideo.com/');
+    }
+    const { json } = await player(videoIds.noCaptions, 'VISIONOS');
+    const plain = ((json.streamingData?.adaptiveFormats ?? []) as Json[]).filter((f) => f.url);
+    expect(plain.length).toBeGreaterThan(0);
+    for (const f of plain) expect(f.url).toMatch(new RegExp(`^${fake.url}/videoplayback\\?`));
+    const piece = await get(
+      `${new URL(plain[0]!.url as string).pathname}${new URL(plain[0]!.url as string).search}`,
+      {
+        range: 'bytes=0-99',
+      },
+    );
+    expect(piece.status).toBe(404);
+  });
+
+  it('are rewritten plain and with JSON-escaped slashes, the manifest hosts too', () => {
+    const origin = 'http://127.0.0.1:9';
+    expect(mediaOnOrigin('"https://rr1---sn-4g5lznl7.googlevideo.com/videoplayback?a=1"', origin)).toBe(
+      '"http://127.0.0.1:9/videoplayback?a=1"',
+    );
+    expect(mediaOnOrigin('"https:\\/\\/rr2---sn-ab.googlevideo.com\\/videoplayback?b"', origin)).toBe(
+      '"http:\\/\\/127.0.0.1:9\\/videoplayback?b"',
+    );
+    expect(mediaOnOrigin('https://manifest.googlevideo.com/api/manifest/hls', origin)).toBe(
+      'http://127.0.0.1:9/api/manifest/hls',
+    );
   });
 });

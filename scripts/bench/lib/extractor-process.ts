@@ -34,7 +34,6 @@ export async function startExtractorProcess(
     process.execPath,
     [
       '--disable-warning=ExperimentalWarning',
-      '--disable-warning=TimeoutNegativeWarning',
       '--import',
       '../../packages/service-kit/src/instrumentation.ts',
       'src/main.ts',

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLocalEngine } from '@subx/ai';
 import { YouTubeClient, loadYouTubeConfig } from '@subx/youtube';
-import { DEMO_VIDEOS, startDemoPlatform, type DemoPlatform } from './demo.ts';
+import { DEMO_SEARCH_QUERY, DEMO_VIDEOS, startDemoPlatform, type DemoPlatform } from './demo.ts';
 
 let platform: DemoPlatform;
 let client: YouTubeClient;
@@ -88,6 +88,47 @@ describe('every demo video', () => {
       ).toBe(false);
       expect(new Set(lines).size, id).toBe(lines.length);
       expect(lines.length, `${id}:\n${summary}`).toBeGreaterThanOrEqual(2);
+    }
+  });
+});
+
+describe('the banner', () => {
+  it('says the README calls work as written on port 8080, and names this address on another', () => {
+    expect(platform.banner('http://127.0.0.1:8080').join('\n')).toContain(
+      'README examples: work as written (localhost:8080 is this API).',
+    );
+    const other = platform.banner('http://127.0.0.1:18431').join('\n');
+    expect(other).toContain('this API is at 127.0.0.1:18431 (PORT): call that address instead.');
+    expect(other).not.toContain('if PORT is not 8080');
+  });
+});
+
+describe('the demo search', () => {
+  it('answers videos the replay has, each one extractable in English, and no next page', async () => {
+    const page = await client.search({ query: DEMO_SEARCH_QUERY, type: 'video' });
+    const ids = page.results.map((r) => r.id);
+    expect(ids).toEqual(['F1xioXWb8CY', 'it3OtbTxQk0', 'Kn56bMZ9OE8']);
+    expect(page.nextToken).toBeUndefined();
+    // in English, a job's default language: a job of the search succeeds item by item
+    for (const id of ids) {
+      const transcript = await client.getTranscript({ videoId: id, language: 'en' });
+      expect(transcript.segments.length, id).toBeGreaterThan(0);
+    }
+  });
+});
+
+describe('the demo channel', () => {
+  it('lists its videos, uploads its newest on the next listing, and has a Short, all replayed', async () => {
+    const url = 'https://www.youtube.com/@SubxDemo';
+    const first = await client.listChannel({ url, tab: 'videos', max: 10 });
+    expect(first.videos.map((v) => v.videoId)).toEqual(['it3OtbTxQk0', 'Kn56bMZ9OE8']);
+    const second = await client.listChannel({ url, tab: 'videos', max: 10 });
+    expect(second.videos.map((v) => v.videoId)).toEqual(['F1xioXWb8CY', 'it3OtbTxQk0', 'Kn56bMZ9OE8']);
+    const shorts = await client.listChannel({ url, tab: 'shorts', max: 10 });
+    expect(shorts.videos.map((v) => v.videoId)).toEqual(['cJ9to6EmElQ']);
+    for (const { videoId } of second.videos) {
+      const transcript = await client.getTranscript({ videoId, language: 'en' });
+      expect(transcript.segments.length, videoId).toBeGreaterThan(0);
     }
   });
 });

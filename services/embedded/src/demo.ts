@@ -5,11 +5,19 @@
  * that the README's curl examples work verbatim. Everything else is the `npm start` system.
  */
 import { randomBytes } from 'node:crypto';
-import { SPEECH_VIDEO_ID, generatePlaylist, startFakeYouTube, videoIds } from '@subx/testing/fake-youtube';
+import {
+  SPEECH_VIDEO_ID,
+  fixturesDir,
+  generatePlaylist,
+  searchPageOf,
+  startFakeYouTube,
+  videoIds,
+} from '@subx/testing/fake-youtube';
 import type { FakeYouTube, RouteTable } from '@subx/testing/fake-youtube';
 // The demo needs the exact hash the gateway stores: the gateway's public entry gives it.
 import { hashApiKey, keyDisplay } from '@subx/gateway';
 import type { AccountDoc, AccountRepository } from '@subx/gateway';
+import { startDemoEmbeddings } from './demo-embeddings.ts';
 import { speechBannerLine, startDemoSpeech } from './demo-speech.ts';
 
 /** The demo's API key (well-formed: `sxk_v1_` + 32 alphanumerics). Only `npm run demo` accepts it. */
@@ -34,6 +42,30 @@ export const DEMO_VIDEOS: { id: string; shows: string }[] = [
   { id: videoIds.syntheticComments, shows: 'synthetic comments: 45 threads over 3 pages, with replies' },
 ];
 
+/** The demo's search: its results are the replayed videos with English subtitles (a job's default). */
+export const DEMO_SEARCH_QUERY = 'subx demo';
+const SEARCH_VIDEOS = [
+  { id: videoIds.manualAndAuto, title: 'The Tide Is Turning - Russian Civil War Fall 1919' },
+  { id: videoIds.autoOnly, title: 'Auto-generated English subtitles only' },
+  { id: videoIds.audioTracks, title: 'Manual English and British English, auto-generated Japanese' },
+];
+
+/** How long the demo's extractor keeps a playlist or channel listing. */
+const DEMO_LISTING_CACHE_MS = 2_000;
+
+/** The demo channel: its videos and a Short the replay has; it uploads its newest video on its second listing. */
+const DEMO_CHANNEL = {
+  channelId: 'UCsubxDemoChannel0000000',
+  handle: 'SubxDemo',
+  title: 'subx demo channel',
+  tabs: { videos: 3, shorts: 1 },
+  ids: {
+    videos: [videoIds.manualAndAuto, videoIds.autoOnly, videoIds.audioTracks],
+    shorts: [videoIds.autoOnlyFrench],
+  },
+  upcomingUploads: 1,
+};
+
 const PLAYLIST_VIDEOS = [videoIds.manualAndAuto, videoIds.autoOnly, videoIds.noCaptions, videoIds.private];
 
 /**
@@ -52,6 +84,17 @@ function demoPlaylistRoutes(): Partial<RouteTable> {
     page = page.replaceAll(`synthv${String(i + 1).padStart(5, '0')}`, id);
   });
   return { videos: {}, continuations: {}, playlists: { [DEMO_PLAYLIST_ID]: { inline: JSON.parse(page) } } };
+}
+
+/**
+ * The README's calls are written for `localhost:8080`: as written on the default PORT, else with
+ * this API's address in place of that one.
+ */
+function readmeNote(gatewayUrl: string): string {
+  const address = new URL(gatewayUrl).host;
+  return address.endsWith(':8080')
+    ? '  README examples: work as written (localhost:8080 is this API).'
+    : `  README examples: written for localhost:8080; this API is at ${address} (PORT): call that address instead.`;
 }
 
 /** The demo account's id: fixed, so seeding it again (a container restart) updates the same account. */
@@ -105,12 +148,18 @@ export async function startDemoPlatform(
 ): Promise<DemoPlatform> {
   const youtube = await startFakeYouTube({
     routes: demoPlaylistRoutes(),
+    searchPages: { [DEMO_SEARCH_QUERY]: { inline: searchPageOf(SEARCH_VIDEOS, fixturesDir()) } },
+    syntheticChannels: [DEMO_CHANNEL],
     // The platform refusing caption translation, as it does since late 2026, on demand.
     tlangRefused: env.FAKE_YT_TLANG === 'refused',
     ...listen,
   });
   env.YOUTUBE_BASE_URL = youtube.url;
+  // The demo channel uploads between a watch's runs: listings are cached seconds, not minutes, so
+  // the second run (POST /api/v1/watches/{id}/run) sees the upload at once.
+  env.PLAYLIST_CACHE_TTL_MS ||= String(DEMO_LISTING_CACHE_MS);
   const speech = await startDemoSpeech(env);
+  const embeddings = await startDemoEmbeddings(env);
   // The seeded key is stored as the gateway stores every key, so the pepper must be known here.
   env.API_KEY_PEPPER ||= randomBytes(32).toString('base64url');
   const pepper = env.API_KEY_PEPPER;
@@ -132,13 +181,17 @@ export async function startDemoPlatform(
         '  videos to try (https://youtu.be/<id>):',
         ...DEMO_VIDEOS.map((v) => `    ${v.id.padEnd(width)}  ${v.shows}`),
         `  playlist:     https://www.youtube.com/playlist?list=${DEMO_PLAYLIST_ID}  (${PLAYLIST_VIDEOS.length} of the videos above)`,
-        `  README examples: replace localhost:8080 by ${gatewayUrl.replace(/^http:\/\//, '')} if PORT is not 8080.`,
+        `  channel:      https://www.youtube.com/@${DEMO_CHANNEL.handle}  (videos and a Short; a watch's second run finds its newest video)`,
+        `  search:       query "${DEMO_SEARCH_QUERY}"  (${SEARCH_VIDEOS.length} of the videos above, each one extractable)`,
+        readmeNote(gatewayUrl),
         speechBannerLine(speech, SPEECH_VIDEO_ID),
+        embeddings.line,
       ];
     },
-    close: () => {
+    close: async () => {
       speech.close();
-      return youtube.close();
+      await embeddings.close();
+      await youtube.close();
     },
   };
 }

@@ -37,19 +37,21 @@ export interface Launcher {
 
 /**
  * `env` is laid over the test process's environment, and over /metrics on a free port (suites run
- * in parallel; a test that wants another port says so).
+ * in parallel; a test that wants another port says so). `nodeFlags` go before the launcher's path
+ * (`--import` of a preload).
  */
 export function spawnLauncher(
   args: string[],
   env: Record<string, string>,
-  options: { killAfterMs?: number } = {},
+  options: { killAfterMs?: number; nodeFlags?: readonly string[] } = {},
 ): Launcher {
   let output = '';
-  const child = spawn(
-    process.execPath,
-    ['--disable-warning=ExperimentalWarning', '--disable-warning=TimeoutNegativeWarning', main, ...args],
-    { cwd: root, env: { ...process.env, METRICS_PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const flags = ['--disable-warning=ExperimentalWarning', ...(options.nodeFlags ?? [])];
+  const child = spawn(process.execPath, [...flags, main, ...args], {
+    cwd: root,
+    env: { ...process.env, METRICS_PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const keep = (d: Buffer) => {
     output = (output + d.toString()).slice(-OUTPUT_CAP);
   };

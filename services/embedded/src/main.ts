@@ -60,8 +60,8 @@ const demo = process.argv.includes('--demo')
   : null;
 
 // Inside one process each gRPC service picks a free loopback port; their env GRPC_PORT is ignored.
-// Copied after the demo has set what it sets (YOUTUBE_BASE_URL, TRANSCRIBE_BASE_URL of its speech
-// engine), so that every service reads it.
+// Copied after the demo has set what it sets (YOUTUBE_BASE_URL, its engines' URLs: speech,
+// embeddings), so that every service reads it.
 const serviceEnv = { ...env, GRPC_PORT: '0', LOG_LEVEL: logLevel };
 
 // Every service's configuration first, so that every bad variable is listed at once.

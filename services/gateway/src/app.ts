@@ -133,7 +133,12 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   registerRoot(app, version);
   await registerDocs(app, buildOpenApi(version));
   // The API as MCP tools for AI agents, and /llms.txt (src/mcp/README.md).
-  await app.register(mcpPlugin, { access: deps.access, readLimiter: deps.readLimiter, version });
+  await app.register(mcpPlugin, {
+    access: deps.access,
+    readLimiter: deps.readLimiter,
+    version,
+    pricing: ctx.pricing,
+  });
 
   await app.ready();
   return app;

@@ -81,7 +81,7 @@ function launch(entry: string, env: Record<string, string>): { child: ChildProce
   let output = '';
   const child = spawn(
     process.execPath,
-    ['--disable-warning=ExperimentalWarning', '--disable-warning=TimeoutNegativeWarning', entry],
+    ['--disable-warning=ExperimentalWarning', entry],
     // /metrics on a free port: suites run in parallel
     {
       cwd: root,

@@ -14,7 +14,7 @@ import { withTimeout } from './kafka/util.ts';
 import { KEY_SCHEMA_ID_HEADER, VALUE_SCHEMA_ID_HEADER } from './schema-registry.ts';
 
 export { type KafkaConsumerTuning, type KafkaEventBus, type KafkaEventBusOptions } from './kafka/options.ts';
-export { isRoutineRebalance } from './kafka/connections.ts';
+export { isRoutineRebalance, isTransient } from './kafka/connections.ts';
 
 export function createKafkaEventBus(options: KafkaEventBusOptions): KafkaEventBus {
   const logger = options.logger;

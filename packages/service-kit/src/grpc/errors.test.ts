@@ -50,6 +50,19 @@ describe('AppError ↔ gRPC status', () => {
     });
   });
 
+  it('a connection that failed in a handler crosses as the retryable UPSTREAM_ERROR, not INTERNAL', () => {
+    const { log, lines } = logger();
+    const cause = Object.assign(new Error('connect ECONNREFUSED 10.0.0.7:443'), { code: 'ECONNREFUSED' });
+    const back = fromGrpcError(
+      asServiceError(toGrpcError(new TypeError('fetch failed', { cause }), log)),
+      'extractor',
+    );
+    expect(back.code).toBe('UPSTREAM_ERROR');
+    expect(back.message).toContain('connection refused');
+    expect(back.message).not.toContain('10.0.0.7');
+    expect(lines[0]).toMatchObject({ level: 'warn' });
+  });
+
   it('never sends an unknown error message and logs it instead', () => {
     const { log, lines } = logger();
     const status = toGrpcError(new TypeError('cannot read x of undefined at /srv/app.ts'), log);

@@ -6,7 +6,7 @@
  * `fromGrpcError`.
  */
 import * as grpc from '@grpc/grpc-js';
-import { AppError, Errors, isAppError, isErrorCode } from '@subx/errors';
+import { AppError, Errors, isAppError, isErrorCode, networkFailureError } from '@subx/errors';
 import type { Logger } from 'pino';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
@@ -38,8 +38,9 @@ function decoded(metadata: grpc.Metadata, key: string): string | undefined {
 }
 
 /**
- * Server side: any thrown value → a gRPC status with app-error metadata. Unknown errors become
- * INTERNAL with the fixed public message; the real error is logged with its stack.
+ * Server side: any thrown value → a gRPC status with app-error metadata. A connection that failed
+ * (networkFailureError) is the retryable UPSTREAM_ERROR or UPSTREAM_TIMEOUT; other unknown errors
+ * become INTERNAL with the fixed public message, the real error logged with its stack.
  */
 export function toGrpcError(err: unknown, logger: Logger): grpc.ServerErrorResponse {
   let app: AppError;
@@ -48,8 +49,14 @@ export function toGrpcError(err: unknown, logger: Logger): grpc.ServerErrorRespo
     if (!app.isPublic) logger.error({ err, cause: app.cause }, 'internal error');
     else logger.info({ code: app.code, reason: app.reason }, 'request failed');
   } else {
-    logger.error({ err }, 'unhandled error in gRPC handler');
-    app = Errors.internal();
+    const network = networkFailureError(err);
+    if (network) {
+      logger.warn({ err, code: network.code }, network.message);
+      app = network;
+    } else {
+      logger.error({ err }, 'unhandled error in gRPC handler');
+      app = Errors.internal();
+    }
   }
   const message = app.isPublic ? app.message : Errors.internal().message;
   const metadata = new grpc.Metadata();

@@ -76,6 +76,13 @@ export interface SyntheticChannelSpec {
   handle: string;
   title: string;
   tabs: Partial<Record<FakeChannelTab, number>>;
+  /** A tab's video ids, newest first (its count in `tabs`); a tab without them gets generated ids. */
+  ids?: Partial<Record<FakeChannelTab, string[]>>;
+  /**
+   * The newest this many videos of the videos tab are uploaded one per listing: the first listing
+   * shows none of them, each later one a video more (so a watch's second run finds one).
+   */
+  upcomingUploads?: number;
 }
 
 const SYNTHETIC_CHANNEL: SyntheticChannelSpec = {
@@ -110,8 +117,8 @@ const contItem = (token: string) => ({
   continuationItemRenderer: { continuationEndpoint: { continuationCommand: { token } } },
 });
 
-function syntheticItem(tab: FakeChannelTab, n: number): unknown {
-  const id = syntheticChannelVideoId(tab, n);
+function syntheticItem(tab: FakeChannelTab, n: number, given?: string): unknown {
+  const id = given ?? syntheticChannelVideoId(tab, n);
   if (tab === 'shorts') {
     return {
       richItemRenderer: {
@@ -180,14 +187,22 @@ function channelPage(spec: SyntheticChannelSpec, selected: string, grid?: unknow
 }
 
 /** First page and continuation pages of one synthetic tab (30 a page; Shorts 48). */
-function syntheticTab(spec: SyntheticChannelSpec, tab: FakeChannelTab, total: number, routes: RouteTable) {
+function syntheticTab(
+  spec: SyntheticChannelSpec,
+  tab: FakeChannelTab,
+  total: number,
+  routes: RouteTable,
+  /** Newest items not uploaded yet (upcomingUploads): the listing starts after them. */
+  notYet = 0,
+) {
   const perPage = tab === 'shorts' ? 48 : 30;
-  const token = (p: number) => `synth-${spec.channelId}-${tab}-page-${p}`;
-  const pages = Math.max(1, Math.ceil(total / perPage));
+  const token = (p: number) => `synth-${spec.channelId}-${tab}-page-${p}${notYet ? `-${notYet}` : ''}`;
+  const shown = total - notYet;
+  const pages = Math.max(1, Math.ceil(shown / perPage));
   const items = (p: number) => {
     const out: unknown[] = [];
-    for (let n = p * perPage + 1; n <= Math.min(total, (p + 1) * perPage); n++)
-      out.push(syntheticItem(tab, n));
+    for (let n = notYet + p * perPage + 1; n <= Math.min(total, notYet + (p + 1) * perPage); n++)
+      out.push(syntheticItem(tab, n, spec.ids?.[tab]?.[n - 1]));
     if (p + 1 < pages) out.push(contItem(token(p + 1)));
     return out;
   };
@@ -297,10 +312,13 @@ export function createFakeChannels(o: {
     const { continuation } = recordedRequest(dir, f);
     if (continuation) routes.continuations[continuation] ??= file(f);
   }
+  /** Channels whose videos tab grows as it is listed (upcomingUploads): how many are still to come. */
+  const upcoming = new Map<string, number>();
   for (const spec of [SYNTHETIC_CHANNEL, ...(o.synthetic ?? [])]) {
     const tabs: ChannelEntry['tabs'] = {};
     for (const [tab, total] of Object.entries(spec.tabs) as [FakeChannelTab, number][])
       tabs[tab] = { inline: syntheticTab(spec, tab, total, routes) };
+    if (spec.upcomingUploads) upcoming.set(spec.channelId, spec.upcomingUploads);
     channels[spec.channelId] = { tabs, spec };
     resolved.set(`/@${spec.handle.toLowerCase()}`, spec.channelId);
   }
@@ -357,6 +375,11 @@ export function createFakeChannels(o: {
     const entry = channels[browseId];
     if (!entry) return load(unavailable[channelIds.doesNotExist] as FixtureRef);
     const tab = tabOf(params) ?? 'featured';
+    const notYet = upcoming.get(browseId);
+    if (tab === 'videos' && notYet !== undefined && entry.spec?.tabs.videos !== undefined) {
+      upcoming.set(browseId, Math.max(0, notYet - 1));
+      return json(syntheticTab(entry.spec, 'videos', entry.spec.tabs.videos, routes, notYet));
+    }
     const ref = entry.tabs[tab as FakeChannelTab];
     if (ref) return load(ref);
     // the platform's answer to a tab the channel lacks: its home tab (NewPipe: "YouTube should return

@@ -67,13 +67,23 @@ export {
   SPEECH_VIDEO_ID,
 } from './audio.ts';
 export * from './channels.ts';
-export { searchQueries, searchTypeOf, type FakeSearchType } from './search.ts';
+export { searchPageOf, searchQueries, searchTypeOf, type FakeSearchType } from './search.ts';
 export * from './tokens.ts';
 export { isWebFamily, versionLess, type Playability, type PlaylistShape } from './today.ts';
 
 export type * from './types.ts';
 
 const API_KEY = 'AIzaSy-SUBX-FAKE-YOUTUBE-NOT-A-REAL-KEY';
+/** A recorded media host (`https://rr1---sn-….googlevideo.com/`), plain or with JSON-escaped slashes. */
+const MEDIA_HOST = /https:(\\?\/)\1[a-z0-9-]+(?:\.[a-z0-9-]+)*\.googlevideo\.com\1/g;
+
+/**
+ * The recorded media URLs pointed at this fake's `/videoplayback`: nothing a recording names makes
+ * a client of the fake reach for a real host (streams other than the speech video's answer 404).
+ */
+export function mediaOnOrigin(body: string, origin: string): string {
+  return body.replace(MEDIA_HOST, (_match, slash: string) => `${origin.replaceAll('/', slash)}${slash}`);
+}
 /** Endpoints where the platform checks the client version and names the caller's visitor. */
 const INNERTUBE_ENDPOINTS = new Set<Endpoint>(['player', 'next', 'browse', 'search']);
 
@@ -127,7 +137,11 @@ export async function startFakeYouTube(options: FakeYouTubeOptions = {}): Promis
   const failures = new FailureQueue();
   const load = (ref: FixtureRef): LoadedResponse => loadFixture(ref, dir);
   const channels = createFakeChannels({ routes, dir, load, synthetic: options.syntheticChannels });
-  const search = createFakeSearch({ dir, load });
+  const search = createFakeSearch({
+    dir,
+    load,
+    ...(options.searchPages ? { pages: options.searchPages } : {}),
+  });
 
   const notFoundPlayer = (): LoadedResponse =>
     load({ file: 'newpipe/9730de2/stream/notAvailable/generated_mock_4.json' });
@@ -139,14 +153,17 @@ export async function startFakeYouTube(options: FakeYouTubeOptions = {}): Promis
     }),
   });
 
+  /** Where the players' media URLs point: this fake, or `options.mediaOrigin`. */
+  const mediaOrigin = (req: { headers: IncomingMessage['headers'] }) =>
+    options.mediaOrigin ?? `http://${String(req.headers.host ?? '127.0.0.1')}`;
+
   function player(rec: RecordedRequest, url: URL): LoadedResponse {
     const videoId = rec.videoId ?? '';
     const client = rec.clientName ?? '';
     if (videoId === KIDS_AUDIO_VIDEO_ID && client !== KIDS_AUDIO_CLIENT && !routes.videos[videoId])
       return json(playabilityAnswer(MADE_FOR_KIDS_REFUSAL, `${client} refuses a made-for-kids video`));
     if ((videoId === SPEECH_VIDEO_ID || videoId === KIDS_AUDIO_VIDEO_ID) && !routes.videos[videoId]) {
-      const origin = `http://${String(rec.headers.host ?? '127.0.0.1')}`;
-      const answer = JSON.stringify(speechPlayer(origin, client, options.speechAudio, videoId));
+      const answer = JSON.stringify(speechPlayer(mediaOrigin(rec), client, options.speechAudio, videoId));
       return { ...json({}), body: applyFieldMask(answer, url.searchParams.get('$fields') ?? undefined) };
     }
     const v = routes.videos[videoId];
@@ -388,6 +405,8 @@ export async function startFakeYouTube(options: FakeYouTubeOptions = {}): Promis
       }
     }
     if (mode === 'today') out = withSessionVisitor(out, rec);
+    if (out.body.includes('googlevideo.com'))
+      out = { ...out, body: mediaOnOrigin(out.body, mediaOrigin(req)) };
     rec.status = out.status;
     res.writeHead(out.status, {
       'content-type': out.contentType,

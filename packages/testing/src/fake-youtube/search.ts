@@ -15,6 +15,49 @@ import type { FixtureRef, LoadedResponse } from './fixtures.ts';
 
 const DIR = 'newpipe/43f8e6e/search/';
 
+/**
+ * The first page of a search recorded for videos (`sidemen`, 21 results), cut to `videos` with their
+ * ids and titles given, in that order, and no continuation: a page whose every result is a video a
+ * fake answers for (the demo's search).
+ */
+export function searchPageOf(videos: readonly { id: string; title: string }[], dir: string): unknown {
+  const mock = JSON.parse(readFileSync(`${dir}${DIR}videouploaderavatar/generated_mock_2.json`, 'utf8')) as {
+    response: { responseBody: string };
+  };
+  const page = JSON.parse(mock.response.responseBody) as Record<string, unknown>;
+  let placed = false;
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(walk);
+    if (node === null || typeof node !== 'object') return;
+    const section = (node as { itemSectionRenderer?: { contents?: unknown[] } }).itemSectionRenderer;
+    if (section?.contents) {
+      const recorded = section.contents.filter(
+        (item): item is { videoRenderer: Record<string, unknown> } =>
+          typeof item === 'object' && item !== null && 'videoRenderer' in item,
+      );
+      section.contents =
+        placed || recorded.length === 0
+          ? []
+          : videos.map((video, i) => {
+              const from = recorded[i % recorded.length]!.videoRenderer;
+              const item = JSON.parse(
+                JSON.stringify(from).split(String(from.videoId)).join(video.id),
+              ) as Record<string, unknown>;
+              item.title = { runs: [{ text: video.title }] };
+              return { videoRenderer: item };
+            });
+      if (recorded.length > 0) placed = true;
+      return;
+    }
+    for (const [key, value] of Object.entries(node)) {
+      if (key === 'continuationItemRenderer') delete (node as Record<string, unknown>)[key];
+      else walk(value);
+    }
+  };
+  walk(page);
+  return { _synthetic: 'SYNTHETIC search page: recorded result shapes, the given videos', ...page };
+}
+
 /** Recorded searches: the folder of each NewPipe test, with a continuation when one was recorded. */
 const RECORDED: { folder: string; continuation: boolean }[] = [
   { folder: 'all', continuation: true },
@@ -131,7 +174,12 @@ function noResults(query: string): LoadedResponse {
 }
 
 /** The router of `search` requests over the recordings in `dir`. */
-export function createFakeSearch(o: { dir: string; load: (ref: FixtureRef) => LoadedResponse }): {
+export function createFakeSearch(o: {
+  dir: string;
+  load: (ref: FixtureRef) => LoadedResponse;
+  /** More first pages by query (any type), answered before the recordings. */
+  pages?: Record<string, FixtureRef>;
+}): {
   route(body: Record<string, unknown>): LoadedResponse;
 } {
   const sent = (file: string) => {
@@ -164,6 +212,8 @@ export function createFakeSearch(o: { dir: string; load: (ref: FixtureRef) => Lo
         return ref ? o.load(ref) : badToken();
       }
       const query = typeof body.query === 'string' ? body.query : '';
+      const own = o.pages?.[query];
+      if (own) return o.load(own);
       const ref = firstPages.get(key(query, searchTypeOf(body.params))) ?? firstPages.get(key(query, 'all'));
       return ref ? o.load(ref) : noResults(query);
     },

@@ -1,6 +1,7 @@
 /** The fake's public types: what it records, the failures it injects, its options and its handle. */
 import type { SpeechAudio } from './audio.ts';
 import type { SyntheticChannelSpec } from './channels.ts';
+import type { FixtureRef } from './fixtures.ts';
 import type { RouteTable } from './routes.ts';
 import type { PlaylistShape } from './today.ts';
 
@@ -130,6 +131,10 @@ export interface FakeYouTubeOptions {
   onAudioServed?: (served: { bytes: number; startMs: number; endMs: number }) => void;
   /** More generated channels (channels.ts), beside the default synthetic one. */
   syntheticChannels?: SyntheticChannelSpec[];
+  /** Where the players' media (audio) URLs point instead of this fake (a test's faulty host). */
+  mediaOrigin?: string;
+  /** More search first pages by query (search.ts searchPageOf), answered before the recordings. */
+  searchPages?: Record<string, FixtureRef>;
 }
 
 export interface FakeYouTube {

@@ -5,7 +5,7 @@
  * streams need a PO token (WEB, WEB_EMBEDDED) are not asked; for a video every client answers
  * unplayable (made for kids), an adopted IOS_PRODUCER is asked last.
  */
-import { AppError, Errors } from '@subx/errors';
+import { AppError, Errors, networkFailureError } from '@subx/errors';
 import {
   AudioFetchError,
   AudioTooLargeError,
@@ -26,7 +26,8 @@ export interface VideoAudio {
    * The audio as the platform served it, fetched piece by piece as it is read (one ranged request
    * per piece, at most maxBytes in all): the reader decides where a piece goes before the next is
    * fetched, so no more than one is held here. Read it once; its errors are the API's
-   * (AUDIO_TOO_LONG past maxBytes, UPSTREAM_ERROR when the audio host fails).
+   * (AUDIO_TOO_LONG past maxBytes, UPSTREAM_ERROR when the audio host fails or cannot be
+   * reached, UPSTREAM_TIMEOUT when it does not answer in time).
    */
   pieces: AsyncIterable<Uint8Array>;
   metadata: VideoMetadata;
@@ -64,7 +65,7 @@ async function* audioPieces(
     }
     if (err instanceof AudioFetchError)
       throw Errors.upstreamError(`The audio download failed: ${err.message}`, err);
-    throw err;
+    throw networkFailureError(err, "The video's audio host") ?? err;
   }
 }
 

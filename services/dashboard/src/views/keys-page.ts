@@ -12,7 +12,7 @@ import { firstRequest } from './first-request.ts';
 import type { Notice, PageContext } from './pages.ts';
 import { confirmedForm, csrfField, layout, unverified } from './pages.ts';
 
-/** What each metered operation is, for people (the gateway's operation names are its own). */
+/** What each metered operation and gated capability is, for people (the gateway's operation names are its own). */
 const OPERATION_LABELS: Record<string, string> = {
   extract: 'Extract subtitles (POST /api/v1/extract)',
   batch: 'Batches of videos (POST /api/v1/batch)',
@@ -22,6 +22,10 @@ const OPERATION_LABELS: Record<string, string> = {
   comments_analyze: 'Comment analysis (POST /api/v1/comments/analyze)',
   jobs: 'Bulk jobs (POST /api/v1/jobs)',
   search: 'Search (GET /api/v1/search)',
+  watches: 'Watches of channels and playlists (POST /api/v1/watches)',
+  transcription: 'Transcription of videos without captions (mode auto or transcribe)',
+  translation_by_model: 'Translation by a model when the platform refuses to translate',
+  embeddings: 'Embeddings of transcript chunks (extract with embed)',
 };
 
 export interface KeysView {

@@ -27,7 +27,7 @@ import { keyIdOf } from '../access/accounts.ts';
 import type { AccountRepository } from '../access/accounts.ts';
 import type { DelegationRegistry } from '../access/delegation.ts';
 import type { AccessPricing } from '../access/pricing.ts';
-import { tierAllows } from '../access/pricing.ts';
+import { operationAccess } from '../access/capabilities.ts';
 import type { DailyRateLimiter } from '../access/rate-limit.ts';
 import type { WebhookSecrets } from '../webhooks/index.ts';
 import { adminRoute } from './operations.ts';
@@ -83,12 +83,7 @@ export function selfServiceRoutes(fastify: FastifyInstance, options: SelfService
           reset_at: new Date(state.resetAtMs).toISOString(),
         },
         credits: { balance: doc.credits, monthly_allowance: pricing.monthlyAllowance[doc.tier] },
-        operations: Object.fromEntries(
-          Object.entries(pricing.minimumTier).map(([operation, minimum]) => [
-            operation,
-            { minimum_tier: minimum, allowed: tierAllows(doc.tier, minimum) },
-          ]),
-        ),
+        operations: operationAccess(doc.tier, pricing),
       };
     },
   );

@@ -4,6 +4,7 @@
  * meets a 402 or a 429. Account-only: free, counted against the free reads' per-minute limit.
  * Spread into OPERATION_SPECS (openapi/operations.ts).
  */
+import { GATED_CAPABILITIES } from '../access/capabilities.ts';
 import { METERED_OPERATIONS, TIERS } from '../access/types.ts';
 import type { OperationSpec } from '../domain/operation-spec.ts';
 
@@ -63,11 +64,12 @@ const accountSchema = {
     },
     operations: {
       type: 'object',
-      description: 'Per operation: the lowest tier that may call it and whether this key’s tier may.',
-      required: [...METERED_OPERATIONS],
+      description:
+        'Per operation, and per capability gated inside one (`watches`, `transcription`: `mode` auto or transcribe, `translation_by_model`, `embeddings`: extract with `embed`): the lowest tier that may use it and whether this key’s tier may.',
+      required: [...METERED_OPERATIONS, ...GATED_CAPABILITIES],
       additionalProperties: false,
       properties: Object.fromEntries(
-        METERED_OPERATIONS.map((operation) => [operation, operationAccessSchema]),
+        [...METERED_OPERATIONS, ...GATED_CAPABILITIES].map((operation) => [operation, operationAccessSchema]),
       ),
     },
     jobs: {

@@ -6,6 +6,7 @@
  */
 import { AppError } from '@subx/errors';
 import { tierAllows } from '../access/pricing.ts';
+import { operationAccess } from '../access/capabilities.ts';
 import { apiOperation } from './operations.ts';
 import { routeOptions, routePath } from '../http/route-context.ts';
 import type { RouteRegistrar } from '../http/route-context.ts';
@@ -34,12 +35,7 @@ export const registerAccount: RouteRegistrar = (app, ctx) => {
       daily_used: dailyUsed,
       daily_remaining: daily.remaining,
       resets_at: new Date(daily.resetAtMs).toISOString(),
-      operations: Object.fromEntries(
-        Object.entries(pricing.minimumTier).map(([operation, minimum]) => [
-          operation,
-          { minimum_tier: minimum, allowed: tierAllows(account.tier, minimum) },
-        ]),
-      ),
+      operations: operationAccess(account.tier, pricing),
       jobs: {
         max_items: pricing.jobMaxItems[account.tier],
         max_queued: pricing.jobMaxQueued[account.tier],

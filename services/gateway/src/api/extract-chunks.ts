@@ -54,6 +54,8 @@ export async function extractChunks(
   embedder: Embedder | undefined,
   request: FastifyRequest,
   body: ChunkedExtractBody,
+  /** What the extract part charges, read once the extractor answered (after onAnswer). */
+  bill: { readonly creditsUsed: number },
   /** Given the extractor's answer: what it cost is priced from it, as for a plain extract. */
   onAnswer?: (transcript: extractorV1.GetTranscriptResponse) => void,
 ): Promise<string> {
@@ -106,7 +108,7 @@ export async function extractChunks(
     options,
   );
 
-  const render = () => {
+  const render = (embeddingCredits = 0) => {
     const head = answerHeadJson({
       videoId: transcript.videoId || videoId,
       metadata: transcript.metadata,
@@ -127,7 +129,12 @@ export async function extractChunks(
       chunks,
       ...(body.embed && embedder ? { embedding_model: embedder.model } : {}),
     });
-    return `{${head},${rest.slice(1, -1)}${jsonTail(rateLimitJson(admissionOf(request).rateLimit), request.id)}`;
+    const tail = jsonTail(
+      rateLimitJson(admissionOf(request).rateLimit),
+      request.id,
+      bill.creditsUsed + embeddingCredits,
+    );
+    return `{${head},${rest.slice(1, -1)}${tail}`;
   };
 
   const price = body.embed ? embeddingsPrice(chunks.length, ctx.pricing) : 0;
@@ -143,7 +150,7 @@ export async function extractChunks(
   try {
     const vectors = await embedder.embed(chunks.map((c) => c.text));
     chunks.forEach((chunk, i) => (chunk.embedding = vectors[i]));
-    const answer = render();
+    const answer = render(price);
     await reservation.commit(price);
     return answer;
   } catch (error) {

@@ -17,6 +17,7 @@ export const extractResponse = {
     'subtitle_type',
     'cached',
     'extracted_at',
+    'credits_used',
     'rate_limit',
     'request_id',
   ],
@@ -34,6 +35,11 @@ export const extractResponse = {
     ...transcriptProvenanceProperties,
     chunks: { type: 'array', items: chunkSchema, description: 'With `chunking` (or `embed`), in order.' },
     embedding_model: { type: 'string', description: 'With `embed: true`: the model of the embeddings.' },
+    credits_used: {
+      type: 'integer',
+      description:
+        'What this request was charged: 0 for captions (extract itself is free), more for a transcription, a translation by a model or embeddings.',
+    },
     rate_limit: rateLimitSchema,
     request_id: { type: 'string' },
   },

@@ -66,6 +66,18 @@ const textOf = (json: string | Uint8Array): string =>
  */
 type Rendered = CachedExtract & { whole?: boolean };
 
+/**
+ * What this request is charged, as its answer says (`credits_used`): known once the extractor has
+ * answered (a translation by a model or a transcription costs more), read when the answer is
+ * completed.
+ */
+interface Bill {
+  creditsUsed: number;
+}
+
+/** The plain extract: the interface prices it at 0. */
+const FREE: Readonly<Bill> = Object.freeze({ creditsUsed: 0 });
+
 export const registerExtract: RouteRegistrar = (app, ctx) => {
   const spec = apiOperation('extract');
   const { backends, credits, clock, config } = ctx.deps;
@@ -80,6 +92,7 @@ export const registerExtract: RouteRegistrar = (app, ctx) => {
     request: FastifyRequest,
     body: ExtractBody,
     key: ExtractCacheKey,
+    bill: Bill,
     onAnswer?: (transcript: extractorV1.GetTranscriptResponse) => void,
   ): Promise<Rendered> {
     // A json answer with timestamps carries the segments as the extractor rendered them, spliced
@@ -162,7 +175,7 @@ export const registerExtract: RouteRegistrar = (app, ctx) => {
     // Without the extractor's fetch time the answer would carry this request's time; such an
     // answer is not kept. A hit is an answer from a cache: `cached: true`, like the extractor's.
     if (!cache || !transcript.fetchedAt) {
-      const tail = jsonTail(rateLimitJson(admissionOf(request).rateLimit), request.id);
+      const tail = jsonTail(rateLimitJson(admissionOf(request).rateLimit), request.id, bill.creditsUsed);
       return { contentType: JSON_TYPE, payload: head(transcript.cached, sentOnce, tail), whole: true };
     }
     const answer = { contentType: JSON_TYPE, payload: head(transcript.cached, kept) };
@@ -176,10 +189,16 @@ export const registerExtract: RouteRegistrar = (app, ctx) => {
     reply: FastifyReply,
     body: ExtractBody,
     rendered: Rendered,
+    bill: Bill,
   ): Buffer {
     reply.type(rendered.contentType);
     if (body.format !== 'json' || rendered.whole) return rendered.payload;
-    return completeJsonBody(rendered.payload, rateLimitJson(admissionOf(request).rateLimit), request.id);
+    return completeJsonBody(
+      rendered.payload,
+      rateLimitJson(admissionOf(request).rateLimit),
+      request.id,
+      bill.creditsUsed,
+    );
   }
 
   /**
@@ -191,6 +210,7 @@ export const registerExtract: RouteRegistrar = (app, ctx) => {
     request: FastifyRequest,
     reply: FastifyReply,
     body: ExtractBody,
+    bill: Bill,
     onAnswer?: (transcript: extractorV1.GetTranscriptResponse) => void,
   ): Buffer | Promise<Buffer> {
     const key: ExtractCacheKey = {
@@ -206,10 +226,10 @@ export const registerExtract: RouteRegistrar = (app, ctx) => {
     if (cache && !body.force_refresh) {
       const hit = cache.get(key);
       countCacheLookup(CACHE_NAME, hit !== undefined);
-      if (hit) return respond(request, reply, body, hit);
+      if (hit) return respond(request, reply, body, hit, bill);
     }
-    return fetchRendered(request, body, key, onAnswer).then((rendered) =>
-      respond(request, reply, body, rendered),
+    return fetchRendered(request, body, key, bill, onAnswer).then((rendered) =>
+      respond(request, reply, body, rendered, bill),
     );
   }
 
@@ -279,7 +299,7 @@ export const registerExtract: RouteRegistrar = (app, ctx) => {
     body: ExtractBody,
   ): Buffer | Promise<Buffer | string> {
     if (!wantsChunks(body) && body.mode === 'captions' && !body.translate && extractPrice(ctx.pricing) === 0)
-      return extract(request, reply, body);
+      return extract(request, reply, body, FREE);
     return priced(request, reply, body);
   }
 
@@ -289,32 +309,35 @@ export const registerExtract: RouteRegistrar = (app, ctx) => {
     body: ExtractBody,
   ): Promise<Buffer | string> {
     const chunked = wantsChunks(body);
-    const answer = (onAnswer?: (t: extractorV1.GetTranscriptResponse) => void) =>
+    const answer = (bill: Bill, onAnswer?: (t: extractorV1.GetTranscriptResponse) => void) =>
       chunked
-        ? extractChunks(ctx, ctx.deps.embedder, request, body, onAnswer).then((json) => {
+        ? extractChunks(ctx, ctx.deps.embedder, request, body, bill, onAnswer).then((json) => {
             reply.type(JSON_TYPE);
             return json;
           })
-        : extract(request, reply, body, onAnswer);
+        : extract(request, reply, body, bill, onAnswer);
     const cost = await charges(request, body);
     // The interface prices extract at 0: no ledger round trip unless something is priced.
-    if (cost.reserve === 0) return answer();
+    if (cost.reserve === 0) return answer({ creditsUsed: 0 });
     const { account } = admissionOf(request);
     return withReservation(credits, request, 'extract', cost.reserve, async (reservation) => {
+      // An answer from the gateway's own cache is the base price; the extractor's answer says more.
+      const bill: Bill = { creditsUsed: Math.min(cost.reserve, cost.spent(undefined)) };
       let seen: extractorV1.GetTranscriptResponse | undefined;
       const result = await withModelBudget(
         ctx.modelBudget,
         account,
         cost.modelSeconds,
         async () =>
-          answer((t) => {
+          answer(bill, (t) => {
             const overCap = overAudioCap(t, cost.tierMax, account.tier);
             if (overCap) throw overCap;
             seen = t;
+            bill.creditsUsed = Math.min(cost.reserve, cost.spent(t));
           }),
         () => (seen?.source === 'audio' && !seen.cached ? seen.audioSeconds : 0),
       );
-      await reservation.commit(Math.min(cost.reserve, cost.spent(seen)));
+      await reservation.commit(bill.creditsUsed);
       return result;
     });
   }

@@ -111,11 +111,13 @@ export async function extractItems(
     if (overCap) outcome = { ok: false, error: overCap };
     if (outcome?.ok) {
       successful += 1;
-      credits += options.charges.spent(i, outcome.transcript);
+      const cost = options.charges.spent(i, outcome.transcript);
+      credits += cost;
       return successItem(item.url, outcome.transcript, {
         format: options.format,
         includeTimestamps: options.includeTimestamps,
         include: options.include,
+        creditsUsed: cost,
       });
     }
     if (outcome && outcome.error.status >= 500 && outcome.error.code !== 'TIMEOUT') {

@@ -13,6 +13,7 @@ import {
 } from '@subx/youtube';
 import { rateLimitSchema } from '../domain/common-schemas.ts';
 import { named, type OperationSpec } from '../domain/operation-spec.ts';
+import { operationCredits } from '../access/price-list.ts';
 
 /** A cursor holds the platform's token (up to about 1.5 KB) with what binds it to its search. */
 const SEARCH_CURSOR_MAX = 4096;
@@ -108,18 +109,23 @@ export const SEARCH_OPERATIONS: OperationSpec[] = [
     description:
       "One page of the platform's search results (about 20), in its order, with `next_cursor` for the next page. Shorts and live streams are marked; a query the platform corrects answers `corrected_query` and the results it gave. Results are cached for 5 minutes (`cached`). Counts as one request; priced in the pricing table (`search`, default 0 credits, like a metadata read; 0 when served from the cache).",
     auth: 'search',
-    credits: '0 by default (pricing table `search`); 0 when cached',
+    credits: operationCredits().search,
     tag: 'Search',
     querystring: {
       type: 'object',
       additionalProperties: false,
-      required: ['q'],
       properties: {
+        query: {
+          type: 'string',
+          minLength: 1,
+          maxLength: SEARCH_QUERY_MAX,
+          description: `What to search for, 1 to ${SEARCH_QUERY_MAX} characters (not only spaces); required, as \`query\` or its alias \`q\`. The name a job's or a watch's search source gives it too.`,
+        },
         q: {
           type: 'string',
           minLength: 1,
           maxLength: SEARCH_QUERY_MAX,
-          description: `What to search for, 1 to ${SEARCH_QUERY_MAX} characters (not only spaces).`,
+          description: 'Alias of `query` (the name a search box sends); give one of the two.',
         },
         type: {
           type: 'string',
@@ -163,7 +169,7 @@ export const SEARCH_OPERATIONS: OperationSpec[] = [
       required: ['query', 'results', 'next_cursor', 'cached', 'credits_used', 'rate_limit', 'request_id'],
       additionalProperties: false,
       properties: {
-        query: { type: 'string', description: 'The query as searched (`q` without outer spaces).' },
+        query: { type: 'string', description: 'The query as searched (`query` without outer spaces).' },
         corrected_query: {
           type: 'string',
           description:

@@ -10,7 +10,9 @@ import type { RouteRegistrar } from '../http/route-context.ts';
 import { admissionOf, withReservation } from '../http/reservation.ts';
 
 interface SearchQuery {
-  q: string;
+  query?: string;
+  /** Alias of `query`. */
+  q?: string;
   type: 'video' | 'channel' | 'playlist' | 'all';
   cursor?: string;
   upload_date?: string;
@@ -27,7 +29,7 @@ const TYPES: Record<SearchQuery['type'], extractorV1.SearchType> = {
 };
 
 const badCursor = () =>
-  Errors.invalidRequest('cursor is not a next_cursor of this search (same q, type and filters)', {
+  Errors.invalidRequest('cursor is not a next_cursor of this search (same query, type and filters)', {
     field: 'cursor',
   });
 
@@ -119,14 +121,29 @@ function searchResultJson(r: extractorV1.SearchResult) {
   };
 }
 
+/**
+ * `query` (or its alias `q`, the name a search box sends): one of them, not two that differ, and
+ * not only spaces.
+ */
+function searchTermsOf(q: Pick<SearchQuery, 'query' | 'q'>): string {
+  if (q.query !== undefined && q.q !== undefined && q.query !== q.q)
+    throw Errors.invalidRequest('query and its alias q differ: send one of them', { field: 'q' });
+  const given = q.query ?? q.q;
+  const field = q.query === undefined ? 'q' : 'query';
+  if (given === undefined)
+    throw Errors.invalidRequest('querystring must have query (or its alias q)', { field: 'query' });
+  const query = given.trim();
+  if (query.length === 0) throw Errors.invalidRequest(`${field} must not be only spaces`, { field });
+  return query;
+}
+
 export const registerSearch: RouteRegistrar = (app, ctx) => {
   const spec = apiOperation('search');
   const { credits, backends } = ctx.deps;
 
   app.get<{ Querystring: SearchQuery }>(spec.path, routeOptions(ctx, spec), async (request) => {
     const q = request.query;
-    const query = q.q.trim();
-    if (query.length === 0) throw Errors.invalidRequest('q must not be only spaces', { field: 'q' });
+    const query = searchTermsOf(q);
     const filters = searchFiltersOf({ ...q, features: featuresOf(q.features) });
     const binding = bindingOf(query, q.type, filters);
     const continuation = q.cursor === undefined ? '' : decodeCursor(q.cursor, binding);

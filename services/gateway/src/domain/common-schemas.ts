@@ -194,7 +194,8 @@ export const metadataSchema = named('VideoMetadata', {
 export const subtitleTypeSchema = named('SubtitleType', {
   type: 'string',
   enum: ['manual', 'auto_generated', 'transcribed'],
-  description: '`transcribed`: a speech-to-text model transcribed the audio (`mode` auto or transcribe).',
+  description:
+    "`manual`: a track its uploader wrote; `auto_generated`: the platform's speech recognition, or a translation (`translated_from`), which is machine-made whoever made it (`translated_by` platform or model), from a manual track too; `transcribed`: a speech-to-text model transcribed the audio (`mode` auto or transcribe).",
 });
 
 /** Every code of the error catalogue (packages/errors), so generated clients get an enum. */
@@ -291,6 +292,13 @@ export const transcriptProvenanceProperties = {
   },
 };
 
+const itemCreditsUsed = {
+  type: 'integer',
+  minimum: 0,
+  description:
+    'What this item was charged: the item price, plus a translation by a model or a transcription when it needed one; 0 for a failed item.',
+};
+
 export const batchItemSuccessSchema = named('BatchItemSuccess', {
   type: 'object',
   required: ['success', 'video_id', 'url', 'language', 'metadata', 'subtitle_type'],
@@ -311,6 +319,7 @@ export const batchItemSuccessSchema = named('BatchItemSuccess', {
     subtitle_type: subtitleTypeSchema,
     ...transcriptProvenanceProperties,
     chunks: { type: 'array', items: chunkSchema, description: 'Results of a job created with `chunking`.' },
+    credits_used: itemCreditsUsed,
   },
 });
 
@@ -325,6 +334,7 @@ export const batchItemFailureSchema = named('BatchItemFailure', {
     url: { type: 'string' },
     error_code: errorCodeSchema,
     error_message: { type: 'string' },
+    credits_used: itemCreditsUsed,
   },
 });
 

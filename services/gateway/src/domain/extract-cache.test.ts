@@ -92,8 +92,8 @@ describe('extract micro-cache', () => {
     const rateLimit = { limit: 100, remaining: 7, reset: 1773187200, reset_at: '2026-03-11T00:00:00.000Z' };
     const requestId = 'req_"odd"\\id';
     const rateLimitJson = JSON.stringify(rateLimit);
-    expect(completeJsonBody(Buffer.from(jsonHead(rest)), rateLimitJson, requestId).toString('utf8')).toBe(
-      JSON.stringify({ ...rest, rate_limit: rateLimit, request_id: requestId }),
+    expect(completeJsonBody(Buffer.from(jsonHead(rest)), rateLimitJson, requestId, 3).toString('utf8')).toBe(
+      JSON.stringify({ ...rest, credits_used: 3, rate_limit: rateLimit, request_id: requestId }),
     );
   });
 
@@ -106,8 +106,8 @@ describe('extract micro-cache', () => {
         i % 1_000 === 999 ? `{"big":"${'b'.repeat(100_000)}"` : `{"n":${i},"pad":"${'p'.repeat(i % 97)}"`;
       const rateLimit = { remaining: i };
       bodies.push({
-        body: completeJsonBody(Buffer.from(head), JSON.stringify(rateLimit), `req_${i}`),
-        expected: `${head},"rate_limit":{"remaining":${i}},"request_id":"req_${i}"}`,
+        body: completeJsonBody(Buffer.from(head), JSON.stringify(rateLimit), `req_${i}`, i % 3),
+        expected: `${head},"credits_used":${i % 3},"rate_limit":{"remaining":${i}},"request_id":"req_${i}"}`,
       });
     }
     for (const { body, expected } of bodies) expect(body.toString('utf8')).toBe(expected);
@@ -142,15 +142,17 @@ describe('extract micro-cache', () => {
         jsonHeadAround(members, 'subtitles', subtitles, after, kept),
         JSON.stringify(rateLimit),
         requestId,
+        2,
       ).toString('utf8');
       expect(JSON.parse(completed)).toEqual({
         ...before,
         subtitles: JSON.parse(subtitles),
         ...after,
+        credits_used: 2,
         rate_limit: rateLimit,
         request_id: requestId,
       });
-      const tail = jsonTail(JSON.stringify(rateLimit), requestId);
+      const tail = jsonTail(JSON.stringify(rateLimit), requestId, 2);
       for (const head of [members, Buffer.from(members)]) {
         for (const json of [subtitles, Buffer.from(subtitles)]) {
           expect(jsonHeadAround(head, 'subtitles', json, after, sentOnce, tail).toString('utf8')).toBe(

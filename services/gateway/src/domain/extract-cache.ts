@@ -129,16 +129,22 @@ export function utf8Bytes(text: string, alloc: ByteAllocator): Buffer {
 }
 
 /** The end of a json body that is this request's own: `rate_limit`, `request_id`, the closing brace. */
-export function jsonTail(rateLimitJson: string, requestId: string): string {
-  return `,"rate_limit":${rateLimitJson},"request_id":${JSON.stringify(requestId)}}`;
+export function jsonTail(rateLimitJson: string, requestId: string, creditsUsed: number): string {
+  return `,"credits_used":${creditsUsed},"rate_limit":${rateLimitJson},"request_id":${JSON.stringify(requestId)}}`;
 }
 
 /**
- * The json body as one Buffer: the cached head's bytes, then this request's `rate_limit` and
- * `request_id` written behind them (one copy of the head; see the header comment for why bytes).
+ * The json body as one Buffer: the cached head's bytes, then this request's `credits_used`,
+ * `rate_limit` and `request_id` written behind them (one copy of the head; see the header comment
+ * for why bytes).
  */
-export function completeJsonBody(head: Buffer, rateLimitJson: string, requestId: string): Buffer {
-  const tail = jsonTail(rateLimitJson, requestId);
+export function completeJsonBody(
+  head: Buffer,
+  rateLimitJson: string,
+  requestId: string,
+  creditsUsed: number,
+): Buffer {
+  const tail = jsonTail(rateLimitJson, requestId, creditsUsed);
   const body = bodyBuffer(head.length + Buffer.byteLength(tail));
   head.copy(body);
   body.write(tail, head.length);

@@ -42,7 +42,13 @@ export function documentFor(
 export function successItem(
   url: string,
   t: extractorV1.GetTranscriptResponse,
-  options: { format: OutputFormat; includeTimestamps: boolean; include: readonly IncludeField[] },
+  options: {
+    format: OutputFormat;
+    includeTimestamps: boolean;
+    include: readonly IncludeField[];
+    /** What this item was charged (item-charges.ts). */
+    creditsUsed: number;
+  },
 ): Record<string, unknown> {
   const payload =
     options.format === 'json'
@@ -60,11 +66,20 @@ export function successItem(
     ...(t.translatedFrom && t.translatedBy ? { translated_by: t.translatedBy } : {}),
     ...(t.languageConfidence ? { language_confidence: t.languageConfidence } : {}),
     source: t.source || 'captions',
+    credits_used: options.creditsUsed,
   };
 }
 
+/** A failed item: failures are free. */
 export function failureItem(url: string, videoId: string | null, code: string, message: string) {
-  return { success: false, video_id: videoId, url, error_code: code, error_message: message };
+  return {
+    success: false,
+    video_id: videoId,
+    url,
+    error_code: code,
+    error_message: message,
+    credits_used: 0,
+  };
 }
 
 export function sentimentName(s: aiV1.Sentiment): 'positive' | 'negative' | 'mixed' {

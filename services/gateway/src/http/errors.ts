@@ -1,10 +1,11 @@
 /**
  * One error body for every failure (docs/decisions.md "Errors"): fastify's own errors (body limit,
  * media type, malformed JSON, validation) are translated into catalogue codes; anything unknown
- * becomes INTERNAL_ERROR and its message stays in the log.
+ * becomes INTERNAL_ERROR and its message stays in the log, except a connection that failed, which
+ * is the upstream's retryable UPSTREAM_ERROR or UPSTREAM_TIMEOUT.
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, Errors, isAppError, toPublicErrorBody } from '@subx/errors';
+import { AppError, Errors, isAppError, networkFailureError, toPublicErrorBody } from '@subx/errors';
 import { rateLimitOf } from '../access/rate-limit.ts';
 import { WWW_AUTHENTICATE } from './api-key-header.ts';
 import { setRateLimitHeaders } from './rate-limit-headers.ts';
@@ -47,7 +48,7 @@ export function toAppError(err: unknown, request: FastifyRequest, bodyLimit: num
       err instanceof SyntaxError ? 'The request body is not valid JSON.' : 'Malformed request.',
     );
   }
-  return Errors.internal(err);
+  return networkFailureError(err) ?? Errors.internal(err);
 }
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, appError: AppError): FastifyReply {

@@ -15,6 +15,7 @@ import {
   jobSchema,
   pageQuerySchema,
 } from './schemas.ts';
+import { operationCredits } from '../access/price-list.ts';
 
 const TAG = 'Bulk jobs';
 const READ_ERRORS = ['UNAUTHORIZED', 'INVALID_REQUEST', 'JOB_NOT_FOUND'];
@@ -29,7 +30,7 @@ export const JOB_OPERATIONS: OperationSpec[] = [
       'Answers 202 at once with the job and `Location: /api/v1/jobs/{job_id}`; the videos are extracted in the background. Poll the job (or pass `webhook_url`), then page through GET /api/v1/jobs/{job_id}/results. Counts as one request against the daily limit; 1 credit per successful item, charged as items finish (failures are free). Items per job: Pro 1,000, Business 5,000, Enterprise 10,000. At most 2 jobs of one account run at once, the others wait `queued`. A job ends `completed` (whatever its items did), `failed` (its playlist or channel could not be listed, or the credits ran out: finished items are kept and charged) or `canceled`. Results are kept 7 days after the end. The body may be up to 1 MB. URLs naming the same video (youtu.be/ID, watch?v=ID&t=5, shorts/ID) are one item, extracted and charged once. With `dry_run: true` the job is checked and answered as an `estimate` (200: items, most credits, duplicates removed) without being created: no job, no reservation, no charge.',
     auth: 'jobs',
     tier: 'pro',
-    credits: '1 per successful item, charged as the job runs',
+    credits: operationCredits().jobs,
     body: createJobBodySchema,
     successStatus: 202,
     tag: TAG,

@@ -280,12 +280,13 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
             const outcome = outcomes[k]!;
             const item = items[index]!;
             if (outcome.ok) {
+              const cost = charges.spent(k, outcome.transcript);
               const body = successItem(item.url, outcome.transcript, {
                 format: job.options.format,
                 includeTimestamps: job.options.include_timestamps,
                 include: job.options.include,
+                creditsUsed: cost,
               });
-              const cost = charges.spent(k, outcome.transcript);
               if (await record(index, true, body, cost)) {
                 successes += 1;
                 committed += cost;

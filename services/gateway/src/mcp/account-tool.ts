@@ -8,6 +8,7 @@ const limitText = (n: number | null) => (n === null ? 'unlimited' : n.toLocaleSt
 export const getAccountTool: ToolDefinition = {
   name: 'get_account',
   spends: false,
+  openWorld: false,
   operationId: 'getAccount',
   title: 'Get the account’s balance and limits',
   lead: 'The calling key’s tier, credit balance, requests used today against the daily limit (and when it resets), the operations the tier may call and its job limits: check it before a costly call or a job.',

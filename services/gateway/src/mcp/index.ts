@@ -19,6 +19,7 @@ import type { AccessControl } from '../access/types.ts';
 import type { AccountReadLimiter } from '../access/rate-limit.ts';
 import { apiKeyOf } from '../http/api-key-header.ts';
 import { renderLlmsTxt } from './llms-txt.ts';
+import type { AccessPricing } from '../access/pricing.ts';
 import { buildTools } from './tools.ts';
 import { toolError } from './tool-kit.ts';
 import type { McpTool } from './tools.ts';
@@ -33,6 +34,8 @@ export interface McpOptions {
   /** Every MCP message counts as a free read (the handshake and tool list cost nothing else). */
   readLimiter: AccountReadLimiter;
   version: string;
+  /** The deployment's pricing table, for /llms.txt's price list. */
+  pricing?: AccessPricing;
 }
 
 /** Calls a route of this gateway as the MCP caller: same key, same client address. */
@@ -123,7 +126,7 @@ function webHeaders(request: FastifyRequest): Headers {
 
 export default async function mcpPlugin(app: FastifyInstance, options: McpOptions): Promise<void> {
   const tools = buildTools();
-  const llmsTxt = renderLlmsTxt(tools);
+  const llmsTxt = renderLlmsTxt(tools, options.pricing);
 
   app.get('/llms.txt', async (_request, reply) =>
     reply.type('text/plain; charset=utf-8').header('cache-control', 'public, max-age=3600').send(llmsTxt),

@@ -82,6 +82,7 @@ export const createJobTool: ToolDefinition = {
 export const getJobTool: ToolDefinition = {
   name: 'get_job',
   spends: false,
+  openWorld: false,
   operationId: 'getJob',
   title: 'Get a bulk job',
   lead: 'A job’s status, progress and credits charged so far.',
@@ -106,6 +107,7 @@ function resultLine(item: Body): string {
 export const getJobResultsTool: ToolDefinition = {
   name: 'get_job_results',
   spends: false,
+  openWorld: false,
   operationId: 'getJobResults',
   title: 'Get a bulk job’s results',
   lead: 'A page of a job’s finished items in source order (the text shows the start of each; the structured answer holds them whole). Pass next_cursor as cursor for the next page.',

@@ -2,11 +2,14 @@
  * /llms.txt (llmstxt.org): the API and the MCP endpoint described for agents, built from the
  * operation table and the tool list, so it says what the code does.
  */
+import { priceList } from '../access/price-list.ts';
+import type { AccessPricing } from '../access/pricing.ts';
 import { OPERATION_SPECS } from '../openapi/operations.ts';
 import type { McpTool } from './tools.ts';
 import { PAGE_CHARS } from './render.ts';
 
-export function renderLlmsTxt(tools: readonly McpTool[]): string {
+/** `pricing`: this deployment's table (ACCESS_PRICING_JSON over the defaults). */
+export function renderLlmsTxt(tools: readonly McpTool[], pricing?: AccessPricing): string {
   const lines = [
     '# subx: subtitle extraction API',
     '',
@@ -28,6 +31,12 @@ export function renderLlmsTxt(tools: readonly McpTool[]): string {
         `- ${op.method} ${op.path}: ${op.summary}. ${op.auth ? `Key${op.tier ? ', Pro tier or higher' : ''}` : 'No key'}; credits: ${op.credits}.`,
     ),
     '- GET /health: status and version, no key.',
+    '',
+    '## Credits',
+    '',
+    'Each paid answer says what it cost: `credits_used` (extract, search, comments, summaries, and each batch, playlist and job item), `credits_charged` (a batch, playlist or job as a whole). A request that fails costs nothing.',
+    '',
+    ...priceList(pricing).map((entry) => `- ${entry.what}: ${entry.costs}.`),
     '',
     '## Docs',
     '',

@@ -10,7 +10,7 @@ export const searchVideosTool: ToolDefinition = {
   operationId: 'search',
   title: 'Search YouTube',
   lead: "Searches the platform: one page of results (about 20) in its order, as a markdown list with each video's URL, ready for get_transcript. Pass next_cursor as cursor for the next page.",
-  fields: ['q', 'type', 'upload_date', 'duration', 'sort', 'features', 'cursor'],
+  fields: ['query', 'q', 'type', 'upload_date', 'duration', 'sort', 'features', 'cursor'],
   outputSchema: {
     type: 'object',
     required: ['query', 'results', 'next_cursor'],

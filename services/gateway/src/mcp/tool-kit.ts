@@ -46,6 +46,8 @@ export interface ToolDefinition {
   spends: boolean;
   /** false: the same arguments again do more (a second job), unless an idempotency_key is given. */
   idempotent?: false;
+  /** false: reads only this service's own records (the account, its jobs), never the platform. */
+  openWorld?: false;
   outputSchema: JsonSchema;
   run(args: Record<string, unknown>, call: RouteCaller, spec: OperationSpec): Promise<ToolResult>;
 }

@@ -449,7 +449,7 @@ interface ToolAnnotations {
   destructiveHint: boolean;
   /** The same arguments again do nothing more (a repeat is served from the cache, and not charged again). */
   idempotentHint: boolean;
-  /** Reads the open web (the video platform), not a closed set. */
+  /** Reads the open web (the video platform), not only this service's own records. */
   openWorldHint: boolean;
 }
 
@@ -481,7 +481,7 @@ export function buildTools(): McpTool[] {
         readOnlyHint: !tool.spends,
         destructiveHint: false,
         idempotentHint: tool.idempotent ?? true,
-        openWorldHint: true,
+        openWorldHint: tool.openWorld ?? true,
       },
       async call(args, caller) {
         const input = structuredClone(args ?? {}) as Record<string, unknown>;

@@ -36,6 +36,11 @@ describe('GET /api/v1/account', () => {
         extract: { minimum_tier: 'free', allowed: true },
         summarize: { minimum_tier: 'pro', allowed: false },
         jobs: { minimum_tier: 'pro', allowed: false },
+        // the capabilities gated inside the operations
+        watches: { minimum_tier: 'pro', allowed: false },
+        transcription: { minimum_tier: 'pro', allowed: false },
+        translation_by_model: { minimum_tier: 'free', allowed: true },
+        embeddings: { minimum_tier: 'free', allowed: true },
       }),
       jobs: { max_items: 0, max_queued: 0 },
       transcription: {
@@ -52,6 +57,10 @@ describe('GET /api/v1/account', () => {
     gw = await buildTestGateway();
     const body = (await read(KEYS.enterprise)).json();
     expect(body).toMatchObject({ tier: 'enterprise', daily_limit: null, daily_remaining: null });
+    expect(body.operations).toMatchObject({
+      watches: { minimum_tier: 'pro', allowed: true },
+      transcription: { minimum_tier: 'pro', allowed: true },
+    });
     expect(body.jobs).toEqual({
       max_items: DEFAULT_PRICING.jobMaxItems.enterprise,
       max_queued: DEFAULT_PRICING.jobMaxQueued.enterprise,
@@ -83,7 +92,8 @@ describe('GET /api/v1/account', () => {
     });
     expect(extract.statusCode).toBe(200);
     const after = (await read(KEYS.free)).json();
-    // An extract answers no credits_used: what it cost is the price set above.
+    // What the extract said it cost is what the balance lost.
+    expect(extract.json().credits_used).toBe(pricing.prices.extract);
     expect(after.credits_balance).toBe(before.credits_balance - pricing.prices.extract);
     expect(after.daily_used).toBe(before.daily_used + 1);
     expect(after.daily_remaining).toBe(before.daily_remaining - 1);

@@ -89,6 +89,7 @@ describe('POST /api/v1/batch', () => {
       metadata: expect.objectContaining({ title: `Video ${VIDEO}`, channel_id: 'UC123' }),
       subtitle_type: 'manual',
       source: 'captions',
+      credits_used: 1,
     });
     expect(body.results[1]).toEqual({
       success: false,
@@ -96,6 +97,7 @@ describe('POST /api/v1/batch', () => {
       url: url(ID_B),
       error_code: 'VIDEO_NOT_FOUND',
       error_message: `Video ${ID_B} was not found or is unavailable.`,
+      credits_used: 0,
     });
     expect(body.results[2]).toMatchObject({ success: false, video_id: null, error_code: 'INVALID_URL' });
     expect(body.credits_charged).toBe(2);

@@ -48,6 +48,7 @@ describe('POST /api/v1/extract', () => {
       ],
       cached: false,
       extracted_at: '2026-03-10T11:00:00.000Z',
+      credits_used: 0,
       rate_limit: {
         limit: 100,
         remaining: 99,

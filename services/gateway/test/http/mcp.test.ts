@@ -105,7 +105,7 @@ describe('MCP tools', () => {
     expect(buildTools().map((t) => t.name)).toEqual(Object.keys(TWINS));
   });
 
-  it('every tool is annotated: read-only exactly when it can charge nothing, never destructive', async () => {
+  it('every tool is annotated: read-only exactly when it can charge nothing, never destructive, open-world unless it reads only the account and its jobs', async () => {
     const { tools } = await client.listTools();
     const readOnly = tools.filter((t) => t.annotations?.readOnlyHint).map((t) => t.name);
     expect(readOnly).toEqual([
@@ -123,7 +123,7 @@ describe('MCP tools', () => {
         destructiveHint: false,
         // A second create_job starts a second job (unless it carries the same idempotency_key).
         idempotentHint: tool.name !== 'create_job',
-        openWorldHint: true,
+        openWorldHint: !['get_account', 'get_job', 'get_job_results'].includes(tool.name),
       });
     }
   });
@@ -157,7 +157,7 @@ describe('MCP tools', () => {
     };
     const r = (await client.callTool({
       name: 'search_videos',
-      arguments: { q: 'rick astly', sort: 'date' },
+      arguments: { query: 'rick astly', sort: 'date' },
     })) as { content: { text: string }[]; structuredContent: Record<string, unknown>; isError?: boolean };
     expect(r.isError).toBeFalsy();
     expect(r.content[0]!.text).toContain('Showing results for "rick astley".');

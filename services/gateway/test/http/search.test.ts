@@ -107,6 +107,30 @@ describe('GET /api/v1/search', () => {
     expect(body.rate_limit).toBeDefined();
   });
 
+  it('takes the search as query, or as its alias q; one of them, never two that differ', async () => {
+    gw = await buildTestGateway();
+    const asked: string[] = [];
+    gw.backends.handlers.search = async (req) => {
+      asked.push(req.query);
+      return PAGE;
+    };
+    expect((await get('/api/v1/search?query=%20cats%20')).json().query).toBe('cats');
+    expect((await get('/api/v1/search?q=dogs')).json().query).toBe('dogs');
+    expect((await get('/api/v1/search?query=owls&q=owls')).statusCode).toBe(200);
+    expect(asked).toEqual(['cats', 'dogs', 'owls']);
+    for (const [url, message] of [
+      ['/api/v1/search?query=cats&q=dogs', 'query and its alias q differ'],
+      ['/api/v1/search?type=video', 'query (or its alias q)'],
+      ['/api/v1/search?query=%20%20', 'query must not be only spaces'],
+    ] as const) {
+      const res = await get(url);
+      expect(res.statusCode, url).toBe(400);
+      expect(res.json().error).toMatchObject({ code: 'INVALID_REQUEST' });
+      expect(res.json().error.message, url).toContain(message);
+    }
+    expect(asked).toHaveLength(3);
+  });
+
   it('next_cursor carries the platform token for the same search only', async () => {
     gw = await buildTestGateway();
     const asked: extractorV1.SearchRequest[] = [];

@@ -74,6 +74,10 @@ describe('GET /admin/v1/accounts/{id}/limits', () => {
         comments_analyze: { minimum_tier: 'pro', allowed: false },
         jobs: { minimum_tier: 'pro', allowed: false },
         search: { minimum_tier: 'free', allowed: true },
+        watches: { minimum_tier: 'pro', allowed: false },
+        transcription: { minimum_tier: 'pro', allowed: false },
+        translation_by_model: { minimum_tier: 'free', allowed: true },
+        embeddings: { minimum_tier: 'free', allowed: true },
       },
     });
     const unknown = await app.inject({

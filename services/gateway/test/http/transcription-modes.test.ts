@@ -68,9 +68,19 @@ describe('mode on POST /api/v1/batch', () => {
     const res = await batch({ urls: [SPEECH_URL, VIDEO_URL, `https://youtu.be/${MISSING}`], mode: 'auto' });
     expect(res.statusCode, res.body).toBe(200);
     const body = res.json();
-    expect(body.results[0]).toMatchObject({ success: true, source: 'audio', subtitle_type: 'transcribed' });
-    expect(body.results[1]).toMatchObject({ success: true, source: 'captions', subtitle_type: 'manual' });
-    expect(body.results[2]).toMatchObject({ success: false, error_code: 'VIDEO_NOT_FOUND' });
+    expect(body.results[0]).toMatchObject({
+      success: true,
+      source: 'audio',
+      subtitle_type: 'transcribed',
+      credits_used: 3,
+    });
+    expect(body.results[1]).toMatchObject({
+      success: true,
+      source: 'captions',
+      subtitle_type: 'manual',
+      credits_used: 1,
+    });
+    expect(body.results[2]).toMatchObject({ success: false, error_code: 'VIDEO_NOT_FOUND', credits_used: 0 });
     expect(modesAsked(gw.backends)).toEqual([2, 2, 2]);
     expect(body.credits_charged).toBe(4);
     expect(gw.ledger.balances.get('acc_pro')).toBe(96);
@@ -252,6 +262,7 @@ describe('mode, translations and languages on POST /api/v1/jobs', () => {
     expect(job).toMatchObject({ status: 'completed', mode: 'auto', credits_charged: 4 });
     const results = await allResults(h, job.job_id, 10);
     expect(results.map((r) => r.source)).toEqual(['audio', 'captions']);
+    expect(results.map((r) => r.credits_used)).toEqual([3, 1]);
     expect(modesAsked(h.backends)).toEqual([2, 2]);
     expect(h.ledger.balances.get('acc_pro')).toBe(96);
   });
@@ -359,11 +370,13 @@ describe('extract transcribes while the client waits up to TRANSCRIBE_SYNC_MAX_S
     speechPlatform(gw.backends);
     const spoken = await extract({ url: SPEECH_URL, mode: 'auto' });
     expect(spoken.statusCode, spoken.body).toBe(200);
-    expect(spoken.json()).toMatchObject({ source: 'audio', subtitle_type: 'transcribed' });
-    // VIDEO lasts 125 s, over the cap, but has captions: auto reads them
+    // 70 s of audio: 2 started minutes, what the answer says and the balance shows
+    expect(spoken.json()).toMatchObject({ source: 'audio', subtitle_type: 'transcribed', credits_used: 2 });
+    expect(gw.ledger.balances.get('acc_pro')).toBe(98);
+    // VIDEO lasts 125 s, over the cap, but has captions: auto reads them, free as plain captions
     const captioned = await extract({ url: VIDEO_URL, mode: 'auto' });
     expect(captioned.statusCode, captioned.body).toBe(200);
-    expect(captioned.json()).toMatchObject({ source: 'captions' });
+    expect(captioned.json()).toMatchObject({ source: 'captions', credits_used: 0 });
     const forced = await extract({ url: VIDEO_URL, mode: 'transcribe' });
     expect(forced.statusCode).toBe(422);
     expect(forced.json().error.code).toBe('AUDIO_TOO_LONG');

@@ -7,12 +7,14 @@ import { Kafka, Partitioners, logLevel, type Admin, type Producer } from 'kafkaj
 import { kafkaSecurityConfig } from '../kafka-security.ts';
 import type { Logger } from '../../logger.ts';
 import type { KafkaEventBusOptions } from './options.ts';
+import { installRequestQueueTimerFix } from './request-queue-timer.ts';
 import { withTimeout } from './util.ts';
 
 export function createKafkaClient(
   options: Pick<KafkaEventBusOptions, 'clientId' | 'brokers' | 'security'>,
   logger: Logger | undefined,
 ): Kafka {
+  installRequestQueueTimerFix();
   return new Kafka({
     clientId: options.clientId,
     brokers: [...options.brokers],
@@ -32,7 +34,8 @@ export function createKafkaClient(
         const entry = { ...fields, component: 'kafkajs' };
         // A rebalance is routine (a member joined, left or was restarted), yet kafkajs reports each
         // refused heartbeat/commit of one at error level: hundreds of lines per deploy.
-        if (level <= logLevel.WARN && isRoutineRebalance(message, fields)) logger.info(entry, message);
+        if (level <= logLevel.WARN && (isRoutineRebalance(message, fields) || isTransient(message, fields)))
+          logger.info(entry, message);
         else if (level === logLevel.ERROR) logger.error(entry, message);
         else if (level === logLevel.WARN) logger.warn(entry, message);
         else logger.debug?.(entry, message);
@@ -48,6 +51,19 @@ const ROUTINE_REBALANCE =
 /** True for log entries that only narrate a consumer-group rebalance. */
 export function isRoutineRebalance(message: string, fields: Record<string, unknown>): boolean {
   return ROUTINE_REBALANCE.test(message) || ROUTINE_REBALANCE.test(String(fields.error ?? ''));
+}
+
+// kafkajs's messages for retriable errors of a broker, or a topic, that has just started: the group
+// coordinator still loading (COORDINATOR_NOT_AVAILABLE, COORDINATOR_LOAD_IN_PROGRESS), a new
+// partition whose leader is being elected (NOT_LEADER_OR_FOLLOWER, LEADER_NOT_AVAILABLE), and the
+// consumer restart kafkajs does for them. It retries each; one that never passes is still an error
+// where it matters (the join's timeout, the send that fails).
+const TRANSIENT =
+  /coordinator is not available|coordinator is loading|not the leader for that topic-partition|no leader for this topic-partition|restarting the consumer in/i;
+
+/** True for log entries about a retriable error kafkajs retries by itself. */
+export function isTransient(message: string, fields: Record<string, unknown>): boolean {
+  return TRANSIENT.test(message) || TRANSIENT.test(String(fields.error ?? ''));
 }
 
 export interface KafkaConnections {

@@ -240,7 +240,7 @@ export async function startMember(
       // just started): kafkajs restarts the consumer itself and the join goes on, still bounded by
       // joinTimeoutMs below. Failing here made a gateway starting beside a fresh Kafka exit.
       if (event.payload.restart) {
-        logger?.warn(
+        logger?.info(
           { groupId, err: String(event.payload.error) },
           'consumer restarting while joining its group',
         );
