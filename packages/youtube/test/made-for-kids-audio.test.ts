@@ -11,7 +11,7 @@ import { startFakeYouTube, videoIds, type FakeYouTube } from '@subx/testing/fake
 import { Canary } from '../src/canary/canary.ts';
 import { parseCanaryVideos } from '../src/canary/videos.ts';
 import type { YouTubeClient } from '../src/client.ts';
-import { clientFor, errorOf } from './helpers.ts';
+import { clientFor, errorOf } from './support.ts';
 
 let fake: FakeYouTube;
 beforeAll(async () => {
