@@ -34,7 +34,7 @@ import { createSearchService } from './search/search-service.ts';
 const PLATFORM_UNREACHABLE_WINDOW_MS = 60_000;
 
 export { createExtractionService, toProtoMetadata } from './extraction-service.ts';
-export type { ExtractionService, ExtractionCacheTtl } from './extraction-service.ts';
+export type { ExtractionService, ExtractionCacheTtl, TranscriptCall } from './extraction-service.ts';
 export { createListingService } from './listings/listing-service.ts';
 export type { ListingService } from './listings/listing-service.ts';
 export { createSearchService, type SearchService } from './search/search-service.ts';

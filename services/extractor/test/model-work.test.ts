@@ -6,7 +6,7 @@
  * failure that is the model's verdict on the audio is remembered, not bought again.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { extractorV1 } from '@subx/contracts';
+import { extractorV1 } from '@subx/contracts';
 import { startFakeSpeech, type FakeSpeech } from '@subx/testing/fake-speech';
 import { startFakeYouTube, videoIds, type FakeYouTube } from '@subx/testing/fake-youtube';
 import { startTestExtractor, type TestExtractor } from './fixtures/extractor-service.ts';
@@ -39,23 +39,14 @@ describe('model work and who it is handed to', () => {
     return extractor;
   }
 
-  const request = (
-    extra: Partial<extractorV1.GetTranscriptRequest> = {},
-  ): extractorV1.GetTranscriptRequest => ({
-    videoId: videoIds.speechNoCaptions,
-    language: 'en',
-    include: [],
-    forceRefresh: false,
-    translate: false,
-    segmentsAsJson: false,
-    segmentsJsonAsBytes: false,
-    headJsonAsBytes: false,
-    answerJson: false,
-    mode: TRANSCRIBE,
-    maxAudioSeconds: 0,
-    accountId: 'acct-a',
-    ...extra,
-  });
+  const request = (extra: Partial<extractorV1.GetTranscriptRequest> = {}): extractorV1.GetTranscriptRequest =>
+    extractorV1.GetTranscriptRequest.create({
+      videoId: videoIds.speechNoCaptions,
+      language: 'en',
+      mode: TRANSCRIBE,
+      accountId: 'acct-a',
+      ...extra,
+    });
 
   it('concurrent requests with different metadata make one model call, handed out fresh once', async () => {
     model = await startFakeSpeech({ delayMs: 300 });

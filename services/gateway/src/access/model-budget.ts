@@ -19,7 +19,8 @@ import { DAY_MS, nextUtcMidnight, utcDate } from './time.ts';
 export interface ModelBudget {
   /**
    * Takes `seconds` of the account's day: 429 RATE_LIMITED (reason model_budget, Retry-After at
-   * the next UTC midnight) when that would pass its tier's budget; nothing is taken then.
+   * the next UTC midnight) when that would pass its tier's budget (0 seconds: when it is used up);
+   * nothing is taken then.
    */
   take(account: { id: string; tier: Tier }, seconds: number): Promise<void>;
   /** Settles what was taken (`taken`) against what the model processed (`spent`): gives back or adds the difference. */
@@ -42,14 +43,17 @@ export function createModelBudget(deps: {
 
   return {
     async take(account, seconds) {
-      const amount = Math.ceil(seconds);
-      if (amount <= 0) return;
+      const amount = Math.max(0, Math.ceil(seconds));
       const now = clock.now();
       const perDay = pricing.modelSecondsPerDay[account.tier];
       const key = keyOf(account.id, now);
-      const used = await kv.increment(key, amount, { expireAtMs: expiry(now) });
-      if (used <= perDay) return;
-      await kv.increment(key, -amount, { expireAtMs: expiry(now) });
+      // Nothing to take: refused only when the day's budget is used up already.
+      const used =
+        amount === 0
+          ? Number((await kv.get(key)) ?? 0) || 0
+          : await kv.increment(key, amount, { expireAtMs: expiry(now) });
+      if (amount === 0 ? used < perDay : used <= perDay) return;
+      if (amount > 0) await kv.increment(key, -amount, { expireAtMs: expiry(now) });
       const retryAfterSeconds = Math.max(1, Math.ceil((nextUtcMidnight(now) - now) / 1000));
       throw new AppError(
         'RATE_LIMITED',
@@ -76,19 +80,22 @@ export function createModelBudget(deps: {
 }
 
 /**
- * Runs `work` with `seconds` taken of the account's model budget (nothing is taken for 0), then
- * settles what was taken against what the model processed: `spent(result)` when it answers;
- * when it fails, everything taken if the model spent its time on the failure, else nothing.
+ * Runs `work` with `seconds` taken of the account's model budget, then settles what was taken
+ * against what the model processed: `spent(result)` when it answers; when it fails, everything
+ * taken if the model spent its time on the failure, else nothing. `seconds` 0: a request that may
+ * still have audio transcribed (`mode` auto on a video with captions) takes nothing up front, is
+ * refused only when the day's budget is used up, and counts what it did spend; `null`: it cannot
+ * start model work, and the budget is not consulted.
  */
 export async function withModelBudget<T>(
   budget: ModelBudget,
   account: { id: string; tier: Tier },
-  seconds: number,
+  seconds: number | null,
   work: () => Promise<T>,
   spent: (result: T) => number,
 ): Promise<T> {
+  if (seconds === null) return work();
   const taken = Math.ceil(seconds);
-  if (taken <= 0) return work();
   await budget.take(account, taken);
   let result: T;
   try {
@@ -104,4 +111,17 @@ export async function withModelBudget<T>(
   }
   await budget.settle(account.id, taken, spent(result));
   return result;
+}
+
+/**
+ * What items take of the model budget up front: with `transcribe` their audio's length; with
+ * `auto` nothing (most have captions), their transcriptions counted when made; with captions,
+ * the budget is not consulted.
+ */
+export function modelSecondsUpFront(
+  mode: 'captions' | 'auto' | 'transcribe',
+  audioSeconds: readonly number[],
+): number | null {
+  if (mode === 'captions') return null;
+  return mode === 'transcribe' ? audioSeconds.reduce((sum, n) => sum + n, 0) : 0;
 }

@@ -8,7 +8,7 @@ import { tryVideoIdOf } from '../domain/video-urls.ts';
 import { routeOptions } from '../http/route-context.ts';
 import type { RouteRegistrar } from '../http/route-context.ts';
 import { admissionOf, withReservation } from '../http/reservation.ts';
-import { withModelBudget } from '../access/model-budget.ts';
+import { modelSecondsUpFront, withModelBudget } from '../access/model-budget.ts';
 import { extractItems, settleItems } from './fan-out-items.ts';
 
 interface BatchBody {
@@ -49,11 +49,11 @@ export const registerBatch: RouteRegistrar = (app, ctx) => {
       ),
     );
     return withReservation(credits, request, 'batch', charges.total, async (reservation) => {
-      // The model's daily budget: each item needing audio takes its length, settled on what was made.
+      // The model's daily budget: items asking for audio take its length, settled on what was made.
       const outcome = await withModelBudget(
         ctx.modelBudget,
         account,
-        charges.audioSeconds.reduce((sum, n) => sum + n, 0),
+        modelSecondsUpFront(body.mode, charges.audioSeconds),
         () =>
           extractItems(fanOut, request, items, {
             language: body.language,

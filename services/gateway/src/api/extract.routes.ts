@@ -244,8 +244,11 @@ export const registerExtract: RouteRegistrar = (app, ctx) => {
     const translation = body.translate ? modelTranslationPrice(ctx.pricing) : 0;
     let transcription = 0;
     let tierMax = 0;
-    /** Seconds of audio the model may process for this request (its model budget). */
-    let modelSeconds = 0;
+    /**
+     * Seconds of audio the model may process for this request, taken of its model budget up front
+     * (0: audio only if the captions fail it; null: no transcription at all).
+     */
+    let modelSeconds: number | null = null;
     if (body.mode !== 'captions') {
       const { account } = admissionOf(request);
       tierMax = checkTranscriptionTier(body.mode, account.tier, ctx.pricing);
@@ -269,8 +272,9 @@ export const registerExtract: RouteRegistrar = (app, ctx) => {
       }
       // An unknown duration reserves the longest audio this request may have transcribed, never
       // one minute for audio of any length.
-      modelSeconds = video.duration > 0 ? Math.ceil(video.duration) : Math.min(tierMax, syncMax);
-      transcription = Math.max(1, transcriptionPrice(modelSeconds, ctx.pricing));
+      const longest = video.duration > 0 ? Math.ceil(video.duration) : Math.min(tierMax, syncMax);
+      modelSeconds = needsAudio ? longest : 0;
+      transcription = Math.max(1, transcriptionPrice(longest, ctx.pricing));
     }
     return {
       reserve: base + translation + transcription,

@@ -12,7 +12,7 @@ import type { RouteRegistrar } from '../http/route-context.ts';
 import { jobChunking, withItemChunks } from '../jobs/chunks.ts';
 import type { ChunkingBody } from './extract-chunks.ts';
 import { admissionOf, withReservation } from '../http/reservation.ts';
-import { withModelBudget } from '../access/model-budget.ts';
+import { modelSecondsUpFront, withModelBudget } from '../access/model-budget.ts';
 import { extractItems, settleItems } from './fan-out-items.ts';
 
 interface PlaylistQuery {
@@ -96,11 +96,11 @@ export const registerPlaylist: RouteRegistrar = (app, ctx) => {
     );
     return withReservation(credits, request, 'playlist', charges.total, async (reservation) => {
       const left = Math.max(0, config.PLAYLIST_TIMEOUT_MS - Math.round(performance.now() - started));
-      // The model's daily budget: each item needing audio takes its length, settled on what was made.
+      // The model's daily budget: items asking for audio take its length, settled on what was made.
       const outcome = await withModelBudget(
         ctx.modelBudget,
         account,
-        charges.audioSeconds.reduce((sum, n) => sum + n, 0),
+        modelSecondsUpFront(query.mode, charges.audioSeconds),
         () =>
           extractItems(fanOut, request, items, {
             language: query.language,

@@ -28,7 +28,7 @@ import type { CreditLedger, Reservation } from '../access/types.ts';
 import type { ExtractorBackend } from '../backends/types.ts';
 import type { FanOut, FanOutOutcome } from '../fanout/types.ts';
 import { durationsFrom, itemCharges, overAudioCap } from '../domain/item-charges.ts';
-import type { ModelBudget } from '../access/model-budget.ts';
+import { modelSecondsUpFront, type ModelBudget } from '../access/model-budget.ts';
 import type { Tier } from '../access/types.ts';
 import { modelSecondsOf } from '../api/fan-out-items.ts';
 import { TRANSCRIPT_MODE } from '../domain/transcript-modes.ts';
@@ -218,14 +218,18 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
       let committed = 0;
       let outcomes: FanOutOutcome[];
       // What the round may have the model process (each retry takes it again).
-      const modelSeconds = round.reduce((sum, _index, k) => sum + (charges.audioSeconds[k] ?? 0), 0);
+      const modelSeconds = modelSecondsUpFront(
+        job.options.mode ?? 'captions',
+        round.map((_index, k) => charges.audioSeconds[k] ?? 0),
+      );
       const tier =
-        modelSeconds > 0 && deps.modelBudget ? await deps.modelBudget.tierOf(job.account_id) : null;
-      let budgetTaken = 0;
+        modelSeconds !== null && deps.modelBudget ? await deps.modelBudget.tierOf(job.account_id) : null;
+      /** Seconds taken of the budget and not settled yet (undefined: none). */
+      let budgetTaken: number | undefined;
       try {
         if (tier) {
           const refused = await deps
-            .modelBudget!.budget.take({ id: job.account_id, tier }, modelSeconds)
+            .modelBudget!.budget.take({ id: job.account_id, tier }, modelSeconds ?? 0)
             .then(
               () => undefined,
               (error: unknown) => {
@@ -233,7 +237,7 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
                 throw error;
               },
             );
-          if (!refused) budgetTaken = modelSeconds;
+          if (!refused) budgetTaken = modelSeconds ?? 0;
           else outcomes = round.map(() => ({ ok: false, error: refused }));
         }
         outcomes ??= await fanOut.run({
@@ -252,13 +256,13 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
           totalTimeoutMs: config.JOB_ROUND_TIMEOUT_MS,
           itemTimeoutMs: config.JOB_ITEM_TIMEOUT_MS,
         });
-        if (budgetTaken > 0) {
+        if (budgetTaken !== undefined) {
           const spent = round.reduce(
             (sum, _index, k) => sum + modelSecondsOf(outcomes[k], charges.audioSeconds[k] ?? 0),
             0,
           );
           await deps.modelBudget!.budget.settle(job.account_id, budgetTaken, spent);
-          budgetTaken = 0;
+          budgetTaken = undefined;
         }
         // A transcript longer than the job's cap (cached for another tier) is not delivered.
         const cap = job.options.max_audio_seconds ?? 0;
@@ -315,7 +319,7 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
         }
       } catch (error) {
         await reservation.release().catch(() => {});
-        if (budgetTaken > 0)
+        if (budgetTaken !== undefined)
           await deps.modelBudget!.budget.settle(job.account_id, budgetTaken, 0).catch(() => {});
         throw error;
       }

@@ -12,7 +12,7 @@ import type { FanOut } from '../../src/fanout/types.ts';
 import type { JobDoc } from '../../src/jobs/model.ts';
 import { createJobNotifier } from '../../src/jobs/notify.ts';
 import type { JobEventType, JobWebhookSink } from '../../src/jobs/notify.ts';
-import { createJobRunner } from '../../src/jobs/runner.ts';
+import { createJobRunner, type JobRunnerDeps } from '../../src/jobs/runner.ts';
 import type { JobRunner } from '../../src/jobs/runner.ts';
 import { createJobsService } from '../../src/jobs/service.ts';
 import { createJobSourceLister } from '../../src/jobs/sources.ts';
@@ -57,7 +57,12 @@ afterEach(async () => {
 });
 
 export async function jobsGateway(
-  options: { balances?: Record<string, number>; env?: Record<string, string> } = {},
+  options: {
+    balances?: Record<string, number>;
+    env?: Record<string, string>;
+    /** The runner's daily model budget (absent: none kept). */
+    modelBudget?: NonNullable<JobRunnerDeps['modelBudget']>;
+  } = {},
 ): Promise<JobsHarness> {
   const env = { LOG_LEVEL: 'silent', JOB_WINDOW_SIZE: '3', JOBS_POLL_MS: '60000', ...options.env };
   const config = loadConfig(env);
@@ -96,6 +101,7 @@ export async function jobsGateway(
       config,
       instanceId,
       sleep: async () => {},
+      ...(options.modelBudget ? { modelBudget: options.modelBudget } : {}),
     });
   const service = createJobsService({
     store,
