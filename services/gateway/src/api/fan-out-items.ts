@@ -7,8 +7,7 @@ import type { Reservation } from '../access/types.ts';
 import { admissionOf } from '../http/reservation.ts';
 import type { FanOut, FanOutJob, FanOutOutcome } from '../fanout/types.ts';
 import { failureItem, successItem } from '../domain/mappers.ts';
-import { overAudioCap, type ItemCharges } from '../domain/item-charges.ts';
-import { MODEL_SPENT_CODES } from '../access/model-budget.ts';
+import { modelSecondsOf, overAudioCap, type ItemCharges } from '../domain/item-charges.ts';
 import type { Tier } from '../access/types.ts';
 import type { IncludeField, TranscriptModeName } from '../domain/common-schemas.ts';
 import { TRANSCRIPT_MODE } from '../domain/transcript-modes.ts';
@@ -28,19 +27,6 @@ export interface ItemsResult {
   credits: number;
   /** Seconds of audio the model processed for the items (access/model-budget.ts). */
   modelSeconds: number;
-}
-
-/**
- * The seconds of audio the model processed for one item: a transcription made for it (not from a
- * cache), or a failure it spent its time on (the seconds the item took of the budget).
- */
-export function modelSecondsOf(outcome: FanOutOutcome | undefined, taken: number): number {
-  if (!outcome) return 0;
-  if (outcome.ok)
-    return outcome.transcript.source === 'audio' && !outcome.transcript.cached
-      ? outcome.transcript.audioSeconds
-      : 0;
-  return MODEL_SPENT_CODES.has(outcome.error.code) ? taken : 0;
 }
 
 /**

@@ -22,8 +22,10 @@ import {
   transcriptionPrice,
   type AccessPricing,
 } from '../access/pricing.ts';
+import { MODEL_SPENT_CODES } from '../access/model-budget.ts';
 import type { Tier } from '../access/types.ts';
 import type { ExtractorBackend } from '../backends/types.ts';
+import type { FanOutOutcome } from '../fanout/types.ts';
 import type { TranscriptModeName } from './common-schemas.ts';
 
 /** A video's duration in seconds; 0 when it cannot be known (the item then reserves the tier's cap). */
@@ -170,4 +172,17 @@ export function durationsFrom(
       (video) => video.duration,
       () => 0,
     );
+}
+
+/**
+ * The seconds of audio the model processed for one item: a transcription made for it (not from a
+ * cache), or a failure it spent its time on (the seconds the item took of the budget).
+ */
+export function modelSecondsOf(outcome: FanOutOutcome | undefined, taken: number): number {
+  if (!outcome) return 0;
+  if (outcome.ok)
+    return outcome.transcript.source === 'audio' && !outcome.transcript.cached
+      ? outcome.transcript.audioSeconds
+      : 0;
+  return MODEL_SPENT_CODES.has(outcome.error.code) ? taken : 0;
 }

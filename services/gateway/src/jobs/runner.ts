@@ -30,7 +30,7 @@ import type { FanOut, FanOutOutcome } from '../fanout/types.ts';
 import { durationsFrom, itemCharges, overAudioCap } from '../domain/item-charges.ts';
 import { modelSecondsUpFront, type ModelBudget } from '../access/model-budget.ts';
 import type { Tier } from '../access/types.ts';
-import { modelSecondsOf } from '../api/fan-out-items.ts';
+import { modelSecondsOf } from '../domain/item-charges.ts';
 import { TRANSCRIPT_MODE } from '../domain/transcript-modes.ts';
 import { failureItem, successItem } from '../domain/mappers.ts';
 import { invalidVideoUrlMessage } from '../domain/video-urls.ts';

@@ -209,6 +209,7 @@ describe('the daily budget of model seconds', () => {
       duration: 70,
       cached: true,
       invalidReason: '',
+      captionsPending: '',
     });
     h.backends.handlers.getTranscript = async () => {
       throw new AppError('TRANSCRIPTION_FAILED', 'The transcription model failed: timed out.');
