@@ -20,7 +20,7 @@ import type { JobsService } from '../jobs/service.ts';
 import type { WatchesService } from '../watches/service.ts';
 import type { WebhookSecrets } from '../webhooks/index.ts';
 
-export interface SecuredAccount {
+interface SecuredAccount {
   /** The new key (`replace` of an active key), shown once; null otherwise. */
   api_key: string | null;
   webhook_secret_rotated: boolean;
