@@ -221,7 +221,10 @@ export interface GetTranscriptRequest {
   videoId: string;
   /** BCP-47-ish platform code: en, en-GB, pt-BR, zh-Hans. */
   language: string;
-  /** Opt-in metadata field names (docs/decisions.md "Metadata fields"). */
+  /**
+   * Opt-in metadata field names (docs/decisions.md "Metadata fields"), and `words`: each segment
+   * then carries its words with their times where the source has them (Segment.words).
+   */
   include: string[];
   forceRefresh: boolean;
   /** Let the platform translate from the best available track when `language` has none. */
@@ -320,6 +323,14 @@ export interface GetTranscriptResponse {
   source: string;
   /** With source "audio": the seconds of audio the model transcribed (what billing counts). */
   audioSeconds: number;
+  /**
+   * With source "audio" in mode auto: why the captions were not used. "captions_refused:<reason>"
+   * when the video lists caption tracks that the platform refused to every client (reason: the
+   * upstream block, e.g. po_token, bot_check, rate_limited, empty_caption_body); "no_captions"
+   * when the video has none; "language_not_available" when none is in the asked language.
+   * Empty otherwise.
+   */
+  fallbackReason: string;
 }
 
 export interface GetTranscriptsRequest {
@@ -881,6 +892,7 @@ function createBaseGetTranscriptResponse(): GetTranscriptResponse {
     languageConfidence: undefined,
     source: "",
     audioSeconds: 0,
+    fallbackReason: "",
   };
 }
 
@@ -930,6 +942,9 @@ export const GetTranscriptResponse: MessageFns<GetTranscriptResponse> = {
     }
     if (message.audioSeconds !== 0) {
       writer.uint32(120).uint32(message.audioSeconds);
+    }
+    if (message.fallbackReason !== "") {
+      writer.uint32(130).string(message.fallbackReason);
     }
     return writer;
   },
@@ -1067,6 +1082,14 @@ export const GetTranscriptResponse: MessageFns<GetTranscriptResponse> = {
             message.audioSeconds = reader.uint32();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.fallbackReason = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1136,6 +1159,11 @@ export const GetTranscriptResponse: MessageFns<GetTranscriptResponse> = {
         : isSet(object.audio_seconds)
         ? globalThis.Number(object.audio_seconds)
         : 0,
+      fallbackReason: isSet(object.fallbackReason)
+        ? globalThis.String(object.fallbackReason)
+        : isSet(object.fallback_reason)
+        ? globalThis.String(object.fallback_reason)
+        : "",
     };
   },
 
@@ -1186,6 +1214,9 @@ export const GetTranscriptResponse: MessageFns<GetTranscriptResponse> = {
     if (message.audioSeconds !== 0) {
       obj.audioSeconds = Math.round(message.audioSeconds);
     }
+    if (message.fallbackReason !== "") {
+      obj.fallbackReason = message.fallbackReason;
+    }
     return obj;
   },
 
@@ -1211,6 +1242,7 @@ export const GetTranscriptResponse: MessageFns<GetTranscriptResponse> = {
     message.languageConfidence = object.languageConfidence ?? undefined;
     message.source = object.source ?? "";
     message.audioSeconds = object.audioSeconds ?? 0;
+    message.fallbackReason = object.fallbackReason ?? "";
     return message;
   },
 };
