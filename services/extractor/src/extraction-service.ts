@@ -3,7 +3,7 @@ import type { commonV1 } from '@subx/contracts';
 import { answerHeadJson, publicSegmentsJson } from '@subx/formats';
 import type { JsonCache } from '@subx/ports';
 import type { YouTubeClient, VideoMetadata, MetadataField } from '@subx/youtube';
-import { METADATA_FIELDS, isVideoId } from '@subx/youtube';
+import { METADATA_FIELDS, isCaptionRefusal, isVideoId } from '@subx/youtube';
 import { AppError, Errors, isAppError } from '@subx/errors';
 import type { AudioTranscriber } from './transcription/audio-transcriber.ts';
 
@@ -44,9 +44,28 @@ interface CachedTranscript {
   translatedFrom?: string;
   translatedBy?: 'platform' | 'model';
   languageConfidence?: 'low';
-  segments: { text: string; start: number; duration: number }[];
+  segments: {
+    text: string;
+    start: number;
+    duration: number;
+    words?: { text: string; start: number; end: number }[];
+  }[];
+  /** The segments keep the word times their source gave (entries made before words were kept lack them). */
+  wordTimes?: true;
   metadata: VideoMetadata;
   fetchedAt: string;
+}
+
+/** Why mode auto transcribed the audio instead of reading captions (docs/api.md "Transcription"). */
+type FallbackReason = 'captions_refused' | 'no_captions' | 'language_not_available';
+
+/** `include` names that are no metadata field: `words` asks each segment's word times. */
+const WORDS = 'words';
+
+/** A request's `include`: the metadata fields, sorted (the cache keys hold them), and `words`. */
+interface Include {
+  fields: MetadataField[];
+  words: boolean;
 }
 
 /**
@@ -60,11 +79,22 @@ function invalidReasonOf(error: AppError): string {
 /** A language code, or `original`: the language the video is spoken in. */
 const LANGUAGE = /^(?:original|[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*)$/;
 
-function normaliseInclude(include: readonly string[]): MetadataField[] {
+function normaliseInclude(include: readonly string[]): Include {
   const valid = new Set<string>(METADATA_FIELDS);
-  const bad = include.filter((f) => !valid.has(f));
-  if (bad.length > 0) throw Errors.invalidInclude(bad, METADATA_FIELDS);
-  return [...new Set(include)].sort() as MetadataField[];
+  const bad = include.filter((f) => !valid.has(f) && f !== WORDS);
+  if (bad.length > 0) throw Errors.invalidInclude(bad, [...METADATA_FIELDS, WORDS]);
+  const fields = [...new Set(include)].filter((f) => f !== WORDS).sort() as MetadataField[];
+  return { fields, words: include.includes(WORDS) };
+}
+
+/** The proto segments of an answer: each with its words when asked, else none. */
+function protoSegments(value: CachedTranscript, words: boolean): commonV1.Segment[] {
+  return value.segments.map((s) => ({
+    text: s.text,
+    start: s.start,
+    duration: s.duration,
+    words: words ? (s.words ?? []) : [],
+  }));
 }
 
 export function toProtoMetadata(m: VideoMetadata): commonV1.VideoMetadata {
@@ -115,10 +145,7 @@ const NO_BYTES = Buffer.alloc(0);
  * decodedEntries), so a hot transcript's answer is built once, and, frozen, encoded once too
  * (grpc/answer-encoding.ts); a value the cache no longer holds is collected with its answers.
  */
-const hitAnswers = new WeakMap<
-  CachedTranscript,
-  Partial<Record<SegmentsForm, extractorV1.GetTranscriptResponse>>
->();
+const hitAnswers = new WeakMap<CachedTranscript, Partial<Record<string, extractorV1.GetTranscriptResponse>>>();
 
 /**
  * `include` is the request's normalised set, the one the value's cache key holds: a value's head
@@ -129,17 +156,19 @@ function answerOf(
   cached: boolean,
   form: SegmentsForm,
   include: readonly MetadataField[],
+  words: boolean,
 ): extractorV1.GetTranscriptResponse {
-  const shared = cached ? hitAnswers.get(value)?.[form] : undefined;
+  const shape = words ? `${form}+words` : form;
+  const shared = cached ? hitAnswers.get(value)?.[shape] : undefined;
   if (shared) return shared;
-  const json = form === 'segments' ? '' : publicSegmentsJson(value.segments);
+  const json = form === 'segments' ? '' : publicSegmentsJson(value.segments, words);
   const metadata = toProtoMetadata(value.metadata);
   const withHead = form === 'segmentsJsonUtf8AndHead';
   const answer: extractorV1.GetTranscriptResponse = {
     videoId: value.videoId,
     language: value.language,
     subtitleType: SUBTITLE_TYPE[value.subtitleType],
-    segments: form === 'segments' ? value.segments : [],
+    segments: form === 'segments' ? protoSegments(value, words) : [],
     // In the head instead (answer_json): the gateway does not decode it.
     metadata: withHead ? undefined : metadata,
     cached,
@@ -149,6 +178,8 @@ function answerOf(
     languageConfidence: value.languageConfidence,
     source: value.audioSeconds === undefined ? 'captions' : 'audio',
     audioSeconds: value.audioSeconds ?? 0,
+    fallbackReason: '',
+    upstreamReason: '',
     segmentsJson: form === 'segmentsJson' ? json : '',
     segmentsJsonUtf8: form === 'segmentsJson' || form === 'segments' ? NO_BYTES : Buffer.from(json),
     headJsonUtf8: withHead
@@ -168,7 +199,7 @@ function answerOf(
   if (answer.metadata) Object.freeze(answer.metadata);
   Object.freeze(answer);
   const answers = hitAnswers.get(value) ?? {};
-  answers[form] = answer;
+  answers[shape] = answer;
   hitAnswers.set(value, answers);
   return answer;
 }
@@ -198,7 +229,7 @@ export function createExtractionService(deps: {
    */
   async function transcribed(
     req: extractorV1.GetTranscriptRequest,
-    include: MetadataField[],
+    { fields: include, words }: Include,
   ): Promise<extractorV1.GetTranscriptResponse> {
     const transcription = deps.transcription;
     if (!transcription) {
@@ -208,9 +239,8 @@ export function createExtractionService(deps: {
       );
     }
     const key = `transcript:v1:audio:${req.videoId}:${include.join(',')}`;
-    const { value, cached } = await cache.getOrLoad<CachedTranscript>(
+    const { value, cached } = await cachedTranscript(
       key,
-      ttl.transcriptMs,
       async () => {
         const audio = await youtube.getAudio({
           videoId: req.videoId,
@@ -232,31 +262,33 @@ export function createExtractionService(deps: {
           subtitleType: 'transcribed',
           audioSeconds: seconds,
           segments: heard.segments,
+          wordTimes: true,
           metadata: audio.metadata,
           fetchedAt: new Date(clock.now()).toISOString(),
         };
       },
-      { forceRefresh: req.forceRefresh },
+      req.forceRefresh,
+      words,
     );
-    return answerOf(value, cached, segmentsFormOf(req), include);
+    return answerOf(value, cached, segmentsFormOf(req), include, words);
   }
 
   /** The platform's captions (mode captions, and auto first). */
   async function captions(
     req: extractorV1.GetTranscriptRequest,
     language: string,
-    include: MetadataField[],
+    { fields: include, words }: Include,
   ): Promise<extractorV1.GetTranscriptResponse> {
     const key = `transcript:v1:${req.videoId}:${language}:${req.translate ? 't' : 'o'}:${include.join(',')}`;
-    const { value, cached } = await cache.getOrLoad<CachedTranscript>(
+    const { value, cached } = await cachedTranscript(
       key,
-      ttl.transcriptMs,
       async () => {
         const t = await youtube.getTranscript({
           videoId: req.videoId,
           language,
           translate: req.translate,
           include,
+          words: true,
         });
         return {
           videoId: t.videoId,
@@ -266,13 +298,59 @@ export function createExtractionService(deps: {
           ...(t.translatedBy === undefined ? {} : { translatedBy: t.translatedBy }),
           ...(t.languageConfidence === undefined ? {} : { languageConfidence: t.languageConfidence }),
           segments: t.segments,
+          wordTimes: true,
           metadata: t.metadata,
           fetchedAt: new Date(clock.now()).toISOString(),
         };
       },
-      { forceRefresh: req.forceRefresh },
+      req.forceRefresh,
+      words,
     );
-    return answerOf(value, cached, segmentsFormOf(req), include);
+    return answerOf(value, cached, segmentsFormOf(req), include, words);
+  }
+
+  /**
+   * A transcript from the cache or loaded. Word times are kept whether asked or not, so one entry
+   * answers both kinds of request; an entry made before they were kept cannot answer `words` and
+   * is made again, once.
+   */
+  async function cachedTranscript(
+    key: string,
+    load: () => Promise<CachedTranscript>,
+    forceRefresh: boolean,
+    words: boolean,
+  ): Promise<{ value: CachedTranscript; cached: boolean }> {
+    const got = await cache.getOrLoad<CachedTranscript>(key, ttl.transcriptMs, load, { forceRefresh });
+    if (!words || got.value.wordTimes) return got;
+    return cache.getOrLoad<CachedTranscript>(key, ttl.transcriptMs, load, { forceRefresh: true });
+  }
+
+  /** Mode auto: the captions, else (none, none in the language, or refused) the audio, saying why. */
+  async function captionsOrAudio(
+    req: extractorV1.GetTranscriptRequest,
+    language: string,
+    include: Include,
+  ): Promise<extractorV1.GetTranscriptResponse> {
+    let fallbackReason: FallbackReason;
+    let upstreamReason = '';
+    try {
+      return await captions(req, language, include);
+    } catch (err) {
+      if (isCaptionRefusal(err)) {
+        // Where nothing transcribes, the platform's refusal is the truer answer.
+        if (!deps.transcription) throw err;
+        fallbackReason = 'captions_refused';
+        upstreamReason = err.reason ?? '';
+      } else if (isAppError(err) && err.code === 'NO_SUBTITLES') {
+        fallbackReason = 'no_captions';
+      } else if (isAppError(err) && err.code === 'LANGUAGE_NOT_AVAILABLE') {
+        fallbackReason = 'language_not_available';
+      } else {
+        throw err;
+      }
+    }
+    // A shared (frozen) answer is copied: the reason belongs to this request, not to the entry.
+    return { ...(await transcribed(req, include)), fallbackReason, upstreamReason };
   }
 
   return {
@@ -284,16 +362,8 @@ export function createExtractionService(deps: {
       const include = normaliseInclude(req.include);
       if (req.mode === extractorV1.TranscriptMode.TRANSCRIPT_MODE_TRANSCRIBE)
         return transcribed(req, include);
-      if (req.mode === extractorV1.TranscriptMode.TRANSCRIPT_MODE_AUTO) {
-        try {
-          return await captions(req, language, include);
-        } catch (err) {
-          // No captions, or none in the asked language (nor a translation): the audio instead.
-          if (isAppError(err) && (err.code === 'NO_SUBTITLES' || err.code === 'LANGUAGE_NOT_AVAILABLE'))
-            return transcribed(req, include);
-          throw err;
-        }
-      }
+      if (req.mode === extractorV1.TranscriptMode.TRANSCRIPT_MODE_AUTO)
+        return captionsOrAudio(req, language, include);
       return captions(req, language, include);
     },
 

@@ -324,13 +324,18 @@ export interface GetTranscriptResponse {
   /** With source "audio": the seconds of audio the model transcribed (what billing counts). */
   audioSeconds: number;
   /**
-   * With source "audio" in mode auto: why the captions were not used. "captions_refused:<reason>"
-   * when the video lists caption tracks that the platform refused to every client (reason: the
-   * upstream block, e.g. po_token, bot_check, rate_limited, empty_caption_body); "no_captions"
-   * when the video has none; "language_not_available" when none is in the asked language.
-   * Empty otherwise.
+   * With source "audio" in mode auto: why the captions were not used. "captions_refused" when the
+   * video lists caption tracks and the platform refused them to every client (upstream_reason
+   * says how); "no_captions" when the video has none; "language_not_available" when none is in
+   * the asked language. Empty otherwise.
    */
   fallbackReason: string;
+  /**
+   * With fallback_reason "captions_refused": the platform's refusal, as UPSTREAM_BLOCKED's
+   * error.reason names it (po_token, bot_check, captcha, http_429, rate_limited,
+   * empty_caption_body, ...). Empty otherwise.
+   */
+  upstreamReason: string;
 }
 
 export interface GetTranscriptsRequest {
@@ -893,6 +898,7 @@ function createBaseGetTranscriptResponse(): GetTranscriptResponse {
     source: "",
     audioSeconds: 0,
     fallbackReason: "",
+    upstreamReason: "",
   };
 }
 
@@ -945,6 +951,9 @@ export const GetTranscriptResponse: MessageFns<GetTranscriptResponse> = {
     }
     if (message.fallbackReason !== "") {
       writer.uint32(130).string(message.fallbackReason);
+    }
+    if (message.upstreamReason !== "") {
+      writer.uint32(138).string(message.upstreamReason);
     }
     return writer;
   },
@@ -1090,6 +1099,14 @@ export const GetTranscriptResponse: MessageFns<GetTranscriptResponse> = {
             message.fallbackReason = reader.string();
             continue;
           }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.upstreamReason = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1164,6 +1181,11 @@ export const GetTranscriptResponse: MessageFns<GetTranscriptResponse> = {
         : isSet(object.fallback_reason)
         ? globalThis.String(object.fallback_reason)
         : "",
+      upstreamReason: isSet(object.upstreamReason)
+        ? globalThis.String(object.upstreamReason)
+        : isSet(object.upstream_reason)
+        ? globalThis.String(object.upstream_reason)
+        : "",
     };
   },
 
@@ -1217,6 +1239,9 @@ export const GetTranscriptResponse: MessageFns<GetTranscriptResponse> = {
     if (message.fallbackReason !== "") {
       obj.fallbackReason = message.fallbackReason;
     }
+    if (message.upstreamReason !== "") {
+      obj.upstreamReason = message.upstreamReason;
+    }
     return obj;
   },
 
@@ -1243,6 +1268,7 @@ export const GetTranscriptResponse: MessageFns<GetTranscriptResponse> = {
     message.source = object.source ?? "";
     message.audioSeconds = object.audioSeconds ?? 0;
     message.fallbackReason = object.fallbackReason ?? "";
+    message.upstreamReason = object.upstreamReason ?? "";
     return message;
   },
 };
