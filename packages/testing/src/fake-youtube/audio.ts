@@ -16,6 +16,12 @@ import { readFileSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 export const SPEECH_VIDEO_ID = 'synthSpeech';
+/**
+ * The same audio behind a video that lists an English caption track every client is refused: its
+ * URL carries `exp=xpe` (a PO token) in every answer, the way the platform gates captions it will
+ * not serve without one, so only the audio can be read.
+ */
+export const SPEECH_REFUSED_CAPTIONS_VIDEO_ID = 'synthSpkRef';
 /** Whole seconds, as `videoDetails.lengthSeconds` says; the audio is 70.25 s. */
 export const SPEECH_LENGTH_SECONDS = 70;
 const APPROX_DURATION_MS = '70253';
@@ -67,11 +73,30 @@ function audioPath(file: string, audio?: SpeechAudio): string {
 
 const WEB_FAMILY = /^(WEB|MWEB|WEB_EMBEDDED_PLAYER|WEB_CREATOR|WEB_REMIX|TVHTML5)/;
 
-/** The player answer of the speech video for CLIENT, with stream URLs on ORIGIN (`http://host:port`). */
+/** A caption list whose one English track is gated by a PO token for every client. */
+function refusedCaptions(videoId: string): Record<string, unknown> {
+  const baseUrl = `https://www.youtube.com/api/timedtext?v=${videoId}&ei=fake&caps=asr&opi=1&exp=xpe&xoaf=5&hl=en&ip=0.0.0.0&ipbits=0&expire=9999999999&sparams=ip,ipbits,expire,v,ei,caps,opi,exp,xoaf&signature=FAKE&key=yt8&lang=en`;
+  return {
+    playerCaptionsTracklistRenderer: {
+      captionTracks: [
+        { baseUrl, name: { runs: [{ text: 'English' }] }, vssId: '.en', languageCode: 'en', isTranslatable: true },
+      ],
+      audioTracks: [{ captionTrackIndices: [0], defaultCaptionTrackIndex: 0, hasDefaultTrack: true }],
+      translationLanguages: [],
+      defaultAudioTrackIndex: 0,
+    },
+  };
+}
+
+/**
+ * The player answer of a speech video for CLIENT, with stream URLs on ORIGIN (`http://host:port`):
+ * captionless (SPEECH_VIDEO_ID), or with refused captions (SPEECH_REFUSED_CAPTIONS_VIDEO_ID).
+ */
 export function speechPlayer(
   origin: string,
   client: string | undefined,
   audio?: SpeechAudio,
+  videoId: string = SPEECH_VIDEO_ID,
 ): Record<string, unknown> {
   const web = WEB_FAMILY.test(client ?? '');
   const durationMs = audio ? String(Math.round(audio.durationMs)) : APPROX_DURATION_MS;
@@ -102,8 +127,9 @@ export function speechPlayer(
     responseContext: { serviceTrackingParams: [] },
     playabilityStatus: { status: 'OK', playableInEmbed: true },
     streamingData: { expiresInSeconds: '21540', adaptiveFormats },
+    ...(videoId === SPEECH_REFUSED_CAPTIONS_VIDEO_ID ? { captions: refusedCaptions(videoId) } : {}),
     videoDetails: {
-      videoId: SPEECH_VIDEO_ID,
+      videoId,
       title: 'Counting to ten: a spoken test recording',
       lengthSeconds: String(lengthSeconds),
       channelId: 'UCsubxSyntheticChannel0A',

@@ -7,7 +7,7 @@ import { FailureQueue, injectedAnswer } from './failures.ts';
 import { fixturesDir, loadFixture, type FixtureRef, type LoadedResponse } from './fixtures.ts';
 import { recordedRequest } from './request.ts';
 import { JSON_TYPE, applyFieldMask, json } from './responses.ts';
-import { SPEECH_VIDEO_ID, speechPlayer, videoplayback } from './audio.ts';
+import { SPEECH_REFUSED_CAPTIONS_VIDEO_ID, SPEECH_VIDEO_ID, speechPlayer, videoplayback } from './audio.ts';
 import { mergeRoutes, withSyntheticAndRecorded } from './route-setup.ts';
 import { defaultRoutes, todayPlaylistShapes } from './routes.ts';
 import {
@@ -50,7 +50,13 @@ export {
   type DerivedRef,
 } from './fixtures.ts';
 export * from './synthetic.ts';
-export { MAX_PIECE_BYTES, SPEECH_FORMATS, SPEECH_LENGTH_SECONDS, SPEECH_VIDEO_ID } from './audio.ts';
+export {
+  MAX_PIECE_BYTES,
+  SPEECH_FORMATS,
+  SPEECH_LENGTH_SECONDS,
+  SPEECH_REFUSED_CAPTIONS_VIDEO_ID,
+  SPEECH_VIDEO_ID,
+} from './audio.ts';
 export * from './channels.ts';
 export { searchQueries, searchTypeOf, type FakeSearchType } from './search.ts';
 export * from './tokens.ts';
@@ -127,9 +133,9 @@ export async function startFakeYouTube(options: FakeYouTubeOptions = {}): Promis
   function player(rec: RecordedRequest, url: URL): LoadedResponse {
     const videoId = rec.videoId ?? '';
     const client = rec.clientName ?? '';
-    if (videoId === SPEECH_VIDEO_ID && !routes.videos[videoId]) {
+    if ((videoId === SPEECH_VIDEO_ID || videoId === SPEECH_REFUSED_CAPTIONS_VIDEO_ID) && !routes.videos[videoId]) {
       const origin = `http://${String(rec.headers.host ?? '127.0.0.1')}`;
-      const answer = JSON.stringify(speechPlayer(origin, client, options.speechAudio));
+      const answer = JSON.stringify(speechPlayer(origin, client, options.speechAudio, videoId));
       return { ...json({}), body: applyFieldMask(answer, url.searchParams.get('$fields') ?? undefined) };
     }
     const v = routes.videos[videoId];
