@@ -127,6 +127,8 @@ export async function startInProcessSystem(options: {
   credits?: number;
   /** The gateway's environment (EMBEDDINGS_*, ACCESS_PRICING_JSON, ...). */
   gatewayEnv?: Record<string, string>;
+  /** More of the gateway's own configuration (e.g. GRPC_DEADLINE_MS for a slow engine). */
+  gatewayConfig?: Record<string, string>;
   /** More extractor environment (e.g. OPENAI_BASE_URL and OPENAI_API_KEY for model translation). */
   extractorEnv?: Record<string, string>;
 }): Promise<InProcessSystem> {
@@ -162,6 +164,7 @@ export async function startInProcessSystem(options: {
       LOG_LEVEL: 'silent',
       EXTRACTOR_GRPC_ADDR: `127.0.0.1:${extractor.port}`,
       ...(ai ? { AI_GRPC_ADDR: `127.0.0.1:${ai.port}` } : {}),
+      ...options.gatewayConfig,
     }),
     env: options.gatewayEnv ?? {},
     embedded: true,

@@ -54,7 +54,7 @@ interface RawCue {
   duration: number;
   text: string;
   /** json3 only: the event's segs, each with its offset from the event's start. */
-  segs?: { text: string; offsetMs: number }[];
+  segs?: { text: string; offsetMs: number | undefined }[];
 }
 
 interface Json3Seg {
@@ -85,7 +85,10 @@ function parseJson3(body: string): RawCue[] {
       start: (ev.tStartMs ?? 0) / 1000,
       duration: (ev.dDurationMs ?? 0) / 1000,
       text: raw,
-      segs: segs.map((s) => ({ text: s.utf8 ?? '', offsetMs: Number(s.tOffsetMs ?? 0) })),
+      segs: segs.map((s) => ({
+        text: s.utf8 ?? '',
+        offsetMs: typeof s.tOffsetMs === 'number' && Number.isFinite(s.tOffsetMs) ? s.tOffsetMs : undefined,
+      })),
     });
   }
   return out;
@@ -122,17 +125,19 @@ export interface ParseOptions {
 }
 
 /**
- * The words of a json3 event whose segs are one word each (an auto-generated line: the first seg
- * at the event's start, the others at their `tOffsetMs`); each word ends where the next begins,
- * the last with the event. Undefined for an event whose segs are not single words (a manual cue,
- * a repeated line): its source times no words.
+ * The words of a json3 event whose segs are one word each, timed (an auto-generated line: the
+ * first seg at the event's start, every other at its `tOffsetMs`); each word ends where the next
+ * begins, the last with the event. Undefined for any other event (a manual cue, styled runs of a
+ * manual cue without offsets, a repeated line): its source times no words.
  */
 function wordsOf(cue: RawCue): Word[] | undefined {
   if (!cue.segs) return undefined;
-  const timed = cue.segs
-    .map((s) => ({ text: cleanText(s.text), offset: Number.isFinite(s.offsetMs) ? s.offsetMs : 0 }))
+  const segs = cue.segs
+    .map((s) => ({ text: cleanText(s.text), offsetMs: s.offsetMs }))
     .filter((s) => s.text !== '');
-  if (timed.length === 0 || timed.some((s) => /\s/.test(s.text))) return undefined;
+  if (segs.length < 2 || segs.slice(1).some((s) => s.offsetMs === undefined)) return undefined;
+  if (segs.some((s) => /\s/.test(s.text))) return undefined;
+  const timed = segs.map((s) => ({ text: s.text, offset: s.offsetMs ?? 0 }));
   const end = cue.start + Math.max(0, cue.duration);
   return timed.map((s, i) => {
     const start = cue.start + s.offset / 1000;
