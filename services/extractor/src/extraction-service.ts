@@ -145,7 +145,10 @@ const NO_BYTES = Buffer.alloc(0);
  * decodedEntries), so a hot transcript's answer is built once, and, frozen, encoded once too
  * (grpc/answer-encoding.ts); a value the cache no longer holds is collected with its answers.
  */
-const hitAnswers = new WeakMap<CachedTranscript, Partial<Record<string, extractorV1.GetTranscriptResponse>>>();
+const hitAnswers = new WeakMap<
+  CachedTranscript,
+  Partial<Record<string, extractorV1.GetTranscriptResponse>>
+>();
 
 /**
  * `include` is the request's normalised set, the one the value's cache key holds: a value's head

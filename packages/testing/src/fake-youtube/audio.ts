@@ -79,7 +79,13 @@ function refusedCaptions(videoId: string): Record<string, unknown> {
   return {
     playerCaptionsTracklistRenderer: {
       captionTracks: [
-        { baseUrl, name: { runs: [{ text: 'English' }] }, vssId: '.en', languageCode: 'en', isTranslatable: true },
+        {
+          baseUrl,
+          name: { runs: [{ text: 'English' }] },
+          vssId: '.en',
+          languageCode: 'en',
+          isTranslatable: true,
+        },
       ],
       audioTracks: [{ captionTrackIndices: [0], defaultCaptionTrackIndex: 0, hasDefaultTrack: true }],
       translationLanguages: [],

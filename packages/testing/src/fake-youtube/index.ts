@@ -133,7 +133,10 @@ export async function startFakeYouTube(options: FakeYouTubeOptions = {}): Promis
   function player(rec: RecordedRequest, url: URL): LoadedResponse {
     const videoId = rec.videoId ?? '';
     const client = rec.clientName ?? '';
-    if ((videoId === SPEECH_VIDEO_ID || videoId === SPEECH_REFUSED_CAPTIONS_VIDEO_ID) && !routes.videos[videoId]) {
+    if (
+      (videoId === SPEECH_VIDEO_ID || videoId === SPEECH_REFUSED_CAPTIONS_VIDEO_ID) &&
+      !routes.videos[videoId]
+    ) {
       const origin = `http://${String(rec.headers.host ?? '127.0.0.1')}`;
       const answer = JSON.stringify(speechPlayer(origin, client, options.speechAudio, videoId));
       return { ...json({}), body: applyFieldMask(answer, url.searchParams.get('$fields') ?? undefined) };

@@ -319,7 +319,7 @@ export const transcriptProvenanceProperties = {
   upstream_reason: {
     type: 'string',
     description:
-      "With `fallback_reason: \"captions_refused\"`: the platform's refusal, named as UPSTREAM_BLOCKED's `error.reason` (`po_token`, `bot_check`, `http_429`, `empty_caption_body`, ...).",
+      'With `fallback_reason: "captions_refused"`: the platform\'s refusal, named as UPSTREAM_BLOCKED\'s `error.reason` (`po_token`, `bot_check`, `http_429`, `empty_caption_body`, ...).',
   },
 };
 

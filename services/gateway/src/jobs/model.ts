@@ -7,13 +7,7 @@
  * what makes resuming safe: a result that exists is never run or charged again.
  */
 import type { ChunkingOptions, OutputFormat } from '@subx/formats';
-import type {
-  MetadataField,
-  SearchDuration,
-  SearchFeature,
-  SearchSort,
-  UploadDate,
-} from '@subx/youtube';
+import type { MetadataField, SearchDuration, SearchFeature, SearchSort, UploadDate } from '@subx/youtube';
 import type { TranscriptModeName } from '../domain/transcript-modes.ts';
 
 /** A job's `include`: metadata fields, and `words` (each segment's timed words). */
