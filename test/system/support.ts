@@ -23,6 +23,7 @@ import { startGateway } from '../../services/gateway/src/start-gateway.ts';
 import type { RunningGateway } from '../../services/gateway/src/start-gateway.ts';
 import { FAST_KAFKA_TIMINGS } from '@subx/testing/engines';
 import { defaultRoutes, loadFixture, videoIds } from '@subx/testing/fake-youtube';
+import { startFakeOpenAi, type FakeOpenAi } from '@subx/testing/fake-openai';
 import type { RouteTable, VideoRoute } from '@subx/testing/fake-youtube';
 import { YouTubeClient, loadYouTubeConfig } from '@subx/youtube';
 
@@ -191,4 +192,19 @@ export async function startInProcessSystem(options: {
       await extractor.stop(2_000);
     },
   };
+}
+
+/**
+ * A stand-in OpenAI-compatible model that translates segments by prefixing each with `prefix`,
+ * keeping their count and order; `given` collects the segments of every request.
+ */
+export async function startPrefixTranslator(prefix: string, given: string[][] = []): Promise<FakeOpenAi> {
+  return startFakeOpenAi({
+    respond: (request) => {
+      const user = request.body?.messages?.find((m) => m.role === 'user')?.content ?? '{}';
+      const { segments = [] } = JSON.parse(user) as { segments?: string[] };
+      given.push(segments);
+      return { json: { segments: segments.map((text) => `${prefix}${text}`) } };
+    },
+  });
 }

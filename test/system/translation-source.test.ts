@@ -10,11 +10,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createInProcessEventBus } from '@subx/ports';
-import { startFakeOpenAi } from '@subx/testing/fake-openai';
 import type { FakeOpenAi } from '@subx/testing/fake-openai';
 import { startFakeYouTube, videoIds } from '@subx/testing/fake-youtube';
 import type { FakeYouTube } from '@subx/testing/fake-youtube';
-import { startInProcessSystem } from './support.ts';
+import { startInProcessSystem, startPrefixTranslator } from './support.ts';
 import type { InProcessSystem } from './support.ts';
 
 const watch = (id: string) => `https://www.youtube.com/watch?v=${id}`;
@@ -85,14 +84,7 @@ describe('translation from the original track, by a model', () => {
 
   beforeAll(async () => {
     yt = await startFakeYouTube({ tlangRefused: true });
-    model = await startFakeOpenAi({
-      respond: (request) => {
-        const user = request.body?.messages?.find((m) => m.role === 'user')?.content ?? '{}';
-        const { segments = [] } = JSON.parse(user) as { segments?: string[] };
-        given.push(segments);
-        return { json: { segments: segments.map((text) => `DE: ${text}`) } };
-      },
-    });
+    model = await startPrefixTranslator('DE: ', given);
     system = await startInProcessSystem({
       youtubeUrl: yt.url,
       bus,
