@@ -50,13 +50,7 @@ export {
   type DerivedRef,
 } from './fixtures.ts';
 export * from './synthetic.ts';
-export {
-  MAX_PIECE_BYTES,
-  SPEECH_FORMATS,
-  SPEECH_LENGTH_SECONDS,
-  SPEECH_REFUSED_CAPTIONS_VIDEO_ID,
-  SPEECH_VIDEO_ID,
-} from './audio.ts';
+export { MAX_PIECE_BYTES, SPEECH_FORMATS, SPEECH_LENGTH_SECONDS, SPEECH_VIDEO_ID } from './audio.ts';
 export * from './channels.ts';
 export { searchQueries, searchTypeOf, type FakeSearchType } from './search.ts';
 export * from './tokens.ts';
