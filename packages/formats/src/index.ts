@@ -1,11 +1,4 @@
-export type {
-  Segment,
-  Word,
-  DocumentMetadata,
-  DocumentInput,
-  OutputFormat,
-  DocumentFormat,
-} from './types.ts';
+export type { Segment, DocumentMetadata, DocumentInput, OutputFormat, DocumentFormat } from './types.ts';
 export { OUTPUT_FORMATS } from './types.ts';
 export { toSrt, toVtt, toTxt, toMarkdown, toPlainText, renderDocument, CONTENT_TYPES } from './documents.ts';
 export { publicSegments, publicSegmentsJson, type PublicSegment } from './segments.ts';
