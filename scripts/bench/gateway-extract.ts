@@ -125,10 +125,13 @@ async function startExtractor(): Promise<number> {
         subtitleType: commonV1.SubtitleType.SUBTITLE_TYPE_MANUAL,
         source: 'captions',
         audioSeconds: 0,
+        fallbackReason: '',
+        upstreamReason: '',
         segments: Array.from({ length: SEGMENTS }, (_, i) => ({
           text: `This is subtitle line number ${i} of the benchmark video`,
           start: i * 3,
           duration: 3,
+          words: [],
         })),
         metadata: {
           title: 'Benchmark video',

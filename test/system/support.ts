@@ -23,6 +23,7 @@ import { startGateway } from '../../services/gateway/src/start-gateway.ts';
 import type { RunningGateway } from '../../services/gateway/src/start-gateway.ts';
 import { FAST_KAFKA_TIMINGS } from '@subx/testing/engines';
 import { defaultRoutes, loadFixture, videoIds } from '@subx/testing/fake-youtube';
+import { startFakeOpenAi, type FakeOpenAi } from '@subx/testing/fake-openai';
 import type { RouteTable, VideoRoute } from '@subx/testing/fake-youtube';
 import { YouTubeClient, loadYouTubeConfig } from '@subx/youtube';
 
@@ -127,6 +128,8 @@ export async function startInProcessSystem(options: {
   credits?: number;
   /** The gateway's environment (EMBEDDINGS_*, ACCESS_PRICING_JSON, ...). */
   gatewayEnv?: Record<string, string>;
+  /** More of the gateway's own configuration (e.g. GRPC_DEADLINE_MS for a slow engine). */
+  gatewayConfig?: Record<string, string>;
   /** More extractor environment (e.g. OPENAI_BASE_URL and OPENAI_API_KEY for model translation). */
   extractorEnv?: Record<string, string>;
   /** More YouTube client environment (YOUTUBE_TIMEOUT_MS, ...). */
@@ -168,6 +171,7 @@ export async function startInProcessSystem(options: {
       LOG_LEVEL: 'silent',
       EXTRACTOR_GRPC_ADDR: `127.0.0.1:${extractor.port}`,
       ...(ai ? { AI_GRPC_ADDR: `127.0.0.1:${ai.port}` } : {}),
+      ...options.gatewayConfig,
     }),
     env: options.gatewayEnv ?? {},
     embedded: true,
@@ -194,4 +198,19 @@ export async function startInProcessSystem(options: {
       await extractor.stop(2_000);
     },
   };
+}
+
+/**
+ * A stand-in OpenAI-compatible model that translates segments by prefixing each with `prefix`,
+ * keeping their count and order; `given` collects the segments of every request.
+ */
+export async function startPrefixTranslator(prefix: string, given: string[][] = []): Promise<FakeOpenAi> {
+  return startFakeOpenAi({
+    respond: (request) => {
+      const user = request.body?.messages?.find((m) => m.role === 'user')?.content ?? '{}';
+      const { segments = [] } = JSON.parse(user) as { segments?: string[] };
+      given.push(segments);
+      return { json: { segments: segments.map((text) => `${prefix}${text}`) } };
+    },
+  });
 }

@@ -8,11 +8,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createInProcessEventBus } from '@subx/ports';
-import { startFakeOpenAi } from '@subx/testing/fake-openai';
 import type { FakeOpenAi } from '@subx/testing/fake-openai';
 import { startFakeYouTube, videoIds } from '@subx/testing/fake-youtube';
 import type { FakeYouTube } from '@subx/testing/fake-youtube';
-import { startInProcessSystem } from './support.ts';
+import { startInProcessSystem, startPrefixTranslator } from './support.ts';
 import type { InProcessSystem } from './support.ts';
 
 const URL_ = `https://www.youtube.com/watch?v=${videoIds.manualAndAuto}`;
@@ -73,13 +72,7 @@ describe('caption translation refused by the platform, a model configured', () =
   beforeAll(async () => {
     yt = await startFakeYouTube({ tlangRefused: true });
     // the stand-in translates by prefixing each segment, keeping the count and order
-    model = await startFakeOpenAi({
-      respond: (request) => {
-        const user = request.body?.messages?.find((m) => m.role === 'user')?.content ?? '{}';
-        const { segments = [] } = JSON.parse(user) as { segments?: string[] };
-        return { json: { segments: segments.map((text) => `FR: ${text}`) } };
-      },
-    });
+    model = await startPrefixTranslator('FR: ');
     system = await startInProcessSystem({
       youtubeUrl: yt.url,
       bus,

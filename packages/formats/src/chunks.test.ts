@@ -153,3 +153,23 @@ describe('chunkTranscript', () => {
     expect(chunks.map((c) => c.text)).toEqual(['say <|endoftext|> now']);
   });
 });
+
+describe('chunkTranscript at word times', () => {
+  it('a segment over the budget is cut between its timed words, each chunk spanning its words', () => {
+    const words = Array.from({ length: 60 }, (_, i) => ({ text: `word${i}`, start: 10 + i, end: 10.5 + i }));
+    const segment = { text: words.map((w) => w.text).join(' '), start: 10, duration: 100, words };
+    const chunks = chunkTranscript(
+      { videoId: 'aaaaaaaaaaa', language: 'en', segments: [segment] },
+      { maxTokens: 16, overlapTokens: 0, split: 'none' },
+    );
+    expect(chunks.length).toBeGreaterThan(2);
+    expect(chunks.map((c) => c.text).join(' ')).toBe(segment.text);
+    for (const c of chunks) {
+      const inChunk = c.text.split(' ').map((t) => words.find((w) => w.text === t)!);
+      // times are the words' own, not shares of the segment by characters
+      expect(c.start).toBe(inChunk[0]!.start);
+      expect(c.end).toBe(inChunk.at(-1)!.end);
+      expect(c.token_count).toBeLessThanOrEqual(16);
+    }
+  });
+});

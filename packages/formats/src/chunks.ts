@@ -10,7 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import { countTokens as count, decode, encode } from 'gpt-tokenizer/encoding/o200k_base';
-import type { Segment } from './types.ts';
+import type { Segment, Word } from './types.ts';
 
 export interface ChunkingOptions {
   /** 16–8000. */
@@ -53,7 +53,11 @@ interface Piece {
   tokens: number;
 }
 
-/** A segment's text as pieces of at most `max` tokens: words, cut inside a word only when one word is longer. */
+/**
+ * A segment's text as pieces of at most `max` tokens: words, cut inside a word only when one word
+ * is longer. A segment whose words are timed (`words`) is cut at those words, each piece spanning
+ * its first word's start to its last word's end.
+ */
 function piecesOf(segment: Segment, max: number): Piece[] {
   const text = segment.text.replace(/\s+/g, ' ').trim();
   if (text === '') return [];
@@ -61,6 +65,7 @@ function piecesOf(segment: Segment, max: number): Piece[] {
   const end = segment.start + Math.max(0, segment.duration);
   const whole = tokens(text);
   if (whole <= max) return [{ text, start, end, tokens: whole }];
+  if (segment.words && segment.words.length > 0) return timedPieces(segment.words, max);
 
   const parts: string[] = [];
   let current = '';
@@ -90,6 +95,46 @@ function piecesOf(segment: Segment, max: number): Piece[] {
     at += span;
     return piece;
   });
+}
+
+/** Timed words as pieces of at most `max` tokens, cut between words (inside one only when it is longer). */
+function timedPieces(words: readonly Word[], max: number): Piece[] {
+  const pieces: Piece[] = [];
+  let current: Word[] = [];
+  let text = '';
+  const close = () => {
+    if (current.length === 0) return;
+    pieces.push({ text, start: current[0]!.start, end: current.at(-1)!.end, tokens: tokens(text) });
+    current = [];
+    text = '';
+  };
+  for (const word of words) {
+    const w = word.text.replace(/\s+/g, ' ').trim();
+    if (w === '') continue;
+    const candidate = text === '' ? w : `${text} ${w}`;
+    if (tokens(candidate) <= max) {
+      current.push(word);
+      text = candidate;
+      continue;
+    }
+    close();
+    if (tokens(w) <= max) {
+      current = [word];
+      text = w;
+      continue;
+    }
+    // One word over the budget: its token slices share the word's span.
+    const ids = encode(w, PLAIN);
+    const slices = Math.ceil(ids.length / max);
+    const span = (word.end - word.start) / slices;
+    for (let i = 0; i < slices; i++) {
+      const part = decode(ids.slice(i * max, (i + 1) * max));
+      const at = word.start + span * i;
+      pieces.push({ text: part, start: at, end: at + span, tokens: tokens(part) });
+    }
+  }
+  close();
+  return pieces;
 }
 
 function chapterIndexAt(chapters: readonly ChapterMark[], time: number): number {

@@ -1,7 +1,7 @@
 export type { Segment, DocumentMetadata, DocumentInput, OutputFormat, DocumentFormat } from './types.ts';
 export { OUTPUT_FORMATS } from './types.ts';
 export { toSrt, toVtt, toTxt, toMarkdown, toPlainText, renderDocument, CONTENT_TYPES } from './documents.ts';
-export { publicSegments, publicSegmentsJson } from './segments.ts';
+export { publicSegments, publicSegmentsJson, type PublicSegment } from './segments.ts';
 export { answerHeadJson, publicMetadata } from './metadata.ts';
 export type { AnswerHead, MetadataSource } from './metadata.ts';
 export { cueLines, cueLine, stripMarkup } from './text.ts';

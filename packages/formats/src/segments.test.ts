@@ -23,4 +23,25 @@ describe('publicSegments', () => {
     );
     expect(publicSegmentsJson([])).toBe('[]');
   });
+
+  it('with words: each timed segment carries its words as {text, start, end}; an untimed one none', () => {
+    const timed = [
+      {
+        text: 'hi there',
+        start: 1,
+        duration: 2,
+        words: [
+          { text: 'hi', start: 1, end: 1.4, conf: 1 },
+          { text: 'there', start: 1.5, end: 3 },
+        ],
+      },
+      { text: 'plain', start: 3, duration: 1, words: [] },
+      { text: 'cue', start: 4, duration: 1 },
+    ];
+    expect(publicSegmentsJson(timed, true)).toBe(
+      '[{"text":"hi there","start":1,"duration":2,"words":[{"text":"hi","start":1,"end":1.4},{"text":"there","start":1.5,"end":3}]},' +
+        '{"text":"plain","start":3,"duration":1},{"text":"cue","start":4,"duration":1}]',
+    );
+    expect(publicSegmentsJson(timed)).not.toContain('words');
+  });
 });

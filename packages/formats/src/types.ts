@@ -1,3 +1,12 @@
+/** One word of a segment with its own times (`include: ["words"]`). */
+export interface Word {
+  text: string;
+  /** Seconds. */
+  start: number;
+  /** Seconds. */
+  end: number;
+}
+
 /** The inputs every document format is rendered from (the public API's field names). */
 export interface Segment {
   text: string;
@@ -5,6 +14,8 @@ export interface Segment {
   start: number;
   /** Seconds. */
   duration: number;
+  /** Where the source times words (a speech engine, an auto-generated track); may be empty. */
+  words?: readonly Word[];
 }
 
 /** The part of the video metadata the text formats show (md heading, channel and duration lines). */

@@ -42,6 +42,7 @@ export { parsePlaylistPage, type PlaylistPage } from './parse/playlist.ts';
 export { parseCount, parseRelativeTime } from './parse/counts.ts';
 export { chooseTrack, captionUrl, availableLanguages, type TrackChoice } from './language.ts';
 export { rebase } from './transport.ts';
+export { isCaptionRefusal } from './operations/transcripts.ts';
 export {
   UpstreamStats,
   UPSTREAM_OUTCOMES,

@@ -124,3 +124,50 @@ describe('distrust of an auto-generated track’s language', () => {
     ).toBeUndefined();
   });
 });
+
+describe('translation from the original track', () => {
+  const source = (l: CaptionList) => chooseTrack('aaaaaaaaaaa', l, 'de', true).translatedFrom;
+  const zhFirst = [track('zh'), track('en'), track('ja')];
+
+  it('the platform’s default translation source first, whatever is listed before it', () => {
+    expect(source(list(zhFirst, { translationSourceIndex: 1 }))).toBe('en');
+  });
+
+  it('else the original audio track’s caption track, else the auto-generated track’s language', () => {
+    expect(source(list(zhFirst, { originalTrackIndex: 1 }))).toBe('en');
+    expect(source(list([track('zh'), track('en', 'asr')]))).toBe('en');
+    // in the original language a manual track comes before the auto-generated one
+    const both = list([track('zh'), track('en', 'asr'), track('en')]);
+    expect(chooseTrack('aaaaaaaaaaa', both, 'de', true).track).toMatchObject({
+      languageCode: 'en',
+      kind: 'manual',
+    });
+  });
+
+  it('a stated original that cannot be translated gives way to a translatable track of its language, never to a translation', () => {
+    const fixed = { ...track('en'), isTranslatable: false };
+    expect(source(list([track('zh'), fixed, track('en', 'asr')], { translationSourceIndex: 1 }))).toBe('en');
+    expect(() => source(list([track('zh'), fixed], { translationSourceIndex: 1 }))).toThrow(/not available/i);
+  });
+
+  it('only a video that states no original at all falls back to the first translatable track', () => {
+    expect(source(list(zhFirst))).toBe('zh');
+  });
+
+  it('reads defaultTranslationSourceTrackIndices from the player answer', () => {
+    const player = {
+      captions: {
+        playerCaptionsTracklistRenderer: {
+          captionTracks: zhFirst.map((t) => ({
+            baseUrl: t.baseUrl,
+            languageCode: t.languageCode,
+            isTranslatable: true,
+          })),
+          defaultTranslationSourceTrackIndices: [1],
+        },
+      },
+    };
+    expect(parseCaptionTracks(player).translationSourceIndex).toBe(1);
+    expect(source(parseCaptionTracks(player))).toBe('en');
+  });
+});

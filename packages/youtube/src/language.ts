@@ -59,6 +59,28 @@ function originalTrack(list: CaptionList): CaptionTrack | undefined {
   return manualLanguages.size === 1 ? ordered(list.tracks.filter((t) => t.kind === 'manual'))[0] : undefined;
 }
 
+/**
+ * docs/decisions.md "Translation from the original": the track a translation starts from is one in
+ * the video's original language, never a track that is itself a translation (a Chinese manual track
+ * of an English video). The original language is the platform's default translation source
+ * (`defaultTranslationSourceTrackIndices`), else the original audio track's default caption track,
+ * else the auto-generated track's (speech recognition hears the audio). In that language a
+ * translatable manual track comes before the auto-generated one. Only a video that states no
+ * original language at all falls back to the first translatable track.
+ */
+function translationSource(list: CaptionList): CaptionTrack | undefined {
+  const named =
+    (list.translationSourceIndex === undefined ? undefined : list.tracks[list.translationSourceIndex]) ??
+    (list.originalTrackIndex === undefined ? undefined : list.tracks[list.originalTrackIndex]);
+  if (named?.isTranslatable) return named;
+  const stated = named ?? list.tracks.find((t) => t.kind === 'asr');
+  const translatable = list.tracks.filter((t) => t.isTranslatable);
+  if (!stated) return ordered(translatable.filter((t) => t.kind === 'manual'))[0] ?? translatable[0];
+  const original = family(stated.languageCode);
+  const same = translatable.filter((t) => family(t.languageCode) === original);
+  return ordered(same.filter((t) => t.kind === 'manual'))[0] ?? same[0];
+}
+
 /** Unnamed tracks (vssId ".en") before named ones (".en.nP7-2PuUl7o"). */
 function ordered(tracks: CaptionTrack[]): CaptionTrack[] {
   const named = (t: CaptionTrack) => (t.vssId.replace(/^a?\./, '').includes('.') ? 1 : 0);
@@ -159,7 +181,7 @@ function chooseTrackOnly(
       targets === undefined || targets.length === 0
         ? language
         : targets.find((c) => c.toLowerCase() === want);
-    const source = manual.find((t) => t.isTranslatable) ?? asr.find((t) => t.isTranslatable);
+    const source = translationSource(list);
     if (target && source && base(source.languageCode) !== base(target)) {
       return {
         track: source,

@@ -42,10 +42,19 @@ export interface VideoMetadata {
   wasLive?: boolean;
 }
 
+/** One word of a segment, timed on its own (seconds from the start of the video). */
+export interface Word {
+  text: string;
+  start: number;
+  end: number;
+}
+
 export interface Segment {
   text: string;
   start: number;
   duration: number;
+  /** Only where the track times its words (auto-generated json3) and the request asked `words`. */
+  words?: Word[];
 }
 
 export type SubtitleType = 'manual' | 'auto_generated';
@@ -57,6 +66,8 @@ export interface TranscriptRequest {
   include?: readonly MetadataField[];
   /** Stops a translation by a model (its caller stopped waiting). */
   signal?: AbortSignal;
+  /** Keep the word times an auto-generated track carries (Segment.words). */
+  words?: boolean;
 }
 
 export interface Transcript {

@@ -1,9 +1,9 @@
 import { extractorV1 } from '@subx/contracts';
 import type { commonV1 } from '@subx/contracts';
 import { answerHeadJson, publicSegmentsJson } from '@subx/formats';
-import type { JsonCache } from '@subx/ports';
+import type { JsonCache, LoadOptions } from '@subx/ports';
 import type { YouTubeClient, VideoMetadata, MetadataField } from '@subx/youtube';
-import { METADATA_FIELDS, isVideoId } from '@subx/youtube';
+import { METADATA_FIELDS, isCaptionRefusal, isVideoId } from '@subx/youtube';
 import { AppError, Errors, PROCESSING_RETRY_AFTER_SECONDS, isAppError } from '@subx/errors';
 import type { AudioTranscriber } from './transcription/audio-transcriber.ts';
 
@@ -71,9 +71,28 @@ interface CachedTranscript {
   translatedFrom?: string;
   translatedBy?: 'platform' | 'model';
   languageConfidence?: 'low';
-  segments: { text: string; start: number; duration: number }[];
+  segments: {
+    text: string;
+    start: number;
+    duration: number;
+    words?: { text: string; start: number; end: number }[];
+  }[];
+  /** The segments keep the word times their source gave (entries made before words were kept lack them). */
+  wordTimes?: true;
   metadata: VideoMetadata;
   fetchedAt: string;
+}
+
+/** Why mode auto transcribed the audio instead of reading captions (docs/api.md "Transcription"). */
+type FallbackReason = 'captions_refused' | 'no_captions' | 'language_not_available';
+
+/** `include` names that are no metadata field: `words` asks each segment's word times. */
+const WORDS = 'words';
+
+/** A request's `include`: the metadata fields, sorted (the cache keys hold them), and `words`. */
+interface Include {
+  fields: MetadataField[];
+  words: boolean;
 }
 
 /**
@@ -106,11 +125,22 @@ function noTimeToTranscribe(leftMs: number, neededMs: number): AppError {
 /** A language code, or `original`: the language the video is spoken in. */
 const LANGUAGE = /^(?:original|[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*)$/;
 
-function normaliseInclude(include: readonly string[]): MetadataField[] {
+function normaliseInclude(include: readonly string[]): Include {
   const valid = new Set<string>(METADATA_FIELDS);
-  const bad = include.filter((f) => !valid.has(f));
-  if (bad.length > 0) throw Errors.invalidInclude(bad, METADATA_FIELDS);
-  return [...new Set(include)].sort() as MetadataField[];
+  const bad = include.filter((f) => !valid.has(f) && f !== WORDS);
+  if (bad.length > 0) throw Errors.invalidInclude(bad, [...METADATA_FIELDS, WORDS]);
+  const fields = [...new Set(include)].filter((f) => f !== WORDS).sort() as MetadataField[];
+  return { fields, words: include.includes(WORDS) };
+}
+
+/** The proto segments of an answer: each with its words when asked, else none. */
+function protoSegments(value: CachedTranscript, words: boolean): commonV1.Segment[] {
+  return value.segments.map((s) => ({
+    text: s.text,
+    start: s.start,
+    duration: s.duration,
+    words: words ? (s.words ?? []) : [],
+  }));
 }
 
 export function toProtoMetadata(m: VideoMetadata): commonV1.VideoMetadata {
@@ -203,11 +233,12 @@ function answerOf(
   cached: boolean,
   form: SegmentsForm,
   include: readonly MetadataField[],
+  words: boolean,
 ): extractorV1.GetTranscriptResponse {
-  const variant = `${form}:${include.join(',')}`;
+  const variant = `${form}${words ? '+words' : ''}:${include.join(',')}`;
   const shared = cached ? hitAnswers.get(value)?.get(variant) : undefined;
   if (shared) return shared;
-  const json = form === 'segments' ? '' : publicSegmentsJson(value.segments);
+  const json = form === 'segments' ? '' : publicSegmentsJson(value.segments, words);
   const metadata = toProtoMetadata(
     value.audioSeconds === undefined ? value.metadata : metadataFor(value.metadata, include),
   );
@@ -216,7 +247,7 @@ function answerOf(
     videoId: value.videoId,
     language: value.language,
     subtitleType: SUBTITLE_TYPE[value.subtitleType],
-    segments: form === 'segments' ? value.segments : [],
+    segments: form === 'segments' ? protoSegments(value, words) : [],
     // In the head instead (answer_json): the gateway does not decode it.
     metadata: withHead ? undefined : metadata,
     cached,
@@ -226,6 +257,8 @@ function answerOf(
     languageConfidence: value.languageConfidence,
     source: value.audioSeconds === undefined ? 'captions' : 'audio',
     audioSeconds: value.audioSeconds ?? 0,
+    fallbackReason: '',
+    upstreamReason: '',
     segmentsJson: form === 'segmentsJson' ? json : '',
     segmentsJsonUtf8: form === 'segmentsJson' || form === 'segments' ? NO_BYTES : Buffer.from(json),
     headJsonUtf8: withHead
@@ -278,7 +311,7 @@ export function createExtractionService(deps: {
    */
   async function transcribed(
     req: extractorV1.GetTranscriptRequest,
-    include: MetadataField[],
+    { fields: include, words }: Include,
     call: TranscriptCall,
   ): Promise<extractorV1.GetTranscriptResponse> {
     const transcription = deps.transcription;
@@ -292,9 +325,8 @@ export function createExtractionService(deps: {
     const failedKey = `transcript:v2:audio-failed:${req.videoId}:${transcription.model}`;
     const remembered = await cache.get<RememberedFailure>(failedKey).catch(() => null);
     if (remembered) throw rememberedError(remembered);
-    const { value, cached } = await cache.getOrLoad<CachedTranscript>(
+    const { value, cached } = await cachedTranscript(
       key,
-      ttl.transcriptMs,
       async (signal) => {
         // Only the call that starts the work is asked whether it has the time for it.
         const left = call.deadline ? call.deadline.getTime() - Date.now() : Infinity;
@@ -338,26 +370,27 @@ export function createExtractionService(deps: {
           subtitleType: 'transcribed',
           audioSeconds: seconds,
           segments: heard.segments,
+          wordTimes: true,
           metadata: audio.metadata,
           fetchedAt: new Date(clock.now()).toISOString(),
         };
       },
       { forceRefresh: req.forceRefresh, signal: call.signal },
+      words,
     );
-    return answerOf(value, cached, segmentsFormOf(req), include);
+    return answerOf(value, cached, segmentsFormOf(req), include, words);
   }
 
   /** The platform's captions (mode captions, and auto first). */
   async function captions(
     req: extractorV1.GetTranscriptRequest,
     language: string,
-    include: MetadataField[],
+    { fields: include, words }: Include,
     call: TranscriptCall,
   ): Promise<extractorV1.GetTranscriptResponse> {
     const key = `transcript:v1:${req.videoId}:${language}:${req.translate ? 't' : 'o'}:${include.join(',')}`;
-    const { value, cached } = await cache.getOrLoad<CachedTranscript>(
+    const { value, cached } = await cachedTranscript(
       key,
-      ttl.transcriptMs,
       async (signal) => {
         const t = await youtube.getTranscript({
           videoId: req.videoId,
@@ -366,6 +399,7 @@ export function createExtractionService(deps: {
           include,
           // A translation by a model stops when nobody waits for it any more.
           ...(req.translate ? { signal } : {}),
+          words: true,
         });
         return {
           videoId: t.videoId,
@@ -375,14 +409,61 @@ export function createExtractionService(deps: {
           ...(t.translatedBy === undefined ? {} : { translatedBy: t.translatedBy }),
           ...(t.languageConfidence === undefined ? {} : { languageConfidence: t.languageConfidence }),
           segments: t.segments,
+          wordTimes: true,
           metadata: t.metadata,
           fetchedAt: new Date(clock.now()).toISOString(),
         };
       },
       // Only a translation may start model work: only then is the caller's signal read.
       { forceRefresh: req.forceRefresh, ...(req.translate ? { signal: call.signal } : {}) },
+      words,
     );
-    return answerOf(value, cached, segmentsFormOf(req), include);
+    return answerOf(value, cached, segmentsFormOf(req), include, words);
+  }
+
+  /**
+   * A transcript from the cache or loaded. Word times are kept whether asked or not, so one entry
+   * answers both kinds of request; an entry made before they were kept cannot answer `words` and
+   * is made again, once.
+   */
+  async function cachedTranscript(
+    key: string,
+    load: (signal: AbortSignal) => Promise<CachedTranscript>,
+    options: LoadOptions,
+    words: boolean,
+  ): Promise<{ value: CachedTranscript; cached: boolean }> {
+    const got = await cache.getOrLoad<CachedTranscript>(key, ttl.transcriptMs, load, options);
+    if (!words || got.value.wordTimes) return got;
+    return cache.getOrLoad<CachedTranscript>(key, ttl.transcriptMs, load, { ...options, forceRefresh: true });
+  }
+
+  /** Mode auto: the captions, else (none, none in the language, or refused) the audio, saying why. */
+  async function captionsOrAudio(
+    req: extractorV1.GetTranscriptRequest,
+    language: string,
+    include: Include,
+    call: TranscriptCall,
+  ): Promise<extractorV1.GetTranscriptResponse> {
+    let fallbackReason: FallbackReason;
+    let upstreamReason = '';
+    try {
+      return await captions(req, language, include, call);
+    } catch (err) {
+      if (isCaptionRefusal(err)) {
+        // Where nothing transcribes, the platform's refusal is the truer answer.
+        if (!deps.transcription) throw err;
+        fallbackReason = 'captions_refused';
+        upstreamReason = err.reason ?? '';
+      } else if (isAppError(err) && err.code === 'NO_SUBTITLES') {
+        fallbackReason = 'no_captions';
+      } else if (isAppError(err) && err.code === 'LANGUAGE_NOT_AVAILABLE') {
+        fallbackReason = 'language_not_available';
+      } else {
+        throw err;
+      }
+    }
+    // A shared (frozen) answer is copied: the reason belongs to this request, not to the entry.
+    return { ...(await transcribed(req, include, call)), fallbackReason, upstreamReason };
   }
 
   return {
@@ -394,16 +475,8 @@ export function createExtractionService(deps: {
       const include = normaliseInclude(req.include);
       if (req.mode === extractorV1.TranscriptMode.TRANSCRIPT_MODE_TRANSCRIBE)
         return transcribed(req, include, call);
-      if (req.mode === extractorV1.TranscriptMode.TRANSCRIPT_MODE_AUTO) {
-        try {
-          return await captions(req, language, include, call);
-        } catch (err) {
-          // No captions, or none in the asked language (nor a translation): the audio instead.
-          if (isAppError(err) && (err.code === 'NO_SUBTITLES' || err.code === 'LANGUAGE_NOT_AVAILABLE'))
-            return transcribed(req, include, call);
-          throw err;
-        }
-      }
+      if (req.mode === extractorV1.TranscriptMode.TRANSCRIPT_MODE_AUTO)
+        return captionsOrAudio(req, language, include, call);
       return captions(req, language, include, call);
     },
 

@@ -30,10 +30,20 @@ export const MADE_FOR_KIDS_REFUSAL = {
   reason: 'Video unavailable',
   subreason: 'This video is made for kids and cannot be played while signed out here.',
 } as const;
-const AUDIO_VIDEO_IDS: readonly string[] = [SPEECH_VIDEO_ID, KIDS_AUDIO_VIDEO_ID];
 /** The formats each audio video lists (the made-for-kids one: mp4a only, as IOS_PRODUCER serves). */
 const formatsOf = (videoId: string): readonly AudioFormat[] =>
   videoId === KIDS_AUDIO_VIDEO_ID ? SPEECH_FORMATS.filter((f) => f.itag === 140) : SPEECH_FORMATS;
+/**
+ * The same audio behind a video that lists an English caption track every client is refused: its
+ * URL carries `exp=xpe` (a PO token) in every answer, the way the platform gates captions it will
+ * not serve without one, so only the audio can be read.
+ */
+export const SPEECH_REFUSED_CAPTIONS_VIDEO_ID = 'synthSpkRef';
+const AUDIO_VIDEO_IDS: readonly string[] = [
+  SPEECH_VIDEO_ID,
+  KIDS_AUDIO_VIDEO_ID,
+  SPEECH_REFUSED_CAPTIONS_VIDEO_ID,
+];
 /** Whole seconds, as `videoDetails.lengthSeconds` says; the audio is 70.25 s. */
 export const SPEECH_LENGTH_SECONDS = 70;
 const APPROX_DURATION_MS = '70253';
@@ -85,9 +95,31 @@ function audioPath(file: string, audio?: SpeechAudio): string {
 
 const WEB_FAMILY = /^(WEB|MWEB|WEB_EMBEDDED_PLAYER|WEB_CREATOR|WEB_REMIX|TVHTML5)/;
 
+/** A caption list whose one English track is gated by a PO token for every client. */
+function refusedCaptions(videoId: string): Record<string, unknown> {
+  const baseUrl = `https://www.youtube.com/api/timedtext?v=${videoId}&ei=fake&caps=asr&opi=1&exp=xpe&xoaf=5&hl=en&ip=0.0.0.0&ipbits=0&expire=9999999999&sparams=ip,ipbits,expire,v,ei,caps,opi,exp,xoaf&signature=FAKE&key=yt8&lang=en`;
+  return {
+    playerCaptionsTracklistRenderer: {
+      captionTracks: [
+        {
+          baseUrl,
+          name: { runs: [{ text: 'English' }] },
+          vssId: '.en',
+          languageCode: 'en',
+          isTranslatable: true,
+        },
+      ],
+      audioTracks: [{ captionTrackIndices: [0], defaultCaptionTrackIndex: 0, hasDefaultTrack: true }],
+      translationLanguages: [],
+      defaultAudioTrackIndex: 0,
+    },
+  };
+}
+
 /**
- * The player answer of the speech video (or of its made-for-kids copy, `videoId`) for CLIENT, with
- * stream URLs on ORIGIN (`http://host:port`).
+ * The player answer of a speech video for CLIENT (SPEECH_VIDEO_ID, its made-for-kids copy
+ * KIDS_AUDIO_VIDEO_ID, or SPEECH_REFUSED_CAPTIONS_VIDEO_ID with refused captions), with stream URLs
+ * on ORIGIN (`http://host:port`).
  */
 export function speechPlayer(
   origin: string,
@@ -125,6 +157,7 @@ export function speechPlayer(
     responseContext: { serviceTrackingParams: [] },
     playabilityStatus: { status: 'OK', playableInEmbed: true },
     streamingData: { expiresInSeconds: '21540', adaptiveFormats },
+    ...(videoId === SPEECH_REFUSED_CAPTIONS_VIDEO_ID ? { captions: refusedCaptions(videoId) } : {}),
     videoDetails: {
       videoId,
       title: kids ? 'Counting to ten for kids' : 'Counting to ten: a spoken test recording',

@@ -11,6 +11,7 @@ import {
   KIDS_AUDIO_CLIENT,
   KIDS_AUDIO_VIDEO_ID,
   MADE_FOR_KIDS_REFUSAL,
+  SPEECH_REFUSED_CAPTIONS_VIDEO_ID,
   SPEECH_VIDEO_ID,
   speechPlayer,
   videoplayback,
@@ -162,7 +163,12 @@ export async function startFakeYouTube(options: FakeYouTubeOptions = {}): Promis
     const client = rec.clientName ?? '';
     if (videoId === KIDS_AUDIO_VIDEO_ID && client !== KIDS_AUDIO_CLIENT && !routes.videos[videoId])
       return json(playabilityAnswer(MADE_FOR_KIDS_REFUSAL, `${client} refuses a made-for-kids video`));
-    if ((videoId === SPEECH_VIDEO_ID || videoId === KIDS_AUDIO_VIDEO_ID) && !routes.videos[videoId]) {
+    if (
+      (videoId === SPEECH_VIDEO_ID ||
+        videoId === KIDS_AUDIO_VIDEO_ID ||
+        videoId === SPEECH_REFUSED_CAPTIONS_VIDEO_ID) &&
+      !routes.videos[videoId]
+    ) {
       const answer = JSON.stringify(speechPlayer(mediaOrigin(rec), client, options.speechAudio, videoId));
       return { ...json({}), body: applyFieldMask(answer, url.searchParams.get('$fields') ?? undefined) };
     }

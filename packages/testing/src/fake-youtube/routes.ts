@@ -135,6 +135,17 @@ export const videoIds = {
    * except IOS_PRODUCER, which lists itag 140 (mp4a) alone; no caption track.
    */
   madeForKidsAudio: 'synthKidsAu',
+  /**
+   * SYNTHETIC: the same spoken audio, and an English caption track whose URL needs a PO token in
+   * every client's answer (audio.ts): the platform refuses the captions, the audio can be read.
+   */
+  speechCaptionsRefused: 'synthSpkRef',
+  /**
+   * SYNTHETIC: an English video whose manual tracks are translations listed before the original:
+   * zh (first), en, ja, all translatable, no audio tracks; only `defaultTranslationSourceTrackIndices`
+   * names the original (en). A translation must start from en, never from zh.
+   */
+  translationsListedFirst: 'synthZhTran',
   /** asr en only (VISIONOS 2026), unlisted and Shorts-eligible; masked WEB answer carries microformat. */
   unlistedShort: 'tjz2u2DiveM',
   /** 36 caption tracks (VISIONOS 2026); masked WEB answer carries microformat (uploadDate, category). */
@@ -401,6 +412,10 @@ export function defaultRoutes(): RouteTable {
         next: { file: `${NP}stream/youtubestreamextractordefault/unlisted/generated_mock_8.json` },
         note: 'VISIONOS answer (asr en) + masked WEB answer with microformat (isUnlisted, isShortsEligible): the metadata a mobile client lacks',
       },
+      [v.translationsListedFirst]: {
+        player: { '*': translationsListedFirstPlayer(v.translationsListedFirst) },
+        note: 'SYNTHETIC: manual zh, en, ja (zh listed first, a translation); defaultTranslationSourceTrackIndices names en, the original',
+      },
       [v.manyTracks]: {
         player: { '*': { file: `${NP}stream/youtubestreamextractorcollaborators/generated_mock_3.json` } },
         microformat: { file: `${NP}stream/youtubestreamextractorcollaborators/generated_mock_7.json` },
@@ -434,6 +449,43 @@ export const RECORDED_CONTINUATIONS = [
   `${NP}youtubeplaylistextractor/shortsui/generated_mock_3.json`,
   'newpipe/62b3c3b/playlist/learning/generated_mock_3.json',
 ];
+
+/** The player answer of `translationsListedFirst` (SYNTHETIC, 2026 shapes). */
+function translationsListedFirstPlayer(videoId: string): FixtureRef {
+  const track = (languageCode: string, name: string) => ({
+    baseUrl: `https://www.youtube.com/api/timedtext?v=${videoId}&ei=fake&caps=asr&opi=1&xoaf=5&hl=en&lang=${languageCode}`,
+    name: { runs: [{ text: name }] },
+    vssId: `.${languageCode}`,
+    languageCode,
+    isTranslatable: true,
+  });
+  return {
+    inline: {
+      _synthetic: 'SYNTHETIC: an English video with translated manual tracks listed before the original',
+      playabilityStatus: { status: 'OK', playableInEmbed: true },
+      captions: {
+        playerCaptionsTracklistRenderer: {
+          captionTracks: [track('zh', 'Chinese'), track('en', 'English'), track('ja', 'Japanese')],
+          translationLanguages: ['de', 'fr', 'es', 'en', 'zh-Hans', 'ja'].map((languageCode) => ({
+            languageCode,
+            languageName: { runs: [{ text: languageCode }] },
+          })),
+          defaultTranslationSourceTrackIndices: [1],
+        },
+      },
+      videoDetails: {
+        videoId,
+        title: 'An English talk with translated subtitles',
+        lengthSeconds: '6',
+        channelId: 'UCsubxSyntheticChannel0A',
+        shortDescription: 'Synthetic: translated tracks listed before the original.',
+        author: 'Subx Synthetic',
+        viewCount: '42',
+        isLiveContent: false,
+      },
+    },
+  };
+}
 
 /** A hand-written player answer of packages/testing/fixtures-synthetic/player/, rewritten to `videoId`. */
 function syntheticPlayer(file: string, videoId: string): FixtureRef {

@@ -60,7 +60,9 @@ export async function getTranscript(
     }
     if (!chosen) {
       throw poTokenNeeded
-        ? Errors.upstreamBlocked('po_token', 'Every client returned caption URLs that need a PO token.')
+        ? captionsRefused(
+            Errors.upstreamBlocked('po_token', 'Every client returned caption URLs that need a PO token.'),
+          )
         : Errors.upstreamError(
             webWithoutCaptions
               ? 'Only a WEB answer was available and it lists no captions (WEB hides them); retry later.'
@@ -73,7 +75,7 @@ export async function getTranscript(
       answered = await Promise.all([
         choice.tlang
           ? fetchTranslation(yt, videoId, choice, hit, lease, pot, req.signal)
-          : fetchCaptions(yt, choice, hit.client, lease, pot).then((s) => ({
+          : fetchCaptions(yt, choice, hit.client, lease, pot, req.words === true).then((s) => ({
               segments: s,
               translatedBy: undefined,
             })),
@@ -85,7 +87,7 @@ export async function getTranscript(
         yt.logger?.warn({ videoId, client: hit.client }, 'candidate client gave no captions; demoted');
         return getTranscript(yt, req, true);
       }
-      throw err;
+      throw isRefusal(err) ? captionsRefused(err) : err;
     }
     const [{ segments, translatedBy }, metadata] = answered;
     yt.players.recordCaptions(hit.client, 'ok');
@@ -103,6 +105,30 @@ export async function getTranscript(
     nextP?.catch(() => undefined);
   }
 }
+
+/**
+ * Errors that mean the video lists caption tracks and the platform refused us their bodies (a PO
+ * token, a bot check, a rate limit on the caption URL): the captions exist, the audio may still be
+ * read (mode auto falls back to it; docs/decisions.md "Captions refused, audio allowed").
+ */
+const refusedCaptions = new WeakSet<AppError>();
+
+function captionsRefused(err: AppError): AppError {
+  refusedCaptions.add(err);
+  return err;
+}
+
+/** Whether getTranscript failed because the platform refused the video's caption tracks. */
+export const isCaptionRefusal = (err: unknown): err is AppError =>
+  err instanceof AppError && refusedCaptions.has(err);
+
+/** Our own pacing and cool-down are no refusal by the platform: they hold the audio back too. */
+const OWN_HOLDS = new Set(['paced', 'cooling_down']);
+
+const isRefusal = (err: unknown): err is AppError =>
+  err instanceof AppError &&
+  err.code === 'UPSTREAM_BLOCKED' &&
+  (err.reason === undefined || !OWN_HOLDS.has(err.reason));
 
 /** An empty or unreadable caption answer: what a candidate client's failure looks like. */
 const isCaptionFailure = (err: unknown): boolean =>
@@ -161,6 +187,7 @@ async function fetchCaptions(
   client: string,
   lease: Lease,
   pot?: string,
+  words = false,
 ) {
   const get = async (fmt: string) => {
     let url = captionUrl(choice.track.baseUrl, choice.tlang, fmt);
@@ -199,7 +226,9 @@ async function fetchCaptions(
     res = await get('srv3');
   }
   try {
-    return parseTimedText(res.text, { dedupeRolling: choice.track.kind === 'asr' });
+    const asr = choice.track.kind === 'asr';
+    // Word times belong to the track's own words: an auto-generated track, not a translation of it.
+    return parseTimedText(res.text, { dedupeRolling: asr, words: words && asr && !choice.tlang });
   } catch (err) {
     if (err instanceof TimedTextParseError)
       throw Errors.upstreamError(`Unparseable caption body: ${err.message}`, err);

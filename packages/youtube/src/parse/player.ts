@@ -24,6 +24,11 @@ export interface CaptionList {
    * `tracks`; undefined when the answer names none.
    */
   originalTrackIndex?: number;
+  /**
+   * The track the platform translates from by default (`defaultTranslationSourceTrackIndices`), as
+   * an index into `tracks`; undefined when the answer names none.
+   */
+  translationSourceIndex?: number;
 }
 
 export function parseCaptionTracks(player: unknown): CaptionList {
@@ -49,12 +54,16 @@ export function parseCaptionTracks(player: unknown): CaptionList {
   // loop above may have shortened (tracks without a URL): map it through the kept ones.
   const audio = arr(at(r, 'audioTracks'));
   const defaultAudio = audio[Number(at(r, 'defaultAudioTrackIndex') ?? 0)] ?? audio[0];
-  const rawIndex = at(defaultAudio, 'defaultCaptionTrackIndex');
-  const rawTrack = typeof rawIndex === 'number' ? arr(at(r, 'captionTracks'))[rawIndex] : undefined;
-  const rawUrl = str(at(rawTrack, 'baseUrl'));
-  const originalTrackIndex = rawUrl ? tracks.findIndex((t) => t.baseUrl === rawUrl) : -1;
+  const kept = (rawIndex: unknown): number => {
+    const rawTrack = typeof rawIndex === 'number' ? arr(at(r, 'captionTracks'))[rawIndex] : undefined;
+    const rawUrl = str(at(rawTrack, 'baseUrl'));
+    return rawUrl ? tracks.findIndex((t) => t.baseUrl === rawUrl) : -1;
+  };
+  const originalTrackIndex = kept(at(defaultAudio, 'defaultCaptionTrackIndex'));
+  const translationSourceIndex = kept(arr(at(r, 'defaultTranslationSourceTrackIndices'))[0]);
   return {
     ...(originalTrackIndex >= 0 ? { originalTrackIndex } : {}),
+    ...(translationSourceIndex >= 0 ? { translationSourceIndex } : {}),
     tracks,
     translationLanguages: Array.isArray(tl)
       ? tl.map((x) => str(at(x, 'languageCode'))).filter((x): x is string => !!x)

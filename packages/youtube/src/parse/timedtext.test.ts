@@ -57,6 +57,39 @@ describe('parseTimedText on the synthetic bodies', () => {
     expect(segs[0]).toEqual({ text: 'so in nineteen nineteen', start: 0.16, duration: 4.08 });
   });
 
+  it('with words: a word-timed event gives its words (segs[].tOffsetMs), each ending where the next starts', () => {
+    const segs = parseTimedText(readSynthetic('captions/asr-en.json3'), { dedupeRolling: true, words: true });
+    expect(segs[0]).toEqual({
+      text: 'so in nineteen nineteen',
+      start: 0.16,
+      duration: 4.08,
+      words: [
+        { text: 'so', start: 0.16, end: 0.4 },
+        { text: 'in', start: 0.4, end: 0.64 },
+        { text: 'nineteen', start: 0.64, end: 1.12 },
+        { text: 'nineteen', start: 1.12, end: 4.24 },
+      ],
+    });
+    // entities decoded in words too
+    expect(segs.find((s) => s.text === "and it's cold")?.words?.map((w) => w.text)).toEqual([
+      'and',
+      "it's",
+      'cold',
+    ]);
+    // a repeated line of whole text, and a cue cut down to its new part, time no words
+    expect(segs.find((s) => s.text === 'east across siberia')).not.toHaveProperty('words');
+    expect(segs.find((s) => s.text === '[Music]')).not.toHaveProperty('words');
+  });
+
+  it('with words: a manual cue (one seg of many words) times none; without the option none at all', () => {
+    expect(
+      parseTimedText(readSynthetic('captions/manual-en.json3'), { words: true }).some((s) => s.words),
+    ).toBe(false);
+    expect(
+      parseTimedText(readSynthetic('captions/asr-en.json3'), { dedupeRolling: true }).some((s) => s.words),
+    ).toBe(false);
+  });
+
   it('detects the format from the body, not from the URL', () => {
     expect(detectFormat('  {"events":[]}')).toBe('json3');
     expect(detectFormat(readSynthetic('captions/manual-en.srv3.xml'))).toBe('srv3');

@@ -1,5 +1,5 @@
 import { decodeEntities, stripMarkup } from '@subx/formats';
-import type { Segment } from '../types.ts';
+import type { Segment, Word } from '../types.ts';
 
 /**
  * Timedtext bodies in the three formats YouTube serves: json3 ({events}), srv3 (<timedtext format="3"><body><p>)
@@ -53,10 +53,13 @@ interface RawCue {
   start: number;
   duration: number;
   text: string;
+  /** json3 only: the event's segs, each with its offset from the event's start. */
+  segs?: { text: string; offsetMs: number | undefined }[];
 }
 
 interface Json3Seg {
   utf8?: string;
+  tOffsetMs?: number;
 }
 interface Json3Event {
   tStartMs?: number;
@@ -78,7 +81,15 @@ function parseJson3(body: string): RawCue[] {
     if (!segs) continue; // window/style definitions
     let raw = '';
     for (const s of segs) raw += s.utf8 ?? '';
-    out.push({ start: (ev.tStartMs ?? 0) / 1000, duration: (ev.dDurationMs ?? 0) / 1000, text: raw });
+    out.push({
+      start: (ev.tStartMs ?? 0) / 1000,
+      duration: (ev.dDurationMs ?? 0) / 1000,
+      text: raw,
+      segs: segs.map((s) => ({
+        text: s.utf8 ?? '',
+        offsetMs: typeof s.tOffsetMs === 'number' && Number.isFinite(s.tOffsetMs) ? s.tOffsetMs : undefined,
+      })),
+    });
   }
   return out;
 }
@@ -109,6 +120,31 @@ function parseXml(body: string, tag: 'p' | 'text', unit: 'ms' | 's'): RawCue[] {
 export interface ParseOptions {
   /** Auto-generated tracks repeat the previous line in each cue; remove that ("rolling" captions). */
   dedupeRolling?: boolean;
+  /** Give each segment the word times its json3 event carries (`segs[].tOffsetMs`), where it has them. */
+  words?: boolean;
+}
+
+/**
+ * The words of a json3 event whose segs are one word each, timed (an auto-generated line: the
+ * first seg at the event's start, every other at its `tOffsetMs`); each word ends where the next
+ * begins, the last with the event. Undefined for any other event (a manual cue, styled runs of a
+ * manual cue without offsets, a repeated line): its source times no words.
+ */
+function wordsOf(cue: RawCue): Word[] | undefined {
+  if (!cue.segs) return undefined;
+  const segs = cue.segs
+    .map((s) => ({ text: cleanText(s.text), offsetMs: s.offsetMs }))
+    .filter((s) => s.text !== '');
+  if (segs.length < 2 || segs.slice(1).some((s) => s.offsetMs === undefined)) return undefined;
+  if (segs.some((s) => /\s/.test(s.text))) return undefined;
+  const timed = segs.map((s) => ({ text: s.text, offset: s.offsetMs ?? 0 }));
+  const end = cue.start + Math.max(0, cue.duration);
+  return timed.map((s, i) => {
+    const start = cue.start + s.offset / 1000;
+    const next = timed[i + 1];
+    const until = next ? cue.start + next.offset / 1000 : end;
+    return { text: s.text, start: round3(start), end: round3(Math.max(start, until)) };
+  });
 }
 
 export function parseTimedText(body: string, options: ParseOptions = {}): Segment[] {
@@ -123,7 +159,10 @@ export function parseTimedText(body: string, options: ParseOptions = {}): Segmen
   for (const c of raw) {
     const t = cleanText(c.text);
     if (t.length === 0) continue;
-    segments.push({ text: t, start: round3(c.start), duration: round3(Math.max(0, c.duration)) });
+    const segment: Segment = { text: t, start: round3(c.start), duration: round3(Math.max(0, c.duration)) };
+    const words = options.words ? wordsOf(c) : undefined;
+    if (words) segment.words = words;
+    segments.push(segment);
   }
   const deduped = options.dedupeRolling ? removeRollingRepetition(segments) : segments;
   for (const s of deduped) if (s.text.includes('\n')) s.text = s.text.replace(/\n/g, ' ');
@@ -171,7 +210,14 @@ export function removeRollingRepetition(segments: Segment[]): Segment[] {
       if (last) last.duration = round3(Math.max(last.duration, seg.start + seg.duration - last.start));
       continue;
     }
-    out.push({ text: rest.join('\n'), start: seg.start, duration: seg.duration });
+    const text = rest.join('\n');
+    // A cue cut down to its new part keeps no word times: they timed the whole cue.
+    out.push({
+      text,
+      start: seg.start,
+      duration: seg.duration,
+      ...(seg.words && text === seg.text ? { words: seg.words } : {}),
+    });
   }
   return out;
 }

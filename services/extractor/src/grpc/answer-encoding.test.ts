@@ -26,7 +26,9 @@ describe('the extractor answers encoded once', () => {
       for (const value of [
         answer(),
         Object.freeze(answer()),
-        answer({ segments: [{ text: 'x', start: 1, duration: 2 }] }),
+        answer({
+          segments: [{ text: 'x', start: 1, duration: 2, words: [{ text: 'x', start: 1, end: 1.5 }] }],
+        }),
         Object.freeze(answer({ segmentsJson: '', segmentsJsonUtf8: Buffer.from('[{"text":"héllo — 🎵"}]') })),
       ]) {
         const message = { index, result: { $case: 'transcript' as const, value }, more: [] };

@@ -183,6 +183,8 @@ export async function startExtractWorker(deps: ExtractWorkerDeps): Promise<Extra
           : { languageConfidence: outcome.languageConfidence }),
         source: outcome.source,
         audioSeconds: outcome.audioSeconds,
+        fallbackReason: outcome.fallbackReason,
+        upstreamReason: outcome.upstreamReason,
       };
     } else {
       const app = isAppError(outcome) ? outcome : null;
@@ -206,6 +208,8 @@ export async function startExtractWorker(deps: ExtractWorkerDeps): Promise<Extra
         fetchedAt: '',
         source: '',
         audioSeconds: 0,
+        fallbackReason: '',
+        upstreamReason: '',
       };
     }
 

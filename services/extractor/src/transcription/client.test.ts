@@ -11,6 +11,10 @@ import { isModelVerdict, languageCode, TranscriptionClient } from './client.ts';
 let server: Server;
 let base = '';
 let mode: 'ok' | 'empty' | 'fail' = 'ok';
+/** Where the stand-in puts word times when asked: beside the segments (OpenAI), inside them, or nowhere. */
+let wordsIn: 'answer' | 'segments' | 'none' = 'answer';
+/** Whether each upload asked word granularity. */
+const askedWords: boolean[] = [];
 /** What each upload carried in its file field. */
 const uploads: string[] = [];
 const dir = mkdtempSync(join(tmpdir(), 'transcription-client-'));
@@ -32,6 +36,7 @@ beforeAll(async () => {
       const body = Buffer.concat(chunks).toString('latin1');
       const file = /name="file"; filename="[^"]*"\r\nContent-Type: [^\r]*\r\n\r\n([^\r]*)\r\n/.exec(body);
       uploads.push(file?.[1] ?? '');
+      askedWords.push(/name="timestamp_granularities\[\]"\r\n\r\nword\r\n/.test(body));
       setTimeout(() => {
         if (req.url !== '/v1/audio/transcriptions' || !body.includes('verbose_json')) {
           res.writeHead(400).end();
@@ -42,16 +47,42 @@ beforeAll(async () => {
           res.end('{"error":{"message":"boom"}}');
           return;
         }
+        const words = [
+          { word: ' hello', start: 0.5, end: 1 },
+          { word: ' world', start: 1.2, end: 4.6 },
+          { word: ' second', start: 5, end: 6 },
+          { word: ' part', start: 6, end: 7 },
+        ];
+        const nested = wordsIn === 'segments';
         const segments =
           mode === 'empty'
             ? []
             : [
-                { id: 0, start: 0, end: 4.5, text: ' hello world' },
-                { id: 1, start: 4.5, end: 70, text: ' second part' },
+                {
+                  id: 0,
+                  start: 0,
+                  end: 4.5,
+                  text: ' hello world',
+                  ...(nested ? { words: words.slice(0, 2) } : {}),
+                },
+                {
+                  id: 1,
+                  start: 4.5,
+                  end: 70,
+                  text: ' second part',
+                  ...(nested ? { words: words.slice(2) } : {}),
+                },
               ];
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(
-          JSON.stringify({ task: 'transcribe', language: 'english', duration: 70, text: 'x', segments }),
+          JSON.stringify({
+            task: 'transcribe',
+            language: 'english',
+            duration: 70,
+            text: 'x',
+            segments,
+            ...(wordsIn === 'answer' && mode !== 'empty' ? { words } : {}),
+          }),
         );
       }, 50);
     });
@@ -83,6 +114,7 @@ describe('TranscriptionClient', () => {
 
   it('answers segments with timings and the detected language', async () => {
     mode = 'ok';
+    wordsIn = 'none';
     uploads.length = 0;
     const t = await client().transcribe([part('audio bytes')], 'a.m4a', 'audio/mp4');
     expect(uploads).toEqual(['audio bytes']);
@@ -95,6 +127,28 @@ describe('TranscriptionClient', () => {
       ],
     });
   });
+
+  it.each(['answer', 'segments'] as const)(
+    'asks word granularity; words %s go to their segments, timed from the part’s start',
+    async (where) => {
+      mode = 'ok';
+      wordsIn = where;
+      askedWords.length = 0;
+      const t = await client().transcribe([part('a', 70, 70)], 'a.m4a', 'audio/mp4');
+      expect(askedWords).toEqual([true]);
+      // ' world' ends past the first segment: its middle (72.9) is inside it, so it stays there
+      expect(t.segments.map((s) => s.words)).toEqual([
+        [
+          { text: 'hello', start: 70.5, end: 71 },
+          { text: 'world', start: 71.2, end: 74.6 },
+        ],
+        [
+          { text: 'second', start: 75, end: 76 },
+          { text: 'part', start: 76, end: 77 },
+        ],
+      ]);
+    },
+  );
 
   it('fails retryably on a model error and with NO_SPEECH on no segments', async () => {
     mode = 'fail';

@@ -49,10 +49,18 @@ export function languageCode(language: string | undefined): string {
   return LANGUAGE_CODES[l] ?? (/^[a-z]{2,3}(-[a-z0-9]+)*$/.test(l) ? l : 'und');
 }
 
+interface TranscribedWord {
+  text: string;
+  start: number;
+  end: number;
+}
+
 interface TranscribedSegment {
   start: number;
   duration: number;
   text: string;
+  /** The engine's word timestamps inside this segment; absent when it gave none. */
+  words?: TranscribedWord[];
 }
 
 export interface Transcription {
@@ -98,10 +106,55 @@ const failed = (why: string, cause?: unknown) =>
     },
   );
 
+interface VerboseWord {
+  word?: string;
+  start?: number;
+  end?: number;
+}
+
+/** OpenAI's verbose_json; some servers also nest each segment's words in it (faster-whisper). */
 interface VerboseJson {
   language?: string;
   duration?: number;
-  segments?: { start?: number; end?: number; text?: string }[];
+  segments?: { start?: number; end?: number; text?: string; words?: VerboseWord[] }[];
+  /** With timestamp_granularities word: every word of the part, in order. */
+  words?: VerboseWord[];
+}
+
+const round3 = (n: number) => Math.round(n * 1000) / 1000;
+
+/** A verbose word moved by the part's start; undefined for one without text or times. */
+function wordOf(w: VerboseWord, offset: number): TranscribedWord | undefined {
+  const text = String(w.word ?? '').trim();
+  const start = Number(w.start);
+  const end = Number(w.end);
+  if (text === '' || !Number.isFinite(start) || !Number.isFinite(end)) return undefined;
+  return { text, start: round3(offset + start), end: round3(offset + Math.max(start, end)) };
+}
+
+/**
+ * Each segment's words: its own (`segments[].words`) where the server nests them, else the
+ * part's word list shared out by time, a word going to the last segment starting before its
+ * middle (OpenAI answers words beside the segments, not inside them).
+ */
+function attachWords(segments: TranscribedSegment[], answer: VerboseJson, offset: number): void {
+  const raw = answer.segments ?? [];
+  if (raw.some((s) => Array.isArray(s.words))) {
+    raw.forEach((s, i) => {
+      const words = (s.words ?? []).map((w) => wordOf(w, offset)).filter((w) => w !== undefined);
+      const segment = segments[i];
+      if (segment && words.length > 0) segment.words = words;
+    });
+    return;
+  }
+  let at = 0;
+  for (const w of answer.words ?? []) {
+    const word = wordOf(w, offset);
+    if (!word || segments.length === 0) continue;
+    const middle = (word.start + word.end) / 2;
+    while (at + 1 < segments.length && segments[at + 1]!.start <= middle) at += 1;
+    (segments[at]!.words ??= []).push(word);
+  }
 }
 
 export class TranscriptionClient {
@@ -151,7 +204,14 @@ export class TranscriptionClient {
       // A disk-backed Blob: the upload streams the file instead of holding it.
       const file = new File([await openAsBlob(part.path, { type: mimeType })], fileName, { type: mimeType });
       answer = (await this.#client.audio.transcriptions.create(
-        { file, model: this.#config.model, response_format: 'verbose_json' },
+        {
+          file,
+          model: this.#config.model,
+          response_format: 'verbose_json',
+          // Word times for `include: ["words"]`: asked always, so a transcript cached once serves
+          // both kinds of request without the model hearing the audio again.
+          timestamp_granularities: ['word', 'segment'],
+        },
         signal ? { signal } : undefined,
       )) as VerboseJson;
     } catch (err) {
@@ -166,13 +226,13 @@ export class TranscriptionClient {
         ),
       );
     }
-    const segments = (answer.segments ?? [])
-      .map((s) => ({
-        start: part.startSeconds + Number(s.start ?? 0),
-        duration: Math.max(0, Number(s.end ?? 0) - Number(s.start ?? 0)),
-        text: String(s.text ?? '').trim(),
-      }))
-      .filter((s) => s.text !== '');
+    const timed: TranscribedSegment[] = (answer.segments ?? []).map((s) => ({
+      start: part.startSeconds + Number(s.start ?? 0),
+      duration: Math.max(0, Number(s.end ?? 0) - Number(s.start ?? 0)),
+      text: String(s.text ?? '').trim(),
+    }));
+    attachWords(timed, answer, part.startSeconds);
+    const segments = timed.filter((s) => s.text !== '');
     return {
       language: languageCode(answer.language),
       durationSeconds: heardSeconds > 0 ? heardSeconds : part.durationSeconds,

@@ -17,7 +17,7 @@ import { chunkingOptionsOf } from '../jobs/chunks.ts';
 import { embeddingsPrice } from '../access/pricing.ts';
 import { rateLimitJson } from '../access/rate-limit.ts';
 import { jsonTail } from '../domain/extract-cache.ts';
-import { subtitleTypeName, transcriptBody } from '../domain/mappers.ts';
+import { subtitleTypeName, transcriptBody, transcriptProvenance, wantsWords } from '../domain/mappers.ts';
 import type { IncludeField, TranscriptModeName } from '../domain/common-schemas.ts';
 import type { extractorV1 } from '@subx/contracts';
 import { TRANSCRIPT_MODE, mayStartModelWork } from '../domain/transcript-modes.ts';
@@ -117,15 +117,10 @@ export async function extractChunks(
       subtitleType: subtitleTypeName(transcript.subtitleType),
     });
     const rest = JSON.stringify({
-      ...transcriptBody(transcript, body.include_timestamps),
+      ...transcriptBody(transcript, body.include_timestamps, wantsWords(body.include)),
       cached: transcript.cached,
       extracted_at: transcript.fetchedAt || new Date(ctx.deps.clock.now()).toISOString(),
-      ...(transcript.translatedFrom ? { translated_from: transcript.translatedFrom } : {}),
-      ...(transcript.translatedFrom && transcript.translatedBy
-        ? { translated_by: transcript.translatedBy }
-        : {}),
-      ...(transcript.languageConfidence ? { language_confidence: transcript.languageConfidence } : {}),
-      source: transcript.source || 'captions',
+      ...transcriptProvenance(transcript),
       chunks,
       ...(body.embed && embedder ? { embedding_model: embedder.model } : {}),
     });

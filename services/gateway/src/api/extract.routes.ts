@@ -24,7 +24,13 @@ import {
   utf8Bytes,
 } from '../domain/extract-cache.ts';
 import type { ByteAllocator, CachedExtract, ExtractCacheKey } from '../domain/extract-cache.ts';
-import { documentFor, subtitleTypeName, transcriptBody } from '../domain/mappers.ts';
+import {
+  documentFor,
+  subtitleTypeName,
+  transcriptBody,
+  transcriptProvenance,
+  wantsWords,
+} from '../domain/mappers.ts';
 import type { IncludeField, TranscriptModeName } from '../domain/common-schemas.ts';
 import { V1_OPERATIONS, apiOperation } from './operations.ts';
 import { videoIdOf } from '../domain/video-urls.ts';
@@ -149,12 +155,7 @@ export const registerExtract: RouteRegistrar = (app, ctx) => {
     const after = (cached: boolean) => ({
       cached,
       extracted_at: transcript.fetchedAt || new Date(clock.now()).toISOString(),
-      ...(transcript.translatedFrom ? { translated_from: transcript.translatedFrom } : {}),
-      ...(transcript.translatedFrom && transcript.translatedBy
-        ? { translated_by: transcript.translatedBy }
-        : {}),
-      ...(transcript.languageConfidence ? { language_confidence: transcript.languageConfidence } : {}),
-      source: transcript.source || 'captions',
+      ...transcriptProvenance(transcript),
     });
     // The extractor's rendered segments; from an extractor older than answer_json (it ignores the
     // field), segments: rendered here.
@@ -167,7 +168,7 @@ export const registerExtract: RouteRegistrar = (app, ctx) => {
         : (cached: boolean, alloc: ByteAllocator, tail = '') =>
             utf8Bytes(
               `{${textOf(members)},${jsonHead({
-                ...transcriptBody(transcript, body.include_timestamps),
+                ...transcriptBody(transcript, body.include_timestamps, wantsWords(body.include)),
                 ...after(cached),
               }).slice(1)}${tail}`,
               alloc,

@@ -10,8 +10,11 @@ import { METADATA_FIELDS } from '@subx/youtube';
 import { TRANSCRIPT_MODES } from './transcript-modes.ts';
 import { DOCUMENT_FORMATS, named } from './operation-spec.ts';
 
-/** docs/decisions.md "Metadata fields": the nine opt-in metadata fields, as the platform client defines them. */
-export const INCLUDE_FIELDS = METADATA_FIELDS;
+/**
+ * docs/decisions.md "Metadata fields": the nine opt-in metadata fields, as the platform client
+ * defines them, and `words` (each segment's timed words, docs/api.md "Word timestamps").
+ */
+export const INCLUDE_FIELDS = [...METADATA_FIELDS, 'words'] as const;
 export type IncludeField = (typeof INCLUDE_FIELDS)[number];
 
 /**
@@ -57,14 +60,15 @@ export const includeArraySchema = {
   type: 'array',
   items: { type: 'string', enum: [...INCLUDE_FIELDS] },
   default: [],
-  description: 'Opt-in metadata fields. An unknown name is 400 INVALID_INCLUDE listing the nine valid names.',
+  description:
+    'Opt-in metadata fields, and `words` (each timed segment carries its words with their times where the source has them). An unknown name is 400 INVALID_INCLUDE listing the valid names.',
 };
 
 export const includeCsvSchema = {
   type: 'string',
   default: '',
   maxLength: 512,
-  description: `Comma-separated opt-in metadata fields: ${INCLUDE_FIELDS.join(', ')}.`,
+  description: `Comma-separated opt-in fields: ${INCLUDE_FIELDS.join(', ')}.`,
 };
 
 export const translateSchema = {
@@ -148,6 +152,17 @@ export const rateLimitSchema = named('RateLimit', {
   },
 });
 
+export const wordSchema = named('Word', {
+  type: 'object',
+  required: ['text', 'start', 'end'],
+  additionalProperties: false,
+  properties: {
+    text: { type: 'string' },
+    start: { type: 'number', description: 'Seconds from the start of the video.' },
+    end: { type: 'number', description: 'Seconds from the start of the video.' },
+  },
+});
+
 export const segmentSchema = named('Segment', {
   type: 'object',
   required: ['text', 'start', 'duration'],
@@ -156,6 +171,12 @@ export const segmentSchema = named('Segment', {
     text: { type: 'string' },
     start: { type: 'number', description: 'Seconds.' },
     duration: { type: 'number', description: 'Seconds.' },
+    words: {
+      type: 'array',
+      items: wordSchema,
+      description:
+        'With `include: ["words"]`: the words of the segment with their own times, from the speech engine (transcribed audio) or the platform (auto-generated tracks). Absent where the source times no words (manual tracks, translations).',
+    },
   },
 });
 
@@ -289,6 +310,17 @@ export const transcriptProvenanceProperties = {
     enum: ['captions', 'audio'],
     description:
       '`audio`: transcribed from the audio by a speech-to-text model (`mode`); `captions` otherwise.',
+  },
+  fallback_reason: {
+    type: 'string',
+    enum: ['captions_refused', 'no_captions', 'language_not_available'],
+    description:
+      'With `mode: "auto"` and `source: "audio"`: why the captions were not used. `captions_refused`: the video has caption tracks and the platform refused them to every client (`upstream_reason` says how).',
+  },
+  upstream_reason: {
+    type: 'string',
+    description:
+      'With `fallback_reason: "captions_refused"`: the platform\'s refusal, named as UPSTREAM_BLOCKED\'s `error.reason` (`po_token`, `bot_check`, `http_429`, `empty_caption_body`, ...).',
   },
 };
 

@@ -2,7 +2,7 @@
 import { aiV1, commonV1 } from '@subx/contracts';
 import type { commentsV1, extractorV1 } from '@subx/contracts';
 import { publicMetadata, publicSegments, renderDocument, toPlainText } from '@subx/formats';
-import type { DocumentFormat, OutputFormat, Segment } from '@subx/formats';
+import type { DocumentFormat, OutputFormat, PublicSegment } from '@subx/formats';
 import type { IncludeField } from './common-schemas.ts';
 
 export type SubtitleTypeName = 'manual' | 'auto_generated' | 'transcribed';
@@ -12,12 +12,16 @@ export function subtitleTypeName(type: commonV1.SubtitleType): SubtitleTypeName 
   return type === commonV1.SubtitleType.SUBTITLE_TYPE_TRANSCRIBED ? 'transcribed' : 'auto_generated';
 }
 
-/** `subtitles` (timed) or `text` + `segment_count` (plain text). */
+/** Whether `include` asks each segment's timed words. */
+export const wantsWords = (include: readonly string[]): boolean => include.includes('words');
+
+/** `subtitles` (timed, with each segment's words when asked) or `text` + `segment_count` (plain text). */
 export function transcriptBody(
   t: extractorV1.GetTranscriptResponse,
   includeTimestamps: boolean,
-): { subtitles: Segment[] } | { text: string; segment_count: number } {
-  if (includeTimestamps) return { subtitles: publicSegments(t.segments) };
+  words = false,
+): { subtitles: PublicSegment[] } | { text: string; segment_count: number } {
+  if (includeTimestamps) return { subtitles: publicSegments(t.segments, words) };
   const plain = toPlainText(t.segments);
   return { text: plain.text, segment_count: plain.segmentCount };
 }
@@ -52,7 +56,7 @@ export function successItem(
 ): Record<string, unknown> {
   const payload =
     options.format === 'json'
-      ? transcriptBody(t, options.includeTimestamps)
+      ? transcriptBody(t, options.includeTimestamps, wantsWords(options.include))
       : { format: options.format, content: documentFor(options.format, t, options.includeTimestamps) };
   return {
     success: true,
@@ -62,11 +66,23 @@ export function successItem(
     language: t.language,
     metadata: publicMetadata(t.metadata, options.include),
     subtitle_type: subtitleTypeName(t.subtitleType),
+    ...transcriptProvenance(t),
+    credits_used: options.creditsUsed,
+  };
+}
+
+/**
+ * Where the transcript came from (common-schemas.ts transcriptProvenanceProperties): the
+ * translation, a doubted language, captions or audio, and why mode auto read the audio.
+ */
+export function transcriptProvenance(t: extractorV1.GetTranscriptResponse): Record<string, string> {
+  return {
     ...(t.translatedFrom ? { translated_from: t.translatedFrom } : {}),
     ...(t.translatedFrom && t.translatedBy ? { translated_by: t.translatedBy } : {}),
     ...(t.languageConfidence ? { language_confidence: t.languageConfidence } : {}),
     source: t.source || 'captions',
-    credits_used: options.creditsUsed,
+    ...(t.fallbackReason ? { fallback_reason: t.fallbackReason } : {}),
+    ...(t.upstreamReason ? { upstream_reason: t.upstreamReason } : {}),
   };
 }
 

@@ -405,6 +405,8 @@ function toOutcome(result: extractJobV1.ExtractResult): FanOutOutcome {
     headJsonUtf8: Buffer.alloc(0),
     source: result.source || 'captions',
     audioSeconds: result.audioSeconds,
+    fallbackReason: result.fallbackReason,
+    upstreamReason: result.upstreamReason,
     ...(result.translatedFrom === undefined ? {} : { translatedFrom: result.translatedFrom }),
     ...(result.translatedBy === undefined ? {} : { translatedBy: result.translatedBy }),
     ...(result.languageConfidence === undefined ? {} : { languageConfidence: result.languageConfidence }),

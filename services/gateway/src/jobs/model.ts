@@ -7,14 +7,11 @@
  * what makes resuming safe: a result that exists is never run or charged again.
  */
 import type { ChunkingOptions, OutputFormat } from '@subx/formats';
-import type {
-  MetadataField as IncludeField,
-  SearchDuration,
-  SearchFeature,
-  SearchSort,
-  UploadDate,
-} from '@subx/youtube';
+import type { MetadataField, SearchDuration, SearchFeature, SearchSort, UploadDate } from '@subx/youtube';
 import type { TranscriptModeName } from '../domain/transcript-modes.ts';
+
+/** A job's `include`: metadata fields, and `words` (each segment's timed words). */
+type IncludeField = MetadataField | 'words';
 
 export const JOB_STATUSES = ['queued', 'running', 'completed', 'failed', 'canceled'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];

@@ -8,7 +8,8 @@
 import { Ajv } from 'ajv';
 import { Errors, plural } from '@subx/errors';
 import type { AppError } from '@subx/errors';
-import { INCLUDE_FIELDS, metadataSchema, rateLimitSchema, segmentSchema } from '../domain/common-schemas.ts';
+import { metadataSchema, rateLimitSchema, segmentSchema } from '../domain/common-schemas.ts';
+import { METADATA_FIELDS } from '@subx/youtube';
 import { extractResponse } from '../api/extract-response.ts';
 import { isMetered } from '../domain/operation-spec.ts';
 import { operationById } from '../openapi/operations.ts';
@@ -156,7 +157,7 @@ const TOOLS: ToolDefinition[] = [
     spends: false,
     operationId: 'extract',
     title: 'Get video metadata',
-    lead: `Every metadata field of a video (${INCLUDE_FIELDS.join(', ')}, besides title, channel, duration, upload date and thumbnail), without the transcript. Read from the video's captions track: a video without captions answers NO_SUBTITLES (check_subtitles still tells its title and duration).`,
+    lead: `Every metadata field of a video (${METADATA_FIELDS.join(', ')}, besides title, channel, duration, upload date and thumbnail), without the transcript. Read from the video's captions track: a video without captions answers NO_SUBTITLES (check_subtitles still tells its title and duration).`,
     fields: ['url', 'language'],
     outputSchema: {
       type: 'object',
@@ -174,7 +175,7 @@ const TOOLS: ToolDefinition[] = [
     async run(args, call, spec) {
       const answer = await call({
         spec,
-        body: { ...requestFields(args), include: [...INCLUDE_FIELDS], include_timestamps: false },
+        body: { ...requestFields(args), include: [...METADATA_FIELDS], include_timestamps: false },
       });
       if (!isOk(answer)) return toolError(answer);
       const b = answer.body as Body;

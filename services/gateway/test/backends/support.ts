@@ -47,7 +47,7 @@ export function transcript(videoId: string): extractorV1.GetTranscriptResponse {
     videoId,
     language: 'en',
     subtitleType: commonV1.SubtitleType.SUBTITLE_TYPE_MANUAL,
-    segments: [{ text: `hello ${videoId}`, start: 0, duration: 1 }],
+    segments: [{ text: `hello ${videoId}`, start: 0, duration: 1, words: [] }],
     metadata: undefined,
     cached: true,
     segmentsJson: '',
@@ -55,6 +55,8 @@ export function transcript(videoId: string): extractorV1.GetTranscriptResponse {
     headJsonUtf8: Buffer.alloc(0),
     source: 'captions',
     audioSeconds: 0,
+    fallbackReason: '',
+    upstreamReason: '',
     fetchedAt: '2026-01-01T00:00:00.000Z',
   };
 }

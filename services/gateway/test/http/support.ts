@@ -208,15 +208,18 @@ export function createTestKv(): KeyValueStore & { data: Map<string, string> } {
 
 // ---- fake backends -------------------------------------------------------------------------
 
-export function transcript(videoId: string, overrides: Partial<extractorV1.GetTranscriptResponse> = {}) {
+/** An answer's overrides; segments may leave out `words` (none: the source timed no words). */
+export type TranscriptOverrides = Partial<Omit<extractorV1.GetTranscriptResponse, 'segments'>> & {
+  segments?: (Omit<commonV1.Segment, 'words'> & Partial<Pick<commonV1.Segment, 'words'>>)[];
+};
+
+export function transcript(videoId: string, overrides: TranscriptOverrides = {}) {
+  const { segments = DEFAULT_SEGMENTS, ...rest } = overrides;
   return {
     videoId,
     language: 'en',
     subtitleType: commonV1.SubtitleType.SUBTITLE_TYPE_MANUAL,
-    segments: [
-      { text: 'Hello world', start: 0, duration: 1.5 },
-      { text: 'Second line', start: 1.5, duration: 2 },
-    ],
+    segments: segments.map((s) => ({ words: [], ...s })),
     metadata: {
       title: `Video ${videoId}`,
       channel: 'Channel',
@@ -232,15 +235,19 @@ export function transcript(videoId: string, overrides: Partial<extractorV1.GetTr
     headJsonUtf8: Buffer.alloc(0),
     source: 'captions',
     audioSeconds: 0,
-    ...overrides,
+    fallbackReason: '',
+    upstreamReason: '',
+    ...rest,
   } satisfies extractorV1.GetTranscriptResponse;
 }
 
+const DEFAULT_SEGMENTS = [
+  { text: 'Hello world', start: 0, duration: 1.5 },
+  { text: 'Second line', start: 1.5, duration: 2 },
+];
+
 /** transcript() as an extractor of today answers it: segments_json rendered by the fake backends. */
-export function transcriptAnswer(
-  videoId: string,
-  overrides: Partial<extractorV1.GetTranscriptResponse> = {},
-): TranscriptAnswer {
+export function transcriptAnswer(videoId: string, overrides: TranscriptOverrides = {}): TranscriptAnswer {
   const {
     segmentsJson: _json,
     segmentsJsonUtf8: _bytes,

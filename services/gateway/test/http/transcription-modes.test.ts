@@ -51,6 +51,43 @@ function speechPlatform(backends: FakeBackends, options: { cached?: boolean; aud
   };
 }
 
+describe('why mode auto read the audio', () => {
+  it('extract and batch carry fallback_reason and upstream_reason as the extractor says them; captions answers neither', async () => {
+    gw = await buildTestGateway();
+    speechPlatform(gw.backends);
+    const audio = gw.backends.handlers.getTranscript!;
+    gw.backends.handlers.getTranscript = async (req, options) => {
+      const answer = await audio(req, options);
+      return answer.source === 'audio'
+        ? { ...answer, fallbackReason: 'captions_refused', upstreamReason: 'po_token' }
+        : answer;
+    };
+    const extract = await gw.app.inject({
+      method: 'POST',
+      url: '/api/v1/extract',
+      payload: { url: SPEECH_URL, mode: 'auto', include: ['words'] },
+      headers: { 'x-api-key': KEYS.pro },
+    });
+    expect(extract.statusCode, extract.body).toBe(200);
+    expect(extract.json()).toMatchObject({
+      source: 'audio',
+      fallback_reason: 'captions_refused',
+      upstream_reason: 'po_token',
+    });
+    const res = await batch({ urls: [SPEECH_URL, VIDEO_URL], mode: 'auto' });
+    expect(res.statusCode, res.body).toBe(200);
+    const [spoken, captioned] = res.json().results;
+    expect(spoken).toMatchObject({
+      source: 'audio',
+      fallback_reason: 'captions_refused',
+      upstream_reason: 'po_token',
+    });
+    expect(captioned).toMatchObject({ source: 'captions' });
+    expect(captioned).not.toHaveProperty('fallback_reason');
+    expect(captioned).not.toHaveProperty('upstream_reason');
+  });
+});
+
 const modesAsked = (backends: FakeBackends) =>
   backends.calls
     .filter((c) => c.method === 'getTranscript')

@@ -72,6 +72,19 @@ export interface Segment {
   text: string;
   start: number;
   duration: number;
+  /**
+   * The segment's words with their own times, when the request asked `include: ["words"]` and the
+   * source times words (a speech engine's word timestamps, an auto-generated track's word
+   * offsets); empty otherwise (manual tracks time whole cues only).
+   */
+  words: Word[];
+}
+
+/** One word of a segment. Times are seconds from the start of the video. */
+export interface Word {
+  text: string;
+  start: number;
+  end: number;
 }
 
 export interface Chapter {
@@ -114,7 +127,7 @@ export interface ChapterList {
 }
 
 function createBaseSegment(): Segment {
-  return { text: "", start: 0, duration: 0 };
+  return { text: "", start: 0, duration: 0, words: [] };
 }
 
 export const Segment: MessageFns<Segment> = {
@@ -127,6 +140,9 @@ export const Segment: MessageFns<Segment> = {
     }
     if (message.duration !== 0) {
       writer.uint32(25).double(message.duration);
+    }
+    for (const v of message.words) {
+      Word.encode(v!, writer.uint32(34).fork()).join();
     }
     return writer;
   },
@@ -168,6 +184,14 @@ export const Segment: MessageFns<Segment> = {
             message.duration = reader.double();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.words.push(Word.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -185,6 +209,7 @@ export const Segment: MessageFns<Segment> = {
       text: isSet(object.text) ? globalThis.String(object.text) : "",
       start: isSet(object.start) ? globalThis.Number(object.start) : 0,
       duration: isSet(object.duration) ? globalThis.Number(object.duration) : 0,
+      words: globalThis.Array.isArray(object?.words) ? object.words.map((e: any) => Word.fromJSON(e)) : [],
     };
   },
 
@@ -199,6 +224,9 @@ export const Segment: MessageFns<Segment> = {
     if (message.duration !== 0) {
       obj.duration = floatToJson(message.duration);
     }
+    if (message.words?.length) {
+      obj.words = message.words.map((e) => Word.toJSON(e));
+    }
     return obj;
   },
 
@@ -210,6 +238,108 @@ export const Segment: MessageFns<Segment> = {
     message.text = object.text ?? "";
     message.start = object.start ?? 0;
     message.duration = object.duration ?? 0;
+    message.words = object.words?.map((e) => Word.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseWord(): Word {
+  return { text: "", start: 0, end: 0 };
+}
+
+export const Word: MessageFns<Word> = {
+  encode(message: Word, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.text !== "") {
+      writer.uint32(10).string(message.text);
+    }
+    if (message.start !== 0) {
+      writer.uint32(17).double(message.start);
+    }
+    if (message.end !== 0) {
+      writer.uint32(25).double(message.end);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Word {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWord();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.text = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 17) {
+              break;
+            }
+
+            message.start = reader.double();
+            continue;
+          }
+          case 3: {
+            if (tag !== 25) {
+              break;
+            }
+
+            message.end = reader.double();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Word {
+    return {
+      text: isSet(object.text) ? globalThis.String(object.text) : "",
+      start: isSet(object.start) ? globalThis.Number(object.start) : 0,
+      end: isSet(object.end) ? globalThis.Number(object.end) : 0,
+    };
+  },
+
+  toJSON(message: Word): unknown {
+    const obj: any = {};
+    if (message.text !== "") {
+      obj.text = message.text;
+    }
+    if (message.start !== 0) {
+      obj.start = floatToJson(message.start);
+    }
+    if (message.end !== 0) {
+      obj.end = floatToJson(message.end);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<Word>): Word {
+    return Word.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<Word>): Word {
+    const message = createBaseWord();
+    message.text = object.text ?? "";
+    message.start = object.start ?? 0;
+    message.end = object.end ?? 0;
     return message;
   },
 };

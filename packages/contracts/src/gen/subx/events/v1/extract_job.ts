@@ -97,6 +97,12 @@ export interface ExtractResult {
   languageConfidence?: string | undefined;
   source: string;
   audioSeconds: number;
+  /**
+   * As in extractor.v1.GetTranscriptResponse: why mode auto read the audio (captions_refused,
+   * no_captions, language_not_available) and, when the platform refused the captions, how.
+   */
+  fallbackReason: string;
+  upstreamReason: string;
 }
 
 function createBaseExtractJob(): ExtractJob {
@@ -447,6 +453,8 @@ function createBaseExtractResult(): ExtractResult {
     languageConfidence: undefined,
     source: "",
     audioSeconds: 0,
+    fallbackReason: "",
+    upstreamReason: "",
   };
 }
 
@@ -511,6 +519,12 @@ export const ExtractResult: MessageFns<ExtractResult> = {
     }
     if (message.audioSeconds !== 0) {
       writer.uint32(160).uint32(message.audioSeconds);
+    }
+    if (message.fallbackReason !== "") {
+      writer.uint32(170).string(message.fallbackReason);
+    }
+    if (message.upstreamReason !== "") {
+      writer.uint32(178).string(message.upstreamReason);
     }
     return writer;
   },
@@ -688,6 +702,22 @@ export const ExtractResult: MessageFns<ExtractResult> = {
             message.audioSeconds = reader.uint32();
             continue;
           }
+          case 21: {
+            if (tag !== 170) {
+              break;
+            }
+
+            message.fallbackReason = reader.string();
+            continue;
+          }
+          case 22: {
+            if (tag !== 178) {
+              break;
+            }
+
+            message.upstreamReason = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -776,6 +806,16 @@ export const ExtractResult: MessageFns<ExtractResult> = {
         : isSet(object.audio_seconds)
         ? globalThis.Number(object.audio_seconds)
         : 0,
+      fallbackReason: isSet(object.fallbackReason)
+        ? globalThis.String(object.fallbackReason)
+        : isSet(object.fallback_reason)
+        ? globalThis.String(object.fallback_reason)
+        : "",
+      upstreamReason: isSet(object.upstreamReason)
+        ? globalThis.String(object.upstreamReason)
+        : isSet(object.upstream_reason)
+        ? globalThis.String(object.upstream_reason)
+        : "",
     };
   },
 
@@ -841,6 +881,12 @@ export const ExtractResult: MessageFns<ExtractResult> = {
     if (message.audioSeconds !== 0) {
       obj.audioSeconds = Math.round(message.audioSeconds);
     }
+    if (message.fallbackReason !== "") {
+      obj.fallbackReason = message.fallbackReason;
+    }
+    if (message.upstreamReason !== "") {
+      obj.upstreamReason = message.upstreamReason;
+    }
     return obj;
   },
 
@@ -873,6 +919,8 @@ export const ExtractResult: MessageFns<ExtractResult> = {
     message.languageConfidence = object.languageConfidence ?? undefined;
     message.source = object.source ?? "";
     message.audioSeconds = object.audioSeconds ?? 0;
+    message.fallbackReason = object.fallbackReason ?? "";
+    message.upstreamReason = object.upstreamReason ?? "";
     return message;
   },
 };

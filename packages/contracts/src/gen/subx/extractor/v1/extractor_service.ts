@@ -221,7 +221,10 @@ export interface GetTranscriptRequest {
   videoId: string;
   /** BCP-47-ish platform code: en, en-GB, pt-BR, zh-Hans. */
   language: string;
-  /** Opt-in metadata field names (docs/decisions.md "Metadata fields"). */
+  /**
+   * Opt-in metadata field names (docs/decisions.md "Metadata fields"), and `words`: each segment
+   * then carries its words with their times where the source has them (Segment.words).
+   */
   include: string[];
   forceRefresh: boolean;
   /** Let the platform translate from the best available track when `language` has none. */
@@ -325,6 +328,19 @@ export interface GetTranscriptResponse {
   source: string;
   /** With source "audio": the seconds of audio the model transcribed (what billing counts). */
   audioSeconds: number;
+  /**
+   * With source "audio" in mode auto: why the captions were not used. "captions_refused" when the
+   * video lists caption tracks and the platform refused them to every client (upstream_reason
+   * says how); "no_captions" when the video has none; "language_not_available" when none is in
+   * the asked language. Empty otherwise.
+   */
+  fallbackReason: string;
+  /**
+   * With fallback_reason "captions_refused": the platform's refusal, as UPSTREAM_BLOCKED's
+   * error.reason names it (po_token, bot_check, captcha, http_429, rate_limited,
+   * empty_caption_body, ...). Empty otherwise.
+   */
+  upstreamReason: string;
 }
 
 export interface GetTranscriptsRequest {
@@ -912,6 +928,8 @@ function createBaseGetTranscriptResponse(): GetTranscriptResponse {
     languageConfidence: undefined,
     source: "",
     audioSeconds: 0,
+    fallbackReason: "",
+    upstreamReason: "",
   };
 }
 
@@ -961,6 +979,12 @@ export const GetTranscriptResponse: MessageFns<GetTranscriptResponse> = {
     }
     if (message.audioSeconds !== 0) {
       writer.uint32(120).uint32(message.audioSeconds);
+    }
+    if (message.fallbackReason !== "") {
+      writer.uint32(130).string(message.fallbackReason);
+    }
+    if (message.upstreamReason !== "") {
+      writer.uint32(138).string(message.upstreamReason);
     }
     return writer;
   },
@@ -1098,6 +1122,22 @@ export const GetTranscriptResponse: MessageFns<GetTranscriptResponse> = {
             message.audioSeconds = reader.uint32();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.fallbackReason = reader.string();
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.upstreamReason = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1167,6 +1207,16 @@ export const GetTranscriptResponse: MessageFns<GetTranscriptResponse> = {
         : isSet(object.audio_seconds)
         ? globalThis.Number(object.audio_seconds)
         : 0,
+      fallbackReason: isSet(object.fallbackReason)
+        ? globalThis.String(object.fallbackReason)
+        : isSet(object.fallback_reason)
+        ? globalThis.String(object.fallback_reason)
+        : "",
+      upstreamReason: isSet(object.upstreamReason)
+        ? globalThis.String(object.upstreamReason)
+        : isSet(object.upstream_reason)
+        ? globalThis.String(object.upstream_reason)
+        : "",
     };
   },
 
@@ -1217,6 +1267,12 @@ export const GetTranscriptResponse: MessageFns<GetTranscriptResponse> = {
     if (message.audioSeconds !== 0) {
       obj.audioSeconds = Math.round(message.audioSeconds);
     }
+    if (message.fallbackReason !== "") {
+      obj.fallbackReason = message.fallbackReason;
+    }
+    if (message.upstreamReason !== "") {
+      obj.upstreamReason = message.upstreamReason;
+    }
     return obj;
   },
 
@@ -1242,6 +1298,8 @@ export const GetTranscriptResponse: MessageFns<GetTranscriptResponse> = {
     message.languageConfidence = object.languageConfidence ?? undefined;
     message.source = object.source ?? "";
     message.audioSeconds = object.audioSeconds ?? 0;
+    message.fallbackReason = object.fallbackReason ?? "";
+    message.upstreamReason = object.upstreamReason ?? "";
     return message;
   },
 };
