@@ -14,6 +14,11 @@
  *   waits, holding its lease, up to JOB_STALL_LIMIT_MS.
  * - DELETE marks the job canceled at once; the runner notices at the next window, keeps what the
  *   window in flight produced (charged), and stops.
+ * - An item whose stream is still live or being processed (VIDEO_PROCESSING) is parked, not failed:
+ *   it has no result and holds no window, and is asked again after the platform's Retry-After
+ *   (capped by JOB_PROCESSING_RETRY_MAX_SECONDS) until JOB_PROCESSING_WAIT_MS after the job started,
+ *   when it ends with VIDEO_PROCESSING. The parked items are saved on the job; while only they are
+ *   left, the job gives its lease back until the first is due, so it holds no runner meanwhile.
  * - The terminal transition happens once (a conditional update); whoever makes it hands the
  *   lifecycle event and the webhook on, and a sweeper retries that hand-off for any terminal job
  *   not marked `notified` (a gateway that died in between).
@@ -54,6 +59,8 @@ interface JobRunnerConfig {
   JOBS_POLL_MS: number;
   JOB_RESULTS_TTL: number;
   JOBS_QUEUED_TTL_MS: number;
+  JOB_PROCESSING_WAIT_MS: number;
+  JOB_PROCESSING_RETRY_MAX_SECONDS: number;
 }
 
 export interface JobRunnerDeps {
@@ -150,10 +157,52 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
     }
   }
 
-  /** Runs items [from, to) to a result each; returns the window's counts. */
-  async function runWindow(job: JobDoc, items: JobItem[], from: number, to: number) {
-    const now = () => clock.now();
+  /** When to ask again for an item still being processed; null: the job has waited long enough. */
+  function processingRetryAt(job: JobDoc, error: AppError): number | null {
+    const now = clock.now();
+    const until = (job.started_at ?? now) + config.JOB_PROCESSING_WAIT_MS;
+    if (now >= until) return null;
+    const waitSeconds = Math.min(
+      error.retryAfterSeconds ?? config.JOB_PROCESSING_RETRY_MAX_SECONDS,
+      config.JOB_PROCESSING_RETRY_MAX_SECONDS,
+    );
+    return Math.min(now + Math.max(1, waitSeconds) * 1000, until);
+  }
+
+  /** Runs items [from, to) to a result each or into `parked`; returns the window's counts. */
+  async function runWindow(
+    job: JobDoc,
+    items: JobItem[],
+    from: number,
+    to: number,
+    parked: Map<number, number>,
+  ) {
+    const indexes = Array.from({ length: to - from }, (_, k) => from + k);
     const existing = new Set((await store.resultsBetween(job._id, from, to)).map((r) => r.index));
+    const charged = await runItems(job, items, indexes, existing, `w${from}`, parked);
+    const inWindow = await store.resultsBetween(job._id, from, to);
+    return {
+      succeeded: inWindow.filter((r) => r.success).length,
+      failed: inWindow.filter((r) => !r.success).length,
+      complete: inWindow.length + indexes.filter((i) => parked.has(i)).length === to - from,
+      charged,
+    };
+  }
+
+  /**
+   * Runs `indexes` (those without a result in `existing`) to a result each, or parks them in
+   * `parked` (a stream still being processed); items that get a result leave `parked`. Resolves
+   * with the credits committed. `label` names the rounds' request ids.
+   */
+  async function runItems(
+    job: JobDoc,
+    items: JobItem[],
+    indexes: readonly number[],
+    existing: Set<number>,
+    label: string,
+    parked: Map<number, number>,
+  ): Promise<number> {
+    const now = () => clock.now();
     let charged = 0;
     const record = async (
       index: number,
@@ -172,6 +221,7 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
         created_at: now(),
       };
       const inserted = await store.insertResult(doc);
+      parked.delete(index);
       if (inserted) {
         existing.add(index);
         metrics.items(success ? 'ok' : String(item.error_code ?? 'error'), 1);
@@ -179,7 +229,7 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
       return inserted;
     };
     // Not video URLs: failed at once, free.
-    for (let i = from; i < to; i++) {
+    for (const i of indexes) {
       const item = items[i]!;
       if (!existing.has(i) && item.video_id === null) {
         await record(
@@ -193,14 +243,15 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
     let attempt = 0;
     let rounds = 0;
     let stalledSince: number | null = null;
+    // Parked in an earlier run and due now: asked again here; parked in this run: not before their time.
+    const parkedBefore = new Set(parked.keys());
     while (attempt < config.JOB_ITEM_ATTEMPTS) {
-      const missing = [];
-      for (let i = from; i < to; i++) if (!existing.has(i)) missing.push(i);
+      const missing = indexes.filter((i) => !existing.has(i) && (parkedBefore.has(i) || !parked.has(i)));
       if (missing.length === 0) break;
       const current = await renew(job._id);
       // Canceled: what is recorded stays (and is charged); nothing new starts.
       if (current.status === 'canceled') break;
-      const requestId = `${job._id}:w${from}:r${rounds++}`;
+      const requestId = `${job._id}:${label}:r${rounds++}`;
       const charges = await itemCharges(
         missing.map((i) => items[i]!.video_id),
         {
@@ -290,6 +341,13 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
                 successes += 1;
                 committed += cost;
               }
+            } else if (
+              outcome.error.code === 'VIDEO_PROCESSING' &&
+              processingRetryAt(job, outcome.error) !== null
+            ) {
+              // Not a passing failure: asking again seconds later finds it processing still.
+              parkedBefore.delete(index);
+              parked.set(index, processingRetryAt(job, outcome.error)!);
             } else if (!outcome.error.retryable || finalRound) {
               const message = publicMessage(outcome.error);
               await record(
@@ -321,19 +379,53 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
       attempt += 1;
       // Items left for another round failed for a passing reason (a timeout, pacing): give the
       // platform a moment rather than asking again at once.
-      if (attempt < config.JOB_ITEM_ATTEMPTS && existing.size < to - from) {
+      const left = indexes.some((i) => !existing.has(i) && (parkedBefore.has(i) || !parked.has(i)));
+      if (attempt < config.JOB_ITEM_ATTEMPTS && left) {
         await sleep(backoffDelay({ baseMs: 1_000, maxMs: 10_000 }, attempt));
       }
     }
     // Anything still without a result after every round (the job was canceled mid-window) stays
     // pending; anything that used up its rounds got its failure recorded above.
-    const inWindow = await store.resultsBetween(job._id, from, to);
-    return {
-      succeeded: inWindow.filter((r) => r.success).length,
-      failed: inWindow.filter((r) => !r.success).length,
-      complete: inWindow.length === to - from,
-      charged,
-    };
+    return charged;
+  }
+
+  /**
+   * Asks again for the parked items that are due, a window's worth at a time, and saves what is
+   * left parked together with the counts of those that got a result. Resolves `waiting` when items
+   * stay parked (the lease has been handed back until the first is due), `done` when none is left.
+   */
+  async function runParked(job: JobDoc, items: JobItem[], parked: Map<number, number>) {
+    while (parked.size > 0) {
+      const current = await renew(job._id);
+      if (current.status === 'canceled') return 'canceled' as const;
+      const due = [...parked]
+        .filter(([, at]) => at <= clock.now())
+        .map(([index]) => index)
+        .sort((a, b) => a - b)
+        .slice(0, config.JOB_WINDOW_SIZE);
+      if (due.length === 0) {
+        // Nothing due: no runner waits for it; the lease comes free when the first item is due.
+        await store.releaseLease(job._id, instanceId, Math.min(...parked.values()));
+        return 'waiting' as const;
+      }
+      const before = await Promise.all(due.map((i) => store.result(job._id, i)));
+      const existing = new Set(due.filter((_, k) => before[k] !== null));
+      await runItems(job, items, due, existing, `p${due[0]}`, parked);
+      // Results recorded by a run that crashed before saving count here too: they left no count.
+      const done = (await Promise.all(due.map((i) => store.result(job._id, i)))).filter(
+        (r): r is JobResultDoc => r !== null,
+      );
+      const counts = {
+        succeeded: done.filter((r) => r.success).length,
+        failed: done.filter((r) => !r.success).length,
+        charged: done.reduce((sum, r) => sum + (r.credits ?? (r.charged ? itemsPrice(1, pricing) : 0)), 0),
+      };
+      for (const r of done) parked.delete(r.index);
+      if (!(await store.setParked(job._id, instanceId, parkedDoc(parked), counts, clock.now()))) {
+        throw new StopWorking();
+      }
+    }
+    return 'done' as const;
   }
 
   async function loadItems(job: JobDoc): Promise<JobItem[]> {
@@ -416,13 +508,14 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
         return;
       }
       job = await renew(job._id);
+      const parked = new Map(Object.entries(job.parked ?? {}).map(([i, at]) => [Number(i), at]));
       let index = job.next_index;
       while (index < items.length) {
         if (job.status === 'canceled') break;
         const to = Math.min(index + config.JOB_WINDOW_SIZE, items.length);
         let window;
         try {
-          window = await runWindow(job, items, index, to);
+          window = await runWindow(job, items, index, to, parked);
         } catch (error) {
           if (isAppError(error) && error.code === 'INSUFFICIENT_CREDITS') {
             logger.info({ ...log }, 'job stopped: the credits ran out');
@@ -457,11 +550,19 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
           // Rounds cut short (fewer credits than items): the same window again, for what is left.
           continue;
         }
+        // Parked items saved first: a crash before the advance redoes the window, never loses them.
+        const nothing = { succeeded: 0, failed: 0, charged: 0 };
+        if (!(await store.setParked(job._id, instanceId, parkedDoc(parked), nothing, clock.now()))) {
+          throw new StopWorking();
+        }
         if (!(await store.advance(job._id, instanceId, { from: index, to, ...window }, clock.now()))) {
           throw new StopWorking();
         }
         index = to;
         job = await renew(job._id);
+      }
+      if (job.status !== 'canceled' && index >= items.length) {
+        if ((await runParked(job, items, parked)) === 'waiting') return;
       }
       const current = await store.byId(job._id);
       if (current?.status === 'canceled') {
@@ -570,6 +671,11 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
     },
     running: () => active.size,
   };
+}
+
+/** The parked items as the job document keeps them (JobDoc.parked). */
+function parkedDoc(parked: ReadonlyMap<number, number>): Record<string, number> {
+  return Object.fromEntries([...parked].map(([index, at]) => [String(index), at]));
 }
 
 /** Messages go through the same filter as every error body: internal details never leak. */
