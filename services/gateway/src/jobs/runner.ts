@@ -341,14 +341,12 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
                 successes += 1;
                 committed += cost;
               }
-            } else if (
-              outcome.error.code === 'VIDEO_PROCESSING' &&
-              processingRetryAt(job, outcome.error) !== null
-            ) {
+            } else if (processing(outcome.error) && processingRetryAt(job, outcome.error) !== null) {
               // Not a passing failure: asking again seconds later finds it processing still.
               parkedBefore.delete(index);
               parked.set(index, processingRetryAt(job, outcome.error)!);
-            } else if (!outcome.error.retryable || finalRound) {
+            } else if (!outcome.error.retryable || finalRound || processing(outcome.error)) {
+              // A stream still processing once the job has waited its limit ends here too.
               const message = publicMessage(outcome.error);
               await record(
                 index,
@@ -671,6 +669,11 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
     },
     running: () => active.size,
   };
+}
+
+/** A stream still live or being processed: asked again after its Retry-After, not in the next round. */
+function processing(error: AppError): boolean {
+  return error.code === 'VIDEO_PROCESSING';
 }
 
 /** The parked items as the job document keeps them (JobDoc.parked). */
