@@ -344,7 +344,7 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
             } else if (processing(outcome.error) && processingRetryAt(job, outcome.error) !== null) {
               // Not a passing failure: asking again seconds later finds it processing still.
               parkedBefore.delete(index);
-              parked.set(index, processingRetryAt(job, outcome.error)!);
+              parked.set(index, processingRetryAt(job, outcome.error) ?? now());
             } else if (!outcome.error.retryable || finalRound || processing(outcome.error)) {
               // A stream still processing once the job has waited its limit ends here too.
               const message = publicMessage(outcome.error);
@@ -408,7 +408,11 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
       }
       const before = await Promise.all(due.map((i) => store.result(job._id, i)));
       const existing = new Set(due.filter((_, k) => before[k] !== null));
-      await runItems(job, items, due, existing, `p${due[0]}`, parked);
+      // Out of credits: what got a result is saved below all the same, then the job fails (work()).
+      const ran = await runItems(job, items, due, existing, `p${due[0]}`, parked).then(
+        () => null,
+        (error: unknown) => error,
+      );
       // Results recorded by a run that crashed before saving count here too: they left no count.
       const done = (await Promise.all(due.map((i) => store.result(job._id, i)))).filter(
         (r): r is JobResultDoc => r !== null,
@@ -422,6 +426,7 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
       if (!(await store.setParked(job._id, instanceId, parkedDoc(parked), counts, clock.now()))) {
         throw new StopWorking();
       }
+      if (ran !== null) throw ran;
     }
     return 'done' as const;
   }
@@ -560,7 +565,14 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
         job = await renew(job._id);
       }
       if (job.status !== 'canceled' && index >= items.length) {
-        if ((await runParked(job, items, parked)) === 'waiting') return;
+        try {
+          if ((await runParked(job, items, parked)) === 'waiting') return;
+        } catch (error) {
+          if (!isAppError(error) || error.code !== 'INSUFFICIENT_CREDITS') throw error;
+          logger.info({ ...log }, 'job stopped: the credits ran out');
+          await finishAndNotify(job, 'failed', error);
+          return;
+        }
       }
       const current = await store.byId(job._id);
       if (current?.status === 'canceled') {

@@ -114,6 +114,23 @@ describe('a job item whose stream is still being processed', () => {
     expect((await h.store.byId(id))?.lease_until).toBe(h.clock.now() + 5_000);
   });
 
+  it('fails INSUFFICIENT_CREDITS when the credits ran out before a parked item is asked again', async () => {
+    const h = await jobsGateway({ balances: { acc_pro: 1 } });
+    const calls = streamInProcessing(h, () => true);
+    const id = (await createJob(h, { source: { type: 'urls', urls: [stream, vod].map(watch) } })).json()
+      .job_id;
+    await runOnce(h);
+    h.clock.advance(300_001);
+    await runOnce(h);
+    expect(calls.stream).toBe(1);
+    expect(await getJob(h, id)).toMatchObject({
+      status: 'failed',
+      error: { code: 'INSUFFICIENT_CREDITS' },
+      progress: { total: 2, succeeded: 1, failed: 0, pending: 1 },
+      credits_charged: 1,
+    });
+  });
+
   it('a job canceled while its items are parked ends canceled without asking again', async () => {
     const h = await jobsGateway();
     const calls = streamInProcessing(h, () => true);
