@@ -14,11 +14,8 @@
  *   waits, holding its lease, up to JOB_STALL_LIMIT_MS.
  * - DELETE marks the job canceled at once; the runner notices at the next window, keeps what the
  *   window in flight produced (charged), and stops.
- * - An item whose stream is still live or being processed (VIDEO_PROCESSING) is parked, not failed:
- *   it has no result and holds no window, and is asked again after the platform's Retry-After
- *   (capped by JOB_PROCESSING_RETRY_MAX_SECONDS) until JOB_PROCESSING_WAIT_MS after the job started,
- *   when it ends with VIDEO_PROCESSING. The parked items are saved on the job; while only they are
- *   left, the job gives its lease back until the first is due, so it holds no runner meanwhile.
+ * - An item whose stream is still live or being processed is parked, not failed (parked.ts): while
+ *   only parked items are left, the job gives its lease back until the first is due.
  * - The terminal transition happens once (a conditional update); whoever makes it hands the
  *   lifecycle event and the webhook on, and a sweeper retries that hand-off for any terminal job
  *   not marked `notified` (a gateway that died in between).
@@ -27,9 +24,8 @@ import { Errors, isAppError, toPublicErrorBody } from '@subx/errors';
 import type { AppError } from '@subx/errors';
 import { backoffDelay } from '@subx/ports';
 import type { Clock, Logger } from '@subx/ports';
-import { itemsPrice } from '../access/pricing.ts';
 import type { AccessPricing } from '../access/pricing.ts';
-import type { CreditLedger, Reservation } from '../access/types.ts';
+import type { CreditLedger } from '../access/types.ts';
 import type { ExtractorBackend } from '../backends/types.ts';
 import type { FanOut, FanOutOutcome } from '../fanout/types.ts';
 import { durationsFrom, itemCharges, overAudioCap } from '../domain/item-charges.ts';
@@ -45,6 +41,15 @@ import type { JobDoc, JobItem, JobResultDoc } from './model.ts';
 import type { JobStore } from './store.ts';
 import type { JobNotifier } from './notify.ts';
 import { jobMetrics } from './metrics.ts';
+import { reserveUpTo } from './round-credits.ts';
+import {
+  isProcessing,
+  parkedDoc,
+  parkedFromDoc,
+  processingRetryTime,
+  resultCounts,
+  retryParkedItems,
+} from './parked.ts';
 
 interface JobRunnerConfig {
   JOBS_RUNNER_CONCURRENCY: number;
@@ -125,49 +130,8 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
     return job;
   }
 
-  /**
-   * Reserves what the first `count` items may cost (`prices`, in order); with fewer credits than
-   * that, as many items as the balance pays for. Resolves with the items it reserved for.
-   */
-  async function reserveUpTo(
-    job: JobDoc,
-    prices: readonly number[],
-    count: number,
-    requestId: string,
-  ): Promise<{ reservation: Reservation; count: number }> {
-    const amount = prices.slice(0, count).reduce((sum, n) => sum + n, 0);
-    try {
-      const reservation = await credits.reserve({
-        accountId: job.account_id,
-        operation: 'jobs',
-        amount,
-        requestId,
-      });
-      return { reservation, count };
-    } catch (error) {
-      // Fewer credits than the window needs: run as many items as the balance pays for.
-      const available =
-        isAppError(error) && error.code === 'INSUFFICIENT_CREDITS' ? error.details?.available : undefined;
-      if (typeof available === 'number' && count > 1) {
-        let fits = 0;
-        for (let sum = 0; fits < count - 1 && sum + prices[fits]! <= available; fits++) sum += prices[fits]!;
-        if (fits > 0) return reserveUpTo(job, prices, fits, requestId);
-      }
-      throw error;
-    }
-  }
-
-  /** When to ask again for an item still being processed; null: the job has waited long enough. */
-  function processingRetryAt(job: JobDoc, error: AppError): number | null {
-    const now = clock.now();
-    const until = (job.started_at ?? now) + config.JOB_PROCESSING_WAIT_MS;
-    if (now >= until) return null;
-    const waitSeconds = Math.min(
-      error.retryAfterSeconds ?? config.JOB_PROCESSING_RETRY_MAX_SECONDS,
-      config.JOB_PROCESSING_RETRY_MAX_SECONDS,
-    );
-    return Math.min(now + Math.max(1, waitSeconds) * 1000, until);
-  }
+  const processingRetryAt = (job: JobDoc, error: AppError) =>
+    processingRetryTime(job, error, clock.now(), config);
 
   /** Runs items [from, to) to a result each or into `parked`; returns the window's counts. */
   async function runWindow(
@@ -262,7 +226,7 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
         pricing,
         durationsFrom(deps.extractor, requestId, Math.min(30_000, config.JOB_ITEM_TIMEOUT_MS)),
       );
-      const reserved = await reserveUpTo(job, charges.reserved, missing.length, requestId);
+      const reserved = await reserveUpTo(credits, job, charges.reserved, missing.length, requestId);
       const reservation = reserved.reservation;
       const round = missing.slice(0, reserved.count);
       let successes = 0;
@@ -341,11 +305,11 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
                 successes += 1;
                 committed += cost;
               }
-            } else if (processing(outcome.error) && processingRetryAt(job, outcome.error) !== null) {
+            } else if (isProcessing(outcome.error) && processingRetryAt(job, outcome.error) !== null) {
               // Not a passing failure: asking again seconds later finds it processing still.
               parkedBefore.delete(index);
               parked.set(index, processingRetryAt(job, outcome.error) ?? now());
-            } else if (!outcome.error.retryable || finalRound || processing(outcome.error)) {
+            } else if (!outcome.error.retryable || finalRound || isProcessing(outcome.error)) {
               // A stream still processing once the job has waited its limit ends here too.
               const message = publicMessage(outcome.error);
               await record(
@@ -387,49 +351,8 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
     return charged;
   }
 
-  /**
-   * Asks again for the parked items that are due, a window's worth at a time, and saves what is
-   * left parked together with the counts of those that got a result. Resolves `waiting` when items
-   * stay parked (the lease has been handed back until the first is due), `done` when none is left.
-   */
-  async function runParked(job: JobDoc, items: JobItem[], parked: Map<number, number>) {
-    while (parked.size > 0) {
-      const current = await renew(job._id);
-      if (current.status === 'canceled') return 'canceled' as const;
-      const due = [...parked]
-        .filter(([, at]) => at <= clock.now())
-        .map(([index]) => index)
-        .sort((a, b) => a - b)
-        .slice(0, config.JOB_WINDOW_SIZE);
-      if (due.length === 0) {
-        // Nothing due: no runner waits for it; the lease comes free when the first item is due.
-        await store.releaseLease(job._id, instanceId, Math.min(...parked.values()));
-        return 'waiting' as const;
-      }
-      const before = await Promise.all(due.map((i) => store.result(job._id, i)));
-      const existing = new Set(due.filter((_, k) => before[k] !== null));
-      // Out of credits: what got a result is saved below all the same, then the job fails (work()).
-      const ran = await runItems(job, items, due, existing, `p${due[0]}`, parked).then(
-        () => null,
-        (error: unknown) => error,
-      );
-      // Results recorded by a run that crashed before saving count here too: they left no count.
-      const done = (await Promise.all(due.map((i) => store.result(job._id, i)))).filter(
-        (r): r is JobResultDoc => r !== null,
-      );
-      const counts = {
-        succeeded: done.filter((r) => r.success).length,
-        failed: done.filter((r) => !r.success).length,
-        charged: done.reduce((sum, r) => sum + (r.credits ?? (r.charged ? itemsPrice(1, pricing) : 0)), 0),
-      };
-      for (const r of done) parked.delete(r.index);
-      if (!(await store.setParked(job._id, instanceId, parkedDoc(parked), counts, clock.now()))) {
-        throw new StopWorking();
-      }
-      if (ran !== null) throw ran;
-    }
-    return 'done' as const;
-  }
+  const runParked = (job: JobDoc, items: JobItem[], parked: Map<number, number>) =>
+    retryParkedItems({ store, clock, config, pricing, instanceId, renew, runItems }, job, items, parked);
 
   async function loadItems(job: JobDoc): Promise<JobItem[]> {
     const stored = await store.items(job._id);
@@ -511,7 +434,7 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
         return;
       }
       job = await renew(job._id);
-      const parked = new Map(Object.entries(job.parked ?? {}).map(([i, at]) => [Number(i), at]));
+      const parked = parkedFromDoc(job);
       let index = job.next_index;
       while (index < items.length) {
         if (job.status === 'canceled') break;
@@ -523,22 +446,8 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
           if (isAppError(error) && error.code === 'INSUFFICIENT_CREDITS') {
             logger.info({ ...log }, 'job stopped: the credits ran out');
             // Whatever this window finished still counts.
-            const partial = await store.resultsBetween(job._id, index, to);
-            await store.advance(
-              job._id,
-              instanceId,
-              {
-                from: index,
-                to: index,
-                succeeded: partial.filter((r) => r.success).length,
-                failed: partial.filter((r) => !r.success).length,
-                charged: partial.reduce(
-                  (sum, r) => sum + (r.credits ?? (r.charged ? itemsPrice(1, pricing) : 0)),
-                  0,
-                ),
-              },
-              clock.now(),
-            );
+            const partial = resultCounts(await store.resultsBetween(job._id, index, to), pricing);
+            await store.advance(job._id, instanceId, { from: index, to: index, ...partial }, clock.now());
             await finishAndNotify(job, 'failed', error);
             return;
           }
@@ -566,7 +475,9 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
       }
       if (job.status !== 'canceled' && index >= items.length) {
         try {
-          if ((await runParked(job, items, parked)) === 'waiting') return;
+          const parkedOutcome = await runParked(job, items, parked);
+          if (parkedOutcome === 'lost') throw new StopWorking();
+          if (parkedOutcome === 'waiting') return;
         } catch (error) {
           if (!isAppError(error) || error.code !== 'INSUFFICIENT_CREDITS') throw error;
           logger.info({ ...log }, 'job stopped: the credits ran out');
@@ -681,16 +592,6 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
     },
     running: () => active.size,
   };
-}
-
-/** A stream still live or being processed: asked again after its Retry-After, not in the next round. */
-function processing(error: AppError): boolean {
-  return error.code === 'VIDEO_PROCESSING';
-}
-
-/** The parked items as the job document keeps them (JobDoc.parked). */
-function parkedDoc(parked: ReadonlyMap<number, number>): Record<string, number> {
-  return Object.fromEntries([...parked].map(([index, at]) => [String(index), at]));
 }
 
 /** Messages go through the same filter as every error body: internal details never leak. */
