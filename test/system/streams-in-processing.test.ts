@@ -2,13 +2,15 @@
  * A live stream that has ended and is still being processed (`isPostLiveDvr`) has no caption track
  * yet, on the fake platform, through the real YouTube client, the extractor over gRPC and the
  * gateway: extract is 503 VIDEO_PROCESSING reason post_live with Retry-After (retryable, nothing
- * charged), never the final NO_SUBTITLES; validate says `processing`; a batch item and a bulk job's
- * item carry VIDEO_PROCESSING as their error_code, the job having asked again in a later round.
+ * charged), never the final NO_SUBTITLES; validate says `processing`; a batch item carries
+ * VIDEO_PROCESSING as its error_code; a bulk job parks such an item and asks again after the
+ * Retry-After (capped short here by JOB_PROCESSING_RETRY_MAX_SECONDS), so once the stream has become
+ * a finished video with captions the item succeeds.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createInProcessEventBus } from '@subx/ports';
 import { startFakeYouTube, videoIds } from '@subx/testing/fake-youtube';
-import type { FakeYouTube } from '@subx/testing/fake-youtube';
+import type { FakeYouTube, FixtureRef } from '@subx/testing/fake-youtube';
 import { waitFor } from '@subx/testing/wait';
 import { startInProcessSystem } from './support.ts';
 import type { InProcessSystem } from './support.ts';
@@ -17,6 +19,32 @@ import type { InProcessSystem } from './support.ts';
 type Json = Record<string, any>;
 
 const watch = (id: string) => `https://www.youtube.com/watch?v=${id}`;
+
+/** The post-live stream's /player answer once processing is complete: a finished video with captions. */
+function processedStream(ref: FixtureRef): Json {
+  const player = (ref as { inline: Json }).inline;
+  const track = `https://www.youtube.com/api/timedtext?v=${videoIds.postLive}&caps=asr&kind=asr&lang=en`;
+  return {
+    ...player,
+    videoDetails: { ...player.videoDetails, isPostLiveDvr: false },
+    captions: {
+      playerCaptionsTracklistRenderer: {
+        captionTracks: [
+          {
+            baseUrl: track,
+            name: { simpleText: 'English (auto-generated)' },
+            vssId: 'a.en',
+            languageCode: 'en',
+            kind: 'asr',
+            isTranslatable: true,
+          },
+        ],
+        audioTracks: [{ captionTrackIndices: [0] }],
+        translationLanguages: [],
+      },
+    },
+  };
+}
 
 describe('a stream in processing through the gateway', () => {
   const bus = createInProcessEventBus();
@@ -29,7 +57,7 @@ describe('a stream in processing through the gateway', () => {
       youtubeUrl: yt.url,
       bus,
       credits: 20,
-      gatewayEnv: { JOB_ITEM_ATTEMPTS: '2', JOBS_POLL_MS: '100' },
+      gatewayEnv: { JOB_ITEM_ATTEMPTS: '2', JOBS_POLL_MS: '100', JOB_PROCESSING_RETRY_MAX_SECONDS: '1' },
     });
   });
   afterAll(async () => {
@@ -101,27 +129,46 @@ describe('a stream in processing through the gateway', () => {
     ]);
   });
 
-  it('a job asks again for the stream in a later round and records VIDEO_PROCESSING for its item', async () => {
+  it('a job parks the stream, asks again after Retry-After, and succeeds once it is processed', async () => {
     const asked = playerCalls(videoIds.postLive);
+    const processingRoute = yt.routes.videos[videoIds.postLive]!;
+    const processed = processedStream(processingRoute.player['*']!);
+    const before = await balance();
     const created = await request('POST', '/api/v1/jobs', {
       source: { type: 'urls', urls: [watch(videoIds.postLive), watch(videoIds.autoOnly)] },
     });
     expect(created.statusCode, created.body).toBe(202);
     const jobId = created.json<{ job_id: string }>().job_id;
     let job: Json = {};
+    // The other item done, the stream's parked: the job runs on, nothing charged for it.
     await waitFor(
       async () => {
         job = (await request('GET', `/api/v1/jobs/${jobId}`)).json();
-        return ['completed', 'failed'].includes(job.status);
+        return job.progress?.succeeded === 1;
       },
-      { timeoutMs: 60_000, intervalMs: 200, message: `job ${jobId} to end` },
+      { timeoutMs: 60_000, intervalMs: 100, message: `job ${jobId} to finish its other item` },
     );
-    expect(job.status).toBe('completed');
+    expect(job).toMatchObject({ status: 'running', progress: { total: 2, failed: 0, pending: 1 } });
+    expect(playerCalls(videoIds.postLive) - asked).toBeGreaterThanOrEqual(1);
+    // Processing complete: the stream is now a video with captions.
+    yt.routes.videos[videoIds.postLive] = { ...processingRoute, player: { '*': { inline: processed } } };
+    try {
+      await waitFor(
+        async () => {
+          job = (await request('GET', `/api/v1/jobs/${jobId}`)).json();
+          return ['completed', 'failed'].includes(job.status);
+        },
+        { timeoutMs: 60_000, intervalMs: 200, message: `job ${jobId} to end` },
+      );
+    } finally {
+      yt.routes.videos[videoIds.postLive] = processingRoute;
+    }
+    expect(job).toMatchObject({ status: 'completed', progress: { succeeded: 2, failed: 0 } });
     const page = (await request('GET', `/api/v1/jobs/${jobId}/results?limit=10`)).json<{ results: Json[] }>();
     const byVideo = Object.fromEntries(page.results.map((r) => [r.video_id, r]));
-    expect(byVideo[videoIds.postLive]).toMatchObject({ success: false, error_code: 'VIDEO_PROCESSING' });
+    expect(byVideo[videoIds.postLive]).toMatchObject({ success: true });
     expect(byVideo[videoIds.autoOnly]).toMatchObject({ success: true });
-    // retryable: the item had a second round (JOB_ITEM_ATTEMPTS 2), a final answer would have had one
-    expect(playerCalls(videoIds.postLive) - asked).toBeGreaterThanOrEqual(2);
+    expect(job.credits_charged).toBe(2);
+    expect(await balance()).toBe(before! - 2);
   });
 });

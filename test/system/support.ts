@@ -171,6 +171,7 @@ export async function startInProcessSystem(options: {
       LOG_LEVEL: 'silent',
       EXTRACTOR_GRPC_ADDR: `127.0.0.1:${extractor.port}`,
       ...(ai ? { AI_GRPC_ADDR: `127.0.0.1:${ai.port}` } : {}),
+      ...options.gatewayEnv,
       ...options.gatewayConfig,
     }),
     env: options.gatewayEnv ?? {},

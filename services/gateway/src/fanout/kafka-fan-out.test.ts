@@ -104,6 +104,21 @@ describe('Kafka fan-out (in-process bus)', () => {
     await bus.close();
   });
 
+  it('gives a stream in processing the Retry-After of its reason, which the result event does not carry', async () => {
+    await startFakeWorker(bus, (id) =>
+      id === 'live0000000'
+        ? { kind: 'fail', code: 'VIDEO_PROCESSING', message: 'live now', reason: 'live' }
+        : { kind: 'fail', code: 'VIDEO_PROCESSING', message: 'processing', reason: 'post_live' },
+    );
+    const outcomes = await fanOut.run(
+      request(videos('live0000000', 'postlive000'), { totalTimeoutMs: 4_000, itemTimeoutMs: 1_500 }),
+    );
+    expect(outcomes.map((o) => (o.ok ? null : [o.error.code, o.error.retryAfterSeconds]))).toEqual([
+      ['VIDEO_PROCESSING', 900],
+      ['VIDEO_PROCESSING', 300],
+    ]);
+  });
+
   it('publishes one job per video keyed by video id and answers one outcome per job, in job order', async () => {
     const worker = await startFakeWorker(bus, (id) =>
       id === 'bad00000000'

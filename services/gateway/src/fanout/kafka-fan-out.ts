@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { CLOUD_EVENT_KINDS, CONSUMER_GROUPS, TOPICS, cloudEventHeaders, extractJobV1 } from '@subx/contracts';
-import { AppError, Errors, isErrorCode } from '@subx/errors';
+import { AppError, Errors, PROCESSING_RETRY_AFTER_SECONDS, isErrorCode } from '@subx/errors';
 import type { extractorV1 } from '@subx/contracts';
 import type { BusMessage, Clock, DeliveredMessage, EventBus, Logger, Subscription } from '@subx/ports';
 import { countFanOutDeadlineMissed } from '@subx/service-kit';
@@ -387,9 +387,18 @@ function toOutcome(result: extractJobV1.ExtractResult): FanOutOutcome {
   if (!result.success) {
     const code = isErrorCode(result.errorCode) ? result.errorCode : 'INTERNAL_ERROR';
     const reason = result.errorReason || undefined;
+    // The result event carries the reason; a stream's Retry-After follows from it (the same table
+    // the extractor answers with), so a job knows when to ask again.
+    const retryAfterSeconds =
+      code === 'VIDEO_PROCESSING' && reason && Object.hasOwn(PROCESSING_RETRY_AFTER_SECONDS, reason)
+        ? PROCESSING_RETRY_AFTER_SECONDS[reason as keyof typeof PROCESSING_RETRY_AFTER_SECONDS]
+        : undefined;
     return {
       ok: false,
-      error: new AppError(code, result.errorMessage || 'The extraction failed.', reason ? { reason } : {}),
+      error: new AppError(code, result.errorMessage || 'The extraction failed.', {
+        ...(reason ? { reason } : {}),
+        ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
+      }),
     };
   }
   const transcript: extractorV1.GetTranscriptResponse = {

@@ -24,6 +24,13 @@ export const jobsEnv = {
   JOB_ROUND_TIMEOUT_MS: durationMs.default(120_000),
   /** Rounds an item gets when it fails for a reason worth retrying (timeouts, pacing, 503s). */
   JOB_ITEM_ATTEMPTS: intBetween(1, 10).default(3),
+  /**
+   * How long after a job starts it keeps asking again for items whose stream is still live or being
+   * processed (VIDEO_PROCESSING); past it such an item ends with that error.
+   */
+  JOB_PROCESSING_WAIT_MS: durationMs.default(6 * 3_600_000),
+  /** The longest a parked item waits before it is asked again (the platform's Retry-After, capped). */
+  JOB_PROCESSING_RETRY_MAX_SECONDS: intBetween(1, 3_600).default(900),
   /** How long the extraction queue may be unreachable before a job's waiting items fail. */
   JOB_STALL_LIMIT_MS: durationMs.default(30 * 60_000),
   /** A runner's hold on a job, renewed every third of it; a crashed gateway's jobs resume after it. */

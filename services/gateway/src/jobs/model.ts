@@ -100,6 +100,11 @@ export type JobDoc = {
    * jobs stored before it existed (those sort first).
    */
   queue_rank?: number;
+  /**
+   * Items whose stream was still being processed (VIDEO_PROCESSING): index → when to ask again
+   * (epoch ms). They have no result yet and are not counted; the job ends once none is left.
+   */
+  parked?: Record<string, number>;
 };
 
 export interface JobItem {

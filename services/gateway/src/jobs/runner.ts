@@ -14,6 +14,8 @@
  *   waits, holding its lease, up to JOB_STALL_LIMIT_MS.
  * - DELETE marks the job canceled at once; the runner notices at the next window, keeps what the
  *   window in flight produced (charged), and stops.
+ * - An item whose stream is still live or being processed is parked, not failed (parked.ts): while
+ *   only parked items are left, the job gives its lease back until the first is due.
  * - The terminal transition happens once (a conditional update); whoever makes it hands the
  *   lifecycle event and the webhook on, and a sweeper retries that hand-off for any terminal job
  *   not marked `notified` (a gateway that died in between).
@@ -22,9 +24,8 @@ import { Errors, isAppError, toPublicErrorBody } from '@subx/errors';
 import type { AppError } from '@subx/errors';
 import { backoffDelay } from '@subx/ports';
 import type { Clock, Logger } from '@subx/ports';
-import { itemsPrice } from '../access/pricing.ts';
 import type { AccessPricing } from '../access/pricing.ts';
-import type { CreditLedger, Reservation } from '../access/types.ts';
+import type { CreditLedger } from '../access/types.ts';
 import type { ExtractorBackend } from '../backends/types.ts';
 import type { FanOut, FanOutOutcome } from '../fanout/types.ts';
 import { durationsFrom, itemCharges, overAudioCap } from '../domain/item-charges.ts';
@@ -40,6 +41,15 @@ import type { JobDoc, JobItem, JobResultDoc } from './model.ts';
 import type { JobStore } from './store.ts';
 import type { JobNotifier } from './notify.ts';
 import { jobMetrics } from './metrics.ts';
+import { reserveUpTo } from './round-credits.ts';
+import {
+  isProcessing,
+  parkedDoc,
+  parkedFromDoc,
+  processingRetryTime,
+  resultCounts,
+  retryParkedItems,
+} from './parked.ts';
 
 interface JobRunnerConfig {
   JOBS_RUNNER_CONCURRENCY: number;
@@ -54,6 +64,8 @@ interface JobRunnerConfig {
   JOBS_POLL_MS: number;
   JOB_RESULTS_TTL: number;
   JOBS_QUEUED_TTL_MS: number;
+  JOB_PROCESSING_WAIT_MS: number;
+  JOB_PROCESSING_RETRY_MAX_SECONDS: number;
 }
 
 export interface JobRunnerDeps {
@@ -118,42 +130,43 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
     return job;
   }
 
-  /**
-   * Reserves what the first `count` items may cost (`prices`, in order); with fewer credits than
-   * that, as many items as the balance pays for. Resolves with the items it reserved for.
-   */
-  async function reserveUpTo(
+  const processingRetryAt = (job: JobDoc, error: AppError) =>
+    processingRetryTime(job, error, clock.now(), config);
+
+  /** Runs items [from, to) to a result each or into `parked`; returns the window's counts. */
+  async function runWindow(
     job: JobDoc,
-    prices: readonly number[],
-    count: number,
-    requestId: string,
-  ): Promise<{ reservation: Reservation; count: number }> {
-    const amount = prices.slice(0, count).reduce((sum, n) => sum + n, 0);
-    try {
-      const reservation = await credits.reserve({
-        accountId: job.account_id,
-        operation: 'jobs',
-        amount,
-        requestId,
-      });
-      return { reservation, count };
-    } catch (error) {
-      // Fewer credits than the window needs: run as many items as the balance pays for.
-      const available =
-        isAppError(error) && error.code === 'INSUFFICIENT_CREDITS' ? error.details?.available : undefined;
-      if (typeof available === 'number' && count > 1) {
-        let fits = 0;
-        for (let sum = 0; fits < count - 1 && sum + prices[fits]! <= available; fits++) sum += prices[fits]!;
-        if (fits > 0) return reserveUpTo(job, prices, fits, requestId);
-      }
-      throw error;
-    }
+    items: JobItem[],
+    from: number,
+    to: number,
+    parked: Map<number, number>,
+  ) {
+    const indexes = Array.from({ length: to - from }, (_, k) => from + k);
+    const existing = new Set((await store.resultsBetween(job._id, from, to)).map((r) => r.index));
+    const charged = await runItems(job, items, indexes, existing, `w${from}`, parked);
+    const inWindow = await store.resultsBetween(job._id, from, to);
+    return {
+      succeeded: inWindow.filter((r) => r.success).length,
+      failed: inWindow.filter((r) => !r.success).length,
+      complete: inWindow.length + indexes.filter((i) => parked.has(i)).length === to - from,
+      charged,
+    };
   }
 
-  /** Runs items [from, to) to a result each; returns the window's counts. */
-  async function runWindow(job: JobDoc, items: JobItem[], from: number, to: number) {
+  /**
+   * Runs `indexes` (those without a result in `existing`) to a result each, or parks them in
+   * `parked` (a stream still being processed); items that get a result leave `parked`. Resolves
+   * with the credits committed. `label` names the rounds' request ids.
+   */
+  async function runItems(
+    job: JobDoc,
+    items: JobItem[],
+    indexes: readonly number[],
+    existing: Set<number>,
+    label: string,
+    parked: Map<number, number>,
+  ): Promise<number> {
     const now = () => clock.now();
-    const existing = new Set((await store.resultsBetween(job._id, from, to)).map((r) => r.index));
     let charged = 0;
     const record = async (
       index: number,
@@ -172,6 +185,7 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
         created_at: now(),
       };
       const inserted = await store.insertResult(doc);
+      parked.delete(index);
       if (inserted) {
         existing.add(index);
         metrics.items(success ? 'ok' : String(item.error_code ?? 'error'), 1);
@@ -179,7 +193,7 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
       return inserted;
     };
     // Not video URLs: failed at once, free.
-    for (let i = from; i < to; i++) {
+    for (const i of indexes) {
       const item = items[i]!;
       if (!existing.has(i) && item.video_id === null) {
         await record(
@@ -193,14 +207,15 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
     let attempt = 0;
     let rounds = 0;
     let stalledSince: number | null = null;
+    // Parked in an earlier run and due now: asked again here; parked in this run: not before their time.
+    const parkedBefore = new Set(parked.keys());
     while (attempt < config.JOB_ITEM_ATTEMPTS) {
-      const missing = [];
-      for (let i = from; i < to; i++) if (!existing.has(i)) missing.push(i);
+      const missing = indexes.filter((i) => !existing.has(i) && (parkedBefore.has(i) || !parked.has(i)));
       if (missing.length === 0) break;
       const current = await renew(job._id);
       // Canceled: what is recorded stays (and is charged); nothing new starts.
       if (current.status === 'canceled') break;
-      const requestId = `${job._id}:w${from}:r${rounds++}`;
+      const requestId = `${job._id}:${label}:r${rounds++}`;
       const charges = await itemCharges(
         missing.map((i) => items[i]!.video_id),
         {
@@ -211,7 +226,7 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
         pricing,
         durationsFrom(deps.extractor, requestId, Math.min(30_000, config.JOB_ITEM_TIMEOUT_MS)),
       );
-      const reserved = await reserveUpTo(job, charges.reserved, missing.length, requestId);
+      const reserved = await reserveUpTo(credits, job, charges.reserved, missing.length, requestId);
       const reservation = reserved.reservation;
       const round = missing.slice(0, reserved.count);
       let successes = 0;
@@ -295,7 +310,12 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
                 successes += 1;
                 committed += cost;
               }
-            } else if (!outcome.error.retryable || finalRound) {
+            } else if (isProcessing(outcome.error) && processingRetryAt(job, outcome.error) !== null) {
+              // Not a passing failure: asking again seconds later finds it processing still.
+              parkedBefore.delete(index);
+              parked.set(index, processingRetryAt(job, outcome.error) ?? now());
+            } else if (!outcome.error.retryable || finalRound || isProcessing(outcome.error)) {
+              // A stream still processing once the job has waited its limit ends here too.
               const message = publicMessage(outcome.error);
               await record(
                 index,
@@ -326,20 +346,18 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
       attempt += 1;
       // Items left for another round failed for a passing reason (a timeout, pacing): give the
       // platform a moment rather than asking again at once.
-      if (attempt < config.JOB_ITEM_ATTEMPTS && existing.size < to - from) {
+      const left = indexes.some((i) => !existing.has(i) && (parkedBefore.has(i) || !parked.has(i)));
+      if (attempt < config.JOB_ITEM_ATTEMPTS && left) {
         await sleep(backoffDelay({ baseMs: 1_000, maxMs: 10_000 }, attempt));
       }
     }
     // Anything still without a result after every round (the job was canceled mid-window) stays
     // pending; anything that used up its rounds got its failure recorded above.
-    const inWindow = await store.resultsBetween(job._id, from, to);
-    return {
-      succeeded: inWindow.filter((r) => r.success).length,
-      failed: inWindow.filter((r) => !r.success).length,
-      complete: inWindow.length === to - from,
-      charged,
-    };
+    return charged;
   }
+
+  const runParked = (job: JobDoc, items: JobItem[], parked: Map<number, number>) =>
+    retryParkedItems({ store, clock, config, pricing, instanceId, renew, runItems }, job, items, parked);
 
   async function loadItems(job: JobDoc): Promise<JobItem[]> {
     const stored = await store.items(job._id);
@@ -421,33 +439,20 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
         return;
       }
       job = await renew(job._id);
+      const parked = parkedFromDoc(job);
       let index = job.next_index;
       while (index < items.length) {
         if (job.status === 'canceled') break;
         const to = Math.min(index + config.JOB_WINDOW_SIZE, items.length);
         let window;
         try {
-          window = await runWindow(job, items, index, to);
+          window = await runWindow(job, items, index, to, parked);
         } catch (error) {
           if (isAppError(error) && error.code === 'INSUFFICIENT_CREDITS') {
             logger.info({ ...log }, 'job stopped: the credits ran out');
             // Whatever this window finished still counts.
-            const partial = await store.resultsBetween(job._id, index, to);
-            await store.advance(
-              job._id,
-              instanceId,
-              {
-                from: index,
-                to: index,
-                succeeded: partial.filter((r) => r.success).length,
-                failed: partial.filter((r) => !r.success).length,
-                charged: partial.reduce(
-                  (sum, r) => sum + (r.credits ?? (r.charged ? itemsPrice(1, pricing) : 0)),
-                  0,
-                ),
-              },
-              clock.now(),
-            );
+            const partial = resultCounts(await store.resultsBetween(job._id, index, to), pricing);
+            await store.advance(job._id, instanceId, { from: index, to: index, ...partial }, clock.now());
             await finishAndNotify(job, 'failed', error);
             return;
           }
@@ -462,11 +467,28 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
           // Rounds cut short (fewer credits than items): the same window again, for what is left.
           continue;
         }
+        // Parked items saved first: a crash before the advance redoes the window, never loses them.
+        const nothing = { succeeded: 0, failed: 0, charged: 0 };
+        if (!(await store.setParked(job._id, instanceId, parkedDoc(parked), nothing, clock.now()))) {
+          throw new StopWorking();
+        }
         if (!(await store.advance(job._id, instanceId, { from: index, to, ...window }, clock.now()))) {
           throw new StopWorking();
         }
         index = to;
         job = await renew(job._id);
+      }
+      if (job.status !== 'canceled' && index >= items.length) {
+        try {
+          const parkedOutcome = await runParked(job, items, parked);
+          if (parkedOutcome === 'lost') throw new StopWorking();
+          if (parkedOutcome === 'waiting') return;
+        } catch (error) {
+          if (!isAppError(error) || error.code !== 'INSUFFICIENT_CREDITS') throw error;
+          logger.info({ ...log }, 'job stopped: the credits ran out');
+          await finishAndNotify(job, 'failed', error);
+          return;
+        }
       }
       const current = await store.byId(job._id);
       if (current?.status === 'canceled') {

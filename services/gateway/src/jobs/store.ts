@@ -83,6 +83,17 @@ export interface JobStore {
     nowMs: number,
   ): Promise<boolean>;
   /**
+   * Replaces the job's parked items (`JobDoc.parked`) and adds `counts` (the results of items that
+   * left it) in one update, so a crash never counts a result twice nor loses a parked item.
+   */
+  setParked(
+    jobId: string,
+    owner: string,
+    parked: Record<string, number>,
+    counts: { succeeded: number; failed: number; charged: number },
+    nowMs: number,
+  ): Promise<boolean>;
+  /**
    * The terminal transition, once: from queued/running (held by `owner` when given) to `status`.
    * The job as it is afterwards, or null when it was already terminal or not held.
    */
@@ -273,6 +284,17 @@ export function createJobStore(store: DocumentStore): JobStore {
         {
           $set: { next_index: window.to, updated_at: nowMs },
           $inc: { succeeded: window.succeeded, failed: window.failed, credits_charged: window.charged },
+        },
+      );
+      return updated.matchedCount === 1;
+    },
+
+    async setParked(jobId, owner, parked, counts, nowMs) {
+      const updated = await jobs.updateOne(
+        { _id: jobId, lease_owner: owner },
+        {
+          $set: { parked, updated_at: nowMs },
+          $inc: { succeeded: counts.succeeded, failed: counts.failed, credits_charged: counts.charged },
         },
       );
       return updated.matchedCount === 1;
