@@ -66,6 +66,7 @@ export {
   SPEECH_FORMATS,
   SPEECH_LENGTH_SECONDS,
   SPEECH_VIDEO_ID,
+  type SpeechAudio,
 } from './audio.ts';
 export * from './channels.ts';
 export { searchPageOf, searchQueries, searchTypeOf, type FakeSearchType } from './search.ts';

@@ -20,24 +20,20 @@
  *   lifecycle event and the webhook on, and a sweeper retries that hand-off for any terminal job
  *   not marked `notified` (a gateway that died in between).
  */
-import { Errors, isAppError, toPublicErrorBody } from '@subx/errors';
-import type { AppError } from '@subx/errors';
+import { Errors, isAppError, toPublicErrorBody, type AppError } from '@subx/errors';
 import { backoffDelay } from '@subx/ports';
 import type { Clock, Logger } from '@subx/ports';
 import type { AccessPricing } from '../access/pricing.ts';
-import type { CreditLedger } from '../access/types.ts';
+import type { CreditLedger, Tier } from '../access/types.ts';
 import type { ExtractorBackend } from '../backends/types.ts';
 import type { FanOut, FanOutOutcome } from '../fanout/types.ts';
-import { durationsFrom, itemCharges, overAudioCap } from '../domain/item-charges.ts';
+import { durationsFrom, itemCharges, modelSecondsOf, overAudioCap } from '../domain/item-charges.ts';
 import { modelSecondsUpFront, type ModelBudget } from '../access/model-budget.ts';
-import type { Tier } from '../access/types.ts';
-import { modelSecondsOf } from '../domain/item-charges.ts';
 import { TRANSCRIPT_MODE } from '../domain/transcript-modes.ts';
 import { failureItem, successItem } from '../domain/mappers.ts';
 import { invalidVideoUrlMessage } from '../domain/video-urls.ts';
 import type { JobSourceLister } from './sources.ts';
-import { resultId } from './model.ts';
-import type { JobDoc, JobItem, JobResultDoc } from './model.ts';
+import { resultId, type JobDoc, type JobItem, type JobResultDoc } from './model.ts';
 import type { JobStore } from './store.ts';
 import type { JobNotifier } from './notify.ts';
 import { jobMetrics } from './metrics.ts';
