@@ -12,13 +12,12 @@
  *   uncharged, never charged twice.
  * - The extraction queue unreachable (every item of a round a 503) does not use up attempts: the job
  *   waits, holding its lease, up to JOB_STALL_LIMIT_MS.
- * - DELETE marks the job canceled at once; the runner notices at the next window, keeps what the
- *   window in flight produced (charged), and stops.
+ * - DELETE marks the job canceled at once; the runner stops at the next window, keeping (and
+ *   charging) what the window in flight produced.
  * - An item whose stream is still live or being processed is parked, not failed (parked.ts): while
  *   only parked items are left, the job gives its lease back until the first is due.
- * - The terminal transition happens once (a conditional update); whoever makes it hands the
- *   lifecycle event and the webhook on, and a sweeper retries that hand-off for any terminal job
- *   not marked `notified` (a gateway that died in between).
+ * - The terminal transition happens once (a conditional update); its maker hands the lifecycle
+ *   event and webhook on, and a sweeper retries that for a terminal job not marked `notified`.
  */
 import { Errors, isAppError, toPublicErrorBody, type AppError } from '@subx/errors';
 import { backoffDelay } from '@subx/ports';
