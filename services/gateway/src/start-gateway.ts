@@ -16,6 +16,7 @@ import {
   createBillingUsageReader,
   guardKeyValueStore,
   loadAccessConfig,
+  refuseReservationsShorterThanRequests,
 } from './access/index.ts';
 import type { AccessModule } from './access/index.ts';
 import { buildAdminApp, listenAdmin } from './admin/listener.ts';
@@ -71,6 +72,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   const kv = guardKeyValueStore(options.kv);
   const clock = options.clock ?? systemClock;
   const { config: accessConfig, generated } = loadAccessConfig(options.env, { embedded: options.embedded });
+  refuseReservationsShorterThanRequests(accessConfig.reservationTtlMs, config);
   const embeddings = loadEmbeddingsConfig(options.env);
   const embedder = embeddings ? createEmbedder(embeddings, { cache: kv }) : undefined;
 

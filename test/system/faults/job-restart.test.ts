@@ -64,6 +64,8 @@ describe.skipIf(!java)('fault: a bulk job survives a gateway, extractor or broke
         JOB_ITEM_TIMEOUT_MS: '10000',
         JOB_ROUND_TIMEOUT_MS: '15000',
         CREDIT_RESERVATION_TTL_MS: '20000',
+        // The hold must outlive every request's deadline, the synchronous transcription's too.
+        TRANSCRIBE_SYNC_DEADLINE_MS: '10000',
       },
     });
   }, 240_000);

@@ -28,7 +28,7 @@ import { USAGE_RETENTION_MS, monthCreditsKey, usageCreditsKey } from './usage-ke
 import { utcDate, utcMonth } from './time.ts';
 
 export const OUTBOX_COLLECTION = 'outbox';
-export const DEFAULT_RESERVATION_TTL_MS = 3 * 60_000;
+export const DEFAULT_RESERVATION_TTL_MS = 15 * 60_000;
 const CREDIT_USAGE_TOPIC = TOPICS.creditUsage.default;
 
 /**

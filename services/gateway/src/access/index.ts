@@ -33,7 +33,7 @@ import { utcMonth } from './time.ts';
 
 export { METERED_OPERATIONS } from './types.ts';
 export type { Operation } from './types.ts';
-export { loadAccessConfig } from './config.ts';
+export { loadAccessConfig, refuseReservationsShorterThanRequests } from './config.ts';
 export { createBillingUsageReader } from './usage.ts';
 export { DAILY_REQUESTS_COLLECTION } from './daily-requests.ts';
 export { guardKeyValueStore } from './store-guard.ts';
