@@ -5,7 +5,7 @@ import type { Clock } from '@subx/ports';
 import { rateLimitBody } from '../access/rate-limit.ts';
 import type { Reservation } from '../access/types.ts';
 import { admissionOf } from '../http/reservation.ts';
-import type { FanOut, FanOutJob, FanOutOutcome } from '../fanout/types.ts';
+import type { FanOut, FanOutJob } from '../fanout/types.ts';
 import { failureItem, successItem } from '../domain/mappers.ts';
 import { modelSecondsOf, overAudioCap, type ItemCharges } from '../domain/item-charges.ts';
 import type { Tier } from '../access/types.ts';

@@ -152,7 +152,7 @@ export const rateLimitSchema = named('RateLimit', {
   },
 });
 
-export const wordSchema = named('Word', {
+const wordSchema = named('Word', {
   type: 'object',
   required: ['text', 'start', 'end'],
   additionalProperties: false,
