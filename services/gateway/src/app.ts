@@ -16,6 +16,7 @@ import { buildOpenApi } from './openapi/openapi.ts';
 import { captureForIdempotency, finishIdempotency } from './http/access-hooks.ts';
 import { MAX_URL_LENGTH } from './http/client-errors.ts';
 import { createErrorHandler } from './http/errors.ts';
+import { setCreditsRemainingHeader } from './http/credits-remaining.ts';
 import { logAccess } from './http/access-log.ts';
 import { acceptEmptyJsonBody } from './http/json-body.ts';
 import { installNotFound } from './http/not-found.ts';
@@ -89,6 +90,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     done();
   });
   app.addHook('onSend', (request, reply, payload, done) => {
+    setCreditsRemainingHeader(request, reply);
     captureForIdempotency(request, reply, payload);
     done(null, payload);
   });

@@ -104,14 +104,22 @@ export function createCreditLedger(options: CreditLedgerOptions): CreditLedgerIm
   const accounts = repo.collection;
   const outbox = store.collection<ReservationDoc>(OUTBOX_COLLECTION);
 
-  /** Removes the hold and returns `refund` credits; a no-op when the hold is already gone. */
-  async function settle(doc: Pick<ReservationDoc, '_id' | 'account_id'>, refund: number): Promise<void> {
+  /**
+   * Removes the hold and returns `refund` credits; a no-op when the hold is already gone. Answers
+   * the balance after it, or undefined when there was no hold left to settle.
+   */
+  async function settle(
+    doc: Pick<ReservationDoc, '_id' | 'account_id'>,
+    refund: number,
+  ): Promise<number | undefined> {
     const hold = `holds.${doc._id}`;
-    await accounts.updateOne(
+    const settled = await accounts.findOneAndUpdate(
       { _id: doc.account_id, [hold]: { $exists: true } },
       { $unset: { [hold]: '' }, $inc: { credits: refund } },
+      { returnDocument: 'after' },
     );
     await outbox.updateOne({ _id: doc._id }, { $set: { settled: true } });
+    return settled ? Math.max(0, (settled as AccountDoc).credits) : undefined;
   }
 
   async function countUsage(
@@ -189,8 +197,9 @@ export function createCreditLedger(options: CreditLedgerOptions): CreditLedgerIm
 
       countCredits(operation, 'reserved', amount);
       let finished = false;
-      return {
+      const reservation = {
         reserved: amount,
+        remaining: undefined as number | undefined,
         async commit(credits: number, usage?: UsageReport) {
           assertCredits(credits, amount, 'credits');
           if (finished) return;
@@ -235,7 +244,8 @@ export function createCreditLedger(options: CreditLedgerOptions): CreditLedgerIm
           countCredits(operation, 'charged', credits);
           countCredits(operation, 'released', amount - credits);
           if (credits > 0) options.onEventPending?.();
-          await settle(committed, amount - credits);
+          const remaining = await settle(committed, amount - credits);
+          if (credits > 0) reservation.remaining = remaining;
           if (credits > 0) await countUsage(accountId, operation, credits, now);
         },
         async release() {
@@ -252,6 +262,7 @@ export function createCreditLedger(options: CreditLedgerOptions): CreditLedgerIm
           }
         },
       };
+      return reservation;
     },
 
     async recover() {

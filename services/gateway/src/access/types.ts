@@ -88,6 +88,8 @@ export interface UsageReport {
 
 export interface Reservation {
   readonly reserved: number;
+  /** The balance once a charging commit has settled (X-Credits-Remaining); unset before or without. */
+  readonly remaining?: number;
   /**
    * Charges `credits` (0 <= credits <= reserved), returns the rest to the balance and, when
    * credits > 0, records exactly one credit-usage event (outbox → billing.credit-usage.v1).

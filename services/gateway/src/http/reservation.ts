@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { Admission, CreditLedger, Operation, Reservation } from '../access/types.ts';
+import { noteCreditsRemaining } from './credits-remaining.ts';
 
 export function admissionOf(request: FastifyRequest): Admission {
   if (!request.admission) throw new Error('authenticated route without admission');
@@ -9,7 +10,8 @@ export function admissionOf(request: FastifyRequest): Admission {
 /**
  * Reserves the worst case, runs the work, and releases the whole reservation if the work throws.
  * The work commits what it actually charges (the commit is idempotent, so a release after a
- * successful commit is a no-op).
+ * successful commit is a no-op); a call that was charged answers the balance it left
+ * (X-Credits-Remaining).
  */
 export async function withReservation<T>(
   ledger: CreditLedger,
@@ -25,7 +27,9 @@ export async function withReservation<T>(
     requestId: request.id,
   });
   try {
-    return await work(reservation);
+    const result = await work(reservation);
+    if (reservation.remaining !== undefined) noteCreditsRemaining(request, reservation.remaining);
+    return result;
   } catch (error) {
     await reservation.release().catch((releaseError: unknown) => {
       request.log.error({ err: releaseError }, 'releasing a credit reservation failed');

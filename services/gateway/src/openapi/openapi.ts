@@ -38,6 +38,10 @@ const HEADERS = {
     format: 'date-time',
   }),
   'Retry-After': header('Seconds to wait before retrying.', { type: 'integer' }),
+  'X-Credits-Remaining': header(
+    'The balance this call left: present when the call was charged (`credits_used` or `credits_charged` above 0), absent otherwise.',
+    { type: 'integer' },
+  ),
   'WWW-Authenticate': header('The challenge of every 401: `Bearer realm="subx"`.'),
   Location: header('Where to follow the accepted work, e.g. `/api/v1/jobs/{job_id}`.'),
   'Idempotent-Replayed': header(
@@ -204,7 +208,9 @@ function operationObject(spec: OperationSpec) {
         description: SUCCESS_DESCRIPTIONS[spec.successStatus ?? 200],
         headers: headerRefs([
           'X-Request-Id',
-          ...(metered ? [...RATE_LIMIT_HEADER_NAMES, 'Idempotent-Replayed' as const] : []),
+          ...(metered
+            ? [...RATE_LIMIT_HEADER_NAMES, 'X-Credits-Remaining' as const, 'Idempotent-Replayed' as const]
+            : []),
           ...(spec.successStatus === 202 ? ['Location' as const] : []),
         ]),
         content,
@@ -215,7 +221,13 @@ function operationObject(spec: OperationSpec) {
               description: spec.alternateSuccess.description,
               headers: headerRefs([
                 'X-Request-Id',
-                ...(metered ? [...RATE_LIMIT_HEADER_NAMES, 'Idempotent-Replayed' as const] : []),
+                ...(metered
+                  ? [
+                      ...RATE_LIMIT_HEADER_NAMES,
+                      'X-Credits-Remaining' as const,
+                      'Idempotent-Replayed' as const,
+                    ]
+                  : []),
               ]),
               content: { 'application/json': { schema: spec.alternateSuccess.response } },
             },

@@ -111,13 +111,16 @@ export function createTestLedger(initial: Record<string, number> = {}) {
       balances.set(accountId, available - amount);
       const record = { accountId, operation, amount, state: 'reserved' };
       reservations.push(record);
-      return {
+      const reservation = {
         reserved: amount,
+        remaining: undefined as number | undefined,
         async commit(credits: number, usage?: UsageReport) {
           if (record.state !== 'reserved') return;
           if (credits < 0 || credits > amount) throw new Error(`commit ${credits} outside 0..${amount}`);
           record.state = 'committed';
           balances.set(accountId, (balances.get(accountId) ?? 0) + amount - credits);
+          // As the real ledger: the balance after a charging commit.
+          if (credits > 0) reservation.remaining = balances.get(accountId);
           if (credits > 0) events.push({ accountId, operation, credits, usage });
         },
         async release() {
@@ -126,6 +129,7 @@ export function createTestLedger(initial: Record<string, number> = {}) {
           balances.set(accountId, (balances.get(accountId) ?? 0) + amount);
         },
       };
+      return reservation;
     },
   };
   return { ledger, balances, events, reservations };

@@ -410,10 +410,13 @@ describe('extract transcribes while the client waits up to TRANSCRIBE_SYNC_MAX_S
     // 70 s of audio: 2 started minutes, what the answer says and the balance shows
     expect(spoken.json()).toMatchObject({ source: 'audio', subtitle_type: 'transcribed', credits_used: 2 });
     expect(gw.ledger.balances.get('acc_pro')).toBe(98);
+    expect(spoken.headers['x-credits-remaining']).toBe('98');
     // VIDEO lasts 125 s, over the cap, but has captions: auto reads them, free as plain captions
     const captioned = await extract({ url: VIDEO_URL, mode: 'auto' });
     expect(captioned.statusCode, captioned.body).toBe(200);
     expect(captioned.json()).toMatchObject({ source: 'captions', credits_used: 0 });
+    // Nothing charged: no balance said.
+    expect(captioned.headers['x-credits-remaining']).toBeUndefined();
     const forced = await extract({ url: VIDEO_URL, mode: 'transcribe' });
     expect(forced.statusCode).toBe(422);
     expect(forced.json().error.code).toBe('AUDIO_TOO_LONG');
