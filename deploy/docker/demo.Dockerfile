@@ -28,6 +28,7 @@ COPY --from=deps /app/ ./
 COPY --from=prune /out/full/ ./
 COPY services/embedded/src/demo.ts /app/services/embedded/src/demo.ts
 COPY services/embedded/src/demo-speech.ts /app/services/embedded/src/demo-speech.ts
+COPY services/embedded/src/demo-embeddings.ts /app/services/embedded/src/demo-embeddings.ts
 COPY deploy/docker/demo/main.ts /app/deploy/docker/demo/main.ts
 USER node
 EXPOSE 8079
