@@ -12,9 +12,11 @@ cd "$(dirname "$0")/../.."
 node=node_modules/.bin/node
 out=$(mktemp -t subx-bench.XXXXXX)
 trap 'rm -f "$out"' EXIT
+crashed=()
 run() {
   echo "== $*"
-  "$node" --disable-warning=ExperimentalWarning "scripts/bench/$1.ts" "${@:2}" 2>&1 | tee -a "$out"
+  "$node" --disable-warning=ExperimentalWarning "scripts/bench/$1.ts" "${@:2}" 2>&1 | tee -a "$out" ||
+    crashed+=("$1")
   echo
 }
 if [[ ${1:-} == --quick ]]; then
@@ -37,3 +39,8 @@ else
   else echo "== compose-extract: not run (no Docker engine answers; bash scripts/containers.sh engine starts one)"; fi
 fi
 "$node" --disable-warning=ExperimentalWarning scripts/bench/summary.ts "$out"
+# A benchmark that crashed measured nothing: the run fails, naming it, whatever the table says.
+if ((${#crashed[@]})); then
+  echo "bench: crashed (measured nothing): ${crashed[*]}" >&2
+  exit 1
+fi

@@ -149,8 +149,10 @@ async function measureCase(c: Case, model: Awaited<ReturnType<typeof standInMode
     await fake.close();
     throw err;
   });
+  // The deadline leaves the extractor more than one model request (TRANSCRIBE_TIMEOUT_MS, 120 s):
+  // with less it starts no transcription at all.
   const call = (req: Partial<extractorV1.GetTranscriptRequest>) =>
-    extractor.getTranscript({ forceRefresh: true, language: 'en', ...req }, 120_000);
+    extractor.getTranscript({ forceRefresh: true, language: 'en', ...req }, 600_000);
   const transcribe = () =>
     call({ videoId: SPEECH_VIDEO_ID, mode: extractorV1.TranscriptMode.TRANSCRIPT_MODE_TRANSCRIBE });
   try {
