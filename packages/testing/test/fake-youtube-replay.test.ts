@@ -1,6 +1,6 @@
 // The fake in replay mode, and the synthetic watch page other extractors read.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { extractHtmlVar, loadFixture, videoIds } from '@subx/testing/fake-youtube';
+import { extractHtmlVar, loadFixture, mediaOnOrigin, videoIds } from '@subx/testing/fake-youtube';
 import { type Json, context, fake, get, useFakeYouTube } from './fake-youtube-support.ts';
 
 useFakeYouTube();
@@ -10,20 +10,27 @@ describe('replay mode is unchanged', () => {
     fake.setMode('replay');
   });
 
-  it('answers the recorded bodies byte for byte', async () => {
+  it('answers the recorded bodies byte for byte, recorded media hosts pointed at the fake', async () => {
     const raw = async (endpoint: string, body: Json) =>
       (
         await fetch(`${fake.url}/youtubei/v1/${endpoint}`, { method: 'POST', body: JSON.stringify(body) })
       ).text();
     expect(await raw('player', { context: context('WEB'), videoId: videoIds.manualAndAuto })).toBe(
-      loadFixture({
-        file: 'youtube-transcript-api/7a1c61b/youtube_ww1_nl_en.html.static',
-        pick: 'ytInitialPlayerResponse',
-      }).body,
+      mediaOnOrigin(
+        loadFixture({
+          file: 'youtube-transcript-api/7a1c61b/youtube_ww1_nl_en.html.static',
+          pick: 'ytInitialPlayerResponse',
+        }).body,
+        fake.url,
+      ),
     );
     expect(await raw('player', { context: context('VISIONOS'), videoId: videoIds.poTokenOnWeb })).toBe(
-      loadFixture({ file: 'youtube-transcript-api/85c8594/youtube_po_token_required.innertube.json.static' })
-        .body,
+      mediaOnOrigin(
+        loadFixture({
+          file: 'youtube-transcript-api/85c8594/youtube_po_token_required.innertube.json.static',
+        }).body,
+        fake.url,
+      ),
     );
     const different = JSON.parse(
       await raw('player', { context: context('ANDROID'), videoId: videoIds.germanNamedTrack }),

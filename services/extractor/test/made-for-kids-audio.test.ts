@@ -49,6 +49,8 @@ beforeAll(async () => {
     env: {
       TRANSCRIBE_BASE_URL: `http://127.0.0.1:${(speech.address() as AddressInfo).port}/v1`,
       TRANSCRIBE_API_KEY: 'test-key',
+      // A model request fits the client's 30 s deadline (with less left, none is started).
+      TRANSCRIBE_TIMEOUT_MS: '10000',
     },
     deadlineMs: 30_000,
     logger: createLogger({ service: 'extractor-kids-audio-test', level: 'silent' }),

@@ -412,7 +412,9 @@ export async function startFakeYouTube(options: FakeYouTubeOptions = {}): Promis
       }
     }
     if (mode === 'today') out = withSessionVisitor(out, rec);
-    if (out.body.includes('googlevideo.com'))
+    // Stream URLs live in player answers: those point at this fake; every other page (search, browse,
+    // watch) stays byte for byte as recorded.
+    if (rec.endpoint === 'player' && out.body.includes('googlevideo.com'))
       out = { ...out, body: mediaOnOrigin(out.body, mediaOrigin(req)) };
     rec.status = out.status;
     res.writeHead(out.status, {
