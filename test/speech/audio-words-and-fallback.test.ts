@@ -105,7 +105,12 @@ describe.skipIf(!ready && !process.env.CI)(
           TRANSCRIBE_MODEL: models.data[0]!.id,
           TRANSCRIBE_TIMEOUT_MS: String(TIMEOUT_MS),
         },
-        gatewayConfig: { GRPC_DEADLINE_MS: String(TIMEOUT_MS) },
+        // A transcription's call waits TRANSCRIBE_SYNC_DEADLINE_MS, which must leave the extractor one
+        // whole model request (TRANSCRIBE_TIMEOUT_MS) or nothing is started.
+        gatewayConfig: {
+          GRPC_DEADLINE_MS: String(TIMEOUT_MS),
+          TRANSCRIBE_SYNC_DEADLINE_MS: String(TIMEOUT_MS + 60_000),
+        },
         // The hold on the credits outlives the slowest transcription.
         gatewayEnv: { CREDIT_RESERVATION_TTL_MS: String(2 * TIMEOUT_MS) },
       });
@@ -149,7 +154,9 @@ describe.skipIf(!ready && !process.env.CI)(
           upstream_reason: 'po_token',
           cached: false,
         });
-        expect(answer.subtitles.length).toBeGreaterThan(3);
+        // Whisper gives few, long segments (20 s of counting: one or two); words time each of them.
+        expect(answer.subtitles.length).toBeGreaterThan(0);
+        expect(answer.subtitles.flatMap((s) => s.words ?? []).length).toBeGreaterThan(10);
         let last = 0;
         for (const s of answer.subtitles) {
           expect(s.words?.length, JSON.stringify(s)).toBeGreaterThan(0);

@@ -281,11 +281,11 @@ function describeItem(item: Schemas['BatchItem']): string {
     invalid.error,
   );
   const include = await client.POST('/api/v1/extract', {
-    // @ts-expect-error: the generated type knows the nine include names; the server says the same.
+    // @ts-expect-error: the generated type knows the ten include names; the server says the same.
     body: { url: video, include: ['likes'] },
   });
   expect(
-    include.error?.error.code === 'INVALID_INCLUDE' && (include.error.error.valid_fields?.length ?? 0) === 9,
+    include.error?.error.code === 'INVALID_INCLUDE' && (include.error.error.valid_fields?.length ?? 0) === 10,
     '400 INVALID_INCLUDE',
     include.error,
   );
