@@ -26,7 +26,6 @@ import {
   headerOnlyFirstPage,
   isWebFamily,
   playabilityAnswer,
-  streamsOnFake,
   swJsData,
   todayPlayer,
   versionLess,
@@ -191,7 +190,6 @@ export async function startFakeYouTube(options: FakeYouTubeOptions = {}): Promis
         rec.body as { playbackContext?: { contentPlaybackContext?: Record<string, unknown> } }
       )?.playbackContext?.contentPlaybackContext;
       body = todayPlayer(body, rec.clientName, playback?.signatureTimestamp !== undefined);
-      body = streamsOnFake(body, `http://${String(rec.headers.host ?? '127.0.0.1')}`);
     }
     return { ...res, body: applyFieldMask(body, fields) };
   }

@@ -78,29 +78,6 @@ export function todayPlayer(
   return JSON.stringify(player);
 }
 
-/**
- * Recorded stream URLs (`streamingData.formats` / `adaptiveFormats`, on googlevideo.com) moved onto
- * this fake's `/videoplayback`, which refuses them (404: it serves the synthetic audio videos only):
- * a client that follows them stays on loopback and fails as against a dead stream host.
- */
-export function streamsOnFake(body: string, origin: string): string {
-  const player = JSON.parse(body) as Json;
-  const sd = player?.streamingData as Json | undefined;
-  if (!sd || typeof sd !== 'object') return body;
-  let moved = false;
-  for (const list of [sd.formats, sd.adaptiveFormats]) {
-    if (!Array.isArray(list)) continue;
-    for (const f of list as Json[]) {
-      if (typeof f?.url !== 'string') continue;
-      const u = new URL(f.url as string);
-      if (!u.hostname.endsWith('googlevideo.com')) continue;
-      f.url = `${origin}/videoplayback${u.search}`;
-      moved = true;
-    }
-  }
-  return moved ? JSON.stringify(player) : body;
-}
-
 export interface Playability {
   status: string;
   reason: string;
