@@ -11,6 +11,6 @@ done
 SUDO=""
 [[ $(id -u) -eq 0 ]] || SUDO="sudo"
 echo "browser: installing Debian's chromium with apt-get" >&2
-$SUDO apt-get update -qq >&2
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends chromium fonts-dejavu-core >&2
+$SUDO apt-get -o DPkg::Lock::Timeout=300 update -qq >&2
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get -o DPkg::Lock::Timeout=300 install -y -qq --no-install-recommends chromium fonts-dejavu-core >&2
 echo "browser: $(/usr/bin/chromium --version)" >&2

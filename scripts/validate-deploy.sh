@@ -99,9 +99,9 @@ else
   sudo_cmd=()
   [ "$(id -u)" = 0 ] || sudo_cmd=(sudo)
   export DEBIAN_FRONTEND=noninteractive
-  if ! "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends docker-compose >/dev/null; then
-    "${sudo_cmd[@]}" apt-get update -qq
-    "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends docker-compose >/dev/null
+  if ! "${sudo_cmd[@]}" apt-get -o DPkg::Lock::Timeout=300 install -y -qq --no-install-recommends docker-compose >/dev/null; then
+    "${sudo_cmd[@]}" apt-get -o DPkg::Lock::Timeout=300 update -qq
+    "${sudo_cmd[@]}" apt-get -o DPkg::Lock::Timeout=300 install -y -qq --no-install-recommends docker-compose >/dev/null
   fi
   COMPOSE=(docker-compose)
 fi

@@ -40,8 +40,8 @@ import {
   DEFAULT_EXTRACT_WORKER_CONCURRENCY,
   startExtractWorker,
 } from '../../services/extractor/src/jobs/extract-worker.ts';
-import { createKafkaFanOut } from '../../services/gateway/src/fanout/kafka-fan-out.ts';
-import type { FanOutRequest } from '../../services/gateway/src/fanout/types.ts';
+import { createKafkaFanOut } from '@subx/fanout';
+import type { FanOutRequest } from '@subx/fanout';
 import { silentLogger, syntheticVideos } from '../../test/system/support.ts';
 import { reportResult } from './lib/result.ts';
 

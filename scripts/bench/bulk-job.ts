@@ -50,7 +50,7 @@ import { YouTubeClient, loadYouTubeConfig } from '@subx/youtube';
 import { loadExtractorConfig } from '../../services/extractor/src/config.ts';
 import { createExtractionService } from '../../services/extractor/src/extraction-service.ts';
 import { startExtractWorker } from '../../services/extractor/src/jobs/extract-worker.ts';
-import { DEFAULT_PRICING } from '../../services/gateway/src/access/pricing.ts';
+import { DEFAULT_PRICING } from '@subx/credits';
 import { loadConfig } from '../../services/gateway/src/config.ts';
 import { startJobs } from '../../services/gateway/src/jobs/start-jobs.ts';
 import {

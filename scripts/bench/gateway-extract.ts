@@ -38,9 +38,9 @@ import {
 import { createHealthServer } from '@subx/service-kit';
 import { createAccessModule, loadAccessConfig } from '../../services/gateway/src/access/index.ts';
 import { buildApp } from '../../services/gateway/src/app.ts';
-import { grpcBackendsFromConfig } from '../../services/gateway/src/backends/grpc.ts';
+import { grpcBackendsFromConfig } from '@subx/backends';
 import { loadConfig } from '../../services/gateway/src/config.ts';
-import { createDirectFanOut } from '../../services/gateway/src/fanout/direct.ts';
+import { createDirectFanOut } from '@subx/fanout';
 import { upperMedian as median } from './lib/process-stats.ts';
 import { reportResult } from './lib/result.ts';
 

@@ -13,7 +13,7 @@ import { brokerList, describeWithEngine } from '@subx/testing/engines';
 import { startFakeYouTube } from '@subx/testing/fake-youtube';
 import type { FakeYouTube } from '@subx/testing/fake-youtube';
 import { startExtractWorker } from '../../services/extractor/src/jobs/extract-worker.ts';
-import { createKafkaFanOut } from '../../services/gateway/src/fanout/kafka-fan-out.ts';
+import { createKafkaFanOut } from '@subx/fanout';
 import { realExtraction, silentLogger, syntheticVideos, testKafkaBus, uniqueTopics } from './support.ts';
 
 type EndedSpan = Parameters<SpanProcessor['onEnd']>[0];

@@ -16,9 +16,9 @@ import type { FakeYouTube } from '@subx/testing/fake-youtube';
 import type { ExtractionService } from '../../services/extractor/src/extraction-service.ts';
 import { startExtractWorker } from '../../services/extractor/src/jobs/extract-worker.ts';
 import type { ExtractWorker } from '../../services/extractor/src/jobs/extract-worker.ts';
-import { createKafkaFanOut } from '../../services/gateway/src/fanout/kafka-fan-out.ts';
-import type { KafkaFanOut } from '../../services/gateway/src/fanout/kafka-fan-out.ts';
-import type { FanOutOutcome, FanOutRequest } from '../../services/gateway/src/fanout/types.ts';
+import { createKafkaFanOut } from '@subx/fanout';
+import type { KafkaFanOut } from '@subx/fanout';
+import type { FanOutOutcome, FanOutRequest } from '@subx/fanout';
 import { realExtraction, silentLogger, syntheticVideos, testKafkaBus, uniqueTopics } from './support.ts';
 
 const clock = { now: () => Date.now() };

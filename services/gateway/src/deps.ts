@@ -1,18 +1,13 @@
 import type { Embedder } from '@subx/embeddings';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock, KeyValueStore } from '@subx/ports';
-import type { AccessPricing } from './access/pricing.ts';
+import type { AccessPricing } from '@subx/credits';
 import type { AccountReadLimiter, IpRateLimiter } from './access/rate-limit.ts';
-import type {
-  AccessControl,
-  Account,
-  AccountStanding,
-  CreditLedger,
-  IdempotencyStore,
-} from './access/types.ts';
-import type { Backends } from './backends/types.ts';
+import type { AccessControl, AccountStanding, IdempotencyStore } from './access/types.ts';
+import type { Account, CreditLedger } from '@subx/credits';
+import type { Backends } from '@subx/backends';
 import type { Config } from './config.ts';
-import type { FanOut } from './fanout/types.ts';
+import type { FanOut } from '@subx/fanout';
 import type { JobsService } from './jobs/service.ts';
 import type { WatchesService } from './watches/service.ts';
 import type { WebhookModule } from './webhooks/index.ts';

@@ -9,12 +9,12 @@ export type {
   AiBackend,
   BillingBackend,
   CallOptions,
-} from './backends/types.ts';
-export { createGrpcBackends, grpcBackendsFromConfig } from './backends/grpc.ts';
-export type { FanOut, FanOutRequest, FanOutOutcome, FanOutJob } from './fanout/types.ts';
-export { createDirectFanOut } from './fanout/direct.ts';
-export { createKafkaFanOut } from './fanout/kafka-fan-out.ts';
-export type { KafkaFanOut, KafkaFanOutStats } from './fanout/kafka-fan-out.ts';
+} from '@subx/backends';
+export { createGrpcBackends, grpcBackendsFromConfig } from '@subx/backends';
+export type { FanOut, FanOutRequest, FanOutOutcome, FanOutJob } from '@subx/fanout';
+export { createDirectFanOut } from '@subx/fanout';
+export { createKafkaFanOut } from '@subx/fanout';
+export type { KafkaFanOut, KafkaFanOutStats } from '@subx/fanout';
 export { buildOpenApi } from './openapi/openapi.ts';
 export { startGateway } from './start-gateway.ts';
 export { loadAccessConfig } from './access/config.ts';

@@ -21,12 +21,12 @@ import {
 import type { AccessModule } from './access/index.ts';
 import { buildAdminApp, listenAdmin } from './admin/listener.ts';
 import { buildApp } from './app.ts';
-import { grpcBackendsFromConfig } from './backends/grpc.ts';
+import { grpcBackendsFromConfig } from '@subx/backends';
 import type { Config } from './config.ts';
-import { createDirectFanOut } from './fanout/direct.ts';
-import { createKafkaFanOut } from './fanout/kafka-fan-out.ts';
-import type { FanOut } from './fanout/types.ts';
-import { createModelBudget } from './access/model-budget.ts';
+import { createDirectFanOut } from '@subx/fanout';
+import { createKafkaFanOut } from '@subx/fanout';
+import type { FanOut } from '@subx/fanout';
+import { createModelBudget } from '@subx/credits';
 import { startJobs } from './jobs/start-jobs.ts';
 import { startWatches } from './watches/start-watches.ts';
 import { createWebhookModule } from './webhooks/index.ts';

@@ -6,7 +6,7 @@ import { scrape } from '@subx/service-kit';
 import { rateLimitBody, rateLimitHeaders, rateLimitJson, rateLimitOf } from './rate-limit.ts';
 import type { Replicas } from '../../test/access/support.ts';
 import { startReplicas } from '../../test/access/support.ts';
-import { ACCOUNTS_COLLECTION } from './accounts.ts';
+import { ACCOUNTS_COLLECTION } from '@subx/credits';
 import type { Admission } from './types.ts';
 
 let replicas: Replicas | undefined;

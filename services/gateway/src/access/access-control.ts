@@ -6,11 +6,12 @@
 import { Errors } from '@subx/errors';
 import type { Clock } from '@subx/ports';
 import { countRateLimitRejection } from '@subx/service-kit';
-import type { Account, AccessControl, Admission, Operation } from './types.ts';
+import type { AccessControl, Admission } from './types.ts';
+import type { Account, Operation } from '@subx/credits';
 import type { AccountRepository } from './accounts.ts';
 import type { DelegationRegistry } from './delegation.ts';
-import type { AccessPricing } from './pricing.ts';
-import { tierAllows } from './pricing.ts';
+import type { AccessPricing } from '@subx/credits';
+import { tierAllows } from '@subx/credits';
 import type { Consumed, DailyRateLimiter } from './rate-limit.ts';
 import { attachRateLimit, dailyLimitError } from './rate-limit.ts';
 

@@ -5,9 +5,9 @@
  * returns, and the key cache broadcast follows before the admin call answers.
  */
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import type { Clock, Collection, Doc, DocumentStore } from '@subx/ports';
-import type { Account, Tier } from './types.ts';
-import type { AccessPricing } from './pricing.ts';
+import type { Clock, Collection, DocumentStore } from '@subx/ports';
+import { ACCOUNTS_COLLECTION, createAccountBalances, utcMonth } from '@subx/credits';
+import type { Account, AccessPricing, AccountBalanceDoc, Tier } from '@subx/credits';
 import type { KeyCache } from './key-cache.ts';
 import {
   generateApiKey,
@@ -16,22 +16,12 @@ import {
   keyDisplay,
   rememberingKeyHasher,
 } from './api-key.ts';
-import { utcMonth } from './time.ts';
-
-export const ACCOUNTS_COLLECTION = 'accounts';
 
 type KeyStatus = 'active' | 'revoked';
 
-export interface AccountDoc extends Doc {
-  _id: string;
-  tier: Tier;
-  /** Available balance (open reservations already taken off). Never negative. */
-  credits: number;
-  /** YYYY-MM of the last monthly allowance granted. */
-  allowance_month: string;
+export interface AccountDoc extends AccountBalanceDoc {
   email: string | null;
   created_at: string;
-  updated_at: string;
   key: {
     /**
      * Names this key (not secret): what it created (jobs, watches) carries it, so that what a
@@ -46,8 +36,6 @@ export interface AccountDoc extends Doc {
     created_at: string;
     status: KeyStatus;
   };
-  /** Open credit reservations: reservation id → credits taken off `credits`. */
-  holds: Record<string, number>;
 }
 
 const ACCOUNT_ID_PATTERN = /^acct_[0-9a-f]{32}$/;
@@ -146,19 +134,7 @@ export function createAccountRepository(options: AccountRepositoryOptions): Acco
     };
   }
 
-  async function ensureMonthlyAllowance(accountId: string): Promise<void> {
-    const month = utcMonth(clock.now());
-    const current = await accounts.findOne({ _id: accountId });
-    if (!current || current.allowance_month >= month) return;
-    // The month in the filter makes the grant happen once, however many replicas race here.
-    await accounts.updateOne(
-      { _id: accountId, allowance_month: { $lt: month } },
-      {
-        $inc: { credits: pricing.monthlyAllowance[current.tier] },
-        $set: { allowance_month: month, updated_at: nowIso() },
-      },
-    );
-  }
+  const { ensureMonthlyAllowance } = createAccountBalances({ store, clock, pricing });
 
   return {
     collection: accounts,

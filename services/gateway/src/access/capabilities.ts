@@ -4,8 +4,8 @@
  * embeddings), with the lowest tier that has it and whether a given tier does. GET /api/v1/account
  * and the admin API's account limits (the dashboard's tier panel) answer this one map.
  */
-import { tierAllows, type AccessPricing } from './pricing.ts';
-import { TIERS, type Tier } from './types.ts';
+import { tierAllows, type AccessPricing } from '@subx/credits';
+import { TIERS, type Tier } from '@subx/credits';
 
 /** Capabilities inside the metered operations, each with its own tier rule. */
 export const GATED_CAPABILITIES = ['watches', 'transcription', 'translation_by_model', 'embeddings'] as const;

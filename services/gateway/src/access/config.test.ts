@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { TOPICS } from '@subx/contracts';
 import { ConfigError } from '@subx/service-kit';
 import { loadAccessConfig, refuseReservationsShorterThanRequests } from './config.ts';
-import { DEFAULT_PRICING } from './pricing.ts';
+import { DEFAULT_PRICING } from '@subx/credits';
 
 const secrets = { API_KEY_PEPPER: 'p'.repeat(32), ADMIN_TOKEN: 't'.repeat(32) };
 

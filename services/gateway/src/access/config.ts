@@ -30,10 +30,10 @@ import {
   positiveInt,
   secret,
 } from '@subx/service-kit';
-import type { AccessPricing } from './pricing.ts';
-import { DEFAULT_PRICING } from './pricing.ts';
-import { mergePricing, PricingOverrideSchema } from './pricing-config.ts';
-import { DEFAULT_RESERVATION_TTL_MS } from './credit-ledger.ts';
+import type { AccessPricing } from '@subx/credits';
+import { DEFAULT_PRICING } from '@subx/credits';
+import { mergePricing, PricingOverrideSchema } from '@subx/credits';
+import { DEFAULT_RESERVATION_TTL_MS } from '@subx/credits';
 
 const MIN_ADMIN_TOKEN_LENGTH = 32;
 

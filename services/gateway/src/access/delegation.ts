@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '@subx/ports';
-import type { Account } from './types.ts';
+import type { Account } from '@subx/credits';
 
 const DELEGATION_PREFIX = 'sxd_';
 const DEFAULT_TTL_MS = 10_000;

@@ -21,7 +21,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Clock, KeyValueStore } from '@subx/ports';
-import type { Account } from './types.ts';
+import type { Account } from '@subx/credits';
 import type { Logger } from '@subx/ports';
 
 const KEY_INVALIDATION_CHANNEL = 'access:key-invalidation:v1';

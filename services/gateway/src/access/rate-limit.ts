@@ -7,12 +7,13 @@ import { Errors } from '@subx/errors';
 import type { AppError } from '@subx/errors';
 import type { Clock, KeyValueStore } from '@subx/ports';
 import { countRateLimitRejection, ipBucket } from '@subx/service-kit';
-import type { Account, Operation, RateLimitState } from './types.ts';
-import type { AccessPricing } from './pricing.ts';
-import { DAY_MS, nextUtcMidnight, utcDate } from './time.ts';
+import type { RateLimitState } from './types.ts';
+import type { Account, Operation } from '@subx/credits';
+import type { AccessPricing } from '@subx/credits';
+import { DAY_MS, nextUtcMidnight, utcDate } from '@subx/credits';
 import { isStoreUnavailable } from './store-guard.ts';
 import type { DailyRequestLog } from './daily-requests.ts';
-import { dailyCounterKey } from './usage-keys.ts';
+import { dailyCounterKey } from '@subx/credits';
 
 export interface Consumed {
   admitted: boolean;

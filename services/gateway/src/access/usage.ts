@@ -7,11 +7,11 @@
  */
 import type { billingV1 } from '@subx/contracts';
 import type { KeyValueStore } from '@subx/ports';
-import { METERED_OPERATIONS } from './types.ts';
-import type { Operation } from './types.ts';
+import { METERED_OPERATIONS } from '@subx/credits';
+import type { Operation } from '@subx/credits';
 import type { DailyRequestLog } from './daily-requests.ts';
-import { usageCreditsKey } from './usage-keys.ts';
-import { DAY_MS, parseUtcDate, utcDate } from './time.ts';
+import { usageCreditsKey } from '@subx/credits';
+import { DAY_MS, parseUtcDate, utcDate } from '@subx/credits';
 
 interface OperationUsage {
   requests: number;

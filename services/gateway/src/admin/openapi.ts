@@ -4,7 +4,7 @@
  * for parameters and error responses, so both describe errors alike.
  */
 import type { ErrorCode } from '@subx/errors';
-import { errorBodySchema } from '../domain/common-schemas.ts';
+import { errorBodySchema } from '@subx/public-api';
 import { ADMIN_OPERATION_SPECS } from './operations.ts';
 import type { AdminOperationSpec } from './operations.ts';
 import {

@@ -27,8 +27,8 @@ import {
   webhookSecretSchema,
 } from '@subx/contracts/admin-api';
 import type { ErrorCode } from '@subx/errors';
-import { BODY_ERROR_CODES } from '../domain/common-schemas.ts';
-import type { JsonSchema } from '../domain/operation-spec.ts';
+import { BODY_ERROR_CODES } from '@subx/public-api';
+import type { JsonSchema } from '@subx/public-api';
 
 export interface AdminOperationSpec {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';

@@ -22,7 +22,7 @@ import type { AccountDoc, AccountRepository } from '../access/accounts.ts';
 import { constantTimeEqual } from '../access/api-key.ts';
 import type { UsageReader } from '../access/usage.ts';
 import { MAX_USAGE_RANGE_DAYS } from '../access/usage.ts';
-import { DAY_MS, parseUtcDate } from '../access/time.ts';
+import { DAY_MS, parseUtcDate } from '@subx/credits';
 import type { Logger } from '@subx/ports';
 import { acceptEmptyJsonBody } from '../http/json-body.ts';
 import { validationToAppError } from '../http/validation.ts';

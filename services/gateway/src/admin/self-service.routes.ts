@@ -26,7 +26,7 @@ import { AppError, Errors } from '@subx/errors';
 import { keyIdOf } from '../access/accounts.ts';
 import type { AccountRepository } from '../access/accounts.ts';
 import type { DelegationRegistry } from '../access/delegation.ts';
-import type { AccessPricing } from '../access/pricing.ts';
+import type { AccessPricing } from '@subx/credits';
 import { operationAccess } from '../access/capabilities.ts';
 import type { DailyRateLimiter } from '../access/rate-limit.ts';
 import type { WebhookSecrets } from '../webhooks/index.ts';

@@ -5,7 +5,7 @@
  * Spread into OPERATION_SPECS (openapi/operations.ts).
  */
 import { GATED_CAPABILITIES } from '../access/capabilities.ts';
-import { METERED_OPERATIONS, TIERS } from '../access/types.ts';
+import { METERED_OPERATIONS, TIERS } from '@subx/credits';
 import type { OperationSpec } from '../domain/operation-spec.ts';
 
 const tierSchema = { type: 'string', enum: [...TIERS] };

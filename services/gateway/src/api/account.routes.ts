@@ -5,7 +5,7 @@
  * applies.
  */
 import { AppError } from '@subx/errors';
-import { tierAllows } from '../access/pricing.ts';
+import { tierAllows } from '@subx/credits';
 import { operationAccess } from '../access/capabilities.ts';
 import { apiOperation } from './operations.ts';
 import { routeOptions, routePath } from '../http/route-context.ts';

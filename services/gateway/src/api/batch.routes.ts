@@ -1,14 +1,14 @@
 import type { OutputFormat } from '@subx/formats';
 import { jobChunking, withItemChunks } from '../jobs/chunks.ts';
-import { perItemTimeoutMs } from '../fanout/types.ts';
-import { checkTranscriptionTier, durationsFrom, itemCharges } from '../domain/item-charges.ts';
-import type { IncludeField, TranscriptModeName } from '../domain/common-schemas.ts';
+import { perItemTimeoutMs } from '@subx/fanout';
+import { checkTranscriptionTier, durationsFrom, itemCharges } from '@subx/credits';
+import type { IncludeField, TranscriptModeName } from '@subx/public-api';
 import { apiOperation } from './operations.ts';
-import { tryVideoIdOf } from '../domain/video-urls.ts';
+import { tryVideoIdOf } from '@subx/public-api';
 import { routeOptions } from '../http/route-context.ts';
 import type { RouteRegistrar } from '../http/route-context.ts';
 import { admissionOf, withReservation } from '../http/reservation.ts';
-import { modelSecondsUpFront, withModelBudget } from '../access/model-budget.ts';
+import { modelSecondsUpFront, withModelBudget } from '@subx/credits';
 import { extractItems, settleItems } from './fan-out-items.ts';
 
 interface BatchBody {

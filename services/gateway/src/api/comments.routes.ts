@@ -1,10 +1,10 @@
 import { commentsV1 } from '@subx/contracts';
 import type { aiV1 } from '@subx/contracts';
-import { commentsAnalyzePrice, commentsPrice } from '../access/pricing.ts';
+import { commentsAnalyzePrice, commentsPrice } from '@subx/credits';
 import { rateLimitBody } from '../access/rate-limit.ts';
-import { commentJson, sentimentName } from '../domain/mappers.ts';
+import { commentJson, sentimentName } from '@subx/public-api';
 import { apiOperation } from './operations.ts';
-import { videoIdOf, videoUrlOfBody } from '../domain/video-urls.ts';
+import { videoIdOf, videoUrlOfBody } from '@subx/public-api';
 import { routeOptions } from '../http/route-context.ts';
 import type { RouteRegistrar } from '../http/route-context.ts';
 import { admissionOf, withReservation } from '../http/reservation.ts';

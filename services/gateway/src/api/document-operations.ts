@@ -5,8 +5,9 @@
  * generators do not follow; `format` in the JSON operation's body keeps working for existing
  * callers, and the reference documents it there as `json` only.
  */
-import { DOCUMENT_FORMATS } from '../domain/operation-spec.ts';
-import type { DocumentFormat, JsonSchema, OperationSpec } from '../domain/operation-spec.ts';
+import { DOCUMENT_FORMATS } from '@subx/public-api';
+import type { OperationSpec } from '../domain/operation-spec.ts';
+import type { DocumentFormat, JsonSchema } from '@subx/public-api';
 
 const LABELS: Record<DocumentFormat, string> = {
   srt: 'an SRT document',

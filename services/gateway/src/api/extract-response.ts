@@ -6,7 +6,7 @@ import {
   segmentSchema,
   subtitleTypeSchema,
   transcriptProvenanceProperties,
-} from '../domain/common-schemas.ts';
+} from '@subx/public-api';
 
 export const extractResponse = {
   type: 'object',

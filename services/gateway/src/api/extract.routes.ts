@@ -3,14 +3,9 @@ import { CONTENT_TYPES, answerHeadJson } from '@subx/formats';
 import type { OutputFormat } from '@subx/formats';
 import { countCacheLookup } from '@subx/service-kit';
 import { rateLimitJson } from '../access/rate-limit.ts';
-import { extractPrice, modelTranslationPrice, transcriptionPrice } from '../access/pricing.ts';
-import {
-  audioTooLongForTier,
-  checkTranscriptionTier,
-  overAudioCap,
-  tierAudioCap,
-} from '../domain/item-charges.ts';
-import { withModelBudget } from '../access/model-budget.ts';
+import { extractPrice, modelTranslationPrice, transcriptionPrice } from '@subx/credits';
+import { audioTooLongForTier, checkTranscriptionTier, overAudioCap, tierAudioCap } from '@subx/credits';
+import { withModelBudget } from '@subx/credits';
 import { AppError } from '@subx/errors';
 import type { extractorV1 } from '@subx/contracts';
 import {
@@ -30,15 +25,15 @@ import {
   transcriptBody,
   transcriptProvenance,
   wantsWords,
-} from '../domain/mappers.ts';
-import type { IncludeField, TranscriptModeName } from '../domain/common-schemas.ts';
+} from '@subx/public-api';
+import type { IncludeField, TranscriptModeName } from '@subx/public-api';
 import { V1_OPERATIONS, apiOperation } from './operations.ts';
-import { videoIdOf } from '../domain/video-urls.ts';
+import { videoIdOf } from '@subx/public-api';
 import { routeOptions } from '../http/route-context.ts';
 import type { RouteRegistrar } from '../http/route-context.ts';
 import { admissionOf, withReservation } from '../http/reservation.ts';
 import { extractChunks, wantsChunks, type ChunkingBody } from './extract-chunks.ts';
-import { TRANSCRIPT_MODE, mayStartModelWork } from '../domain/transcript-modes.ts';
+import { TRANSCRIPT_MODE, mayStartModelWork } from '@subx/public-api';
 
 /** `subx_cache_requests_total{cache="extract_response"}`. */
 const CACHE_NAME = 'extract_response';

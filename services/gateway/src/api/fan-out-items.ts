@@ -3,15 +3,15 @@ import { toPublicErrorBody } from '@subx/errors';
 import type { OutputFormat } from '@subx/formats';
 import type { Clock } from '@subx/ports';
 import { rateLimitBody } from '../access/rate-limit.ts';
-import type { Reservation } from '../access/types.ts';
+import type { Reservation } from '@subx/credits';
 import { admissionOf } from '../http/reservation.ts';
-import type { FanOut, FanOutJob } from '../fanout/types.ts';
-import { failureItem, successItem } from '../domain/mappers.ts';
-import { modelSecondsOf, overAudioCap, type ItemCharges } from '../domain/item-charges.ts';
-import type { Tier } from '../access/types.ts';
-import type { IncludeField, TranscriptModeName } from '../domain/common-schemas.ts';
-import { TRANSCRIPT_MODE } from '../domain/transcript-modes.ts';
-import { invalidVideoUrlMessage } from '../domain/video-urls.ts';
+import type { FanOut, FanOutJob } from '@subx/fanout';
+import { failureItem, successItem } from '@subx/public-api';
+import { modelSecondsOf, overAudioCap, type ItemCharges } from '@subx/credits';
+import type { Tier } from '@subx/credits';
+import type { IncludeField, TranscriptModeName } from '@subx/public-api';
+import { TRANSCRIPT_MODE } from '@subx/public-api';
+import { invalidVideoUrlMessage } from '@subx/public-api';
 
 export interface ItemInput {
   url: string;
@@ -25,7 +25,7 @@ export interface ItemsResult {
   failed: number;
   /** What the delivered items cost (item-charges.ts). */
   credits: number;
-  /** Seconds of audio the model processed for the items (access/model-budget.ts). */
+  /** Seconds of audio the model processed for the items (@subx/credits, model-budget.ts). */
   modelSeconds: number;
 }
 

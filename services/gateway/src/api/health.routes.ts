@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { BACKEND_NAMES } from '../backends/types.ts';
-import type { BackendName } from '../backends/types.ts';
+import { BACKEND_NAMES } from '@subx/backends';
+import type { BackendName } from '@subx/backends';
 import type { RouteContext } from '../http/route-context.ts';
 
 type ServiceStatus = 'ok' | 'down';

@@ -19,7 +19,7 @@ import {
   embedSchema,
   modeSchema,
   urlSchema,
-} from '../domain/common-schemas.ts';
+} from '@subx/public-api';
 import { withDocumentPaths } from './document-operations.ts';
 import { ACCOUNT_OPERATIONS } from './account-operations.ts';
 import { extractResponse } from './extract-response.ts';
@@ -35,7 +35,7 @@ const summaryLanguageSchema = {
 
 import { findOperation } from '../domain/operation-spec.ts';
 import type { OperationSpec } from '../domain/operation-spec.ts';
-import { operationCredits } from '../access/price-list.ts';
+import { operationCredits } from '@subx/credits';
 
 const CREDITS = operationCredits();
 

@@ -1,18 +1,18 @@
 import { Errors } from '@subx/errors';
 import type { OutputFormat } from '@subx/formats';
-import { perItemTimeoutMs } from '../fanout/types.ts';
-import { checkTranscriptionTier, durationsFrom, itemCharges } from '../domain/item-charges.ts';
-import { INCLUDE_FIELDS } from '../domain/common-schemas.ts';
-import type { IncludeField, TranscriptModeName } from '../domain/common-schemas.ts';
+import { perItemTimeoutMs } from '@subx/fanout';
+import { checkTranscriptionTier, durationsFrom, itemCharges } from '@subx/credits';
+import { INCLUDE_FIELDS } from '@subx/public-api';
+import type { IncludeField, TranscriptModeName } from '@subx/public-api';
 import { apiOperation } from './operations.ts';
 import { unknownIncludeNames } from '../http/validation.ts';
-import { playlistIdOf } from '../domain/video-urls.ts';
+import { playlistIdOf } from '@subx/public-api';
 import { routeOptions } from '../http/route-context.ts';
 import type { RouteRegistrar } from '../http/route-context.ts';
 import { jobChunking, withItemChunks } from '../jobs/chunks.ts';
 import type { ChunkingBody } from './extract-chunks.ts';
 import { admissionOf, withReservation } from '../http/reservation.ts';
-import { modelSecondsUpFront, withModelBudget } from '../access/model-budget.ts';
+import { modelSecondsUpFront, withModelBudget } from '@subx/credits';
 import { extractItems, settleItems } from './fan-out-items.ts';
 
 interface PlaylistQuery {

@@ -11,9 +11,10 @@ import {
   SEARCH_TYPES,
   UPLOAD_DATES,
 } from '@subx/youtube';
-import { rateLimitSchema } from '../domain/common-schemas.ts';
-import { named, type OperationSpec } from '../domain/operation-spec.ts';
-import { operationCredits } from '../access/price-list.ts';
+import { rateLimitSchema } from '@subx/public-api';
+import { type OperationSpec } from '../domain/operation-spec.ts';
+import { named } from '@subx/public-api';
+import { operationCredits } from '@subx/credits';
 
 /** A cursor holds the platform's token (up to about 1.5 KB) with what binds it to its search. */
 const SEARCH_CURSOR_MAX = 4096;

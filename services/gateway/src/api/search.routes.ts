@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { extractorV1 } from '@subx/contracts';
 import { Errors } from '@subx/errors';
-import { searchPrice } from '../access/pricing.ts';
+import { searchPrice } from '@subx/credits';
 import { searchFiltersOf } from '../jobs/sources.ts';
 import { rateLimitBody } from '../access/rate-limit.ts';
 import { apiOperation } from './operations.ts';

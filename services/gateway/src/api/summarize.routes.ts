@@ -1,8 +1,8 @@
 import { aiV1 } from '@subx/contracts';
-import { summarizePrice } from '../access/pricing.ts';
+import { summarizePrice } from '@subx/credits';
 import { rateLimitBody } from '../access/rate-limit.ts';
 import { apiOperation } from './operations.ts';
-import { videoIdOf, videoUrlOfBody } from '../domain/video-urls.ts';
+import { videoIdOf, videoUrlOfBody } from '@subx/public-api';
 import { routeOptions } from '../http/route-context.ts';
 import type { RouteRegistrar } from '../http/route-context.ts';
 import { admissionOf, withReservation } from '../http/reservation.ts';

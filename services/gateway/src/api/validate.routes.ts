@@ -1,6 +1,6 @@
 import { apiOperation } from './operations.ts';
 import type { ValidateReasonCode } from './operations.ts';
-import { videoIdOf } from '../domain/video-urls.ts';
+import { videoIdOf } from '@subx/public-api';
 import { routeOptions } from '../http/route-context.ts';
 import type { RouteRegistrar } from '../http/route-context.ts';
 

@@ -18,7 +18,7 @@
 import { LRUCache } from 'lru-cache';
 import type { OutputFormat } from '@subx/formats';
 import type { Clock } from '@subx/ports';
-import type { IncludeField } from './common-schemas.ts';
+import type { IncludeField } from '@subx/public-api';
 
 /** What selects one answer: every request field that changes the response's bytes. */
 export interface ExtractCacheKey {

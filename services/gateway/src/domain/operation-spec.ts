@@ -2,13 +2,8 @@
  * The shape of one row of the operation table (openapi/operations.ts), in a module of its own so the
  * wings that contribute rows (jobs/operations.ts, webhooks/operations.ts) need not import the table.
  */
-import type { Operation } from '../access/types.ts';
-
-/** The output formats that are documents rather than JSON. */
-export const DOCUMENT_FORMATS = ['srt', 'vtt', 'txt', 'md'] as const;
-export type DocumentFormat = (typeof DOCUMENT_FORMATS)[number];
-
-export type JsonSchema = Record<string, unknown>;
+import type { Operation } from '@subx/credits';
+import type { DocumentFormat, JsonSchema } from '@subx/public-api';
 
 export interface OperationSpec {
   method: 'GET' | 'POST' | 'DELETE';
@@ -56,25 +51,6 @@ export interface OperationSpec {
  */
 export function isMetered(spec: Pick<OperationSpec, 'auth'>): boolean {
   return spec.auth !== null && spec.auth !== 'account';
-}
-
-/**
- * Names of shared schemas: the OpenAPI builder hoists a named object into `components.schemas` and
- * refers to it by `$ref`, so generated SDKs get types such as `ExtractResult` instead of
- * `ExtractResponse200`. Kept beside the objects rather than in them, so fastify/ajv validate
- * exactly the object they did before.
- */
-const SCHEMA_NAMES = new WeakMap<object, string>();
-
-export function named<T extends object>(name: string, schema: T): T {
-  const known = SCHEMA_NAMES.get(schema);
-  if (known !== undefined && known !== name) throw new Error(`schema named twice: ${known}, ${name}`);
-  SCHEMA_NAMES.set(schema, name);
-  return schema;
-}
-
-export function schemaName(schema: object): string | undefined {
-  return SCHEMA_NAMES.get(schema);
 }
 
 /** The row of `specs` with this id: an unknown id is a route wired to nothing, so it throws. */

@@ -12,7 +12,8 @@ import type {
   preHandlerHookHandler,
 } from 'fastify';
 import { AppError, Errors } from '@subx/errors';
-import type { Account, AccessControl, Admission, IdempotencyStore, Operation } from '../access/types.ts';
+import type { AccessControl, Admission, IdempotencyStore } from '../access/types.ts';
+import type { Account, Operation } from '@subx/credits';
 import type { AccountReadLimiter, IpRateLimiter } from '../access/rate-limit.ts';
 import { rateLimitOf } from '../access/rate-limit.ts';
 import { isValidIdempotencyKey } from '../access/idempotency.ts';

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import type { Admission, CreditLedger, Operation, Reservation } from '../access/types.ts';
+import type { Admission } from '../access/types.ts';
+import type { CreditLedger, Operation, Reservation } from '@subx/credits';
 import { noteCreditsRemaining } from './credits-remaining.ts';
 
 export function admissionOf(request: FastifyRequest): Admission {

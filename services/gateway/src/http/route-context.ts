@@ -1,6 +1,6 @@
 import type { FastifyInstance, RouteShorthandOptions } from 'fastify';
-import type { AccessPricing } from '../access/pricing.ts';
-import type { ModelBudget } from '../access/model-budget.ts';
+import type { AccessPricing } from '@subx/credits';
+import type { ModelBudget } from '@subx/credits';
 import type { GatewayDeps } from '../deps.ts';
 import { admitHook, authenticateHook, idempotencyHook, ipLimitHook } from './access-hooks.ts';
 import type { OperationSpec } from '../domain/operation-spec.ts';
@@ -8,7 +8,7 @@ import type { OperationSpec } from '../domain/operation-spec.ts';
 export interface RouteContext {
   deps: GatewayDeps;
   pricing: AccessPricing;
-  /** Seconds of audio the model may process per account and day (access/model-budget.ts). */
+  /** Seconds of audio the model may process per account and day (@subx/credits, model-budget.ts). */
   modelBudget: ModelBudget;
 }
 

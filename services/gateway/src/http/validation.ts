@@ -10,7 +10,7 @@ import { Ajv } from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { Errors, plural } from '@subx/errors';
 import type { AppError } from '@subx/errors';
-import { INCLUDE_FIELDS } from '../domain/common-schemas.ts';
+import { INCLUDE_FIELDS } from '@subx/public-api';
 
 const shared = { useDefaults: true, removeAdditional: false, allErrors: false, strict: false } as const;
 const ajv = new Ajv({ ...shared, coerceTypes: false });

@@ -8,7 +8,7 @@
  */
 import type { ChunkingOptions, OutputFormat } from '@subx/formats';
 import type { MetadataField, SearchDuration, SearchFeature, SearchSort, UploadDate } from '@subx/youtube';
-import type { TranscriptModeName } from '../domain/transcript-modes.ts';
+import type { TranscriptModeName } from '@subx/public-api';
 
 /** A job's `include`: metadata fields, and `words` (each segment's timed words). */
 type IncludeField = MetadataField | 'words';

@@ -15,7 +15,7 @@ import {
   jobSchema,
   pageQuerySchema,
 } from './schemas.ts';
-import { operationCredits } from '../access/price-list.ts';
+import { operationCredits } from '@subx/credits';
 
 const TAG = 'Bulk jobs';
 const READ_ERRORS = ['UNAUTHORIZED', 'INVALID_REQUEST', 'JOB_NOT_FOUND'];

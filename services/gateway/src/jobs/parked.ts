@@ -7,8 +7,8 @@
  */
 import type { AppError } from '@subx/errors';
 import type { Clock } from '@subx/ports';
-import { itemsPrice } from '../access/pricing.ts';
-import type { AccessPricing } from '../access/pricing.ts';
+import { itemsPrice } from '@subx/credits';
+import type { AccessPricing } from '@subx/credits';
 import type { JobDoc, JobItem, JobResultDoc } from './model.ts';
 import type { JobStore } from './store.ts';
 

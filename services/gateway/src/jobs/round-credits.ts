@@ -1,6 +1,6 @@
 /** A job round's credit reservation (jobs/runner.ts): all its items, or as many as the balance pays for. */
 import { isAppError } from '@subx/errors';
-import type { CreditLedger, Reservation } from '../access/types.ts';
+import type { CreditLedger, Reservation } from '@subx/credits';
 import type { JobDoc } from './model.ts';
 
 /**

@@ -22,15 +22,15 @@
 import { Errors, isAppError, toPublicErrorBody, type AppError } from '@subx/errors';
 import { backoffDelay } from '@subx/ports';
 import type { Clock, Logger } from '@subx/ports';
-import type { AccessPricing } from '../access/pricing.ts';
-import type { CreditLedger, Tier } from '../access/types.ts';
-import type { ExtractorBackend } from '../backends/types.ts';
-import type { FanOut, FanOutOutcome } from '../fanout/types.ts';
-import { durationsFrom, itemCharges, modelSecondsOf, overAudioCap } from '../domain/item-charges.ts';
-import { modelSecondsUpFront, type ModelBudget } from '../access/model-budget.ts';
-import { TRANSCRIPT_MODE } from '../domain/transcript-modes.ts';
-import { failureItem, successItem } from '../domain/mappers.ts';
-import { invalidVideoUrlMessage } from '../domain/video-urls.ts';
+import type { AccessPricing } from '@subx/credits';
+import type { CreditLedger, Tier } from '@subx/credits';
+import type { ExtractorBackend } from '@subx/backends';
+import type { FanOut, FanOutOutcome } from '@subx/fanout';
+import { durationsFrom, itemCharges, modelSecondsOf, overAudioCap } from '@subx/credits';
+import { modelSecondsUpFront, type ModelBudget } from '@subx/credits';
+import { TRANSCRIPT_MODE } from '@subx/public-api';
+import { failureItem, successItem } from '@subx/public-api';
+import { invalidVideoUrlMessage } from '@subx/public-api';
 import type { JobSourceLister } from './sources.ts';
 import { resultId, type JobDoc, type JobItem, type JobResultDoc } from './model.ts';
 import type { JobStore } from './store.ts';
@@ -82,7 +82,7 @@ export interface JobRunnerDeps {
   sleep?: (ms: number) => Promise<void>;
   /**
    * The accounts' daily model budget, and each account's tier for it: a round of items that may
-   * need audio transcribed takes their length first, retries included (access/model-budget.ts).
+   * need audio transcribed takes their length first, retries included (@subx/credits, model-budget.ts).
    * Absent (tests of other concerns): no budget is kept.
    */
   modelBudget?: { budget: ModelBudget; tierOf(accountId: string): Promise<Tier | null> };

@@ -17,8 +17,8 @@ import {
   chunkingSchema,
   modeSchema,
   urlSchema,
-} from '../domain/common-schemas.ts';
-import { named } from '../domain/operation-spec.ts';
+} from '@subx/public-api';
+import { named } from '@subx/public-api';
 import {
   SEARCH_DURATIONS,
   SEARCH_FEATURES,

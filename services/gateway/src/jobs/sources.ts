@@ -8,8 +8,8 @@ import { extractorV1 } from '@subx/contracts';
 import { AppError, Errors } from '@subx/errors';
 import { backoffDelay } from '@subx/ports';
 import type { SearchDuration, SearchFeature, SearchSort, UploadDate } from '@subx/youtube';
-import type { ExtractorBackend } from '../backends/types.ts';
-import { playlistIdOf } from '../domain/video-urls.ts';
+import type { ExtractorBackend } from '@subx/backends';
+import { playlistIdOf } from '@subx/public-api';
 import type { ChannelTabName, JobDoc, JobItem } from './model.ts';
 
 interface ListedSource {

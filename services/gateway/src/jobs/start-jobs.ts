@@ -5,14 +5,14 @@
  */
 import type { Clock, DocumentStore, EventBus } from '@subx/ports';
 import type { Logger } from '@subx/service-kit';
-import type { AccessPricing } from '../access/pricing.ts';
-import type { ModelBudget } from '../access/model-budget.ts';
-import type { Tier } from '../access/types.ts';
-import type { CreditLedger } from '../access/types.ts';
-import type { ExtractorBackend } from '../backends/types.ts';
+import type { AccessPricing } from '@subx/credits';
+import type { ModelBudget } from '@subx/credits';
+import type { Tier } from '@subx/credits';
+import type { CreditLedger } from '@subx/credits';
+import type { ExtractorBackend } from '@subx/backends';
 import type { Config } from '../config.ts';
-import { createKafkaFanOut } from '../fanout/kafka-fan-out.ts';
-import type { FanOut } from '../fanout/types.ts';
+import { createKafkaFanOut } from '@subx/fanout';
+import type { FanOut } from '@subx/fanout';
 import { createBusJobEvents } from './bus-events.ts';
 import { createJobNotifier } from './notify.ts';
 import type { JobWebhookSink } from './notify.ts';
@@ -42,7 +42,7 @@ export async function startJobs(deps: {
   credits: CreditLedger;
   pricing: AccessPricing;
   webhooks: (JobWebhooks & JobWebhookSink) | null;
-  /** The accounts' daily model budget (access/model-budget.ts) and each account's tier for it. */
+  /** The accounts' daily model budget (@subx/credits, model-budget.ts) and each account's tier for it. */
   modelBudget?: { budget: ModelBudget; tierOf(accountId: string): Promise<Tier | null> };
 }): Promise<RunningJobs> {
   const { config, bus, clock } = deps;

@@ -19,7 +19,7 @@ import type { AccessControl } from '../access/types.ts';
 import type { AccountReadLimiter } from '../access/rate-limit.ts';
 import { apiKeyOf } from '../http/api-key-header.ts';
 import { renderLlmsTxt } from './llms-txt.ts';
-import type { AccessPricing } from '../access/pricing.ts';
+import type { AccessPricing } from '@subx/credits';
 import { buildTools } from './tools.ts';
 import { toolError } from './tool-kit.ts';
 import type { McpTool } from './tools.ts';

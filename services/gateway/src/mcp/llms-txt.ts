@@ -2,8 +2,8 @@
  * /llms.txt (llmstxt.org): the API and the MCP endpoint described for agents, built from the
  * operation table and the tool list, so it says what the code does.
  */
-import { priceList } from '../access/price-list.ts';
-import type { AccessPricing } from '../access/pricing.ts';
+import { priceList } from '@subx/credits';
+import type { AccessPricing } from '@subx/credits';
 import { OPERATION_SPECS } from '../openapi/operations.ts';
 import type { McpTool } from './tools.ts';
 import { PAGE_CHARS } from './render.ts';

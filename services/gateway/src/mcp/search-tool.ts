@@ -1,5 +1,5 @@
 /** search_videos: GET /api/v1/search as a markdown list of links a model can pass to get_transcript. */
-import { rateLimitSchema } from '../domain/common-schemas.ts';
+import { rateLimitSchema } from '@subx/public-api';
 import { operationById } from '../openapi/operations.ts';
 import { isOk, keyOf, ok, requestFields, str, toolError } from './tool-kit.ts';
 import type { Body, ToolDefinition } from './tool-kit.ts';

@@ -3,7 +3,8 @@
  * shared pieces of its answers (success, API errors as tool errors, paging fields).
  */
 import type { AppError } from '@subx/errors';
-import type { JsonSchema, OperationSpec } from '../domain/operation-spec.ts';
+import type { OperationSpec } from '../domain/operation-spec.ts';
+import type { JsonSchema } from '@subx/public-api';
 import { PAGE_CHARS } from './render.ts';
 
 export interface RouteAnswer {

@@ -8,12 +8,13 @@
 import { Ajv } from 'ajv';
 import { Errors, plural } from '@subx/errors';
 import type { AppError } from '@subx/errors';
-import { metadataSchema, rateLimitSchema, segmentSchema } from '../domain/common-schemas.ts';
+import { metadataSchema, rateLimitSchema, segmentSchema } from '@subx/public-api';
 import { METADATA_FIELDS } from '@subx/youtube';
 import { extractResponse } from '../api/extract-response.ts';
 import { isMetered } from '../domain/operation-spec.ts';
 import { operationById } from '../openapi/operations.ts';
-import type { JsonSchema, OperationSpec } from '../domain/operation-spec.ts';
+import type { OperationSpec } from '../domain/operation-spec.ts';
+import type { JsonSchema } from '@subx/public-api';
 import { PAGE_CHARS, pageOf, readCursor, transcriptPage } from './render.ts';
 import type { Chapter, Segment, TranscriptFormat } from './render.ts';
 

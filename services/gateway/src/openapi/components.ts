@@ -8,10 +8,12 @@
 import type { ErrorCode } from '@subx/errors';
 import { healthResponseSchema } from '../api/operations.ts';
 import { operationById } from './operations.ts';
-import { BODY_ERROR_CODES } from '../domain/common-schemas.ts';
+import { BODY_ERROR_CODES } from '@subx/public-api';
 import { jobSchema } from '../jobs/schemas.ts';
-import { isMetered, named, schemaName } from '../domain/operation-spec.ts';
-import type { JsonSchema, OperationSpec } from '../domain/operation-spec.ts';
+import { isMetered } from '../domain/operation-spec.ts';
+import { named, schemaName } from '@subx/public-api';
+import type { OperationSpec } from '../domain/operation-spec.ts';
+import type { JsonSchema } from '@subx/public-api';
 
 const properties = (schema: JsonSchema | undefined) =>
   (schema?.properties ?? {}) as Record<string, JsonSchema>;

@@ -9,7 +9,7 @@
  * example values across operations, and the replay answers the comments of F1xioXWb8CY with an
  * upstream error, while it3OtbTxQk0's comments are turned off (an ordinary 200).
  */
-import { DOCUMENT_FORMATS } from '../domain/operation-spec.ts';
+import { DOCUMENT_FORMATS } from '@subx/public-api';
 
 type Example = { summary: string; value: Record<string, unknown> };
 

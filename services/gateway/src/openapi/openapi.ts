@@ -6,13 +6,14 @@
 import { ERROR_CATALOG, docsUrl } from '@subx/errors';
 import type { ErrorCode } from '@subx/errors';
 import { CONTENT_TYPES } from '@subx/formats';
-import { errorBodySchema, rateLimitSchema } from '../domain/common-schemas.ts';
+import { errorBodySchema, rateLimitSchema } from '@subx/public-api';
 import { isMetered } from '../domain/operation-spec.ts';
 import { healthResponseSchema } from '../api/operations.ts';
 import { OPERATION_SPECS } from './operations.ts';
 import { documentedBody, documentedErrors, hoistSchemas } from './components.ts';
 import { REQUEST_EXAMPLES } from './examples.ts';
-import type { JsonSchema, OperationSpec } from '../domain/operation-spec.ts';
+import type { OperationSpec } from '../domain/operation-spec.ts';
+import type { JsonSchema } from '@subx/public-api';
 
 export type OpenApiDocument = Record<string, unknown> & { paths: Record<string, Record<string, unknown>> };
 

@@ -20,8 +20,9 @@ import {
   translateSchema,
   modeSchema,
   urlSchema,
-} from '../domain/common-schemas.ts';
-import { findOperation, named } from '../domain/operation-spec.ts';
+} from '@subx/public-api';
+import { findOperation } from '../domain/operation-spec.ts';
+import { named } from '@subx/public-api';
 import type { OperationSpec } from '../domain/operation-spec.ts';
 
 const TAG = 'Watches';

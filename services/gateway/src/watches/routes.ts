@@ -1,7 +1,7 @@
 import type { OutputFormat } from '@subx/formats';
 import { rateLimitBody } from '../access/rate-limit.ts';
-import { checkTranscriptionTier } from '../domain/item-charges.ts';
-import type { IncludeField, TranscriptModeName } from '../domain/common-schemas.ts';
+import { checkTranscriptionTier } from '@subx/credits';
+import type { IncludeField, TranscriptModeName } from '@subx/public-api';
 import { watchOperation } from './operations.ts';
 import type { CreateWatchInput } from './service.ts';
 import { accountIdOf, routeOptions, routePath } from '../http/route-context.ts';

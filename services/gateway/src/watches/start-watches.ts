@@ -4,9 +4,9 @@
  */
 import type { Clock, DocumentStore, EventBus } from '@subx/ports';
 import type { Logger } from '@subx/service-kit';
-import type { AccessPricing } from '../access/pricing.ts';
-import type { Account } from '../access/types.ts';
-import type { ExtractorBackend } from '../backends/types.ts';
+import type { AccessPricing } from '@subx/credits';
+import type { Account } from '@subx/credits';
+import type { ExtractorBackend } from '@subx/backends';
 import type { Config } from '../config.ts';
 import type { JobsService } from '../jobs/service.ts';
 import type { WebhookDeliveries } from '../webhooks/index.ts';

@@ -14,7 +14,7 @@ import { createKeyCache } from '../../src/access/key-cache.ts';
 import type { KeyCache } from '../../src/access/key-cache.ts';
 import type { Logger } from '@subx/ports';
 import { silentLogger } from '@subx/ports';
-import type { Account } from '../../src/access/types.ts';
+import type { Account } from '@subx/credits';
 
 /** The same Redis store, with every pub/sub message handed to its subscribers `delayMs` late. */
 function slowToHear(kv: KeyValueStore, delayMs: number): KeyValueStore {

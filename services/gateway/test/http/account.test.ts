@@ -4,7 +4,7 @@
  * and it moves by exactly the credits and the one request an extract costs.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULT_PRICING } from '../../src/access/pricing.ts';
+import { DEFAULT_PRICING } from '@subx/credits';
 import { KEYS, NEXT_MIDNIGHT, VIDEO_URL, buildTestGateway } from './support.ts';
 import type { TestGateway } from './support.ts';
 

@@ -10,7 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import { createInMemoryDocumentStore } from '@subx/ports';
 import { ERROR_CATALOG } from '@subx/errors';
 import type { ErrorCode } from '@subx/errors';
-import { DEFAULT_PRICING } from '../../src/access/pricing.ts';
+import { DEFAULT_PRICING } from '@subx/credits';
 import { TEST_ADMIN_TOKEN, startReplicas } from '../access/support.ts';
 import type { Replicas } from '../access/support.ts';
 import { buildAdminApp } from '../../src/admin/listener.ts';

@@ -4,7 +4,7 @@
  * and charged exactly like a miss.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULT_PRICING } from '../../src/access/pricing.ts';
+import { DEFAULT_PRICING } from '@subx/credits';
 import { KEYS, VIDEO, VIDEO_URL, buildTestGateway, transcript } from './support.ts';
 import type { TestGateway } from './support.ts';
 

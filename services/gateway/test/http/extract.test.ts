@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseSrtStrict, publicSegmentsJson } from '@subx/formats';
-import { INCLUDE_FIELDS } from '../../src/domain/common-schemas.ts';
+import { INCLUDE_FIELDS } from '@subx/public-api';
 import { KEYS, NEXT_MIDNIGHT, VIDEO, VIDEO_URL, appError, buildTestGateway, transcript } from './support.ts';
 import type { TestGateway } from './support.ts';
 

@@ -10,10 +10,10 @@ import { aiV1, billingV1, commentsV1, extractorV1 } from '@subx/contracts';
 import { AppError, Errors } from '@subx/errors';
 import { createHealthServer, toGrpcError } from '@subx/service-kit';
 import { buildApp } from '../../src/app.ts';
-import { createGrpcBackends } from '../../src/backends/grpc.ts';
-import type { GrpcBackends } from '../../src/backends/grpc.ts';
+import { createGrpcBackends } from '@subx/backends';
+import type { GrpcBackends } from '@subx/backends';
 import { loadConfig } from '../../src/config.ts';
-import { createDirectFanOut } from '../../src/fanout/direct.ts';
+import { createDirectFanOut } from '@subx/fanout';
 import {
   KEYS,
   VIDEO,

@@ -3,7 +3,7 @@
  * and URLs naming the same video are one item, for a dry run and a real job alike.
  */
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_PRICING, itemsPrice, transcriptionPrice } from '../../src/access/pricing.ts';
+import { DEFAULT_PRICING, itemsPrice, transcriptionPrice } from '@subx/credits';
 import { DRY_RUN_DURATION_LOOKUPS } from '../../src/jobs/service.ts';
 import { KEYS } from './support.ts';
 import { REAL, allResults, auth, createJob, getJob, jobsGateway, watch } from './jobs-support.ts';

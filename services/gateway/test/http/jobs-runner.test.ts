@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { AppError } from '@subx/errors';
-import { createDirectFanOut } from '../../src/fanout/direct.ts';
-import type { FanOut } from '../../src/fanout/types.ts';
+import { createDirectFanOut } from '@subx/fanout';
+import type { FanOut } from '@subx/fanout';
 import { KEYS, transcript } from './support.ts';
 import { REAL, allResults, auth, createJob, getJob, jobsGateway, watch } from './jobs-support.ts';
 

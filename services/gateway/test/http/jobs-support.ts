@@ -6,9 +6,9 @@
 import { afterEach, expect } from 'vitest';
 import { Errors } from '@subx/errors';
 import { createInMemoryDocumentStore } from '@subx/ports';
-import { DEFAULT_PRICING } from '../../src/access/pricing.ts';
-import { createDirectFanOut } from '../../src/fanout/direct.ts';
-import type { FanOut } from '../../src/fanout/types.ts';
+import { DEFAULT_PRICING } from '@subx/credits';
+import { createDirectFanOut } from '@subx/fanout';
+import type { FanOut } from '@subx/fanout';
 import type { JobDoc } from '../../src/jobs/model.ts';
 import { createJobNotifier } from '../../src/jobs/notify.ts';
 import type { JobEventType, JobWebhookSink } from '../../src/jobs/notify.ts';

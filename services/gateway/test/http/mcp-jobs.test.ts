@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { DEFAULT_PRICING } from '../../src/access/pricing.ts';
+import { DEFAULT_PRICING } from '@subx/credits';
 import { KEYS, VIDEO_URL } from './support.ts';
 import { REAL, jobsGateway, watch } from './jobs-support.ts';
 import type { JobsHarness } from './jobs-support.ts';

@@ -3,7 +3,7 @@
  * table), the OpenAPI document's "Credits:" sentences, and the answers' `credits_used`.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULT_PRICING } from '../../src/access/pricing.ts';
+import { DEFAULT_PRICING } from '@subx/credits';
 import { buildTestGateway, type TestGateway } from './support.ts';
 
 let gw: TestGateway | undefined;

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { extractorV1 } from '@subx/contracts';
-import { DEFAULT_PRICING } from '../../src/access/pricing.ts';
+import { DEFAULT_PRICING } from '@subx/credits';
 import { KEYS, buildTestGateway } from './support.ts';
 import type { TestGateway } from './support.ts';
 

@@ -1,7 +1,7 @@
 /**
  * Test doubles for the gateway's HTTP tests: in-memory AccessControl / CreditLedger /
  * IdempotencyStore / IpRateLimiter implementing access/types.ts, a small KeyValueStore, and fake
- * backends (objects implementing backends/types.ts) whose answers each test sets.
+ * backends (objects implementing @subx/backends' types.ts) whose answers each test sets.
  */
 import type { FastifyInstance } from 'fastify';
 import { commonV1 } from '@subx/contracts';
@@ -11,25 +11,22 @@ import { AppError, Errors } from '@subx/errors';
 import { ManualClock, createInMemoryKeyValueStore } from '@subx/ports';
 import type { KeyValueStore } from '@subx/ports';
 import { buildApp } from '../../src/app.ts';
-import { subtitleTypeName } from '../../src/domain/mappers.ts';
+import { subtitleTypeName } from '@subx/public-api';
 import { attachRateLimit, createAccountReadLimiter } from '../../src/access/rate-limit.ts';
 import type { AccountReadLimiter, IpRateLimiter } from '../../src/access/rate-limit.ts';
-import { tierAllows, DEFAULT_PRICING } from '../../src/access/pricing.ts';
+import { tierAllows, DEFAULT_PRICING } from '@subx/credits';
 import type {
   AccessControl,
-  CreditLedger,
   IdempotencyStore,
-  Operation,
   RateLimitState,
   StoredResponse,
-  Tier,
-  UsageReport,
 } from '../../src/access/types.ts';
-import type { Backends, CallOptions } from '../../src/backends/types.ts';
+import type { CreditLedger, Operation, Tier, UsageReport } from '@subx/credits';
+import type { Backends, CallOptions } from '@subx/backends';
 import { loadConfig } from '../../src/config.ts';
 import type { Config } from '../../src/config.ts';
 import type { GatewayDeps } from '../../src/deps.ts';
-import { createDirectFanOut } from '../../src/fanout/direct.ts';
+import { createDirectFanOut } from '@subx/fanout';
 
 export const KEYS = {
   free: 'sxk_v1_FREEaaaaaaaaaaaaaaaaaaaaaaaaaaaa',

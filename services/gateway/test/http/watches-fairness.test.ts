@@ -16,8 +16,8 @@ import {
 } from '@subx/ports';
 import type { DocumentStore } from '@subx/ports';
 import { describeWithEngine } from '@subx/testing/engines';
-import { DEFAULT_PRICING } from '../../src/access/pricing.ts';
-import type { Account } from '../../src/access/types.ts';
+import { DEFAULT_PRICING } from '@subx/credits';
+import type { Account } from '@subx/credits';
 import { createJobNotifier } from '../../src/jobs/notify.ts';
 import { createJobsService } from '../../src/jobs/service.ts';
 import { createJobStore } from '../../src/jobs/store.ts';

@@ -5,10 +5,10 @@
  */
 import { afterEach, expect } from 'vitest';
 import { ManualClock, createInMemoryDocumentStore } from '@subx/ports';
-import { DEFAULT_PRICING } from '../../src/access/pricing.ts';
-import type { AccessPricing } from '../../src/access/pricing.ts';
+import { DEFAULT_PRICING } from '@subx/credits';
+import type { AccessPricing } from '@subx/credits';
 import { loadConfig } from '../../src/config.ts';
-import { createDirectFanOut } from '../../src/fanout/direct.ts';
+import { createDirectFanOut } from '@subx/fanout';
 import type { JobDoc } from '../../src/jobs/model.ts';
 import { createJobNotifier } from '../../src/jobs/notify.ts';
 import { createJobRunner } from '../../src/jobs/runner.ts';

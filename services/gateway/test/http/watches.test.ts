@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { Errors } from '@subx/errors';
 import type { extractorV1 } from '@subx/contracts';
-import { DEFAULT_PRICING } from '../../src/access/pricing.ts';
+import { DEFAULT_PRICING } from '@subx/credits';
 import { KEYS } from './support.ts';
 import { CONFIG, PLAYLIST, auth, createWatch, get, harness, post, run } from './watches-support.ts';
 

@@ -8,7 +8,7 @@ import type { ErrorCode } from '@subx/errors';
 import { OUTPUT_FORMATS } from '@subx/formats';
 import { METADATA_FIELDS } from '@subx/youtube';
 import { TRANSCRIPT_MODES } from './transcript-modes.ts';
-import { DOCUMENT_FORMATS, named } from './operation-spec.ts';
+import { DOCUMENT_FORMATS, named } from './schema-names.ts';
 
 /**
  * docs/decisions.md "Metadata fields": the nine opt-in metadata fields, as the platform client

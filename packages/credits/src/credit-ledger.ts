@@ -21,7 +21,7 @@ import { Errors } from '@subx/errors';
 import type { Clock, DocumentStore, KeyValueStore } from '@subx/ports';
 import { countCredits } from '@subx/service-kit';
 import type { CreditLedger, Operation, Reservation, UsageReport } from './types.ts';
-import type { AccountDoc, AccountRepository } from './accounts.ts';
+import type { AccountBalanceDoc, AccountBalances } from './balances.ts';
 import type { Logger } from '@subx/ports';
 import type { OutboxEntry, OutboxSpec } from './outbox.ts';
 import { USAGE_RETENTION_MS, monthCreditsKey, usageCreditsKey } from './usage-keys.ts';
@@ -79,7 +79,7 @@ export interface CreditLedgerOptions {
   kv: KeyValueStore;
   clock: Clock;
   logger: Logger;
-  accounts: Pick<AccountRepository, 'ensureMonthlyAllowance' | 'collection'>;
+  accounts: Pick<AccountBalances, 'ensureMonthlyAllowance' | 'collection'>;
   topic?: string;
   /**
    * Open reservations older than this are released by `recover` (default 3 min: longer than any
@@ -119,7 +119,7 @@ export function createCreditLedger(options: CreditLedgerOptions): CreditLedgerIm
       { returnDocument: 'after' },
     );
     await outbox.updateOne({ _id: doc._id }, { $set: { settled: true } });
-    return settled ? Math.max(0, (settled as AccountDoc).credits) : undefined;
+    return settled ? Math.max(0, (settled as AccountBalanceDoc).credits) : undefined;
   }
 
   async function countUsage(
@@ -192,7 +192,10 @@ export function createCreditLedger(options: CreditLedgerOptions): CreditLedgerIm
         // No hold was taken: the reservation document is just noise now.
         await outbox.deleteOne({ _id: id, state: 'open' });
         const current = await accounts.findOne({ _id: accountId });
-        throw Errors.insufficientCredits(amount, Math.max(0, (current as AccountDoc | null)?.credits ?? 0));
+        throw Errors.insufficientCredits(
+          amount,
+          Math.max(0, (current as AccountBalanceDoc | null)?.credits ?? 0),
+        );
       }
 
       countCredits(operation, 'reserved', amount);

@@ -14,7 +14,7 @@ export interface CallOptions {
   requestId?: string;
 }
 
-interface HealthCheck {
+export interface HealthCheck {
   /** True when the service answers its gRPC health check with SERVING within `timeoutMs`. */
   checkHealth(timeoutMs: number): Promise<boolean>;
 }

@@ -26,7 +26,7 @@ import {
   stopHarnesses,
   transcript,
   type Harness,
-} from '../../test/backends/support.ts';
+} from '../test/support.ts';
 
 afterEach(stopHarnesses);
 

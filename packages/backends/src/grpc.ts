@@ -8,7 +8,6 @@ import type * as grpc from '@grpc/grpc-js';
 import { PLATFORM_HEALTH_NAME, aiV1, billingV1, commentsV1, extractorV1 } from '@subx/contracts';
 import { checkHealth, createGrpcClient, grpcTlsFromConfig } from '@subx/service-kit';
 import type { GrpcClient, Logger } from '@subx/service-kit';
-import type { Config } from '../config.ts';
 import { createTranscriptBatcher } from './transcript-batcher.ts';
 import type { AiBackend, Backends, BillingBackend, CommentsBackend, ExtractorBackend } from './types.ts';
 
@@ -30,7 +29,8 @@ export interface GrpcBackends extends Backends {
   close(): void;
 }
 
-async function healthy(
+/** SERVING for the named service, or for the whole server when it does not know the name. */
+export async function healthy(
   client: GrpcClient<grpc.Client>,
   serviceName: string,
   timeoutMs: number,
@@ -41,8 +41,18 @@ async function healthy(
   return state === 'SERVING';
 }
 
-/** The backends at the addresses and with the deadlines of the gateway's configuration. */
-export function grpcBackendsFromConfig(config: Config, logger?: Logger): GrpcBackends {
+/** The variables a caller's configuration names its backends with (the gateway's, the job service's). */
+export type GrpcBackendsEnv = Parameters<typeof grpcTlsFromConfig>[0] & {
+  EXTRACTOR_GRPC_ADDR: string;
+  COMMENTS_GRPC_ADDR: string;
+  AI_GRPC_ADDR: string;
+  BILLING_GRPC_ADDR: string;
+  GRPC_DEADLINE_MS: number;
+  AI_GRPC_DEADLINE_MS: number;
+};
+
+/** The backends at the addresses and with the deadlines of a service's configuration. */
+export function grpcBackendsFromConfig(config: GrpcBackendsEnv, logger?: Logger): GrpcBackends {
   // GRPC_TLS*: TLS (and a client certificate for mutual TLS) to every backend, or plaintext.
   const tls = grpcTlsFromConfig(config).client;
   return createGrpcBackends({

@@ -1,6 +1,6 @@
 import { Errors, isAppError } from '@subx/errors';
 import { countFanOutDeadlineMissed, withTimeout } from '@subx/service-kit';
-import type { ExtractorBackend } from '../backends/types.ts';
+import type { ExtractorBackend } from '@subx/backends';
 import type { FanOut, FanOutJob, FanOutOutcome, FanOutRequest } from './types.ts';
 
 /**

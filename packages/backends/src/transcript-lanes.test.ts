@@ -17,7 +17,7 @@ import {
   startHarness,
   stopHarnesses,
   type Harness,
-} from '../../test/backends/support.ts';
+} from '../test/support.ts';
 
 afterEach(stopHarnesses);
 

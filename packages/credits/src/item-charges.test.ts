@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_PRICING } from '../access/pricing.ts';
+import { DEFAULT_PRICING } from './pricing.ts';
 import { DURATION_LOOKUPS_IN_FLIGHT, itemCharges } from './item-charges.ts';
 
 describe('itemCharges', () => {

@@ -20,8 +20,8 @@ import {
   type Logger,
   type StartedGrpcServer,
 } from '@subx/service-kit';
-import { createTranscriptBatcher } from '../../src/backends/transcript-batcher.ts';
-import type { TranscriptCallOptions } from '../../src/backends/transcript-batcher.ts';
+import { createTranscriptBatcher } from '../src/index.ts';
+import type { TranscriptCallOptions } from '../src/index.ts';
 
 const logger = createLogger({ service: 'batcher-test', level: 'silent' });
 export const EX = extractorV1.ExtractorServiceService;

@@ -21,12 +21,12 @@ import {
   tierAllows,
   transcriptionPrice,
   type AccessPricing,
-} from '../access/pricing.ts';
-import { MODEL_SPENT_CODES } from '../access/model-budget.ts';
-import type { Tier } from '../access/types.ts';
-import type { ExtractorBackend } from '../backends/types.ts';
-import type { FanOutOutcome } from '../fanout/types.ts';
-import type { TranscriptModeName } from './common-schemas.ts';
+} from './pricing.ts';
+import { MODEL_SPENT_CODES } from './model-budget.ts';
+import type { Tier } from './types.ts';
+import type { ExtractorBackend } from '@subx/backends';
+import type { FanOutOutcome } from '@subx/fanout';
+import type { TranscriptModeName } from '@subx/public-api';
 
 /** A video's duration in seconds; 0 when it cannot be known (the item then reserves the tier's cap). */
 export type DurationOf = (videoId: string) => Promise<number>;

@@ -1,0 +1,5 @@
+export * from './grpc.ts';
+export * from './transcript-batcher.ts';
+export * from './transcript-item.ts';
+export * from './transcript-lanes.ts';
+export * from './types.ts';

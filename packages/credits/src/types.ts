@@ -1,0 +1,69 @@
+/**
+ * Accounts, tiers, metered operations and the credit ledger's interface: what the edge (the
+ * gateway's access control) and the job service share when they charge an account.
+ */
+import { ACCOUNT_TIERS } from '@subx/contracts/admin-api';
+
+/** Defined with the admin API's schemas (the dashboard's client reads the same list). */
+export const TIERS = ACCOUNT_TIERS;
+export type Tier = (typeof TIERS)[number];
+
+/** The operations access control meters: counted against the daily limit, priced, and reported per operation in usage. */
+export const METERED_OPERATIONS = [
+  'extract',
+  'batch',
+  'playlist',
+  'summarize',
+  'comments',
+  'comments_analyze',
+  'jobs',
+  'search',
+] as const;
+export type Operation = (typeof METERED_OPERATIONS)[number];
+
+export interface Account {
+  id: string;
+  tier: Tier;
+  /**
+   * The API key the request came with (accounts.ts keyIdOf); absent when the admin token acts for
+   * the account or a watch's run does. What the key creates carries it.
+   */
+  keyId?: string;
+}
+
+export interface UsageReport {
+  /** Batch/playlist: items that succeeded and were attempted; otherwise 1/1. */
+  successfulItems?: number;
+  attemptedItems?: number;
+  attributes?: Record<string, string>;
+}
+
+export interface Reservation {
+  readonly reserved: number;
+  /** The balance once a charging commit has settled (X-Credits-Remaining); unset before or without. */
+  readonly remaining?: number;
+  /**
+   * Charges `credits` (0 <= credits <= reserved), returns the rest to the balance and, when
+   * credits > 0, records exactly one credit-usage event (outbox → billing.credit-usage.v1).
+   * Idempotent: a second commit or a release after commit does nothing.
+   */
+  commit(credits: number, usage?: UsageReport): Promise<void>;
+  /** Returns the whole reservation to the balance (the work failed). Idempotent. */
+  release(): Promise<void>;
+}
+
+export interface CreditLedger {
+  /**
+   * Atomically takes `amount` from the balance (the balance never goes below zero under any
+   * concurrency). Throws AppError INSUFFICIENT_CREDITS naming required and available.
+   * `amount` may be 0 (a no-op reservation whose commit charges nothing).
+   */
+  reserve(input: {
+    accountId: string;
+    operation: Operation;
+    amount: number;
+    requestId: string;
+    /** The client's Idempotency-Key, carried into the usage event's envelope. */
+    idempotencyKey?: string;
+  }): Promise<Reservation>;
+}

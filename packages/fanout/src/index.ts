@@ -1,0 +1,3 @@
+export * from './direct.ts';
+export * from './kafka-fan-out.ts';
+export * from './types.ts';
