@@ -51,8 +51,9 @@ import { loadExtractorConfig } from '../../services/extractor/src/config.ts';
 import { createExtractionService } from '../../services/extractor/src/extraction-service.ts';
 import { startExtractWorker } from '../../services/extractor/src/jobs/extract-worker.ts';
 import { DEFAULT_PRICING } from '@subx/credits';
-import { loadConfig } from '../../services/gateway/src/config.ts';
-import { startJobs } from '../../services/gateway/src/jobs/start-jobs.ts';
+import { loadJobServiceConfig } from '../../services/jobs/src/config.ts';
+import { jobsApiOf } from '../../services/jobs/src/api.ts';
+import { startJobs } from '../../services/jobs/src/jobs/start-jobs.ts';
 import {
   KEYS,
   buildTestGateway,
@@ -220,7 +221,7 @@ async function main() {
   // bulk fan-out built by startJobs itself), the HTTP routes with the test access doubles.
   const env: Record<string, string> = { LOG_LEVEL: 'silent', JOBS_POLL_MS: '20' };
   if (args.includes('--window')) env.JOB_WINDOW_SIZE = String(arg('window', 0));
-  const config = loadConfig(env);
+  const config = loadJobServiceConfig(env, { embedded: true });
   const gatewayBus = makeBus('bench-bulk-gateway');
   buses.push(gatewayBus);
   const clock = { now: () => Date.now() };
@@ -241,7 +242,14 @@ async function main() {
     pricing: DEFAULT_PRICING,
     webhooks: null,
   });
-  const gw = await buildTestGateway({ env, deps: { jobs: jobs.service, credits: ledger.ledger, clock } });
+  const gw = await buildTestGateway({
+    env,
+    deps: {
+      jobs: jobsApiOf(jobs.service, { extractor: createFakeBackends().extractor, lookupDeadlineMs: 5_000 }),
+      credits: ledger.ledger,
+      clock,
+    },
+  });
   const app = gw.app;
   const auth = { authorization: `Bearer ${KEYS.pro}` };
   const watch = (id: string) => `https://www.youtube.com/watch?v=${id}`;

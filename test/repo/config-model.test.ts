@@ -18,6 +18,7 @@ import { ConfigSchema as dashboardSchema } from '../../services/dashboard/src/co
 import { ConfigSchema as extractorSchema } from '../../services/extractor/src/config.ts';
 import { ConfigSchema as gatewaySchema } from '../../services/gateway/src/config.ts';
 import { accessEnvSchema } from '../../services/gateway/src/access/config.ts';
+import { ConfigSchema as jobsSchema } from '../../services/jobs/src/config.ts';
 import { YouTubeEnvSchema } from '../../packages/youtube/src/config.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -41,6 +42,7 @@ const SERVICES = {
     schemas: [commentsSchema, YouTubeEnvSchema],
     docs: ['services/comments/README.md', 'packages/youtube/README.md'],
   },
+  jobs: { schemas: [jobsSchema], docs: ['services/jobs/README.md'] },
   ai: { schemas: [aiSchema], docs: ['services/ai/README.md'] },
   billing: { schemas: [billingSchema], docs: ['services/billing/README.md'] },
   dashboard: { schemas: [dashboardSchema], docs: ['services/dashboard/README.md'] },
@@ -80,12 +82,12 @@ describe('one configuration model', () => {
     {
       name: 'credit usage',
       ...TOPICS.creditUsage,
-      sides: { gateway: [accessSchema], billing: [billingSchema] },
+      sides: { gateway: [accessSchema], jobs: [jobsSchema], billing: [billingSchema] },
     },
     {
       name: 'request usage',
       ...TOPICS.requestUsage,
-      sides: { gateway: [accessSchema], billing: [billingSchema] },
+      sides: { gateway: [accessSchema], jobs: [jobsSchema], billing: [billingSchema] },
     },
     {
       name: 'extract jobs',
@@ -95,23 +97,23 @@ describe('one configuration model', () => {
     {
       name: 'extract results',
       ...TOPICS.extractResults,
-      sides: { gateway: [gatewaySchema], extractor: [extractorSchema] },
+      sides: { gateway: [gatewaySchema], jobs: [jobsSchema], extractor: [extractorSchema] },
     },
     {
       name: 'extractor workers group',
       ...CONSUMER_GROUPS.extractWorkers,
       sides: { gateway: [gatewaySchema], extractor: [extractorSchema] },
     },
-    // The gateway's side of these two is its bulk-job runner's (services/gateway/src/jobs/).
+    // The producing side of these two is the job service's runner (services/jobs/src/jobs/).
     {
       name: 'extract bulk jobs',
       ...TOPICS.extractBulkJobs,
-      sides: { gateway: [gatewaySchema], extractor: [extractorSchema] },
+      sides: { jobs: [jobsSchema], extractor: [extractorSchema] },
     },
     {
       name: 'extractor bulk workers group',
       ...CONSUMER_GROUPS.extractBulkWorkers,
-      sides: { gateway: [gatewaySchema], extractor: [extractorSchema] },
+      sides: { jobs: [jobsSchema], extractor: [extractorSchema] },
     },
   ];
   it.each(SIDES)('the $name name is read from $env on every side', ({ env, sides }) => {

@@ -68,33 +68,30 @@ export function grpcBackendsFromConfig(config: GrpcBackendsEnv, logger?: Logger)
   });
 }
 
-export function createGrpcBackends(config: GrpcBackendsConfig): GrpcBackends {
+export interface GrpcExtractorConfig {
+  address: string;
+  deadlineMs: number;
+  logger?: Logger;
+  credentials?: grpc.ChannelCredentials;
+  channelOptions?: grpc.ChannelOptions;
+}
+
+/** The extractor alone (the job service calls no other backend). */
+export function createGrpcExtractor(config: GrpcExtractorConfig): {
+  extractor: ExtractorBackend;
+  channelHealthy(): boolean;
+  close(): void;
+} {
   const common = {
     ...(config.logger ? { logger: config.logger } : {}),
     ...(config.credentials ? { credentials: config.credentials } : {}),
     ...(config.channelOptions ? { channelOptions: config.channelOptions } : {}),
   };
-  const ex = createGrpcClient(extractorV1.ExtractorServiceClient, config.extractorAddress, {
+  const ex = createGrpcClient(extractorV1.ExtractorServiceClient, config.address, {
     ...common,
     defaultDeadlineMs: config.deadlineMs,
     label: 'extractor',
   });
-  const co = createGrpcClient(commentsV1.CommentsServiceClient, config.commentsAddress, {
-    ...common,
-    defaultDeadlineMs: config.deadlineMs,
-    label: 'comments',
-  });
-  const ai = createGrpcClient(aiV1.AiServiceClient, config.aiAddress, {
-    ...common,
-    defaultDeadlineMs: config.aiDeadlineMs,
-    label: 'ai',
-  });
-  const bi = createGrpcClient(billingV1.BillingServiceClient, config.billingAddress, {
-    ...common,
-    defaultDeadlineMs: config.deadlineMs,
-    label: 'billing',
-  });
-
   // Concurrent GetTranscript calls go as one batch on a StreamTranscripts lane (transcript-batcher.ts).
   const getTranscript = createTranscriptBatcher({
     client: ex.raw,
@@ -115,6 +112,44 @@ export function createGrpcBackends(config: GrpcBackendsConfig): GrpcBackends {
     checkPlatform: async (timeoutMs) =>
       (await checkHealth(ex.raw, PLATFORM_HEALTH_NAME, timeoutMs)) !== 'NOT_SERVING',
   };
+  return {
+    extractor,
+    channelHealthy: () => ex.connectivityState() !== 'TRANSIENT_FAILURE',
+    close: () => {
+      getTranscript.close();
+      ex.close();
+    },
+  };
+}
+
+export function createGrpcBackends(config: GrpcBackendsConfig): GrpcBackends {
+  const common = {
+    ...(config.logger ? { logger: config.logger } : {}),
+    ...(config.credentials ? { credentials: config.credentials } : {}),
+    ...(config.channelOptions ? { channelOptions: config.channelOptions } : {}),
+  };
+  const ex = createGrpcExtractor({
+    ...common,
+    address: config.extractorAddress,
+    deadlineMs: config.deadlineMs,
+  });
+  const co = createGrpcClient(commentsV1.CommentsServiceClient, config.commentsAddress, {
+    ...common,
+    defaultDeadlineMs: config.deadlineMs,
+    label: 'comments',
+  });
+  const ai = createGrpcClient(aiV1.AiServiceClient, config.aiAddress, {
+    ...common,
+    defaultDeadlineMs: config.aiDeadlineMs,
+    label: 'ai',
+  });
+  const bi = createGrpcClient(billingV1.BillingServiceClient, config.billingAddress, {
+    ...common,
+    defaultDeadlineMs: config.deadlineMs,
+    label: 'billing',
+  });
+
+  const extractor = ex.extractor;
   const comments: CommentsBackend = {
     getComments: (req, opts) => co.getComments(req, opts),
     checkHealth: (timeoutMs) => healthy(co, commentsV1.CommentsServiceClient.serviceName, timeoutMs),
@@ -128,15 +163,16 @@ export function createGrpcBackends(config: GrpcBackendsConfig): GrpcBackends {
     getUsage: (req, opts) => bi.getUsage(req, opts),
     checkHealth: (timeoutMs) => healthy(bi, billingV1.BillingServiceClient.serviceName, timeoutMs),
   };
-  const clients = [ex, co, ai, bi];
+  const clients = [co, ai, bi];
   return {
     extractor,
     comments,
     ai: aiBackend,
     billing,
-    channelsHealthy: () => clients.every((c) => c.connectivityState() !== 'TRANSIENT_FAILURE'),
+    channelsHealthy: () =>
+      ex.channelHealthy() && clients.every((c) => c.connectivityState() !== 'TRANSIENT_FAILURE'),
     close: () => {
-      getTranscript.close();
+      ex.close();
       clients.forEach((c) => c.close());
     },
   };

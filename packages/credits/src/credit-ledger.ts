@@ -19,7 +19,7 @@ import { randomUUID } from 'node:crypto';
 import { creditUsageV1 } from '@subx/contracts';
 import { Errors } from '@subx/errors';
 import type { Clock, DocumentStore, KeyValueStore } from '@subx/ports';
-import { countCredits } from '@subx/service-kit';
+import { ConfigError, countCredits } from '@subx/service-kit';
 import type { CreditLedger, Operation, Reservation, UsageReport } from './types.ts';
 import type { AccountBalanceDoc, AccountBalances } from './balances.ts';
 import type { Logger } from '@subx/ports';
@@ -299,4 +299,22 @@ export function createCreditLedger(options: CreditLedgerOptions): CreditLedgerIm
       return { settled, expired };
     },
   };
+}
+
+/**
+ * A reservation still open after CREDIT_RESERVATION_TTL_MS is taken for a dead process's and
+ * refunded: one that a live request still holds (a transcription waiting
+ * TRANSCRIBE_SYNC_DEADLINE_MS in the gateway, a job round JOB_ROUND_TIMEOUT_MS in the job service)
+ * would be refunded under it, and its work delivered free. Each service refuses to start with a
+ * lifetime that one of its own holds could outlast; `holds` names them by their variables.
+ */
+export function refuseReservationsShorterThan(reservationTtlMs: number, holds: Record<string, number>): void {
+  const [name, longest] = Object.entries(holds).reduce((a, b) => (b[1] > a[1] ? b : a), ['', 0]);
+  if (reservationTtlMs >= longest + 5_000) return;
+  throw new ConfigError([
+    {
+      key: 'CREDIT_RESERVATION_TTL_MS',
+      message: `${reservationTtlMs} ms must outlive the longest request holding credits (${longest} ms, ${name}) by at least 5 s`,
+    },
+  ]);
 }

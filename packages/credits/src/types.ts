@@ -31,6 +31,14 @@ export interface Account {
   keyId?: string;
 }
 
+export interface RateLimitState {
+  /** null for unlimited tiers (then no X-RateLimit-* headers are sent). */
+  limit: number | null;
+  remaining: number | null;
+  /** Next 00:00 UTC, epoch ms. */
+  resetAtMs: number;
+}
+
 export interface UsageReport {
   /** Batch/playlist: items that succeeded and were attempted; otherwise 1/1. */
   successfulItems?: number;

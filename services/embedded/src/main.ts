@@ -5,7 +5,7 @@
  * when set, replace the embedded adapters with the real engines.
  *
  * One process has one metrics registry: `/metrics` on METRICS_PORT (default 9464, `off` to disable)
- * serves the series of all five services together.
+ * serves the series of every service together.
  *
  * Prints the URL, the admin API's URL (its own listener, ADMIN_PORT), the admin token (generated unless ADMIN_TOKEN is set), a ready-to-use pro key and
  * the dashboard's URL (DASHBOARD_PORT, default 8090). Without SMTP_URL the dashboard's mails
@@ -39,6 +39,7 @@ import { loadBillingConfig, startBillingService } from '@subx/billing';
 import { loadCommentsConfig, startCommentsService } from '@subx/comments';
 import { loadExtractorConfig, startExtractorService } from '@subx/extractor';
 import { loadAccessConfig, loadConfig as loadGatewayConfig, startGateway } from '@subx/gateway';
+import { loadJobServiceConfig, startJobService } from '@subx/jobs';
 import { loadDashboardConfig, startDashboard } from '@subx/dashboard';
 
 const env = process.env;
@@ -73,6 +74,8 @@ try {
     extractor: () => loadExtractorConfig(serviceEnv),
     comments: () => loadCommentsConfig(serviceEnv),
     ai: () => loadAiConfig(serviceEnv),
+    // The pepper the webhook secrets are sealed under: the one the access configuration generated.
+    jobs: () => loadJobServiceConfig(serviceEnv, { embedded: true }),
     gateway: () =>
       loadGatewayConfig({
         ...env,
@@ -156,10 +159,10 @@ await registerSchemasAtStartup({
         creditUsage: configs.access.config.creditUsageTopic,
         requestUsage: configs.access.config.requestUsageTopic,
         extractJobs: configs.gateway.EXTRACT_JOBS_TOPIC,
-        extractBulkJobs: configs.gateway.EXTRACT_BULK_JOBS_TOPIC,
+        extractBulkJobs: configs.jobs.EXTRACT_BULK_JOBS_TOPIC,
         extractResults: configs.extractor.EXTRACT_RESULTS_TOPIC,
-        jobEvents: configs.gateway.JOB_EVENTS_TOPIC,
-        watchEvents: configs.gateway.WATCH_EVENTS_TOPIC,
+        jobEvents: configs.jobs.JOB_EVENTS_TOPIC,
+        watchEvents: configs.jobs.WATCH_EVENTS_TOPIC,
       }).concat(replyTopics),
     ),
 }).catch(exitOnStartupProblem);
@@ -219,8 +222,20 @@ const ai = await startAiService({
 });
 lifecycle.register('ai', { stop: () => ai.stop() });
 
+const jobs = await startJobService({
+  config: { ...configs.jobs, EXTRACTOR_GRPC_ADDR: `${LOOPBACK}:${extractor.port}` },
+  store: adapters.store,
+  kv: adapters.kv,
+  bus: adapters.bus,
+  logger: serviceLogger('jobs'),
+  host: LOOPBACK,
+  pepper: configs.access.config.apiKeyPepper,
+}).catch(exitOnStartupProblem);
+lifecycle.register('jobs', { stop: () => jobs.stop() });
+
 const gatewayConfig = {
   ...configs.gateway,
+  JOBS_GRPC_ADDR: `${LOOPBACK}:${jobs.port}`,
   EXTRACTOR_GRPC_ADDR: `${LOOPBACK}:${extractor.port}`,
   COMMENTS_GRPC_ADDR: `${LOOPBACK}:${comments.port}`,
   AI_GRPC_ADDR: `${LOOPBACK}:${ai.port}`,
@@ -279,8 +294,8 @@ const lines = [
   `  admin token:  ${gateway.generated.adminToken ? `${gateway.adminToken}  (generated; set ADMIN_TOKEN to choose one)` : '(from ADMIN_TOKEN)'}`,
   `  pro API key:  ${apiKey}  (account ${account._id})`,
   `  engines:      bus=${engines.bus} store=${engines.store} kv=${engines.kv}`,
-  `  gRPC:         extractor :${extractor.port}  comments :${comments.port}  ai :${ai.port}  billing :${billing.port}`,
-  `  metrics:      ${metrics ? `${metrics.url}  (all five services; METRICS_PORT, off to disable)` : 'off (METRICS_PORT=off)'}`,
+  `  gRPC:         extractor :${extractor.port}  comments :${comments.port}  ai :${ai.port}  billing :${billing.port}  jobs :${jobs.port}`,
+  `  metrics:      ${metrics ? `${metrics.url}  (every service; METRICS_PORT, off to disable)` : 'off (METRICS_PORT=off)'}`,
   `  YouTube:      ${youtube.baseUrl}  (${platformNote})`,
   '',
   ...(demo ? [...demo.banner(gateway.url), ''] : []),

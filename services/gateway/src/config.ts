@@ -1,6 +1,7 @@
 /**
  * Gateway configuration: one schema, parsed on demand (never at import time) with service-kit's
- * helpers, failing fast with every bad key in one ConfigError. Tests call loadConfig({...}).
+ * helpers, failing fast with every bad key in one ConfigError. Tests call loadConfig({...}). The
+ * job service reads its own (services/jobs/src/config.ts).
  * Access-control variables (API_KEY_PEPPER, ADMIN_TOKEN, ACCESS_PRICING_JSON,
  * IP_RATE_LIMIT_PER_MINUTE, KEY_CACHE_TTL_MS) are read by access/config.ts.
  */
@@ -26,9 +27,6 @@ import {
   kafkaSecurityEnv,
   schemaRegistryEnv,
 } from '@subx/service-kit';
-import { jobsEnv } from './jobs/config.ts';
-import { watchesEnv } from './watches/config.ts';
-import { webhookEnv } from './webhooks/config.ts';
 
 export const ConfigSchema = z.object({
   /** gRPC over TLS (service-kit net/grpc-tls.ts): GRPC_TLS*, off unless set. */
@@ -112,12 +110,15 @@ export const ConfigSchema = z.object({
    */
   ADMIN_PORT: port.default(8081),
   ADMIN_HOST: nameString.default('127.0.0.1'),
-  /** Bulk jobs (src/jobs/README.md): JOBS_*, JOB_*, the bulk topic and the lifecycle topic. */
-  ...jobsEnv,
-  /** Watches (src/watches/README.md): WATCHES_POLL_MS, WATCH_*. */
-  ...watchesEnv,
-  /** Job webhooks (src/webhooks/): WEBHOOK_ALLOW_PRIVATE_NETWORKS, _TIMEOUT_MS, _POLL_MS, _CONCURRENCY. */
-  ...webhookEnv,
+  /**
+   * The job service (services/jobs): bulk jobs, watches and webhook secrets are forwarded there.
+   * Every call is bounded by JOB_SERVICE_DEADLINE_MS (a watch's run lists the platform first);
+   * a chunks download by ten times that.
+   */
+  JOBS_GRPC_ADDR: grpcAddress.default('127.0.0.1:50055'),
+  JOB_SERVICE_DEADLINE_MS: durationMs.default(90_000),
+  /** POST /api/v1/jobs only: 10,000 URLs do not fit the 64 KB of every other route. */
+  JOBS_BODY_LIMIT_BYTES: positiveInt.default(1_048_576),
 });
 
 export type Config = z.output<typeof ConfigSchema>;

@@ -8,9 +8,7 @@ import type { Account, CreditLedger } from '@subx/credits';
 import type { Backends } from '@subx/backends';
 import type { Config } from './config.ts';
 import type { FanOut } from '@subx/fanout';
-import type { JobsService } from './jobs/service.ts';
-import type { WatchesService } from './watches/service.ts';
-import type { WebhookModule } from './webhooks/index.ts';
+import type { JobsApi, WatchesApi, WebhookSecretsApi } from '@subx/backends';
 
 export interface GatewayDeps {
   config: Config;
@@ -27,9 +25,9 @@ export interface GatewayDeps {
   backends: Backends;
   fanOut: FanOut;
   /** The bulk jobs API (src/jobs); absent: its routes are not mounted. */
-  jobs?: JobsService;
+  jobs?: JobsApi;
   /** Watches (src/watches); absent: their routes are not mounted. */
-  watches?: WatchesService;
+  watches?: WatchesApi;
   /** Per-user "summary paid" markers. */
   kv: KeyValueStore;
   clock: Clock;
@@ -42,5 +40,5 @@ export interface GatewayDeps {
   /** Chunk embeddings (EMBEDDINGS_*); absent: `embed: true` answers 422 EMBEDDINGS_NOT_CONFIGURED. */
   embedder?: Embedder;
   /** Job webhooks: signing secrets and deliveries; without it the secret routes answer 503. */
-  webhooks?: WebhookModule;
+  webhookSecrets?: WebhookSecretsApi;
 }

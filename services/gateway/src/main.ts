@@ -48,9 +48,6 @@ await runService({
             creditUsage: access.config.creditUsageTopic,
             requestUsage: access.config.requestUsageTopic,
             extractJobs: config.EXTRACT_JOBS_TOPIC,
-            extractBulkJobs: config.EXTRACT_BULK_JOBS_TOPIC,
-            jobEvents: config.JOB_EVENTS_TOPIC,
-            watchEvents: config.WATCH_EVENTS_TOPIC,
           }),
         ),
     });
@@ -61,7 +58,7 @@ await runService({
       store: adapters.store,
       kv: adapters.kv,
       bus: adapters.bus,
-      // Jobs need workers on a shared broker; without Kafka this gateway calls the extractor itself.
+      // Batch items go to workers on a shared broker; without Kafka this gateway calls the extractor itself.
       fanOut: adapters.kind.bus === 'kafka' ? 'bus' : 'direct',
       logger,
     });

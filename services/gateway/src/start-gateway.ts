@@ -11,25 +11,21 @@ import type { Clock, DocumentStore, EventBus, KeyValueStore } from '@subx/ports'
 import { systemClock } from '@subx/ports';
 import { portInUse, withTimeout } from '@subx/service-kit';
 import type { Logger } from '@subx/service-kit';
+import { createJobServiceClient, grpcBackendsFromConfig } from '@subx/backends';
+import { createDirectFanOut, createKafkaFanOut } from '@subx/fanout';
+import { refuseReservationsShorterThan } from '@subx/credits';
+import { grpcTlsFromConfig } from '@subx/service-kit';
 import {
   createAccessModule,
   createBillingUsageReader,
   guardKeyValueStore,
   loadAccessConfig,
-  refuseReservationsShorterThanRequests,
 } from './access/index.ts';
 import type { AccessModule } from './access/index.ts';
 import { buildAdminApp, listenAdmin } from './admin/listener.ts';
 import { buildApp } from './app.ts';
-import { grpcBackendsFromConfig } from '@subx/backends';
 import type { Config } from './config.ts';
-import { createDirectFanOut } from '@subx/fanout';
-import { createKafkaFanOut } from '@subx/fanout';
 import type { FanOut } from '@subx/fanout';
-import { createModelBudget } from '@subx/credits';
-import { startJobs } from './jobs/start-jobs.ts';
-import { startWatches } from './watches/start-watches.ts';
-import { createWebhookModule } from './webhooks/index.ts';
 
 export interface StartGatewayOptions {
   config: Config;
@@ -72,7 +68,9 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   const kv = guardKeyValueStore(options.kv);
   const clock = options.clock ?? systemClock;
   const { config: accessConfig, generated } = loadAccessConfig(options.env, { embedded: options.embedded });
-  refuseReservationsShorterThanRequests(accessConfig.reservationTtlMs, config);
+  refuseReservationsShorterThan(accessConfig.reservationTtlMs, {
+    TRANSCRIBE_SYNC_DEADLINE_MS: config.TRANSCRIBE_SYNC_DEADLINE_MS,
+  });
   const embeddings = loadEmbeddingsConfig(options.env);
   const embedder = embeddings ? createEmbedder(embeddings, { cache: kv }) : undefined;
 
@@ -90,16 +88,15 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     usageReader: createBillingUsageReader((request) => backends.billing.getUsage(request)),
   });
   await access.start();
-  // Job webhooks: secrets sealed under a key derived from the pepper; the worker polls the outbox.
-  const webhooks = createWebhookModule({
-    store,
-    clock,
-    logger: logger.child({ component: 'webhooks' }),
-    config,
-    pepper: accessConfig.apiKeyPepper,
-    ...(accessConfig.apiKeyPepperPrevious ? { previousPepper: accessConfig.apiKeyPepperPrevious } : {}),
+  // Bulk jobs, watches and webhook secrets: the job service (services/jobs), over gRPC.
+  const jobService = createJobServiceClient({
+    address: config.JOBS_GRPC_ADDR,
+    deadlineMs: config.JOB_SERVICE_DEADLINE_MS,
+    streamDeadlineMs: 10 * config.JOB_SERVICE_DEADLINE_MS,
+    credentials: grpcTlsFromConfig(config).client.credentials,
+    channelOptions: grpcTlsFromConfig(config).client.channelOptions,
+    logger,
   });
-  await webhooks.start();
   let fanOut: FanOut & { stop?(): Promise<void> };
   const instanceId = options.instanceId ?? `${hostname()}-${randomUUID().slice(0, 8)}`;
   const directFanOut = createDirectFanOut({
@@ -129,45 +126,6 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     fanOut = directFanOut;
   }
 
-  // Bulk jobs (src/jobs): their own fan-out on the bulk topic, the runner, the API behind the routes.
-  const jobs = await startJobs({
-    config,
-    store,
-    bus,
-    clock,
-    logger,
-    instanceId,
-    fanOutMode: options.fanOut ?? 'bus',
-    directFanOut,
-    extractor: backends.extractor,
-    credits: access.credits,
-    pricing: accessConfig.pricing,
-    webhooks,
-    modelBudget: {
-      budget: createModelBudget({ kv, clock, pricing: accessConfig.pricing }),
-      tierOf: async (accountId) => (await access.accounts.get(accountId))?.tier ?? null,
-    },
-  });
-  // Watches (src/watches): the scheduler runs due ones here, each run starting a bulk job.
-  const watches = await startWatches({
-    config,
-    store,
-    bus,
-    clock,
-    logger,
-    instanceId,
-    extractor: backends.extractor,
-    jobs: jobs.service,
-    pricing: accessConfig.pricing,
-    accountOf: async (accountId) => {
-      const account = await access.accounts.get(accountId);
-      return account ? { id: account._id, tier: account.tier } : null;
-    },
-    // A scheduled run lists the platform as POST …/run does, and counts as that request does.
-    countScheduledRun: async (account) => (await access.rateLimiter.consume(account, 'jobs')).admitted,
-    webhooks,
-  });
-
   let draining = false;
   const app = await buildApp({
     config,
@@ -180,12 +138,12 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     accountStanding: access.accountStanding,
     backends,
     fanOut,
-    jobs: jobs.service,
-    watches: watches.service,
+    jobs: jobService.jobs,
+    watches: jobService.watches,
     kv,
     clock,
     pricing: accessConfig.pricing,
-    webhooks,
+    webhookSecrets: jobService.webhookSecrets,
     ...(embedder ? { embedder } : {}),
     readiness: async () => {
       if (draining || !backends.channelsHealthy()) return false;
@@ -204,9 +162,9 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     config,
     access,
     publicApp: app,
-    jobs: jobs.service,
-    watches: watches.service,
-    webhooks,
+    jobs: jobService.jobs,
+    watches: jobService.watches,
+    webhookSecrets: jobService.webhookSecrets,
     logger: logger.child({ listener: 'admin' }),
   });
   let address: string;
@@ -220,11 +178,9 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     // Release what was started before a port turned out to be busy, then say which one it is.
     await adminApp.close().catch(() => {});
     await app.close().catch(() => {});
-    await watches.stop().catch(() => {});
-    await jobs.stop().catch(() => {});
     await fanOut.stop?.().catch(() => {});
-    await webhooks.stop().catch(() => {});
     await access.stop().catch(() => {});
+    jobService.close();
     backends.close();
     throw err;
   }
@@ -243,12 +199,9 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
       draining = true;
       await adminApp.close();
       await app.close();
-      // The jobs' windows in flight finish (bounded), their leases go back for another replica.
-      await watches.stop();
-      await jobs.stop();
       await fanOut.stop?.();
-      await webhooks.stop();
       await access.stop();
+      jobService.close();
       backends.close();
     },
   };

@@ -63,7 +63,11 @@ function runStream(
   call: grpc.ServerWritableStream<unknown, unknown> | grpc.ServerDuplexStream<unknown, unknown>,
   path: string,
   logger: Logger,
-  run: (ctx: CallContext, send: (response: unknown) => void) => Promise<void> | void,
+  run: (
+    ctx: CallContext,
+    send: (response: unknown) => void,
+    drained: () => Promise<void>,
+  ) => Promise<void> | void,
 ): void {
   const ctx = callContext(call, path, logger);
   // What a handler has in flight is capped (batch.ts: maxItems, maxInFlight), so grpc-js's write
@@ -71,9 +75,22 @@ function runStream(
   const send = (response: unknown) => {
     if (!call.cancelled && call.writable) call.write(response);
   };
+  const drained = () =>
+    new Promise<void>((resolve) => {
+      if (call.cancelled || !call.writable || !call.writableNeedDrain) return resolve();
+      const done = () => {
+        call.off('drain', done);
+        call.off('close', done);
+        call.off('cancelled', done);
+        resolve();
+      };
+      call.once('drain', done);
+      call.once('close', done);
+      call.once('cancelled', done);
+    });
   const t0 = performance.now();
   Promise.resolve()
-    .then(() => run(ctx, send))
+    .then(() => run(ctx, send, drained))
     .then(
       () => {
         observeOk(ctx, path, logger, t0, call.cancelled ? 'CANCELLED' : 'OK');
@@ -93,7 +110,8 @@ function wrapServerStream(
   handler: ServerStreamHandler<ServerStreamMethodDefinition>,
   logger: Logger,
 ): grpc.handleServerStreamingCall<unknown, unknown> {
-  return (call) => runStream(call, path, logger, (ctx, send) => handler(call.request, ctx, send));
+  return (call) =>
+    runStream(call, path, logger, (ctx, send, drained) => handler(call.request, ctx, send, drained));
 }
 
 /** A bidirectional call: the handler reads the client's messages (until it half-closes) and sends. */

@@ -66,12 +66,15 @@ export type UnaryHandler<M> = (
 
 /**
  * A server-streaming handler: `send` writes one response (dropped once the call is cancelled); the
- * call ends with OK when the promise resolves, with the error's status when it rejects.
+ * call ends with OK when the promise resolves, with the error's status when it rejects. A handler
+ * whose answers are not capped by its own work awaits `drained()` between them: it resolves once
+ * the client has taken what was written (or the call ended), so the write buffer stays small.
  */
 export type ServerStreamHandler<M> = (
   request: RequestOf<M>,
   ctx: CallContext,
   send: (response: ResponseOf<M>) => void,
+  drained: () => Promise<void>,
 ) => Promise<void> | void;
 
 /**

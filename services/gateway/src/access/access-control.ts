@@ -12,7 +12,7 @@ import type { AccountRepository } from './accounts.ts';
 import type { DelegationRegistry } from './delegation.ts';
 import type { AccessPricing } from '@subx/credits';
 import { tierAllows } from '@subx/credits';
-import type { Consumed, DailyRateLimiter } from './rate-limit.ts';
+import type { Consumed, DailyRateLimiter } from '@subx/credits';
 import { attachRateLimit, dailyLimitError } from './rate-limit.ts';
 
 export function createAccessControl(deps: {

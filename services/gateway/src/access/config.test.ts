@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { TOPICS } from '@subx/contracts';
 import { ConfigError } from '@subx/service-kit';
-import { loadAccessConfig, refuseReservationsShorterThanRequests } from './config.ts';
+import { refuseReservationsShorterThan } from '@subx/credits';
+import { loadAccessConfig } from './config.ts';
 import { DEFAULT_PRICING } from '@subx/credits';
 
 const secrets = { API_KEY_PEPPER: 'p'.repeat(32), ADMIN_TOKEN: 't'.repeat(32) };
@@ -97,18 +98,17 @@ describe('access config', () => {
 
 describe('the credit hold outlives every request that holds credits', () => {
   const requests = { TRANSCRIBE_SYNC_DEADLINE_MS: 180_000, JOB_ROUND_TIMEOUT_MS: 120_000 };
+  const refuse = (ttl: number) => () => refuseReservationsShorterThan(ttl, requests);
 
   it('the defaults: 15 minutes against a 3-minute transcription', () => {
     const { config } = loadAccessConfig({}, { embedded: true });
     expect(config.reservationTtlMs).toBe(900_000);
-    expect(() => refuseReservationsShorterThanRequests(config.reservationTtlMs, requests)).not.toThrow();
+    expect(refuse(config.reservationTtlMs)).not.toThrow();
   });
 
   it('refuses a hold a live transcription could outlast, naming the variable', () => {
-    expect(() => refuseReservationsShorterThanRequests(180_000, requests)).toThrow(ConfigError);
-    expect(() => refuseReservationsShorterThanRequests(180_000, requests)).toThrow(
-      /CREDIT_RESERVATION_TTL_MS/,
-    );
-    expect(() => refuseReservationsShorterThanRequests(185_000, requests)).not.toThrow();
+    expect(refuse(180_000)).toThrow(ConfigError);
+    expect(refuse(180_000)).toThrow(/CREDIT_RESERVATION_TTL_MS.*TRANSCRIBE_SYNC_DEADLINE_MS/);
+    expect(refuse(185_000)).not.toThrow();
   });
 });

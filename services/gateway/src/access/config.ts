@@ -21,15 +21,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { TOPICS } from '@subx/contracts';
-import {
-  ConfigError,
-  durationMs,
-  jsonOf,
-  loadConfig,
-  nameString,
-  positiveInt,
-  secret,
-} from '@subx/service-kit';
+import { durationMs, jsonOf, loadConfig, nameString, positiveInt, secret } from '@subx/service-kit';
 import type { AccessPricing } from '@subx/credits';
 import { DEFAULT_PRICING } from '@subx/credits';
 import { mergePricing, PricingOverrideSchema } from '@subx/credits';
@@ -113,23 +105,4 @@ export function loadAccessConfig(
     requestUsageTopic: parsed.REQUEST_USAGE_TOPIC,
   };
   return { config, generated };
-}
-
-/**
- * A reservation still open after CREDIT_RESERVATION_TTL_MS is taken for a dead process's and
- * refunded: one that a live request (a transcription waiting TRANSCRIBE_SYNC_DEADLINE_MS, a job
- * round JOB_ROUND_TIMEOUT_MS) still holds would be refunded under it, and its work delivered free.
- */
-export function refuseReservationsShorterThanRequests(
-  reservationTtlMs: number,
-  config: { TRANSCRIBE_SYNC_DEADLINE_MS: number; JOB_ROUND_TIMEOUT_MS: number },
-): void {
-  const longest = Math.max(config.TRANSCRIBE_SYNC_DEADLINE_MS, config.JOB_ROUND_TIMEOUT_MS);
-  if (reservationTtlMs >= longest + 5_000) return;
-  throw new ConfigError([
-    {
-      key: 'CREDIT_RESERVATION_TTL_MS',
-      message: `${reservationTtlMs} ms must outlive the longest request holding credits (${longest} ms, TRANSCRIBE_SYNC_DEADLINE_MS or JOB_ROUND_TIMEOUT_MS) by at least 5 s`,
-    },
-  ]);
 }

@@ -14,7 +14,7 @@ import type { AccountDoc } from './accounts.ts';
 import { DEFAULT_PRICING } from '@subx/credits';
 import { CREDIT_OUTBOX, createCreditLedger, OUTBOX_COLLECTION } from '@subx/credits';
 import type { ReservationDoc } from '@subx/credits';
-import { createOutboxRelay } from './outbox-relay.ts';
+import { createOutboxRelay } from '@subx/credits';
 import { createIdempotencyStore } from './idempotency.ts';
 import { silentLogger } from '@subx/ports';
 import { waitFor } from '@subx/testing/wait';

@@ -3,9 +3,8 @@
  * credits with their outbox relays, idempotency. The admin API that manages it lives in
  * `src/admin/`, on the admin listener (`src/admin/listener.ts`), not here.
  */
-import { CLOUD_EVENT_KINDS, TOPICS } from '@subx/contracts';
+import { TOPICS } from '@subx/contracts';
 import type { Clock, DocumentStore, EventBus, KeyValueStore } from '@subx/ports';
-import { registerOutboxBacklog } from '@subx/service-kit';
 import type { AccessControl, AccountStanding, IdempotencyStore } from './types.ts';
 import type { Account } from '@subx/credits';
 import type { AccessConfig } from './config.ts';
@@ -15,18 +14,18 @@ import type { Logger } from '@subx/ports';
 import { createKeyCache } from './key-cache.ts';
 import type { AccountRepository } from './accounts.ts';
 import { createAccountRepository } from './accounts.ts';
-import type { AccountReadLimiter, DailyRateLimiter, IpRateLimiter } from './rate-limit.ts';
-import { createAccountReadLimiter, createDailyRateLimiter, createIpRateLimiter } from './rate-limit.ts';
+import type { AccountReadLimiter, IpRateLimiter } from './rate-limit.ts';
+import type { DailyRateLimiter } from '@subx/credits';
+import { createAccountReadLimiter, createIpRateLimiter } from './rate-limit.ts';
 import { createAccessControl } from './access-control.ts';
 import type { CreditLedgerImpl } from '@subx/credits';
-import { CREDIT_OUTBOX, createCreditLedger } from '@subx/credits';
-import type { OutboxRelay } from './outbox-relay.ts';
-import { createOutboxRelay } from './outbox-relay.ts';
+import { createCharging } from '@subx/credits';
+import type { OutboxRelay } from '@subx/credits';
 import { createIdempotencyStore } from './idempotency.ts';
 import type { UsageReader } from './usage.ts';
 import { createCounterUsageReader } from './usage.ts';
-import { createDailyRequestLog, REQUEST_OUTBOX, REQUEST_USAGE_TOPIC } from './daily-requests.ts';
-import type { DailyRequestLog } from './daily-requests.ts';
+import { REQUEST_USAGE_TOPIC } from '@subx/credits';
+import type { DailyRequestLog } from '@subx/credits';
 import type { DelegationRegistry } from './delegation.ts';
 import { createDelegationRegistry } from './delegation.ts';
 import { monthCreditsKey } from '@subx/credits';
@@ -34,9 +33,9 @@ import { utcMonth } from '@subx/credits';
 
 export { METERED_OPERATIONS } from '@subx/credits';
 export type { Operation } from '@subx/credits';
-export { loadAccessConfig, refuseReservationsShorterThanRequests } from './config.ts';
+export { loadAccessConfig } from './config.ts';
 export { createBillingUsageReader } from './usage.ts';
-export { DAILY_REQUESTS_COLLECTION } from './daily-requests.ts';
+export { DAILY_REQUESTS_COLLECTION } from '@subx/credits';
 export { guardKeyValueStore } from './store-guard.ts';
 
 export interface AccessModuleDeps {
@@ -114,47 +113,23 @@ export function createAccessModule(deps: AccessModuleDeps): AccessModule {
     pricing,
     keyCache,
   });
-  const requestLog =
-    deps.requestLog ?? createDailyRequestLog({ store, clock, logger, requestUsageTopic: requestTopic });
-  // Request-usage reports: one entry per account and day, rewritten by each flush; finished once sent.
-  const requestRelay: OutboxRelay = createOutboxRelay({
-    store,
-    bus,
-    topic: requestTopic,
-    cloudEvent: CLOUD_EVENT_KINDS.requestUsage,
-    clock,
-    logger,
-    outbox: REQUEST_OUTBOX,
-    intervalMs: deps.config.outboxIntervalMs ?? 1_000,
-  });
-  const rateLimiter = createDailyRateLimiter({ kv, clock, pricing, requestLog });
-  const delegations = createDelegationRegistry({ clock });
-  const access = createAccessControl({ accounts, rateLimiter, clock, pricing, delegations });
-  // Neither knows the other: the ledger says when an event is pending, the relay runs a step
-  // before each tick. Wired here: a commit kicks the relay, each tick runs the ledger's recovery.
-  let kickRelay = () => {};
-  const credits = createCreditLedger({
+  const charging = createCharging({
     store,
     kv,
-    clock,
-    logger,
-    accounts,
-    topic,
-    ...(deps.config.reservationTtlMs === undefined ? {} : { reservationTtlMs: deps.config.reservationTtlMs }),
-    onEventPending: () => kickRelay(),
-  });
-  const relay: OutboxRelay = createOutboxRelay({
-    store,
     bus,
-    topic,
-    cloudEvent: CLOUD_EVENT_KINDS.creditUsage,
     clock,
     logger,
-    outbox: CREDIT_OUTBOX,
-    intervalMs: deps.config.outboxIntervalMs ?? 1_000,
-    beforeTick: () => credits.recover(),
+    pricing,
+    accounts,
+    creditUsageTopic: topic,
+    requestUsageTopic: requestTopic,
+    ...(deps.config.reservationTtlMs === undefined ? {} : { reservationTtlMs: deps.config.reservationTtlMs }),
+    ...(deps.config.outboxIntervalMs === undefined ? {} : { outboxIntervalMs: deps.config.outboxIntervalMs }),
+    ...(deps.requestLog ? { requestLog: deps.requestLog } : {}),
   });
-  kickRelay = () => relay.kick();
+  const { credits, rateLimiter, requestLog, outboxRelay: relay, requestRelay } = charging;
+  const delegations = createDelegationRegistry({ clock });
+  const access = createAccessControl({ accounts, rateLimiter, clock, pricing, delegations });
   const idempotency = createIdempotencyStore({ kv });
   const ipLimiter = createIpRateLimiter({
     kv,
@@ -187,7 +162,6 @@ export function createAccessModule(deps: AccessModuleDeps): AccessModule {
     return { creditsBalance: doc?.credits ?? 0, dailyUsed, daily };
   }
 
-  let unregisterBacklog = () => {};
   return {
     access,
     credits,
@@ -210,35 +184,11 @@ export function createAccessModule(deps: AccessModuleDeps): AccessModule {
     logger,
     async start() {
       await accounts.init();
-      await credits.init();
-      await relay.init();
-      await requestRelay.init();
+      await charging.start();
       await keyCache.start();
-      await bus.ensureTopics([topic, requestTopic]).catch((err: unknown) => {
-        // The relays keep events pending until the bus accepts them.
-        logger.warn({ err, topics: [topic, requestTopic] }, 'could not ensure the usage topics');
-      });
-      relay.start();
-      // One backlog for both outboxes (credit-usage events, request-usage reports): what the
-      // SubxOutboxBacklogOld alert watches is "usage not yet on the bus", whichever kind.
-      unregisterBacklog = registerOutboxBacklog(async () => {
-        const [charges, reports] = await Promise.all([relay.backlog(), requestRelay.backlog()]);
-        return {
-          pending: charges.pending + reports.pending,
-          oldestAgeSeconds: Math.max(charges.oldestAgeSeconds, reports.oldestAgeSeconds),
-        };
-      });
-      requestLog.start();
-      requestRelay.start();
     },
     async stop() {
-      unregisterBacklog();
-      await relay.stop();
-      await relay.flush();
-      // The log's last flush writes the last reports; the relay then publishes them.
-      await requestLog.stop();
-      await requestRelay.stop();
-      await requestRelay.flush();
+      await charging.stop();
       await keyCache.stop();
     },
   };

@@ -5,15 +5,7 @@
  * Order of checks on an authenticated operation (decisions.md):
  * 401 UNAUTHORIZED → 403 TIER_REQUIRED → 429 RATE_LIMITED → 400 validation → 402 INSUFFICIENT_CREDITS → work.
  */
-import type { Account, Operation } from '@subx/credits';
-
-export interface RateLimitState {
-  /** null for unlimited tiers (then no X-RateLimit-* headers are sent). */
-  limit: number | null;
-  remaining: number | null;
-  /** Next 00:00 UTC, epoch ms. */
-  resetAtMs: number;
-}
+import type { Account, Operation, RateLimitState } from '@subx/credits';
 
 /** An account's standing now: what GET /api/v1/account answers beside the pricing table. */
 export interface AccountStanding {

@@ -9,7 +9,7 @@ import type { billingV1 } from '@subx/contracts';
 import type { KeyValueStore } from '@subx/ports';
 import { METERED_OPERATIONS } from '@subx/credits';
 import type { Operation } from '@subx/credits';
-import type { DailyRequestLog } from './daily-requests.ts';
+import type { DailyRequestLog } from '@subx/credits';
 import { usageCreditsKey } from '@subx/credits';
 import { DAY_MS, parseUtcDate, utcDate } from '@subx/credits';
 

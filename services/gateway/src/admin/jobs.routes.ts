@@ -7,31 +7,27 @@ import type { FastifyInstance } from 'fastify';
 import type { JobsPage } from '@subx/contracts/admin-api';
 import { AppError } from '@subx/errors';
 import type { AccountRepository } from '../access/accounts.ts';
-import type { JobsService } from '../jobs/service.ts';
+import type { JobsApi } from '@subx/backends';
 import { adminRoute } from './operations.ts';
-
-/**
- * The contract's job object is open (the public job object has more fields than the admin API
- * promises), so its type has an index signature that an interface never matches: compare the
- * promised fields only.
- */
-type Promised<T> = { [K in keyof T as string extends K ? never : K]: T[K] };
-type PromisedPage = Omit<JobsPage, 'jobs'> & { jobs: Promised<JobsPage['jobs'][number]>[] };
 
 export function adminJobRoutes(
   fastify: FastifyInstance,
-  options: { accounts: AccountRepository; jobs: JobsService },
+  options: { accounts: AccountRepository; jobs: JobsApi },
 ): void {
   const route = adminRoute('listAccountJobs');
   fastify.get<{ Params: { id: string }; Querystring: { limit: number; cursor?: string } }>(
     route.url,
     { schema: route.schema },
-    async (request): Promise<PromisedPage> => {
+    async (request) => {
       const { id } = request.params;
       const { limit, cursor } = request.query;
       if (!(await options.accounts.get(id)))
         throw new AppError('NOT_FOUND', 'No account exists with this id.');
-      return options.jobs.list(id, { limit, ...(cursor !== undefined ? { cursor } : {}) });
+      // The job service's document; that it is the contract's page is checked there (api.ts).
+      return (await options.jobs.list(id, {
+        limit,
+        ...(cursor !== undefined ? { cursor } : {}),
+      })) as unknown as JobsPage;
     },
   );
 }

@@ -24,8 +24,7 @@ import { adminJobRoutes } from './jobs.routes.ts';
 import { adminWatchRoutes } from './watches.routes.ts';
 import { adminRecoveryRoutes } from './recovery.routes.ts';
 import { createAccountSecurer } from '../recovery/secure-account.ts';
-import type { JobsService } from '../jobs/service.ts';
-import type { WatchesService } from '../watches/service.ts';
+import type { JobsApi, WatchesApi, WebhookSecretsApi } from '@subx/backends';
 import { logAccess } from '../http/access-log.ts';
 import { createErrorHandler } from '../http/errors.ts';
 import { compileValidator } from '../http/validation.ts';
@@ -36,7 +35,6 @@ import { installNotFound } from '../http/not-found.ts';
 import { documentedFrameworkErrors, listenerOptions } from '../http/listener-options.ts';
 import type { Config } from '../config.ts';
 import type { ListenerConfig } from '../http/listener-options.ts';
-import type { WebhookModule } from '../webhooks/index.ts';
 
 /** What the admin API manages and reads, from the access module. */
 type AdminAccess = Pick<
@@ -59,11 +57,11 @@ export interface AdminAppOptions {
   /** The public API, through which the playground's calls on behalf of an account run. */
   publicApp: FastifyInstance;
   /** The bulk jobs, listed per account for the dashboard; absent: no jobs route. */
-  jobs?: JobsService;
+  jobs?: JobsApi;
   /** The watches, listed (and deleted) per account for the dashboard; absent: no watches routes. */
-  watches?: WatchesService;
+  watches?: WatchesApi;
   /** The account's webhook signing secret for the dashboard (read, rotate); without it those routes answer 503. */
-  webhooks?: Pick<WebhookModule, 'secrets'>;
+  webhookSecrets?: WebhookSecretsApi;
   logger?: FastifyBaseLogger;
   /** Failed-attempt limit (default 5 per minute per caller). */
   failures?: AdminFailureLimiterOptions;
@@ -143,7 +141,7 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
       pricing: access.pricing,
       delegations: access.delegations,
       publicApp,
-      ...(options.webhooks ? { webhookSecrets: options.webhooks.secrets } : {}),
+      ...(options.webhookSecrets ? { webhookSecrets: options.webhookSecrets } : {}),
     });
     if (options.jobs) adminJobRoutes(scope, { accounts: access.accounts, jobs: options.jobs });
     if (options.watches) adminWatchRoutes(scope, { accounts: access.accounts, watches: options.watches });
@@ -152,7 +150,7 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
         accounts: access.accounts,
         ...(options.jobs ? { jobs: options.jobs } : {}),
         ...(options.watches ? { watches: options.watches } : {}),
-        ...(options.webhooks ? { webhookSecrets: options.webhooks.secrets } : {}),
+        ...(options.webhookSecrets ? { webhookSecrets: options.webhookSecrets } : {}),
       }),
     });
   });

@@ -28,8 +28,8 @@ import type { AccountRepository } from '../access/accounts.ts';
 import type { DelegationRegistry } from '../access/delegation.ts';
 import type { AccessPricing } from '@subx/credits';
 import { operationAccess } from '../access/capabilities.ts';
-import type { DailyRateLimiter } from '../access/rate-limit.ts';
-import type { WebhookSecrets } from '../webhooks/index.ts';
+import type { DailyRateLimiter } from '@subx/credits';
+import type { WebhookSecretsApi } from '@subx/backends';
 import { adminRoute } from './operations.ts';
 
 export interface SelfServiceRoutesOptions {
@@ -40,7 +40,7 @@ export interface SelfServiceRoutesOptions {
   /** The public API (another listener than this one): the calls run through its real routes. */
   publicApp: FastifyInstance;
   /** The accounts' webhook signing secrets (src/webhooks); absent: those routes answer 503. */
-  webhookSecrets?: WebhookSecrets;
+  webhookSecrets?: WebhookSecretsApi;
 }
 
 const notFound = () => new AppError('NOT_FOUND', 'No account exists with this id.');
@@ -132,7 +132,9 @@ export function selfServiceRoutes(fastify: FastifyInstance, options: SelfService
     },
   );
 
-  async function secretsFor(params: { id: string }): Promise<{ secrets: WebhookSecrets; accountId: string }> {
+  async function secretsFor(params: {
+    id: string;
+  }): Promise<{ secrets: WebhookSecretsApi; accountId: string }> {
     if (!webhookSecrets)
       throw new AppError('SERVICE_UNAVAILABLE', 'Webhooks are not enabled on this gateway.');
     const doc = await accounts.get(params.id);
@@ -143,14 +145,14 @@ export function selfServiceRoutes(fastify: FastifyInstance, options: SelfService
   const getSecret = adminRoute('getWebhookSecret');
   fastify.get<AccountParams>(getSecret.url, { schema: getSecret.schema }, async (request, reply) => {
     const { secrets, accountId } = await secretsFor(request.params);
-    const view: WebhookSecret = await secrets.current(accountId);
+    const view = (await secrets.current(accountId)) as unknown as WebhookSecret;
     return reply.header('Cache-Control', 'no-store').send(view);
   });
 
   const rotateSecret = adminRoute('rotateWebhookSecret');
   fastify.post<AccountParams>(rotateSecret.url, { schema: rotateSecret.schema }, async (request, reply) => {
     const { secrets, accountId } = await secretsFor(request.params);
-    const view: WebhookSecret = await secrets.rotate(accountId);
+    const view = (await secrets.rotate(accountId)) as unknown as WebhookSecret;
     return reply.header('Cache-Control', 'no-store').code(201).send(view);
   });
 }

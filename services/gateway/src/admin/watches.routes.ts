@@ -9,28 +9,21 @@ import type { WatchList } from '@subx/contracts/admin-api';
 import { AppError } from '@subx/errors';
 import type { AccountRepository } from '../access/accounts.ts';
 import { adminRoute } from './operations.ts';
-import type { WatchesService } from '../watches/service.ts';
-
-/** The contract's watch object is open (see jobs.ts): compare the promised fields only. */
-type Promised<T> = { [K in keyof T as string extends K ? never : K]: T[K] };
-type PromisedList = { watches: Promised<WatchList['watches'][number]>[] };
+import type { WatchesApi } from '@subx/backends';
 
 export function adminWatchRoutes(
   fastify: FastifyInstance,
-  options: { accounts: AccountRepository; watches: WatchesService },
+  options: { accounts: AccountRepository; watches: WatchesApi },
 ): void {
   const known = async (id: string) => {
     if (!(await options.accounts.get(id))) throw new AppError('NOT_FOUND', 'No account exists with this id.');
   };
   const list = adminRoute('listAccountWatches');
-  fastify.get<{ Params: { id: string } }>(
-    list.url,
-    { schema: list.schema },
-    async (request): Promise<PromisedList> => {
-      await known(request.params.id);
-      return options.watches.list(request.params.id);
-    },
-  );
+  fastify.get<{ Params: { id: string } }>(list.url, { schema: list.schema }, async (request) => {
+    await known(request.params.id);
+    // The job service's document; that it is the contract's list is checked there (api.ts).
+    return (await options.watches.list(request.params.id)) as unknown as WatchList;
+  });
   const remove = adminRoute('deleteAccountWatch');
   fastify.delete<{ Params: { id: string; watch_id: string } }>(
     remove.url,

@@ -1,5 +1,5 @@
 import type { OutputFormat } from '@subx/formats';
-import { jobChunking, withItemChunks } from '../jobs/chunks.ts';
+import { jobChunking, withItemChunks } from '@subx/public-api';
 import { perItemTimeoutMs } from '@subx/fanout';
 import { checkTranscriptionTier, durationsFrom, itemCharges } from '@subx/credits';
 import type { IncludeField, TranscriptModeName } from '@subx/public-api';

@@ -13,7 +13,7 @@ import type { FastifyRequest } from 'fastify';
 import { embeddingsNotConfigured, type Embedder } from '@subx/embeddings';
 import { Errors } from '@subx/errors';
 import { answerHeadJson, chunkTranscript, type Chunk } from '@subx/formats';
-import { chunkingOptionsOf } from '../jobs/chunks.ts';
+import { chunkingOptionsOf } from '@subx/public-api';
 import { embeddingsPrice } from '@subx/credits';
 import { rateLimitJson } from '../access/rate-limit.ts';
 import { jsonTail } from '../domain/extract-cache.ts';

@@ -9,7 +9,7 @@ import { unknownIncludeNames } from '../http/validation.ts';
 import { playlistIdOf } from '@subx/public-api';
 import { routeOptions } from '../http/route-context.ts';
 import type { RouteRegistrar } from '../http/route-context.ts';
-import { jobChunking, withItemChunks } from '../jobs/chunks.ts';
+import { jobChunking, withItemChunks } from '@subx/public-api';
 import type { ChunkingBody } from './extract-chunks.ts';
 import { admissionOf, withReservation } from '../http/reservation.ts';
 import { modelSecondsUpFront, withModelBudget } from '@subx/credits';

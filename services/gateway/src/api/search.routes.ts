@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { extractorV1 } from '@subx/contracts';
 import { Errors } from '@subx/errors';
 import { searchPrice } from '@subx/credits';
-import { searchFiltersOf } from '../jobs/sources.ts';
+import { searchFiltersOf } from '@subx/public-api';
 import { rateLimitBody } from '../access/rate-limit.ts';
 import { apiOperation } from './operations.ts';
 import { routeOptions } from '../http/route-context.ts';

@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import type { RateLimitState } from '../access/types.ts';
+import type { RateLimitState } from '@subx/credits';
 import { rateLimitHeaders } from '../access/rate-limit.ts';
 
 /** X-RateLimit-Limit / -Remaining / -Reset (ISO 8601); none for unlimited tiers. */

@@ -1,9 +1,9 @@
 import { Readable } from 'node:stream';
-import { jobChunking } from './chunks.ts';
+import { jobChunking } from '@subx/public-api';
 import { CONTENT_TYPES } from '@subx/formats';
 import type { OutputFormat } from '@subx/formats';
-import type { CreateJobInput } from './service.ts';
-import { checkTranscriptionTier, durationsFrom } from '@subx/credits';
+import type { JobServiceInput } from '@subx/backends';
+import { checkTranscriptionTier } from '@subx/credits';
 import type { IncludeField, TranscriptModeName } from '@subx/public-api';
 import { jobOperation } from './operations.ts';
 import { rateLimitBody } from '../access/rate-limit.ts';
@@ -12,7 +12,7 @@ import { accountIdOf, routeOptions, routePath } from '../http/route-context.ts';
 import type { RouteRegistrar } from '../http/route-context.ts';
 
 interface CreateJobBody {
-  source: CreateJobInput['source'];
+  source: Record<string, unknown>;
   language: string;
   format: OutputFormat;
   include_timestamps: boolean;
@@ -44,7 +44,7 @@ export const registerJobs: RouteRegistrar = (app, ctx) => {
       const chunking = jobChunking(body);
       const admission = admissionOf(request);
       checkTranscriptionTier(body.mode, admission.account.tier, ctx.pricing);
-      const input: CreateJobInput = {
+      const input: JobServiceInput = {
         source: body.source,
         options: {
           language: body.language,
@@ -58,18 +58,14 @@ export const registerJobs: RouteRegistrar = (app, ctx) => {
         ...(body.webhook_url !== undefined ? { webhook_url: body.webhook_url } : {}),
       };
       if (body.dry_run) {
-        const estimate = await jobs.estimate(
-          admission.account,
-          input,
-          durationsFrom(ctx.deps.backends.extractor, request.id, config.GRPC_DEADLINE_MS),
-        );
+        const estimate = await jobs.estimate(admission.account, input, request.id);
         return { estimate, rate_limit: rateLimitBody(admission.rateLimit), request_id: request.id };
       }
       const job = await jobs.create(admission.account, input, request.id);
       // The one counted job route: its answer carries the daily limit, like every counted answer.
       return reply
         .code(202)
-        .header('location', `/api/v1/jobs/${job.job_id}`)
+        .header('location', `/api/v1/jobs/${String(job.job_id)}`)
         .send({ ...job, rate_limit: rateLimitBody(admission.rateLimit), request_id: request.id });
     },
   );
@@ -101,16 +97,15 @@ export const registerJobs: RouteRegistrar = (app, ctx) => {
     routePath(one),
     routeOptions(ctx, one),
     async (request, reply) => {
-      const { job, item } = await jobs.result(
+      const { format, item } = await jobs.result(
         accountIdOf(request),
         request.params.job_id,
         request.params.index,
       );
-      const format = job.options.format;
       if (format === 'json') return { ...item, request_id: request.id };
       const name = `${String(item.video_id ?? request.params.index)}.${format}`;
       return reply
-        .type(CONTENT_TYPES[format])
+        .type(CONTENT_TYPES[format as OutputFormat])
         .header('content-disposition', `attachment; filename="${name}"`)
         .send(String(item.content ?? ''));
     },

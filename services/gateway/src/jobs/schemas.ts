@@ -2,8 +2,8 @@
  * JSON Schemas of the bulk jobs API (POST/GET/DELETE /api/v1/jobs...), used by fastify to validate
  * requests and by /openapi.json to describe both directions.
  */
-import { JOB_STATUSES, CHANNEL_TABS } from './model.ts';
-import { JOB_ID_PATTERN } from './store.ts';
+import { JOB_STATUSES, CHANNEL_TABS } from '@subx/public-api';
+import { JOB_ID_PATTERN } from '@subx/public-api';
 import {
   batchItemFailureSchema,
   batchItemSuccessSchema,

@@ -16,9 +16,7 @@
  */
 import type { AccountRepository } from '../access/accounts.ts';
 import { keyIdOf } from '../access/accounts.ts';
-import type { JobsService } from '../jobs/service.ts';
-import type { WatchesService } from '../watches/service.ts';
-import type { WebhookSecrets } from '../webhooks/index.ts';
+import type { JobsApi, WatchesApi, WebhookSecretsApi } from '@subx/backends';
 
 interface SecuredAccount {
   /** The new key (`replace` of an active key), shown once; null otherwise. */
@@ -33,9 +31,9 @@ export type AccountSecurer = (accountId: string, key: 'replace' | 'revoke') => P
 export function createAccountSecurer(deps: {
   accounts: Pick<AccountRepository, 'get' | 'regenerateKey' | 'revokeKey'>;
   /** Absent on a gateway without that feature: nothing of its kind can exist. */
-  jobs?: Pick<JobsService, 'cancelCreatedWith'>;
-  watches?: Pick<WatchesService, 'pauseCreatedWith'>;
-  webhookSecrets?: Pick<WebhookSecrets, 'rotate'>;
+  jobs?: Pick<JobsApi, 'cancelCreatedWith'>;
+  watches?: Pick<WatchesApi, 'pauseCreatedWith'>;
+  webhookSecrets?: Pick<WebhookSecretsApi, 'rotate'>;
 }): AccountSecurer {
   const { accounts, jobs, watches, webhookSecrets } = deps;
 

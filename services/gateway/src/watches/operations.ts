@@ -9,8 +9,8 @@ import {
   SEARCH_SORTS,
   UPLOAD_DATES,
 } from '@subx/youtube';
-import { CHANNEL_TABS } from '../jobs/model.ts';
-import { WATCH_ID_PATTERN, WATCH_MAX_INTERVAL_MINUTES, WATCH_MIN_INTERVAL_MINUTES } from './model.ts';
+import { CHANNEL_TABS } from '@subx/public-api';
+import { WATCH_ID_PATTERN, WATCH_MAX_INTERVAL_MINUTES, WATCH_MIN_INTERVAL_MINUTES } from '@subx/public-api';
 import {
   formatSchema,
   includeArraySchema,

@@ -3,13 +3,12 @@ import { rateLimitBody } from '../access/rate-limit.ts';
 import { checkTranscriptionTier } from '@subx/credits';
 import type { IncludeField, TranscriptModeName } from '@subx/public-api';
 import { watchOperation } from './operations.ts';
-import type { CreateWatchInput } from './service.ts';
 import { accountIdOf, routeOptions, routePath } from '../http/route-context.ts';
 import type { RouteRegistrar } from '../http/route-context.ts';
 import { admissionOf } from '../http/reservation.ts';
 
 interface CreateWatchBody {
-  source: CreateWatchInput['source'];
+  source: Record<string, unknown>;
   interval_minutes: number;
   backfill: boolean;
   webhook_url?: string;
@@ -56,7 +55,7 @@ export const registerWatches: RouteRegistrar = (app, ctx) => {
       );
       return reply
         .code(201)
-        .header('location', `/api/v1/watches/${watch.watch_id}`)
+        .header('location', `/api/v1/watches/${String(watch.watch_id)}`)
         .send({ ...watch, rate_limit: rateLimitBody(admission.rateLimit), request_id: request.id });
     },
   );

@@ -6,15 +6,15 @@
 import type { FastifyReply } from 'fastify';
 import { AppError } from '@subx/errors';
 import { webhookOperation } from './operations.ts';
-import type { WebhookModule } from './index.ts';
+import type { WebhookSecretsApi } from '@subx/backends';
 import { routeOptions, routePath } from '../http/route-context.ts';
 import type { RouteContext, RouteRegistrar } from '../http/route-context.ts';
 
-function webhooksOf(ctx: RouteContext): WebhookModule {
-  if (!ctx.deps.webhooks) {
+function secretsOf(ctx: RouteContext): WebhookSecretsApi {
+  if (!ctx.deps.webhookSecrets) {
     throw new AppError('SERVICE_UNAVAILABLE', 'Webhooks are not enabled on this gateway.');
   }
-  return ctx.deps.webhooks;
+  return ctx.deps.webhookSecrets;
 }
 
 // A secret is a credential: no cache, anywhere between us and the caller, may keep it.
@@ -23,13 +23,13 @@ const noStore = (reply: FastifyReply) => reply.header('cache-control', 'no-store
 export const registerWebhooks: RouteRegistrar = (app, ctx) => {
   const rotate = webhookOperation('rotateWebhookSecret');
   app.post(routePath(rotate), routeOptions(ctx, rotate), async (request, reply) => {
-    const view = await webhooksOf(ctx).secrets.rotate(request.account!.id);
+    const view = await secretsOf(ctx).rotate(request.account!.id);
     noStore(reply).code(rotate.successStatus ?? 200);
     return { ...view, request_id: request.id };
   });
   const read = webhookOperation('getWebhookSecret');
   app.get(routePath(read), routeOptions(ctx, read), async (request, reply) => {
-    const view = await webhooksOf(ctx).secrets.current(request.account!.id);
+    const view = await secretsOf(ctx).current(request.account!.id);
     noStore(reply);
     return { ...view, request_id: request.id };
   });

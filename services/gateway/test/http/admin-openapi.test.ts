@@ -14,16 +14,17 @@ import { DEFAULT_PRICING } from '@subx/credits';
 import { TEST_ADMIN_TOKEN, startReplicas } from '../access/support.ts';
 import type { Replicas } from '../access/support.ts';
 import { buildAdminApp } from '../../src/admin/listener.ts';
-import { loadConfig } from '../../src/config.ts';
-import type { JobOptions } from '../../src/jobs/model.ts';
-import { createJobNotifier } from '../../src/jobs/notify.ts';
-import { createJobsService } from '../../src/jobs/service.ts';
-import { createJobStore } from '../../src/jobs/store.ts';
+import { loadJobServiceConfig } from '../../../jobs/src/config.ts';
+import type { JobOptions } from '../../../jobs/src/jobs/model.ts';
+import { createJobNotifier } from '../../../jobs/src/jobs/notify.ts';
+import { createJobsService } from '../../../jobs/src/jobs/service.ts';
+import { createJobStore } from '../../../jobs/src/jobs/store.ts';
 import { ADMIN_OPERATION_SPECS } from '../../src/admin/operations.ts';
-import { createWatchesService } from '../../src/watches/service.ts';
-import { createWatchStore } from '../../src/watches/store.ts';
-import { createWebhookModule } from '../../src/webhooks/index.ts';
+import { createWatchesService } from '../../../jobs/src/watches/service.ts';
+import { createWatchStore } from '../../../jobs/src/watches/store.ts';
+import { createWebhookModule } from '../../../jobs/src/webhooks/index.ts';
 import { buildTestGateway, VIDEO_URL } from './support.ts';
+import { jobsApiOf, watchesApiOf, webhookSecretsApiOf } from '../../../jobs/src/api.ts';
 
 const auth = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
 const silent = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
@@ -40,7 +41,7 @@ afterEach(async () => {
 async function setup() {
   replicas = await startReplicas(1);
   const m = replicas.modules[0]!;
-  const config = loadConfig({});
+  const config = loadJobServiceConfig({}, { embedded: true });
   const webhooks = createWebhookModule({
     store: replicas.store,
     clock: replicas.clock,
@@ -88,9 +89,9 @@ async function setup() {
     config: gateway.config,
     access: m,
     publicApp: gateway.app,
-    jobs,
-    watches,
-    webhooks,
+    jobs: jobsApiOf(jobs, { extractor: gateway.backends.extractor, lookupDeadlineMs: 5_000 }),
+    watches: watchesApiOf(watches),
+    webhookSecrets: webhookSecretsApiOf(webhooks.secrets),
   });
   apps.push(admin);
   return { admin, jobs, watches };

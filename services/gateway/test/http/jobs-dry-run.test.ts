@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_PRICING, itemsPrice, transcriptionPrice } from '@subx/credits';
-import { DRY_RUN_DURATION_LOOKUPS } from '../../src/jobs/service.ts';
+import { DRY_RUN_DURATION_LOOKUPS } from '../../../jobs/src/jobs/service.ts';
 import { KEYS } from './support.ts';
 import { REAL, allResults, auth, createJob, getJob, jobsGateway, watch } from './jobs-support.ts';
 

@@ -9,17 +9,18 @@ import { createInMemoryDocumentStore } from '@subx/ports';
 import { DEFAULT_PRICING } from '@subx/credits';
 import { createDirectFanOut } from '@subx/fanout';
 import type { FanOut } from '@subx/fanout';
-import type { JobDoc } from '../../src/jobs/model.ts';
-import { createJobNotifier } from '../../src/jobs/notify.ts';
-import type { JobEventType, JobWebhookSink } from '../../src/jobs/notify.ts';
-import { createJobRunner, type JobRunnerDeps } from '../../src/jobs/runner.ts';
-import type { JobRunner } from '../../src/jobs/runner.ts';
-import { createJobsService } from '../../src/jobs/service.ts';
-import { createJobSourceLister } from '../../src/jobs/sources.ts';
-import { createJobStore } from '../../src/jobs/store.ts';
-import type { JobStore } from '../../src/jobs/store.ts';
+import type { JobDoc } from '../../../jobs/src/jobs/model.ts';
+import { createJobNotifier } from '../../../jobs/src/jobs/notify.ts';
+import type { JobEventType, JobWebhookSink } from '../../../jobs/src/jobs/notify.ts';
+import { createJobRunner, type JobRunnerDeps } from '../../../jobs/src/jobs/runner.ts';
+import type { JobRunner } from '../../../jobs/src/jobs/runner.ts';
+import { createJobsService } from '../../../jobs/src/jobs/service.ts';
+import { createJobSourceLister } from '../../../jobs/src/jobs/sources.ts';
+import { createJobStore } from '../../../jobs/src/jobs/store.ts';
+import type { JobStore } from '../../../jobs/src/jobs/store.ts';
 import { ManualClock } from '@subx/ports';
-import { loadConfig } from '../../src/config.ts';
+import { loadJobServiceConfig } from '../../../jobs/src/config.ts';
+import { jobsApiOf } from '../../../jobs/src/api.ts';
 import {
   KEYS,
   START,
@@ -65,7 +66,7 @@ export async function jobsGateway(
   } = {},
 ): Promise<JobsHarness> {
   const env = { LOG_LEVEL: 'silent', JOB_WINDOW_SIZE: '3', JOBS_POLL_MS: '60000', ...options.env };
-  const config = loadConfig(env);
+  const config = loadJobServiceConfig(env, { embedded: true });
   const backends = createFakeBackends();
   const ledger = createTestLedger(
     options.balances ?? { acc_free: 100, acc_pro: 100, acc_pro2: 100, acc_ent: 1000 },
@@ -113,7 +114,13 @@ export async function jobsGateway(
     resultsTtlMs: config.JOB_RESULTS_TTL,
   });
   // One fake extractor for the routes (a dry run's durations) and the runner.
-  const gw = await buildTestGateway({ env, deps: { jobs: service, backends } });
+  const gw = await buildTestGateway({
+    env,
+    deps: {
+      jobs: jobsApiOf(service, { extractor: backends.extractor, lookupDeadlineMs: config.GRPC_DEADLINE_MS }),
+      backends,
+    },
+  });
   const runner = newRunner('runner-a');
   const harness: JobsHarness = {
     app: gw.app,

@@ -13,8 +13,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { createInMemoryDocumentStore, ManualClock, silentLogger } from '@subx/ports';
 import type { DocumentStore } from '@subx/ports';
-import { loadConfig } from '../../src/config.ts';
-import { createWebhookModule } from '../../src/webhooks/index.ts';
+import { loadJobServiceConfig } from '../../../jobs/src/config.ts';
+import { createWebhookModule } from '../../../jobs/src/webhooks/index.ts';
 import { hashApiKey } from '../../src/access/api-key.ts';
 import { TEST_ADMIN_TOKEN, TEST_PEPPER, startReplicas } from '../access/support.ts';
 import type { Replicas } from '../access/support.ts';
@@ -148,7 +148,7 @@ describe('rotating API_KEY_PEPPER with webhook signing secrets', () => {
       store,
       clock,
       logger: silentLogger,
-      config: loadConfig({}),
+      config: loadJobServiceConfig({}, { embedded: true }),
       pepper,
       ...(previousPepper ? { previousPepper } : {}),
     }).secrets;

@@ -8,14 +8,15 @@ import { Ajv } from 'ajv';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import { createInMemoryDocumentStore, ManualClock } from '@subx/ports';
-import { loadConfig } from '../../src/config.ts';
+import { loadJobServiceConfig } from '../../../jobs/src/config.ts';
 import { silentLogger } from '@subx/ports';
-import { createWebhookModule } from '../../src/webhooks/index.ts';
+import { createWebhookModule } from '../../../jobs/src/webhooks/index.ts';
 import { OPERATION_SPECS } from '../../src/openapi/operations.ts';
 import { KEYS, NEXT_MIDNIGHT, START, VIDEO, VIDEO_URL, buildTestGateway } from './support.ts';
 import type { TestGateway } from './support.ts';
 import { createJob, jobsGateway, REAL, watch } from './jobs-support.ts';
 import { PLAYLIST as WATCHED_PLAYLIST, createWatch, harness as watchesGateway } from './watches-support.ts';
+import { webhookSecretsApiOf } from '../../../jobs/src/api.ts';
 
 const PLAYLIST_URL = 'https://www.youtube.com/playlist?list=PLXJg25X-OulsVsnvZ7RVtSDW-id9_RzAO';
 const apps: TestGateway['app'][] = [];
@@ -28,10 +29,10 @@ async function syncGateway(): Promise<TestGateway> {
     store: createInMemoryDocumentStore(),
     clock: new ManualClock(START),
     logger: silentLogger,
-    config: loadConfig({}),
+    config: loadJobServiceConfig({}, { embedded: true }),
     pepper: 'a-test-pepper-of-at-least-32-characters!!',
   });
-  const gw = await buildTestGateway({ deps: { webhooks } });
+  const gw = await buildTestGateway({ deps: { webhookSecrets: webhookSecretsApiOf(webhooks.secrets) } });
   apps.push(gw.app);
   const b = gw.backends.handlers;
   b.search = async () => ({ results: [], correctedQuery: '', nextContinuation: '', cached: false });

@@ -15,12 +15,8 @@ import { subtitleTypeName } from '@subx/public-api';
 import { attachRateLimit, createAccountReadLimiter } from '../../src/access/rate-limit.ts';
 import type { AccountReadLimiter, IpRateLimiter } from '../../src/access/rate-limit.ts';
 import { tierAllows, DEFAULT_PRICING } from '@subx/credits';
-import type {
-  AccessControl,
-  IdempotencyStore,
-  RateLimitState,
-  StoredResponse,
-} from '../../src/access/types.ts';
+import type { AccessControl, IdempotencyStore, StoredResponse } from '../../src/access/types.ts';
+import type { RateLimitState } from '@subx/credits';
 import type { CreditLedger, Operation, Tier, UsageReport } from '@subx/credits';
 import type { Backends, CallOptions } from '@subx/backends';
 import { loadConfig } from '../../src/config.ts';

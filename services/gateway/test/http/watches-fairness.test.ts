@@ -18,17 +18,17 @@ import type { DocumentStore } from '@subx/ports';
 import { describeWithEngine } from '@subx/testing/engines';
 import { DEFAULT_PRICING } from '@subx/credits';
 import type { Account } from '@subx/credits';
-import { createJobNotifier } from '../../src/jobs/notify.ts';
-import { createJobsService } from '../../src/jobs/service.ts';
-import { createJobStore } from '../../src/jobs/store.ts';
-import type { JobOptions } from '../../src/jobs/model.ts';
-import type { WatchDoc } from '../../src/watches/model.ts';
+import { createJobNotifier } from '../../../jobs/src/jobs/notify.ts';
+import { createJobsService } from '../../../jobs/src/jobs/service.ts';
+import { createJobStore } from '../../../jobs/src/jobs/store.ts';
+import type { JobOptions } from '../../../jobs/src/jobs/model.ts';
+import type { WatchDoc } from '../../../jobs/src/watches/model.ts';
 import {
   createWatchesService,
   WATCH_RUN_CONCURRENCY,
   WATCH_RUNS_PER_ACCOUNT_PER_POLL,
-} from '../../src/watches/service.ts';
-import { createWatchStore } from '../../src/watches/store.ts';
+} from '../../../jobs/src/watches/service.ts';
+import { createWatchStore } from '../../../jobs/src/watches/store.ts';
 import { buildTestGateway, createTestLedger, START } from './support.ts';
 import { CONFIG } from './watches-support.ts';
 

@@ -7,19 +7,20 @@ import { afterEach, expect } from 'vitest';
 import { ManualClock, createInMemoryDocumentStore } from '@subx/ports';
 import { DEFAULT_PRICING } from '@subx/credits';
 import type { AccessPricing } from '@subx/credits';
-import { loadConfig } from '../../src/config.ts';
+import { loadJobServiceConfig } from '../../../jobs/src/config.ts';
+import { jobsApiOf, watchesApiOf } from '../../../jobs/src/api.ts';
 import { createDirectFanOut } from '@subx/fanout';
-import type { JobDoc } from '../../src/jobs/model.ts';
-import { createJobNotifier } from '../../src/jobs/notify.ts';
-import { createJobRunner } from '../../src/jobs/runner.ts';
-import type { JobRunner } from '../../src/jobs/runner.ts';
-import { createJobsService } from '../../src/jobs/service.ts';
-import { createJobSourceLister } from '../../src/jobs/sources.ts';
-import { createJobStore } from '../../src/jobs/store.ts';
-import { createWatchesService } from '../../src/watches/service.ts';
-import type { WatchEventType, WatchesService } from '../../src/watches/service.ts';
-import { createWatchStore } from '../../src/watches/store.ts';
-import type { WatchStore } from '../../src/watches/store.ts';
+import type { JobDoc } from '../../../jobs/src/jobs/model.ts';
+import { createJobNotifier } from '../../../jobs/src/jobs/notify.ts';
+import { createJobRunner } from '../../../jobs/src/jobs/runner.ts';
+import type { JobRunner } from '../../../jobs/src/jobs/runner.ts';
+import { createJobsService } from '../../../jobs/src/jobs/service.ts';
+import { createJobSourceLister } from '../../../jobs/src/jobs/sources.ts';
+import { createJobStore } from '../../../jobs/src/jobs/store.ts';
+import { createWatchesService } from '../../../jobs/src/watches/service.ts';
+import type { WatchEventType, WatchesService } from '../../../jobs/src/watches/service.ts';
+import { createWatchStore } from '../../../jobs/src/watches/store.ts';
+import type { WatchStore } from '../../../jobs/src/watches/store.ts';
 import { KEYS, START, buildTestGateway, createTestLedger } from './support.ts';
 import type { TestGateway } from './support.ts';
 
@@ -122,7 +123,10 @@ export async function harness(pricing: AccessPricing = DEFAULT_PRICING): Promise
     notifier,
     clock,
     logger: silent,
-    config: loadConfig({ LOG_LEVEL: 'silent', JOB_WINDOW_SIZE: '3', JOBS_POLL_MS: '60000' }),
+    config: loadJobServiceConfig(
+      { LOG_LEVEL: 'silent', JOB_WINDOW_SIZE: '3', JOBS_POLL_MS: '60000' },
+      { embedded: true },
+    ),
     instanceId: 'runner-a',
     sleep: async () => {},
   });
@@ -141,7 +145,15 @@ export async function harness(pricing: AccessPricing = DEFAULT_PRICING): Promise
   const watches = service('gw-a', extractor);
   const replica = service('gw-b', extractor);
   await gw.app.close();
-  const app = await buildTestGateway({ deps: { clock, pricing, jobs, watches, backends: gw.backends } });
+  const app = await buildTestGateway({
+    deps: {
+      clock,
+      pricing,
+      jobs: jobsApiOf(jobs, { extractor, lookupDeadlineMs: 5_000 }),
+      watches: watchesApiOf(watches),
+      backends: gw.backends,
+    },
+  });
   // The routes' backends are the ones the watches list through (buildTestGateway's own set is unused).
   current = Object.assign(h, {
     gw: { ...app, backends: gw.backends },

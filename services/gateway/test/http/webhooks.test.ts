@@ -6,15 +6,16 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { createInMemoryDocumentStore, ManualClock } from '@subx/ports';
-import { loadConfig } from '../../src/config.ts';
+import { loadJobServiceConfig } from '../../../jobs/src/config.ts';
 import { TEST_ADMIN_TOKEN, startReplicas } from '../access/support.ts';
 import type { Replicas } from '../access/support.ts';
 import { silentLogger } from '@subx/ports';
 import { buildAdminApp } from '../../src/admin/listener.ts';
-import { createWebhookModule, PREVIOUS_SECRET_GRACE_MS } from '../../src/webhooks/index.ts';
-import type { WebhookModule } from '../../src/webhooks/index.ts';
+import { createWebhookModule, PREVIOUS_SECRET_GRACE_MS } from '../../../jobs/src/webhooks/index.ts';
+import type { WebhookModule } from '../../../jobs/src/webhooks/index.ts';
 import { buildTestGateway, KEYS, START } from './support.ts';
 import type { TestGateway } from './support.ts';
+import { webhookSecretsApiOf } from '../../../jobs/src/api.ts';
 
 /** The secret view of an answer, without the request's own id. */
 function secretOf(response: { json(): Record<string, unknown> }): Record<string, unknown> {
@@ -40,10 +41,10 @@ async function gatewayWithWebhooks(): Promise<TestGateway & { webhooks: WebhookM
     store: createInMemoryDocumentStore(),
     clock,
     logger: silentLogger,
-    config: loadConfig({}),
+    config: loadJobServiceConfig({}, { embedded: true }),
     pepper: PEPPER,
   });
-  const gw = await buildTestGateway({ deps: { webhooks } });
+  const gw = await buildTestGateway({ deps: { webhookSecrets: webhookSecretsApiOf(webhooks.secrets) } });
   apps.push(gw.app);
   return { ...gw, webhooks, clock };
 }
@@ -153,7 +154,7 @@ describe('/admin/v1/accounts/{id}/webhook-secret', () => {
       store: replicas.store,
       clock: replicas.clock,
       logger: silentLogger,
-      config: loadConfig({}),
+      config: loadJobServiceConfig({}, { embedded: true }),
       pepper: PEPPER,
     });
     const gateway = await buildTestGateway({
@@ -162,7 +163,7 @@ describe('/admin/v1/accounts/{id}/webhook-secret', () => {
         credits: m.credits,
         idempotency: m.idempotency,
         clock: replicas.clock,
-        webhooks,
+        webhookSecrets: webhookSecretsApiOf(webhooks.secrets),
       },
     });
     apps.push(gateway.app);
@@ -170,7 +171,7 @@ describe('/admin/v1/accounts/{id}/webhook-secret', () => {
       config: gateway.config,
       access: m,
       publicApp: gateway.app,
-      webhooks,
+      webhookSecrets: webhookSecretsApiOf(webhooks.secrets),
     });
     apps.push(admin);
     const auth = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };

@@ -10,7 +10,7 @@ import type { ModelBudget } from '@subx/credits';
 import type { Tier } from '@subx/credits';
 import type { CreditLedger } from '@subx/credits';
 import type { ExtractorBackend } from '@subx/backends';
-import type { Config } from '../config.ts';
+import type { JobServiceConfig as Config } from '../config.ts';
 import { createKafkaFanOut } from '@subx/fanout';
 import type { FanOut } from '@subx/fanout';
 import { createBusJobEvents } from './bus-events.ts';

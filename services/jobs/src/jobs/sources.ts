@@ -10,7 +10,9 @@ import { backoffDelay } from '@subx/ports';
 import type { SearchDuration, SearchFeature, SearchSort, UploadDate } from '@subx/youtube';
 import type { ExtractorBackend } from '@subx/backends';
 import { playlistIdOf } from '@subx/public-api';
-import type { ChannelTabName, JobDoc, JobItem } from './model.ts';
+import type { JobDoc, JobItem } from './model.ts';
+import type { ChannelTabName } from '@subx/public-api';
+import { searchFiltersOf } from '@subx/public-api';
 
 interface ListedSource {
   items: JobItem[];
@@ -55,21 +57,6 @@ export function normalizedSearch(given: SearchSource): SearchSource {
     ...(duration ? { duration } : {}),
     ...(sort ? { sort } : {}),
     ...(features && features.length > 0 ? { features: [...new Set(features)].sort() } : {}),
-  };
-}
-
-/** A search source's filters as the extractor takes them (unset: not filtered; relevance: the default). */
-export function searchFiltersOf(source: {
-  upload_date?: string;
-  duration?: string;
-  sort?: string;
-  features?: string[];
-}): extractorV1.SearchFilters {
-  return {
-    uploadDate: source.upload_date ?? '',
-    duration: source.duration ?? '',
-    sort: source.sort === 'relevance' ? '' : (source.sort ?? ''),
-    features: source.features ?? [],
   };
 }
 

@@ -7,9 +7,9 @@ import {
   REQUEST_OUTBOX,
   REQUEST_OUTBOX_COLLECTION,
   REQUEST_USAGE_TOPIC,
-} from './daily-requests.ts';
-import type { RequestOutboxDoc } from './daily-requests.ts';
-import { createOutboxRelay } from './outbox-relay.ts';
+} from './index.ts';
+import type { RequestOutboxDoc } from './index.ts';
+import { createOutboxRelay } from './index.ts';
 import { silentLogger } from '@subx/ports';
 
 const decode = (doc: RequestOutboxDoc) =>

@@ -2,7 +2,7 @@
  * The jobs API's behaviour, apart from HTTP: the public routes (jobs/routes.ts) and the admin
  * list for the dashboard call the same functions.
  */
-import { chunksOfItem, withChunks } from './chunks.ts';
+import { chunksOfItem, withChunks } from '@subx/public-api';
 import { AppError, ERROR_CATALOG, Errors, plural } from '@subx/errors';
 import type { ErrorCode } from '@subx/errors';
 import type { Clock } from '@subx/ports';
@@ -13,7 +13,8 @@ import type { AccessPricing } from '@subx/credits';
 import type { Account, CreditLedger } from '@subx/credits';
 import { playlistIdOf, tryVideoIdOf } from '@subx/public-api';
 import { decodeCursor, encodeCursor, isTerminal, jobView } from './model.ts';
-import type { ChannelTabName, JobDoc, JobItem, JobOptions, JobSource, JobView } from './model.ts';
+import type { JobDoc, JobItem, JobOptions, JobSource, JobView } from './model.ts';
+import type { ChannelTabName } from '@subx/public-api';
 import type { JobNotifier } from './notify.ts';
 import { normalizedSearch } from './sources.ts';
 import type { JobStore } from './store.ts';

@@ -7,7 +7,7 @@ import type { Logger } from '@subx/service-kit';
 import type { AccessPricing } from '@subx/credits';
 import type { Account } from '@subx/credits';
 import type { ExtractorBackend } from '@subx/backends';
-import type { Config } from '../config.ts';
+import type { JobServiceConfig as Config } from '../config.ts';
 import type { JobsService } from '../jobs/service.ts';
 import type { WebhookDeliveries } from '../webhooks/index.ts';
 import { createBusWatchEvents } from './bus-events.ts';

@@ -8,9 +8,10 @@ import { randomBytes } from 'node:crypto';
 import { DuplicateKeyError } from '@subx/ports';
 import type { DocumentStore, Filter } from '@subx/ports';
 import { TERMINAL_STATUSES, resultId } from './model.ts';
-import type { JobDoc, JobError, JobItem, JobItemsDoc, JobResultDoc, JobStatus } from './model.ts';
+import type { JobDoc, JobError, JobItem, JobItemsDoc, JobResultDoc } from './model.ts';
+import type { JobStatus } from '@subx/public-api';
 
-const JOBS_COLLECTION = 'jobs';
+export const JOBS_COLLECTION = 'jobs';
 const JOB_ITEMS_COLLECTION = 'job_items';
 const JOB_RESULTS_COLLECTION = 'job_results';
 
@@ -21,8 +22,6 @@ const JOB_RESULTS_COLLECTION = 'job_results';
 export function newJobId(nowMs: number): string {
   return `job_${nowMs.toString(36).padStart(9, '0')}${randomBytes(8).toString('hex')}`;
 }
-
-export const JOB_ID_PATTERN = '^job_[0-9a-z]{9}[0-9a-f]{16}$';
 
 interface Claim {
   job: JobDoc;

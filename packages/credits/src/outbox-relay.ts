@@ -11,7 +11,7 @@ import { cloudEventHeaders, envelopeOf } from '@subx/contracts';
 import type { CloudEventKind } from '@subx/contracts';
 import type { Clock, DocumentStore, EventBus, Filter } from '@subx/ports';
 import type { Logger } from '@subx/ports';
-import type { OutboxEntry, OutboxSpec } from '@subx/credits';
+import type { OutboxEntry, OutboxSpec } from './outbox.ts';
 
 export interface OutboxRelay {
   /** Creates the indexes of the relay's queries (pending by commit order, prune). Idempotent. */

@@ -20,9 +20,9 @@ import { randomUUID } from 'node:crypto';
 import { requestUsageV1 } from '@subx/contracts';
 import type { Clock, Doc, DocumentStore } from '@subx/ports';
 import type { Logger } from '@subx/ports';
-import type { Operation } from '@subx/credits';
-import type { OutboxEntry, OutboxSpec } from '@subx/credits';
-import { DAY_MS, utcDate } from '@subx/credits';
+import type { Operation } from './types.ts';
+import type { OutboxEntry, OutboxSpec } from './outbox.ts';
+import { DAY_MS, utcDate } from './time.ts';
 
 export const DAILY_REQUESTS_COLLECTION = 'daily_requests';
 export const REQUEST_OUTBOX_COLLECTION = 'request_outbox';

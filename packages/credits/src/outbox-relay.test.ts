@@ -2,10 +2,10 @@ import { CLOUD_EVENT_KINDS } from '@subx/contracts';
 import { describe, expect, it } from 'vitest';
 import { ManualClock, createInMemoryDocumentStore, createInProcessEventBus } from '@subx/ports';
 import type { DeliveredMessage } from '@subx/ports';
-import { CREDIT_OUTBOX } from '@subx/credits';
-import { REQUEST_OUTBOX } from './daily-requests.ts';
+import { CREDIT_OUTBOX } from './index.ts';
+import { REQUEST_OUTBOX } from './index.ts';
 import { silentLogger } from '@subx/ports';
-import type { OutboxEntry, OutboxSpec } from '@subx/credits';
+import type { OutboxEntry, OutboxSpec } from './index.ts';
 import { createOutboxRelay } from './outbox-relay.ts';
 
 /** A writer the relay has never heard of: its own collection, its own notion of "finished". */

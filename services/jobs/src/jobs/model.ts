@@ -9,15 +9,12 @@
 import type { ChunkingOptions, OutputFormat } from '@subx/formats';
 import type { MetadataField, SearchDuration, SearchFeature, SearchSort, UploadDate } from '@subx/youtube';
 import type { TranscriptModeName } from '@subx/public-api';
+import type { ChannelTabName, JobStatus } from '@subx/public-api';
 
 /** A job's `include`: metadata fields, and `words` (each segment's timed words). */
 type IncludeField = MetadataField | 'words';
 
-export const JOB_STATUSES = ['queued', 'running', 'completed', 'failed', 'canceled'] as const;
-export type JobStatus = (typeof JOB_STATUSES)[number];
 export const TERMINAL_STATUSES: readonly JobStatus[] = ['completed', 'failed', 'canceled'];
-export const CHANNEL_TABS = ['videos', 'shorts', 'streams'] as const;
-export type ChannelTabName = (typeof CHANNEL_TABS)[number];
 
 /** The source as the client sent it (and as the job shows it). */
 export type JobSource =

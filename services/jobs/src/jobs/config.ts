@@ -1,14 +1,12 @@
 /**
- * The bulk jobs' variables, a fragment of the gateway's ConfigSchema (src/config.ts). Item ceilings
+ * The bulk jobs' variables, a fragment of the job service's ConfigSchema (src/config.ts). Item ceilings
  * per tier live in the pricing table (ACCESS_PRICING_JSON `jobMaxItems`), with every other limit
  * that differs by tier.
  */
 import { CONSUMER_GROUPS, TOPICS } from '@subx/contracts';
-import { durationMs, intBetween, nameString, positiveInt } from '@subx/service-kit';
+import { durationMs, intBetween, nameString } from '@subx/service-kit';
 
 export const jobsEnv = {
-  /** POST /api/v1/jobs only: 10,000 URLs do not fit the 64 KB of every other route. */
-  JOBS_BODY_LIMIT_BYTES: positiveInt.default(1_048_576),
   /** Jobs of one account running at once; the rest wait, queued (accounts take turns). */
   JOBS_MAX_RUNNING_PER_ACCOUNT: intBetween(1, 100).default(2),
   /** Jobs this gateway runs at once (0: it takes jobs but leaves running them to other replicas). */

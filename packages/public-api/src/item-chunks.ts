@@ -11,7 +11,6 @@ import {
   type Segment,
 } from '@subx/formats';
 import { Errors } from '@subx/errors';
-import type { JobDoc } from './model.ts';
 
 interface StoredItem {
   success?: unknown;
@@ -51,7 +50,10 @@ export function withItemChunks(
 }
 
 /** The item as shown: with `chunks` when the job was created with chunking. */
-export function withChunks(job: JobDoc, item: Record<string, unknown>): Record<string, unknown> {
+export function withChunks(
+  job: { options: { chunking?: ChunkingOptions } },
+  item: Record<string, unknown>,
+): Record<string, unknown> {
   const chunking = job.options.chunking;
   if (!chunking) return item;
   const chunks = chunksOfItem(item, chunking);

@@ -9,7 +9,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { SearchDuration, SearchFeature, SearchSort, UploadDate } from '@subx/youtube';
-import type { ChannelTabName, JobOptions } from '../jobs/model.ts';
+import type { JobOptions } from '../jobs/model.ts';
+import type { ChannelTabName } from '@subx/public-api';
 
 export type WatchSource =
   | { type: 'channel'; url: string; tab: ChannelTabName }
@@ -79,10 +80,6 @@ export type WatchDoc = {
   paused?: WatchPause | null;
 };
 
-/** The shortest interval between scheduled runs. */
-export const WATCH_MIN_INTERVAL_MINUTES = 15;
-/** The longest: a week. */
-export const WATCH_MAX_INTERVAL_MINUTES = 10_080;
 /** Seen ids kept per watch: far more than one listing holds, so an old video never comes back as new. */
 export const WATCH_SEEN_MAX = 5_000;
 /** Videos a watch follows until their job's outcome is read (the oldest are let go beyond it). */
@@ -102,8 +99,6 @@ export const CAPTION_MISSING_CODES: readonly string[] = [
 export function newWatchId(nowMs: number): string {
   return `wat_${nowMs.toString(36).padStart(9, '0')}${randomBytes(8).toString('hex')}`;
 }
-
-export const WATCH_ID_PATTERN = '^wat_[0-9a-z]{9}[0-9a-f]{16}$';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 

@@ -1,0 +1,216 @@
+/**
+ * @subx/jobs: the job service. Everything that runs after the request has been answered: bulk
+ * jobs (store, source listing, the item runner on the bulk topic, results), watches (scheduler,
+ * leases), webhook deliveries (secrets, outbox). The gateway forwards its routes here over gRPC
+ * (subx.jobs.v1.JobsService); items are charged here, as they are delivered, through the same
+ * ledger and outbox as every other charge (docs/decisions.md, "Who charges a job's items").
+ */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { createGrpcExtractor } from '@subx/backends';
+import type { ExtractorBackend, JobServiceApi } from '@subx/backends';
+import {
+  DEFAULT_PRICING,
+  createAccountBalances,
+  createCharging,
+  createModelBudget,
+  mergePricing,
+  refuseReservationsShorterThan,
+} from '@subx/credits';
+import type { Account, AccessPricing, Charging } from '@subx/credits';
+import { createDirectFanOut } from '@subx/fanout';
+import type { Clock, DocumentStore, EventBus, KeyValueStore } from '@subx/ports';
+import { systemClock } from '@subx/ports';
+import { grpcTlsFromConfig, startGrpcServer } from '@subx/service-kit';
+import type { Logger } from '@subx/service-kit';
+import { createJobServiceApi } from './api.ts';
+import type { JobServiceConfig } from './config.ts';
+import { jobsServiceRegistration } from './grpc/jobs.handlers.ts';
+import { startJobs } from './jobs/start-jobs.ts';
+import type { RunningJobs } from './jobs/start-jobs.ts';
+import { jobBacklogGauge } from './jobs/backlog.ts';
+import { startWatches } from './watches/start-watches.ts';
+import type { RunningWatches } from './watches/start-watches.ts';
+import { createWebhookModule } from './webhooks/index.ts';
+import type { WebhookModule } from './webhooks/index.ts';
+
+export { ConfigSchema, configSchema, loadJobServiceConfig, redactConfig } from './config.ts';
+export type { JobServiceConfig } from './config.ts';
+export { createJobServiceApi, jobsApiOf, watchesApiOf, webhookSecretsApiOf } from './api.ts';
+export { jobsServiceRegistration } from './grpc/jobs.handlers.ts';
+
+export interface StartJobServiceOptions {
+  config: JobServiceConfig;
+  store: DocumentStore;
+  kv: KeyValueStore;
+  bus: EventBus;
+  logger: Logger;
+  clock?: Clock;
+  /**
+   * How bulk items reach the extractor: 'bus' publishes one job per video on the bulk topic for
+   * the extractor's bulk workers; 'direct' calls the extractor over gRPC (no bus shared with
+   * workers). Default 'bus'.
+   */
+  fanOut?: 'bus' | 'direct';
+  /** The extractor; default a gRPC client at EXTRACTOR_GRPC_ADDR. */
+  extractor?: ExtractorBackend;
+  /** gRPC bind address; default GRPC_HOST. */
+  host?: string;
+  /** Unique per process: the lease owner of the jobs and watches it runs. */
+  instanceId?: string;
+  /** API_KEY_PEPPER when the configuration has none (`npm start` shares the gateway's). */
+  pepper?: string;
+}
+
+export interface RunningJobService {
+  /** The gRPC port it listens on. */
+  port: number;
+  /** What the gRPC server serves, in this process. */
+  api: JobServiceApi;
+  jobs: RunningJobs;
+  watches: RunningWatches;
+  webhooks: WebhookModule;
+  charging: Charging;
+  /** Stops taking calls, lets the runner's items in flight finish (bounded), releases the rest. */
+  stop(): Promise<void>;
+}
+
+export async function startJobService(options: StartJobServiceOptions): Promise<RunningJobService> {
+  const { config, store, kv, bus } = options;
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger;
+  const pepper = config.API_KEY_PEPPER ?? options.pepper;
+  if (!pepper) throw new Error('API_KEY_PEPPER is required: webhook secrets are sealed under it');
+  // A round's hold must end well before recovery (in whichever service runs it) takes it back.
+  refuseReservationsShorterThan(config.CREDIT_RESERVATION_TTL_MS, {
+    JOB_ROUND_TIMEOUT_MS: config.JOB_ROUND_TIMEOUT_MS,
+  });
+  const pricing: AccessPricing = config.ACCESS_PRICING_JSON
+    ? mergePricing(DEFAULT_PRICING, config.ACCESS_PRICING_JSON)
+    : DEFAULT_PRICING;
+  const instanceId = options.instanceId ?? `${hostname()}-jobs-${randomUUID().slice(0, 8)}`;
+
+  let ownExtractor: ReturnType<typeof createGrpcExtractor> | undefined;
+  let extractor = options.extractor;
+  if (!extractor) {
+    const tls = grpcTlsFromConfig(config).client;
+    ownExtractor = createGrpcExtractor({
+      address: config.EXTRACTOR_GRPC_ADDR,
+      deadlineMs: config.GRPC_DEADLINE_MS,
+      credentials: tls.credentials,
+      channelOptions: tls.channelOptions,
+      logger,
+    });
+    extractor = ownExtractor.extractor;
+  }
+
+  const balances = createAccountBalances({ store, clock, pricing });
+  const charging = createCharging({
+    store,
+    kv,
+    bus,
+    clock,
+    logger: logger.child({ component: 'charging' }),
+    pricing,
+    accounts: balances,
+    creditUsageTopic: config.CREDIT_USAGE_TOPIC,
+    requestUsageTopic: config.REQUEST_USAGE_TOPIC,
+    reservationTtlMs: config.CREDIT_RESERVATION_TTL_MS,
+  });
+  await charging.start();
+
+  const webhooks = createWebhookModule({
+    store,
+    clock,
+    logger: logger.child({ component: 'webhooks' }),
+    config,
+    pepper,
+    ...(config.API_KEY_PEPPER_PREVIOUS ? { previousPepper: config.API_KEY_PEPPER_PREVIOUS } : {}),
+  });
+  await webhooks.start();
+
+  const directFanOut = createDirectFanOut({ extractor, concurrency: config.FANOUT_CONCURRENCY });
+  const jobs = await startJobs({
+    config,
+    store,
+    bus,
+    clock,
+    logger,
+    instanceId,
+    fanOutMode: options.fanOut ?? 'bus',
+    directFanOut,
+    extractor,
+    credits: charging.credits,
+    pricing,
+    webhooks,
+    modelBudget: {
+      budget: createModelBudget({ kv, clock, pricing }),
+      tierOf: (accountId) => balances.tierOf(accountId),
+    },
+  });
+  const watches = await startWatches({
+    config,
+    store,
+    bus,
+    clock,
+    logger,
+    instanceId,
+    extractor,
+    jobs: jobs.service,
+    pricing,
+    accountOf: async (accountId): Promise<Account | null> => {
+      const tier = await balances.tierOf(accountId);
+      return tier ? { id: accountId, tier } : null;
+    },
+    // A scheduled run lists the platform as POST …/run does, and counts as that request does.
+    countScheduledRun: async (account) => (await charging.rateLimiter.consume(account, 'jobs')).admitted,
+    webhooks,
+  });
+  const unregisterBacklog = jobBacklogGauge(store);
+
+  const api = createJobServiceApi({
+    jobs: jobs.service,
+    watches: watches.service,
+    secrets: webhooks.secrets,
+    extractor,
+    lookupDeadlineMs: config.GRPC_DEADLINE_MS,
+  });
+  let server: Awaited<ReturnType<typeof startGrpcServer>>;
+  try {
+    server = await startGrpcServer({
+      port: config.GRPC_PORT,
+      host: options.host ?? config.GRPC_HOST,
+      credentials: grpcTlsFromConfig(config).serverCredentials,
+      services: [jobsServiceRegistration(api)],
+      logger,
+    });
+  } catch (error) {
+    unregisterBacklog();
+    await watches.stop().catch(() => {});
+    await jobs.stop().catch(() => {});
+    await webhooks.stop().catch(() => {});
+    await charging.stop().catch(() => {});
+    ownExtractor?.close();
+    throw error;
+  }
+  logger.info({ port: server.port, instance: instanceId }, 'job service started');
+  return {
+    port: server.port,
+    api,
+    jobs,
+    watches,
+    webhooks,
+    charging,
+    async stop() {
+      // No new calls; the watches' runs and the jobs' items in flight finish (bounded), their
+      // leases go back for another replica; then the deliveries and the relays' last flush.
+      await server.shutdown(Math.min(10_000, config.SHUTDOWN_TIMEOUT_MS));
+      unregisterBacklog();
+      await watches.stop();
+      await jobs.stop();
+      await webhooks.stop();
+      await charging.stop();
+      ownExtractor?.close();
+    },
+  };
+}
