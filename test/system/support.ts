@@ -20,6 +20,8 @@ import { loadExtractorConfig, startExtractorService } from '../../services/extra
 import type { RunningExtractorService } from '../../services/extractor/src/index.ts';
 import { loadConfig as loadGatewayConfig } from '../../services/gateway/src/config.ts';
 import { startGateway } from '../../services/gateway/src/start-gateway.ts';
+import { loadJobServiceConfig, startJobService } from '../../services/jobs/src/index.ts';
+import type { RunningJobService } from '../../services/jobs/src/index.ts';
 import type { RunningGateway } from '../../services/gateway/src/start-gateway.ts';
 import { FAST_KAFKA_TIMINGS } from '@subx/testing/engines';
 import { defaultRoutes, loadFixture, videoIds } from '@subx/testing/fake-youtube';
@@ -109,6 +111,8 @@ export interface InProcessSystem {
   extractor: RunningExtractorService;
   ai: RunningAiService | null;
   gateway: RunningGateway;
+  /** The job service behind the gateway's jobs, watches and webhook-secret routes. */
+  jobs: RunningJobService;
   /** A pro account with `credits`, and its key. */
   apiKey: string;
   accountId: string;
@@ -116,8 +120,8 @@ export interface InProcessSystem {
 }
 
 /**
- * The real extractor (and optionally the AI service, local engine) on loopback gRPC ports and the
- * gateway composed as main.ts does, against the fake YouTube at `youtubeUrl`, on embedded adapters.
+ * The real extractor (and optionally the AI service, local engine) and the job service on loopback
+ * gRPC ports and the gateway composed as main.ts does, against the fake YouTube at `youtubeUrl`, on embedded adapters.
  * Gateway requests go through `gateway.app.inject`.
  */
 export async function startInProcessSystem(options: {
@@ -162,6 +166,28 @@ export async function startInProcessSystem(options: {
         host: '127.0.0.1',
       })
     : null;
+  // One store and key-value store for the gateway and the job service, as in `npm start`.
+  const store = createInMemoryDocumentStore();
+  const gatewayKv = createInMemoryKeyValueStore();
+  const jobs = await startJobService({
+    config: loadJobServiceConfig(
+      {
+        GRPC_PORT: '0',
+        LOG_LEVEL: 'silent',
+        EXTRACTOR_GRPC_ADDR: `127.0.0.1:${extractor.port}`,
+        ...options.gatewayEnv,
+        ...options.gatewayConfig,
+      },
+      { embedded: true },
+    ),
+    store,
+    kv: gatewayKv,
+    bus: options.bus,
+    logger,
+    fanOut: options.fanOut ?? 'bus',
+    host: '127.0.0.1',
+    pepper: 'in-process-system-pepper-0123456789abcdef',
+  });
   const gateway = await startGateway({
     config: loadGatewayConfig({
       PORT: '0',
@@ -170,14 +196,15 @@ export async function startInProcessSystem(options: {
       HOST: '127.0.0.1',
       LOG_LEVEL: 'silent',
       EXTRACTOR_GRPC_ADDR: `127.0.0.1:${extractor.port}`,
+      JOBS_GRPC_ADDR: `127.0.0.1:${jobs.port}`,
       ...(ai ? { AI_GRPC_ADDR: `127.0.0.1:${ai.port}` } : {}),
       ...options.gatewayEnv,
       ...options.gatewayConfig,
     }),
     env: options.gatewayEnv ?? {},
     embedded: true,
-    store: createInMemoryDocumentStore(),
-    kv: createInMemoryKeyValueStore(),
+    store,
+    kv: gatewayKv,
     bus: options.bus,
     logger,
     fanOut: options.fanOut ?? 'bus',
@@ -193,8 +220,10 @@ export async function startInProcessSystem(options: {
     gateway,
     apiKey: created.apiKey,
     accountId: created.account._id,
+    jobs,
     async stop() {
       await gateway.stop();
+      await jobs.stop();
       await ai?.stop();
       await extractor.stop(2_000);
     },

@@ -107,7 +107,7 @@ const pageOf = (page: PageRequest): jobsV1.Page => ({ limit: page.limit, cursor:
 export function createJobServiceClient(options: JobServiceClientOptions): JobServiceBackend {
   const client = createGrpcClient(jobsV1.JobsServiceClient, options.address, {
     defaultDeadlineMs: options.deadlineMs,
-    label: 'job service',
+    label: 'jobs',
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.credentials ? { credentials: options.credentials } : {}),
     ...(options.channelOptions ? { channelOptions: options.channelOptions } : {}),
@@ -124,7 +124,7 @@ export function createJobServiceClient(options: JobServiceClientOptions): JobSer
         yield decoder.decode(message.ndjsonUtf8);
       }
     } catch (error) {
-      throw fromGrpcError(error, 'job service');
+      throw fromGrpcError(error, 'jobs');
     } finally {
       call.cancel();
     }

@@ -1,17 +1,18 @@
 /**
- * End to end: "a job survives a gateway, extractor or broker restart and resumes where it
- * was, never charging an item twice". The gateway and the extractor run as separate processes on a
- * real Kafka and a real MongoDB-wire store (FerretDB), both started here by scripts/engines.sh with
- * a private ENGINES_DIR (this file stops the broker, and the gateway's state must outlive it). Each
+ * End to end: "a job survives a job-service, gateway, extractor or broker restart and resumes where
+ * it was, never charging an item twice". The gateway, the job service and the extractor run as
+ * separate processes on a real Kafka and a real MongoDB-wire store (FerretDB), both started here by
+ * scripts/engines.sh with a private ENGINES_DIR (this file stops the broker, and the state must
+ * outlive it). Each
  * case runs a job of N videos on a fresh account, breaks something once part of it is done, and
  * then wants the same end state: completed, N succeeded, N credits charged, the balance down by
  * exactly N, every result paged exactly once.
  *
- * Small JOBS_* settings keep it short: a lease of 3 s (a killed gateway's job is free again soon), a
- * window of 5 items, and a round bounded by 15 s (items in flight on a killed extractor end as a
- * retryable TIMEOUT and run again). A killed gateway strands the credit reservation of the round it
- * was in; the ledger releases reservations older than CREDIT_RESERVATION_TTL_MS (20 s here, longer
- * than a round), which is when the balance settles.
+ * Small JOBS_* settings keep it short: a lease of 3 s (a killed job service's job is free again
+ * soon), a window of 5 items, and a round bounded by 15 s (items in flight on a killed extractor end
+ * as a retryable TIMEOUT and run again). A killed job service strands the credit reservation of the
+ * round it was in; the ledger releases reservations older than CREDIT_RESERVATION_TTL_MS (20 s here,
+ * longer than a round), which is when the balance settles.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -37,7 +38,7 @@ const java = javaForKafka();
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = Record<string, any>;
 
-describe.skipIf(!java)('fault: a bulk job survives a gateway, extractor or broker restart', () => {
+describe.skipIf(!java)('fault: a bulk job survives a job-service, gateway, extractor or broker restart', () => {
   const dir = mkdtempSync(join(tmpdir(), 'subx-fault-jobs-'));
   let brokers = '';
   let system: SplitSystem;
@@ -166,7 +167,14 @@ describe.skipIf(!java)('fault: a bulk job survives a gateway, extractor or broke
     expect(results.every((r) => r.success === true)).toBe(true);
   }
 
-  it('gateway SIGKILLed mid-job and restarted: resumed from its progress, each item charged once', async () => {
+  it('job service SIGKILLed mid-job and restarted: resumed from its progress, each item charged once', async () => {
+    const run = await jobUnderWay();
+    await system.killJobService();
+    system.startJobService();
+    await expectExactlyOnce(run);
+  }, 180_000);
+
+  it('gateway SIGKILLed mid-job and restarted: the job runs on, each item charged once', async () => {
     const run = await jobUnderWay();
     await system.killGateway();
     await system.startGateway();

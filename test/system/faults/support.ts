@@ -124,20 +124,26 @@ export interface SplitSystem {
   killExtractor(): Promise<void>;
   /** Starts the gateway again on the same ports; resolves once it answers /health/live. */
   startGateway(): Promise<void>;
-  /** SIGKILL: no graceful stop, its job leases are not given back. */
+  /** SIGKILL: no graceful stop. */
   killGateway(): Promise<void>;
-  /** The output both processes have written so far (bounded), for failure messages. */
+  /** Starts the job service again on the same port (it shares state only through `mongoUrl`). */
+  startJobService(): void;
+  /** SIGKILL: no graceful stop, its job leases are not given back. */
+  killJobService(): Promise<void>;
+  /** The output every process has written so far (bounded), for failure messages. */
   output(): string;
   stop(): Promise<void>;
 }
 
 /**
- * Gateway and extractor as separate processes (their own main.ts) on the Kafka at `brokers`, with
+ * Gateway, job service and extractor as separate processes (their own main.ts) on the Kafka at `brokers`, with
  * topics and groups of their own (batch and bulk jobs, job events, usage), so a shared broker's other
  * users are not disturbed, and a fake platform serving `videoCount` synthetic videos, each answer
  * `latencyMs` late. With `mongoUrl` the gateway keeps accounts, balances and jobs in a database of
- * its own on that server (`fault_<random>`, left there: point it at a throwaway server), so its state
- * survives `killGateway()`; without, in memory. `gatewayEnv` comes last (JOBS_* settings).
+ * its own on that server (`fault_<random>`, left there: point it at a throwaway server), shared by
+ * the gateway and the job service, so its state survives `killGateway()` and `killJobService()`;
+ * without, in memory (and jobs, which need the shared store, do not work). `gatewayEnv` comes last
+ * for both (JOBS_* settings).
  * Resolves once a batch of (up to 10 of) the videos went through.
  */
 export async function startSplitSystem(options: {
@@ -151,7 +157,12 @@ export async function startSplitSystem(options: {
   const id = Math.random().toString(36).slice(2, 10);
   const videos = syntheticVideos(options.videoCount, options.prefix);
   const youtube = await startFakeYouTube({ routes: videos.routes, latencyMs: options.latencyMs ?? 0 });
-  const ports = { extractor: await freePort(), gateway: await freePort(), admin: await freePort() };
+  const ports = {
+    extractor: await freePort(),
+    gateway: await freePort(),
+    admin: await freePort(),
+    jobs: await freePort(),
+  };
   const kafkaEnv = {
     KAFKA_BROKERS: options.brokers,
     EXTRACT_JOBS_TOPIC: `t.fault.jobs.${id}`,
@@ -175,6 +186,29 @@ export async function startSplitSystem(options: {
     });
   };
   startExtractor();
+  // Jobs, watches and webhooks: the job service, on the gateway's store and topics.
+  const stateEnv = {
+    API_KEY_PEPPER: 'fault-suite-pepper-0123456789-abcdefghij',
+    REDIS_URL: '',
+    MONGO_URL: options.mongoUrl ?? '',
+    MONGO_DB: `fault_${id}`,
+    JOB_EVENTS_TOPIC: `t.fault.job-events.${id}`,
+    CREDIT_USAGE_TOPIC: `t.fault.credit-usage.${id}`,
+    REQUEST_USAGE_TOPIC: `t.fault.request-usage.${id}`,
+  };
+  let jobService: ReturnType<typeof launch> | undefined;
+  const startJobService = () => {
+    jobService = launch('services/jobs/src/main.ts', {
+      ...kafkaEnv,
+      ...stateEnv,
+      GRPC_PORT: String(ports.jobs),
+      GRPC_HOST: '127.0.0.1',
+      EXTRACTOR_GRPC_ADDR: `127.0.0.1:${ports.extractor}`,
+      KAFKA_CLIENT_ID: `fault-jobs-${id}`,
+      ...options.gatewayEnv,
+    });
+  };
+  startJobService();
   const base = `http://127.0.0.1:${ports.gateway}`;
   const adminUrl = `http://127.0.0.1:${ports.admin}`;
   let gateway: ReturnType<typeof launch> | undefined;
@@ -185,16 +219,11 @@ export async function startSplitSystem(options: {
       ADMIN_PORT: String(ports.admin),
       HOST: '127.0.0.1',
       EXTRACTOR_GRPC_ADDR: `127.0.0.1:${ports.extractor}`,
+      JOBS_GRPC_ADDR: `127.0.0.1:${ports.jobs}`,
       EXTRACT_WORKERS_GROUP: `fault-workers-${id}`,
-      JOB_EVENTS_TOPIC: `t.fault.job-events.${id}`,
-      CREDIT_USAGE_TOPIC: `t.fault.credit-usage.${id}`,
-      REQUEST_USAGE_TOPIC: `t.fault.request-usage.${id}`,
       KAFKA_CLIENT_ID: `fault-gateway-${id}`,
-      API_KEY_PEPPER: 'fault-suite-pepper-0123456789-abcdefghij',
       ADMIN_TOKEN,
-      REDIS_URL: '',
-      MONGO_URL: options.mongoUrl ?? '',
-      MONGO_DB: `fault_${id}`,
+      ...stateEnv,
       ...options.gatewayEnv,
     });
     const started = gateway;
@@ -253,10 +282,13 @@ export async function startSplitSystem(options: {
     killExtractor: () => kill(extractor?.child, 'SIGKILL'),
     startGateway,
     killGateway: () => kill(gateway?.child, 'SIGKILL'),
+    startJobService,
+    killJobService: () => kill(jobService?.child, 'SIGKILL'),
     output: () =>
-      `--- gateway ---\n${gateway?.output() ?? ''}\n--- extractor ---\n${extractor?.output() ?? ''}`,
+      `--- gateway ---\n${gateway?.output() ?? ''}\n--- job service ---\n${jobService?.output() ?? ''}\n--- extractor ---\n${extractor?.output() ?? ''}`,
     async stop() {
       await kill(gateway?.child, 'SIGTERM');
+      await kill(jobService?.child, 'SIGTERM');
       await kill(extractor?.child, 'SIGKILL');
       await youtube.close();
     },

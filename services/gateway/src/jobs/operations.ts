@@ -14,7 +14,7 @@ import {
   jobResultsSchema,
   jobSchema,
   pageQuerySchema,
-} from './schemas.ts';
+} from '@subx/public-api';
 import { operationCredits } from '@subx/credits';
 
 const TAG = 'Bulk jobs';

@@ -9,7 +9,7 @@ import type { ErrorCode } from '@subx/errors';
 import { healthResponseSchema } from '../api/operations.ts';
 import { operationById } from './operations.ts';
 import { BODY_ERROR_CODES } from '@subx/public-api';
-import { jobSchema } from '../jobs/schemas.ts';
+import { jobSchema } from '@subx/public-api';
 import { isMetered } from '../domain/operation-spec.ts';
 import { named, schemaName } from '@subx/public-api';
 import type { OperationSpec } from '../domain/operation-spec.ts';

@@ -1,9 +1,9 @@
 /**
  * JSON Schemas of the bulk jobs API (POST/GET/DELETE /api/v1/jobs...), used by fastify to validate
- * requests and by /openapi.json to describe both directions.
+ * requests and by /openapi.json to describe both directions. A job's source and a watch's
+ * (watch-schemas.ts) are made of the same pieces (source-schemas.ts).
  */
-import { JOB_STATUSES, CHANNEL_TABS } from '@subx/public-api';
-import { JOB_ID_PATTERN } from '@subx/public-api';
+import { CHANNEL_TABS, JOB_ID_PATTERN, JOB_STATUSES } from './job-vocabulary.ts';
 import {
   batchItemFailureSchema,
   batchItemSuccessSchema,
@@ -17,15 +17,15 @@ import {
   chunkingSchema,
   modeSchema,
   urlSchema,
-} from '@subx/public-api';
-import { named } from '@subx/public-api';
+} from './common-schemas.ts';
+import { named } from './schema-names.ts';
 import {
-  SEARCH_DURATIONS,
-  SEARCH_FEATURES,
   SEARCH_QUERY_MAX,
-  SEARCH_SORTS,
-  UPLOAD_DATES,
-} from '@subx/youtube';
+  channelTabSchema,
+  playlistUrlSchema,
+  searchFilterSchemas,
+  searchQuerySchema,
+} from './source-schemas.ts';
 
 /** The hard ceiling of any tier (the pricing table's jobMaxItems says what each tier gets). */
 const MAX_JOB_ITEMS = 10_000;
@@ -65,7 +65,7 @@ const jobSourceSchema = {
       required: ['type', 'url'],
       properties: {
         type: { const: 'playlist' },
-        url: urlSchema('Playlist URL (`/playlist?list=ID`, or a watch URL carrying `list=ID`).'),
+        url: playlistUrlSchema,
         max: maxSchema('videos'),
       },
     },
@@ -79,11 +79,7 @@ const jobSourceSchema = {
         url: urlSchema(
           'Channel URL: `/@handle`, `/channel/UC…`, `/c/name` or `/user/name` (a tab in the path is allowed).',
         ),
-        tab: {
-          type: 'string',
-          enum: [...CHANNEL_TABS],
-          description: 'The tab to list; default the tab the URL names, else videos.',
-        },
+        tab: channelTabSchema('The tab to list; default the tab the URL names, else videos.'),
         max: maxSchema('videos'),
       },
     },
@@ -94,12 +90,9 @@ const jobSourceSchema = {
       required: ['type', 'query'],
       properties: {
         type: { const: 'search' },
-        query: {
-          type: 'string',
-          minLength: 1,
-          maxLength: SEARCH_QUERY_MAX,
-          description: `What to search for (as GET /api/v1/search's \`q\`), 1 to ${SEARCH_QUERY_MAX} characters.`,
-        },
+        query: searchQuerySchema(
+          `What to search for (as GET /api/v1/search's \`q\`), 1 to ${SEARCH_QUERY_MAX} characters.`,
+        ),
         search_type: {
           type: 'string',
           enum: ['video'],
@@ -111,14 +104,7 @@ const jobSourceSchema = {
           description:
             "The first this many videos of the search, in the platform's order (every results page up to it). Default and ceiling: the tier's items per job.",
         },
-        upload_date: { type: 'string', enum: [...UPLOAD_DATES] },
-        duration: { type: 'string', enum: [...SEARCH_DURATIONS] },
-        sort: { type: 'string', enum: [...SEARCH_SORTS] },
-        features: {
-          type: 'array',
-          maxItems: SEARCH_FEATURES.length,
-          items: { type: 'string', enum: [...SEARCH_FEATURES] },
-        },
+        ...searchFilterSchemas,
       },
     },
   ],
