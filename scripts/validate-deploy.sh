@@ -4,11 +4,12 @@
 #      (Debian's docker-compose 1.29), with .env.example and with the built-in defaults (profile
 #      semantics, which 1.29's `config` ignores, are checked in test/deploy/compose-file.test.ts);
 #   2. deploy/helm/subx: `helm lint --strict` and `helm template` for every deploy/helm/subx/ci/*.yaml,
-#      rendered into $VALIDATE_DEPLOY_OUT (default: a temp dir), plus a render that must fail
-#      (no ADMIN_TOKEN);
+#      rendered into $VALIDATE_DEPLOY_OUT (default: a temp dir), plus renders that must fail
+#      (no ADMIN_TOKEN; a KEDA maxReplicaCount above the jobs topics' partitions); the KEDA example
+#      (ci/keda-values.yaml) must hold the ScaledObjects of the extractor, jobs and speech;
 #   3. the same chart rendered with its default values and every ci/*.yaml, validated strictly
 #      (unknown fields rejected) by kubeconform against the API schemas of Kubernetes releases and
-#      the Prometheus-operator CRDs (scripts/kube-schemas/kube-validate.sh);
+#      the Prometheus-operator and KEDA CRDs (scripts/kube-schemas/kube-validate.sh);
 #   4. Prometheus rules and config: `promtool check rules` on the rule file and on the groups of the
 #      PrometheusRule the chart renders, `promtool test rules` (deploy/prometheus/tests/) on the
 #      rendered groups, `promtool check config` on the compose Prometheus configuration;
@@ -150,6 +151,21 @@ if "$HELM" template subx "$CHART" --namespace subx --kube-version "$KUBE_VERSION
   fail "helm template without ADMIN_TOKEN/existingSecret rendered; it must fail"
 fi
 grep -q 'ADMIN_TOKEN is required' "$OUT_DIR/no-secrets.err" || { cat "$OUT_DIR/no-secrets.err" >&2; fail "unexpected error without secrets"; }
+# Queue-depth autoscaling: the KEDA example scales the three queue consumers, the speech engine
+# down to zero, and none of them also has a CPU HPA.
+keda_render=$OUT_DIR/keda-values.yaml
+scaled=$(awk '/^kind: ScaledObject$/ { so = 1 } so && /^  name: / { print $2; so = 0 }' "$keda_render" | sort | tr '\n' ' ')
+[ "$scaled" = "subx-extractor subx-jobs subx-speech " ] || fail "ci/keda-values.yaml: ScaledObjects '$scaled', want extractor, jobs and speech"
+grep -q '^  minReplicaCount: 0$' "$keda_render" || fail "ci/keda-values.yaml: no ScaledObject scales to zero (the speech engine should)"
+hpas=$(awk '/^kind: HorizontalPodAutoscaler$/ { h = 1 } h && /^  name: / { print $2; h = 0 }' "$keda_render" | tr '\n' ' ')
+[ "$hpas" = "subx-gateway " ] || fail "ci/keda-values.yaml: CPU HPAs '$hpas' beside the ScaledObjects, want the gateway's only"
+# KEDA never runs more consumers than partitions: the chart refuses a maximum above them.
+if "$HELM" template subx "$CHART" -f "$CHART/ci/keda-values.yaml" --set components.extractor.keda.maxReplicaCount=65 \
+  --namespace subx --kube-version "$KUBE_VERSION" >/dev/null 2>"$OUT_DIR/keda-partitions.err"; then
+  fail "helm template with a KEDA maxReplicaCount above the jobs topics' partitions rendered; it must fail"
+fi
+grep -q 'maxReplicaCount (65) is above the 64 partitions of extract.jobs.v1' "$OUT_DIR/keda-partitions.err" ||
+  { cat "$OUT_DIR/keda-partitions.err" >&2; fail "unexpected error for a maxReplicaCount above the partitions"; }
 step_end
 
 # --- Kubernetes API schemas ----------------------------------------------------------------------

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Strict, offline validation of the Helm chart's manifests against the API schemas of Kubernetes
-# itself and of the Prometheus-operator CRDs (deploy/README.md, "Validation in CI"):
+# itself and of the Prometheus-operator and KEDA CRDs (deploy/README.md, "Validation in CI"):
 #
 #   kube-validate.sh tool                  build kubeconform (pinned, go install) into $SUBX_TOOLS_DIR/bin
-#   kube-validate.sh schemas               fetch the API schemas (go mod download of k8s.io/kubernetes
-#                                          and prometheus-operator) and convert them (build-schemas.ts)
+#   kube-validate.sh schemas               fetch the API schemas (go mod download of k8s.io/kubernetes,
+#                                          prometheus-operator and KEDA) and convert them (build-schemas.ts)
 #   kube-validate.sh chart <chart> <out>   render <chart> with its default values and every ci/*.yaml,
 #                                          for each Kubernetes version below, into <out>, and run
 #                                          `kubeconform -strict` on the renders; exits 1 on any
@@ -20,6 +20,10 @@ KUBECONFORM_VERSION=v0.8.0
 # (Chart.yaml kubeVersion), each the latest patch of its minor.
 KUBE_SCHEMA_VERSIONS=(1.37.2 1.30.14)
 PROMETHEUS_OPERATOR_VERSION=v0.85.0
+# KEDA's CRDs (ScaledObject, TriggerAuthentication, ...): config/crd/bases of its Go module. v2.21's
+# go.mod asks for Go >= 1.27.4, and `go mod download` refuses it under an older toolchain; v2.20's
+# does not (Go 1.26 fetches it).
+KEDA_VERSION=v2.20.2
 TOOLS_DIR=${SUBX_TOOLS_DIR:-$HOME/.cache/subx-tools}
 BIN_DIR=$TOOLS_DIR/bin
 KUBECONFORM=$BIN_DIR/kubeconform
@@ -27,7 +31,7 @@ HELM=${HELM:-$BIN_DIR/helm}
 NODE=node_modules/.bin/node
 # The converted schemas depend on the versions and on the converter itself.
 converter=scripts/kube-schemas/build-schemas.ts
-schemas_key=$(printf '%s\n' "${KUBE_SCHEMA_VERSIONS[@]}" "$PROMETHEUS_OPERATOR_VERSION" | cat - "$converter" | sha256sum | cut -c1-16)
+schemas_key=$(printf '%s\n' "${KUBE_SCHEMA_VERSIONS[@]}" "$PROMETHEUS_OPERATOR_VERSION" "$KEDA_VERSION" | cat - "$converter" | sha256sum | cut -c1-16)
 SCHEMAS_DIR=$TOOLS_DIR/kube-schemas/$schemas_key
 
 fail() {
@@ -66,7 +70,7 @@ module_dir() {
 
 schemas() {
   if [ -f "$SCHEMAS_DIR/.complete" ]; then
-    echo "schemas: Kubernetes ${KUBE_SCHEMA_VERSIONS[*]}, prometheus-operator $PROMETHEUS_OPERATOR_VERSION (cached in $SCHEMAS_DIR)"
+    echo "schemas: Kubernetes ${KUBE_SCHEMA_VERSIONS[*]}, prometheus-operator $PROMETHEUS_OPERATOR_VERSION, KEDA $KEDA_VERSION (cached in $SCHEMAS_DIR)"
     return
   fi
   need_go "the Kubernetes API schemas (go mod download)"
@@ -75,10 +79,14 @@ schemas() {
   mkdir -p "$TOOLS_DIR/kube-schemas"
   building=$(mktemp -d "$TOOLS_DIR/kube-schemas/.building.XXXXXX")
   trap 'rm -rf "$building"' EXIT
-  local operator crds=()
+  local operator keda crds=()
   operator=$(module_dir "github.com/prometheus-operator/prometheus-operator@$PROMETHEUS_OPERATOR_VERSION")
   for crd in "$operator"/example/prometheus-operator-crd/monitoring.coreos.com_*.yaml; do crds+=(--crd "$crd"); done
   [ ${#crds[@]} -gt 0 ] || fail "no CRDs in $operator/example/prometheus-operator-crd"
+  keda=$(module_dir "github.com/kedacore/keda/v2@$KEDA_VERSION")
+  local before=${#crds[@]}
+  for crd in "$keda"/config/crd/bases/keda.sh_*.yaml; do crds+=(--crd "$crd"); done
+  [ ${#crds[@]} -gt "$before" ] || fail "no CRDs in $keda/config/crd/bases"
   for version in "${KUBE_SCHEMA_VERSIONS[@]}"; do
     local kube
     kube=$(module_dir "k8s.io/kubernetes@v$version")
@@ -117,7 +125,7 @@ chart() {
         fail "helm template $name (Kubernetes $version)"
       files+=("$file")
     done
-    echo "kubeconform -strict, Kubernetes $version + prometheus-operator $PROMETHEUS_OPERATOR_VERSION:"
+    echo "kubeconform -strict, Kubernetes $version + prometheus-operator $PROMETHEUS_OPERATOR_VERSION + KEDA $KEDA_VERSION:"
     # No -ignore-missing-schemas: a kind without a schema is an error, not a pass.
     "$KUBECONFORM" -strict -summary -output text -kubernetes-version "$version" \
       -schema-location "$SCHEMAS_DIR/kubernetes" \

@@ -24,6 +24,10 @@ import {
   recordHelm,
 } from './helm-chart.ts';
 
+/** Components off by default that an example may turn on (ci/keda-values.yaml), with their gRPC ports. */
+const OPTIONAL_COMPONENTS = ['jobs', 'speech'];
+const GRPC_PORTS: Record<string, number> = { ...GRPC_COMPONENTS, jobs: 50055 };
+
 describe.skipIf(!helm)('helm chart deploy/helm/subx', () => {
   recordHelm();
   it('has example values to render', () => {
@@ -46,7 +50,7 @@ describe.skipIf(!helm)('helm chart deploy/helm/subx', () => {
       expect(deployments.length).toBeGreaterThan(0);
       for (const d of deployments) {
         const name = component(d);
-        expect(name && ALL_COMPONENTS.includes(name)).toBe(true);
+        expect(name && [...ALL_COMPONENTS, ...OPTIONAL_COMPONENTS].includes(name)).toBe(true);
         const svc = ofKind(objs, 'Service').find((s) => s.metadata.name === d.metadata.name);
         expect(svc, `Service for ${name}`).toBeDefined();
       }
@@ -67,7 +71,7 @@ describe.skipIf(!helm)('helm chart deploy/helm/subx', () => {
         expect(c.resources?.requests?.memory, name).toBeTruthy();
         expect(c.resources?.limits?.memory, name).toBeTruthy();
 
-        const grpcPort = GRPC_COMPONENTS[name];
+        const grpcPort = GRPC_PORTS[name];
         for (const probe of [c.livenessProbe, c.readinessProbe, c.startupProbe]) {
           expect(probe, `${name} probe`).toBeDefined();
           if (grpcPort !== undefined && grpcTls) {
@@ -112,15 +116,21 @@ describe.skipIf(!helm)('helm chart deploy/helm/subx', () => {
 
     it('scales gateway and extractor with an HPA (when enabled) and never fixes their replicas then', () => {
       const hpas = ofKind(objs, 'HorizontalPodAutoscaler');
-      for (const hpa of hpas) {
-        const target = (hpa.spec as { scaleTargetRef: { name: string } }).scaleTargetRef.name;
+      // KEDA's ScaledObjects (helm-keda.test.ts) own the replicas of what they scale the same way.
+      const scaled = ofKind(objs, 'ScaledObject');
+      for (const autoscaler of [...hpas, ...scaled]) {
+        const target = (autoscaler.spec as { scaleTargetRef: { name: string } }).scaleTargetRef.name;
         const d = deployments.find((x) => x.metadata.name === target);
-        expect(d, `HPA ${hpa.metadata.name} target`).toBeDefined();
+        expect(d, `${autoscaler.kind} ${autoscaler.metadata.name} target`).toBeDefined();
         expect((d?.spec as { replicas?: number }).replicas).toBeUndefined();
       }
       // minimal: a one-replica gateway; cluster: CI's single-node cluster has no metrics-server
       if (file !== 'minimal-values.yaml' && file !== 'cluster-values.yaml') {
-        expect(hpas.map(component).sort()).toEqual(['extractor', 'gateway']);
+        const byKeda = scaled.map(component);
+        const enabled = enabledComponents(objs);
+        expect(hpas.map(component).sort()).toEqual(
+          ['extractor', 'gateway', 'jobs'].filter((n) => enabled.includes(n) && !byKeda.includes(n)),
+        );
       }
     });
 
@@ -144,12 +154,12 @@ describe.skipIf(!helm)('helm chart deploy/helm/subx', () => {
         expect(entry?.valueFrom?.secretKeyRef?.key, key).toBe(key);
         expect(entry?.value, key).toBeUndefined();
       }
-      // Least privilege: only the gateway gets the pepper; the admin token goes to the gateway and
-      // the dashboard (which calls the admin API with it), nowhere else.
+      // Least privilege: only the gateway and the job service get the pepper; the admin token goes
+      // to the gateway and the dashboard (which calls the admin API with it), nowhere else.
       for (const d of deployments.filter((x) => component(x) !== 'gateway')) {
         const names = (podSpec(d).containers[0]?.env ?? []).map((e) => e.name);
         if (component(d) !== 'dashboard') expect(names, component(d)).not.toContain('ADMIN_TOKEN');
-        expect(names, component(d)).not.toContain('API_KEY_PEPPER');
+        if (component(d) !== 'jobs') expect(names, component(d)).not.toContain('API_KEY_PEPPER');
       }
     });
   });

@@ -1,8 +1,9 @@
 // The strict schema validation of scripts/validate-deploy.sh (scripts/kube-schemas/kube-validate.sh:
 // kubeconform -strict against the API schemas of Kubernetes releases and the Prometheus-operator
-// CRDs) accepts the chart as it is and rejects copies of it with an unknown field, a wrong type, a
-// malformed quantity, an unknown field in a custom resource, a kind Kubernetes does not know, or a
-// declared Kubernetes floor that is not validated. Needs helm and kubeconform in
+// and KEDA CRDs) accepts the chart as it is and rejects copies of it with an unknown field, a wrong
+// type, a malformed quantity, an unknown field in a custom resource (a ServiceMonitor, a
+// ScaledObject, a TriggerAuthentication), a trigger setting KEDA cannot read, a kind Kubernetes
+// does not know, or a declared Kubernetes floor that is not validated. Needs helm and kubeconform in
 // ~/.cache/subx-tools/bin (validate-deploy.sh installs both); skipped loudly without them, failing in CI.
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -114,6 +115,32 @@ describe.skipIf(!ready)('strict Kubernetes schema validation of the chart (kube-
     expect(output).toMatch(
       /ServiceMonitor subx is invalid.*at '\/metadata': additional properties 'labelz' not allowed/,
     );
+  });
+
+  // ci/keda-values.yaml renders the ScaledObjects and both TriggerAuthentications.
+  it('rejects an unknown field in a KEDA ScaledObject and in a TriggerAuthentication', () => {
+    const copy = chartCopy('templates/keda.yaml', (s) =>
+      s
+        .replace('  cooldownPeriod: {{', '  coolDownPeriod: 60\n  cooldownPeriod: {{')
+        .replace('    - parameter: bearerToken\n', '    - parameter: bearerToken\n      optional: true\n'),
+    );
+    const { status, output } = validate(copy);
+    expect(status).toBe(1);
+    expect(output).toMatch(
+      /ScaledObject subx-extractor is invalid.*additional properties 'coolDownPeriod' not allowed/,
+    );
+    expect(output).toMatch(
+      /TriggerAuthentication subx-keda-prometheus is invalid.*additional properties 'optional' not allowed/,
+    );
+  });
+
+  it('rejects a trigger setting that is not a string (KEDA reads metadata as strings only)', () => {
+    const copy = chartCopy('templates/keda.yaml', (s) =>
+      s.replace('lagThreshold: {{ .threshold | toString | quote }}', 'lagThreshold: {{ .threshold }}'),
+    );
+    const { status, output } = validate(copy);
+    expect(status).toBe(1);
+    expect(output).toMatch(/ScaledObject subx-extractor is invalid.*lagThreshold'?: got number, want string/);
   });
 
   it('rejects a kind it has no schema for instead of skipping it', () => {

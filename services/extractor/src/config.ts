@@ -3,6 +3,7 @@ import {
   csv,
   intBetween,
   durationMs,
+  durationMsBetween,
   loadConfig,
   serviceBasicsEnv,
   nameString,
@@ -99,6 +100,11 @@ export const ConfigSchema = z
     TRANSCRIBE_MODEL: nameString.default('whisper-1'),
     /** Bound on one request to the model (one part of the audio, its whole answer). */
     TRANSCRIBE_TIMEOUT_MS: durationMs.default(120_000),
+    /**
+     * How long a request to the model is tried again while the endpoint refuses connections or
+     * answers 503 (an engine scaled to zero, restarting or full); 0: fail at once (502).
+     */
+    TRANSCRIBE_UNAVAILABLE_WAIT_MS: durationMsBetween(0, 3_600_000).default(0),
     /** Transcriptions in flight per process; more wait their turn, accounts taking turns. */
     TRANSCRIBE_CONCURRENCY: intBetween(1, 64).default(2),
     /** Transcriptions waiting for a turn, in all: past it 503 SERVICE_UNAVAILABLE, retryable. */

@@ -15,7 +15,7 @@ import {
   grpcTlsFromConfig,
 } from '@subx/service-kit';
 import type { Logger } from '@subx/service-kit';
-import { transcriptionMetrics } from './transcription/metrics.ts';
+import { registerTranscriptionQueue, transcriptionMetrics } from './transcription/metrics.ts';
 import { Canary, YouTubeClient } from '@subx/youtube';
 import type { YouTubeClientConfig } from '@subx/youtube';
 import type { ExtractorConfig } from './config.ts';
@@ -79,6 +79,7 @@ async function transcriptionOf(config: ExtractorConfig, logger: Logger): Promise
     apiKey: config.TRANSCRIBE_API_KEY,
     model: config.TRANSCRIBE_MODEL,
     timeoutMs: config.TRANSCRIBE_TIMEOUT_MS,
+    unavailableWaitMs: config.TRANSCRIBE_UNAVAILABLE_WAIT_MS,
   });
   const ffmpeg = await findFfmpeg(config.TRANSCRIBE_FFMPEG);
   if (ffmpeg === undefined) {
@@ -97,6 +98,7 @@ async function transcriptionOf(config: ExtractorConfig, logger: Logger): Promise
     maxWaitingPerAccount: config.TRANSCRIBE_QUEUE_PER_ACCOUNT,
   });
   const metrics = transcriptionMetrics();
+  registerTranscriptionQueue(() => ({ inFlight: transcriber.inFlight, waiting: transcriber.waiting }));
   return {
     model: config.TRANSCRIBE_MODEL,
     maxSeconds: config.TRANSCRIBE_MAX_SECONDS,

@@ -81,6 +81,15 @@ Call with (dict "root" $ "name" $name "c" $component); "true" or empty.
 {{- if or .c.enabled (and (eq .name "speech") .root.Values.speech.enabled) }}true{{ end -}}
 {{- end -}}
 
+{{/*
+Whether KEDA scales a component: autoscaling.keda.enabled and its own keda.enabled. Its ScaledObject
+(keda.yaml) then replaces the CPU HPA, and the Deployment leaves `replicas` to it.
+Call with (dict "root" $ "c" $component); "true" or empty.
+*/}}
+{{- define "subx.keda" -}}
+{{- if and (dig "keda" "enabled" false (.root.Values.autoscaling | default dict)) (dig "enabled" false (.c.keda | default dict)) }}true{{ end -}}
+{{- end -}}
+
 {{/* Non-secret environment of one component (the ConfigMap data). Call with (dict "root" $ "name" $name "c" $component). */}}
 {{- define "subx.configEnv" -}}
 {{- $root := .root -}}
@@ -114,6 +123,10 @@ Call with (dict "root" $ "name" $name "c" $component); "true" or empty.
 {{- if and (has .name ($speech.callers | default list)) (include "subx.enabled" (dict "root" $root "name" "speech" "c" $speech)) -}}
 {{- /* The chart's speech engine transcribes for its callers, unless they name another endpoint. */ -}}
 {{- $_ := set $env "TRANSCRIBE_BASE_URL" (printf "http://%s:%d/v1" (include "subx.componentName" (dict "root" $root "name" "speech")) (int $speech.port)) -}}
+{{- if and (include "subx.keda" (dict "root" $root "c" $speech)) (eq (int $speech.keda.minReplicaCount) 0) $speech.keda.callerWait -}}
+{{- /* KEDA may have scaled the engine to zero: a request waits for it to come up. */ -}}
+{{- $_ := set $env "TRANSCRIBE_UNAVAILABLE_WAIT_MS" (toString $speech.keda.callerWait) -}}
+{{- end -}}
 {{- end -}}
 {{- if and .c.uses.youtube $root.Values.youtubeClients }}
 {{- if hasKey (.c.env | default dict) "YOUTUBE_CLIENTS" }}{{ fail (printf "components.%s.env.YOUTUBE_CLIENTS and youtubeClients: set the identities in one place (youtubeClients is re-read without a restart)" .name) }}{{ end -}}

@@ -60,6 +60,11 @@ export class AccountTurns {
     return this.#waiting;
   }
 
+  /** Requests holding a slot now (for metrics). */
+  get running(): number {
+    return this.#running;
+  }
+
   /** Runs `work` in a slot, once this request's turn comes. */
   async run<T>(request: TurnRequest, work: () => Promise<T>): Promise<T> {
     await this.#take(request);

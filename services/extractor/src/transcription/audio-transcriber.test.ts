@@ -2,9 +2,12 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { scrape } from '@subx/service-kit';
+import { deferred } from '@subx/testing/wait';
 import type { AudioPart } from './audio-file.ts';
 import { AudioTranscriber } from './audio-transcriber.ts';
 import type { Transcription } from './client.ts';
+import { registerTranscriptionQueue } from './metrics.ts';
 
 const spool = mkdtempSync(join(tmpdir(), 'audio-transcriber-'));
 afterAll(() => rmSync(spool, { recursive: true, force: true }));
@@ -98,5 +101,32 @@ describe('AudioTranscriber', () => {
     expect(most).toBe(2);
     expect(mostDownloading).toBeLessThanOrEqual(2);
     expect(readdirSync(spool)).toEqual([]);
+  });
+
+  it('exports the transcriptions in flight and waiting, for an autoscaler of the speech engine', async () => {
+    const sample = async (name: string) =>
+      Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(await scrape())?.[1] ?? Number.NaN);
+    const model = deferred<Transcription>();
+    const transcriber = new AudioTranscriber(
+      { transcribe: () => model.promise },
+      { spoolDir: spool, maxPartBytes: 1_000, ffmpeg: undefined, splitTimeoutMs: 1_000, concurrency: 1 },
+    );
+    const unregister = registerTranscriptionQueue(() => ({
+      inFlight: transcriber.inFlight,
+      waiting: transcriber.waiting,
+    }));
+    try {
+      const running = transcriber.transcribe(audio('vid00000011', 'x'));
+      const queued = transcriber.transcribe(audio('vid00000012', 'y'));
+      await new Promise((r) => setImmediate(r));
+      expect(await sample('subx_transcription_in_flight')).toBe(1);
+      expect(await sample('subx_transcription_waiting')).toBe(1);
+      model.resolve(heard);
+      await Promise.all([running, queued]);
+      expect(await sample('subx_transcription_in_flight')).toBe(0);
+      expect(await sample('subx_transcription_waiting')).toBe(0);
+    } finally {
+      unregister();
+    }
   });
 });

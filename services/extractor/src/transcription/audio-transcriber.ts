@@ -67,6 +67,11 @@ export class AudioTranscriber {
     return this.#turns.waiting;
   }
 
+  /** Transcriptions holding a slot now: downloading, being cut, or with the model. */
+  get inFlight(): number {
+    return this.#turns.running;
+  }
+
   async transcribe(
     audio: Pick<VideoAudio, 'videoId' | 'format' | 'pieces' | 'metadata'>,
     options: TranscribeOptions = {},

@@ -1,7 +1,9 @@
 /** Speech-to-text through an OpenAI-compatible `/v1/audio/transcriptions` endpoint. */
 import { openAsBlob } from 'node:fs';
-import OpenAI, { APIConnectionTimeoutError } from 'openai';
+import { setTimeout as sleep } from 'node:timers/promises';
+import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
 import { AppError } from '@subx/errors';
+import { backoffDelay } from '@subx/ports';
 import type { AudioPart } from './audio-file.ts';
 
 export interface TranscribeConfig {
@@ -9,6 +11,24 @@ export interface TranscribeConfig {
   apiKey: string | undefined;
   model: string;
   timeoutMs: number;
+  /**
+   * How long one request is tried again while the endpoint is unavailable (connection refused or
+   * reset, 503): an engine scaled to zero comes up, a full one frees a turn. 0 or absent: never.
+   */
+  unavailableWaitMs?: number;
+}
+
+/** Between tries of an unavailable endpoint: 1 s doubling to 10 s, jittered. */
+const UNAVAILABLE_BACKOFF = { baseMs: 1_000, maxMs: 10_000 };
+
+/**
+ * Whether the endpoint was not there to answer: no connection (refused, reset; not a timeout, which
+ * is the model's verdict) or 503 (draining, its queue full). Asked again later, it may answer.
+ */
+function isUnavailable(err: unknown): boolean {
+  if (err instanceof APIConnectionTimeoutError) return false;
+  if (err instanceof APIConnectionError) return true;
+  return err instanceof APIError && err.status === 503;
 }
 
 const LANGUAGE_CODES: Record<string, string> = {
@@ -203,17 +223,7 @@ export class TranscriptionClient {
     try {
       // A disk-backed Blob: the upload streams the file instead of holding it.
       const file = new File([await openAsBlob(part.path, { type: mimeType })], fileName, { type: mimeType });
-      answer = (await this.#client.audio.transcriptions.create(
-        {
-          file,
-          model: this.#config.model,
-          response_format: 'verbose_json',
-          // Word times for `include: ["words"]`: asked always, so a transcript cached once serves
-          // both kinds of request without the model hearing the audio again.
-          timestamp_granularities: ['word', 'segment'],
-        },
-        signal ? { signal } : undefined,
-      )) as VerboseJson;
+      answer = await this.#create(file, signal);
     } catch (err) {
       const failure = failed(err instanceof Error ? err.message : String(err), err);
       throw err instanceof APIConnectionTimeoutError ? verdict(failure) : failure;
@@ -238,6 +248,35 @@ export class TranscriptionClient {
       durationSeconds: heardSeconds > 0 ? heardSeconds : part.durationSeconds,
       segments,
     };
+  }
+
+  /**
+   * One upload's answer. While the endpoint is unavailable it is sent again, with backoff, until
+   * `unavailableWaitMs` has passed or the caller stops waiting; then the last failure is thrown.
+   */
+  async #create(file: File, signal: AbortSignal | undefined): Promise<VerboseJson> {
+    const giveUpAt = Date.now() + (this.#config.unavailableWaitMs ?? 0);
+    for (let retry = 1; ; retry++) {
+      try {
+        return (await this.#client.audio.transcriptions.create(
+          {
+            file,
+            model: this.#config.model,
+            response_format: 'verbose_json',
+            // Word times for `include: ["words"]`: asked always, so a transcript cached once serves
+            // both kinds of request without the model hearing the audio again.
+            timestamp_granularities: ['word', 'segment'],
+          },
+          signal ? { signal } : undefined,
+        )) as VerboseJson;
+      } catch (err) {
+        const wait = Math.min(backoffDelay(UNAVAILABLE_BACKOFF, retry), giveUpAt - Date.now());
+        if (!isUnavailable(err) || wait <= 0 || signal?.aborted) throw err;
+        await sleep(wait, undefined, signal ? { signal } : undefined).catch(() => {
+          throw err;
+        });
+      }
+    }
   }
 }
 

@@ -3,7 +3,7 @@
  * Names follow Prometheus conventions (`_total` counters, `_seconds` units), made with service-kit's
  * registry like every metric; the catalogue is in packages/service-kit/README.md, the alerts that read them in deploy/helm/subx/templates/prometheusrule.yaml.
  */
-import { counter, histogram } from '@subx/service-kit';
+import { counter, gauge, histogram } from '@subx/service-kit';
 
 /**
  * Speech-to-text (the extractor's TRANSCRIBE_*): seconds of audio transcribed, the model's time
@@ -33,5 +33,38 @@ export function transcriptionMetrics(): {
       model.observe(modelSeconds);
     },
     failed: (reason) => failures.inc({ reason }),
+  };
+}
+
+/** The transcriptions of this process now, as AudioTranscriber counts them. */
+export interface TranscriptionQueue {
+  /** Holding a slot: from the first audio byte downloaded to the model's last answer. */
+  readonly inFlight: number;
+  /** Waiting for a slot. */
+  readonly waiting: number;
+}
+
+let queueSource: (() => TranscriptionQueue) | undefined;
+
+/**
+ * The transcriptions queued and running, read at scrape time: what an autoscaler of the speech
+ * engine reads (the chart's KEDA query). They are counted here, where the work starts, because an
+ * engine scaled to zero replicas exports nothing that could bring it back. Returns the unregister.
+ */
+export function registerTranscriptionQueue(source: () => TranscriptionQueue): () => void {
+  queueSource = source;
+  gauge(
+    'subx_transcription_in_flight',
+    "Transcriptions in progress: from the first audio byte downloaded to the model's last answer.",
+    [],
+    function () {
+      this.set(queueSource?.().inFlight ?? 0);
+    },
+  );
+  gauge('subx_transcription_waiting', 'Transcriptions waiting for a turn.', [], function () {
+    this.set(queueSource?.().waiting ?? 0);
+  });
+  return () => {
+    if (queueSource === source) queueSource = undefined;
   };
 }
