@@ -57,7 +57,7 @@ describe.skipIf(!java)(
       system = await startSplitSystem({
         brokers,
         mongoUrl,
-        videoCount: 10 + 3 * N,
+        videoCount: 10 + 4 * N,
         prefix: 'jobrv',
         latencyMs: 100,
         gatewayEnv: {
