@@ -8,10 +8,11 @@
  * exactly N, every result paged exactly once.
  *
  * Small JOBS_* settings keep it short: a lease of 3 s (a killed gateway's job is free again soon), a
- * window of 5 items, and a round bounded by 15 s (items in flight on a killed extractor end as a
- * retryable TIMEOUT and run again). A killed gateway strands the credit reservation of the round it
- * was in; the ledger releases reservations older than CREDIT_RESERVATION_TTL_MS (20 s here, longer
- * than a round), which is when the balance settles.
+ * pool of 5 items in flight, and each item's trip bounded by 15 s (items in flight on a killed
+ * extractor end as a retryable TIMEOUT and run again). A killed gateway strands the credit
+ * reservations of the items it had in flight; the ledger releases reservations older than
+ * CREDIT_RESERVATION_TTL_MS (20 s here, longer than an item's trip), which is when the balance
+ * settles.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -138,7 +139,7 @@ describe.skipIf(!java)('fault: a bulk job survives a gateway, extractor or broke
       progress: { total: N, succeeded: N, failed: 0, pending: 0 },
       credits_charged: N,
     });
-    // A killed round's reservation is held until the ledger's sweeper releases it (TTL 20 s).
+    // A killed gateway's reservations are held until the ledger's sweeper releases them (TTL 20 s).
     let balance = 0;
     await waitFor(async () => (balance = await credits(run.accountId)) === run.before - N, {
       timeoutMs: 45_000,
