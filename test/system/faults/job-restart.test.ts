@@ -9,10 +9,11 @@
  * exactly N, every result paged exactly once.
  *
  * Small JOBS_* settings keep it short: a lease of 3 s (a killed job service's job is free again
- * soon), a window of 5 items, and a round bounded by 15 s (items in flight on a killed extractor end
- * as a retryable TIMEOUT and run again). A killed job service strands the credit reservation of the
- * round it was in; the ledger releases reservations older than CREDIT_RESERVATION_TTL_MS (20 s here,
- * longer than a round), which is when the balance settles.
+ * soon), a pool of 5 items in flight, and each item's trip bounded by 15 s (items in flight on a
+ * killed extractor end as a retryable TIMEOUT and run again). A killed job service strands the credit
+ * reservations of the items it had in flight; the ledger releases reservations older than
+ * CREDIT_RESERVATION_TTL_MS (20 s here, longer than an item's trip), which is when the balance
+ * settles.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -141,7 +142,7 @@ describe.skipIf(!java)(
         progress: { total: N, succeeded: N, failed: 0, pending: 0 },
         credits_charged: N,
       });
-      // A killed round's reservation is held until the ledger's sweeper releases it (TTL 20 s).
+      // A killed service's reservations are held until the ledger's sweeper releases them (TTL 20 s).
       let balance = 0;
       await waitFor(async () => (balance = await credits(run.accountId)) === run.before - N, {
         timeoutMs: 45_000,

@@ -53,6 +53,8 @@ interface Member {
   crashed: boolean;
   /** Keys `${topic}/${partition}` this member owns after the last rebalance. */
   assigned: Set<string>;
+  /** Where the next look for work starts among `assigned`: the one after the last served. */
+  nextPartition: number;
   inFlight: Set<Promise<void>>;
   timers: Set<{ timer: ReturnType<typeof setTimeout>; resolve: () => void }>;
 }
@@ -129,18 +131,29 @@ export function createInProcessEventBus(options: InProcessEventBusOptions = {}):
     return null;
   };
 
+  /**
+   * Starts what the members have room for, one message per partition per pass, each pass starting
+   * after the partition served last: a member whose first partitions always hold messages still
+   * serves its last ones (as a Kafka consumer fetches from all of its partitions).
+   */
   const pump = (group: Group): void => {
     if (closed) return;
     for (const member of group.members) {
-      for (const key of member.assigned) {
-        const state = group.partitions.get(key);
-        if (!state) continue;
-        const [topicName, p] = splitKey(key);
-        const log = topicOf(topicName).partitions[p]!;
-        for (;;) {
-          if (member.inFlight.size >= member.maxInFlight) break;
+      const keys = [...member.assigned];
+      for (let started = true; started && member.inFlight.size < member.maxInFlight;) {
+        started = false;
+        const first = member.nextPartition;
+        for (let i = 0; i < keys.length && member.inFlight.size < member.maxInFlight; i++) {
+          const at = (first + i) % keys.length;
+          const key = keys[at]!;
+          const state = group.partitions.get(key);
+          if (!state) continue;
+          const [topicName, p] = splitKey(key);
+          const log = topicOf(topicName).partitions[p]!;
           const offset = nextOffset(state, log.length, member.perPartition);
-          if (offset === null) break;
+          if (offset === null) continue;
+          started = true;
+          member.nextPartition = (at + 1) % keys.length;
           state.busy.set(offset, member);
           const work = deliverOne(member, state, topicName, p, offset, log[offset]!);
           member.inFlight.add(work);
@@ -284,6 +297,7 @@ export function createInProcessEventBus(options: InProcessEventBusOptions = {}):
         alive: true,
         crashed: false,
         assigned: new Set(),
+        nextPartition: 0,
         inFlight: new Set(),
         timers: new Set(),
       };

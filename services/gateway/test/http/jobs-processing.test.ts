@@ -40,7 +40,7 @@ describe('a job item whose stream is still being processed', () => {
       .job_id;
     await runOnce(h);
 
-    // One ask only (not JOB_ITEM_ATTEMPTS rounds seconds apart); the other item is done and charged.
+    // One ask only (not JOB_ITEM_ATTEMPTS tries seconds apart); the other item is done and charged.
     expect(calls.stream).toBe(1);
     expect(await getJob(h, id)).toMatchObject({
       status: 'running',

@@ -1,7 +1,7 @@
 /**
  * The job runner's rules through the real routes and runner (jobs-support.ts): retries of passing
  * failures, running out of credits, cancel mid-run, a runner that dies, leases held through long
- * rounds, and the per-account cap.
+ * items, and the per-account cap.
  */
 import { describe, expect, it } from 'vitest';
 import { AppError } from '@subx/errors';
@@ -11,7 +11,7 @@ import { KEYS, transcript } from './support.ts';
 import { REAL, allResults, auth, createJob, getJob, jobsGateway, watch } from './jobs-support.ts';
 
 describe('bulk job runner', () => {
-  it('gives an item that failed for a passing reason another round; one that keeps failing ends failed', async () => {
+  it('gives an item that failed for a passing reason another try; one that keeps failing ends failed', async () => {
     const h = await jobsGateway();
     const flaky = REAL[0]!;
     const broken = REAL[1]!;
@@ -39,15 +39,22 @@ describe('bulk job runner', () => {
     });
   });
 
-  it('cancels a running job: finished items are kept and charged, the rest dropped', async () => {
+  it('cancels a running job: finished items and those in flight are kept and charged, the rest dropped', async () => {
     const h = await jobsGateway({ env: { JOB_WINDOW_SIZE: '2' } });
     const ids = Array.from({ length: 6 }, (_, i) => `r${String(i).padStart(10, '0')}`);
     let jobId = '';
+    const asked: string[] = [];
+    let canceled: () => void = () => {};
+    const cancelDone = new Promise<void>((resolve) => (canceled = resolve));
     h.backends.handlers.getTranscript = async (req) => {
-      // Cancel while the second window is in flight.
+      asked.push(req.videoId);
+      // Cancel while items 2 and 3 are in flight (the pool holds two): both are kept.
       if (req.videoId === ids[2]) {
+        for (let i = 0; i < 200 && !asked.includes(ids[3]!); i++) await new Promise((r) => setTimeout(r, 5));
         await h.app.inject({ method: 'DELETE', url: `/api/v1/jobs/${jobId}`, headers: auth(KEYS.pro) });
+        canceled();
       }
+      if (req.videoId === ids[3]) await cancelDone;
       return transcript(req.videoId);
     };
     jobId = (await createJob(h, { source: { type: 'urls', urls: ids.map(watch) } })).json().job_id;
@@ -57,6 +64,8 @@ describe('bulk job runner', () => {
     expect(job.progress).toEqual({ total: 6, succeeded: 4, failed: 0, pending: 2 });
     expect(job.credits_charged).toBe(4);
     expect(h.ledger.balances.get('acc_pro')).toBe(96);
+    // Nothing started after the cancel.
+    expect(asked).toEqual(ids.slice(0, 4));
     expect(h.events.filter((e) => e.type === 'job.canceled')).toHaveLength(1);
     expect(h.webhooks).toHaveLength(0);
     expect((await allResults(h, jobId, 10)).map((r) => r.index)).toEqual([0, 1, 2, 3]);
@@ -82,15 +91,15 @@ describe('bulk job runner', () => {
   it('resumes a job whose runner died, never running or charging an item twice', async () => {
     const h = await jobsGateway({ env: { JOB_WINDOW_SIZE: '2', JOB_LEASE_MS: '5000' } });
     const ids = Array.from({ length: 6 }, (_, i) => `c${String(i).padStart(10, '0')}`);
-    // Runner A gets through the first window, then hangs on the second (a gateway that froze).
+    // Runner A gets through the first two items (its progress saved: JOB_WINDOW_SIZE items), then
+    // hangs on the next ones (a gateway that froze).
     const hang = new Promise<never>(() => {});
     let calls = 0;
     const dying: FanOut = {
       async run(request) {
         calls += 1;
-        if (calls === 1)
+        if (calls <= 2)
           return createDirectFanOut({ extractor: h.backends.extractor, concurrency: 4 }).run(request);
-        // Half the window finishes before the freeze.
         return hang;
       },
     };
@@ -109,8 +118,8 @@ describe('bulk job runner', () => {
       progress: { succeeded: 6, failed: 0 },
       credits_charged: 6,
     });
-    // Charged exactly once per item (the frozen runner's hold on its window is released by the
-    // real ledger's sweeper after the reservation TTL; this test ledger keeps it).
+    // Charged exactly once per item (the frozen runner's hold on its items in flight is released by
+    // the real ledger's sweeper after the reservation TTL; this test ledger keeps it).
     expect(h.ledger.events.reduce((sum, e) => sum + e.credits, 0)).toBe(6);
     const transcriptCalls = h.backends.calls
       .filter((c) => c.method === 'getTranscript')
@@ -120,11 +129,11 @@ describe('bulk job runner', () => {
     void a.stop(10);
   });
 
-  it('keeps its lease through a round longer than JOB_LEASE_MS: the job is not taken over and run twice', async () => {
-    // A round waits as long as its slowest item (JOB_ROUND_TIMEOUT_MS, 2 min by default), far past
-    // a lease renewed only between rounds (30 s): the runner's own next poll found the lease lapsed
-    // and started the job a second time beside the first, running the window twice and counting
-    // only one run's share of its charges in credits_charged.
+  it('keeps its lease through items slower than JOB_LEASE_MS: the job is not taken over and run twice', async () => {
+    // Items in flight may take JOB_ROUND_TIMEOUT_MS (2 min by default), far past a lease renewed
+    // only when the pool is refilled (30 s): the runner's own next poll would find the lease lapsed
+    // and start the job a second time beside the first, running its items twice and counting only
+    // one run's share of their charges in credits_charged.
     const h = await jobsGateway({ env: { JOB_WINDOW_SIZE: '2', JOB_LEASE_MS: '600' } });
     const ids = Array.from({ length: 4 }, (_, i) => `k${String(i).padStart(10, '0')}`);
     const direct = createDirectFanOut({ extractor: h.backends.extractor, concurrency: 4 });
@@ -141,16 +150,17 @@ describe('bulk job runner', () => {
     const jobId = (await createJob(h, { source: { type: 'urls', urls: ids.map(watch) } })).json().job_id;
     const runner = h.newRunner('runner-slow', slow);
     await runner.pollOnce();
-    for (let i = 0; i < 100 && calls === 0; i++) await new Promise((r) => setTimeout(r, 5));
-    expect(calls).toBe(1);
-    // The round is still in flight when the lease it started with has run out.
+    for (let i = 0; i < 100 && calls < 2; i++) await new Promise((r) => setTimeout(r, 5));
+    // The pool's two items (JOB_WINDOW_SIZE) are at the fan-out, each on its own.
+    expect(calls).toBe(2);
+    // They are still in flight when the lease they started with has run out.
     h.clock.advance(500);
     await new Promise((r) => setTimeout(r, 400));
     h.clock.advance(400);
     await runner.pollOnce();
     await new Promise((r) => setTimeout(r, 50));
     expect(runner.running()).toBe(1);
-    expect(calls).toBe(1);
+    expect(calls).toBe(2);
     release();
     await runner.idle();
     const job = await getJob(h, jobId);

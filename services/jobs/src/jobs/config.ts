@@ -11,16 +11,21 @@ export const jobsEnv = {
   JOBS_MAX_RUNNING_PER_ACCOUNT: intBetween(1, 100).default(2),
   /** Jobs this gateway runs at once (0: it takes jobs but leaves running them to other replicas). */
   JOBS_RUNNER_CONCURRENCY: intBetween(0, 64).default(4),
-  /** Items handed to the extraction workers together; a job's progress is saved after each window. */
+  /**
+   * Items of one job at the extraction workers at once (the runner's pool, refilled as each item
+   * finishes; with the direct fan-out at most FANOUT_CONCURRENCY). Progress is saved at least
+   * every this many finished items, and every second while it moves.
+   */
   JOB_WINDOW_SIZE: intBetween(1, 500).default(50),
   /** One video's budget, from when a worker starts it. */
   JOB_ITEM_TIMEOUT_MS: durationMs.default(60_000),
   /**
-   * One round of a window (its credit reservation lives that long, and a reservation older than
-   * 3 minutes is released by the ledger's sweeper, so keep it well inside).
+   * One item's trip through the fan-out, its wait in the queue included (the credit reservation of
+   * the items started with it lives that long, and a reservation older than 3 minutes is released
+   * by the ledger's sweeper, so keep it well inside).
    */
   JOB_ROUND_TIMEOUT_MS: durationMs.default(120_000),
-  /** Rounds an item gets when it fails for a reason worth retrying (timeouts, pacing, 503s). */
+  /** Tries an item gets when it fails for a reason worth retrying (timeouts, pacing). */
   JOB_ITEM_ATTEMPTS: intBetween(1, 10).default(3),
   /**
    * How long after a job starts it keeps asking again for items whose stream is still live or being

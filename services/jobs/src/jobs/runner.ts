@@ -1,50 +1,41 @@
 /**
  * The job runner: every gateway runs one. It leases the oldest runnable job (queued, or running
- * under a lapsed lease), lists its playlist or channel if it has one, and works through its items
- * window by window over the bulk fan-out, saving progress after each window:
+ * under a lapsed lease), lists its playlist or channel if it has one, and runs its items through a
+ * pool that keeps up to JOB_WINDOW_SIZE of them at the bulk fan-out, refilled as each finishes
+ * (item-pool.ts), saving progress as the finished prefix moves (progress.ts):
  *
- * - A window's items that already have a result (a window cut off by a crash) are neither run nor
- *   charged again; the rest get up to JOB_ITEM_ATTEMPTS rounds. Each round reserves the most its
- *   items may cost first (item-charges.ts: with `mode`, from each video's duration; the balance
- *   never goes below zero), records the results, then commits what was delivered only: failures
- *   are free, as in batch.
+ * - An item that already has a result (recorded by a run that crashed or lost its lease) is
+ *   neither run nor charged again; the others get up to JOB_ITEM_ATTEMPTS tries. Each refill
+ *   reserves the most its items may cost first (item-group.ts, item-charges.ts: with `mode`, from
+ *   each video's duration; the balance never goes below zero), records the results, then commits
+ *   what was delivered only: failures are free, as in batch.
  * - A result is recorded before its credit is committed: a crash in between leaves an item
  *   uncharged, never charged twice.
- * - The extraction queue unreachable (every item of a round a 503) does not use up attempts: the job
- *   waits, holding its lease, up to JOB_STALL_LIMIT_MS.
- * - DELETE marks the job canceled at once; the runner stops at the next window, keeping (and
- *   charging) what the window in flight produced.
+ * - The extraction queue unreachable (503) does not use up tries: the job waits, holding its
+ *   lease, up to JOB_STALL_LIMIT_MS.
+ * - DELETE marks the job canceled at once; the runner starts nothing more after it, keeping (and
+ *   charging) what was in flight.
+ * - Not even one more item paid for, with nothing in flight: the job ends failed,
+ *   INSUFFICIENT_CREDITS, keeping what it finished.
  * - An item whose stream is still live or being processed is parked, not failed (parked.ts): while
  *   only parked items are left, the job gives its lease back until the first is due.
  * - The terminal transition happens once (a conditional update); its maker hands the lifecycle
  *   event and webhook on, and a sweeper retries that for a terminal job not marked `notified`.
  */
 import { Errors, isAppError, toPublicErrorBody, type AppError } from '@subx/errors';
-import { backoffDelay } from '@subx/ports';
 import type { Clock, Logger } from '@subx/ports';
 import type { AccessPricing } from '@subx/credits';
 import type { CreditLedger, Tier } from '@subx/credits';
 import type { ExtractorBackend } from '@subx/backends';
-import type { FanOut, FanOutOutcome } from '@subx/fanout';
-import { durationsFrom, itemCharges, modelSecondsOf, overAudioCap } from '@subx/credits';
-import { modelSecondsUpFront, type ModelBudget } from '@subx/credits';
-import { TRANSCRIPT_MODE } from '@subx/public-api';
-import { failureItem, successItem } from '@subx/public-api';
-import { invalidVideoUrlMessage } from '@subx/public-api';
+import type { FanOut } from '@subx/fanout';
+import type { ModelBudget } from '@subx/credits';
 import type { JobSourceLister } from './sources.ts';
-import { resultId, type JobDoc, type JobItem, type JobResultDoc } from './model.ts';
+import type { JobDoc, JobItem } from './model.ts';
 import type { JobStore } from './store.ts';
 import type { JobNotifier } from './notify.ts';
 import { jobMetrics } from './metrics.ts';
-import { reserveUpTo } from './round-credits.ts';
-import {
-  isProcessing,
-  parkedDoc,
-  parkedFromDoc,
-  processingRetryTime,
-  resultCounts,
-  retryParkedItems,
-} from './parked.ts';
+import { runItemPool } from './item-pool.ts';
+import { createJobProgress, type ProgressCounts } from './progress.ts';
 
 interface JobRunnerConfig {
   JOBS_RUNNER_CONCURRENCY: number;
@@ -78,19 +69,24 @@ export interface JobRunnerDeps {
   config: JobRunnerConfig;
   /** Unique per gateway process: the lease owner. */
   instanceId: string;
-  /** Waiting between rounds while the queue is down (tests shorten it). Default real timers. */
+  /** Backoffs between tries and pauses while the queue is down (tests shorten them). Default real timers. */
   sleep?: (ms: number) => Promise<void>;
   /**
-   * The accounts' daily model budget, and each account's tier for it: a round of items that may
-   * need audio transcribed takes their length first, retries included (@subx/credits, model-budget.ts).
+   * The accounts' daily model budget, and each account's tier for it: a refill of items that may
+   * need audio transcribed takes their length first, retries included (access/model-budget.ts).
    * Absent (tests of other concerns): no budget is kept.
    */
   modelBudget?: { budget: ModelBudget; tierOf(accountId: string): Promise<Tier | null> };
+  /**
+   * Items of one job at the fan-out at once; default JOB_WINDOW_SIZE. The direct fan-out has no
+   * queue in front of the extractor, so start-jobs.ts caps it there at the fan-out's concurrency.
+   */
+  maxInFlight?: number;
 }
 
 export interface JobRunner {
   start(): void;
-  /** Stops taking jobs, lets each running window finish (bounded by `timeoutMs`), gives leases back. */
+  /** Stops taking jobs, lets the items in flight finish (bounded by `timeoutMs`), gives leases back. */
   stop(timeoutMs?: number): Promise<void>;
   /** One poll now (tests): claims what there is room for. Resolves when the claims are made. */
   pollOnce(): Promise<void>;
@@ -114,7 +110,7 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
   let stopping = false;
   let polling: Promise<void> | null = null;
   let lastMaintenance = 0;
-  /** When each running job last reached a step (a round, a window): the heartbeat's bound. */
+  /** When each running job last moved (a refill, an item done): the heartbeat's bound. */
   const steps = new Map<string, number>();
 
   async function renew(jobId: string): Promise<JobDoc> {
@@ -125,235 +121,6 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
     return job;
   }
 
-  const processingRetryAt = (job: JobDoc, error: AppError) =>
-    processingRetryTime(job, error, clock.now(), config);
-
-  /** Runs items [from, to) to a result each or into `parked`; returns the window's counts. */
-  async function runWindow(
-    job: JobDoc,
-    items: JobItem[],
-    from: number,
-    to: number,
-    parked: Map<number, number>,
-  ) {
-    const indexes = Array.from({ length: to - from }, (_, k) => from + k);
-    const existing = new Set((await store.resultsBetween(job._id, from, to)).map((r) => r.index));
-    const charged = await runItems(job, items, indexes, existing, `w${from}`, parked);
-    const inWindow = await store.resultsBetween(job._id, from, to);
-    return {
-      succeeded: inWindow.filter((r) => r.success).length,
-      failed: inWindow.filter((r) => !r.success).length,
-      complete: inWindow.length + indexes.filter((i) => parked.has(i)).length === to - from,
-      charged,
-    };
-  }
-
-  /**
-   * Runs `indexes` (those without a result in `existing`) to a result each, or parks them in
-   * `parked` (a stream still being processed); items that get a result leave `parked`. Resolves
-   * with the credits committed. `label` names the rounds' request ids.
-   */
-  async function runItems(
-    job: JobDoc,
-    items: JobItem[],
-    indexes: readonly number[],
-    existing: Set<number>,
-    label: string,
-    parked: Map<number, number>,
-  ): Promise<number> {
-    const now = () => clock.now();
-    let charged = 0;
-    const record = async (
-      index: number,
-      success: boolean,
-      item: Record<string, unknown>,
-      credited: number,
-    ) => {
-      const doc: JobResultDoc = {
-        _id: resultId(job._id, index),
-        job_id: job._id,
-        index,
-        success,
-        item: { index, ...item },
-        charged: credited > 0,
-        credits: credited,
-        created_at: now(),
-      };
-      const inserted = await store.insertResult(doc);
-      parked.delete(index);
-      if (inserted) {
-        existing.add(index);
-        metrics.items(success ? 'ok' : String(item.error_code ?? 'error'), 1);
-      }
-      return inserted;
-    };
-    // Not video URLs: failed at once, free.
-    for (const i of indexes) {
-      const item = items[i]!;
-      if (!existing.has(i) && item.video_id === null) {
-        await record(
-          i,
-          false,
-          failureItem(item.url, null, 'INVALID_URL', invalidVideoUrlMessage(item.url)),
-          0,
-        );
-      }
-    }
-    let attempt = 0;
-    let rounds = 0;
-    let stalledSince: number | null = null;
-    // Parked in an earlier run and due now: asked again here; parked in this run: not before their time.
-    const parkedBefore = new Set(parked.keys());
-    while (attempt < config.JOB_ITEM_ATTEMPTS) {
-      const missing = indexes.filter((i) => !existing.has(i) && (parkedBefore.has(i) || !parked.has(i)));
-      if (missing.length === 0) break;
-      const current = await renew(job._id);
-      // Canceled: what is recorded stays (and is charged); nothing new starts.
-      if (current.status === 'canceled') break;
-      const requestId = `${job._id}:${label}:r${rounds++}`;
-      const charges = await itemCharges(
-        missing.map((i) => items[i]!.video_id),
-        {
-          translate: job.options.translate,
-          mode: job.options.mode ?? 'captions',
-          capSeconds: job.options.max_audio_seconds ?? 0,
-        },
-        pricing,
-        durationsFrom(deps.extractor, requestId, Math.min(30_000, config.JOB_ITEM_TIMEOUT_MS)),
-      );
-      const reserved = await reserveUpTo(credits, job, charges.reserved, missing.length, requestId);
-      const reservation = reserved.reservation;
-      const round = missing.slice(0, reserved.count);
-      let successes = 0;
-      let committed = 0;
-      let outcomes: FanOutOutcome[];
-      // What the round may have the model process (each retry takes it again).
-      const modelSeconds = modelSecondsUpFront(
-        job.options.mode ?? 'captions',
-        round.map((_index, k) => charges.audioSeconds[k] ?? 0),
-      );
-      const tier =
-        modelSeconds !== null && deps.modelBudget ? await deps.modelBudget.tierOf(job.account_id) : null;
-      /** Seconds taken of the budget and not settled yet (undefined: none). */
-      let budgetTaken: number | undefined;
-      try {
-        if (tier) {
-          const refused = await deps
-            .modelBudget!.budget.take({ id: job.account_id, tier }, modelSeconds ?? 0)
-            .then(
-              () => undefined,
-              (error: unknown) => {
-                if (isAppError(error) && error.code === 'RATE_LIMITED') return error;
-                throw error;
-              },
-            );
-          if (!refused) budgetTaken = modelSeconds ?? 0;
-          else outcomes = round.map(() => ({ ok: false, error: refused }));
-        }
-        outcomes ??= await fanOut.run({
-          requestId,
-          accountId: job.account_id,
-          jobs: round.map((i) => ({
-            videoId: items[i]!.video_id!,
-            language: job.options.language,
-            include: job.options.include,
-            translate: job.options.translate,
-            mode: TRANSCRIPT_MODE[job.options.mode ?? 'captions'],
-            ...(job.options.max_audio_seconds === undefined
-              ? {}
-              : { maxAudioSeconds: job.options.max_audio_seconds }),
-          })),
-          totalTimeoutMs: config.JOB_ROUND_TIMEOUT_MS,
-          itemTimeoutMs: config.JOB_ITEM_TIMEOUT_MS,
-        });
-        if (budgetTaken !== undefined) {
-          const spent = round.reduce(
-            (sum, _index, k) => sum + modelSecondsOf(outcomes[k], charges.audioSeconds[k] ?? 0),
-            0,
-          );
-          await deps.modelBudget!.budget.settle(job.account_id, budgetTaken, spent);
-          budgetTaken = undefined;
-        }
-        // A transcript longer than the job's cap (cached for another tier) is not delivered.
-        const cap = job.options.max_audio_seconds ?? 0;
-        outcomes = outcomes.map((o) => {
-          const overCap = o.ok ? overAudioCap(o.transcript, cap, tier ?? undefined) : undefined;
-          return overCap ? { ok: false, error: overCap } : o;
-        });
-        const queueDown = outcomes.every((o) => !o.ok && o.error.code === 'SERVICE_UNAVAILABLE');
-        if (queueDown) stalledSince ??= now();
-        else stalledSince = null;
-        const stallExceeded = stalledSince !== null && now() - stalledSince > config.JOB_STALL_LIMIT_MS;
-        // A round where the queue was simply down does not use up an attempt (unless it has been
-        // down too long); the last real attempt records whatever failed.
-        const finalRound = stallExceeded || (!queueDown && attempt + 1 >= config.JOB_ITEM_ATTEMPTS);
-        // The round's results are independent documents: written together, not one round trip
-        // after another.
-        await Promise.all(
-          round.map(async (index, k) => {
-            const outcome = outcomes[k]!;
-            const item = items[index]!;
-            if (outcome.ok) {
-              const cost = charges.spent(k, outcome.transcript);
-              const body = successItem(item.url, outcome.transcript, {
-                format: job.options.format,
-                includeTimestamps: job.options.include_timestamps,
-                include: job.options.include,
-                creditsUsed: cost,
-              });
-              if (await record(index, true, body, cost)) {
-                successes += 1;
-                committed += cost;
-              }
-            } else if (isProcessing(outcome.error) && processingRetryAt(job, outcome.error) !== null) {
-              // Not a passing failure: asking again seconds later finds it processing still.
-              parkedBefore.delete(index);
-              parked.set(index, processingRetryAt(job, outcome.error) ?? now());
-            } else if (!outcome.error.retryable || finalRound || isProcessing(outcome.error)) {
-              // A stream still processing once the job has waited its limit ends here too.
-              const message = publicMessage(outcome.error);
-              await record(
-                index,
-                false,
-                failureItem(item.url, item.video_id, outcome.error.code, message),
-                0,
-              );
-            }
-          }),
-        );
-        await reservation.commit(committed, { successfulItems: successes, attemptedItems: round.length });
-        charged += committed;
-        if (stallExceeded) break;
-        if (queueDown) {
-          logger.warn(
-            { job_id: job._id, items: round.length },
-            'extraction queue unavailable; the job waits',
-          );
-          await sleep(Math.min(10_000, Math.max(500, config.JOBS_POLL_MS)));
-          continue;
-        }
-      } catch (error) {
-        await reservation.release().catch(() => {});
-        if (budgetTaken !== undefined)
-          await deps.modelBudget!.budget.settle(job.account_id, budgetTaken, 0).catch(() => {});
-        throw error;
-      }
-      attempt += 1;
-      // Items left for another round failed for a passing reason (a timeout, pacing): give the
-      // platform a moment rather than asking again at once.
-      const left = indexes.some((i) => !existing.has(i) && (parkedBefore.has(i) || !parked.has(i)));
-      if (attempt < config.JOB_ITEM_ATTEMPTS && left) {
-        await sleep(backoffDelay({ baseMs: 1_000, maxMs: 10_000 }, attempt));
-      }
-    }
-    // Anything still without a result after every round (the job was canceled mid-window) stays
-    // pending; anything that used up its rounds got its failure recorded above.
-    return charged;
-  }
-
-  const runParked = (job: JobDoc, items: JobItem[], parked: Map<number, number>) =>
-    retryParkedItems({ store, clock, config, pricing, instanceId, renew, runItems }, job, items, parked);
-
   async function loadItems(job: JobDoc): Promise<JobItem[]> {
     const stored = await store.items(job._id);
     if (stored && job.total !== null) return stored;
@@ -362,12 +129,18 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
     return listed.items;
   }
 
-  async function finishAndNotify(job: JobDoc, status: 'completed' | 'failed', error: AppError | null) {
+  async function finishAndNotify(
+    job: JobDoc,
+    status: 'completed' | 'failed',
+    error: AppError | null,
+    counts?: ProgressCounts,
+  ) {
     const done = await store.finish(job._id, status, {
       owner: instanceId,
       error: error ? { code: error.code, message: publicMessage(error) } : null,
       nowMs: clock.now(),
       resultsTtlMs: config.JOB_RESULTS_TTL,
+      ...(counts ? { counts } : {}),
     });
     if (done) {
       metrics.finished(done.status);
@@ -376,12 +149,12 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
   }
 
   /**
-   * Renews the lease every third of JOB_LEASE_MS while the job runs. Renewing only between rounds
-   * is not enough: a round waits for its slowest item (up to JOB_ROUND_TIMEOUT_MS) and a listing up
-   * to JOB_LISTING_TIMEOUT_MS, both longer than the lease, and a lapsed lease lets the next poll
-   * (this runner's own too) start the job a second time beside the first. A gateway that dies or
-   * freezes stops renewing; a run stuck in one step past any step's bound stops being renewed too,
-   * so its job still moves on elsewhere.
+   * Renews the lease every third of JOB_LEASE_MS while the job runs. Renewing only at refills is
+   * not enough: the items in flight may all be slow (each up to JOB_ROUND_TIMEOUT_MS) and a listing
+   * takes up to JOB_LISTING_TIMEOUT_MS, both longer than the lease, and a lapsed lease lets the next
+   * poll (this runner's own too) start the job a second time beside the first. A gateway that dies
+   * or freezes stops renewing; a run that has not moved for longer than any step's bound stops
+   * being renewed too, so its job still moves on elsewhere.
    */
   function holdLease(jobId: string): () => void {
     const stepBoundMs =
@@ -434,63 +207,61 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
         return;
       }
       job = await renew(job._id);
-      const parked = parkedFromDoc(job);
-      let index = job.next_index;
-      while (index < items.length) {
-        if (job.status === 'canceled') break;
-        const to = Math.min(index + config.JOB_WINDOW_SIZE, items.length);
-        let window;
-        try {
-          window = await runWindow(job, items, index, to, parked);
-        } catch (error) {
-          if (isAppError(error) && error.code === 'INSUFFICIENT_CREDITS') {
-            logger.info({ ...log }, 'job stopped: the credits ran out');
-            // Whatever this window finished still counts.
-            const partial = resultCounts(await store.resultsBetween(job._id, index, to), pricing);
-            await store.advance(job._id, instanceId, { from: index, to: index, ...partial }, clock.now());
-            await finishAndNotify(job, 'failed', error);
-            return;
-          }
-          throw error;
-        }
-        if (!window.complete) {
-          if ((await store.byId(job._id))?.status === 'canceled') {
-            // Canceled mid-window: count what was done, then stop.
-            await store.advance(job._id, instanceId, { from: index, to: index, ...window }, clock.now());
-            break;
-          }
-          // Rounds cut short (fewer credits than items): the same window again, for what is left.
-          continue;
-        }
-        // Parked items saved first: a crash before the advance redoes the window, never loses them.
-        const nothing = { succeeded: 0, failed: 0, charged: 0 };
-        if (!(await store.setParked(job._id, instanceId, parkedDoc(parked), nothing, clock.now()))) {
-          throw new StopWorking();
-        }
-        if (!(await store.advance(job._id, instanceId, { from: index, to, ...window }, clock.now()))) {
-          throw new StopWorking();
-        }
-        index = to;
-        job = await renew(job._id);
+      const progress = createJobProgress({
+        store,
+        clock,
+        instanceId,
+        job,
+        total: items.length,
+        saveEveryItems: config.JOB_WINDOW_SIZE,
+      });
+      const end = await runItemPool(
+        {
+          store,
+          clock,
+          logger,
+          config,
+          fanOut,
+          extractor: deps.extractor,
+          credits,
+          pricing,
+          ...(deps.modelBudget ? { modelBudget: deps.modelBudget } : {}),
+          maxInFlight: deps.maxInFlight ?? config.JOB_WINDOW_SIZE,
+          sleep,
+          renew,
+          isStop: (error) => error instanceof StopWorking,
+          // A backoff that ends after the run did is no step of it.
+          touch: () => void (steps.has(job._id) && steps.set(job._id, clock.now())),
+          metrics,
+        },
+        job,
+        items,
+        progress,
+      );
+      if (end.kind === 'stopped') {
+        // A stopping gateway still holds the lease: what it finished is saved for whoever resumes.
+        await progress.save().catch(() => false);
+        throw new StopWorking();
       }
-      if (job.status !== 'canceled' && index >= items.length) {
-        try {
-          const parkedOutcome = await runParked(job, items, parked);
-          if (parkedOutcome === 'lost') throw new StopWorking();
-          if (parkedOutcome === 'waiting') return;
-        } catch (error) {
-          if (!isAppError(error) || error.code !== 'INSUFFICIENT_CREDITS') throw error;
-          logger.info({ ...log }, 'job stopped: the credits ran out');
-          await finishAndNotify(job, 'failed', error);
-          return;
-        }
+      if (end.kind === 'out-of-credits') {
+        logger.info({ ...log }, 'job stopped: the credits ran out');
+        // Whatever it finished still counts, in the update that ends it.
+        await finishAndNotify(job, 'failed', end.error, progress.uncounted());
+        return;
       }
+      const saved = end.kind === 'canceled' ? await progress.saveAll() : await progress.save();
+      if (!saved) throw new StopWorking();
       const current = await store.byId(job._id);
       if (current?.status === 'canceled') {
         // The canceler left the notice to us, so that it carries the final numbers.
         metrics.finished('canceled');
         await store.releaseLease(job._id, instanceId);
         await notifier.notify(current);
+        return;
+      }
+      if (progress.parked.size > 0) {
+        // Only parked items are left: no runner waits for them; the job is free again when one is due.
+        await store.releaseLease(job._id, instanceId, Math.min(...progress.parked.values()));
         return;
       }
       await finishAndNotify(job, 'completed', null);
@@ -541,7 +312,7 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
         if (!claim) break;
         const id = claim.job._id;
         // Our own run of it is still going (a renewal missed its beat): the claim renewed its lease;
-        // a second run beside it would do its window twice.
+        // a second run beside it would run its items in flight twice.
         if (active.has(id)) continue;
         const done = run(claim).finally(() => {
           active.delete(id);
@@ -583,7 +354,7 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
       ]);
       clearTimeout(bound);
       // Whatever is still running past the bound: its lease is given back now, so another replica
-      // resumes it at once; the window in flight is redone there, never charged twice.
+      // resumes it at once; items in flight without a result are run there, none charged twice.
       await Promise.allSettled([...active.keys()].map((id) => store.releaseLease(id, instanceId)));
     },
     pollOnce,

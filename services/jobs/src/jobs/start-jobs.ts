@@ -89,6 +89,11 @@ export async function startJobs(deps: {
     config,
     instanceId: deps.instanceId,
     ...(deps.modelBudget ? { modelBudget: deps.modelBudget } : {}),
+    // Straight to the extractor's gRPC port there is no queue to wait in: a job keeps no more
+    // items in flight than a batch request would.
+    ...(deps.fanOutMode === 'direct'
+      ? { maxInFlight: Math.min(config.JOB_WINDOW_SIZE, config.FANOUT_CONCURRENCY) }
+      : {}),
   });
   runner.start();
   const service = createJobsService({

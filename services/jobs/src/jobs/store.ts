@@ -69,27 +69,27 @@ export interface JobStore {
     nowMs: number,
   ): Promise<boolean>;
   resultsBetween(jobId: string, from: number, to: number): Promise<JobResultDoc[]>;
-  /** false: that item already has a result (a resumed window); it is neither run nor charged again. */
+  /** false: that item already has a result (a resumed job); it is neither run nor charged again. */
   insertResult(doc: JobResultDoc): Promise<boolean>;
   /** Results from `fromIndex` on, in source order. */
   results(jobId: string, fromIndex: number, limit: number): Promise<JobResultDoc[]>;
   result(jobId: string, index: number): Promise<JobResultDoc | null>;
-  /** Moves `next_index` from `from` to `to` and adds the window's counts; once per window. */
+  /**
+   * Moves `next_index` from `from` to `to`, replaces the parked items (`JobDoc.parked`) and adds
+   * `counts` (the results the prefix passed, and those of items that left `parked`) in one update,
+   * so a crash never counts a result twice nor loses a parked item (progress.ts).
+   */
   advance(
     jobId: string,
     owner: string,
-    window: { from: number; to: number; succeeded: number; failed: number; charged: number },
-    nowMs: number,
-  ): Promise<boolean>;
-  /**
-   * Replaces the job's parked items (`JobDoc.parked`) and adds `counts` (the results of items that
-   * left it) in one update, so a crash never counts a result twice nor loses a parked item.
-   */
-  setParked(
-    jobId: string,
-    owner: string,
-    parked: Record<string, number>,
-    counts: { succeeded: number; failed: number; charged: number },
+    progress: {
+      from: number;
+      to: number;
+      parked: Record<string, number>;
+      succeeded: number;
+      failed: number;
+      charged: number;
+    },
     nowMs: number,
   ): Promise<boolean>;
   /**
@@ -105,6 +105,8 @@ export interface JobStore {
       nowMs: number;
       resultsTtlMs: number;
       keepLease?: boolean;
+      /** Results not counted yet (a run that ends the job): added in the same update. */
+      counts?: { succeeded: number; failed: number; charged: number };
     },
   ): Promise<JobDoc | null>;
   /** Terminal jobs whose event and webhook still have to be handed on (no runner holds them). */
@@ -277,29 +279,22 @@ export function createJobStore(store: DocumentStore): JobStore {
 
     result: (jobId, index) => results.findOne({ _id: resultId(jobId, index) }),
 
-    async advance(jobId, owner, window, nowMs) {
+    async advance(jobId, owner, progress, nowMs) {
       const updated = await jobs.updateOne(
-        { _id: jobId, lease_owner: owner, next_index: window.from },
+        { _id: jobId, lease_owner: owner, next_index: progress.from },
         {
-          $set: { next_index: window.to, updated_at: nowMs },
-          $inc: { succeeded: window.succeeded, failed: window.failed, credits_charged: window.charged },
+          $set: { next_index: progress.to, parked: progress.parked, updated_at: nowMs },
+          $inc: {
+            succeeded: progress.succeeded,
+            failed: progress.failed,
+            credits_charged: progress.charged,
+          },
         },
       );
       return updated.matchedCount === 1;
     },
 
-    async setParked(jobId, owner, parked, counts, nowMs) {
-      const updated = await jobs.updateOne(
-        { _id: jobId, lease_owner: owner },
-        {
-          $set: { parked, updated_at: nowMs },
-          $inc: { succeeded: counts.succeeded, failed: counts.failed, credits_charged: counts.charged },
-        },
-      );
-      return updated.matchedCount === 1;
-    },
-
-    finish(jobId, status, { owner, error = null, nowMs, resultsTtlMs, keepLease = false }) {
+    finish(jobId, status, { owner, error = null, nowMs, resultsTtlMs, keepLease = false, counts }) {
       const filter: Filter = { _id: jobId, status: { $in: ['queued', 'running'] } };
       if (owner !== undefined) filter.lease_owner = owner;
       return jobs.findOneAndUpdate(
@@ -314,10 +309,19 @@ export function createJobStore(store: DocumentStore): JobStore {
             // The job itself stays readable (and its results answer 410) as long again.
             purge_at: nowMs + 2 * resultsTtlMs,
             notified: false,
-            // A running job canceled by its owner keeps its lease: the runner records the window
+            // A running job canceled by its owner keeps its lease: the runner records the items
             // in flight (done items are kept and charged), then hands the notice on.
             ...(keepLease ? {} : { lease_owner: null, lease_until: 0 }),
           },
+          ...(counts
+            ? {
+                $inc: {
+                  succeeded: counts.succeeded,
+                  failed: counts.failed,
+                  credits_charged: counts.charged,
+                },
+              }
+            : {}),
         },
         { returnDocument: 'after' },
       );
