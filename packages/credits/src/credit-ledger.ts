@@ -17,7 +17,8 @@
 import { TOPICS } from '@subx/contracts';
 import { randomUUID } from 'node:crypto';
 import { creditUsageV1 } from '@subx/contracts';
-import { Errors } from '@subx/errors';
+import { Errors, isAppError } from '@subx/errors';
+import { DuplicateKeyError } from '@subx/ports';
 import type { Clock, DocumentStore, KeyValueStore } from '@subx/ports';
 import { ConfigError, countCredits } from '@subx/service-kit';
 import type { CreditLedger, Operation, Reservation, UsageReport } from './types.ts';
@@ -28,6 +29,8 @@ import { USAGE_RETENTION_MS, monthCreditsKey, usageCreditsKey } from './usage-ke
 import { utcDate, utcMonth } from './time.ts';
 
 export const OUTBOX_COLLECTION = 'outbox';
+/** A make-up reservation younger than this is its maker's to finish (settleLeftover). */
+const MAKE_UP_SETTLE_MS = 10_000;
 export const DEFAULT_RESERVATION_TTL_MS = 15 * 60_000;
 const CREDIT_USAGE_TOPIC = TOPICS.creditUsage.default;
 
@@ -140,8 +143,69 @@ export function createCreditLedger(options: CreditLedgerOptions): CreditLedgerIm
     }
   }
 
+  /**
+   * Commits an open reservation for `credits` (at most its amount): one conditional update of its
+   * state, so of any number of callers exactly one charges. Writes the usage event with it (the
+   * outbox), settles the hold, and answers the balance after it; null when it was not open any
+   * more (committed or released by someone else).
+   */
+  async function commitOpen(
+    doc: Pick<
+      ReservationDoc,
+      '_id' | 'account_id' | 'operation' | 'request_id' | 'idempotency_key' | 'amount'
+    >,
+    credits: number,
+    usage?: UsageReport,
+  ): Promise<number | null> {
+    const { _id: id, account_id: accountId, operation, request_id: requestId, amount } = doc;
+    const now = clock.now();
+    let payload: string | null = null;
+    if (credits > 0) {
+      const event: creditUsageV1.CreditUsage = {
+        envelope: {
+          eventId: id,
+          occurredAt: new Date(now).toISOString(),
+          accountId,
+          idempotencyKey: doc.idempotency_key ?? requestId,
+          traceParent: usage?.attributes?.traceparent ?? '',
+        },
+        operation,
+        credits: BigInt(credits),
+        requestId,
+        successfulItems: usage?.successfulItems ?? 1,
+        attemptedItems: usage?.attemptedItems ?? 1,
+        attributes: { ...(usage?.attributes ?? {}) },
+      };
+      payload = Buffer.from(creditUsageV1.CreditUsage.encode(event).finish()).toString('base64');
+    }
+    const committed = await outbox.findOneAndUpdate(
+      { _id: id, state: 'open' },
+      {
+        $set: {
+          state: 'committed',
+          charged: credits,
+          committed_at: now,
+          outbox_status: credits > 0 ? 'pending' : 'none',
+          topic: credits > 0 ? topic : null,
+          key: credits > 0 ? accountId : null,
+          payload,
+        },
+      },
+      { returnDocument: 'after' },
+    );
+    // Already released by the sweeper (the request outlived the reservation TTL): nothing to charge.
+    if (!committed) return null;
+    countCredits(operation, 'charged', credits);
+    countCredits(operation, 'released', amount - credits);
+    if (credits > 0) options.onEventPending?.();
+    const remaining = await settle(committed, amount - credits);
+    if (credits > 0) await countUsage(accountId, operation, credits, now);
+    return remaining ?? 0;
+  }
+
   function zeroReservation(): Reservation {
     return {
+      id: null,
       reserved: 0,
       async commit(credits) {
         assertCredits(credits, 0, 'credits');
@@ -150,7 +214,7 @@ export function createCreditLedger(options: CreditLedgerOptions): CreditLedgerIm
     };
   }
 
-  return {
+  const ledger: CreditLedgerImpl = {
     async init() {
       await outbox.createIndex({ state: 1, settled: 1 }, { name: 'reservation_unsettled' });
       await outbox.createIndex({ state: 1, created_at: 1 }, { name: 'reservation_open' });
@@ -161,7 +225,7 @@ export function createCreditLedger(options: CreditLedgerOptions): CreditLedgerIm
       assertCredits(amount, Number.MAX_SAFE_INTEGER, 'amount');
       if (amount === 0) return zeroReservation();
       await repo.ensureMonthlyAllowance(accountId);
-      const id = randomUUID();
+      const id = input.id ?? randomUUID();
       const doc: ReservationDoc = {
         _id: id,
         kind: 'credit_reservation',
@@ -201,55 +265,15 @@ export function createCreditLedger(options: CreditLedgerOptions): CreditLedgerIm
       countCredits(operation, 'reserved', amount);
       let finished = false;
       const reservation = {
+        id,
         reserved: amount,
         remaining: undefined as number | undefined,
         async commit(credits: number, usage?: UsageReport) {
           assertCredits(credits, amount, 'credits');
           if (finished) return;
           finished = true;
-          const now = clock.now();
-          let payload: string | null = null;
-          if (credits > 0) {
-            const event: creditUsageV1.CreditUsage = {
-              envelope: {
-                eventId: id,
-                occurredAt: new Date(now).toISOString(),
-                accountId,
-                idempotencyKey: input.idempotencyKey ?? requestId,
-                traceParent: usage?.attributes?.traceparent ?? '',
-              },
-              operation,
-              credits: BigInt(credits),
-              requestId,
-              successfulItems: usage?.successfulItems ?? 1,
-              attemptedItems: usage?.attemptedItems ?? 1,
-              attributes: { ...(usage?.attributes ?? {}) },
-            };
-            payload = Buffer.from(creditUsageV1.CreditUsage.encode(event).finish()).toString('base64');
-          }
-          const committed = await outbox.findOneAndUpdate(
-            { _id: id, state: 'open' },
-            {
-              $set: {
-                state: 'committed',
-                charged: credits,
-                committed_at: now,
-                outbox_status: credits > 0 ? 'pending' : 'none',
-                topic: credits > 0 ? topic : null,
-                key: credits > 0 ? accountId : null,
-                payload,
-              },
-            },
-            { returnDocument: 'after' },
-          );
-          // Already released by the sweeper (the request outlived the reservation TTL): nothing to charge.
-          if (!committed) return;
-          countCredits(operation, 'charged', credits);
-          countCredits(operation, 'released', amount - credits);
-          if (credits > 0) options.onEventPending?.();
-          const remaining = await settle(committed, amount - credits);
-          if (credits > 0) reservation.remaining = remaining;
-          if (credits > 0) await countUsage(accountId, operation, credits, now);
+          const remaining = await commitOpen(doc, credits, usage);
+          if (credits > 0 && remaining !== null) reservation.remaining = remaining;
         },
         async release() {
           if (finished) return;
@@ -266,6 +290,58 @@ export function createCreditLedger(options: CreditLedgerOptions): CreditLedgerIm
         },
       };
       return reservation;
+    },
+
+    async settleLeftover(input) {
+      const { reservationId, credits, usage } = input;
+      assertCredits(credits, Number.MAX_SAFE_INTEGER, 'credits');
+      for (let attempt = 0; attempt < 20; attempt++) {
+        const doc = await outbox.findOne({ _id: reservationId });
+        if (doc?.state === 'committed') return 'committed';
+        if (doc?.state === 'open') {
+          if ((await commitOpen(doc, Math.min(credits, doc.amount), usage)) !== null) return 'settled';
+          continue; // someone else settled it meanwhile: read what they did
+        }
+        // Released by recovery (or never held): the delivered items are charged afresh, once,
+        // under a reservation whose id is derived from the first, so a retry finds it.
+        if (credits === 0) return 'settled';
+        const makeUpId = `${reservationId}:make-up`;
+        const earlier = await outbox.findOne({ _id: makeUpId });
+        if (earlier?.state === 'committed') return 'made_up';
+        if (earlier?.state === 'open') {
+          // Its maker may be between writing it and taking the hold: let it finish first; one
+          // that has been open a while was left by a maker that died, and is committed here.
+          if (clock.now() - earlier.created_at < MAKE_UP_SETTLE_MS) {
+            await new Promise((resolve) => setTimeout(resolve, 200));
+            continue;
+          }
+          if ((await commitOpen(earlier, Math.min(credits, earlier.amount), usage)) !== null)
+            return 'made_up';
+          continue;
+        }
+        try {
+          const reservation = await ledger.reserve({
+            id: makeUpId,
+            accountId: input.accountId,
+            operation: input.operation,
+            amount: credits,
+            requestId: input.requestId,
+          });
+          await reservation.commit(credits, usage);
+          return 'made_up';
+        } catch (error) {
+          if (error instanceof DuplicateKeyError) continue;
+          if (isAppError(error) && error.code === 'INSUFFICIENT_CREDITS') {
+            logger.warn(
+              { reservation_id: reservationId, credits },
+              'delivered items could not be charged afresh: the balance is short',
+            );
+            return 'unpaid';
+          }
+          throw error;
+        }
+      }
+      throw new Error(`reservation ${reservationId} kept changing while it was settled`);
     },
 
     async recover() {
@@ -299,6 +375,7 @@ export function createCreditLedger(options: CreditLedgerOptions): CreditLedgerIm
       return { settled, expired };
     },
   };
+  return ledger;
 }
 
 /**

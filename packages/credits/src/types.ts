@@ -47,6 +47,8 @@ export interface UsageReport {
 }
 
 export interface Reservation {
+  /** The reservation's id in the ledger (null: a reservation of 0 holds nothing). */
+  readonly id: string | null;
   readonly reserved: number;
   /** The balance once a charging commit has settled (X-Credits-Remaining); unset before or without. */
   readonly remaining?: number;
@@ -73,5 +75,22 @@ export interface CreditLedger {
     requestId: string;
     /** The client's Idempotency-Key, carried into the usage event's envelope. */
     idempotencyKey?: string;
+    /** The reservation's id, when the caller must find it again; a second one with it throws DuplicateKeyError. */
+    id?: string;
   }): Promise<Reservation>;
+  /**
+   * Settles a reservation its holder could not (a crashed or stalled job runner), for `credits` it
+   * recorded as delivered, exactly once however often it is called: commits it when it is still
+   * open ('settled'; 'committed' when it was committed already); when recovery has released it,
+   * charges the credits afresh under a reservation derived from it ('made_up'), or answers
+   * 'unpaid' when the balance no longer covers them.
+   */
+  settleLeftover(input: {
+    reservationId: string;
+    accountId: string;
+    operation: Operation;
+    requestId: string;
+    credits: number;
+    usage?: UsageReport;
+  }): Promise<'settled' | 'committed' | 'made_up' | 'unpaid'>;
 }

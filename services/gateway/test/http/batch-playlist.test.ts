@@ -108,7 +108,7 @@ describe('POST /api/v1/batch', () => {
     // Reserved the worst case of the 3 video URLs (the INVALID_URL item cannot cost), committed 2,
     // one usage event.
     expect(gw.ledger.reservations).toEqual([
-      { accountId: 'acc_free', operation: 'batch', amount: 3, state: 'committed' },
+      { id: expect.any(String), accountId: 'acc_free', operation: 'batch', amount: 3, state: 'committed' },
     ]);
     expect(gw.ledger.events).toEqual([
       {

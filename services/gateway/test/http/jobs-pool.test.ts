@@ -86,7 +86,7 @@ describe('the job item pool', () => {
     await a.pollOnce();
     const charged = () => h.ledger.events.reduce((sum, e) => sum + e.credits, 0);
     // Items 3 and 4 are charged (their refill closed); 1 and 2 shared the first item's refill,
-    // whose commit never comes: recorded, and free.
+    // whose commit never comes: recorded, and not charged yet.
     await until(() => calls >= 7 && charged() === 2, 'runner A to freeze');
     expect((await h.store.resultsBetween(jobId, 0, 8)).map((r) => r.index)).toEqual([1, 2, 3, 4]);
     // Nothing saved past the first item, which has no result.
@@ -99,12 +99,14 @@ describe('the job item pool', () => {
       status: 'completed',
       progress: { total: 8, succeeded: 8, failed: 0, pending: 0 },
     });
-    // Each video asked once; the resuming runner charged only what it ran (0, 5, 6, 7).
+    // Each video asked once; the resuming runner charged what it ran (0, 5, 6, 7) and, from A's
+    // reservation left noted on the job, what A recorded and never committed (1, 2): 8 in all.
     const asked = h.backends.calls
       .filter((c) => c.method === 'getTranscript')
       .map((c) => (c.request as { videoId: string }).videoId);
     expect(asked.sort()).toEqual([...ids].sort());
-    expect(charged()).toBe(6);
+    expect(charged()).toBe(8);
+    expect(h.ledger.reservations.filter((r) => r.state === 'reserved')).toEqual([]);
     expect((await allResults(h, jobId, 100)).map((r) => r.index)).toEqual(ids.map((_, i) => i));
     void a.stop(10);
   });

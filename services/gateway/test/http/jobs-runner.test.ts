@@ -118,14 +118,50 @@ describe('bulk job runner', () => {
       progress: { succeeded: 6, failed: 0 },
       credits_charged: 6,
     });
-    // Charged exactly once per item (the frozen runner's hold on its items in flight is released by
-    // the real ledger's sweeper after the reservation TTL; this test ledger keeps it).
+    // Charged exactly once per item; the frozen runner's hold on its items in flight (none of them
+    // recorded) was settled for nothing by the runner that took over.
     expect(h.ledger.events.reduce((sum, e) => sum + e.credits, 0)).toBe(6);
+    expect(h.ledger.reservations.filter((r) => r.state === 'reserved')).toEqual([]);
     const transcriptCalls = h.backends.calls
       .filter((c) => c.method === 'getTranscript')
       .map((c) => (c.request as { videoId: string }).videoId);
     expect(transcriptCalls.sort()).toEqual([...ids].sort());
     expect(h.events.filter((e) => e.type === 'job.started')).toHaveLength(1);
+    void a.stop(10);
+  });
+
+  it('charges what a runner that died recorded but never committed, once', async () => {
+    const h = await jobsGateway({ env: { JOB_WINDOW_SIZE: '3', JOB_LEASE_MS: '5000' } });
+    const ids = Array.from({ length: 3 }, (_, i) => `d${String(i).padStart(10, '0')}`);
+    // Runner A starts the three items as one refill (one reservation); two finish and are recorded,
+    // the third never answers, so the refill is never committed: A dies holding it.
+    const direct = createDirectFanOut({ extractor: h.backends.extractor, concurrency: 4 });
+    const dying: FanOut = {
+      run: (request) =>
+        request.jobs[0]!.videoId === ids[2] ? new Promise<never>(() => {}) : direct.run(request),
+    };
+    const jobId = (await createJob(h, { source: { type: 'urls', urls: ids.map(watch) } })).json().job_id;
+    const a = h.newRunner('runner-dies-holding', dying);
+    await a.pollOnce();
+    for (let i = 0; i < 100 && !((await h.store.result(jobId, 0)) && (await h.store.result(jobId, 1))); i++)
+      await new Promise((r) => setTimeout(r, 5));
+    expect(await h.store.result(jobId, 1)).toMatchObject({ success: true, credits: 1 });
+    expect(h.ledger.events).toEqual([]);
+    expect(Object.keys((await h.store.byId(jobId))?.open_reservations ?? {})).toHaveLength(1);
+    const before = h.ledger.balances.get('acc_pro');
+
+    h.clock.advance(6_000);
+    await h.drain();
+    expect(await getJob(h, jobId)).toMatchObject({
+      status: 'completed',
+      progress: { succeeded: 3, failed: 0 },
+      credits_charged: 3,
+    });
+    // The two A recorded, charged by the runner that took over (A's reservation), the third by its own.
+    expect(h.ledger.events.map((e) => e.credits).sort()).toEqual([1, 2]);
+    expect(h.ledger.balances.get('acc_pro')).toBe(before! + 3 - 3);
+    expect(h.ledger.reservations.filter((r) => r.state === 'reserved')).toEqual([]);
+    expect((await h.store.byId(jobId))?.open_reservations ?? {}).toEqual({});
     void a.stop(10);
   });
 

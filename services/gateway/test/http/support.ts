@@ -96,15 +96,31 @@ export interface LedgerEvent {
 export function createTestLedger(initial: Record<string, number> = {}) {
   const balances = new Map<string, number>(Object.entries(initial));
   const events: LedgerEvent[] = [];
-  const reservations: { accountId: string; operation: Operation; amount: number; state: string }[] = [];
+  const reservations: {
+    id: string;
+    accountId: string;
+    operation: Operation;
+    amount: number;
+    state: string;
+  }[] = [];
+  const charge = (accountId: string, operation: Operation, credits: number, usage?: UsageReport) => {
+    if (credits > 0) events.push({ accountId, operation, credits, usage });
+  };
   const ledger: CreditLedger = {
-    async reserve({ accountId, operation, amount }) {
+    async reserve({ accountId, operation, amount, id }) {
       const available = balances.get(accountId) ?? 0;
       if (available < amount) throw Errors.insufficientCredits(amount, available);
       balances.set(accountId, available - amount);
-      const record = { accountId, operation, amount, state: 'reserved' };
+      const record = {
+        id: id ?? `res-${reservations.length + 1}`,
+        accountId,
+        operation,
+        amount,
+        state: 'reserved',
+      };
       reservations.push(record);
       const reservation = {
+        id: record.id,
         reserved: amount,
         remaining: undefined as number | undefined,
         async commit(credits: number, usage?: UsageReport) {
@@ -114,7 +130,7 @@ export function createTestLedger(initial: Record<string, number> = {}) {
           balances.set(accountId, (balances.get(accountId) ?? 0) + amount - credits);
           // As the real ledger: the balance after a charging commit.
           if (credits > 0) reservation.remaining = balances.get(accountId);
-          if (credits > 0) events.push({ accountId, operation, credits, usage });
+          charge(accountId, operation, credits, usage);
         },
         async release() {
           if (record.state !== 'reserved') return;
@@ -123,6 +139,31 @@ export function createTestLedger(initial: Record<string, number> = {}) {
         },
       };
       return reservation;
+    },
+    // As the real ledger: commit what is still held, else charge once more under a derived id.
+    async settleLeftover({ reservationId, accountId, operation, credits, usage }) {
+      const record = reservations.find((r) => r.id === reservationId);
+      if (record?.state === 'committed') return 'committed';
+      if (record?.state === 'reserved') {
+        record.state = 'committed';
+        balances.set(accountId, (balances.get(accountId) ?? 0) + record.amount - credits);
+        charge(accountId, operation, credits, usage);
+        return 'settled';
+      }
+      if (credits === 0) return 'settled';
+      if (reservations.some((r) => r.id === `${reservationId}:make-up`)) return 'made_up';
+      const available = balances.get(accountId) ?? 0;
+      if (available < credits) return 'unpaid';
+      balances.set(accountId, available - credits);
+      reservations.push({
+        id: `${reservationId}:make-up`,
+        accountId,
+        operation,
+        amount: credits,
+        state: 'committed',
+      });
+      charge(accountId, operation, credits, usage);
+      return 'made_up';
     },
   };
   return { ledger, balances, events, reservations };

@@ -32,6 +32,8 @@ export interface ItemGroupDeps {
 
 export interface ItemGroup {
   readonly requestId: string;
+  /** The refill's credit reservation (null: it holds nothing, a reservation of 0). */
+  readonly reservationId: string | null;
   /** The items started, in order; `k` below is a position in it. */
   readonly indexes: readonly number[];
   /** Item k through the fan-out: its outcome, a transcript past the job's audio cap not delivered. */
@@ -155,6 +157,7 @@ export async function startItemGroup(
 
   return {
     requestId,
+    reservationId: reservation.id,
     indexes,
     async run(k) {
       const outcome: FanOutOutcome = refused ? { ok: false, error: refused } : await fanOutOne(indexes[k]!);

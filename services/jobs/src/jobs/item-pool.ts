@@ -43,6 +43,8 @@ export interface ItemPoolDeps extends ItemGroupDeps {
   };
   /** Items of one job at the fan-out at once. */
   maxInFlight: number;
+  /** The lease owner (the runner's instance id): its refills' reservations are noted on the job under it. */
+  owner: string;
   /** Backoffs and stall pauses (tests shorten them). */
   sleep(ms: number): Promise<void>;
   /** The runner's lease renewal: the job as it is now; rejects when `isStop` says to stop. */
@@ -105,7 +107,13 @@ export async function runItemPool(
     if (!woken) await new Promise<void>((resolve) => (signal = resolve));
   }
 
-  async function record(index: number, success: boolean, item: Record<string, unknown>, credits: number) {
+  async function record(
+    index: number,
+    success: boolean,
+    item: Record<string, unknown>,
+    credits: number,
+    reservationId?: string | null,
+  ) {
     const doc: JobResultDoc = {
       _id: resultId(job._id, index),
       job_id: job._id,
@@ -114,6 +122,7 @@ export async function runItemPool(
       item: { index, ...item },
       charged: credits > 0,
       credits,
+      ...(credits > 0 && reservationId ? { reservation_id: reservationId } : {}),
       created_at: clock.now(),
     };
     const inserted = await store.insertResult(doc);
@@ -163,7 +172,7 @@ export async function runItemPool(
         include: job.options.include,
         creditsUsed: cost,
       });
-      if (await record(index, true, body, cost)) group.delivered(cost);
+      if (await record(index, true, body, cost, group.reservationId)) group.delivered(cost);
       return;
     }
     const { error } = outcome;
@@ -265,9 +274,17 @@ export async function runItemPool(
           deps.touch();
           wake();
           if (--left > 0) return;
-          await group.close().catch((error: unknown) => {
-            failure ??= { error };
-          });
+          const closed = await group.close().then(
+            () => true,
+            (error: unknown) => {
+              failure ??= { error };
+              return false;
+            },
+          );
+          // Committed: nothing of it is left for a runner that resumes the job to settle.
+          if (closed && group.reservationId) {
+            await store.noteReservation(job._id, deps.owner, group.reservationId, false).catch(() => {});
+          }
           openGroups -= 1;
           creditsShort = false;
           wake();
@@ -303,6 +320,20 @@ export async function runItemPool(
     );
     if (!group) return;
     queue.unshift(...picked.slice(group.indexes.length));
+    if (group.reservationId) {
+      // Noted before any of its items can be recorded: a runner that dies now leaves a reservation
+      // the next one finds and settles. Not noted (the lease is gone): it is returned, nothing runs.
+      const noted = await store.noteReservation(job._id, deps.owner, group.reservationId, true).then(
+        () => true,
+        () => false,
+      );
+      if (!noted) {
+        queue.unshift(...group.indexes);
+        await group.close().catch(() => {});
+        ending = { kind: 'stopped' };
+        return;
+      }
+    }
     launch(group);
   }
 

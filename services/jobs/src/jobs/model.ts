@@ -102,6 +102,12 @@ export type JobDoc = {
    * (epoch ms). They have no result yet and are not counted; the job ends once none is left.
    */
   parked?: Record<string, number>;
+  /**
+   * Credit reservations of items in flight, by id: set before a refill's first item can be
+   * recorded, unset once its commit is done. What a runner that died left here is settled by the
+   * next one (leftovers.ts), so an item recorded as delivered is charged once, never zero times.
+   */
+  open_reservations?: Record<string, true>;
 };
 
 export interface JobItem {
@@ -126,6 +132,8 @@ export type JobResultDoc = {
   charged: boolean;
   /** The credits committed for it (absent on results stored before it existed: 1 if charged). */
   credits?: number;
+  /** The reservation it was run under (its refill's); absent for free items and older results. */
+  reservation_id?: string;
   created_at: number;
 };
 

@@ -1,5 +1,5 @@
 /**
- * The job runner: every gateway runs one. It leases the oldest runnable job (queued, or running
+ * The job runner: every job-service replica runs one. It leases the oldest runnable job (queued, or running
  * under a lapsed lease), lists its playlist or channel if it has one, and runs its items through a
  * pool that keeps up to JOB_WINDOW_SIZE of them at the bulk fan-out, refilled as each finishes
  * (item-pool.ts), saving progress as the finished prefix moves (progress.ts):
@@ -9,8 +9,10 @@
  *   reserves the most its items may cost first (item-group.ts, item-charges.ts: with `mode`, from
  *   each video's duration; the balance never goes below zero), records the results, then commits
  *   what was delivered only: failures are free, as in batch.
- * - A result is recorded before its credit is committed: a crash in between leaves an item
- *   uncharged, never charged twice.
+ * - A result is recorded before its credit is committed, under a reservation noted on the job
+ *   first: a crash in between leaves the reservation noted, and the runner that resumes the job
+ *   settles it for what was recorded (leftovers.ts), so an item is charged once, never twice and
+ *   never not at all.
  * - The extraction queue unreachable (503) does not use up tries: the job waits, holding its
  *   lease, up to JOB_STALL_LIMIT_MS.
  * - DELETE marks the job canceled at once; the runner starts nothing more after it, keeping (and
@@ -36,6 +38,7 @@ import type { JobNotifier } from './notify.ts';
 import { jobMetrics } from './metrics.ts';
 import { runItemPool } from './item-pool.ts';
 import { createJobProgress, type ProgressCounts } from './progress.ts';
+import { settleLeftovers } from './leftovers.ts';
 
 interface JobRunnerConfig {
   JOBS_RUNNER_CONCURRENCY: number;
@@ -207,6 +210,8 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
         return;
       }
       job = await renew(job._id);
+      // A runner that died here before left reservations of items in flight: settled first.
+      await settleLeftovers({ store, credits, logger, owner: instanceId }, job);
       const progress = createJobProgress({
         store,
         clock,
@@ -227,6 +232,7 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
           pricing,
           ...(deps.modelBudget ? { modelBudget: deps.modelBudget } : {}),
           maxInFlight: deps.maxInFlight ?? config.JOB_WINDOW_SIZE,
+          owner: instanceId,
           sleep,
           renew,
           isStop: (error) => error instanceof StopWorking,

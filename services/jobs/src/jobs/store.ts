@@ -60,6 +60,14 @@ export interface JobStore {
   renewLease(jobId: string, owner: string, nowMs: number, leaseMs: number): Promise<JobDoc | null>;
   /** Gives the job back at once (a stopping gateway), so another picks it up without waiting. */
   releaseLease(jobId: string, owner: string, retryAtMs?: number): Promise<void>;
+  /**
+   * Notes a reservation of items about to run (`open`), or that it was committed (`!open`), on the
+   * job: whoever resumes the job settles the ones still noted (leftovers.ts). Noting needs the
+   * lease; dropping does not (a settled reservation is settled whoever holds the job now).
+   */
+  noteReservation(jobId: string, owner: string, reservationId: string, open: boolean): Promise<void>;
+  /** The results recorded under a reservation (at most a refill's items). */
+  resultsOf(jobId: string, reservationId: string): Promise<JobResultDoc[]>;
   items(jobId: string): Promise<JobItem[] | null>;
   setItems(
     jobId: string,
@@ -278,6 +286,19 @@ export function createJobStore(store: DocumentStore): JobStore {
       results.find({ job_id: jobId, index: { $gte: fromIndex } }, { sort: { index: 1 }, limit }),
 
     result: (jobId, index) => results.findOne({ _id: resultId(jobId, index) }),
+
+    async noteReservation(jobId, owner, reservationId, open) {
+      const field = `open_reservations.${reservationId}`;
+      if (open) {
+        const noted = await jobs.updateOne({ _id: jobId, lease_owner: owner }, { $set: { [field]: true } });
+        if (noted.matchedCount === 0) throw new Error(`job ${jobId} is no longer held by ${owner}`);
+      } else {
+        await jobs.updateOne({ _id: jobId }, { $unset: { [field]: '' } });
+      }
+    },
+
+    resultsOf: (jobId, reservationId) =>
+      results.find({ job_id: jobId, reservation_id: reservationId }, { sort: { index: 1 } }),
 
     async advance(jobId, owner, progress, nowMs) {
       const updated = await jobs.updateOne(
