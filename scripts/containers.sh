@@ -32,8 +32,8 @@ export COMPOSE_PROJECT_NAME=${COMPOSE_PROJECT_NAME:-subx}
 # The stack `up` starts: everything of the demo, apps and observability profiles except Grafana,
 # which cannot be built here (deploy/README.md, "Containers offline").
 UP_PROFILES=(--profile demo --profile apps --profile observability --profile speech)
-UP_SERVICES=(gateway extractor comments ai billing dashboard demo-youtube speech prometheus)
-SUBX_SERVICES=(gateway extractor comments ai billing dashboard)
+UP_SERVICES=(gateway extractor comments ai billing jobs dashboard demo-youtube speech prometheus)
+SUBX_SERVICES=(gateway extractor comments ai billing jobs dashboard)
 
 SELF=containers.sh
 log() { printf '[%s %s] %s\n' "$SELF" "$(date +%H:%M:%S)" "$*" >&2; }

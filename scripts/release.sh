@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # scripts/release.sh VERSION — a release an operator can install without building anything:
 #
-#   1. every image of deploy/docker/Dockerfile (gateway, extractor, comments, ai, billing,
+#   1. every image of deploy/docker/Dockerfile (gateway, extractor, comments, ai, billing, jobs,
 #      dashboard) built from this tree with the OCI labels org.opencontainers.image.{source,
 #      revision,version,title,licenses};
 #   2. a CycloneDX SBOM per image, made from the image's own pruned workspace (its /app: the
@@ -21,7 +21,7 @@
 #   RELEASE_OUT           SBOMs, chart package, image digests (default dist/release/VERSION)
 #   RELEASE_SOURCE_URL    org.opencontainers.image.source (default https://github.com/subx/subx)
 #   RELEASE_ALLOW_DIRTY   1: release a tree with uncommitted changes (revision <sha>-dirty)
-#   RELEASE_COMPONENTS    the images to release (default: all six; empty: the chart only)
+#   RELEASE_COMPONENTS    the images to release (default: all seven; empty: the chart only)
 #   RELEASE_SBOM_CACHE    SBOMs by image id, reused for an identical image (default
 #                         ~/.cache/subx-release/sbom; the SBOM is reproducible: no timestamp)
 #   HELM                  helm binary (default: the one scripts/validate-deploy.sh builds)
@@ -56,7 +56,7 @@ PLAIN_HTTP=${REGISTRY_PLAIN_HTTP:-$plain_default}
 SOURCE_URL=${RELEASE_SOURCE_URL:-https://github.com/subx/subx}
 OUT=${RELEASE_OUT:-dist/release/$VERSION}
 HELM=${HELM:-${SUBX_TOOLS_DIR:-${HOME:-/root}/.cache/subx-tools}/bin/helm}
-read -r -a COMPONENTS <<<"${RELEASE_COMPONENTS-gateway extractor comments ai billing dashboard}"
+read -r -a COMPONENTS <<<"${RELEASE_COMPONENTS-gateway extractor comments ai billing jobs dashboard}"
 CYCLONEDX=node_modules/.bin/cyclonedx-npm
 LICENSE_ID=$(node -p 'require("./package.json").license ?? ""' 2>/dev/null || true)
 # Every wait is bounded: a registry that does not answer fails the release, it does not hang it.

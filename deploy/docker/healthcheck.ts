@@ -15,6 +15,7 @@ const DEFAULT_GRPC_PORTS: Record<string, number> = {
   comments: 50052,
   ai: 50053,
   billing: 50054,
+  jobs: 50055,
 };
 const SERVING = 1;
 const STATUS_NAMES = ['UNKNOWN', 'SERVING', 'NOT_SERVING', 'SERVICE_UNKNOWN'];

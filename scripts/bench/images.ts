@@ -16,7 +16,7 @@ const { values } = parseArgs({ options: { runs: { type: 'string', default: '3' }
 const runs = Math.max(1, Number(values.runs));
 const TAG = process.env.SUBX_IMAGE_TAG ?? 'dev';
 const PROJECT = process.env.COMPOSE_PROJECT_NAME ?? 'subx';
-const SERVICES = ['gateway', 'extractor', 'comments', 'ai', 'billing', 'dashboard'];
+const SERVICES = ['gateway', 'extractor', 'comments', 'ai', 'billing', 'jobs', 'dashboard'];
 const HTTP: Record<string, number> = { gateway: 8080, dashboard: 8090 };
 const THIRD_PARTY = [
   'node:24-slim',

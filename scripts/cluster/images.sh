@@ -63,7 +63,7 @@ build_youtube_image() {
 # deploy/docker/Dockerfile, on a node:24-slim that must already be in Docker.
 build_subx_images_directly() {
   local svc
-  for svc in gateway extractor comments ai billing dashboard; do
+  for svc in gateway extractor comments ai billing jobs dashboard; do
     docker image inspect "subx/$svc:dev" >/dev/null 2>&1 && continue
     log "images: docker build subx/$svc:dev (deploy/docker/Dockerfile)"
     mkdir -p "$CLUSTER_CACHE/logs"

@@ -104,11 +104,11 @@ check_probes() {
 
 check_dns() {
   local script="" svc out want got bad=""
-  for svc in gateway extractor comments ai billing dashboard; do
+  for svc in gateway extractor comments ai billing jobs dashboard; do
     script+="/bin/busybox nslookup $RELEASE-$svc.$NAMESPACE.svc.cluster.local; /bin/busybox nslookup $RELEASE-$svc; "
   done
   out=$(toolbox dns-check "$script")
-  for svc in gateway extractor comments ai billing dashboard; do
+  for svc in gateway extractor comments ai billing jobs dashboard; do
     want=$(k get svc "$RELEASE-$svc" -o jsonpath='{.spec.clusterIP}')
     got=$(printf '%s\n' "$out" | grep -A2 "Name:.*$RELEASE-$svc" | sed -n 's/^Address: *//p' | sort -u | tr '\n' ' ')
     [ "$got" = "$want " ] || bad+="$RELEASE-$svc -> '$got' (cluster IP $want); "
@@ -259,6 +259,90 @@ check_extractor_deletion() {
   fi
 }
 
+# jobs_metric POD NAME : the sum of the samples of metric NAME (label matchers allowed: NAME{a="b"})
+# on the pod's /metrics, read from the node through the pod's address; empty when it does not answer.
+jobs_metric() {
+  local ip
+  ip=$(k get pod "$1" -o jsonpath='{.status.podIP}' 2>/dev/null) && [ -n "$ip" ] || return 0
+  curl -s --max-time 5 "http://$ip:9464/metrics" | METRIC=$2 node -e '
+    const [name, labels = ""] = process.env.METRIC.split("{");
+    let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => {
+      if (!s.includes("# TYPE")) return;
+      const want = labels.replace(/}$/, "").split(",").filter(Boolean);
+      let sum = 0;
+      for (const line of s.split("\n")) {
+        const m = /^([a-z_:]+)(?:\{(.*)\})? (\S+)$/.exec(line);
+        if (m && m[1] === name && want.every((l) => (m[2] || "").split(",").includes(l))) sum += Number(m[3]);
+      }
+      console.log(sum);
+    });'
+}
+
+# Two job-service replicas run the jobs. A job of the recorded platform's JOB_VIDEOS videos (each
+# answered late, test/cluster/engines.yaml) is under way when the pod that holds it (the one whose
+# subx_jobs_running is 1) is deleted: it finishes its window, gives the lease back, and the other
+# replica completes the job. No item lost or doubled: every item succeeded once, the job charged
+# one credit per item, the account's balance dropped by exactly that, and the replica that
+# finished it is not the deleted one. An account of its own, so the suite's balance stays apart.
+check_job_service_deletion() {
+  local n out account key before urls="" i id job_id job status succeeded holder="" pod at_delete completed_by balance
+  n=$(k get deploy youtube -o jsonpath='{.spec.template.spec.containers[0].env[?(@.name=="JOB_VIDEOS")].value}')
+  [ "${n:-0}" -gt 0 ] || { fail "job service deletion: the recorded platform serves no job videos (JOB_VIDEOS)"; return; }
+  out=$(admin POST /admin/v1/accounts '{"tier":"pro","credits":1000}')
+  account=$(printf '%s' "$out" | head -n -1 | json r.account_id 2>/dev/null || true)
+  key=$(printf '%s' "$out" | head -n -1 | json r.api_key 2>/dev/null || true)
+  [ -n "$account" ] && [ -n "$key" ] || { fail "job service deletion: account not created: $(printf '%s' "$out" | head -c 300)"; return; }
+  before=$(admin GET "/admin/v1/accounts/$account" | head -n -1 | json r.credits)
+  for i in $(seq 0 $((n - 1))); do
+    printf -v id 'cjob%07d' "$i"
+    urls+="\"https://www.youtube.com/watch?v=$id\","
+  done
+  out=$(API_KEY=$key gw POST /api/v1/jobs "{\"source\":{\"type\":\"urls\",\"urls\":[${urls%,}]}}")
+  job_id=$(printf '%s' "$out" | head -n -1 | json r.job_id 2>/dev/null || true)
+  [ "$(printf '%s' "$out" | tail -1)" = 202 ] && [ -n "$job_id" ] ||
+    { fail "job service deletion: POST /api/v1/jobs: $(printf '%s' "$out" | head -c 300)"; return; }
+  # Under way (a window done) and held by one replica.
+  local deadline=$((SECONDS + 120))
+  while [ -z "$holder" ] && [ $SECONDS -lt $deadline ]; do
+    succeeded=$(API_KEY=$key gw GET "/api/v1/jobs/$job_id" | head -n -1 | json 'r.progress ? r.progress.succeeded : 0' 2>/dev/null || echo 0)
+    if [ "${succeeded:-0}" -gt 0 ]; then
+      for pod in $(component_pods jobs); do
+        [ "$(jobs_metric "$pod" subx_jobs_running)" = 1 ] && holder=$pod
+      done
+    fi
+    [ -n "$holder" ] || sleep 0.5
+  done
+  [ -n "$holder" ] || { fail "job service deletion: job $job_id not under way on a job-service pod within 120 s (succeeded: ${succeeded:-?})"; return; }
+  at_delete=$succeeded
+  k delete pod "$holder" --wait=false >/dev/null 2>&1
+  deadline=$((SECONDS + 300))
+  while [ $SECONDS -lt $deadline ]; do
+    # 503 while the gateway's channel moves off the stopping pod: asked again
+    job=$(API_KEY=$key gw GET "/api/v1/jobs/$job_id" | head -n -1)
+    status=$(printf '%s' "$job" | json r.status 2>/dev/null || true)
+    case $status in completed | failed | canceled) break ;; esac
+    sleep 1
+  done
+  k rollout status deploy/"$RELEASE-jobs" --timeout=180s >/dev/null 2>&1 || true
+  completed_by=""
+  for pod in $(component_pods jobs); do
+    [ "$pod" != "$holder" ] && [ "$(jobs_metric "$pod" 'subx_jobs_finished_total{status="completed"}')" = 1 ] && completed_by=$pod
+  done
+  # The balance settles with the last round's commit.
+  deadline=$((SECONDS + 60))
+  while balance=$(admin GET "/admin/v1/accounts/$account" | head -n -1 | json r.credits 2>/dev/null) &&
+    [ "$balance" != $((before - n)) ] && [ $SECONDS -lt $deadline ]; do sleep 1; done
+  local evidence
+  evidence="job $job_id of $n videos: $(printf '%s' "$job" | json '`${r.status}, progress ${JSON.stringify(r.progress)}, credits_charged ${r.credits_charged}`' 2>/dev/null || printf '%s' "$job" | head -c 200); pod $holder deleted at $at_delete succeeded, completed by ${completed_by:-no other replica}; balance $before -> $balance"
+  if [ "$status" = completed ] && [ "$at_delete" -lt "$n" ] && [ -n "$completed_by" ] &&
+    [ "$(printf '%s' "$job" | json '[r.progress.total, r.progress.succeeded, r.progress.failed, r.credits_charged].join(" ")')" = "$n $n 0 $n" ] &&
+    [ "$balance" = $((before - n)) ]; then
+    pass "job-service pod deleted mid-job, the other replica completed it, nothing lost or doubled: $evidence"
+  else
+    fail "job service deletion: $evidence"
+  fi
+}
+
 # A client that loops through the gateway's cluster IP (load_start NAME ... load_stop): extracts
 # with the suite's key, one at a time, each bounded, at most ROLL_MAX_REQUESTS or ROLL_TIMEOUT s.
 # load_stop sets LOAD_TOTAL and LOAD_FAILED and keeps the codes in $SUITE_TMP/NAME.codes: the
@@ -394,6 +478,7 @@ run_cluster_suite() {
     check_extractor_deletion
     check_extract
     check_key_regeneration
+    check_job_service_deletion
     check_helm_test
     check_rolling_restart
     check_upgrade

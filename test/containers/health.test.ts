@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { compose, containersOf, docker, eventually, GATEWAY, health, PROMETHEUS } from './stack.ts';
 
-const SUBX = ['gateway', 'extractor', 'comments', 'ai', 'billing', 'dashboard'];
+const SUBX = ['gateway', 'extractor', 'comments', 'ai', 'billing', 'jobs', 'dashboard'];
 
 describe('container health', () => {
   it.each(SUBX)('%s: healthy by the image HEALTHCHECK (deploy/docker/healthcheck.ts)', async (service) => {

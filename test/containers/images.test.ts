@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { containersOf, docker, eventually } from './stack.ts';
 
 const HTTP = { gateway: 8080, dashboard: 8090 } as Record<string, number>;
-const SERVICES = ['gateway', 'extractor', 'comments', 'ai', 'billing', 'dashboard'];
+const SERVICES = ['gateway', 'extractor', 'comments', 'ai', 'billing', 'jobs', 'dashboard'];
 const TAG = process.env.SUBX_IMAGE_TAG ?? 'dev';
 const started: string[] = [];
 

@@ -41,7 +41,7 @@ const withDefaults = (value: string): string =>
     .replace(/\$\{[A-Z0-9_]+:-([^}]*)\}/g, '$1');
 
 const INFRA = ['kafka', 'kafka-init', 'mongo', 'otel-collector', 'redis'];
-const APPS = ['ai', 'billing', 'comments', 'dashboard', 'extractor', 'gateway'];
+const APPS = ['ai', 'billing', 'comments', 'dashboard', 'extractor', 'gateway', 'jobs'];
 
 // Compose semantics: a service runs when it has no profiles or one of its profiles is active.
 const enabled = (active: string[]): string[] =>
@@ -133,7 +133,7 @@ describe('docker-compose.yml', () => {
         checked++;
       }
     }
-    expect(checked).toBe(6); // gateway: 4 peers, ai: 2
+    expect(checked).toBe(8); // gateway: 5 peers, ai: 2, jobs: 1
   });
 
   it('publishes the API on localhost:8080 and reads ADMIN_TOKEN from the environment', () => {
@@ -256,6 +256,26 @@ describe('docker-compose.yml defaults start a gateway', () => {
     );
     expect(() => loadConfig(env)).not.toThrow();
     expect(() => loadAccessConfig(env, { embedded: false })).not.toThrow();
+  });
+});
+
+describe('docker-compose.yml defaults start the job service beside the gateway', () => {
+  it("its default environment passes its config validation, with the gateway's pepper and database", async () => {
+    const { loadJobServiceConfig } = await import('../../services/jobs/src/config.ts');
+    const envOf = (name: string) =>
+      Object.fromEntries(
+        Object.entries(services[name]?.environment ?? {}).map(([k, v]) => [k, withDefaults(String(v))]),
+      );
+    const gateway = envOf('gateway');
+    const config = loadJobServiceConfig(envOf('jobs'));
+    expect(gateway.JOBS_GRPC_ADDR).toBe(`jobs:${config.GRPC_PORT}`);
+    // Webhook secrets are sealed under the pepper, and a job charges the gateway's accounts.
+    expect(config.API_KEY_PEPPER).toBe(gateway.API_KEY_PEPPER);
+    expect(config.MONGO_DB).toBe(gateway.MONGO_DB);
+    for (const key of ['MONGO_URL', 'REDIS_URL', 'KAFKA_BROKERS'] as const) {
+      expect(envOf('jobs')[key], key).toBe(gateway[key]);
+    }
+    expect(config.WEBHOOK_ALLOW_PRIVATE_NETWORKS).toBe(false);
   });
 });
 

@@ -54,6 +54,17 @@ describe('healthcheck probe, gRPC mode', () => {
     expect(result.code).toBe(0);
   });
 
+  it('knows the default gRPC port of every gRPC image, the job service included', async () => {
+    // Whatever answers on the default port (usually nothing here), the probe found a port to ask.
+    for (const service of ['extractor', 'comments', 'ai', 'billing', 'jobs']) {
+      const result = await runProbe([], { SUBX_SERVICE: service });
+      expect(result.stderr, service).not.toMatch(/no valid port/);
+    }
+    const unknown = await runProbe([], { SUBX_SERVICE: 'no-such-service' });
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/no valid port/);
+  });
+
   it('checks a named service when HEALTHCHECK_GRPC_SERVICE is set', async () => {
     const ok = await runProbe(['grpc', String(port)], {
       HEALTHCHECK_GRPC_SERVICE: 'subx.extractor.v1.ExtractorService',

@@ -74,7 +74,7 @@ describe.skipIf(!helm)('helm chart deploy/helm/subx: admin listener, trusted pro
         const cm = ofKind(objs, 'ConfigMap').find((m) => m.metadata.name === d.metadata.name)?.data ?? {};
         const env = new Map((podSpec(d).containers[0]?.env ?? []).map((e) => [e.name, e]));
         const usesKafka = 'KAFKA_BROKERS' in cm;
-        expect(usesKafka, name).toBe(['gateway', 'extractor', 'billing'].includes(name));
+        expect(usesKafka, name).toBe(['gateway', 'extractor', 'billing', 'jobs'].includes(name));
         if (!usesKafka) {
           expect(env.has('KAFKA_SASL_PASSWORD'), name).toBe(false);
           continue;
@@ -126,7 +126,7 @@ describe.skipIf(!helm)('helm chart deploy/helm/subx: admin listener, trusted pro
         });
       }
       // The callers: TLS with the CA, presenting the certificate.
-      for (const name of ['gateway', 'ai']) {
+      for (const name of ['gateway', 'ai', 'jobs']) {
         expect(cm(name), name).toMatchObject({
           GRPC_TLS: 'true',
           GRPC_TLS_CA_FILE: '/etc/subx/grpc-tls/ca.crt',

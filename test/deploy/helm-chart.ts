@@ -19,6 +19,7 @@ export const GRPC_COMPONENTS: Record<string, number> = {
   comments: 50052,
   ai: 50053,
   billing: 50054,
+  jobs: 50055,
 };
 export const ALL_COMPONENTS = ['gateway', 'dashboard', ...Object.keys(GRPC_COMPONENTS)];
 export const SECRET_KEYS = [

@@ -111,8 +111,9 @@ describe.skipIf(!helm)('helm chart deploy/helm/subx: high availability (ci/produ
   it('lets each component reach only its peers among the chart components', () => {
     const policies = egressOf(production());
     const targets = (name: string): string[] => podTargets(policies.get(name) as PolicySpec);
-    expect(targets('gateway')).toEqual(['ai', 'billing', 'comments', 'extractor']);
+    expect(targets('gateway')).toEqual(['ai', 'billing', 'comments', 'extractor', 'jobs']);
     expect(targets('ai')).toEqual(['comments', 'extractor']);
+    expect(targets('jobs')).toEqual(['extractor']);
     expect(targets('dashboard')).toEqual(['gateway']);
     for (const name of ['extractor', 'comments', 'billing']) expect(targets(name)).toEqual([]);
     const dashboardToGateway = policies
@@ -129,13 +130,19 @@ describe.skipIf(!helm)('helm chart deploy/helm/subx: high availability (ci/produ
       (policies.get(name)?.egress ?? []).some(
         (r) => ports(r).includes('TCP/443') && (r.to ?? []).some((t) => t.ipBlock?.cidr === '0.0.0.0/0'),
       );
-    expect(ALL_COMPONENTS.filter(publicHttps).sort()).toEqual(['ai', 'comments', 'extractor', 'gateway']);
+    expect(ALL_COMPONENTS.filter(publicHttps).sort()).toEqual([
+      'ai',
+      'comments',
+      'extractor',
+      'gateway',
+      'jobs',
+    ]);
     const kafka = (name: string): boolean =>
       (policies.get(name)?.egress ?? []).some((r) => ports(r).includes('TCP/9093'));
-    expect(ALL_COMPONENTS.filter(kafka).sort()).toEqual(['billing', 'extractor', 'gateway']);
+    expect(ALL_COMPONENTS.filter(kafka).sort()).toEqual(['billing', 'extractor', 'gateway', 'jobs']);
     const mongo = (name: string): boolean =>
       (policies.get(name)?.egress ?? []).some((r) => ports(r).includes('TCP/27017'));
-    expect(ALL_COMPONENTS.filter(mongo).sort()).toEqual(['billing', 'dashboard', 'gateway']);
+    expect(ALL_COMPONENTS.filter(mongo).sort()).toEqual(['billing', 'dashboard', 'gateway', 'jobs']);
   });
 
   it('leaves the default install as before: ingress-only policies, no node spread', () => {

@@ -26,8 +26,8 @@ import {
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const DEV = path.join(chartDir, 'ci/dev-values.yaml');
 const KEDA = path.join(chartDir, 'ci/keda-values.yaml');
-/** The three scalable workloads on, with KEDA as asked. */
-const ALL_ON = ['--set', 'speech.enabled=true', '--set', 'components.jobs.enabled=true'];
+/** The three scalable workloads on (the job service is by default), with KEDA as asked. */
+const ALL_ON = ['--set', 'speech.enabled=true'];
 const KEDA_ON = [...ALL_ON, '--set', 'autoscaling.keda.enabled=true'];
 
 type Trigger = {
@@ -306,7 +306,7 @@ describe.skipIf(!helm)('helm chart deploy/helm/subx: queue-depth autoscaling wit
     expect(scaledObjects(objs).map(component).sort()).toEqual(['extractor', 'speech']);
     expect(ofKind(objs, 'HorizontalPodAutoscaler').map(component).sort()).toEqual(['gateway', 'jobs']);
     // A disabled component gets no ScaledObject.
-    const noJobs = render(DEV, ['--set', 'speech.enabled=true', '--set', 'autoscaling.keda.enabled=true']);
+    const noJobs = render(DEV, [...KEDA_ON, '--set', 'components.jobs.enabled=false']);
     expect(scaledObjects(noJobs).map(component).sort()).toEqual(['extractor', 'speech']);
   });
 

@@ -24,9 +24,9 @@ import {
   recordHelm,
 } from './helm-chart.ts';
 
-/** Components off by default that an example may turn on (ci/keda-values.yaml), with their gRPC ports. */
-const OPTIONAL_COMPONENTS = ['jobs', 'speech'];
-const GRPC_PORTS: Record<string, number> = { ...GRPC_COMPONENTS, jobs: 50055 };
+/** Components off by default that an example may turn on (ci/keda-values.yaml). */
+const OPTIONAL_COMPONENTS = ['speech'];
+const GRPC_PORTS: Record<string, number> = GRPC_COMPONENTS;
 
 describe.skipIf(!helm)('helm chart deploy/helm/subx', () => {
   recordHelm();
@@ -249,6 +249,74 @@ describe.skipIf(!helm)('helm chart deploy/helm/subx', () => {
         'ingress.hosts[0].component=billing',
       ]),
     ).toThrow(/not an enabled http component/);
+  });
+
+  it('runs the job service as its own Deployment behind the gateway, on the gateway’s pepper and engines', () => {
+    const objs = render(path.join(chartDir, 'ci/dev-values.yaml'));
+    const byComponent = (kind: string, name: string) => ofKind(objs, kind).find((o) => component(o) === name);
+    const jobs = byComponent('Deployment', 'jobs') as Obj;
+    const [c] = podSpec(jobs).containers;
+    expect(c?.image).toMatch(/^subx\/jobs:/);
+    expect(c?.ports?.find((p) => p.name === 'grpc')?.containerPort).toBe(50055);
+    // Two runners at least, so a job whose pod goes away resumes on the other after its lease.
+    const hpa = byComponent('HorizontalPodAutoscaler', 'jobs')?.spec as { minReplicas: number } | undefined;
+    expect(hpa?.minReplicas).toBeGreaterThanOrEqual(2);
+    expect(byComponent('PodDisruptionBudget', 'jobs')).toBeDefined();
+
+    const service = byComponent('Service', 'jobs') as Obj;
+    const gatewayEnv = byComponent('ConfigMap', 'gateway')?.data ?? {};
+    expect(gatewayEnv.JOBS_GRPC_ADDR).toBe(`${service.metadata.name}:50055`);
+    const jobsEnv = byComponent('ConfigMap', 'jobs')?.data ?? {};
+    expect(jobsEnv).toMatchObject({
+      GRPC_PORT: '50055',
+      EXTRACTOR_GRPC_ADDR: gatewayEnv.EXTRACTOR_GRPC_ADDR,
+      KAFKA_BROKERS: gatewayEnv.KAFKA_BROKERS,
+      MONGO_DB: gatewayEnv.MONGO_DB,
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false',
+    });
+    // The webhooks left the gateway with the jobs: their settings are the job service's.
+    expect(gatewayEnv).not.toHaveProperty('WEBHOOK_ALLOW_PRIVATE_NETWORKS');
+
+    // The same Secret keys as the gateway's for what both read; no admin token.
+    const refs = new Map((c?.env ?? []).map((e) => [e.name, e.valueFrom?.secretKeyRef]));
+    expect([...refs.keys()].sort()).toEqual([
+      'API_KEY_PEPPER',
+      'API_KEY_PEPPER_PREVIOUS',
+      'MONGO_URL',
+      'REDIS_URL',
+    ]);
+    expect(refs.get('API_KEY_PEPPER')).toEqual({ name: 'subx-secrets', key: 'API_KEY_PEPPER' });
+    expect(refs.get('API_KEY_PEPPER_PREVIOUS')?.optional).toBe(true);
+
+    // What the chart renders passes the job service's own validation.
+    const secret = ofKind(objs, 'Secret')[0] as Obj;
+    const secretEnv = Object.fromEntries(
+      [...refs].map(([name, ref]) => [
+        name,
+        Buffer.from(String(secret.data?.[ref?.key ?? '']), 'base64').toString(),
+      ]),
+    );
+    return import('../../services/jobs/src/config.ts').then(({ loadJobServiceConfig }) => {
+      const config = loadJobServiceConfig({ ...jobsEnv, ...secretEnv });
+      expect(config.GRPC_PORT).toBe(50055);
+      expect(config.API_KEY_PEPPER).toBe(secretEnv.API_KEY_PEPPER);
+      expect(config.API_KEY_PEPPER_PREVIOUS).toBeUndefined();
+    });
+  });
+
+  it('refuses to render the job service without the pepper it seals webhook secrets under', () => {
+    expect(() =>
+      render(path.join(chartDir, 'ci/dev-values.yaml'), [
+        '--set',
+        'components.gateway.enabled=false',
+        '--set',
+        'components.dashboard.enabled=false',
+        '--set',
+        'tests.smoke.enabled=false',
+        '--set',
+        'secrets.values.API_KEY_PEPPER=',
+      ]),
+    ).toThrow(/API_KEY_PEPPER is required/);
   });
 
   it('drops disabled components and the peers that pointed at them', () => {

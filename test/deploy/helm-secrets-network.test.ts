@@ -140,7 +140,7 @@ describe.skipIf(!helm)('helm chart deploy/helm/subx: secrets and NetworkPolicy',
       ).toEqual([]);
     });
 
-    it('lets anyone reach the gateway, only the dashboard its admin port, only gateway/ai the internal services', () => {
+    it('lets anyone reach the gateway, only the dashboard its admin port, only their callers the internal services', () => {
       const objs = render(path.join(chartDir, 'ci/dev-values.yaml'));
       type Rule = {
         from?: { podSelector?: { matchLabels: Record<string, string> } }[];
@@ -170,10 +170,11 @@ describe.skipIf(!helm)('helm chart deploy/helm/subx: secrets and NetworkPolicy',
       expect(gateway?.ingress[0]?.ports).toEqual([{ port: 'http', protocol: 'TCP' }]); // never `admin`
       expect(gateway?.ingress[1]?.ports).toEqual([{ port: 'admin', protocol: 'TCP' }]);
       expect(callers('gateway')).toEqual(['dashboard']);
-      expect(callers('extractor')).toEqual(['ai', 'gateway']);
+      expect(callers('extractor')).toEqual(['ai', 'gateway', 'jobs']);
       expect(callers('comments')).toEqual(['ai', 'gateway']);
       expect(callers('ai')).toEqual(['gateway']);
       expect(callers('billing')).toEqual(['gateway']);
+      expect(callers('jobs')).toEqual(['gateway']);
       for (const [name, spec] of policies) {
         expect(spec.podSelector.matchLabels['app.kubernetes.io/component'], String(name)).toBe(name);
       }

@@ -20,7 +20,7 @@ type Service = {
   depends_on?: Record<string, { condition: string }>;
 };
 const compose = parse(read('docker-compose.yml'), { merge: true }) as { services: Record<string, Service> };
-const APPS = ['ai', 'billing', 'comments', 'dashboard', 'extractor', 'gateway'];
+const APPS = ['ai', 'billing', 'comments', 'dashboard', 'extractor', 'gateway', 'jobs'];
 
 type Rule = { record?: string; alert?: string; expr: string };
 const rules = (
