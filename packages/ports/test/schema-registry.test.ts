@@ -136,6 +136,21 @@ describeWithEngine('kafka', 'schema ids in headers', (brokers) => {
       expect(again.get(resultsTopic)).toEqual(ids.get(resultsTopic));
     });
 
+    it('two services registering the same new subjects at once both start, with the same ids', async () => {
+      const topics = topicSchemas({
+        creditUsage: `t-registry-race-usage-${run}`,
+        requestUsage: `t-registry-race-requests-${run}`,
+      });
+      const [first, second] = await Promise.all([
+        registerTopicSchemas({ url, timeoutMs: 30_000 }, descriptors, topics),
+        registerTopicSchemas({ url, timeoutMs: 30_000 }, descriptors, topics),
+      ]);
+      for (const { topic } of topics) {
+        expect(first.get(topic)).toBeDefined();
+        expect(second.get(topic)).toEqual(first.get(topic));
+      }
+    });
+
     it('adds no schema id to a topic it has none for, and drops one copied in with headers', async () => {
       const job = extractJobV1.ExtractJob.encode(
         extractJobV1.ExtractJob.fromPartial({ correlationId: 'c-1' }),

@@ -55,6 +55,10 @@ function registryTarget(url: string): string {
 /** A registry that answered with a client error (a schema it refuses, bad credentials) won't change its mind. */
 function isPermanent(error: unknown): boolean {
   const status = (error as { status?: unknown }).status;
+  // Two services registering the same subject at the same moment (the gateway and the job service
+  // both produce the usage topics): the registry answers the slower one 409 "already exists". The
+  // schema is there; asking again gets its id. A 409 for an incompatible schema stays final.
+  if (status === 409 && /already exists/i.test(error instanceof Error ? error.message : '')) return false;
   return typeof status === 'number' && status >= 400 && status < 500 && status !== 408 && status !== 429;
 }
 
