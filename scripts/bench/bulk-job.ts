@@ -1,7 +1,7 @@
 /**
  * A bulk job end to end: `POST /api/v1/jobs` with 1,000 video URLs on the gateway's
  * real routes → the jobs service → the runner (the composition of `startJobs`: the bulk fan-out on
- * `extract.bulk-jobs.v1`, default JOB_* values) → 2 extraction services, each with a bulk worker
+ * `extract.bulk-jobs.v1`, default JOB_* values) → `--workers` (2) extraction services, each with a bulk worker
  * (group `extractor-bulk-workers`, the extractor's default bulk members and concurrency) → a fake
  * YouTube answering every request after 150 ms → results back, recorded and charged; then
  * `GET /api/v1/jobs/{id}` until `completed` and every results page.
@@ -9,10 +9,10 @@
  *   eval "$(bash scripts/engines.sh up kafka)"     # optional: else the in-process bus, and it says so
  *   node_modules/.bin/node scripts/bench/bulk-job.ts [--videos 1000] [--latency 150]
  *     [--concurrency 8] [--members 1] [--partitions 64] [--trials 5] [--min-ratio 0.85] [--ceiling 200] [--quick]
- *     [--window 50]
+ *     [--window 50] [--workers 2]
  *
  * Reported: wall time from the POST to `completed`, videos per second, and the bound the upstream
- * latency sets: in-flight capacity (2 workers × members × concurrency, or the runner's pool,
+ * latency sets: in-flight capacity (workers × members × concurrency, or the runner's pool,
  * JOB_WINDOW_SIZE, if that is smaller: a job keeps no more items than that at the workers) /
  * (sequential upstream round trips per video × latency). The pool is refilled as each item finishes,
  * so the bound assumes every slot busy all the time; the default pool (50) is larger than the 16
@@ -34,7 +34,10 @@
  * answering at once, so a busy machine's CPU shows as such rather than as a slow job design.
  * On Kafka it uses the production bulk topic and group names (the extractor's defaults): give it a
  * broker of its own (scripts/engines.sh), never one a running stack's extractors read.
- * `--window` sets JOB_WINDOW_SIZE (default: its default, 50), the runner's pool.
+ * `--window` sets JOB_WINDOW_SIZE (default: its default, 50), the runner's pool; `--workers` the
+ * number of extraction services with a bulk worker (1, 2, 4: how a job scales with workers, each
+ * configuration against its own bound). One job runs on one job-service replica (its lease), so
+ * more replicas add throughput across jobs, not within one.
  * `--quick`: 200 videos, a generous bound (ratio >= 0.3; its start and end weigh more on a short job,
  * and a loaded machine's CPU, not the latency, limits it) that only a large regression breaks (the
  * measured range is in docs/benchmarks.md).
@@ -122,7 +125,7 @@ async function main() {
   const MEMBERS = arg('members', extractorDefaults.EXTRACT_BULK_WORKER_MEMBERS);
   const MIN_RATIO = arg('min-ratio', QUICK ? 0.3 : 0.85);
   const CEILING = arg('ceiling', QUICK ? 0 : 200);
-  const WORKERS = 2;
+  const WORKERS = arg('workers', 2);
   for (const [name, value] of Object.entries({
     VIDEOS,
     TRIALS,
@@ -468,7 +471,7 @@ async function main() {
     `  against the same-run single extract (${singleMs.toFixed(0)} ms a video per slot): bound ${sameRunBound.toFixed(1)} videos/s, achieved ${(rate / sameRunBound).toFixed(2)} of it`,
   );
   console.log(
-    `CPU over the job: this process (gateway + runner + bus + both extraction services) ${cpu.toFixed(2)} s = ${(VIDEOS / cpu).toFixed(0)} videos per CPU-second (${((cpu / VIDEOS) * 1000).toFixed(2)} ms a video: an upper bound on the extractor's); the fake ${fakeCpu.toFixed(2)} s apart`,
+    `CPU over the job: this process (gateway + runner + bus + the ${WORKERS} extraction services) ${cpu.toFixed(2)} s = ${(VIDEOS / cpu).toFixed(0)} videos per CPU-second (${((cpu / VIDEOS) * 1000).toFixed(2)} ms a video: an upper bound on the extractor's); the fake ${fakeCpu.toFixed(2)} s apart`,
   );
   if (ceiling) {
     console.log(
@@ -479,7 +482,7 @@ async function main() {
   }
   reportResult({
     bench: 'bulk-job',
-    what: `job of ${VIDEOS} videos via HTTP, 2 bulk workers, ${LATENCY} ms upstream: videos/s / latency bound`,
+    what: `job of ${VIDEOS} videos via HTTP, ${WORKERS} bulk workers, ${LATENCY} ms upstream: videos/s / latency bound`,
     value: `${(ratio * 100).toFixed(0)}% (${rate.toFixed(1)} of ${bound.toFixed(1)}/s)`,
     target: `>= ${(MIN_RATIO * 100).toFixed(0)}%`,
     met: ok && ratio >= MIN_RATIO,
