@@ -89,12 +89,13 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   });
   await access.start();
   // Bulk jobs, watches and webhook secrets: the job service (services/jobs), over gRPC.
+  const tls = grpcTlsFromConfig(config).client;
   const jobService = createJobServiceClient({
     address: config.JOBS_GRPC_ADDR,
     deadlineMs: config.JOB_SERVICE_DEADLINE_MS,
     streamDeadlineMs: 10 * config.JOB_SERVICE_DEADLINE_MS,
-    credentials: grpcTlsFromConfig(config).client.credentials,
-    channelOptions: grpcTlsFromConfig(config).client.channelOptions,
+    credentials: tls.credentials,
+    channelOptions: tls.channelOptions,
     logger,
   });
   let fanOut: FanOut & { stop?(): Promise<void> };
