@@ -58,7 +58,7 @@ describe.skipIf(!java)(
       system = await startSplitSystem({
         brokers,
         mongoUrl,
-        videoCount: 10 + 4 * N,
+        videoCount: 10 + 5 * N,
         prefix: 'jobrv',
         latencyMs: 100,
         gatewayEnv: {
@@ -181,6 +181,16 @@ describe.skipIf(!java)(
       const run = await jobUnderWay();
       await system.killGateway();
       await system.startGateway();
+      await expectExactlyOnce(run);
+    }, 180_000);
+
+    it('extractor and job service scaled in mid-job (SIGTERM) and back: each item run and charged once', async () => {
+      const run = await jobUnderWay();
+      // A scale-in stops a process gracefully: what it holds is finished or handed back.
+      await system.stopExtractor();
+      system.startExtractor();
+      await system.stopJobService();
+      system.startJobService();
       await expectExactlyOnce(run);
     }, 180_000);
 

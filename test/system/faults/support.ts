@@ -122,6 +122,8 @@ export interface SplitSystem {
   admin(method: string, path: string, body?: unknown): ReturnType<typeof timedFetch>;
   startExtractor(): void;
   killExtractor(): Promise<void>;
+  /** SIGTERM, as a scale-in does: its workers finish what they hold, then it exits (bounded). */
+  stopExtractor(): Promise<void>;
   /** Starts the gateway again on the same ports; resolves once it answers /health/live. */
   startGateway(): Promise<void>;
   /** SIGKILL: no graceful stop. */
@@ -130,6 +132,8 @@ export interface SplitSystem {
   startJobService(): void;
   /** SIGKILL: no graceful stop, its job leases are not given back. */
   killJobService(): Promise<void>;
+  /** SIGTERM, as a scale-in does: its runner records what is in flight and gives its leases back. */
+  stopJobService(): Promise<void>;
   /** The output every process has written so far (bounded), for failure messages. */
   output(): string;
   stop(): Promise<void>;
@@ -280,10 +284,12 @@ export async function startSplitSystem(options: {
     admin,
     startExtractor,
     killExtractor: () => kill(extractor?.child, 'SIGKILL'),
+    stopExtractor: () => kill(extractor?.child, 'SIGTERM'),
     startGateway,
     killGateway: () => kill(gateway?.child, 'SIGKILL'),
     startJobService,
     killJobService: () => kill(jobService?.child, 'SIGKILL'),
+    stopJobService: () => kill(jobService?.child, 'SIGTERM'),
     output: () =>
       `--- gateway ---\n${gateway?.output() ?? ''}\n--- job service ---\n${jobService?.output() ?? ''}\n--- extractor ---\n${extractor?.output() ?? ''}`,
     async stop() {
