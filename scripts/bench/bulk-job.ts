@@ -9,7 +9,7 @@
  *   eval "$(bash scripts/engines.sh up kafka)"     # optional: else the in-process bus, and it says so
  *   node_modules/.bin/node scripts/bench/bulk-job.ts [--videos 1000] [--latency 150]
  *     [--concurrency 8] [--members 1] [--partitions 64] [--trials 5] [--min-ratio 0.85] [--ceiling 200] [--quick]
- *     [--window 50] [--workers 2]
+ *     [--window 50] [--workers 2] [--replicas 1]
  *
  * Reported: wall time from the POST to `completed`, videos per second, and the bound the upstream
  * latency sets: in-flight capacity (workers × members × concurrency, or the runner's pool,
@@ -36,8 +36,8 @@
  * broker of its own (scripts/engines.sh), never one a running stack's extractors read.
  * `--window` sets JOB_WINDOW_SIZE (default: its default, 50), the runner's pool; `--workers` the
  * number of extraction services with a bulk worker (1, 2, 4: how a job scales with workers, each
- * configuration against its own bound). One job runs on one job-service replica (its lease), so
- * more replicas add throughput across jobs, not within one.
+ * configuration against its own bound); `--replicas` the job-service runners sharing the store. One
+ * job runs on one replica (its lease), so more replicas add throughput across jobs, not within one.
  * `--quick`: 200 videos, a generous bound (ratio >= 0.3; its start and end weigh more on a short job,
  * and a loaded machine's CPU, not the latency, limits it) that only a large regression breaks (the
  * measured range is in docs/benchmarks.md).
@@ -126,6 +126,7 @@ async function main() {
   const MIN_RATIO = arg('min-ratio', QUICK ? 0.3 : 0.85);
   const CEILING = arg('ceiling', QUICK ? 0 : 200);
   const WORKERS = arg('workers', 2);
+  const REPLICAS = arg('replicas', 1);
   for (const [name, value] of Object.entries({
     VIDEOS,
     TRIALS,
@@ -245,26 +246,34 @@ async function main() {
   const env: Record<string, string> = { LOG_LEVEL: 'silent', JOBS_POLL_MS: '20' };
   if (args.includes('--window')) env.JOB_WINDOW_SIZE = String(arg('window', 0));
   const config = loadJobServiceConfig(env, { embedded: true });
-  const gatewayBus = makeBus('bench-bulk-gateway');
-  buses.push(gatewayBus);
   const clock = { now: () => Date.now() };
   const ledger = createTestLedger({ acc_pro: 10 * (SPARE + VIDEOS + CEILING) });
-  const jobs = await startJobs({
-    config,
-    store: createInMemoryDocumentStore(),
-    bus: gatewayBus,
-    clock,
-    logger: createLogger({ service: 'bench-gateway', level: 'silent' }),
-    instanceId: `bench-${randomUUID().slice(0, 8)}`,
-    fanOutMode: 'bus',
-    // Unused in bus mode: with no bulk worker the job waits, as in production.
-    directFanOut: { run: async () => [] },
-    // The bulk fan-out's "workers reachable?" health check; listings are not used (URLs only).
-    extractor: createFakeBackends().extractor,
-    credits: ledger.ledger,
-    pricing: DEFAULT_PRICING,
-    webhooks: null,
-  });
+  // `--replicas` job-service runners on one store, each with its bus client and lease owner id.
+  const store = createInMemoryDocumentStore();
+  const replicas = [];
+  for (let r = 0; r < REPLICAS; r++) {
+    const replicaBus = makeBus(`bench-bulk-jobs-${r}`);
+    buses.push(replicaBus);
+    replicas.push(
+      await startJobs({
+        config,
+        store,
+        bus: replicaBus,
+        clock,
+        logger: createLogger({ service: 'bench-jobs', level: 'silent' }),
+        instanceId: `bench-${r}-${randomUUID().slice(0, 8)}`,
+        fanOutMode: 'bus',
+        // Unused in bus mode: with no bulk worker the job waits, as in production.
+        directFanOut: { run: async () => [] },
+        // The bulk fan-out's "workers reachable?" health check; listings are not used (URLs only).
+        extractor: createFakeBackends().extractor,
+        credits: ledger.ledger,
+        pricing: DEFAULT_PRICING,
+        webhooks: null,
+      }),
+    );
+  }
+  const jobs = replicas[0]!;
   const gw = await buildTestGateway({
     env,
     deps: {
@@ -441,7 +450,7 @@ async function main() {
     results.extra === 0;
 
   console.log(
-    `bus: ${brokers ? `Kafka ${brokers.join(',')}` : 'IN-PROCESS (KAFKA_BROKERS unset)'}; bulk topic ${extractorDefaults.EXTRACT_BULK_JOBS_TOPIC} (${PARTITIONS} partitions), group ${extractorDefaults.EXTRACT_BULK_WORKERS_GROUP}: ${WORKERS} workers x ${MEMBERS} members x ${CONCURRENCY} in flight = ${capacity}; runner pool ${config.JOB_WINDOW_SIZE}, poll ${config.JOBS_POLL_MS} ms (other JOB_* defaults)`,
+    `bus: ${brokers ? `Kafka ${brokers.join(',')}` : 'IN-PROCESS (KAFKA_BROKERS unset)'}; ${REPLICAS} job-service replica${REPLICAS === 1 ? '' : 's'}; bulk topic ${extractorDefaults.EXTRACT_BULK_JOBS_TOPIC} (${PARTITIONS} partitions), group ${extractorDefaults.EXTRACT_BULK_WORKERS_GROUP}: ${WORKERS} workers x ${MEMBERS} members x ${CONCURRENCY} in flight = ${capacity}; runner pool ${config.JOB_WINDOW_SIZE}, poll ${config.JOBS_POLL_MS} ms (other JOB_* defaults)`,
   );
   console.log(
     `fake YouTube (child process, today mode): ${LATENCY} ms per answer; YOUTUBE_PACING=off; transcript cache TTL 1 ms; ${VIDEOS} distinct videos`,
@@ -489,7 +498,7 @@ async function main() {
   });
   if (!ok) console.log('FAILED: the job did not complete with every item succeeded exactly once (above)');
 
-  await jobs.stop();
+  await Promise.all(replicas.map((replica) => replica.stop()));
   await app.close();
   await Promise.all(workers.map((w) => w.stop()));
   await Promise.all(buses.map((b) => b.close()));
