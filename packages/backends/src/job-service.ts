@@ -102,6 +102,12 @@ const callerOf = (account: JobServiceCaller): jobsV1.Account => ({
   keyId: account.keyId ?? '',
 });
 const pageOf = (page: PageRequest): jobsV1.Page => ({ limit: page.limit, cursor: page.cursor ?? '' });
+/** A create call's request: the caller, the validated input, the call's id. */
+const inputOf = (account: JobServiceCaller, input: JobServiceInput, requestId: string) => ({
+  account: callerOf(account),
+  inputJsonUtf8: bytesOf(input),
+  requestId,
+});
 
 /** The job service over gRPC (JOBS_GRPC_ADDR). */
 export function createJobServiceClient(options: JobServiceClientOptions): JobServiceBackend {
@@ -133,23 +139,9 @@ export function createJobServiceClient(options: JobServiceClientOptions): JobSer
   return {
     jobs: {
       create: async (account, input, requestId) =>
-        documentOf(
-          (
-            await client.createJob(
-              { account: callerOf(account), inputJsonUtf8: bytesOf(input), requestId },
-              { requestId },
-            )
-          ).jsonUtf8,
-        ),
+        documentOf((await client.createJob(inputOf(account, input, requestId), { requestId })).jsonUtf8),
       estimate: async (account, input, requestId) =>
-        documentOf(
-          (
-            await client.estimateJob(
-              { account: callerOf(account), inputJsonUtf8: bytesOf(input), requestId },
-              { requestId },
-            )
-          ).jsonUtf8,
-        ),
+        documentOf((await client.estimateJob(inputOf(account, input, requestId), { requestId })).jsonUtf8),
       get: async (accountId, jobId) => documentOf((await client.getJob({ accountId, jobId })).jsonUtf8),
       list: async (accountId, page) =>
         documentOf((await client.listJobs({ accountId, page: pageOf(page) })).jsonUtf8),
@@ -176,14 +168,7 @@ export function createJobServiceClient(options: JobServiceClientOptions): JobSer
     },
     watches: {
       create: async (account, input, requestId) =>
-        documentOf(
-          (
-            await client.createWatch(
-              { account: callerOf(account), inputJsonUtf8: bytesOf(input), requestId },
-              { requestId },
-            )
-          ).jsonUtf8,
-        ),
+        documentOf((await client.createWatch(inputOf(account, input, requestId), { requestId })).jsonUtf8),
       get: async (accountId, watchId) => documentOf((await client.getWatch({ accountId, watchId })).jsonUtf8),
       list: async (accountId) => documentOf((await client.listWatches({ accountId })).jsonUtf8),
       delete: async (accountId, watchId) =>

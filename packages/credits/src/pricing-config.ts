@@ -84,6 +84,14 @@ export const PricingOverrideSchema = z.strictObject({
 
 export type PricingOverride = z.output<typeof PricingOverrideSchema>;
 
+/**
+ * The price table in force: ACCESS_PRICING_JSON over the defaults. The gateway and the job service
+ * both read it so, since they charge the same accounts.
+ */
+export function pricingFrom(override: PricingOverride | undefined): AccessPricing {
+  return override ? mergePricing(DEFAULT_PRICING, override) : DEFAULT_PRICING;
+}
+
 /** `override` merged over `base` key by key; arrays (the summarize steps) are replaced whole. */
 export function mergePricing(base: AccessPricing, override: PricingOverride): AccessPricing {
   return deepMerge(base, override);

@@ -10,11 +10,10 @@ import { hostname } from 'node:os';
 import { createGrpcExtractor } from '@subx/backends';
 import type { ExtractorBackend, JobServiceApi } from '@subx/backends';
 import {
-  DEFAULT_PRICING,
   createAccountBalances,
   createCharging,
   createModelBudget,
-  mergePricing,
+  pricingFrom,
   refuseReservationsShorterThan,
 } from '@subx/credits';
 import type { Account, AccessPricing, Charging } from '@subx/credits';
@@ -85,20 +84,19 @@ export async function startJobService(options: StartJobServiceOptions): Promise<
   refuseReservationsShorterThan(config.CREDIT_RESERVATION_TTL_MS, {
     JOB_ROUND_TIMEOUT_MS: config.JOB_ROUND_TIMEOUT_MS,
   });
-  const pricing: AccessPricing = config.ACCESS_PRICING_JSON
-    ? mergePricing(DEFAULT_PRICING, config.ACCESS_PRICING_JSON)
-    : DEFAULT_PRICING;
+  const pricing: AccessPricing = pricingFrom(config.ACCESS_PRICING_JSON);
+  // Read once (its files too): the extractor's client and this service's listener use it.
+  const tls = grpcTlsFromConfig(config);
   const instanceId = options.instanceId ?? `${hostname()}-jobs-${randomUUID().slice(0, 8)}`;
 
   let ownExtractor: ReturnType<typeof createGrpcExtractor> | undefined;
   let extractor = options.extractor;
   if (!extractor) {
-    const tls = grpcTlsFromConfig(config).client;
     ownExtractor = createGrpcExtractor({
       address: config.EXTRACTOR_GRPC_ADDR,
       deadlineMs: config.GRPC_DEADLINE_MS,
-      credentials: tls.credentials,
-      channelOptions: tls.channelOptions,
+      credentials: tls.client.credentials,
+      channelOptions: tls.client.channelOptions,
       logger,
     });
     extractor = ownExtractor.extractor;
@@ -180,7 +178,7 @@ export async function startJobService(options: StartJobServiceOptions): Promise<
     server = await startGrpcServer({
       port: config.GRPC_PORT,
       host: options.host ?? config.GRPC_HOST,
-      credentials: grpcTlsFromConfig(config).serverCredentials,
+      credentials: tls.serverCredentials,
       services: [jobsServiceRegistration(api)],
       logger,
     });

@@ -23,8 +23,7 @@ import { z } from 'zod';
 import { TOPICS } from '@subx/contracts';
 import { durationMs, jsonOf, loadConfig, nameString, positiveInt, secret } from '@subx/service-kit';
 import type { AccessPricing } from '@subx/credits';
-import { DEFAULT_PRICING } from '@subx/credits';
-import { mergePricing, PricingOverrideSchema } from '@subx/credits';
+import { PricingOverrideSchema, pricingFrom } from '@subx/credits';
 import { DEFAULT_RESERVATION_TTL_MS } from '@subx/credits';
 
 const MIN_ADMIN_TOKEN_LENGTH = 32;
@@ -93,9 +92,7 @@ export function loadAccessConfig(
     adminToken: parsed.ADMIN_TOKEN ?? randomBytes(32).toString('base64url'),
     ...(parsed.API_KEY_PEPPER_PREVIOUS ? { apiKeyPepperPrevious: parsed.API_KEY_PEPPER_PREVIOUS } : {}),
     ...(parsed.ADMIN_TOKEN_PREVIOUS ? { adminTokenPrevious: parsed.ADMIN_TOKEN_PREVIOUS } : {}),
-    pricing: parsed.ACCESS_PRICING_JSON
-      ? mergePricing(DEFAULT_PRICING, parsed.ACCESS_PRICING_JSON)
-      : DEFAULT_PRICING,
+    pricing: pricingFrom(parsed.ACCESS_PRICING_JSON),
     ipLimitPerMinute: parsed.IP_RATE_LIMIT_PER_MINUTE,
     accountReadLimitPerMinute: parsed.ACCOUNT_READ_LIMIT_PER_MINUTE,
     keyCacheTtlMs: parsed.KEY_CACHE_TTL_MS,
