@@ -122,6 +122,26 @@ async function appErrorOf(promise: Promise<unknown>) {
   return error as { code: string; status: number };
 }
 
+describe('the job service refuses to start', () => {
+  it('with a credit hold shorter than a job item may hold it, naming the variables', async () => {
+    const config = loadJobServiceConfig(
+      { GRPC_PORT: '0', METRICS_PORT: 'off', CREDIT_RESERVATION_TTL_MS: '120000' },
+      { embedded: true },
+    );
+    await expect(
+      startJobService({
+        config,
+        store: createInMemoryDocumentStore(),
+        kv: createInMemoryKeyValueStore(),
+        bus: createInProcessEventBus(),
+        logger: createLogger({ service: 'jobs-test', level: 'silent' }),
+        extractor: fakeExtractor([]),
+        pepper: 'a-test-pepper-of-at-least-32-characters!!',
+      }),
+    ).rejects.toThrow(/CREDIT_RESERVATION_TTL_MS.*JOB_ROUND_TIMEOUT_MS/);
+  });
+});
+
 describe('the job service over gRPC', () => {
   it('runs a job to its end, charging each delivered item once, and answers what the in-process API answers', async () => {
     const { service, client, store, calls } = await start();
