@@ -81,6 +81,19 @@ export const ERROR_CATALOG = {
     retryable: false,
     summary: 'The operation needs a higher tier; the message names it.',
   },
+  INSUFFICIENT_SCOPE: {
+    status: 403,
+    grpc: GrpcStatus.PERMISSION_DENIED,
+    retryable: false,
+    summary:
+      'The API key lacks the scope the operation needs; `required_scope` names it (a key with more scopes, or the primary key, can make the call).',
+  },
+  SOURCE_NOT_ALLOWED: {
+    status: 403,
+    grpc: GrpcStatus.PERMISSION_DENIED,
+    retryable: false,
+    summary: "The call came from outside the API key's allowed source networks (`allowed_cidrs`).",
+  },
   NOT_FOUND: {
     status: 404,
     grpc: GrpcStatus.NOT_FOUND,
@@ -453,6 +466,20 @@ export const Errors = {
     new AppError(
       'UNAUTHORIZED',
       'The API key is missing or invalid. Send it as `X-API-Key: <key>` or `Authorization: Bearer <key>`; a key is `sxk_v1_` followed by 32 letters and digits.',
+    ),
+  /** An expired key: 401 like an unknown one, with a reason, since its holder may not know. */
+  keyExpired: (expiredAt: string) =>
+    new AppError('UNAUTHORIZED', `The API key expired at ${expiredAt}; make a new key.`, {
+      reason: 'key_expired',
+    }),
+  insufficientScope: (required: string) =>
+    new AppError('INSUFFICIENT_SCOPE', `This API key lacks the \`${required}\` scope this operation needs.`, {
+      details: { required_scope: required },
+    }),
+  sourceNotAllowed: (sourceIp: string) =>
+    new AppError(
+      'SOURCE_NOT_ALLOWED',
+      `This API key may not be used from ${sourceIp}: it is outside the key's allowed source networks.`,
     ),
   tierRequired: (required: string, current: string) =>
     new AppError(

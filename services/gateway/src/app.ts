@@ -40,6 +40,7 @@ import { registerSummarize } from './api/summarize.routes.ts';
 import { registerValidate } from './api/validate.routes.ts';
 import { registerWatches } from './watches/routes.ts';
 import { registerWebhooks } from './webhooks/routes.ts';
+import { registerKeys } from './keys/routes.ts';
 
 export type { GatewayDeps } from './deps.ts';
 
@@ -130,6 +131,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   registerJobs(app, ctx);
   registerWatches(app, ctx);
   registerWebhooks(app, ctx);
+  registerKeys(app, ctx);
   registerAccount(app, ctx);
   registerHealth(app, ctx, version);
   registerRoot(app, version);

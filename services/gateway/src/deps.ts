@@ -4,6 +4,7 @@ import type { Clock, KeyValueStore } from '@subx/ports';
 import type { AccessPricing } from '@subx/credits';
 import type { AccountReadLimiter, IpRateLimiter } from './access/rate-limit.ts';
 import type { AccessControl, AccountStanding, IdempotencyStore } from './access/types.ts';
+import type { ApiKeys } from './access/api-keys.ts';
 import type { Account, CreditLedger } from '@subx/credits';
 import type { Backends } from '@subx/backends';
 import type { Config } from './config.ts';
@@ -39,6 +40,8 @@ export interface GatewayDeps {
   version?: string;
   /** Chunk embeddings (EMBEDDINGS_*); absent: `embed: true` answers 422 EMBEDDINGS_NOT_CONFIGURED. */
   embedder?: Embedder;
+  /** The account's keys (`/api/v1/keys`); absent: those routes answer 503. */
+  apiKeys?: ApiKeys;
   /** Job webhooks: signing secrets and deliveries; without it the secret routes answer 503. */
   webhookSecrets?: WebhookSecretsApi;
 }

@@ -137,6 +137,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     ipLimiter: access.ipLimiter,
     readLimiter: access.readLimiter,
     accountStanding: access.accountStanding,
+    apiKeys: access.apiKeys,
     backends,
     fanOut,
     jobs: jobService.jobs,

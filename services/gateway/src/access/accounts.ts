@@ -7,8 +7,10 @@
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { Clock, Collection, DocumentStore } from '@subx/ports';
 import { ACCOUNTS_COLLECTION, createAccountBalances, utcMonth } from '@subx/credits';
-import type { Account, AccessPricing, AccountBalanceDoc, Tier } from '@subx/credits';
+import type { AccessPricing, AccountBalanceDoc, Tier } from '@subx/credits';
 import type { KeyCache } from './key-cache.ts';
+import type { KeyHolder } from './key-limits.ts';
+import { limitsOf, type NamedKeys } from './named-keys.ts';
 import {
   generateApiKey,
   hashApiKey,
@@ -35,6 +37,8 @@ export interface AccountDoc extends AccountBalanceDoc {
     last4: string;
     created_at: string;
     status: KeyStatus;
+    /** The last admitted call with it, to the minute (key-use.ts); absent until the first. */
+    last_used_at?: string;
   };
 }
 
@@ -47,6 +51,12 @@ export function keyIdOf(key: AccountDoc['key']): string {
 
 function isAccountId(value: unknown): value is string {
   return typeof value === 'string' && ACCOUNT_ID_PATTERN.test(value);
+}
+
+function sameHash(stored: string, presented: string): boolean {
+  const a = Buffer.from(stored);
+  const b = Buffer.from(presented);
+  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 export interface AccountRepository {
@@ -66,13 +76,16 @@ export interface AccountRepository {
   regenerateKey(accountId: string): Promise<string | null>;
   /** False for an unknown account. Revoking a revoked key is a no-op that returns true. */
   revokeKey(accountId: string): Promise<boolean>;
-  /** The key's account, or null (malformed, unknown, regenerated or revoked key). */
-  authenticate(apiKey: unknown): Promise<Account | null>;
+  /**
+   * The key's account, or null (malformed, unknown, regenerated or revoked key). A named key's
+   * account comes with the key's limits (key-limits.ts), which the caller checks.
+   */
+  authenticate(apiKey: unknown): Promise<KeyHolder | null>;
   /**
    * authenticate's answer when it needs no store read: null for a malformed key, the account of a
    * key in the cache; undefined when only authenticate can tell.
    */
-  authenticateNow(apiKey: unknown): Account | null | undefined;
+  authenticateNow(apiKey: unknown): KeyHolder | null | undefined;
   /** Grants the tier's monthly allowance once per UTC month (idempotent, atomic). */
   ensureMonthlyAllowance(accountId: string): Promise<void>;
   init(): Promise<void>;
@@ -90,10 +103,12 @@ export interface AccountRepositoryOptions {
   previousPepper?: string;
   pricing: AccessPricing;
   keyCache: KeyCache;
+  /** The account's named keys, tried when a key is not an account's primary key. */
+  namedKeys?: NamedKeys;
 }
 
 export function createAccountRepository(options: AccountRepositoryOptions): AccountRepository {
-  const { store, clock, pepper, pricing, keyCache } = options;
+  const { store, clock, pepper, pricing, keyCache, namedKeys } = options;
   const hashOfPresentedKey = rememberingKeyHasher(pepper);
   const hashUnderPreviousPepper = options.previousPepper
     ? rememberingKeyHasher(options.previousPepper)
@@ -135,6 +150,20 @@ export function createAccountRepository(options: AccountRepositoryOptions): Acco
   }
 
   const { ensureMonthlyAllowance } = createAccountBalances({ store, clock, pricing });
+
+  /** The account of the named key with this hash, with the key's limits; null for none. */
+  async function namedKeyHolder(apiKey: string, hash: string): Promise<KeyHolder | null> {
+    let key = await namedKeys!.findActive(hash);
+    if (!key && hashUnderPreviousPepper) {
+      // As for primary keys: rewritten under the current pepper on first use.
+      const old = hashUnderPreviousPepper(apiKey);
+      if (await namedKeys!.findActive(old)) key = await namedKeys!.rehash(old, hash);
+    }
+    if (!key || key.hash === null || !sameHash(key.hash, hash)) return null;
+    const account = await accounts.findOne({ _id: key.account_id });
+    if (!account) return null;
+    return { id: account._id, tier: account.tier, keyId: key._id, limits: limitsOf(key) };
+  }
 
   return {
     collection: accounts,
@@ -228,12 +257,10 @@ export function createAccountRepository(options: AccountRepositoryOptions): Acco
       return keyCache.get(hash, async () => {
         let doc = await accounts.findOne({ 'key.hash': hash, 'key.status': 'active' });
         if (!doc && hashUnderPreviousPepper) doc = await rehashFromPreviousPepper(apiKey, hash);
-        if (!doc || doc.key.hash === null) return null;
+        if (!doc || doc.key.hash === null) return namedKeys ? namedKeyHolder(apiKey, hash) : null;
         // The store matched on the hash already; compare again in constant time so that a
         // store-side collation or prefix match can never authenticate a different key.
-        const a = Buffer.from(doc.key.hash);
-        const b = Buffer.from(hash);
-        if (a.length !== b.length || !timingSafeEqual(a, b)) return null;
+        if (!sameHash(doc.key.hash, hash)) return null;
         return { id: doc._id, tier: doc.tier, keyId: keyIdOf(doc.key) };
       });
     },

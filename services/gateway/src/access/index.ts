@@ -18,6 +18,10 @@ import type { AccountReadLimiter, IpRateLimiter } from './rate-limit.ts';
 import type { DailyRateLimiter } from '@subx/credits';
 import { createAccountReadLimiter, createIpRateLimiter } from './rate-limit.ts';
 import { createAccessControl } from './access-control.ts';
+import { createNamedKeys, type NamedKeys } from './named-keys.ts';
+import { createApiKeys, type ApiKeys } from './api-keys.ts';
+import { createKeyUseObserver } from './key-use.ts';
+import type { AuditLog } from '../audit/types.ts';
 import type { CreditLedgerImpl } from '@subx/credits';
 import { createCharging } from '@subx/credits';
 import type { OutboxRelay } from '@subx/credits';
@@ -57,6 +61,8 @@ export interface AccessModuleDeps {
    * publishes it).
    */
   requestLog?: DailyRequestLog;
+  /** Where refused calls of a named key are recorded (scope or source network). */
+  audit?: AuditLog;
 }
 
 export interface AccessModule {
@@ -68,6 +74,10 @@ export interface AccessModule {
   readLimiter: AccountReadLimiter;
   rateLimiter: DailyRateLimiter;
   accounts: AccountRepository;
+  /** Each account's named keys, with their scopes (beside the primary key on `accounts`). */
+  namedKeys: NamedKeys;
+  /** The keys as `/api/v1/keys` and the admin API manage them (audited). */
+  apiKeys: ApiKeys;
   usageReader: UsageReader;
   outboxRelay: OutboxRelay;
   /** Publishes the request-usage reports of `requestLog` (billing.request-usage.v1). */
@@ -105,9 +115,11 @@ export function createAccessModule(deps: AccessModuleDeps): AccessModule {
     logger,
     ...(deps.config.keyCacheTtlMs === undefined ? {} : { ttlMs: deps.config.keyCacheTtlMs }),
   });
+  const namedKeys = createNamedKeys({ store, clock, pepper: deps.config.apiKeyPepper });
   const accounts = createAccountRepository({
     store,
     clock,
+    namedKeys,
     pepper: deps.config.apiKeyPepper,
     ...(deps.config.apiKeyPepperPrevious ? { previousPepper: deps.config.apiKeyPepperPrevious } : {}),
     pricing,
@@ -129,7 +141,20 @@ export function createAccessModule(deps: AccessModuleDeps): AccessModule {
   });
   const { credits, rateLimiter, requestLog, outboxRelay: relay, requestRelay } = charging;
   const delegations = createDelegationRegistry({ clock });
-  const access = createAccessControl({ accounts, rateLimiter, clock, pricing, delegations });
+  const keyUse = createKeyUseObserver({
+    clock,
+    logger,
+    accounts,
+    namedKeys,
+    ...(deps.audit ? { audit: deps.audit } : {}),
+  });
+  const access = createAccessControl({ accounts, rateLimiter, clock, pricing, delegations, keyUse });
+  const apiKeys = createApiKeys({
+    accounts,
+    namedKeys,
+    keyCache,
+    ...(deps.audit ? { audit: deps.audit } : {}),
+  });
   const idempotency = createIdempotencyStore({ kv });
   const ipLimiter = createIpRateLimiter({
     kv,
@@ -170,6 +195,8 @@ export function createAccessModule(deps: AccessModuleDeps): AccessModule {
     readLimiter,
     rateLimiter,
     accounts,
+    namedKeys,
+    apiKeys,
     usageReader,
     outboxRelay: relay,
     requestRelay,
@@ -184,6 +211,7 @@ export function createAccessModule(deps: AccessModuleDeps): AccessModule {
     logger,
     async start() {
       await accounts.init();
+      await namedKeys.init();
       await charging.start();
       await keyCache.start();
     },

@@ -21,7 +21,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Clock, KeyValueStore } from '@subx/ports';
-import type { Account } from '@subx/credits';
+import type { KeyHolder } from './key-limits.ts';
 import type { Logger } from '@subx/ports';
 
 const KEY_INVALIDATION_CHANNEL = 'access:key-invalidation:v1';
@@ -30,9 +30,9 @@ const KEY_INVALIDATION_APPLIED_CHANNEL = 'access:key-invalidation-applied:v1';
 
 export interface KeyCache {
   /** The cached account of a key hash, or undefined when none is held (nothing is loaded). */
-  peek(keyHash: string): Account | undefined;
+  peek(keyHash: string): KeyHolder | undefined;
   /** Reads the cache; on a miss runs `load` and caches its non-null result unless an invalidation raced it. */
-  get(keyHash: string, load: () => Promise<Account | null>): Promise<Account | null>;
+  get(keyHash: string, load: () => Promise<KeyHolder | null>): Promise<KeyHolder | null>;
   /** Drops the account's entries here and on every replica; resolves once every replica confirmed. */
   invalidate(accountId: string): Promise<void>;
   start(): Promise<void>;
@@ -40,7 +40,7 @@ export interface KeyCache {
 }
 
 interface Entry {
-  account: Account;
+  account: KeyHolder;
   expiresAt: number;
 }
 
@@ -127,7 +127,7 @@ export function createKeyCache(options: KeyCacheOptions): KeyCache {
   }
 
   /** The account cached for a key hash while its entry has not expired. */
-  function unexpired(keyHash: string): Account | undefined {
+  function unexpired(keyHash: string): KeyHolder | undefined {
     const hit = entries.get(keyHash);
     return hit && hit.expiresAt > clock.now() ? hit.account : undefined;
   }

@@ -3,9 +3,19 @@
  * Routes depend on these interfaces only; `access/` implements them on the ports.
  *
  * Order of checks on an authenticated operation (decisions.md):
- * 401 UNAUTHORIZED → 403 TIER_REQUIRED → 429 RATE_LIMITED → 400 validation → 402 INSUFFICIENT_CREDITS → work.
+ * 401 UNAUTHORIZED → 403 SOURCE_NOT_ALLOWED → 403 INSUFFICIENT_SCOPE → 403 TIER_REQUIRED →
+ * 429 RATE_LIMITED → 400 validation → 402 INSUFFICIENT_CREDITS → work.
  */
+import type { ApiKeyScope } from '@subx/contracts/access';
 import type { Account, Operation, RateLimitState } from '@subx/credits';
+
+/** What a call asks of a key: the operation's scope, from the caller's address. */
+export interface KeyCall {
+  /** null: no scope is needed (the key's expiry and networks still are checked). */
+  scope: ApiKeyScope | null;
+  /** The client address as fastify reports it (`request.ip`). */
+  sourceIp: string | undefined;
+}
 
 /** An account's standing now: what GET /api/v1/account answers beside the pricing table. */
 export interface AccountStanding {
@@ -26,8 +36,10 @@ export interface Admission {
 
 export interface AccessControl {
   /**
-   * Authenticates the key, checks the tier the operation needs, and counts the request against
-   * the daily limit — in that order. Refuses with AppError UNAUTHORIZED / TIER_REQUIRED / RATE_LIMITED;
+   * Authenticates the key, checks its limits (expiry, source networks, the operation's scope),
+   * the tier the operation needs, and counts the request against the daily limit — in that
+   * order. Refuses with AppError UNAUTHORIZED / SOURCE_NOT_ALLOWED / INSUFFICIENT_SCOPE /
+   * TIER_REQUIRED / RATE_LIMITED;
    * a RATE_LIMITED or TIER_REQUIRED error carries its RateLimitState out of band: read it with
    * `rateLimitOf(error)` (access/index.ts) to send the X-RateLimit-* headers. It is deliberately
    * not in `details`, which toPublicErrorBody copies into the public body.
@@ -36,12 +48,23 @@ export interface AccessControl {
    * gateway's cache, the daily counter in this process: `npm start`); a refusal always comes as a
    * rejected promise, never as a throw.
    */
-  admit(input: { apiKey: string | undefined; operation: Operation }): Admission | Promise<Admission>;
+  admit(input: {
+    apiKey: string | undefined;
+    operation: Operation;
+    /** The caller's address, for a key limited to some networks. */
+    sourceIp?: string | undefined;
+  }): Admission | Promise<Admission>;
   /**
    * The key's account, or null for a missing, ill-formed, unknown or revoked key. Counts nothing:
    * the MCP endpoint answers its own 401 with it, and each tool call is then admitted by its route.
    */
   authenticate(apiKey: string | undefined): Promise<Account | null>;
+  /**
+   * The key's account when the key may make a call needing `scope` from `sourceIp`: the free
+   * account routes' check. Rejects with 401 UNAUTHORIZED, 403 SOURCE_NOT_ALLOWED or 403
+   * INSUFFICIENT_SCOPE; counts nothing.
+   */
+  authorize(input: { apiKey: string | undefined } & KeyCall): Promise<Account>;
 }
 
 /** A stored HTTP response for Idempotency-Key replay. */

@@ -125,6 +125,7 @@ export const ACCOUNT_OPERATIONS: OperationSpec[] = [
     description:
       'What a pipeline needs to budget before it spends: the tier, the credit balance, today’s requests against the daily limit and when it resets, which operations the tier may call, and the tier’s job limits. Free, not counted against the daily limit; counted against the free reads’ per-minute limit (`ACCOUNT_READ_LIMIT_PER_MINUTE`).',
     auth: 'account',
+    scope: 'account:read',
     credits: 'none; not counted against the daily limit',
     tag: 'Account',
     response: accountSchema,

@@ -94,6 +94,7 @@ export const V1_OPERATIONS: OperationSpec[] = withDocumentPaths([
     description:
       'Returns the extraction result as JSON; POST /api/v1/extract.srt (.vtt, .txt, .md) answers a document of that type instead (text/srt, text/vtt, text/plain, text/markdown), as does `format` srt/vtt/txt/md here. Results may come from the extractor cache (`cached`); `force_refresh` bypasses it.',
     auth: 'extract',
+    scope: 'transcripts:read',
     credits: CREDITS.extract,
     body: {
       type: 'object',
@@ -148,6 +149,7 @@ export const V1_OPERATIONS: OperationSpec[] = withDocumentPaths([
     description:
       'One result per URL, in input order; failed items (error_code, error_message; TIMEOUT when cut off by the 60 s request budget) do not fail the request. Counts as one request; 1 credit per successful item, reserved up front for every URL that is a video URL (the others are INVALID_URL items and cost nothing). An item translated by a model adds the model translation price, an item transcribed from its audio (`mode`, Pro tier and above) 1 credit per started minute of audio, reserved from its duration and charged on delivery; answers from a cache add nothing.',
     auth: 'batch',
+    scope: 'transcripts:read',
     credits: CREDITS.items,
     body: {
       type: 'object',
@@ -187,6 +189,7 @@ export const V1_OPERATIONS: OperationSpec[] = withDocumentPaths([
     description:
       'Processes the first `max` videos of the playlist, 120 s in total and max(120 / n, 10) s per video. Counts as one request; 1 credit per successful item, reserved up front for the videos the playlist really has (at most `max`), after listing it. `mode` and model translations are priced per item as on batch.',
     auth: 'playlist',
+    scope: 'transcripts:read',
     credits: CREDITS.items,
     querystring: {
       type: 'object',
@@ -258,6 +261,7 @@ export const V1_OPERATIONS: OperationSpec[] = withDocumentPaths([
     description:
       'No authentication and no credits; limited per client IP. Answers are cached by the extractor for one hour (`cached`). A URL that is not an accepted video URL is 400 INVALID_URL.',
     auth: null,
+    scope: null,
     credits: 'free',
     querystring: {
       type: 'object',
@@ -317,6 +321,7 @@ export const V1_OPERATIONS: OperationSpec[] = withDocumentPaths([
     description:
       'Costs 2, 4 or 6 credits for videos up to 10 min, 10–30 min and longer; the price is known before the work starts and only that much is needed (a 2-credit video needs 2 credits). Summaries are cached 24 h per (video, style, language); a user pays once per cache entry, so the same user gets `cached: true, credits_used: 0` again, whatever their balance. Videos without English captions are summarised from their best track (see `language`); `language` in the response says which was read.',
     auth: 'summarize',
+    scope: 'ai',
     tier: 'pro',
     credits: CREDITS.summarize,
     body: {
@@ -406,6 +411,7 @@ export const V1_OPERATIONS: OperationSpec[] = withDocumentPaths([
     description:
       '1 credit per started 500 comments returned (ceil(max / 500) reserved up front); 0 when cached or when comments are disabled (then `comments` is empty and `comments_disabled` true). Cached one hour by the comments service.',
     auth: 'comments',
+    scope: 'transcripts:read',
     tier: 'pro',
     credits: CREDITS.comments,
     querystring: {
@@ -484,6 +490,7 @@ export const V1_OPERATIONS: OperationSpec[] = withDocumentPaths([
     description:
       'Samples half top comments by likes, half recent ones. Needs at least 10 comments on the video. 3 credits; 0 when the analysis is served from cache, whatever the balance.',
     auth: 'comments_analyze',
+    scope: 'ai',
     tier: 'pro',
     credits: CREDITS.commentsAnalyze,
     body: {

@@ -110,6 +110,7 @@ export const SEARCH_OPERATIONS: OperationSpec[] = [
     description:
       "One page of the platform's search results (about 20), in its order, with `next_cursor` for the next page. Shorts and live streams are marked; a query the platform corrects answers `corrected_query` and the results it gave. Results are cached for 5 minutes (`cached`). Counts as one request; priced in the pricing table (`search`, default 0 credits, like a metadata read; 0 when served from the cache).",
     auth: 'search',
+    scope: 'transcripts:read',
     credits: operationCredits().search,
     tag: 'Search',
     querystring: {

@@ -2,6 +2,7 @@
  * The shape of one row of the operation table (openapi/operations.ts), in a module of its own so the
  * wings that contribute rows (jobs/operations.ts, webhooks/operations.ts) need not import the table.
  */
+import type { ApiKeyScope } from '@subx/contracts/access';
 import type { Operation } from '@subx/credits';
 import type { DocumentFormat, JsonSchema } from '@subx/public-api';
 
@@ -17,6 +18,11 @@ export interface OperationSpec {
    * the webhook secret: not counted, free), or null for the unauthenticated routes.
    */
   auth: Operation | 'account' | null;
+  /**
+   * The API key scope the operation needs (@subx/contracts/access): a key without it is 403
+   * INSUFFICIENT_SCOPE. Null exactly for the public routes (auth null).
+   */
+  scope: ApiKeyScope | null;
   tier?: 'pro';
   credits: string;
   body?: JsonSchema;

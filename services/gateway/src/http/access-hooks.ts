@@ -11,6 +11,7 @@ import type {
   onRequestHookHandler,
   preHandlerHookHandler,
 } from 'fastify';
+import type { ApiKeyScope } from '@subx/contracts/access';
 import { AppError, Errors } from '@subx/errors';
 import type { AccessControl, Admission, IdempotencyStore } from '../access/types.ts';
 import type { Account, Operation } from '@subx/credits';
@@ -30,17 +31,21 @@ declare module 'fastify' {
 }
 
 /**
- * Account-only routes (reading one's own jobs, rotating the webhook secret): the key must be
- * valid, nothing is counted or charged, so no tier check and no rate-limit headers.
+ * The free account routes (reading one's own jobs, rotating the webhook secret, the keys): a key
+ * that may make the call (its scope and networks), then its read limit. Nothing is counted or
+ * charged, so no tier check and no rate-limit headers.
  */
-/** The free account routes (jobs, results, the webhook secret): a key, then its read limit. */
 export function authenticateHook(
   access: AccessControl,
   readLimiter: AccountReadLimiter,
+  scope: ApiKeyScope,
 ): onRequestAsyncHookHandler {
   return async function authenticate(request: FastifyRequest) {
-    const account = await access.authenticate(apiKeyOf(request.headers));
-    if (!account) throw Errors.unauthorized();
+    const account = await access.authorize({
+      apiKey: apiKeyOf(request.headers),
+      scope,
+      sourceIp: request.ip,
+    });
     await readLimiter.check(account.id);
     request.account = account;
   };
@@ -50,7 +55,11 @@ export function admitHook(access: AccessControl, operation: Operation): onReques
   // A callback hook: an admission decided at once (AccessControl.admit) goes on to the body
   // without a promise of its own and a turn of the microtask queue on every counted request.
   return function admit(request, reply, done) {
-    const decided = access.admit({ apiKey: apiKeyOf(request.headers), operation });
+    const decided = access.admit({
+      apiKey: apiKeyOf(request.headers),
+      operation,
+      sourceIp: request.ip,
+    });
     if (!(decided instanceof Promise)) {
       admitted(request, reply, decided);
       done();

@@ -18,8 +18,10 @@ export function routeOptions(ctx: RouteContext, spec: OperationSpec): RouteShort
   if (spec.body) schema.body = spec.body;
   if (spec.querystring) schema.querystring = spec.querystring;
   if (spec.params) schema.params = spec.params;
+  if (spec.auth !== null && spec.scope === null)
+    throw new Error(`operation ${spec.operationId} is authenticated but names no scope`);
   if (spec.auth === 'account')
-    return { schema, onRequest: [authenticateHook(ctx.deps.access, ctx.deps.readLimiter)] };
+    return { schema, onRequest: [authenticateHook(ctx.deps.access, ctx.deps.readLimiter, spec.scope!)] };
   if (spec.auth) {
     return {
       schema,

@@ -29,6 +29,7 @@ export const JOB_OPERATIONS: OperationSpec[] = [
     description:
       'Answers 202 at once with the job and `Location: /api/v1/jobs/{job_id}`; the videos are extracted in the background. Poll the job (or pass `webhook_url`), then page through GET /api/v1/jobs/{job_id}/results. Counts as one request against the daily limit; 1 credit per successful item, charged as items finish (failures are free). Items per job: Pro 1,000, Business 5,000, Enterprise 10,000. At most 2 jobs of one account run at once, the others wait `queued`. A job ends `completed` (whatever its items did), `failed` (its playlist or channel could not be listed, or the credits ran out: finished items are kept and charged) or `canceled`. Results are kept 7 days after the end. The body may be up to 1 MB. URLs naming the same video (youtu.be/ID, watch?v=ID&t=5, shorts/ID) are one item, extracted and charged once. With `dry_run: true` the job is checked and answered as an `estimate` (200: items, most credits, duplicates removed) without being created: no job, no reservation, no charge.',
     auth: 'jobs',
+    scope: 'jobs',
     tier: 'pro',
     credits: operationCredits().jobs,
     body: createJobBodySchema,
@@ -60,6 +61,7 @@ export const JOB_OPERATIONS: OperationSpec[] = [
     description:
       'Pages of `limit` jobs; pass `next_cursor` back as `cursor`. Not counted against the daily limit.',
     auth: 'account',
+    scope: 'jobs',
     credits: 'none',
     querystring: pageQuerySchema(20, 100),
     tag: TAG,
@@ -74,6 +76,7 @@ export const JOB_OPERATIONS: OperationSpec[] = [
     description:
       'Another account’s job is 404 `JOB_NOT_FOUND`, like one that never existed. Not counted against the daily limit.',
     auth: 'account',
+    scope: 'jobs',
     credits: 'none',
     params: jobIdParamsSchema,
     tag: TAG,
@@ -88,6 +91,7 @@ export const JOB_OPERATIONS: OperationSpec[] = [
     description:
       'Items in the batch item shape with their `index` in the source; every item exactly once across pages. While the job runs, pages hold what is finished and `next_cursor` stays set; it is null once the job has ended and everything was returned. After `expires_at`: 410 `JOB_EXPIRED`. Not counted against the daily limit.',
     auth: 'account',
+    scope: 'jobs',
     credits: 'none',
     params: jobIdParamsSchema,
     querystring: pageQuerySchema(25, 100),
@@ -103,6 +107,7 @@ export const JOB_OPERATIONS: OperationSpec[] = [
     description:
       'The document in the job’s `format` (srt, vtt, txt, md, with `Content-Disposition: attachment`) or the JSON item for json. An item that failed answers its own error (e.g. 404 NO_SUBTITLES); an item not finished yet, 404 `NOT_FOUND`. Not counted against the daily limit.',
     auth: 'account',
+    scope: 'jobs',
     credits: 'none',
     params: jobItemParamsSchema,
     tag: TAG,
@@ -118,6 +123,7 @@ export const JOB_OPERATIONS: OperationSpec[] = [
     description:
       'One chunk a line (`application/x-ndjson`), with its `video_id`, for every finished successful item in source order: the job’s `chunking`, or the defaults (512 tokens, no overlap, split by chapters) for a json job created without it. A job of another format is 409 `CONFLICT` (its results keep documents, not segments). While the job runs, the finished items only. Not counted against the daily limit.',
     auth: 'account',
+    scope: 'jobs',
     credits: 'none',
     params: jobIdParamsSchema,
     tag: TAG,
@@ -137,6 +143,7 @@ export const JOB_OPERATIONS: OperationSpec[] = [
     description:
       'Items not started are dropped; finished items are kept and charged, and so are those already in flight when they finish. Answers the job, `canceled`; canceling a canceled job answers it again, a completed or failed one is 409 `JOB_FINISHED`. Not counted against the daily limit.',
     auth: 'account',
+    scope: 'jobs',
     credits: 'none',
     params: jobIdParamsSchema,
     tag: TAG,

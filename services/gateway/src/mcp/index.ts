@@ -136,8 +136,12 @@ export default async function mcpPlugin(app: FastifyInstance, options: McpOption
     MCP_PATH,
     {
       onRequest: async (request) => {
-        const account = await options.access.authenticate(apiKeyOf(request.headers));
-        if (!account) throw Errors.unauthorized();
+        // Expiry and source networks here; each tool call is then its route's, scope included.
+        const account = await options.access.authorize({
+          apiKey: apiKeyOf(request.headers),
+          scope: null,
+          sourceIp: request.ip,
+        });
         await options.readLimiter.check(account.id);
       },
     },

@@ -39,6 +39,10 @@ function nameTableSchemas(): void {
   named('Comment', itemsOf(properties(result('comments')).comments));
   named('CommentAnalysis', result('analyzeComments'));
   named('KeyQuote', itemsOf(properties(result('analyzeComments')).key_quotes));
+  named('ApiKeyList', result('listKeys'));
+  named('ApiKey', itemsOf(properties(result('listKeys')).keys));
+  named('CreatedApiKey', result('createKey'));
+  named('RevokedApiKey', result('revokeKey'));
   const source = properties(operationById('createJob').body).source!;
   named('JobSource', source);
   for (const member of source.oneOf as JsonSchema[]) {
@@ -126,6 +130,8 @@ export function documentedErrors(spec: OperationSpec): ErrorCode[] {
     ...new Set([
       ...(spec.errors as ErrorCode[]),
       ...(metered ? (['CONFLICT'] as const) : []),
+      // Any key may be a named key with scopes and source networks (@subx/contracts/access).
+      ...(spec.scope ? (['INSUFFICIENT_SCOPE', 'SOURCE_NOT_ALLOWED'] as const) : []),
       ...(spec.body ? BODY_ERROR_CODES : []),
       'SERVICE_UNAVAILABLE' as const,
     ]),

@@ -59,6 +59,19 @@ export const REQUEST_EXAMPLES: Record<string, RequestExample> = {
     body: { keyPoints: { summary: 'Key points', value: { url: VIDEO_URL, style: 'key_points' } } },
   },
   comments: { query: { url: COMMENTS_URL, max: 100, sort: 'time' } },
+  createKey: {
+    body: {
+      ciReader: {
+        summary: 'A key for a CI system that only reads transcripts, for 90 days, from one network',
+        value: {
+          name: 'ci reader',
+          scopes: ['transcripts:read'],
+          expires_at: '2027-03-01T00:00:00Z',
+          allowed_cidrs: ['203.0.113.0/24'],
+        },
+      },
+    },
+  },
   createWatch: {
     body: {
       channel: {

@@ -180,7 +180,8 @@ function operationObject(spec: OperationSpec) {
   return {
     operationId: spec.operationId,
     summary: spec.summary,
-    description: `${spec.description}\n\nCredits: ${spec.credits}.${spec.tier ? ' Requires the Pro tier or higher.' : ''}`,
+    description: `${spec.description}\n\nCredits: ${spec.credits}.${spec.tier ? ' Requires the Pro tier or higher.' : ''}${spec.scope ? ` API key scope: \`${spec.scope}\`.` : ''}`,
+    ...(spec.scope ? { 'x-required-scope': spec.scope } : {}),
     tags: [spec.tag ?? (spec.auth ? 'Subtitles and analysis' : 'Open')],
     // Either header carries the key (alternatives, not both).
     security: spec.auth ? [{ ApiKey: [] }, { Bearer: [] }] : [],

@@ -11,6 +11,7 @@ import type { OperationSpec } from '../domain/operation-spec.ts';
 import { JOB_OPERATIONS } from '../jobs/operations.ts';
 import { WATCH_OPERATIONS } from '../watches/operations.ts';
 import { WEBHOOK_OPERATIONS } from '../webhooks/operations.ts';
+import { KEY_OPERATIONS } from '../keys/operations.ts';
 
 /** The HTTP operation table: one entry per public route, driving validation, routes, OpenAPI and llms.txt. */
 export const OPERATION_SPECS: OperationSpec[] = [
@@ -22,6 +23,8 @@ export const OPERATION_SPECS: OperationSpec[] = [
   ...WEBHOOK_OPERATIONS,
   // The calling key's tier, balance and limits (api/account-operations.ts).
   ...ACCOUNT_OPERATIONS,
+  // The account's API keys and their scopes (keys/operations.ts).
+  ...KEY_OPERATIONS,
 ];
 
 export function operationById(id: string): OperationSpec {

@@ -25,6 +25,7 @@ export const WATCH_OPERATIONS: OperationSpec[] = [
     description:
       'Answers 201 with the watch. Every `interval_minutes` the watch lists its source’s newest videos, keeps those it has not seen and starts one bulk job for them (charged as jobs are: 1 credit per successful item), then sends `watch.new_videos` to `webhook_url`. The first run comes at once: without `backfill` it only records what exists. Upcoming premieres and live streams are not counted as seen until they can be read; a video whose job item failed for missing captions (`NO_SUBTITLES`, `LANGUAGE_NOT_AVAILABLE`, or `VIDEO_PROCESSING` for a stream not yet processed) goes into later runs’ jobs again for `WATCH_CAPTION_RETRY_HOURS` (48 by default). Watches per account: Pro 10, Business 50, Enterprise 200. Counts as one request against the daily limit.',
     auth: 'jobs',
+    scope: 'jobs',
     tier: 'pro',
     credits: 'none to create; each run’s job: 1 per successful item',
     body: createWatchBodySchema,
@@ -51,6 +52,7 @@ export const WATCH_OPERATIONS: OperationSpec[] = [
     summary: 'List the account’s watches, newest first',
     description: 'Every watch of the account (at most the tier’s cap). Not counted against the daily limit.',
     auth: 'account',
+    scope: 'jobs',
     credits: 'none',
     tag: TAG,
     response: named('WatchList', {
@@ -68,6 +70,7 @@ export const WATCH_OPERATIONS: OperationSpec[] = [
     summary: 'A watch: its source, schedule and last run',
     description: 'Another account’s watch is 404 `NOT_FOUND`. Not counted against the daily limit.',
     auth: 'account',
+    scope: 'jobs',
     credits: 'none',
     params: watchIdParamsSchema,
     tag: TAG,
@@ -82,6 +85,7 @@ export const WATCH_OPERATIONS: OperationSpec[] = [
     description:
       'Lists the source now and starts a job for the new videos, as a scheduled run would (and moves the next scheduled run one interval on). `job_id` is null when nothing was new and nothing was to be retried. A source that cannot be listed, or a job that cannot be started, answers that error (it is also the watch’s `last_run.error`, and the videos stay new for the next run). A run of the same watch already under way is 409 `CONFLICT`. Counts as one request against the daily limit.',
     auth: 'jobs',
+    scope: 'jobs',
     tier: 'pro',
     credits: 'none; the job it starts: 1 per successful item',
     params: watchIdParamsSchema,
@@ -121,6 +125,7 @@ export const WATCH_OPERATIONS: OperationSpec[] = [
     summary: 'Stop and delete a watch',
     description: 'Jobs it started run on. Not counted against the daily limit.',
     auth: 'account',
+    scope: 'jobs',
     credits: 'none',
     params: watchIdParamsSchema,
     tag: TAG,

@@ -25,6 +25,7 @@ export const WEBHOOK_OPERATIONS: OperationSpec[] = [
     description:
       'Issues a new Standard Webhooks signing secret (`whsec_…`) for the key’s account: job webhooks are signed with it from now on. The previous secret keeps signing alongside it for 24 hours (`previous_secret_expires_at`; deliveries then carry two signatures in `webhook-signature`), so receivers can switch without missing a delivery. The first call for an account creates its first secret (then `previous_secret_expires_at` is null).',
     auth: 'account',
+    scope: 'webhooks:admin',
     credits: 'none; not counted against the daily limit',
     successStatus: 201,
     tag: 'Webhooks',
@@ -39,6 +40,7 @@ export const WEBHOOK_OPERATIONS: OperationSpec[] = [
     description:
       'The secret job webhooks are signed with now (created on the first call if the account has none), and until when the previous one also signs after a rotation.',
     auth: 'account',
+    scope: 'webhooks:admin',
     credits: 'none; not counted against the daily limit',
     tag: 'Webhooks',
     response: webhookSecretResponse,

@@ -139,6 +139,8 @@ describe('docs', () => {
         '/api/v1/jobs/{job_id}/results',
         '/api/v1/jobs/{job_id}/chunks',
         '/api/v1/jobs/{job_id}/results/{index}',
+        '/api/v1/keys',
+        '/api/v1/keys/{key_id}',
         '/api/v1/playlist',
         '/api/v1/search',
         '/api/v1/summarize',

@@ -101,6 +101,10 @@ describe('MCP tools', () => {
       // Account settings, not something an agent does with videos: no tools.
       'rotateWebhookSecret',
       'getWebhookSecret',
+      // An agent does not make or revoke the keys it runs on.
+      'listKeys',
+      'createKey',
+      'revokeKey',
     ]);
     expect(buildTools().map((t) => t.name)).toEqual(Object.keys(TWINS));
   });

@@ -17,11 +17,32 @@ import type { TestGateway } from './support.ts';
 import { createJob, jobsGateway, REAL, watch } from './jobs-support.ts';
 import { PLAYLIST as WATCHED_PLAYLIST, createWatch, harness as watchesGateway } from './watches-support.ts';
 import { webhookSecretsApiOf } from '../../../jobs/src/api.ts';
+import { startReplicas } from '../access/support.ts';
+
+/** A gateway on the real access module, whose keys routes answer; and an account's primary key. */
+async function keysGateway() {
+  const replicas = await startReplicas(1);
+  const m = replicas.modules[0]!;
+  const gw = await buildTestGateway({
+    deps: { access: m.access, credits: m.credits, idempotency: m.idempotency, apiKeys: m.apiKeys },
+  });
+  const { account, apiKey } = await m.accounts.createAccount({ tier: 'pro' });
+  const named = await m.apiKeys.create(
+    account._id,
+    { name: 'to revoke', scopes: ['transcripts:read'] },
+    { actor: { type: 'operator', id: null } },
+  );
+  apps.push(gw.app);
+  stops.push(() => replicas.stop());
+  return { gw, apiKey, revocable: named!.info.id };
+}
 
 const PLAYLIST_URL = 'https://www.youtube.com/playlist?list=PLXJg25X-OulsVsnvZ7RVtSDW-id9_RzAO';
 const apps: TestGateway['app'][] = [];
+const stops: (() => Promise<void>)[] = [];
 afterEach(async () => {
   await Promise.all(apps.splice(0).map((a) => a.close()));
+  for (const stop of stops.splice(0)) await stop();
 });
 
 async function syncGateway(): Promise<TestGateway> {
@@ -89,7 +110,7 @@ async function syncGateway(): Promise<TestGateway> {
   return gw;
 }
 
-type Call = { method: 'GET' | 'POST' | 'DELETE'; url: string; payload?: object };
+type Call = { method: 'GET' | 'POST' | 'DELETE'; url: string; payload?: object; key?: string };
 const json = (r: LightMyRequestResponse) => r.json() as Record<string, unknown>;
 
 describe('every success body', () => {
@@ -105,6 +126,7 @@ describe('every success body', () => {
     const jobId = String(json(created).job_id);
     await jobs.drain();
 
+    const keys = await keysGateway();
     const calls: Record<string, { app: TestGateway['app']; call: Call }> = {
       extract: { app: gw.app, call: { method: 'POST', url: '/api/v1/extract', payload: { url: VIDEO_URL } } },
       // The per-format paths answer a text document: request id and rate limit in headers only.
@@ -169,6 +191,20 @@ describe('every success body', () => {
       rotateWebhookSecret: { app: gw.app, call: { method: 'POST', url: '/api/v1/webhooks/secret' } },
       getWebhookSecret: { app: gw.app, call: { method: 'GET', url: '/api/v1/webhooks/secret' } },
       getAccount: { app: gw.app, call: { method: 'GET', url: '/api/v1/account' } },
+      listKeys: { app: keys.gw.app, call: { method: 'GET', url: '/api/v1/keys', key: keys.apiKey } },
+      createKey: {
+        app: keys.gw.app,
+        call: {
+          method: 'POST',
+          url: '/api/v1/keys',
+          payload: { name: 'n', scopes: ['ai'] },
+          key: keys.apiKey,
+        },
+      },
+      revokeKey: {
+        app: keys.gw.app,
+        call: { method: 'DELETE', url: `/api/v1/keys/${keys.revocable}`, key: keys.apiKey },
+      },
     };
     // Every row of the operation table is exercised: a new operation must be added here.
     expect(Object.keys(calls).sort()).toEqual(OPERATION_SPECS.map((s) => s.operationId).sort());
@@ -181,7 +217,7 @@ describe('every success body', () => {
       const res = await app.inject({
         method: call.method,
         url,
-        headers: { 'x-api-key': KEYS.pro },
+        headers: { 'x-api-key': call.key ?? KEYS.pro },
         ...(call.payload ? { payload: call.payload } : {}),
       });
       expect(res.statusCode, `${spec.operationId}: ${res.body}`).toBe(spec.successStatus ?? 200);

@@ -54,6 +54,11 @@ export function createTestAccess(options: { dailyLimits?: Partial<Record<Tier, n
   };
   const access: AccessControl = {
     authenticate: async (apiKey) => (apiKey === undefined ? null : (accounts.get(apiKey) ?? null)),
+    async authorize({ apiKey }) {
+      const account = apiKey === undefined ? undefined : accounts.get(apiKey);
+      if (!account) throw Errors.unauthorized();
+      return account;
+    },
     async admit({ apiKey, operation }) {
       const account = apiKey === undefined ? undefined : accounts.get(apiKey);
       if (!account) throw Errors.unauthorized();
