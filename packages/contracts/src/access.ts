@@ -146,3 +146,28 @@ export const createdApiKeySchema = {
   },
 } as const;
 export type CreatedApiKey = FromSchema<typeof createdApiKeySchema>;
+
+export const accountKeyParamsSchema = {
+  type: 'object',
+  required: ['id', 'key_id'],
+  additionalProperties: false,
+  properties: {
+    id: { type: 'string', description: 'The account id (`acct_` and 32 hex digits).' },
+    key_id: keyIdParamsSchema.properties.key_id,
+  },
+} as const;
+
+/** The admin API's key changes: who asked, when it is a dashboard user (the audit log's actor). */
+export const actingMemberQuerySchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    member_id: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 64,
+      description: 'The dashboard user making the change; absent: the operator holding the admin token.',
+    },
+  },
+} as const;
+export type ActingMemberQuery = FromSchema<typeof actingMemberQuerySchema>;

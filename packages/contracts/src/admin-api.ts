@@ -194,7 +194,7 @@ export type SecureAccountBody = FromSchema<typeof secureAccountBodySchema>;
 
 export const securedAccountSchema = {
   type: 'object',
-  required: ['api_key', 'webhook_secret_rotated', 'paused_watches', 'canceled_jobs'],
+  required: ['api_key', 'webhook_secret_rotated', 'paused_watches', 'canceled_jobs', 'revoked_keys'],
   additionalProperties: false,
   properties: {
     api_key: {
@@ -214,6 +214,12 @@ export const securedAccountSchema = {
       type: 'array',
       items: { type: 'string' },
       description: 'The queued and running jobs the old key created, canceled.',
+    },
+    revoked_keys: {
+      type: 'array',
+      items: { type: 'string' },
+      description:
+        "The account's named keys, all revoked (whoever held the account could have made them); the watches and jobs each created are paused and canceled as the primary key's are.",
     },
   },
 } as const;

@@ -135,6 +135,8 @@ export function fakeGateway() {
         webhook_secret_rotated: true,
         paused_watches: paused.map((w) => w.watch_id),
         canceled_jobs: [],
+        // The double keeps no named keys.
+        revoked_keys: [],
       };
     },
     async limits(id) {

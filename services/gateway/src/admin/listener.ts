@@ -23,6 +23,7 @@ import { selfServiceRoutes } from './self-service.routes.ts';
 import { adminJobRoutes } from './jobs.routes.ts';
 import { adminWatchRoutes } from './watches.routes.ts';
 import { adminRecoveryRoutes } from './recovery.routes.ts';
+import { adminKeyRoutes } from './keys.routes.ts';
 import { createAccountSecurer } from '../recovery/secure-account.ts';
 import type { JobsApi, WatchesApi, WebhookSecretsApi } from '@subx/backends';
 import { logAccess } from '../http/access-log.ts';
@@ -47,6 +48,7 @@ type AdminAccess = Pick<
   | 'adminToken'
   | 'adminTokenPrevious'
   | 'accountUsage'
+  | 'apiKeys'
   | 'clock'
   | 'logger'
 >;
@@ -143,11 +145,13 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
       publicApp,
       ...(options.webhookSecrets ? { webhookSecrets: options.webhookSecrets } : {}),
     });
+    adminKeyRoutes(scope, { apiKeys: access.apiKeys });
     if (options.jobs) adminJobRoutes(scope, { accounts: access.accounts, jobs: options.jobs });
     if (options.watches) adminWatchRoutes(scope, { accounts: access.accounts, watches: options.watches });
     adminRecoveryRoutes(scope, {
       secure: createAccountSecurer({
         accounts: access.accounts,
+        apiKeys: access.apiKeys,
         ...(options.jobs ? { jobs: options.jobs } : {}),
         ...(options.watches ? { watches: options.watches } : {}),
         ...(options.webhookSecrets ? { webhookSecrets: options.webhookSecrets } : {}),

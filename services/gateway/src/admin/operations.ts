@@ -26,6 +26,14 @@ import {
   watchSchema,
   webhookSecretSchema,
 } from '@subx/contracts/admin-api';
+import {
+  accountKeyParamsSchema,
+  actingMemberQuerySchema,
+  apiKeyInfoSchema,
+  apiKeyListSchema,
+  createApiKeyBodySchema,
+  createdApiKeySchema,
+} from '@subx/contracts/access';
 import type { ErrorCode } from '@subx/errors';
 import { BODY_ERROR_CODES } from '@subx/public-api';
 import type { JsonSchema } from '@subx/public-api';
@@ -122,6 +130,49 @@ export const ADMIN_OPERATION_SPECS: AdminOperationSpec[] = [
     params,
     successStatus: 204,
     errors: ['NOT_FOUND'],
+  },
+  {
+    method: 'GET',
+    path: `${ACCOUNT}/keys`,
+    operationId: 'listAccountKeys',
+    summary: 'The account’s keys',
+    tag: 'Self-service',
+    description:
+      'The primary key, then the named keys with their scopes, as the public GET /api/v1/keys lists them.',
+    params,
+    successStatus: 200,
+    response: apiKeyListSchema,
+    errors: ['NOT_FOUND'],
+  },
+  {
+    method: 'POST',
+    path: `${ACCOUNT}/keys`,
+    operationId: 'createAccountKey',
+    summary: 'Make a named key with scopes',
+    tag: 'Self-service',
+    description:
+      'As the public POST /api/v1/keys, with any scopes; the key is in this response only. `member_id`: the dashboard user asking (recorded in the audit log).',
+    params,
+    querystring: actingMemberQuerySchema,
+    body: createApiKeyBodySchema,
+    successStatus: 201,
+    response: createdApiKeySchema,
+    noStore: true,
+    errors: [...BODY_ERRORS, 'NOT_FOUND', 'CONFLICT'],
+  },
+  {
+    method: 'DELETE',
+    path: `${ACCOUNT}/keys/{key_id}`,
+    operationId: 'revokeAccountKey',
+    summary: 'Revoke a named key',
+    tag: 'Self-service',
+    description:
+      'The key stops working on every replica before this answers; the primary key is revoked by DELETE …/api-key instead (409 CONFLICT here). `member_id`: the dashboard user asking.',
+    params: accountKeyParamsSchema,
+    querystring: actingMemberQuerySchema,
+    successStatus: 200,
+    response: apiKeyInfoSchema,
+    errors: ['NOT_FOUND', 'CONFLICT'],
   },
   {
     method: 'POST',

@@ -6,8 +6,9 @@
  * order:
  *
  * 1. pause the watches and cancel the queued and running jobs the key created (each carries the
- *    key's id, accounts.ts keyIdOf);
- * 2. replace or revoke the key;
+ *    key's id, accounts.ts keyIdOf), and those of every named key;
+ * 2. revoke every named key (whoever held the account could have made them), then replace or
+ *    revoke the primary key;
  * 3. look again for what the key made between 1 and 2 (a request admitted just before the change);
  * 4. replace the webhook secret, keeping no previous one signing alongside.
  *
@@ -17,6 +18,7 @@
 import type { AccountRepository } from '../access/accounts.ts';
 import { keyIdOf } from '../access/accounts.ts';
 import type { JobsApi, WatchesApi, WebhookSecretsApi } from '@subx/backends';
+import type { ApiKeys } from '../access/api-keys.ts';
 
 interface SecuredAccount {
   /** The new key (`replace` of an active key), shown once; null otherwise. */
@@ -24,18 +26,21 @@ interface SecuredAccount {
   webhook_secret_rotated: boolean;
   paused_watches: string[];
   canceled_jobs: string[];
+  revoked_keys: string[];
 }
 
 export type AccountSecurer = (accountId: string, key: 'replace' | 'revoke') => Promise<SecuredAccount | null>;
 
 export function createAccountSecurer(deps: {
   accounts: Pick<AccountRepository, 'get' | 'regenerateKey' | 'revokeKey'>;
+  /** The account's named keys; absent: it has none to revoke. */
+  apiKeys?: Pick<ApiKeys, 'list' | 'revoke'>;
   /** Absent on a gateway without that feature: nothing of its kind can exist. */
   jobs?: Pick<JobsApi, 'cancelCreatedWith'>;
   watches?: Pick<WatchesApi, 'pauseCreatedWith'>;
   webhookSecrets?: Pick<WebhookSecretsApi, 'rotate'>;
 }): AccountSecurer {
-  const { accounts, jobs, watches, webhookSecrets } = deps;
+  const { accounts, apiKeys, jobs, watches, webhookSecrets } = deps;
 
   async function stopWhatTheKeyMade(accountId: string, keyId: string, into: SecuredAccount) {
     // Watches first: a watch run between the two would start another job of the key.
@@ -52,13 +57,21 @@ export function createAccountSecurer(deps: {
       webhook_secret_rotated: false,
       paused_watches: [],
       canceled_jobs: [],
+      revoked_keys: [],
     };
-    await stopWhatTheKeyMade(accountId, keyId, secured);
+    const named = ((await apiKeys?.list(accountId)) ?? []).filter(
+      (k) => !k.primary && k.status !== 'revoked',
+    );
+    for (const id of [keyId, ...named.map((k) => k.id)]) await stopWhatTheKeyMade(accountId, id, secured);
+    for (const { id } of named) {
+      await apiKeys!.revoke(accountId, id, { actor: { type: 'operator', id: null } });
+      secured.revoked_keys.push(id);
+    }
     if (doc.key.status === 'active') {
       if (key === 'replace') secured.api_key = await accounts.regenerateKey(accountId);
       else await accounts.revokeKey(accountId);
     }
-    await stopWhatTheKeyMade(accountId, keyId, secured);
+    for (const id of [keyId, ...named.map((k) => k.id)]) await stopWhatTheKeyMade(accountId, id, secured);
     if (webhookSecrets) {
       await webhookSecrets.rotate(accountId, { keepPrevious: false });
       secured.webhook_secret_rotated = true;

@@ -181,6 +181,7 @@ function recoverySuite(makeStore: () => DocumentStore) {
       webhook_secret_rotated: true,
       paused_watches: [badWatch, legacyWatch].sort(),
       canceled_jobs: [badJob],
+      revoked_keys: [],
     });
 
     // The key: the old one is refused, the new one works.
@@ -234,6 +235,38 @@ function recoverySuite(makeStore: () => DocumentStore) {
     expect(again).toMatchObject({ api_key: null, paused_watches: [], canceled_jobs: [] });
     // A revoked key stays revoked under `replace` too: a reset makes no key where there was none.
     expect((await t.secure('replace')).json().api_key).toBeNull();
+  });
+
+  it('a reset revokes every named key (through the admin API) and stops the jobs they made', async () => {
+    const t = await setup(makeStore());
+    const made = await t.admin.inject({
+      method: 'POST',
+      url: `/admin/v1/accounts/${t.id}/keys?member_id=usr_owner`,
+      headers: auth,
+      payload: { name: 'intruder', scopes: ['jobs'] },
+    });
+    expect(made.statusCode, made.body).toBe(201);
+    const named = made.json<{ id: string; api_key: string }>();
+    const holder = (await t.withKey(named.api_key))!;
+    expect(holder.keyId).toBe(named.id);
+    const badJob = await t.job(holder);
+
+    const secured = (await t.secure('revoke')).json<{ revoked_keys: string[]; canceled_jobs: string[] }>();
+    expect(secured.revoked_keys).toEqual([named.id]);
+    expect(secured.canceled_jobs).toContain(badJob);
+    expect(await t.withKey(named.api_key)).toBeNull();
+    const listed = await t.admin.inject({
+      method: 'GET',
+      url: `/admin/v1/accounts/${t.id}/keys`,
+      headers: auth,
+    });
+    const keys = listed.json<{ keys: { id: string; status: string; primary: boolean }[] }>().keys;
+    expect(keys.map((k) => [k.primary, k.status])).toEqual([
+      [true, 'revoked'],
+      [false, 'revoked'],
+    ]);
+    // Nothing is left to revoke the second time.
+    expect((await t.secure('revoke')).json<{ revoked_keys: string[] }>().revoked_keys).toEqual([]);
   });
 
   it('404 for an unknown account or watch, 400 for a bad body', async () => {

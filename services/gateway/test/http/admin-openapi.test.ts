@@ -153,8 +153,8 @@ describe('admin /openapi.json', () => {
         ),
     );
     expect(fastifyRoutes(admin)).toEqual([...documented, 'GET /openapi.json'].sort());
-    // The parser reads what it should: the table has fifteen rows, all routed here.
-    expect(documented).toHaveLength(15);
+    // The parser reads what it should: the table has eighteen rows, all routed here.
+    expect(documented).toHaveLength(18);
   });
 
   it('real answers match the documented response schemas', async () => {
@@ -225,6 +225,12 @@ describe('admin /openapi.json', () => {
     expect(foreign.json().error.code).toBe('NOT_FOUND');
     await check('DELETE', `${account}/watches/${watch.watch_id}`, `${A}/watches/{watch_id}`);
     expect((await check('GET', `${account}/watches`, `${A}/watches`)).watches).toEqual([]);
+    const key = await check('POST', `${account}/keys?member_id=usr_1`, `${A}/keys`, {
+      name: 'reader',
+      scopes: ['transcripts:read'],
+    });
+    expect((await check('GET', `${account}/keys`, `${A}/keys`)).keys).toHaveLength(2);
+    await check('DELETE', `${account}/keys/${String(key.id)}`, `${A}/keys/{key_id}`);
     await check('DELETE', `${account}/api-key`, `${A}/api-key`);
   });
 
