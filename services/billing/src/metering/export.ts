@@ -19,7 +19,7 @@
 import { Kafka } from 'cloudevents';
 import type { KafkaMessage } from 'cloudevents';
 import { creditUsageV1 } from '@subx/contracts';
-import type { DeliveredMessage, EventBus, Subscription } from '@subx/ports';
+import type { DeliveredMessage, EventBus, Logger, Subscription } from '@subx/ports';
 import { RetriableError } from '@subx/ports';
 
 export interface MeteringExportOptions {
@@ -35,7 +35,7 @@ export interface MeteringExportOptions {
   lingerMs?: number;
   /** Bound of one request. Default 10 s. */
   requestTimeoutMs?: number;
-  logger: { warn(obj: object, msg?: string): void };
+  logger: Pick<Logger, 'warn'>;
 }
 
 /** One structured CloudEvent as the ingest takes it: the attributes and the usage as JSON data. */
