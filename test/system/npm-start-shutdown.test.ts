@@ -1,7 +1,7 @@
 /**
  * `npm start` stops within SHUTDOWN_TIMEOUT_MS, as every service does (it used a fixed 15 s): the
  * deadline it announces when SIGTERM starts the shutdown is the one configured, and it still stops
- * cleanly (exit 0) within it. On Kafka the demo starts without error lines (the retriable errors of
+ * cleanly (exit 0) within it. On Kafka the demo starts without error lines (the retryable errors of
  * a broker that has just made its topics are kafkajs's to retry) and stops on the first SIGINT.
  */
 import { describe, expect, it } from 'vitest';

@@ -7,7 +7,8 @@
 import type * as grpc from '@grpc/grpc-js';
 import { PLATFORM_HEALTH_NAME, aiV1, billingV1, commentsV1, extractorV1 } from '@subx/contracts';
 import { checkHealth, createGrpcClient, grpcTlsFromConfig } from '@subx/service-kit';
-import type { GrpcClient, Logger } from '@subx/service-kit';
+import type { Logger } from '@subx/ports';
+import type { GrpcClient } from '@subx/service-kit';
 import { createTranscriptBatcher } from './transcript-batcher.ts';
 import type { AiBackend, Backends, BillingBackend, CommentsBackend, ExtractorBackend } from './types.ts';
 

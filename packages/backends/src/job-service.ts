@@ -10,7 +10,7 @@
 import type * as grpc from '@grpc/grpc-js';
 import { jobsV1 } from '@subx/contracts';
 import { createGrpcClient, fromGrpcError } from '@subx/service-kit';
-import type { Logger } from '@subx/service-kit';
+import type { Logger } from '@subx/ports';
 import { healthy } from './grpc.ts';
 import type { HealthCheck } from './types.ts';
 

@@ -18,7 +18,7 @@
  */
 import type { extractorV1 } from '@subx/contracts';
 import { Errors } from '@subx/errors';
-import type { Logger } from '@subx/service-kit';
+import type { Logger } from '@subx/ports';
 import { createLanes } from './transcript-lanes.ts';
 import {
   createItem,

@@ -17,7 +17,7 @@ import {
   createGrpcClient,
   type CallContext,
   type ItemFailure,
-  type Logger,
+  type PinoLogger,
   type StartedGrpcServer,
 } from '@subx/service-kit';
 import { createTranscriptBatcher } from '../src/index.ts';
@@ -200,7 +200,7 @@ export async function harness(
     gather?: { maxTurns?: number; maxMs?: number };
     streamLanes?: number;
     streamMaxAgeMs?: number;
-    serverLogger?: Logger;
+    serverLogger?: PinoLogger;
   } = {},
 ): Promise<Harness> {
   const { serverLogger = logger, ...batcherOptions } = extra;

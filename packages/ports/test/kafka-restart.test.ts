@@ -81,7 +81,7 @@ it('kafkajs rebalance narration is recognised as routine, real failures are not'
   expect(isRoutineRebalance('Crash: KafkaJSNumberOfRetriesExceeded', { error: 'broker down' })).toBe(false);
 });
 
-it('the retriable errors of a broker or topic that has just started are transient, real failures are not', () => {
+it('the retryable errors of a broker or topic that has just started are transient, real failures are not', () => {
   const response = 'Response GroupCoordinator(key: 10, version: 2)';
   expect(isTransient(response, { error: 'The group coordinator is not available' })).toBe(true);
   expect(

@@ -6,8 +6,8 @@
  * STARTUP_DEPENDENCY_TIMEOUT_MS; after that the service exits with one line naming what did not
  * answer and the variable that points at it.
  */
-import type { Logger } from 'pino';
 import { backoffDelay } from '@subx/ports';
+import type { Logger } from '@subx/ports';
 import { withTimeout } from './timeout.ts';
 
 /** An engine a service needs (ports' `Adapters.dependencies` has this shape). */

@@ -41,7 +41,7 @@ export interface HealthRegistryOptions {
   now?: () => number;
 }
 
-class CheckTimeout extends Error {}
+class CheckTimeoutError extends Error {}
 
 export function createHealthRegistry(options: HealthRegistryOptions = {}): HealthRegistry {
   const defaultTimeoutMs = options.defaultTimeoutMs ?? 2_000;
@@ -54,7 +54,7 @@ export function createHealthRegistry(options: HealthRegistryOptions = {}): Healt
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
         controller.abort();
-        reject(new CheckTimeout(`timeout after ${timeoutMs}ms`));
+        reject(new CheckTimeoutError(`timeout after ${timeoutMs}ms`));
       }, timeoutMs);
     });
     try {

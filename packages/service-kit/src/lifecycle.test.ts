@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
+import { silentLogger } from '@subx/ports';
 import { createLifecycle } from './lifecycle.ts';
 import type { ProcessLike } from './lifecycle.ts';
 import { createLogger } from './logger.ts';
@@ -197,6 +198,21 @@ describe('lifecycle', () => {
     expect(stopped).toBe(true);
     expect(exits).toEqual([1]);
     expect(lines.some((l) => l.level === 'fatal' && l.msg === event)).toBe(true);
+  });
+
+  it('takes any Logger: without a fatal level, an uncaught error is logged at error', async () => {
+    const errors: { fields: object; message?: string }[] = [];
+    const proc = new EventEmitter() as EventEmitter & ProcessLike;
+    const lifecycle = createLifecycle({
+      logger: { ...silentLogger, error: (fields, message) => void errors.push({ fields, message }) },
+      exit: () => {},
+      process: proc,
+    });
+    const err = new Error('kaboom');
+    lifecycle.installSignalHandlers();
+    proc.emit('uncaughtException', err);
+    await lifecycle.stop('wait');
+    expect(errors).toEqual([{ fields: { err }, message: 'uncaughtException' }]);
   });
 
   it('a component that finishes starting after stop() began is stopped too', async () => {

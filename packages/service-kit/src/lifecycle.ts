@@ -3,7 +3,7 @@
  * the servers that use them); `stop()` flips readiness first, then stops them in reverse order under
  * one deadline, so intake closes before the things in-flight work still needs.
  */
-import type { Logger } from 'pino';
+import type { Logger } from '@subx/ports';
 
 export interface Component {
   start?(): Promise<void> | void;
@@ -20,7 +20,8 @@ export interface ProcessLike {
 }
 
 export interface LifecycleOptions {
-  logger: Logger;
+  /** An uncaught error is logged at `fatal` when the logger has that level (pino's), else `error`. */
+  logger: Logger & { fatal?: Logger['error'] };
   /** Deadline for the whole of `stop()`. Default 10 000 ms (SHUTDOWN_TIMEOUT_MS). */
   shutdownTimeoutMs?: number;
   /** Hard exit; default `process.exit`. Injected in tests. */
@@ -165,7 +166,8 @@ export function createLifecycle(options: LifecycleOptions): Lifecycle {
         });
       };
       const onFatal = (kind: string) => (err: unknown) => {
-        logger.fatal({ err }, kind);
+        if (logger.fatal) logger.fatal({ err }, kind);
+        else logger.error({ err }, kind);
         // Never 0: the process state is unknown after an uncaught error.
         proc.exitCode = 1;
         void lifecycle.stop(kind).finally(() => exit(1));

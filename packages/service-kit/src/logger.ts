@@ -5,9 +5,13 @@
  */
 import { trace } from '@opentelemetry/api';
 import { pino } from 'pino';
-import type { DestinationStream, Logger, LoggerOptions } from 'pino';
+import type { DestinationStream, Logger as PinoLogger, LoggerOptions } from 'pino';
 
-export type { Logger } from 'pino';
+/**
+ * pino's own logger, for where more than logging is needed (`child`, `isLevelEnabled`, `fatal`, a
+ * fastify `loggerInstance`); whatever only logs takes `Logger` from `@subx/ports`.
+ */
+export type { PinoLogger };
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -63,7 +67,7 @@ export function traceFields(): Record<string, string> {
   return { trace_id: ctx.traceId, span_id: ctx.spanId, trace_flags: `0${ctx.traceFlags.toString(16)}` };
 }
 
-export function createLogger(options: CreateLoggerOptions): Logger {
+export function createLogger(options: CreateLoggerOptions): PinoLogger {
   const loggerOptions: LoggerOptions = {
     level: options.level ?? 'info',
     base: { service: options.service, pid: process.pid },
@@ -151,6 +155,6 @@ export function serializeError(value: unknown, depth = 0): unknown {
 }
 
 /** `logger.child({ request_id })`, named so call sites read the same everywhere. */
-export function withRequestId(logger: Logger, requestId: string): Logger {
+export function withRequestId(logger: PinoLogger, requestId: string): PinoLogger {
   return logger.child({ request_id: requestId });
 }

@@ -12,7 +12,8 @@ import { createLifecycle } from './lifecycle.ts';
 import { createLogger } from './logger.ts';
 import { activeTelemetry } from './telemetry.ts';
 import { startMetricsServer, type MetricsServer } from './metrics/server.ts';
-import type { Logger } from 'pino';
+// pino's own type: the root logger, whose children the service's parts get (and fastify takes).
+import type { Logger as PinoLogger } from 'pino';
 
 export interface RunnableService {
   /** Stops intake and in-flight work, then releases resources (under the shutdown deadline). */
@@ -27,7 +28,7 @@ export async function runService<S extends z.ZodType, E = undefined>(options: {
    * its problems are listed together with the schema's.
    */
   extraConfig?: (env: Record<string, string | undefined>) => E;
-  start: (config: z.output<S>, logger: Logger, extra: E) => Promise<RunnableService>;
+  start: (config: z.output<S>, logger: PinoLogger, extra: E) => Promise<RunnableService>;
   env?: Record<string, string | undefined>;
   /** Where the one-line start-up problems go (default stderr). */
   printProblem?: (line: string) => void;

@@ -3,7 +3,7 @@ export { signWebhook, type SignWebhookInput, type SignedWebhookHeaders } from '.
 export {
   isPublicAddress,
   resolveWebhookTarget,
-  WebhookTargetRefused,
+  WebhookTargetRefusedError,
   MAX_WEBHOOK_URL_LENGTH,
   type HostLookup,
   type ResolvedWebhookTarget,

@@ -3,7 +3,7 @@ import {
   dnsLookup,
   isPublicAddress,
   resolveWebhookTarget,
-  WebhookTargetRefused,
+  WebhookTargetRefusedError,
   type HostLookup,
 } from './target-policy.ts';
 
@@ -19,8 +19,8 @@ const refusal = async (url: string, lookup: HostLookup = answers({})) => {
   try {
     await resolveWebhookTarget(url, { allowPrivateNetworks: false, lookup });
   } catch (error) {
-    expect(error).toBeInstanceOf(WebhookTargetRefused);
-    return (error as WebhookTargetRefused).reason;
+    expect(error).toBeInstanceOf(WebhookTargetRefusedError);
+    return (error as WebhookTargetRefusedError).reason;
   }
   return 'accepted';
 };
@@ -124,7 +124,7 @@ describe('the DNS wait under load', () => {
     const waits = Array.from({ length: 16 }, (_, i) =>
       resolveWebhookTarget(`https://slow-${i}.example.com/hook`, policy).then(
         () => 'resolved',
-        (e: WebhookTargetRefused) => e.reason,
+        (e: WebhookTargetRefusedError) => e.reason,
       ),
     );
     // Threadpool work (4 threads by default) while 16 lookups wait: it must not queue behind them.

@@ -5,11 +5,11 @@ import ipaddr from 'ipaddr.js';
 export type WebhookTargetRefusal =
   'invalid_url' | 'unsupported_scheme' | 'credentials_in_url' | 'unresolvable' | 'private_address';
 
-export class WebhookTargetRefused extends Error {
+export class WebhookTargetRefusedError extends Error {
   readonly reason: WebhookTargetRefusal;
   constructor(reason: WebhookTargetRefusal, message: string) {
     super(message);
-    this.name = 'WebhookTargetRefused';
+    this.name = 'WebhookTargetRefusedError';
     this.reason = reason;
   }
 }
@@ -85,7 +85,7 @@ export async function resolveWebhookTarget(
   policy: WebhookTargetPolicy,
 ): Promise<ResolvedWebhookTarget> {
   if (raw.length > MAX_WEBHOOK_URL_LENGTH) {
-    throw new WebhookTargetRefused(
+    throw new WebhookTargetRefusedError(
       'invalid_url',
       `webhook_url is longer than ${MAX_WEBHOOK_URL_LENGTH} characters`,
     );
@@ -94,13 +94,13 @@ export async function resolveWebhookTarget(
   try {
     url = new URL(raw);
   } catch {
-    throw new WebhookTargetRefused('invalid_url', 'webhook_url is not an absolute URL');
+    throw new WebhookTargetRefusedError('invalid_url', 'webhook_url is not an absolute URL');
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new WebhookTargetRefused('unsupported_scheme', 'webhook_url must use https (or http)');
+    throw new WebhookTargetRefusedError('unsupported_scheme', 'webhook_url must use https (or http)');
   }
   if (url.username !== '' || url.password !== '') {
-    throw new WebhookTargetRefused(
+    throw new WebhookTargetRefusedError(
       'credentials_in_url',
       'webhook_url must not carry credentials; verify deliveries by their webhook-signature instead',
     );
@@ -110,12 +110,12 @@ export async function resolveWebhookTarget(
     ? [{ address: host, family: ipaddr.parse(host).kind() === 'ipv6' ? 6 : 4 }]
     : await resolveBounded(host, policy);
   if (answers.length === 0) {
-    throw new WebhookTargetRefused('unresolvable', `webhook_url's host ${host} does not resolve`);
+    throw new WebhookTargetRefusedError('unresolvable', `webhook_url's host ${host} does not resolve`);
   }
   if (!policy.allowPrivateNetworks) {
     const blocked = answers.find((a) => !isPublicAddress(a.address));
     if (blocked) {
-      throw new WebhookTargetRefused(
+      throw new WebhookTargetRefusedError(
         'private_address',
         `webhook_url's host ${host} resolves to a private, loopback or link-local address (${blocked.address}); ` +
           'webhooks go to public addresses only unless the operator sets WEBHOOK_ALLOW_PRIVATE_NETWORKS=true',
@@ -137,7 +137,7 @@ async function resolveBounded(host: string, policy: WebhookTargetPolicy) {
         timer = setTimeout(
           () =>
             reject(
-              new WebhookTargetRefused(
+              new WebhookTargetRefusedError(
                 'unresolvable',
                 `webhook_url's host ${host} did not resolve within ${timeoutMs} ms`,
               ),
@@ -147,8 +147,8 @@ async function resolveBounded(host: string, policy: WebhookTargetPolicy) {
       }),
     ]);
   } catch (error) {
-    if (error instanceof WebhookTargetRefused) throw error;
-    throw new WebhookTargetRefused('unresolvable', `webhook_url's host ${host} does not resolve`);
+    if (error instanceof WebhookTargetRefusedError) throw error;
+    throw new WebhookTargetRefusedError('unresolvable', `webhook_url's host ${host} does not resolve`);
   } finally {
     clearTimeout(timer);
   }

@@ -2,7 +2,7 @@ import { AppError, Errors } from '@subx/errors';
 import { backoffDelay } from '@subx/ports';
 import { ProxyAgent, fetch as undiciFetch } from 'undici';
 import type { CircuitBreaker } from './breaker.ts';
-import { EgressPacer, PacingWaitTooLong } from './egress/pacing.ts';
+import { EgressPacer, PacingWaitTooLongError } from './egress/pacing.ts';
 import { EgressQuarantine } from './egress/quarantine.ts';
 import { pacingApplies, type YouTubeClientConfig } from './config.ts';
 import {
@@ -271,7 +271,7 @@ export class Transport {
       const waitMs = await this.#pacer.acquire(proxy, cost);
       this.#observer?.paced?.({ waitMs, refused: false });
     } catch (err) {
-      if (!(err instanceof PacingWaitTooLong)) throw err;
+      if (!(err instanceof PacingWaitTooLongError)) throw err;
       this.#observer?.paced?.({ waitMs: err.waitMs, refused: true });
       const seconds = Math.ceil(err.waitMs / 1000);
       throw Errors.upstreamBlocked(

@@ -5,7 +5,7 @@
 import type { Clock, KeyValueStore } from '@subx/ports';
 import { systemClock } from '@subx/ports';
 import { startGrpcServer, grpcTlsFromConfig } from '@subx/service-kit';
-import type { Logger } from '@subx/service-kit';
+import type { PinoLogger } from '@subx/service-kit';
 import { createUpstreamClients } from './adapters/grpc-sources.ts';
 import { createAiService } from './ai-service.ts';
 import type { AiConfig } from './config.ts';
@@ -27,7 +27,7 @@ export { aiServiceRegistration } from './grpc/ai.handlers.ts';
 export interface StartAiServiceOptions {
   readonly config: AiConfig;
   readonly kv: KeyValueStore;
-  readonly logger: Logger;
+  readonly logger: PinoLogger;
   readonly clock?: Clock;
   /** Overrides GRPC_HOST; the one-process launcher passes '127.0.0.1'. */
   readonly host?: string;

@@ -6,7 +6,7 @@
 import type { Clock, DocumentStore, EventBus, Subscription } from '@subx/ports';
 import { systemClock } from '@subx/ports';
 import { startGrpcServer, grpcTlsFromConfig } from '@subx/service-kit';
-import type { Logger } from '@subx/service-kit';
+import type { PinoLogger } from '@subx/service-kit';
 import type { BillingConfig } from './config.ts';
 import { billingServiceRegistration } from './grpc/billing.handlers.ts';
 import { startRequestUsageConsumer, startUsageConsumer } from './ledger/usage-consumer.ts';
@@ -52,7 +52,7 @@ export interface StartBillingServiceOptions {
   readonly config: BillingConfig;
   readonly store: DocumentStore;
   readonly bus: EventBus;
-  readonly logger: Logger;
+  readonly logger: PinoLogger;
   readonly clock?: Clock;
   readonly host?: string;
   readonly ledger?: UsageLedgerOptions;

@@ -2,7 +2,7 @@
 import type { Clock, KeyValueStore } from '@subx/ports';
 import { createJsonCache, systemClock } from '@subx/ports';
 import { cacheLookupMetrics, startGrpcServer, upstreamMetrics, grpcTlsFromConfig } from '@subx/service-kit';
-import type { Logger } from '@subx/service-kit';
+import type { PinoLogger } from '@subx/service-kit';
 import { YouTubeClient } from '@subx/youtube';
 import type { YouTubeClientConfig } from '@subx/youtube';
 import type { CommentsConfig } from './config.ts';
@@ -18,7 +18,7 @@ export interface StartCommentsServiceOptions {
   readonly config: CommentsConfig;
   readonly youtube: YouTubeClientConfig;
   readonly kv: KeyValueStore;
-  readonly logger: Logger;
+  readonly logger: PinoLogger;
   readonly clock?: Clock;
   readonly host?: string;
 }

@@ -4,7 +4,7 @@
  */
 import type { DocumentStore, KeyValueStore } from '@subx/ports';
 import { portInUse } from '@subx/service-kit';
-import type { Logger } from '@subx/service-kit';
+import type { PinoLogger } from '@subx/service-kit';
 import type { FastifyInstance } from 'fastify';
 import { buildDashboardApp } from './app.ts';
 import type { DashboardConfig } from './config.ts';
@@ -32,7 +32,7 @@ export async function startDashboard(options: {
   config: DashboardConfig;
   kv: KeyValueStore;
   store: DocumentStore;
-  logger: Logger;
+  logger: PinoLogger;
   /** Without SMTP_URL each mail goes here (the launcher prints it). */
   onConsoleMail?: (mail: Mail) => void;
   gateway?: GatewayClient;

@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { DocumentStore, KeyValueStore } from '@subx/ports';
-import type { Logger } from '@subx/service-kit';
+import type { PinoLogger } from '@subx/service-kit';
 import type { AbuseLimits } from './auth/abuse-limits.ts';
 import { createAbuseLimits } from './auth/abuse-limits.ts';
 import type { AnonymousCsrf } from './auth/anonymous-csrf.ts';
@@ -43,7 +43,7 @@ export interface DashboardDeps {
   store: DocumentStore;
   gateway: GatewayClient;
   mailer: Mailer;
-  logger: Logger;
+  logger: PinoLogger;
   now?: () => number;
   /** `npm run demo`: the videos its replay has (the playground offers them, the snippets use the first). */
   demoVideos?: readonly SampleVideo[];

@@ -5,7 +5,7 @@
 import { tmpdir } from 'node:os';
 import { PLATFORM_HEALTH_NAME } from '@subx/contracts';
 import { createModelTranslator } from './model-translator.ts';
-import type { Clock, EventBus, KeyValueStore, Subscription } from '@subx/ports';
+import type { Clock, EventBus, KeyValueStore, Logger, Subscription } from '@subx/ports';
 import { createJsonCache, systemClock } from '@subx/ports';
 import {
   cacheLookupMetrics,
@@ -14,7 +14,7 @@ import {
   upstreamMetrics,
   grpcTlsFromConfig,
 } from '@subx/service-kit';
-import type { Logger } from '@subx/service-kit';
+import type { PinoLogger } from '@subx/service-kit';
 import { registerTranscriptionQueue, transcriptionMetrics } from './transcription/metrics.ts';
 import { Canary, YouTubeClient } from '@subx/youtube';
 import type { YouTubeClientConfig } from '@subx/youtube';
@@ -65,7 +65,7 @@ export interface StartExtractorServiceOptions {
   readonly kv: KeyValueStore;
   /** When given (and workers are enabled), extraction jobs are consumed from it. */
   readonly bus?: EventBus;
-  readonly logger: Logger;
+  readonly logger: PinoLogger;
   readonly clock?: Clock;
   /** Overrides GRPC_HOST; the one-process launcher passes '127.0.0.1'. */
   readonly host?: string;

@@ -10,7 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Clock, DocumentStore, EventBus, KeyValueStore } from '@subx/ports';
 import { systemClock } from '@subx/ports';
 import { portInUse, withTimeout } from '@subx/service-kit';
-import type { Logger } from '@subx/service-kit';
+import type { PinoLogger } from '@subx/service-kit';
 import { createJobServiceClient, grpcBackendsFromConfig } from '@subx/backends';
 import { createDirectFanOut, createKafkaFanOut } from '@subx/fanout';
 import { refuseReservationsShorterThan } from '@subx/credits';
@@ -36,7 +36,7 @@ export interface StartGatewayOptions {
   store: DocumentStore;
   kv: KeyValueStore;
   bus: EventBus;
-  logger: Logger;
+  logger: PinoLogger;
   clock?: Clock;
   /**
    * How batch and playlist reach the extractor: 'bus' publishes one job per video on the event bus

@@ -21,7 +21,7 @@ import { createDirectFanOut } from '@subx/fanout';
 import type { Clock, DocumentStore, EventBus, KeyValueStore } from '@subx/ports';
 import { systemClock } from '@subx/ports';
 import { grpcTlsFromConfig, startGrpcServer } from '@subx/service-kit';
-import type { Logger } from '@subx/service-kit';
+import type { PinoLogger } from '@subx/service-kit';
 import { createJobServiceApi } from './api.ts';
 import type { JobServiceConfig } from './config.ts';
 import { jobsServiceRegistration } from './grpc/jobs.handlers.ts';
@@ -43,7 +43,7 @@ export interface StartJobServiceOptions {
   store: DocumentStore;
   kv: KeyValueStore;
   bus: EventBus;
-  logger: Logger;
+  logger: PinoLogger;
   clock?: Clock;
   /**
    * How bulk items reach the extractor: 'bus' publishes one job per video on the bulk topic for

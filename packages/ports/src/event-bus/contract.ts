@@ -4,7 +4,7 @@ import { deferred, waitFor } from '@subx/testing/wait';
 import { MAX_DEAD_LETTER_ERROR_CHARS } from './shared.ts';
 import { itCarriesCloudEvents } from './contract-cloud-events.ts';
 import {
-  RetriableError,
+  RetryableError,
   dlqTopic,
   type BusObserver,
   type ConsumerLag,
@@ -279,7 +279,7 @@ export function describeEventBusContract(
       expect(redelivered[0]!.key).toBe('job');
     });
 
-    it('redelivers a message whose handler throws RetriableError, without dead-lettering it', async () => {
+    it('redelivers a message whose handler throws RetryableError, without dead-lettering it', async () => {
       const topic = await newTopic();
       const attempts: number[] = [];
       const done: string[] = [];
@@ -291,7 +291,7 @@ export function describeEventBusContract(
           const value = decode(m.value);
           if (value === 'flaky') {
             attempts.push(m.attempt);
-            if (m.attempt < 3) throw new RetriableError('downstream unavailable');
+            if (m.attempt < 3) throw new RetryableError('downstream unavailable');
           }
           done.push(value);
         },
@@ -361,7 +361,7 @@ export function describeEventBusContract(
           if (text === 'poison') throw new Error('poison');
           if (text === 'retry' && !retried) {
             retried = true;
-            throw new RetriableError('not yet');
+            throw new RetryableError('not yet');
           }
           done.push(text);
         },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CRASHED, deliver, type Delivery } from './delivery.ts';
-import { RetriableError, type BusMessage, type DeliveredMessage } from './port.ts';
+import { RetryableError, type BusMessage, type DeliveredMessage } from './port.ts';
 
 /** A delivery whose handler answers from `script` (one entry per attempt) and records everything. */
 function scripted(script: unknown[], overrides: Partial<Delivery> = {}) {
@@ -73,8 +73,8 @@ describe('deliver (one message, shared by both buses)', () => {
     ]);
   });
 
-  it('retries a RetriableError without counting it towards the dead letter', async () => {
-    const retry = new RetriableError('later');
+  it('retries a RetryableError without counting it towards the dead letter', async () => {
+    const retry = new RetryableError('later');
     const run = scripted([retry, retry, retry, new Error('x'), null]);
     expect(await deliver(run.delivery)).toBe('handled');
     expect(run.handled).toEqual(['retry', 'retry', 'retry', 'failed', 'ok']);

@@ -1,11 +1,11 @@
 /**
- * One message's delivery, the same in every adapter: the handler runs, a RetriableError is retried
+ * One message's delivery, the same in every adapter: the handler runs, a RetryableError is retried
  * without counting, other failures count up to `maxAttempts` and then dead-letter the message to
  * `<topic>.dlq` (its headers plus where it came from and why it failed), with the backoff of
  * shared.ts between attempts. The adapter says how a handler runs, how a dead letter is published
  * and how a backoff is waited out (or given up on).
  */
-import { RetriableError, type BusMessage, type BusObserver, type DeliveredMessage } from './port.ts';
+import { RetryableError, type BusMessage, type BusObserver, type DeliveredMessage } from './port.ts';
 import { deadLetterErrorMessage, redeliveryDelay, type RetryBackoff } from './shared.ts';
 
 /** What `runHandler` returns when the member crashed while the handler ran: abandon the message. */
@@ -59,10 +59,10 @@ export async function deliver(delivery: Delivery): Promise<DeliveryOutcome> {
     observer?.handled?.(
       topic,
       groupId,
-      error === null ? 'ok' : error instanceof RetriableError ? 'retry' : 'failed',
+      error === null ? 'ok' : error instanceof RetryableError ? 'retry' : 'failed',
     );
     if (error === null) return 'handled';
-    if (!(error instanceof RetriableError)) {
+    if (!(error instanceof RetryableError)) {
       failures++;
       if (failures >= delivery.maxAttempts) {
         observer?.deadLettered?.(topic, groupId);

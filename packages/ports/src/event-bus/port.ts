@@ -7,7 +7,7 @@
  * - Within one consumer group each message is handled by one member at a time; after the
  *   handler resolves, the offset is committed and the group never sees that message again.
  *   Different groups each receive every message.
- * - A handler that throws `RetriableError` is retried (redelivered) without limit, with backoff.
+ * - A handler that throws `RetryableError` is retried (redelivered) without limit, with backoff.
  * - A handler that throws anything else is retried up to `maxAttempts`; then the message goes to
  *   `<topic>.dlq` with headers `x-error-message`, `x-original-topic`, `x-original-partition`,
  *   `x-original-offset`, and is committed (a poison message never blocks its partition).
@@ -43,7 +43,7 @@ export interface SubscribeOptions {
   handler: MessageHandler;
   /** Where a brand-new group starts. Default false (only messages published after joining). */
   fromBeginning?: boolean;
-  /** Non-retriable failures before a message is dead-lettered. Default 3. */
+  /** Non-retryable failures before a message is dead-lettered. Default 3. */
   maxAttempts?: number;
   /**
    * Messages of one partition this member handles at the same time. Default 1: one after another,
@@ -104,7 +104,7 @@ export interface ConsumerLag {
  */
 export interface BusObserver {
   published?(topic: string, count: number): void;
-  /** One handler run: ok (committed), retry (RetriableError), failed (any other error). */
+  /** One handler run: ok (committed), retry (RetryableError), failed (any other error). */
   handled?(topic: string, groupId: string, outcome: 'ok' | 'retry' | 'failed'): void;
   deadLettered?(topic: string, groupId: string): void;
   /** A consumer kafkajs gave up on (a crash it does not restart) is being started again. */
@@ -113,10 +113,10 @@ export interface BusObserver {
 }
 
 /** Thrown by a handler to say "not now, try again": never dead-lettered. */
-export class RetriableError extends Error {
+export class RetryableError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
-    this.name = 'RetriableError';
+    this.name = 'RetryableError';
   }
 }
 

@@ -10,7 +10,7 @@
  * response or its failure as the very status + metadata its unary call would have carried.
  */
 import { Errors } from '@subx/errors';
-import type { Logger } from 'pino';
+import type { Logger } from '@subx/ports';
 import { observeGrpcCall } from '../metrics/grpc.ts';
 import { serviceLoggerOf } from './call-context.ts';
 import { grpcStatusName, toItemFailure } from './errors.ts';
@@ -87,16 +87,18 @@ function answerSender<Res>(
 
 /**
  * An item's logger, made when first used (a pino child with redaction is not free): from the
- * service's logger, not the call's, so that a line carries one request_id.
+ * service's logger, not the call's, so that a line carries one request_id. A context that
+ * startGrpcServer did not make has no service logger behind it: its items log through its logger.
  */
 function itemLogger(call: CallContext, requestId: string, itemRpc: string): () => Logger {
   let logger: Logger | undefined;
   return () =>
-    (logger ??= (serviceLoggerOf(call) ?? call.logger).child({
-      request_id: requestId,
-      rpc: itemRpc,
-      batch_request_id: call.requestId,
-    }));
+    (logger ??=
+      serviceLoggerOf(call)?.child({
+        request_id: requestId,
+        rpc: itemRpc,
+        batch_request_id: call.requestId,
+      }) ?? call.logger);
 }
 
 /** The item's context on a batch call: the call's deadline and signal. */

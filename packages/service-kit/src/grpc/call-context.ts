@@ -1,14 +1,16 @@
 /** The handler's context of one incoming call (server.ts), and the logger it derives from (batch.ts). */
 import { randomUUID } from 'node:crypto';
 import type * as grpc from '@grpc/grpc-js';
-import type { Logger } from 'pino';
+import type { Logger } from '@subx/ports';
+// pino's own type: each call's and each batch item's logger is a child of the server's.
+import type { Logger as PinoLogger } from 'pino';
 import { REQUEST_ID_HEADER, firstString } from './errors.ts';
 import type { CallContext } from './service-definition.ts';
 
-const serviceLoggers = new WeakMap<CallContext, Logger>();
+const serviceLoggers = new WeakMap<CallContext, PinoLogger>();
 
 /** The service's logger behind `ctx.logger` (batch items bind their own request id to it). */
-export function serviceLoggerOf(ctx: CallContext): Logger | undefined {
+export function serviceLoggerOf(ctx: CallContext): PinoLogger | undefined {
   return serviceLoggers.get(ctx);
 }
 
@@ -23,7 +25,7 @@ export function callContext(
     | grpc.ServerWritableStream<unknown, unknown>
     | grpc.ServerDuplexStream<unknown, unknown>,
   path: string,
-  logger: Logger,
+  logger: PinoLogger,
 ): CallContext {
   const requestId = firstString(call.metadata, REQUEST_ID_HEADER) || randomUUID();
   const controller = new AbortController();

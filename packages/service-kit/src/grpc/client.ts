@@ -1,7 +1,7 @@
 /** Clients with default deadlines, request ids and metrics that turn failures back into AppErrors. */
 import * as grpc from '@grpc/grpc-js';
 import { Errors } from '@subx/errors';
-import type { Logger } from 'pino';
+import type { Logger } from '@subx/ports';
 import { observeGrpcCall } from '../metrics/grpc.ts';
 import { REQUEST_ID_HEADER, fromGrpcError, grpcStatusName } from './errors.ts';
 import { serviceNameOf } from './service-definition.ts';

@@ -7,7 +7,7 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { AppError, Errors, isAppError, isErrorCode, networkFailureError } from '@subx/errors';
-import type { Logger } from 'pino';
+import type { Logger } from '@subx/ports';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 export const APP_ERROR_CODE = 'app-error-code';

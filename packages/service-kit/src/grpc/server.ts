@@ -1,6 +1,8 @@
 /** Server start/shutdown with grpc.health.v1, and async handlers with request ids and metrics. */
 import * as grpc from '@grpc/grpc-js';
-import type { Logger } from 'pino';
+import type { Logger } from '@subx/ports';
+// pino's own type: each call's logger is a child of this one, made only when the call logs.
+import type { Logger as PinoLogger } from 'pino';
 import type { HealthRegistry } from '../health.ts';
 import { observeGrpcCall } from '../metrics/grpc.ts';
 import { portInUse } from '../startup-errors.ts';
@@ -21,7 +23,7 @@ import type {
 } from './service-definition.ts';
 
 /** A call that ended without an error: the debug line (its logger made only then) and the metrics. */
-function observeOk(ctx: CallContext, path: string, logger: Logger, t0: number, code = 'OK'): void {
+function observeOk(ctx: CallContext, path: string, logger: PinoLogger, t0: number, code = 'OK'): void {
   const ms = performance.now() - t0;
   if (logger.isLevelEnabled('debug')) ctx.logger.debug({ ms: Math.round(ms) }, 'rpc ok');
   observeGrpcCall('server', path, code, ms / 1000);
@@ -37,7 +39,7 @@ function observeFailure(ctx: CallContext, path: string, t0: number, err: unknown
 function wrapUnary(
   path: string,
   handler: UnaryHandler<UnaryMethodDefinition>,
-  logger: Logger,
+  logger: PinoLogger,
 ): grpc.handleUnaryCall<unknown, unknown> {
   return (call, callback) => {
     const ctx = callContext(call, path, logger);
@@ -62,7 +64,7 @@ function wrapUnary(
 function runStream(
   call: grpc.ServerWritableStream<unknown, unknown> | grpc.ServerDuplexStream<unknown, unknown>,
   path: string,
-  logger: Logger,
+  logger: PinoLogger,
   run: (
     ctx: CallContext,
     send: (response: unknown) => void,
@@ -108,7 +110,7 @@ function runStream(
 function wrapServerStream(
   path: string,
   handler: ServerStreamHandler<ServerStreamMethodDefinition>,
-  logger: Logger,
+  logger: PinoLogger,
 ): grpc.handleServerStreamingCall<unknown, unknown> {
   return (call) =>
     runStream(call, path, logger, (ctx, send, drained) => handler(call.request, ctx, send, drained));
@@ -118,7 +120,7 @@ function wrapServerStream(
 function wrapBidiStream(
   path: string,
   handler: BidiStreamHandler<BidiStreamMethodDefinition>,
-  logger: Logger,
+  logger: PinoLogger,
 ): grpc.handleBidiStreamingCall<unknown, unknown> {
   return (call) => {
     // Not the stream's own iterator: that destroys the call when the loop ends (the client's
@@ -177,7 +179,7 @@ export interface StartGrpcServerOptions {
   /** Default '0.0.0.0' (containers); tests use '127.0.0.1'. */
   host?: string;
   services: readonly ServiceRegistration[];
-  logger: Logger;
+  logger: PinoLogger;
   health?: GrpcServerHealthOptions;
   serverOptions?: grpc.ServerOptions;
   /** TLS (net/grpc-tls.ts); default plaintext. */

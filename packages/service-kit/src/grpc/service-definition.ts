@@ -1,6 +1,6 @@
 /** Types derived from ts-proto service definitions, and the pairing of a definition with its handlers. */
 import type * as grpc from '@grpc/grpc-js';
-import type { Logger } from 'pino';
+import type { Logger } from '@subx/ports';
 
 /** One unary method of a ts-proto `XServiceService` definition. */
 // `any` defaults: a registry of heterogeneous methods must accept every request/response type.

@@ -5,7 +5,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Logger } from 'pino';
+import type { Logger } from '@subx/ports';
 import { portInUse } from '../startup-errors.ts';
 import { METRICS_CONTENT_TYPE, collectProcessMetrics, scrape } from './registry.ts';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { silentLogger } from '@subx/ports';
 import { ConfigError, loadConfig } from '../config.ts';
-import { createLogger } from '../logger.ts';
 import { startupProblem } from '../startup-errors.ts';
 import {
   SchemaRegistryStartupError,
@@ -74,7 +74,7 @@ describe('SCHEMA_REGISTRY_* settings', () => {
 });
 
 describe('registerSchemasAtStartup', () => {
-  const logger = createLogger({ service: 'schema-registry-test', level: 'silent' });
+  const logger = silentLogger;
   const registry = { url: 'http://registry:8080', basicAuthUserInfo: 'team:secret', timeoutMs: 5_000 };
   const ids = new Map([
     ['billing.credit-usage.v1', Buffer.from([1, 2])],

@@ -12,7 +12,7 @@
  */
 import { z } from 'zod';
 import { ConfigError, durationMsBetween, httpUrl, secret } from '../config.ts';
-import type { Logger } from '../logger.ts';
+import type { Logger } from '@subx/ports';
 
 export const schemaRegistryEnv = {
   SCHEMA_REGISTRY_URL: httpUrl

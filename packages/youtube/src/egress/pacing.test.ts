@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { virtualTime } from '../../test/virtual-time.ts';
-import { EgressPacer, PacingWaitTooLong } from './pacing.ts';
+import { EgressPacer, PacingWaitTooLongError } from './pacing.ts';
 
 describe('EgressPacer', () => {
   it('lets a burst through, then spaces requests at the rate', async () => {
@@ -61,8 +61,8 @@ describe('EgressPacer', () => {
     const pacer = new EgressPacer({ count: 1, perMinute: 6, burst: 1, maxWaitMs: 5_000, ...t });
     await pacer.acquire(0);
     const refused = await pacer.acquire(0).catch((e: unknown) => e);
-    expect(refused).toBeInstanceOf(PacingWaitTooLong);
-    expect(Math.round((refused as PacingWaitTooLong).waitMs)).toBe(10_000);
+    expect(refused).toBeInstanceOf(PacingWaitTooLongError);
+    expect(Math.round((refused as PacingWaitTooLongError).waitMs)).toBe(10_000);
     // nothing was taken: after the refill the next request goes straight through
     t.advance(10_000);
     expect(await pacer.acquire(0)).toBe(0);
@@ -79,7 +79,7 @@ describe('EgressPacer', () => {
     const second = new EgressPacer(options);
     expect(await first.acquire(0)).toBe(0);
     // the other pacer (another client of the same address) finds the budget spent
-    await expect(second.acquire(0)).rejects.toBeInstanceOf(PacingWaitTooLong);
+    await expect(second.acquire(0)).rejects.toBeInstanceOf(PacingWaitTooLongError);
     const isolated = new EgressPacer({ ...options, sharedKeys: [`${key}-other`] });
     expect(await isolated.acquire(0)).toBe(0);
   });

@@ -40,11 +40,11 @@ export interface EgressPacingOptions {
 const sharedBuckets = new Map<string, Bucket>();
 
 /** Thrown when the tokens a request needs would take longer than `maxWaitMs` to come. */
-export class PacingWaitTooLong extends Error {
+export class PacingWaitTooLongError extends Error {
   readonly waitMs: number;
   constructor(waitMs: number) {
     super(`pacing: the next slot on this egress is ${Math.ceil(waitMs)} ms away`);
-    this.name = 'PacingWaitTooLong';
+    this.name = 'PacingWaitTooLongError';
     this.waitMs = waitMs;
   }
 }
@@ -85,7 +85,7 @@ export class EgressPacer {
 
   /**
    * Takes `cost` tokens from the egress's bucket and resolves once they are due, with the time
-   * waited (0 when they were there). Throws `PacingWaitTooLong` without taking anything when the
+   * waited (0 when they were there). Throws `PacingWaitTooLongError` without taking anything when the
    * wait would exceed the bound.
    */
   async acquire(egress: number, cost = 1): Promise<number> {
@@ -96,7 +96,7 @@ export class EgressPacer {
     // A cost above the bucket's size could never be met at once: it waits for a full bucket.
     const need = Math.min(cost, this.#burst);
     const waitMs = bucket.tokens >= need ? 0 : (need - bucket.tokens) / this.#perMs;
-    if (waitMs > this.#maxWaitMs) throw new PacingWaitTooLong(waitMs);
+    if (waitMs > this.#maxWaitMs) throw new PacingWaitTooLongError(waitMs);
     bucket.tokens -= need;
     if (waitMs > 0) await this.#sleep(waitMs);
     return waitMs;

@@ -3,7 +3,7 @@ import { commentsV1, commonV1, extractorV1 } from '@subx/contracts';
 import { Errors } from '@subx/errors';
 import { createGrpcClient } from '@subx/service-kit';
 import type { GrpcClient, GrpcTls } from '@subx/service-kit';
-import type { Logger } from '@subx/service-kit';
+import type { Logger } from '@subx/ports';
 import type { CommentSource, TranscriptSource } from '../sources.ts';
 
 function transcriptSourceFromClient(

@@ -105,7 +105,7 @@ describe('usage consumer (in-process bus, in-memory store)', () => {
     await bus.publish(CREDIT_USAGE_TOPIC, [{ key: 'acc-1', value: encode(usageEvent({ credits: 9 })) }]);
     await expect.poll(async () => (await ledger.ledgerTotal('acc-1')).credits).toBe(9);
     expect(failures).toBeLessThan(0);
-    // More than maxAttempts failures, yet nothing was dead-lettered: store errors are retriable.
+    // More than maxAttempts failures, yet nothing was dead-lettered: store errors are retryable.
     const dead: DeliveredMessage[] = [];
     subs.push(
       await bus.subscribe({

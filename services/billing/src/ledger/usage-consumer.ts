@@ -1,5 +1,5 @@
 import type { EventBus, Logger, Subscription } from '@subx/ports';
-import { RetriableError } from '@subx/ports';
+import { RetryableError } from '@subx/ports';
 import { CONSUMER_GROUPS, TOPICS, creditUsageV1, requestUsageV1 } from '@subx/contracts';
 import { countBillingEvent } from '@subx/service-kit';
 import { InvalidUsageEventError, type UsageLedger } from './usage-ledger.ts';
@@ -14,7 +14,7 @@ export const REQUEST_USAGE_GROUP_ID = 'billing-requests';
 /**
  * One consumer of a billing topic. A message that cannot be decoded or validated is poison: it is
  * thrown as a plain error, so the bus dead-letters it after its attempts. Store failures are
- * retriable: the message stays uncommitted and is redelivered.
+ * retryable: the message stays uncommitted and is redelivered.
  */
 async function startBillingConsumer<T>(deps: {
   bus: EventBus;
@@ -52,7 +52,7 @@ async function startBillingConsumer<T>(deps: {
           count('rejected');
           throw err;
         }
-        throw new RetriableError(`${deps.what} write failed`, { cause: err });
+        throw new RetryableError(`${deps.what} write failed`, { cause: err });
       }
     },
   });

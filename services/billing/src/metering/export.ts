@@ -10,7 +10,7 @@
  *   receiver (OpenMeter dedupes on id and source).
  * - Batched: the member handles up to `batchSize` messages at once (`perPartitionConcurrency`); they
  *   wait at most `lingerMs` for each other and go out in one request.
- * - Back-off: a network error, a timeout, 408, 429 or 5xx fails the batch with `RetriableError`; the
+ * - Back-off: a network error, a timeout, 408, 429 or 5xx fails the batch with `RetryableError`; the
  *   bus redelivers with its back-off (doubling, capped) and the partition waits, without limit.
  * - Dead letters: any other answer (the ingest refuses the events for good) fails the batch with a
  *   plain error; the bus dead-letters each message to `<topic>.dlq` (counted in
@@ -19,8 +19,8 @@
 import { Kafka } from 'cloudevents';
 import type { KafkaMessage } from 'cloudevents';
 import { creditUsageV1 } from '@subx/contracts';
-import type { DeliveredMessage, EventBus, Subscription } from '@subx/ports';
-import { RetriableError } from '@subx/ports';
+import type { DeliveredMessage, EventBus, Logger, Subscription } from '@subx/ports';
+import { RetryableError } from '@subx/ports';
 
 export interface MeteringExportOptions {
   bus: EventBus;
@@ -35,7 +35,7 @@ export interface MeteringExportOptions {
   lingerMs?: number;
   /** Bound of one request. Default 10 s. */
   requestTimeoutMs?: number;
-  logger: { warn(obj: object, msg?: string): void };
+  logger: Pick<Logger, 'warn'>;
 }
 
 /** One structured CloudEvent as the ingest takes it: the attributes and the usage as JSON data. */
@@ -115,10 +115,10 @@ export async function startMeteringExport(options: MeteringExportOptions): Promi
       const status = response.status;
       if (status >= 200 && status < 300) failure = undefined;
       else if (status === 408 || status === 429 || status >= 500) {
-        failure = new RetriableError(`metering ingest answered ${status}`);
+        failure = new RetryableError(`metering ingest answered ${status}`);
       } else failure = new Error(`metering ingest refused the events: ${status}`);
     } catch (error) {
-      failure = new RetriableError('metering ingest unreachable', { cause: error });
+      failure = new RetryableError('metering ingest unreachable', { cause: error });
     }
     if (failure)
       options.logger.warn({ err: failure, events: unique.length }, 'metering export: batch failed');

@@ -3,7 +3,7 @@
  * with `audit: true` (the field a log pipeline filters on), the event name, who did it, and which
  * account it touched. Identifiers only: never a password, key, token or session id.
  */
-import type { Logger } from '@subx/service-kit';
+import type { Logger } from '@subx/ports';
 
 type AuditEvent =
   /** Someone got the operator role: promotion API, or an OPERATOR_EMAILS match on a confirmed account. */

@@ -7,7 +7,7 @@
  * (an SMTP round trip is the one step a caller could time), so sendLink returns once the link is
  * issued, and `drain()` (on close) waits for what is still on its way, within the mailer's timeouts.
  */
-import type { Logger } from '@subx/service-kit';
+import type { Logger } from '@subx/ports';
 import type { AbuseLimits } from '../auth/abuse-limits.ts';
 import type { Mailer } from './mailer.ts';
 import type { LinkPurpose, OneTimeLinks } from '../auth/one-time-links.ts';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DeliveredMessage, EventBus, Logger, Subscription } from '@subx/ports';
-import { RetriableError } from '@subx/ports';
+import { RetryableError } from '@subx/ports';
 import { CLOUD_EVENT_KINDS, CONSUMER_GROUPS, TOPICS, cloudEventHeaders, extractJobV1 } from '@subx/contracts';
 import type { extractorV1 } from '@subx/contracts';
 import { Errors, isAppError } from '@subx/errors';
@@ -232,7 +232,7 @@ export async function startExtractWorker(deps: ExtractWorkerDeps): Promise<Extra
         { key: job.replyTo, value: extractJobV1.ExtractResult.encode(result).finish(), headers },
       ]);
     } catch (err) {
-      throw new RetriableError('publishing the extract result failed', { cause: err });
+      throw new RetryableError('publishing the extract result failed', { cause: err });
     }
   }
 
@@ -280,7 +280,7 @@ export async function startExtractWorker(deps: ExtractWorkerDeps): Promise<Extra
           topics: [topic],
           handler: handle,
           // Decoding is deterministic: a job that failed once fails always. Everything else is a
-          // result or a RetriableError, so the only non-retriable failure is poison.
+          // result or a RetryableError, so the only non-retryable failure is poison.
           maxAttempts: 1,
           perPartitionConcurrency: concurrency,
           maxInFlight: concurrency,

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { AppError, Errors, toPublicErrorBody } from '@subx/errors';
-import type { FastifyBaseLogger } from 'fastify';
+import type { Logger } from '@subx/ports';
 
 /** Longest request target we read (fastify sees up to Node's 16 KB header limit; past 8 KB is 414). */
 export const MAX_URL_LENGTH = 8_192;
@@ -79,7 +79,7 @@ function rawErrorResponse(appError: AppError, requestId: string): string {
   ].join('\r\n');
 }
 
-export function createClientErrorHandler(getLogger: () => FastifyBaseLogger) {
+export function createClientErrorHandler(getLogger: () => Logger) {
   return function clientErrorHandler(error: Error, socket: Socket): void {
     const err = error as ParserError;
     // A reset connection has nobody to answer (https://nodejs.org/api/http.html#event-clienterror).

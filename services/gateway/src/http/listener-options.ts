@@ -6,6 +6,7 @@
 import { LogController } from 'fastify';
 import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify';
 import { Errors } from '@subx/errors';
+import type { Logger } from '@subx/ports';
 import { requestIdOf } from '@subx/service-kit';
 import type { Config } from '../config.ts';
 import { createClientErrorHandler } from './client-errors.ts';
@@ -46,7 +47,7 @@ export function listenerOptions(config: ListenerConfig, logger: FastifyBaseLogge
  * listeners: what the HTTP parser rejects (client-errors.ts), and the router's own refusals (a
  * path that is not valid percent-encoding, a path parameter past the router's length bound).
  */
-export function documentedFrameworkErrors(config: ListenerConfig, log: () => FastifyBaseLogger) {
+export function documentedFrameworkErrors(config: ListenerConfig, log: () => Logger) {
   return {
     clientErrorHandler: createClientErrorHandler(log),
     frameworkErrors: ((error, request, reply) => {

@@ -1,5 +1,4 @@
 import Fastify from 'fastify';
-import type { FastifyBaseLogger } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '@subx/service-kit';
 import { duplicateKeys } from '@subx/testing/log-lines';
@@ -27,7 +26,7 @@ function setup(level = 'info') {
     if ('request_id' in args[0]) children += 1;
     return child.apply(this, args);
   } as typeof logger.child;
-  const app = Fastify(listenerOptions(CONFIG, logger as unknown as FastifyBaseLogger));
+  const app = Fastify(listenerOptions(CONFIG, logger));
   app.addHook('onResponse', (request, reply, done) => {
     logAccess(request, reply);
     done();

@@ -1,7 +1,7 @@
 /**
  * The job runner's rules through the real routes and runner (jobs-support.ts): retries of passing
- * failures, running out of credits, cancel mid-run, a runner that dies, leases held through long
- * items, and the per-account cap.
+ * failures, running out of credits, cancel mid-run, a runner that dies or stops, leases held
+ * through long items, and the per-account cap.
  */
 import { describe, expect, it } from 'vitest';
 import { AppError } from '@subx/errors';
@@ -205,6 +205,46 @@ describe('bulk job runner', () => {
     const transcriptCalls = h.backends.calls.filter((c) => c.method === 'getTranscript');
     expect(transcriptCalls).toHaveLength(4);
     await runner.stop(1_000);
+  });
+
+  it('a runner stopped mid-job saves what it finished and gives the job back: another completes it', async () => {
+    const h = await jobsGateway({ env: { JOB_WINDOW_SIZE: '2', JOB_LEASE_MS: '60000' } });
+    const ids = Array.from({ length: 4 }, (_, i) => `s${String(i).padStart(10, '0')}`);
+    const direct = createDirectFanOut({ extractor: h.backends.extractor, concurrency: 4 });
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let calls = 0;
+    const held: FanOut = {
+      async run(request) {
+        calls += 1;
+        await gate;
+        return direct.run(request);
+      },
+    };
+    const jobId = (await createJob(h, { source: { type: 'urls', urls: ids.map(watch) } })).json().job_id;
+    const a = h.newRunner('runner-stopping', held);
+    await a.pollOnce();
+    for (let i = 0; i < 100 && calls < 2; i++) await new Promise((r) => setTimeout(r, 5));
+    expect(calls).toBe(2);
+    // Stopping while two items are in flight: they finish, nothing new starts.
+    const stopped = a.stop(5_000);
+    release();
+    await stopped;
+    expect(calls).toBe(2);
+    // Handed back at once (no lease left to run out) with its two results saved.
+    expect(await h.store.byId(jobId)).toMatchObject({ lease_owner: null, lease_until: 0, next_index: 2 });
+
+    const b = h.newRunner('runner-resumes');
+    await b.pollOnce();
+    await b.idle();
+    expect(await getJob(h, jobId)).toMatchObject({
+      status: 'completed',
+      progress: { succeeded: 4 },
+      credits_charged: 4,
+    });
+    expect(h.backends.calls.filter((c) => c.method === 'getTranscript')).toHaveLength(4);
+    expect(h.ledger.events.reduce((sum, e) => sum + e.credits, 0)).toBe(4);
+    await b.stop(1_000);
   });
 
   it('runs at most JOBS_MAX_RUNNING_PER_ACCOUNT jobs of one account at once; others wait queued', async () => {

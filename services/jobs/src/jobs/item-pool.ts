@@ -47,9 +47,8 @@ export interface ItemPoolDeps extends ItemGroupDeps {
   owner: string;
   /** Backoffs and stall pauses (tests shorten them). */
   sleep(ms: number): Promise<void>;
-  /** The runner's lease renewal: the job as it is now; rejects when `isStop` says to stop. */
-  renew(jobId: string): Promise<JobDoc>;
-  isStop(error: unknown): boolean;
+  /** The runner's lease renewal: the job as it is now, or null when the run is to stop. */
+  renew(jobId: string): Promise<JobDoc | null>;
   /** The run moved on (the lease heartbeat's bound on a stuck run). */
   touch(): void;
   metrics: { items(outcome: string, count: number): void };
@@ -293,11 +292,8 @@ export async function runItemPool(
   }
 
   async function refill(free: number, due: number[]): Promise<void> {
-    let current: JobDoc;
-    try {
-      current = await deps.renew(job._id);
-    } catch (error) {
-      if (!deps.isStop(error)) throw error;
+    const current = await deps.renew(job._id);
+    if (!current) {
       ending = { kind: 'stopped' };
       return;
     }

@@ -98,9 +98,6 @@ export interface JobRunner {
   running(): number;
 }
 
-/** The lease is gone (another runner took the job over) or the gateway is stopping. */
-class StopWorking extends Error {}
-
 const MAINTENANCE_EVERY_MS = 10_000;
 
 export function createJobRunner(deps: JobRunnerDeps): JobRunner {
@@ -116,12 +113,19 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
   /** When each running job last moved (a refill, an item done): the heartbeat's bound. */
   const steps = new Map<string, number>();
 
-  async function renew(jobId: string): Promise<JobDoc> {
-    if (stopping) throw new StopWorking();
+  /**
+   * The job as it is now, its lease renewed; null when the run is to stop: the service is stopping,
+   * or the lease is gone (another runner took the job over).
+   */
+  async function renew(jobId: string): Promise<JobDoc | null> {
+    if (stopping) return null;
     steps.set(jobId, clock.now());
-    const job = await store.renewLease(jobId, instanceId, clock.now(), config.JOB_LEASE_MS);
-    if (!job) throw new StopWorking();
-    return job;
+    return store.renewLease(jobId, instanceId, clock.now(), config.JOB_LEASE_MS);
+  }
+
+  /** A run that stops gives its job back (a no-op if another runner holds it now). */
+  async function giveBack(jobId: string): Promise<void> {
+    await store.releaseLease(jobId, instanceId).catch(() => {});
   }
 
   async function loadItems(job: JobDoc): Promise<JobItem[]> {
@@ -203,13 +207,14 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
       try {
         items = await loadItems(job);
       } catch (error) {
-        if (error instanceof StopWorking) throw error;
         const appError = isAppError(error) ? error : Errors.internal();
         logger.warn({ ...log, err: error }, 'listing the job source failed');
         await finishAndNotify(job, 'failed', appError);
         return;
       }
-      job = await renew(job._id);
+      const renewed = await renew(job._id);
+      if (!renewed) return await giveBack(job._id);
+      job = renewed;
       // A runner that died here before left reservations of items in flight: settled first.
       await settleLeftovers({ store, credits, logger, owner: instanceId }, job);
       const progress = createJobProgress({
@@ -235,7 +240,6 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
           owner: instanceId,
           sleep,
           renew,
-          isStop: (error) => error instanceof StopWorking,
           // A backoff that ends after the run did is no step of it.
           touch: () => void (steps.has(job._id) && steps.set(job._id, clock.now())),
           metrics,
@@ -247,7 +251,7 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
       if (end.kind === 'stopped') {
         // A stopping gateway still holds the lease: what it finished is saved for whoever resumes.
         await progress.save().catch(() => false);
-        throw new StopWorking();
+        return await giveBack(job._id);
       }
       if (end.kind === 'out-of-credits') {
         logger.info({ ...log }, 'job stopped: the credits ran out');
@@ -256,7 +260,7 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
         return;
       }
       const saved = end.kind === 'canceled' ? await progress.saveAll() : await progress.save();
-      if (!saved) throw new StopWorking();
+      if (!saved) return await giveBack(job._id);
       const current = await store.byId(job._id);
       if (current?.status === 'canceled') {
         // The canceler left the notice to us, so that it carries the final numbers.
@@ -272,11 +276,6 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
       }
       await finishAndNotify(job, 'completed', null);
     } catch (error) {
-      if (error instanceof StopWorking) {
-        // Stopping, or another runner holds it now: give it back (a no-op if we no longer hold it).
-        await store.releaseLease(job._id, instanceId).catch(() => {});
-        return;
-      }
       // A store or ledger failure: leave the job for a later try (by any runner) after a pause.
       logger.error({ ...log, err: error }, 'job run failed; it will be resumed');
       await store.releaseLease(job._id, instanceId, clock.now() + config.JOB_LEASE_MS).catch(() => {});

@@ -4,7 +4,7 @@
  * the lister, the notifier, the runner and the service behind the routes.
  */
 import type { Clock, DocumentStore, EventBus } from '@subx/ports';
-import type { Logger } from '@subx/service-kit';
+import type { PinoLogger } from '@subx/service-kit';
 import type { AccessPricing } from '@subx/credits';
 import type { ModelBudget } from '@subx/credits';
 import type { Tier } from '@subx/credits';
@@ -34,7 +34,7 @@ export async function startJobs(deps: {
   store: DocumentStore;
   bus: EventBus;
   clock: Clock;
-  logger: Logger;
+  logger: PinoLogger;
   instanceId: string;
   fanOutMode: 'bus' | 'direct';
   directFanOut: FanOut;

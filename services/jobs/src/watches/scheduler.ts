@@ -3,6 +3,7 @@
  * runs once however many replicas look), runs it, and waits for the next tick. A tick that throws
  * is logged and the loop goes on; `stop` waits for the run in flight, at most `timeoutMs`.
  */
+import type { Logger } from '@subx/ports';
 import type { WatchesService } from './service.ts';
 
 export interface WatchScheduler {
@@ -15,7 +16,7 @@ export interface WatchScheduler {
 export function createWatchScheduler(deps: {
   service: Pick<WatchesService, 'runDue'>;
   pollMs: number;
-  logger: { warn(obj: Record<string, unknown>, msg?: string): void };
+  logger: Pick<Logger, 'warn'>;
 }): WatchScheduler {
   let timer: NodeJS.Timeout | null = null;
   let inFlight: Promise<number> | null = null;

@@ -3,7 +3,7 @@
  * service behind the routes and the scheduler that runs due watches.
  */
 import type { Clock, DocumentStore, EventBus } from '@subx/ports';
-import type { Logger } from '@subx/service-kit';
+import type { PinoLogger } from '@subx/service-kit';
 import type { AccessPricing } from '@subx/credits';
 import type { Account } from '@subx/credits';
 import type { ExtractorBackend } from '@subx/backends';
@@ -26,7 +26,7 @@ export async function startWatches(deps: {
   store: DocumentStore;
   bus: EventBus;
   clock: Clock;
-  logger: Logger;
+  logger: PinoLogger;
   instanceId: string;
   extractor: ExtractorBackend;
   jobs: JobsService;

@@ -19,7 +19,7 @@ import {
   nextRetryDelayMs,
   resolveWebhookTarget,
   signWebhook,
-  WebhookTargetRefused,
+  WebhookTargetRefusedError,
 } from '@subx/webhooks';
 import type { HostLookup, WebhookTargetRefusal } from '@subx/webhooks';
 import type { Logger } from '@subx/ports';
@@ -238,7 +238,7 @@ export function createWebhookDeliveries(deps: WebhookDeliveriesDeps): WebhookDel
       else if (result.status === 410) final = 'failed';
     } catch (error) {
       const duration = Math.round(performance.now() - t0);
-      if (error instanceof WebhookTargetRefused) {
+      if (error instanceof WebhookTargetRefusedError) {
         outcome = 'refused';
         record = {
           attempt: number,
@@ -487,7 +487,7 @@ export function createWebhookDeliveries(deps: WebhookDeliveriesDeps): WebhookDel
       try {
         await resolveWebhookTarget(url, policy);
       } catch (error) {
-        if (error instanceof WebhookTargetRefused) {
+        if (error instanceof WebhookTargetRefusedError) {
           // One message for every refusal, naming no host or address: the answer must not tell a
           // caller which internal names resolve, or to what.
           throw Errors.invalidRequest(WEBHOOK_URL_REFUSED, { reason: publicRefusalReason(error.reason) });

@@ -53,7 +53,7 @@ export function isRoutineRebalance(message: string, fields: Record<string, unkno
   return ROUTINE_REBALANCE.test(message) || ROUTINE_REBALANCE.test(String(fields.error ?? ''));
 }
 
-// kafkajs's messages for retriable errors of a broker, or a topic, that has just started: the group
+// kafkajs's messages for retryable errors of a broker, or a topic, that has just started: the group
 // coordinator still loading (COORDINATOR_NOT_AVAILABLE, COORDINATOR_LOAD_IN_PROGRESS), a new
 // partition whose leader is being elected (NOT_LEADER_OR_FOLLOWER, LEADER_NOT_AVAILABLE), and the
 // consumer restart kafkajs does for them. It retries each; one that never passes is still an error
@@ -61,7 +61,7 @@ export function isRoutineRebalance(message: string, fields: Record<string, unkno
 const TRANSIENT =
   /coordinator is not available|coordinator is loading|not the leader for that topic-partition|no leader for this topic-partition|restarting the consumer in/i;
 
-/** True for log entries about a retriable error kafkajs retries by itself. */
+/** True for log entries about a retryable error kafkajs retries by itself. */
 export function isTransient(message: string, fields: Record<string, unknown>): boolean {
   return TRANSIENT.test(message) || TRANSIENT.test(String(fields.error ?? ''));
 }

@@ -33,7 +33,7 @@ import type { Logger } from '../../logger.ts';
 import { DEFAULT_CONSUMER_TUNING, type KafkaConsumerTuning } from './options.ts';
 import { createRevival } from './revival.ts';
 import type { TopicSetup } from './topics.ts';
-import { asKafkaRetriable, toStringHeaders, withTimeout } from './util.ts';
+import { asKafkaRetryable, toStringHeaders, withTimeout } from './util.ts';
 
 /** What a member's subscription needs from the bus it belongs to. */
 export interface MemberContext {
@@ -236,7 +236,7 @@ export async function startMember(
       resolve();
     });
     const offCrash = consumer.on(consumer.events.CRASH, (event) => {
-      // A retriable error while joining (the group coordinator still loading on a broker that has
+      // A retryable error while joining (the group coordinator still loading on a broker that has
       // just started): kafkajs restarts the consumer itself and the join goes on, still bounded by
       // joinTimeoutMs below. Failing here made a gateway starting beside a fresh Kafka exit.
       if (event.payload.restart) {
@@ -402,24 +402,24 @@ export async function startMember(
     }
   };
 
-  // kafkajs restarts a crashed consumer only when the error is one of its retriable ones; an
+  // kafkajs restarts a crashed consumer only when the error is one of its retryable ones; an
   // error of ours (a DLQ publish that timed out, a failed offset lookup) would stop the member
   // for good. Nothing committed past the message, so re-reading it after the restart is safe.
-  const retriableFor =
+  const retryableFor =
     <P>(consumeOne: (payload: P) => Promise<void>) =>
     async (payload: P): Promise<void> => {
       try {
         await consumeOne(payload);
       } catch (error) {
-        throw asKafkaRetriable(error);
+        throw asKafkaRetryable(error);
       }
     };
   const runConfig = {
     autoCommit: false,
     partitionsConsumedConcurrently: partitionsAtOnce,
     ...(perPartition === 1
-      ? { eachMessage: retriableFor(consume) }
-      : { eachBatchAutoResolve: false, eachBatch: retriableFor(consumeBatch) }),
+      ? { eachMessage: retryableFor(consume) }
+      : { eachBatchAutoResolve: false, eachBatch: retryableFor(consumeBatch) }),
   };
   await consumer.run(runConfig);
   try {

@@ -1,17 +1,18 @@
-/** Small helpers of the Kafka adapter: bounded waits, kafkajs's retriability, header decoding. */
+/** Small helpers of the Kafka adapter: bounded waits, kafkajs's retryability, header decoding. */
 import type { IHeaders } from 'kafkajs';
 import { backoffDelay } from '../../backoff.ts';
 
 const RETRY_ATTEMPTS = 8;
 
-/** Retries kafkajs errors the protocol marks retriable (coordinator loading, leader moved, ...). */
+/** Retries kafkajs errors the protocol marks retryable (coordinator loading, leader moved, ...). */
 export async function retrying<T>(operation: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await operation();
     } catch (error) {
-      const retriable = (error as { retriable?: boolean }).retriable === true;
-      if (!retriable || attempt >= RETRY_ATTEMPTS) throw error;
+      // kafkajs's own field, spelt `retriable`
+      const retryable = (error as { retriable?: boolean }).retriable === true;
+      if (!retryable || attempt >= RETRY_ATTEMPTS) throw error;
       await new Promise((resolve) =>
         setTimeout(resolve, backoffDelay({ baseMs: 100, maxMs: 1_000 }, attempt)),
       );
@@ -20,11 +21,11 @@ export async function retrying<T>(operation: () => Promise<T>): Promise<T> {
 }
 
 /**
- * Errors of ours marked the way kafkajs judges retriability (`retriable: true` on the innermost
- * error, so no `cause`). Not a `KafkaJSError` instance: kafkajs is CommonJS and its error classes
- * are not named exports Node's ESM loader can see.
+ * Errors of ours marked the way kafkajs judges retryability (its own field, spelt `retriable: true`,
+ * on the innermost error, so no `cause`). Not a `KafkaJSError` instance: kafkajs is CommonJS and its
+ * error classes are not named exports Node's ESM loader can see.
  */
-export function asKafkaRetriable(error: unknown): Error {
+export function asKafkaRetryable(error: unknown): Error {
   if (error instanceof Error && error.name.startsWith('KafkaJS')) return error;
   const message = error instanceof Error ? error.message : String(error);
   return Object.assign(new Error(`while handling a message: ${message}`), {
