@@ -23,6 +23,8 @@ import {
 } from './access/index.ts';
 import type { AccessModule } from './access/index.ts';
 import { buildAdminApp, listenAdmin } from './admin/listener.ts';
+import { createAuditLog } from './audit/audit-log.ts';
+import type { AuditLogModule } from './audit/audit-log.ts';
 import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
 import type { FanOut } from '@subx/fanout';
@@ -55,6 +57,8 @@ export interface RunningGateway {
   /** The admin API's listener (ADMIN_HOST:ADMIN_PORT), never the public port. */
   admin: { url: string; port: number; app: FastifyInstance };
   access: AccessModule;
+  /** The accounts' audit log (src/audit): what the routes record, its outbox relay and sweep. */
+  audit: AuditLogModule;
   /** Secrets generated because the environment had none (embedded mode prints the admin token). */
   generated: { apiKeyPepper: boolean; adminToken: boolean };
   adminToken: string;
@@ -88,6 +92,17 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     usageReader: createBillingUsageReader((request) => backends.billing.getUsage(request)),
   });
   await access.start();
+  // The audit log: its events, their outbox to AUDIT_EVENTS_TOPIC, the retention sweep.
+  const audit = createAuditLog({
+    store,
+    bus,
+    clock,
+    logger: logger.child({ component: 'audit' }),
+    topic: config.AUDIT_EVENTS_TOPIC,
+    retentionDays: config.AUDIT_RETENTION_DAYS,
+    outboxIntervalMs: accessConfig.outboxIntervalMs,
+  });
+  await audit.start();
   // Bulk jobs, watches and webhook secrets: the job service (services/jobs), over gRPC.
   const tls = grpcTlsFromConfig(config).client;
   const jobService = createJobServiceClient({
@@ -145,6 +160,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     clock,
     pricing: accessConfig.pricing,
     webhookSecrets: jobService.webhookSecrets,
+    audit,
     ...(embedder ? { embedder } : {}),
     readiness: async () => {
       if (draining || !backends.channelsHealthy()) return false;
@@ -180,6 +196,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     await adminApp.close().catch(() => {});
     await app.close().catch(() => {});
     await fanOut.stop?.().catch(() => {});
+    await audit.stop().catch(() => {});
     await access.stop().catch(() => {});
     jobService.close();
     backends.close();
@@ -194,6 +211,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     app,
     admin: { ...admin, app: adminApp },
     access,
+    audit,
     generated,
     adminToken: accessConfig.adminToken,
     async stop() {
@@ -201,6 +219,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
       await adminApp.close();
       await app.close();
       await fanOut.stop?.();
+      await audit.stop();
       await access.stop();
       jobService.close();
       backends.close();
