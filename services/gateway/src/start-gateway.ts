@@ -182,6 +182,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     jobs: jobService.jobs,
     watches: jobService.watches,
     webhookSecrets: jobService.webhookSecrets,
+    audit,
     logger: logger.child({ listener: 'admin' }),
   });
   let address: string;

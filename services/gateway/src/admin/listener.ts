@@ -23,6 +23,8 @@ import { selfServiceRoutes } from './self-service.routes.ts';
 import { adminJobRoutes } from './jobs.routes.ts';
 import { adminWatchRoutes } from './watches.routes.ts';
 import { adminRecoveryRoutes } from './recovery.routes.ts';
+import { adminAuditRoutes } from './audit.routes.ts';
+import type { AuditLog, AuditReader } from '../audit/types.ts';
 import { createAccountSecurer } from '../recovery/secure-account.ts';
 import type { JobsApi, WatchesApi, WebhookSecretsApi } from '@subx/backends';
 import { logAccess } from '../http/access-log.ts';
@@ -62,6 +64,8 @@ export interface AdminAppOptions {
   watches?: WatchesApi;
   /** The account's webhook signing secret for the dashboard (read, rotate); without it those routes answer 503. */
   webhookSecrets?: WebhookSecretsApi;
+  /** The accounts' audit log: what operators change is recorded, its pages read; absent: those routes answer 503. */
+  audit?: AuditLog & AuditReader;
   logger?: FastifyBaseLogger;
   /** Failed-attempt limit (default 5 per minute per caller). */
   failures?: AdminFailureLimiterOptions;
@@ -124,6 +128,7 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
     reply.type('application/json; charset=utf-8').send(openapi),
   );
   const { access, publicApp } = options;
+  const audit = options.audit ? { audit: options.audit } : {};
   // Full paths under /admin/v1: registered WITHOUT a prefix.
   await app.register(async (scope) => {
     await adminRoutes(scope, {
@@ -134,6 +139,7 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
       accountUsage: access.accountUsage,
       clock: access.clock,
       logger: access.logger,
+      ...audit,
     });
     selfServiceRoutes(scope, {
       accounts: access.accounts,
@@ -142,9 +148,13 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
       delegations: access.delegations,
       publicApp,
       ...(options.webhookSecrets ? { webhookSecrets: options.webhookSecrets } : {}),
+      ...audit,
     });
     if (options.jobs) adminJobRoutes(scope, { accounts: access.accounts, jobs: options.jobs });
-    if (options.watches) adminWatchRoutes(scope, { accounts: access.accounts, watches: options.watches });
+    if (options.watches) {
+      adminWatchRoutes(scope, { accounts: access.accounts, watches: options.watches, ...audit });
+    }
+    adminAuditRoutes(scope, { accounts: access.accounts, ...audit });
     adminRecoveryRoutes(scope, {
       secure: createAccountSecurer({
         accounts: access.accounts,

@@ -5,6 +5,7 @@
  * read only their own rows.
  */
 import { ACCOUNT_OPERATIONS } from '../api/account-operations.ts';
+import { AUDIT_OPERATIONS } from '../audit/operations.ts';
 import { V1_OPERATIONS } from '../api/operations.ts';
 import { findOperation } from '../domain/operation-spec.ts';
 import type { OperationSpec } from '../domain/operation-spec.ts';
@@ -22,6 +23,8 @@ export const OPERATION_SPECS: OperationSpec[] = [
   ...WEBHOOK_OPERATIONS,
   // The calling key's tier, balance and limits (api/account-operations.ts).
   ...ACCOUNT_OPERATIONS,
+  // Who changed what on the account (audit/operations.ts).
+  ...AUDIT_OPERATIONS,
 ];
 
 export function operationById(id: string): OperationSpec {

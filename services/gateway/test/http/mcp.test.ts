@@ -101,6 +101,8 @@ describe('MCP tools', () => {
       // Account settings, not something an agent does with videos: no tools.
       'rotateWebhookSecret',
       'getWebhookSecret',
+      // Who changed what on the account: for its owner and their security tools, not an agent.
+      'listAuditEvents',
     ]);
     expect(buildTools().map((t) => t.name)).toEqual(Object.keys(TWINS));
   });

@@ -7,7 +7,7 @@
 import { Ajv } from 'ajv';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
-import { createInMemoryDocumentStore, ManualClock } from '@subx/ports';
+import { createInMemoryDocumentStore, createInProcessEventBus, ManualClock } from '@subx/ports';
 import { loadJobServiceConfig } from '../../../jobs/src/config.ts';
 import { silentLogger } from '@subx/ports';
 import { createWebhookModule } from '../../../jobs/src/webhooks/index.ts';
@@ -17,6 +17,7 @@ import type { TestGateway } from './support.ts';
 import { createJob, jobsGateway, REAL, watch } from './jobs-support.ts';
 import { PLAYLIST as WATCHED_PLAYLIST, createWatch, harness as watchesGateway } from './watches-support.ts';
 import { webhookSecretsApiOf } from '../../../jobs/src/api.ts';
+import { createAuditLog } from '../../src/audit/audit-log.ts';
 
 const PLAYLIST_URL = 'https://www.youtube.com/playlist?list=PLXJg25X-OulsVsnvZ7RVtSDW-id9_RzAO';
 const apps: TestGateway['app'][] = [];
@@ -32,7 +33,15 @@ async function syncGateway(): Promise<TestGateway> {
     config: loadJobServiceConfig({}, { embedded: true }),
     pepper: 'a-test-pepper-of-at-least-32-characters!!',
   });
-  const gw = await buildTestGateway({ deps: { webhookSecrets: webhookSecretsApiOf(webhooks.secrets) } });
+  const audit = createAuditLog({
+    store: createInMemoryDocumentStore(),
+    bus: createInProcessEventBus(),
+    clock: new ManualClock(START),
+    logger: silentLogger,
+  });
+  const gw = await buildTestGateway({
+    deps: { webhookSecrets: webhookSecretsApiOf(webhooks.secrets), audit },
+  });
   apps.push(gw.app);
   const b = gw.backends.handlers;
   b.search = async () => ({ results: [], correctedQuery: '', nextContinuation: '', cached: false });
@@ -169,6 +178,7 @@ describe('every success body', () => {
       rotateWebhookSecret: { app: gw.app, call: { method: 'POST', url: '/api/v1/webhooks/secret' } },
       getWebhookSecret: { app: gw.app, call: { method: 'GET', url: '/api/v1/webhooks/secret' } },
       getAccount: { app: gw.app, call: { method: 'GET', url: '/api/v1/account' } },
+      listAuditEvents: { app: gw.app, call: { method: 'GET', url: '/api/v1/audit' } },
     };
     // Every row of the operation table is exercised: a new operation must be added here.
     expect(Object.keys(calls).sort()).toEqual(OPERATION_SPECS.map((s) => s.operationId).sort());
