@@ -70,6 +70,12 @@ export const CLOUD_EVENT_KINDS = {
     dataschema: 'proto:subx.events.v1.WatchLifecycleEvent',
     subject: 'watch id',
   },
+  auditEvents: {
+    source: '//subx/gateway',
+    type: 'com.subx.audit.v1',
+    dataschema: 'proto:subx.events.v1.AuditEvent',
+    subject: 'account id',
+  },
 } as const satisfies Record<keyof typeof TOPICS, CloudEventKind>;
 
 export interface CloudEventFacts {

@@ -30,6 +30,11 @@ export const TOPICS = {
   jobEvents: { env: 'JOB_EVENTS_TOPIC', default: 'jobs.lifecycle.v1' },
   /** Gateway → internal consumers: watch lifecycle events (watchLifecycleV1), key = account id. */
   watchEvents: { env: 'WATCH_EVENTS_TOPIC', default: 'watches.lifecycle.v1' },
+  /**
+   * Gateway → internal consumers: the accounts' audit log (auditEventV1), one message per recorded
+   * change or refusal, key = account id, through an outbox (services/gateway/src/audit/).
+   */
+  auditEvents: { env: 'AUDIT_EVENTS_TOPIC', default: 'audit.v1' },
 } as const satisfies Record<string, BusName>;
 
 export const CONSUMER_GROUPS = {

@@ -28,6 +28,7 @@ import type {
   WebhookSecret,
 } from '../src/gateway/client.ts';
 import { GatewayError } from '../src/gateway/client.ts';
+import type { RecordAuditBody } from '@subx/contracts/audit';
 import type { Mail, Mailer } from '../src/mail/mailer.ts';
 import type { SampleVideo } from '../src/views/first-request.ts';
 
@@ -56,6 +57,9 @@ export function fakeGateway() {
   const jobPages: { id: string; limit: number; cursor?: string }[] = [];
   /** Watches per account, newest first (tests fill it); deleteWatch removes from it. */
   const watches = new Map<string, WatchSummary[]>();
+  /** What the dashboard reported to the audit log; `auditAnswer` says how the next reports go. */
+  const auditReports: { id: string; event: RecordAuditBody }[] = [];
+  const audit = { answer: 'ok' as 'ok' | 'fail' | 'hang' };
   const newSecret = (): WebhookSecret => ({
     secret: `whsec_${randomBytes(32).toString('base64')}`,
     created_at: new Date().toISOString(),
@@ -229,6 +233,12 @@ export function fakeGateway() {
       watch.paused = null;
       return structuredClone(watch);
     },
+    async recordAudit(id, event) {
+      get(id);
+      if (audit.answer === 'hang') return new Promise<void>(() => {});
+      if (audit.answer === 'fail') throw new GatewayError(503, 'SERVICE_UNAVAILABLE');
+      auditReports.push({ id, event: structuredClone(event) });
+    },
     async call(id, request): Promise<CallResult> {
       calls.push({ id, request });
       const a = get(id);
@@ -242,7 +252,7 @@ export function fakeGateway() {
       };
     },
   };
-  return { client, accounts, keys, calls, requestIds, secrets, jobs, jobPages, watches };
+  return { client, accounts, keys, calls, requestIds, secrets, jobs, jobPages, watches, auditReports, audit };
 }
 
 export function mailbox(): Mailer & { sent: Mail[]; link(to: string, purpose: 'verify' | 'reset'): string } {

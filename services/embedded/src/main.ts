@@ -163,6 +163,7 @@ await registerSchemasAtStartup({
         extractResults: configs.extractor.EXTRACT_RESULTS_TOPIC,
         jobEvents: configs.jobs.JOB_EVENTS_TOPIC,
         watchEvents: configs.jobs.WATCH_EVENTS_TOPIC,
+        auditEvents: configs.gateway.AUDIT_EVENTS_TOPIC,
       }).concat(replyTopics),
     ),
 }).catch(exitOnStartupProblem);

@@ -29,6 +29,7 @@ import { registerHealth } from './api/health.routes.ts';
 import { registerRoot } from './api/root.routes.ts';
 import { OPERATION_SPECS } from './openapi/operations.ts';
 import { registerAccount } from './api/account.routes.ts';
+import { registerAudit } from './audit/routes.ts';
 import { registerBatch } from './api/batch.routes.ts';
 import { registerComments, registerCommentsAnalyze } from './api/comments.routes.ts';
 import type { RouteContext } from './http/route-context.ts';
@@ -133,6 +134,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   registerWebhooks(app, ctx);
   registerKeys(app, ctx);
   registerAccount(app, ctx);
+  registerAudit(app, ctx);
   registerHealth(app, ctx, version);
   registerRoot(app, version);
   await registerDocs(app, buildOpenApi(version));

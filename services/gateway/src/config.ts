@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { CONSUMER_GROUPS, TOPICS } from '@subx/contracts';
+import { DEFAULT_AUDIT_RETENTION_DAYS } from '@subx/contracts/audit';
 import {
   csv,
   durationMs,
@@ -119,6 +120,12 @@ export const ConfigSchema = z.object({
   JOB_SERVICE_DEADLINE_MS: durationMs.default(90_000),
   /** POST /api/v1/jobs only: 10,000 URLs do not fit the 64 KB of every other route. */
   JOBS_BODY_LIMIT_BYTES: positiveInt.default(1_048_576),
+  /**
+   * The accounts' audit log (src/audit): events older than this many days are deleted by its
+   * sweep (GET /api/v1/audit, docs/api.md "Audit log"), and the topic its events are published on.
+   */
+  AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3_650).default(DEFAULT_AUDIT_RETENTION_DAYS),
+  AUDIT_EVENTS_TOPIC: nameString.default(TOPICS.auditEvents.default),
 });
 
 export type Config = z.output<typeof ConfigSchema>;

@@ -10,6 +10,7 @@ import type { Backends } from '@subx/backends';
 import type { Config } from './config.ts';
 import type { FanOut } from '@subx/fanout';
 import type { JobsApi, WatchesApi, WebhookSecretsApi } from '@subx/backends';
+import type { AuditLog, AuditReader } from './audit/types.ts';
 
 export interface GatewayDeps {
   config: Config;
@@ -44,4 +45,9 @@ export interface GatewayDeps {
   apiKeys?: ApiKeys;
   /** Job webhooks: signing secrets and deliveries; without it the secret routes answer 503. */
   webhookSecrets?: WebhookSecretsApi;
+  /**
+   * The accounts' audit log (src/audit): what the wings record, and GET /api/v1/audit's pages;
+   * absent: nothing is recorded and that route answers 503.
+   */
+  audit?: AuditLog & AuditReader;
 }

@@ -48,6 +48,7 @@ await runService({
             creditUsage: access.config.creditUsageTopic,
             requestUsage: access.config.requestUsageTopic,
             extractJobs: config.EXTRACT_JOBS_TOPIC,
+            auditEvents: config.AUDIT_EVENTS_TOPIC,
           }),
         ),
     });

@@ -23,6 +23,8 @@ import {
 } from './access/index.ts';
 import type { AccessModule } from './access/index.ts';
 import { buildAdminApp, listenAdmin } from './admin/listener.ts';
+import { createAuditLog } from './audit/audit-log.ts';
+import type { AuditLogModule } from './audit/audit-log.ts';
 import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
 import type { FanOut } from '@subx/fanout';
@@ -55,6 +57,8 @@ export interface RunningGateway {
   /** The admin API's listener (ADMIN_HOST:ADMIN_PORT), never the public port. */
   admin: { url: string; port: number; app: FastifyInstance };
   access: AccessModule;
+  /** The accounts' audit log (src/audit): what the routes record, its outbox relay and sweep. */
+  audit: AuditLogModule;
   /** Secrets generated because the environment had none (embedded mode prints the admin token). */
   generated: { apiKeyPepper: boolean; adminToken: boolean };
   adminToken: string;
@@ -77,17 +81,30 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   const backends = grpcBackendsFromConfig(config, logger);
   // The usage report reads billing (in `npm start` too, where billing runs in-process behind real
   // gRPC): requests from billing.request-usage.v1, credits from the ledger. The access module's
-  // own daily_requests record only rebuilds the Redis daily counter.
+  // own daily_requests record only rebuilds the Redis daily counter. The audit log first: the
+  // access module records keys' changes and refusals in it (events, their outbox to
+  // AUDIT_EVENTS_TOPIC, the retention sweep).
+  const audit = createAuditLog({
+    store,
+    bus,
+    clock,
+    logger: logger.child({ component: 'audit' }),
+    topic: config.AUDIT_EVENTS_TOPIC,
+    retentionDays: config.AUDIT_RETENTION_DAYS,
+    outboxIntervalMs: accessConfig.outboxIntervalMs,
+  });
   const access = createAccessModule({
     store,
     kv,
     bus,
     clock,
     logger,
+    audit,
     config: accessConfig,
     usageReader: createBillingUsageReader((request) => backends.billing.getUsage(request)),
   });
   await access.start();
+  await audit.start();
   // Bulk jobs, watches and webhook secrets: the job service (services/jobs), over gRPC.
   const tls = grpcTlsFromConfig(config).client;
   const jobService = createJobServiceClient({
@@ -146,6 +163,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     clock,
     pricing: accessConfig.pricing,
     webhookSecrets: jobService.webhookSecrets,
+    audit,
     ...(embedder ? { embedder } : {}),
     readiness: async () => {
       if (draining || !backends.channelsHealthy()) return false;
@@ -167,6 +185,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     jobs: jobService.jobs,
     watches: jobService.watches,
     webhookSecrets: jobService.webhookSecrets,
+    audit,
     logger: logger.child({ listener: 'admin' }),
   });
   let address: string;
@@ -181,6 +200,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     await adminApp.close().catch(() => {});
     await app.close().catch(() => {});
     await fanOut.stop?.().catch(() => {});
+    await audit.stop().catch(() => {});
     await access.stop().catch(() => {});
     jobService.close();
     backends.close();
@@ -195,6 +215,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     app,
     admin: { ...admin, app: adminApp },
     access,
+    audit,
     generated,
     adminToken: accessConfig.adminToken,
     async stop() {
@@ -202,6 +223,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
       await adminApp.close();
       await app.close();
       await fanOut.stop?.();
+      await audit.stop();
       await access.stop();
       jobService.close();
       backends.close();

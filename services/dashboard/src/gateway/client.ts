@@ -19,6 +19,7 @@ import type {
   WatchSummary,
   WebhookSecret,
 } from '@subx/contracts/admin-api';
+import type { RecordAuditBody } from '@subx/contracts/audit';
 import { REQUEST_ID_HEADER } from '@subx/service-kit';
 
 // The admin API's shapes come from its schemas (the gateway validates and documents with the same
@@ -78,6 +79,8 @@ export interface GatewayClient {
   /** Runs a watch paused after a compromise again (404 NOT_FOUND: not one of its watches). */
   resumeWatch(id: string, watchId: string): Promise<WatchSummary>;
   call(id: string, request: CallBody): Promise<CallResult>;
+  /** Records what only the dashboard sees (a sign-in, a failed one, a password reset) in the account's audit log. */
+  recordAudit(id: string, event: RecordAuditBody): Promise<void>;
 }
 
 export function createGatewayClient(options: {
@@ -140,5 +143,6 @@ export function createGatewayClient(options: {
     resumeWatch: (id, watchId) =>
       request('POST', `${account(id)}/watches/${encodeURIComponent(watchId)}/resume`),
     call: (id, req) => request('POST', `${account(id)}/calls`, req),
+    recordAudit: (id, event) => request('POST', `${account(id)}/audit`, event),
   };
 }

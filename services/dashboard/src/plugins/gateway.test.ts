@@ -12,8 +12,18 @@ describe('request.gateway', () => {
         (line) => JSON.parse(line) as { msg?: string; path?: string; method?: string; request_id?: string },
       )
       .find((line) => line.msg === 'request' && line.path === '/verify' && line.method === 'POST');
+    const signInLine = dash.logs
+      .map(
+        (line) => JSON.parse(line) as { msg?: string; path?: string; method?: string; request_id?: string },
+      )
+      .find((line) => line.msg === 'request' && line.path === '/sign-in' && line.method === 'POST');
     expect(verifyLine?.request_id).toMatch(/^req_[0-9a-f-]{36}$/);
-    expect(dash.gateway.requestIds).toEqual([verifyLine!.request_id, verifyLine!.request_id]);
+    // Then the sign-in reported itself to the account's audit log: one call under the /sign-in POST.
+    expect(dash.gateway.requestIds).toEqual([
+      verifyLine!.request_id,
+      verifyLine!.request_id,
+      signInLine!.request_id,
+    ]);
 
     // A caller's (a proxy's) well-formed id is kept and passed on; a malformed one is replaced.
     await browser.get('/keys', { 'x-request-id': 'edge-proxy-0001' });

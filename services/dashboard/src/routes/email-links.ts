@@ -26,6 +26,7 @@ import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, hashPassword, verifyPassword 
 import { signedInUser } from '../auth/guards.ts';
 import type { DashboardServices } from '../services.ts';
 import { EMAIL_FREE_FAILURES } from '../auth/sign-in-throttle.ts';
+import { reportMemberEvent } from '../auth/gateway-audit.ts';
 import { normalizeEmail } from '../auth/users.ts';
 
 const verifyForm = formSchema('token', 'password', 'new_password');
@@ -202,6 +203,12 @@ export default async function emailLinkRoutes(app: FastifyInstance, s: Dashboard
     await s.users.endSessions(user._id);
     await s.throttle.clear({ kind: 'email', value: user.email, free: EMAIL_FREE_FAILURES });
     await reply.endSession();
+    await reportMemberEvent(request.gateway, request.log, {
+      action: 'password.reset',
+      accountId: user.account_id,
+      memberId: user._id,
+      sourceIp: request.ip,
+    });
     s.audit('account.password_reset', {
       actor: { email: user.email, user_id: user._id },
       target: { user_id: user._id, ...(user.account_id ? { account_id: user.account_id } : {}) },

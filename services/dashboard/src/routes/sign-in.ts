@@ -10,6 +10,7 @@ import { MAX_PASSWORD_LENGTH, hashPassword, needsRehash, verifyPassword } from '
 import type { DashboardServices } from '../services.ts';
 import { signInSubjects } from '../auth/sign-in-throttle.ts';
 import { normalizeEmail } from '../auth/users.ts';
+import { reportMemberEvent } from '../auth/gateway-audit.ts';
 
 const signInForm = formSchema('email', 'password');
 
@@ -34,6 +35,16 @@ export default async function signInRoutes(app: FastifyInstance, s: DashboardSer
       : (await verifyPassword(password, await s.decoy), false);
     if (!user || !ok) {
       await decision.attempt.failed();
+      // For the account's owner to see: a wrong password for their address. Not awaited, so the
+      // answer takes as long whether or not the address has an account.
+      if (user) {
+        void reportMemberEvent(request.gateway, request.log, {
+          action: 'sign_in.failed',
+          accountId: user.account_id,
+          memberId: null,
+          sourceIp: request.ip,
+        });
+      }
       return reply.page(
         (ctx) => signInPage(ctx, { kind: 'error', text: 'Wrong email or password.' }, email ?? ''),
         401,
@@ -46,6 +57,12 @@ export default async function signInRoutes(app: FastifyInstance, s: DashboardSer
       });
     }
     s.operators.noteConfiguredGrant(user, 'sign-in');
+    await reportMemberEvent(request.gateway, request.log, {
+      action: 'sign_in.succeeded',
+      accountId: user.account_id,
+      memberId: user._id,
+      sourceIp: request.ip,
+    });
     await reply.startSession(user);
     return reply.redirect('/keys', 303);
   });

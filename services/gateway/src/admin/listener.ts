@@ -24,6 +24,8 @@ import { adminJobRoutes } from './jobs.routes.ts';
 import { adminWatchRoutes } from './watches.routes.ts';
 import { adminRecoveryRoutes } from './recovery.routes.ts';
 import { adminKeyRoutes } from './keys.routes.ts';
+import { adminAuditRoutes } from './audit.routes.ts';
+import type { AuditLog, AuditReader } from '../audit/types.ts';
 import { createAccountSecurer } from '../recovery/secure-account.ts';
 import type { JobsApi, WatchesApi, WebhookSecretsApi } from '@subx/backends';
 import { logAccess } from '../http/access-log.ts';
@@ -64,6 +66,8 @@ export interface AdminAppOptions {
   watches?: WatchesApi;
   /** The account's webhook signing secret for the dashboard (read, rotate); without it those routes answer 503. */
   webhookSecrets?: WebhookSecretsApi;
+  /** The accounts' audit log: what operators change is recorded, its pages read; absent: those routes answer 503. */
+  audit?: AuditLog & AuditReader;
   logger?: FastifyBaseLogger;
   /** Failed-attempt limit (default 5 per minute per caller). */
   failures?: AdminFailureLimiterOptions;
@@ -126,6 +130,7 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
     reply.type('application/json; charset=utf-8').send(openapi),
   );
   const { access, publicApp } = options;
+  const audit = options.audit ? { audit: options.audit } : {};
   // Full paths under /admin/v1: registered WITHOUT a prefix.
   await app.register(async (scope) => {
     await adminRoutes(scope, {
@@ -136,6 +141,7 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
       accountUsage: access.accountUsage,
       clock: access.clock,
       logger: access.logger,
+      ...audit,
     });
     selfServiceRoutes(scope, {
       accounts: access.accounts,
@@ -144,10 +150,14 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
       delegations: access.delegations,
       publicApp,
       ...(options.webhookSecrets ? { webhookSecrets: options.webhookSecrets } : {}),
+      ...audit,
     });
     adminKeyRoutes(scope, { apiKeys: access.apiKeys });
     if (options.jobs) adminJobRoutes(scope, { accounts: access.accounts, jobs: options.jobs });
-    if (options.watches) adminWatchRoutes(scope, { accounts: access.accounts, watches: options.watches });
+    if (options.watches) {
+      adminWatchRoutes(scope, { accounts: access.accounts, watches: options.watches, ...audit });
+    }
+    adminAuditRoutes(scope, { accounts: access.accounts, ...audit });
     adminRecoveryRoutes(scope, {
       secure: createAccountSecurer({
         accounts: access.accounts,

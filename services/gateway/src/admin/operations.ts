@@ -34,6 +34,7 @@ import {
   createApiKeyBodySchema,
   createdApiKeySchema,
 } from '@subx/contracts/access';
+import { auditPageSchema, auditQuerySchema, recordAuditBodySchema } from '@subx/contracts/audit';
 import type { ErrorCode } from '@subx/errors';
 import { BODY_ERROR_CODES } from '@subx/public-api';
 import type { JsonSchema } from '@subx/public-api';
@@ -311,6 +312,33 @@ export const ADMIN_OPERATION_SPECS: AdminOperationSpec[] = [
     successStatus: 200,
     response: watchSchema,
     errors: ['NOT_FOUND'],
+  },
+  {
+    method: 'GET',
+    path: `${ACCOUNT}/audit`,
+    operationId: 'listAccountAuditEvents',
+    summary: 'The account’s audit log',
+    tag: 'Accounts',
+    description:
+      'One page of the account’s audit events, newest first, in the page shape of the public GET /api/v1/audit: keys, refused calls, the webhook secret, watches, operator changes, the dashboard’s sign-ins. Kept AUDIT_RETENTION_DAYS (365). SERVICE_UNAVAILABLE when the gateway runs without an audit log.',
+    params,
+    querystring: auditQuerySchema,
+    successStatus: 200,
+    response: auditPageSchema,
+    errors: ['INVALID_REQUEST', 'NOT_FOUND', 'SERVICE_UNAVAILABLE'],
+  },
+  {
+    method: 'POST',
+    path: `${ACCOUNT}/audit`,
+    operationId: 'recordAccountAuditEvent',
+    summary: 'Record what a member did in the dashboard',
+    tag: 'Self-service',
+    description:
+      'For the dashboard, which alone sees them: a sign-in, a failed sign-in for an e-mail that belongs to the account, a password reset. Recorded with actor `member` (`member_id`, never an e-mail) and the person’s address. Answers once the event is stored or its failure logged; a failure to store is not the caller’s problem (204 either way).',
+    params,
+    body: recordAuditBodySchema,
+    successStatus: 204,
+    errors: [...BODY_ERRORS, 'NOT_FOUND'],
   },
 ];
 

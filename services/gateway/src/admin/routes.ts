@@ -26,6 +26,8 @@ import { DAY_MS, parseUtcDate } from '@subx/credits';
 import type { Logger } from '@subx/ports';
 import { acceptEmptyJsonBody } from '../http/json-body.ts';
 import { validationToAppError } from '../http/validation.ts';
+import type { AuditLog } from '../audit/types.ts';
+import { keyIdOf } from '../access/accounts.ts';
 import { adminRoute } from './operations.ts';
 
 export interface AdminRoutesOptions {
@@ -38,6 +40,8 @@ export interface AdminRoutesOptions {
   accountUsage: (accountId: string) => Promise<{ today_requests: number; month_credits: number }>;
   clock: Clock;
   logger?: Logger;
+  /** Records what the operator changes (tier, balance, the key); absent: nothing is recorded. */
+  audit?: AuditLog;
 }
 
 const notFound = () => new AppError('NOT_FOUND', 'No account exists with this id.');
@@ -45,7 +49,9 @@ const notFound = () => new AppError('NOT_FOUND', 'No account exists with this id
 type AccountParams = { Params: { id: string } };
 
 export async function adminRoutes(fastify: FastifyInstance, options: AdminRoutesOptions): Promise<void> {
-  const { accounts, adminToken, adminTokenPrevious, usageReader, accountUsage, clock, logger } = options;
+  const { accounts, adminToken, adminTokenPrevious, usageReader, accountUsage, clock, logger, audit } =
+    options;
+  const operator = { type: 'operator', id: null } as const;
   const tokens = [adminToken, adminTokenPrevious].filter((t): t is string => Boolean(t));
 
   async function view(doc: AccountDoc): Promise<Account> {
@@ -109,6 +115,20 @@ export async function adminRoutes(fastify: FastifyInstance, options: AdminRoutes
     }
   });
 
+  /** A key replaced or revoked: its id (never the key) is the target. */
+  async function recordKeyChange(action: 'key.regenerated' | 'key.revoked', accountId: string, ip: string) {
+    if (!audit) return;
+    // The key is changed already: a failed read only leaves the event without its target.
+    const doc = await accounts.get(accountId).catch(() => null);
+    await audit.record({
+      accountId,
+      action,
+      actor: operator,
+      ...(doc ? { target: { type: 'key', id: keyIdOf(doc.key) } } : {}),
+      sourceIp: ip,
+    });
+  }
+
   const create = adminRoute('createAccount');
   fastify.post<{ Body: CreateAccountBody }>(create.url, { schema: create.schema }, async (request, reply) => {
     const { tier, credits, email } = request.body;
@@ -116,6 +136,14 @@ export async function adminRoutes(fastify: FastifyInstance, options: AdminRoutes
       tier,
       ...(credits === undefined ? {} : { credits }),
       email: email ?? null,
+    });
+    await audit?.record({
+      accountId: account._id,
+      action: 'key.created',
+      actor: operator,
+      target: { type: 'key', id: keyIdOf(account.key) },
+      sourceIp: request.ip,
+      details: { primary: true },
     });
     const created: CreatedAccount = {
       account_id: account._id,
@@ -152,6 +180,16 @@ export async function adminRoutes(fastify: FastifyInstance, options: AdminRoutes
         ...(body.add_credits === undefined ? {} : { addCredits: body.add_credits }),
       });
       if (!doc) throw notFound();
+      // Which fields changed, never a value: the balance is the operator's business, not the log's.
+      const fields = (['tier', 'credits', 'add_credits'] as const).filter((f) => body[f] !== undefined);
+      await audit?.record({
+        accountId: doc._id,
+        action: 'account.updated',
+        actor: operator,
+        target: { type: 'account', id: doc._id },
+        sourceIp: request.ip,
+        details: { fields, ...(body.tier === undefined ? {} : { tier: body.tier }) },
+      });
       return view(doc);
     },
   );
@@ -160,12 +198,14 @@ export async function adminRoutes(fastify: FastifyInstance, options: AdminRoutes
   fastify.post<AccountParams>(issueKey.url, { schema: issueKey.schema }, async (request, reply) => {
     const apiKey = await accounts.regenerateKey(request.params.id);
     if (apiKey === null) throw notFound();
+    await recordKeyChange('key.regenerated', request.params.id, request.ip);
     return reply.code(201).header('Cache-Control', 'no-store').send({ api_key: apiKey });
   });
 
   const revokeKey = adminRoute('revokeApiKey');
   fastify.delete<AccountParams>(revokeKey.url, { schema: revokeKey.schema }, async (request, reply) => {
     if (!(await accounts.revokeKey(request.params.id))) throw notFound();
+    await recordKeyChange('key.revoked', request.params.id, request.ip);
     return reply.code(204).send();
   });
 

@@ -30,6 +30,7 @@ import type { AccessPricing } from '@subx/credits';
 import { operationAccess } from '../access/capabilities.ts';
 import type { DailyRateLimiter } from '@subx/credits';
 import type { WebhookSecretsApi } from '@subx/backends';
+import type { AuditLog } from '../audit/types.ts';
 import { adminRoute } from './operations.ts';
 
 export interface SelfServiceRoutesOptions {
@@ -41,6 +42,8 @@ export interface SelfServiceRoutesOptions {
   publicApp: FastifyInstance;
   /** The accounts' webhook signing secrets (src/webhooks); absent: those routes answer 503. */
   webhookSecrets?: WebhookSecretsApi;
+  /** Records the rotations (actor operator: the admin API does not know which member asked). */
+  audit?: AuditLog;
 }
 
 const notFound = () => new AppError('NOT_FOUND', 'No account exists with this id.');
@@ -153,6 +156,13 @@ export function selfServiceRoutes(fastify: FastifyInstance, options: SelfService
   fastify.post<AccountParams>(rotateSecret.url, { schema: rotateSecret.schema }, async (request, reply) => {
     const { secrets, accountId } = await secretsFor(request.params);
     const view = (await secrets.rotate(accountId)) as unknown as WebhookSecret;
+    await options.audit?.record({
+      accountId,
+      action: 'webhook_secret.rotated',
+      actor: { type: 'operator', id: null },
+      target: { type: 'webhook_secret', id: accountId },
+      sourceIp: request.ip,
+    });
     return reply.header('Cache-Control', 'no-store').code(201).send(view);
   });
 }

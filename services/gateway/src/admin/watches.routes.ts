@@ -10,11 +10,26 @@ import { AppError } from '@subx/errors';
 import type { AccountRepository } from '../access/accounts.ts';
 import { adminRoute } from './operations.ts';
 import type { WatchesApi } from '@subx/backends';
+import type { AuditLog } from '../audit/types.ts';
 
 export function adminWatchRoutes(
   fastify: FastifyInstance,
-  options: { accounts: AccountRepository; watches: WatchesApi },
+  options: { accounts: AccountRepository; watches: WatchesApi; audit?: AuditLog },
 ): void {
+  /** After the job service answered OK: what the operator (or the dashboard through it) did. */
+  const recordOf = (
+    action: 'watch.deleted' | 'watch.resumed',
+    accountId: string,
+    watchId: string,
+    ip: string,
+  ) =>
+    options.audit?.record({
+      accountId,
+      action,
+      actor: { type: 'operator', id: null },
+      target: { type: 'watch', id: watchId },
+      sourceIp: ip,
+    });
   const known = async (id: string) => {
     if (!(await options.accounts.get(id))) throw new AppError('NOT_FOUND', 'No account exists with this id.');
   };
@@ -30,7 +45,9 @@ export function adminWatchRoutes(
     { schema: remove.schema },
     async (request) => {
       await known(request.params.id);
-      return options.watches.delete(request.params.id, request.params.watch_id);
+      const deleted = await options.watches.delete(request.params.id, request.params.watch_id);
+      await recordOf('watch.deleted', request.params.id, request.params.watch_id, request.ip);
+      return deleted;
     },
   );
   const resume = adminRoute('resumeAccountWatch');
@@ -39,7 +56,9 @@ export function adminWatchRoutes(
     { schema: resume.schema },
     async (request) => {
       await known(request.params.id);
-      return options.watches.resume(request.params.id, request.params.watch_id);
+      const watch = await options.watches.resume(request.params.id, request.params.watch_id);
+      await recordOf('watch.resumed', request.params.id, request.params.watch_id, request.ip);
+      return watch;
     },
   );
 }

@@ -61,6 +61,12 @@ function nameTableSchemas(): void {
   named('AccountOperations', properties(result('getAccount')).operations!);
   named('OperationAccess', properties(properties(result('getAccount')).operations).extract!);
   named('AccountJobLimits', properties(result('getAccount')).jobs!);
+  named('AuditPage', result('listAuditEvents'));
+  const auditEvent = itemsOf(properties(result('listAuditEvents')).events);
+  named('AuditEvent', auditEvent);
+  named('AuditActor', properties(auditEvent).actor!);
+  named('AuditTarget', properties(auditEvent).target!);
+  named('AuditDetails', properties(auditEvent).details!);
   named('Health', healthResponseSchema);
   named('ServiceStatuses', properties(healthResponseSchema).services!);
 }

@@ -5,6 +5,7 @@
  * read only their own rows.
  */
 import { ACCOUNT_OPERATIONS } from '../api/account-operations.ts';
+import { AUDIT_OPERATIONS } from '../audit/operations.ts';
 import { V1_OPERATIONS } from '../api/operations.ts';
 import { findOperation } from '../domain/operation-spec.ts';
 import type { OperationSpec } from '../domain/operation-spec.ts';
@@ -25,6 +26,8 @@ export const OPERATION_SPECS: OperationSpec[] = [
   ...ACCOUNT_OPERATIONS,
   // The account's API keys and their scopes (keys/operations.ts).
   ...KEY_OPERATIONS,
+  // Who changed what on the account (audit/operations.ts).
+  ...AUDIT_OPERATIONS,
 ];
 
 export function operationById(id: string): OperationSpec {

@@ -53,6 +53,14 @@ export const registerWatches: RouteRegistrar = (app, ctx) => {
         },
         request.id,
       );
+      await ctx.deps.audit?.record({
+        accountId: admission.account.id,
+        action: 'watch.created',
+        actor: { type: 'key', id: admission.account.keyId ?? null },
+        target: { type: 'watch', id: String(watch.watch_id) },
+        sourceIp: request.ip,
+        details: { source_type: String(b.source.type), interval_minutes: b.interval_minutes },
+      });
       return reply
         .code(201)
         .header('location', `/api/v1/watches/${String(watch.watch_id)}`)
@@ -73,10 +81,18 @@ export const registerWatches: RouteRegistrar = (app, ctx) => {
   }));
 
   const remove = watchOperation('deleteWatch');
-  app.delete<WatchParams>(routePath(remove), routeOptions(ctx, remove), async (request) => ({
-    ...(await watches.delete(accountIdOf(request), request.params.watch_id)),
-    request_id: request.id,
-  }));
+  app.delete<WatchParams>(routePath(remove), routeOptions(ctx, remove), async (request) => {
+    const accountId = accountIdOf(request);
+    const deleted = await watches.delete(accountId, request.params.watch_id);
+    await ctx.deps.audit?.record({
+      accountId,
+      action: 'watch.deleted',
+      actor: { type: 'key', id: request.account?.keyId ?? null },
+      target: { type: 'watch', id: request.params.watch_id },
+      sourceIp: request.ip,
+    });
+    return { ...deleted, request_id: request.id };
+  });
 
   const run = watchOperation('runWatch');
   app.post<WatchParams>(routePath(run), routeOptions(ctx, run), async (request) => {

@@ -23,7 +23,15 @@ const noStore = (reply: FastifyReply) => reply.header('cache-control', 'no-store
 export const registerWebhooks: RouteRegistrar = (app, ctx) => {
   const rotate = webhookOperation('rotateWebhookSecret');
   app.post(routePath(rotate), routeOptions(ctx, rotate), async (request, reply) => {
-    const view = await secretsOf(ctx).rotate(request.account!.id);
+    const account = request.account!;
+    const view = await secretsOf(ctx).rotate(account.id);
+    await ctx.deps.audit?.record({
+      accountId: account.id,
+      action: 'webhook_secret.rotated',
+      actor: { type: 'key', id: account.keyId ?? null },
+      target: { type: 'webhook_secret', id: account.id },
+      sourceIp: request.ip,
+    });
     noStore(reply).code(rotate.successStatus ?? 200);
     return { ...view, request_id: request.id };
   });

@@ -33,6 +33,7 @@ export async function startReplicas(
     bus?: EventBus;
     clock?: ManualClock;
     config?: Partial<AccessModuleDeps['config']>;
+    audit?: AccessModuleDeps['audit'];
   } = {},
 ): Promise<Replicas> {
   const clock = options.clock ?? new ManualClock(Date.UTC(2026, 2, 15, 10, 0, 0));
@@ -47,6 +48,7 @@ export async function startReplicas(
       bus,
       clock,
       logger: silentLogger,
+      ...(options.audit ? { audit: options.audit } : {}),
       config: { apiKeyPepper: TEST_PEPPER, adminToken: TEST_ADMIN_TOKEN, ...options.config },
     });
     await module.start();

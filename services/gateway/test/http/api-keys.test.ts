@@ -7,7 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_PRICING } from '@subx/credits';
-import { silentLogger } from '@subx/ports';
+import { ManualClock, createInMemoryDocumentStore, createInProcessEventBus, silentLogger } from '@subx/ports';
+import { createAuditLog } from '../../src/audit/audit-log.ts';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { API_KEY_SCOPES, type ApiKeyScope } from '@subx/contracts/access';
@@ -35,7 +36,10 @@ const newOwner = async () =>
   (await replicas.modules[0]!.accounts.createAccount({ tier: 'business', credits: 10_000 })).apiKey;
 
 beforeAll(async () => {
-  replicas = await startReplicas(1);
+  const store = createInMemoryDocumentStore();
+  const clock = new ManualClock(Date.UTC(2026, 2, 15, 10, 0, 0));
+  const audit = createAuditLog({ store, bus: createInProcessEventBus(), clock, logger: silentLogger });
+  replicas = await startReplicas(1, { store, clock, audit });
   const m = replicas.modules[0]!;
   // The job service's own stores and services in process, so that its routes are mounted.
   const config = loadJobServiceConfig({}, { embedded: true });
@@ -76,6 +80,7 @@ beforeAll(async () => {
       idempotency: m.idempotency,
       clock: replicas.clock,
       apiKeys: m.apiKeys,
+      audit,
       backends,
       jobs: jobsApiOf(jobs, { extractor: backends.extractor, lookupDeadlineMs: 5_000 }),
       watches: watchesApiOf(watches),
@@ -270,6 +275,27 @@ describe('/api/v1/keys', () => {
     expect((await call(owner, 'DELETE', '/api/v1/keys/key_unknown')).status).toBe(404);
     const primary = (await call(owner, 'GET', '/api/v1/keys')).body.keys[0].id as string;
     expect((await call(owner, 'DELETE', `/api/v1/keys/${primary}`)).status).toBe(409);
+  });
+});
+
+describe('the audit log', () => {
+  it('shows the key made, its refusals (once a minute) and its revocation, to a keys:admin key only', async () => {
+    const by = await newOwner();
+    const made = await call(by, 'POST', '/api/v1/keys', { name: 'audited', scopes: ['transcripts:read'] });
+    const key = made.body.api_key as string;
+    for (let i = 0; i < 3; i += 1) expect((await call(key, 'GET', '/api/v1/jobs')).status).toBe(403);
+    expect((await call(key, 'GET', '/api/v1/audit')).status).toBe(403);
+    await call(by, 'DELETE', `/api/v1/keys/${made.body.id}`);
+    const page = await call(by, 'GET', '/api/v1/audit');
+    expect(page.status).toBe(200);
+    const events = (
+      page.body.events as { action: string; target: { id: string } | null; actor: { id: string } }[]
+    )
+      .filter((e) => e.target?.id === made.body.id || e.actor.id === made.body.id)
+      .map((e) => e.action);
+    // Newest first; the three refused job listings are one event, the refused audit read another.
+    expect(events).toEqual(['key.revoked', 'scope.refused', 'scope.refused', 'key.created']);
+    expect(JSON.stringify(page.body)).not.toContain(key);
   });
 });
 

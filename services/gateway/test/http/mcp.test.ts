@@ -105,6 +105,8 @@ describe('MCP tools', () => {
       'listKeys',
       'createKey',
       'revokeKey',
+      // Who changed what on the account: for its owner and their security tools, not an agent.
+      'listAuditEvents',
     ]);
     expect(buildTools().map((t) => t.name)).toEqual(Object.keys(TWINS));
   });

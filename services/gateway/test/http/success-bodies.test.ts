@@ -7,7 +7,7 @@
 import { Ajv } from 'ajv';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
-import { createInMemoryDocumentStore, ManualClock } from '@subx/ports';
+import { createInMemoryDocumentStore, createInProcessEventBus, ManualClock } from '@subx/ports';
 import { loadJobServiceConfig } from '../../../jobs/src/config.ts';
 import { silentLogger } from '@subx/ports';
 import { createWebhookModule } from '../../../jobs/src/webhooks/index.ts';
@@ -18,6 +18,7 @@ import { createJob, jobsGateway, REAL, watch } from './jobs-support.ts';
 import { PLAYLIST as WATCHED_PLAYLIST, createWatch, harness as watchesGateway } from './watches-support.ts';
 import { webhookSecretsApiOf } from '../../../jobs/src/api.ts';
 import { startReplicas } from '../access/support.ts';
+import { createAuditLog } from '../../src/audit/audit-log.ts';
 
 /** A gateway on the real access module, whose keys routes answer; and an account's primary key. */
 async function keysGateway() {
@@ -53,7 +54,15 @@ async function syncGateway(): Promise<TestGateway> {
     config: loadJobServiceConfig({}, { embedded: true }),
     pepper: 'a-test-pepper-of-at-least-32-characters!!',
   });
-  const gw = await buildTestGateway({ deps: { webhookSecrets: webhookSecretsApiOf(webhooks.secrets) } });
+  const audit = createAuditLog({
+    store: createInMemoryDocumentStore(),
+    bus: createInProcessEventBus(),
+    clock: new ManualClock(START),
+    logger: silentLogger,
+  });
+  const gw = await buildTestGateway({
+    deps: { webhookSecrets: webhookSecretsApiOf(webhooks.secrets), audit },
+  });
   apps.push(gw.app);
   const b = gw.backends.handlers;
   b.search = async () => ({ results: [], correctedQuery: '', nextContinuation: '', cached: false });
@@ -205,6 +214,7 @@ describe('every success body', () => {
         app: keys.gw.app,
         call: { method: 'DELETE', url: `/api/v1/keys/${keys.revocable}`, key: keys.apiKey },
       },
+      listAuditEvents: { app: gw.app, call: { method: 'GET', url: '/api/v1/audit' } },
     };
     // Every row of the operation table is exercised: a new operation must be added here.
     expect(Object.keys(calls).sort()).toEqual(OPERATION_SPECS.map((s) => s.operationId).sort());
