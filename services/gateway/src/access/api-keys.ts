@@ -10,7 +10,7 @@ import {
   type ApiKeyScope,
   type CreateApiKeyBody,
 } from '@subx/contracts/access';
-import { AppError } from '@subx/errors';
+import { AppError, Errors } from '@subx/errors';
 import type { AuditActor, AuditLog } from '../audit/types.ts';
 import type { AccountDoc, AccountRepository } from './accounts.ts';
 import { keyIdOf } from './accounts.ts';
@@ -33,7 +33,7 @@ export interface ApiKeys {
     body: CreateApiKeyBody,
     by: KeyManager,
   ): Promise<{ info: ApiKeyInfo; apiKey: string } | null>;
-  /** The revoked key; null for an unknown account or key. The primary key is 409 CONFLICT here. */
+  /** The revoked key; null for an unknown account or key. The primary key is 400 INVALID_REQUEST here. */
   revoke(accountId: string, keyId: string, by: KeyManager): Promise<ApiKeyInfo | null>;
 }
 
@@ -109,8 +109,8 @@ export function createApiKeys(deps: {
       const doc = await accounts.get(accountId);
       if (!doc) return null;
       if (keyId === keyIdOf(doc.key)) {
-        throw new AppError(
-          'CONFLICT',
+        // Not a 409: CONFLICT is retryable, and this never succeeds on a retry.
+        throw Errors.invalidRequest(
           'The primary key is replaced or revoked from the dashboard or the admin API, not here.',
         );
       }

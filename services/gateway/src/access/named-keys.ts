@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock, Collection, Doc, DocumentStore } from '@subx/ports';
 import { API_KEY_SCOPES, MAX_NAMED_KEYS, type ApiKeyInfo, type ApiKeyScope } from '@subx/contracts/access';
-import { AppError, Errors } from '@subx/errors';
+import { Errors } from '@subx/errors';
 import { generateApiKey, hashApiKey, keyDisplay } from './api-key.ts';
 import { networksOf, parseCidr, type KeyLimits } from './key-limits.ts';
 
@@ -145,8 +145,7 @@ export function createNamedKeys(options: { store: DocumentStore; clock: Clock; p
       };
       const active = await keys.countDocuments({ account_id: accountId, status: 'active' });
       if (active >= MAX_NAMED_KEYS) {
-        throw new AppError(
-          'CONFLICT',
+        throw Errors.invalidRequest(
           `The account has ${MAX_NAMED_KEYS} active keys, the most it may hold; revoke one first.`,
         );
       }

@@ -159,7 +159,7 @@ export const ADMIN_OPERATION_SPECS: AdminOperationSpec[] = [
     successStatus: 201,
     response: createdApiKeySchema,
     noStore: true,
-    errors: [...BODY_ERRORS, 'NOT_FOUND', 'CONFLICT'],
+    errors: [...BODY_ERRORS, 'NOT_FOUND'],
   },
   {
     method: 'DELETE',
@@ -168,12 +168,12 @@ export const ADMIN_OPERATION_SPECS: AdminOperationSpec[] = [
     summary: 'Revoke a named key',
     tag: 'Self-service',
     description:
-      'The key stops working on every replica before this answers; the primary key is revoked by DELETE …/api-key instead (409 CONFLICT here). `member_id`: the dashboard user asking.',
+      'The key stops working on every replica before this answers; the primary key is revoked by DELETE …/api-key instead (400 INVALID_REQUEST here). `member_id`: the dashboard user asking.',
     params: accountKeyParamsSchema,
     querystring: actingMemberQuerySchema,
     successStatus: 200,
     response: apiKeyInfoSchema,
-    errors: ['NOT_FOUND', 'CONFLICT'],
+    errors: ['INVALID_REQUEST', 'NOT_FOUND'],
   },
   {
     method: 'POST',

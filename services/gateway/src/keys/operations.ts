@@ -45,7 +45,7 @@ export const KEY_OPERATIONS: OperationSpec[] = [
     operationId: 'createKey',
     summary: 'Make a named API key with scopes',
     description:
-      'A new key of the account with the scopes named, an optional expiry and optional allowed source networks. The key itself is in `api_key`, in this response only (`Cache-Control: no-store`). A key can only make keys with scopes it has itself (403 INSUFFICIENT_SCOPE otherwise); an account holds at most 50 active named keys (409 CONFLICT).',
+      'A new key of the account with the scopes named, an optional expiry and optional allowed source networks. The key itself is in `api_key`, in this response only (`Cache-Control: no-store`). A key can only make keys with scopes it has itself (403 INSUFFICIENT_SCOPE otherwise); an account holds at most 50 active named keys (400 INVALID_REQUEST past that).',
     auth: 'account',
     scope: 'keys:admin',
     credits: FREE,
@@ -53,7 +53,7 @@ export const KEY_OPERATIONS: OperationSpec[] = [
     tag: 'Keys',
     body: createApiKeyBodySchema,
     response: withRequestId(createdApiKeySchema),
-    errors: ['UNAUTHORIZED', 'RATE_LIMITED', 'INVALID_REQUEST', 'CONFLICT'],
+    errors: ['UNAUTHORIZED', 'RATE_LIMITED', 'INVALID_REQUEST'],
   },
   {
     method: 'DELETE',
@@ -61,14 +61,14 @@ export const KEY_OPERATIONS: OperationSpec[] = [
     operationId: 'revokeKey',
     summary: 'Revoke a named API key',
     description:
-      'The key stops working on every replica before this answers (401 UNAUTHORIZED from then on); revoking it again answers the same. The primary key is replaced or revoked from the dashboard or the admin API (409 CONFLICT here).',
+      'The key stops working on every replica before this answers (401 UNAUTHORIZED from then on); revoking it again answers the same. The primary key is replaced or revoked from the dashboard or the admin API (400 INVALID_REQUEST here).',
     auth: 'account',
     scope: 'keys:admin',
     credits: FREE,
     tag: 'Keys',
     params: keyIdParamsSchema,
     response: withRequestId(apiKeyInfoSchema),
-    errors: ['UNAUTHORIZED', 'RATE_LIMITED', 'NOT_FOUND', 'CONFLICT'],
+    errors: ['UNAUTHORIZED', 'RATE_LIMITED', 'INVALID_REQUEST', 'NOT_FOUND'],
   },
 ];
 
