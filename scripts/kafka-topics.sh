@@ -8,19 +8,22 @@
 # Env: KAFKA_BOOTSTRAP (default localhost:9092), KAFKA_TOPIC_PARTITIONS (3), KAFKA_JOBS_PARTITIONS
 #      (64: the two extraction jobs topics),
 #      KAFKA_TOPIC_REPLICATION (1), KAFKA_TOPICS_BIN (kafka-topics.sh on PATH, else /opt/kafka/bin/...),
-#      KAFKA_WAIT_SECONDS (60): how long to wait for the broker to answer.
+#      KAFKA_WAIT_SECONDS (60): how long to wait for the broker to answer,
+#      KAFKA_TOPIC_RETENTION_MS (604800000, 7 days): how long a topic keeps its messages. Every subx
+#      topic carries account ids; the stores are the durable record (docs/events.md, "Retention").
 set -euo pipefail
 
 BOOTSTRAP=${KAFKA_BOOTSTRAP:-localhost:9092}
 PARTITIONS=${KAFKA_TOPIC_PARTITIONS:-3}
 REPLICATION=${KAFKA_TOPIC_REPLICATION:-1}
 WAIT_SECONDS=${KAFKA_WAIT_SECONDS:-60}
+RETENTION_MS=${KAFKA_TOPIC_RETENTION_MS:-604800000}
 BIN=${KAFKA_TOPICS_BIN:-$(command -v kafka-topics.sh || echo /opt/kafka/bin/kafka-topics.sh)}
 
 # The topics of @subx/contracts (packages/contracts/src/topics.ts, docs/events.md); the test of this
 # script (test/deploy/compose-file.test.ts) fails when one is missing here.
 TOPICS=(extract.jobs.v1 extract.bulk-jobs.v1 extract.results.v1 jobs.lifecycle.v1 watches.lifecycle.v1
-  billing.credit-usage.v1 billing.request-usage.v1)
+  billing.credit-usage.v1 billing.request-usage.v1 audit.v1)
 
 if [ ! -x "$BIN" ]; then
   echo "kafka-topics: $BIN not found; set KAFKA_TOPICS_BIN" >&2
@@ -45,7 +48,7 @@ for base in "${TOPICS[@]}"; do
   case $base in extract.jobs.v1 | extract.bulk-jobs.v1) count=$JOBS_PARTITIONS ;; esac
   for topic in "$base" "$base.dlq"; do
     "$BIN" --bootstrap-server "$BOOTSTRAP" --create --if-not-exists --topic "$topic" \
-      --partitions "$count" --replication-factor "$REPLICATION"
+      --partitions "$count" --replication-factor "$REPLICATION" --config "retention.ms=$RETENTION_MS"
   done
 done
 

@@ -201,12 +201,14 @@ describe('scripts/kafka-topics.sh (kafka-init)', () => {
     });
   }
 
-  it('creates each topic and its .dlq twin idempotently; extraction jobs (batch, bulk) get 64 partitions, the rest 3', async () => {
+  it('creates each topic and its .dlq twin idempotently, kept 7 days; extraction jobs (batch, bulk) get 64 partitions, the rest 3', async () => {
     const { code, calls } = await runWithRecorder({ KAFKA_BOOTSTRAP: 'kafka:9092' });
     expect(code).toBe(0);
     const creates = calls.filter((c) => c.includes('--create'));
     const topics = creates.map((c) => c[c.indexOf('--topic') + 1]).sort();
     expect(topics).toEqual([
+      'audit.v1',
+      'audit.v1.dlq',
       'billing.credit-usage.v1',
       'billing.credit-usage.v1.dlq',
       'billing.request-usage.v1',
@@ -230,6 +232,8 @@ describe('scripts/kafka-topics.sh (kafka-init)', () => {
       const jobs = topic.startsWith('extract.jobs.v1') || topic.startsWith('extract.bulk-jobs.v1');
       expect(c[c.indexOf('--partitions') + 1], topic).toBe(jobs ? '64' : '3');
       expect(c[c.indexOf('--bootstrap-server') + 1]).toBe('kafka:9092');
+      // Every topic carries account ids: kept a week, not the broker's default (docs/events.md).
+      expect(c[c.indexOf('--config') + 1], topic).toBe('retention.ms=604800000');
     }
   });
 
