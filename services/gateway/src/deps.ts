@@ -10,7 +10,7 @@ import type { Backends } from '@subx/backends';
 import type { Config } from './config.ts';
 import type { FanOut } from '@subx/fanout';
 import type { JobsApi, WatchesApi, WebhookSecretsApi } from '@subx/backends';
-import type { AuditLog, AuditReader } from './audit/types.ts';
+import type { AuditLog, AuditReader } from './domain/audit-log.ts';
 
 export interface GatewayDeps {
   config: Config;

@@ -11,7 +11,7 @@ import {
   type CreateApiKeyBody,
 } from '@subx/contracts/access';
 import { AppError, Errors } from '@subx/errors';
-import type { AuditActor, AuditLog } from '../audit/types.ts';
+import type { AuditActor, AuditLog } from '../domain/audit-log.ts';
 import type { AccountDoc, AccountRepository } from './accounts.ts';
 import { keyIdOf } from './accounts.ts';
 import type { KeyCache } from './key-cache.ts';
@@ -37,7 +37,7 @@ export interface ApiKeys {
   revoke(accountId: string, keyId: string, by: KeyManager): Promise<ApiKeyInfo | null>;
 }
 
-export function primaryKeyInfo(doc: AccountDoc): ApiKeyInfo {
+function primaryKeyInfo(doc: AccountDoc): ApiKeyInfo {
   return {
     id: keyIdOf(doc.key),
     name: 'primary',

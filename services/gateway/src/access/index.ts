@@ -21,7 +21,7 @@ import { createAccessControl } from './access-control.ts';
 import { createNamedKeys, type NamedKeys } from './named-keys.ts';
 import { createApiKeys, type ApiKeys } from './api-keys.ts';
 import { createKeyUseObserver } from './key-use.ts';
-import type { AuditLog } from '../audit/types.ts';
+import type { AuditLog } from '../domain/audit-log.ts';
 import type { CreditLedgerImpl } from '@subx/credits';
 import { createCharging } from '@subx/credits';
 import type { OutboxRelay } from '@subx/credits';

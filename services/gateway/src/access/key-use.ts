@@ -5,7 +5,7 @@
  * Neither is ever awaited by the request.
  */
 import type { Clock, Logger } from '@subx/ports';
-import type { AuditLog } from '../audit/types.ts';
+import type { AuditLog } from '../domain/audit-log.ts';
 import type { AccountRepository } from './accounts.ts';
 import type { KeyUseObserver } from './access-control.ts';
 import type { NamedKeys } from './named-keys.ts';

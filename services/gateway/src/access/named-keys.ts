@@ -12,7 +12,7 @@ import { Errors } from '@subx/errors';
 import { generateApiKey, hashApiKey, keyDisplay } from './api-key.ts';
 import { networksOf, parseCidr, type KeyLimits } from './key-limits.ts';
 
-export const NAMED_KEYS_COLLECTION = 'api_keys';
+const NAMED_KEYS_COLLECTION = 'api_keys';
 /** A key may be made to last at most this long. */
 const MAX_KEY_LIFETIME_MS = 5 * 366 * 24 * 3600 * 1000;
 export interface NamedKeyDoc extends Doc {
@@ -34,7 +34,7 @@ export interface NamedKeyDoc extends Doc {
   revoked_at: string | null;
 }
 
-export interface NewNamedKey {
+interface NewNamedKey {
   name: string;
   scopes: readonly ApiKeyScope[];
   expires_at?: string | null;
@@ -68,7 +68,7 @@ export function limitsOf(doc: NamedKeyDoc): KeyLimits {
   };
 }
 
-export function infoOf(doc: NamedKeyDoc, nowMs: number): ApiKeyInfo {
+function infoOf(doc: NamedKeyDoc, nowMs: number): ApiKeyInfo {
   const expired = doc.expires_at !== null && Date.parse(doc.expires_at) <= nowMs;
   return {
     id: doc._id,

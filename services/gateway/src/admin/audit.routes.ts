@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AuditPage, RecordAuditBody } from '@subx/contracts/audit';
 import { AppError, Errors } from '@subx/errors';
 import type { AccountRepository } from '../access/accounts.ts';
-import type { AuditLog, AuditReader } from '../audit/types.ts';
+import type { AuditLog, AuditReader } from '../domain/audit-log.ts';
 import { adminRoute } from './operations.ts';
 
 type AccountParams = { Params: { id: string } };

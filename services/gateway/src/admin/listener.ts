@@ -25,7 +25,7 @@ import { adminWatchRoutes } from './watches.routes.ts';
 import { adminRecoveryRoutes } from './recovery.routes.ts';
 import { adminKeyRoutes } from './keys.routes.ts';
 import { adminAuditRoutes } from './audit.routes.ts';
-import type { AuditLog, AuditReader } from '../audit/types.ts';
+import type { AuditLog, AuditReader } from '../domain/audit-log.ts';
 import { createAccountSecurer } from '../recovery/secure-account.ts';
 import type { JobsApi, WatchesApi, WebhookSecretsApi } from '@subx/backends';
 import { logAccess } from '../http/access-log.ts';

@@ -26,7 +26,7 @@ import { DAY_MS, parseUtcDate } from '@subx/credits';
 import type { Logger } from '@subx/ports';
 import { acceptEmptyJsonBody } from '../http/json-body.ts';
 import { validationToAppError } from '../http/validation.ts';
-import type { AuditLog } from '../audit/types.ts';
+import type { AuditLog } from '../domain/audit-log.ts';
 import { keyIdOf } from '../access/accounts.ts';
 import { adminRoute } from './operations.ts';
 

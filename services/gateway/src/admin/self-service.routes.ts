@@ -30,7 +30,7 @@ import type { AccessPricing } from '@subx/credits';
 import { operationAccess } from '../access/capabilities.ts';
 import type { DailyRateLimiter } from '@subx/credits';
 import type { WebhookSecretsApi } from '@subx/backends';
-import type { AuditLog } from '../audit/types.ts';
+import type { AuditLog } from '../domain/audit-log.ts';
 import { adminRoute } from './operations.ts';
 
 export interface SelfServiceRoutesOptions {

@@ -10,7 +10,7 @@ import { AppError } from '@subx/errors';
 import type { AccountRepository } from '../access/accounts.ts';
 import { adminRoute } from './operations.ts';
 import type { WatchesApi } from '@subx/backends';
-import type { AuditLog } from '../audit/types.ts';
+import type { AuditLog } from '../domain/audit-log.ts';
 
 export function adminWatchRoutes(
   fastify: FastifyInstance,

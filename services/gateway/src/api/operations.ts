@@ -24,6 +24,9 @@ import { withDocumentPaths } from './document-operations.ts';
 import { ACCOUNT_OPERATIONS } from './account-operations.ts';
 import { extractResponse } from './extract-response.ts';
 import { SEARCH_OPERATIONS } from './search-operations.ts';
+import { chunkingQueryParameters } from './chunking-query.ts';
+import { findOperation, type OperationSpec } from '../domain/operation-spec.ts';
+import { operationCredits } from '@subx/credits';
 
 /** `language` of summarize and analyze: an extension without a default (none = the best track). */
 const summaryLanguageSchema = {
@@ -32,10 +35,6 @@ const summaryLanguageSchema = {
   description:
     'Extension: the caption track to read (ISO 639-1, optionally with region or script). Without it: English if the video has it, else its first manual track (usually the original language), else its first auto-generated one.',
 };
-
-import { findOperation } from '../domain/operation-spec.ts';
-import type { OperationSpec } from '../domain/operation-spec.ts';
-import { operationCredits } from '@subx/credits';
 
 const CREDITS = operationCredits();
 
@@ -68,21 +67,6 @@ const fanOutCommon = {
 const COMMON_AUTH_ERRORS = ['UNAUTHORIZED', 'RATE_LIMITED', 'INVALID_REQUEST'];
 /** Every operation that reaches the platform can answer these (the platform failed, refused or timed out). */
 const UPSTREAM_ERRORS = ['UPSTREAM_ERROR', 'UPSTREAM_BLOCKED', 'UPSTREAM_TIMEOUT'];
-
-/** Playlist's `chunking.max_tokens`, `chunking.overlap_tokens`, `chunking.split`: the members of
- * `chunkingSchema` as query parameters, without their defaults. */
-const chunkingQueryParameters = Object.fromEntries(
-  Object.entries(chunkingSchema.properties).map(([name, schema]) => {
-    const { default: fallback, ...rest } = schema as { default?: unknown; description?: string };
-    return [
-      `chunking.${name}`,
-      {
-        ...rest,
-        description: `${rest.description ? `${rest.description} ` : ''}As extract's \`chunking.${name}\` (default ${JSON.stringify(fallback)}); any \`chunking.*\` parameter adds \`chunks\` to every successful item (timed json only).`,
-      },
-    ];
-  }),
-);
 
 /** This wing's rows of the operation table but the account's, with extract's document rows. */
 export const V1_OPERATIONS: OperationSpec[] = withDocumentPaths([

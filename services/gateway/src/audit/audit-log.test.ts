@@ -11,7 +11,7 @@ import type { DeliveredMessage, DocumentStore, Logger } from '@subx/ports';
 import { scrape } from '@subx/service-kit';
 import { AUDIT_EVENTS_COLLECTION, createAuditLog } from './audit-log.ts';
 import type { AuditLogOptions } from './audit-log.ts';
-import type { AuditInput } from './types.ts';
+import type { AuditInput } from '../domain/audit-log.ts';
 
 const START = Date.UTC(2026, 2, 15, 10, 0, 0);
 const DAY = 86_400_000;

@@ -26,7 +26,7 @@ import type {
   AuditListOptions,
   AuditLog,
   AuditReader,
-} from './types.ts';
+} from '../domain/audit-log.ts';
 
 export const AUDIT_EVENTS_COLLECTION = 'audit_events';
 

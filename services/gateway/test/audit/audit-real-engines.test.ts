@@ -11,7 +11,7 @@ import { createKafkaEventBus, createMongoDocumentStore, ManualClock, silentLogge
 import type { DeliveredMessage, KafkaEventBus } from '@subx/ports';
 import { FAST_KAFKA_TIMINGS, brokerList, describeWithEngine } from '@subx/testing/engines';
 import { createAuditLog } from '../../src/audit/audit-log.ts';
-import type { AuditInput } from '../../src/audit/types.ts';
+import type { AuditInput } from '../../src/domain/audit-log.ts';
 
 const DAY = 86_400_000;
 
