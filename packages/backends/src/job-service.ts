@@ -65,6 +65,11 @@ export interface WatchesApi {
 export interface WebhookSecretsApi {
   /** The current secret, created on first need. */
   current(accountId: string): Promise<JsonDocument>;
+  /**
+   * `{ exists, created_at, previous_secret_expires_at }`: never the secret; an account without
+   * one is answered `exists: false` and still has none (the account's export).
+   */
+  metadata(accountId: string): Promise<JsonDocument>;
   /** A new current secret; with `keepPrevious: false` no older one signs any more. */
   rotate(accountId: string, options?: { keepPrevious?: boolean }): Promise<JsonDocument>;
 }
@@ -181,7 +186,10 @@ export function createJobServiceClient(options: JobServiceClientOptions): JobSer
         (await client.pauseWatchesCreatedWith({ accountId, keyId })).ids,
     },
     webhookSecrets: {
-      current: async (accountId) => documentOf((await client.getWebhookSecret({ accountId })).jsonUtf8),
+      current: async (accountId) =>
+        documentOf((await client.getWebhookSecret({ accountId, metadataOnly: false })).jsonUtf8),
+      metadata: async (accountId) =>
+        documentOf((await client.getWebhookSecret({ accountId, metadataOnly: true })).jsonUtf8),
       rotate: async (accountId, rotation) =>
         documentOf(
           (

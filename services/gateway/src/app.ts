@@ -42,6 +42,7 @@ import { registerValidate } from './api/validate.routes.ts';
 import { registerWatches } from './watches/routes.ts';
 import { registerWebhooks } from './webhooks/routes.ts';
 import { registerKeys } from './keys/routes.ts';
+import { registerExport } from './export/routes.ts';
 
 export type { GatewayDeps } from './deps.ts';
 
@@ -135,6 +136,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   registerKeys(app, ctx);
   registerAccount(app, ctx);
   registerAudit(app, ctx);
+  registerExport(app, ctx);
   registerHealth(app, ctx, version);
   registerRoot(app, version);
   await registerDocs(app, buildOpenApi(version));

@@ -3,7 +3,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Clock, KeyValueStore } from '@subx/ports';
 import type { AccessPricing } from '@subx/credits';
 import type { AccountReadLimiter, IpRateLimiter } from './access/rate-limit.ts';
-import type { AccessControl, AccountStanding, IdempotencyStore } from './access/types.ts';
+import type { AccessControl, AccountProfile, AccountStanding, IdempotencyStore } from './access/types.ts';
+import type { UsageReader } from './access/usage.ts';
 import type { ApiKeys } from './access/api-keys.ts';
 import type { Account, CreditLedger } from '@subx/credits';
 import type { Backends } from '@subx/backends';
@@ -24,6 +25,10 @@ export interface GatewayDeps {
   readLimiter: AccountReadLimiter;
   /** GET /api/v1/account: the key's balance and today's requests; absent: that route answers 503. */
   accountStanding?: (account: Account) => Promise<AccountStanding>;
+  /** The account's record for its export (GET /api/v1/account/export); absent: that route answers 503. */
+  accountProfile?: (accountId: string) => Promise<AccountProfile | null>;
+  /** Requests and credits per day (billing's ledger); absent: the export has no `usage_day` lines. */
+  usage?: UsageReader;
   backends: Backends;
   fanOut: FanOut;
   /** The bulk jobs API (src/jobs); absent: its routes are not mounted. */

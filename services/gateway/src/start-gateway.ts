@@ -154,6 +154,8 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     ipLimiter: access.ipLimiter,
     readLimiter: access.readLimiter,
     accountStanding: access.accountStanding,
+    accountProfile: access.accountProfile,
+    usage: access.usageReader,
     apiKeys: access.apiKeys,
     backends,
     fanOut,

@@ -124,6 +124,7 @@ export function watchesApiOf(watches: WatchesService): WatchesApi {
 export function webhookSecretsApiOf(secrets: WebhookSecrets): WebhookSecretsApi {
   return {
     current: async (accountId) => documentOf(await secrets.current(accountId)),
+    metadata: async (accountId) => documentOf(await secrets.metadata(accountId)),
     rotate: async (accountId, options) => documentOf(await secrets.rotate(accountId, options)),
   };
 }

@@ -251,12 +251,21 @@ describe('the job service over gRPC', () => {
 
   it('webhook secrets and watches of a key', async () => {
     const { client } = await start();
+    const none = { exists: false, created_at: null, previous_secret_expires_at: null };
+    expect(await client.webhookSecrets.metadata(ACCOUNT)).toEqual(none);
+    // Asking for the metadata created nothing.
+    expect(await client.webhookSecrets.metadata(ACCOUNT)).toEqual(none);
     const first = await client.webhookSecrets.current(ACCOUNT);
     expect(String(first.secret)).toMatch(/^whsec_/);
     expect((await client.webhookSecrets.current(ACCOUNT)).secret).toBe(first.secret);
     const rotated = await client.webhookSecrets.rotate(ACCOUNT, { keepPrevious: false });
     expect(rotated.secret).not.toBe(first.secret);
     expect(rotated.previous_secret_expires_at).toBeNull();
+    expect(await client.webhookSecrets.metadata(ACCOUNT)).toEqual({
+      exists: true,
+      created_at: rotated.created_at,
+      previous_secret_expires_at: null,
+    });
     expect(await client.watches.list(ACCOUNT)).toEqual({ watches: [] });
     expect(await client.watches.pauseCreatedWith(ACCOUNT, 'key_one')).toEqual([]);
     expect(await client.jobs.cancelCreatedWith(ACCOUNT, 'key_one')).toEqual([]);

@@ -5,7 +5,7 @@
  */
 import { TOPICS } from '@subx/contracts';
 import type { Clock, DocumentStore, EventBus, KeyValueStore } from '@subx/ports';
-import type { AccessControl, AccountStanding, IdempotencyStore } from './types.ts';
+import type { AccessControl, AccountProfile, AccountStanding, IdempotencyStore } from './types.ts';
 import type { Account } from '@subx/credits';
 import type { AccessConfig } from './config.ts';
 import type { AccessPricing } from '@subx/credits';
@@ -95,6 +95,8 @@ export interface AccessModule {
   accountUsage(accountId: string): Promise<{ today_requests: number; month_credits: number }>;
   /** GET /api/v1/account: the balance (after this month's allowance) and today's requests. */
   accountStanding(account: Account): Promise<AccountStanding>;
+  /** The account's own record for its export; null for an unknown account. */
+  accountProfile(accountId: string): Promise<AccountProfile | null>;
   /** The clock and logger the module runs on (the admin API uses the same). */
   clock: Clock;
   logger: Logger;
@@ -187,6 +189,18 @@ export function createAccessModule(deps: AccessModuleDeps): AccessModule {
     return { creditsBalance: doc?.credits ?? 0, dailyUsed, daily };
   }
 
+  async function accountProfile(accountId: string): Promise<AccountProfile | null> {
+    const doc = await accounts.get(accountId);
+    if (!doc) return null;
+    return {
+      id: doc._id,
+      tier: doc.tier,
+      credits_balance: doc.credits,
+      created_at: doc.created_at,
+      email: doc.email ?? null,
+    };
+  }
+
   return {
     access,
     credits,
@@ -207,6 +221,7 @@ export function createAccessModule(deps: AccessModuleDeps): AccessModule {
     ...(deps.config.adminTokenPrevious ? { adminTokenPrevious: deps.config.adminTokenPrevious } : {}),
     accountUsage,
     accountStanding,
+    accountProfile,
     clock,
     logger,
     async start() {

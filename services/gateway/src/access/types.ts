@@ -27,6 +27,17 @@ export interface AccountStanding {
   daily: RateLimitState;
 }
 
+/** The account as its export carries it (GET /api/v1/account/export): no key, no hash. */
+export interface AccountProfile {
+  id: string;
+  tier: string;
+  /** Available credits after this month's allowance. */
+  credits_balance: number;
+  created_at: string;
+  /** As stored (dashboard sign-up); null when none was given. */
+  email: string | null;
+}
+
 export interface Admission {
   account: Account;
   rateLimit: RateLimitState;

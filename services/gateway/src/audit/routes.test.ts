@@ -44,6 +44,7 @@ function fakeJobService(): { watches: WatchesApi; webhookSecrets: WebhookSecrets
     webhookSecrets: {
       current: async () => ({ secret: 'whsec_x', created_at: '', previous_secret_expires_at: null }),
       rotate: async () => ({ secret: 'whsec_y', created_at: '', previous_secret_expires_at: null }),
+      metadata: async () => ({ exists: true, created_at: '', previous_secret_expires_at: null }),
     },
   };
 }

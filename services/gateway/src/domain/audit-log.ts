@@ -20,6 +20,8 @@ export type AuditAction =
   | 'watch.resumed'
   /** An operator changed the tier or the balance (details: the fields changed). */
   | 'account.updated'
+  /** The account's data taken out whole (GET /api/v1/account/export, the primary key only). */
+  | 'account.exported'
   /** Reported by the dashboard (admin API): a member signed in, failed to, reset the password. */
   | 'sign_in.succeeded'
   | 'sign_in.failed'

@@ -13,6 +13,7 @@ import { JOB_OPERATIONS } from '../jobs/operations.ts';
 import { WATCH_OPERATIONS } from '../watches/operations.ts';
 import { WEBHOOK_OPERATIONS } from '../webhooks/operations.ts';
 import { KEY_OPERATIONS } from '../keys/operations.ts';
+import { EXPORT_OPERATIONS } from '../export/operations.ts';
 
 /** The HTTP operation table: one entry per public route, driving validation, routes, OpenAPI and llms.txt. */
 export const OPERATION_SPECS: OperationSpec[] = [
@@ -28,6 +29,8 @@ export const OPERATION_SPECS: OperationSpec[] = [
   ...KEY_OPERATIONS,
   // Who changed what on the account (audit/operations.ts).
   ...AUDIT_OPERATIONS,
+  // All of the account's data, for its owner (export/operations.ts).
+  ...EXPORT_OPERATIONS,
 ];
 
 export function operationById(id: string): OperationSpec {

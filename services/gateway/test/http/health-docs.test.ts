@@ -125,6 +125,7 @@ describe('docs', () => {
     expect(Object.keys(doc.paths).sort()).toEqual(
       [
         '/api/v1/account',
+        '/api/v1/account/export',
         '/api/v1/audit',
         '/api/v1/batch',
         '/api/v1/comments',

@@ -107,6 +107,8 @@ describe('MCP tools', () => {
       'revokeKey',
       // Who changed what on the account: for its owner and their security tools, not an agent.
       'listAuditEvents',
+      // Everything the account holds, for its owner's primary key: never an agent's.
+      'exportAccount',
     ]);
     expect(buildTools().map((t) => t.name)).toEqual(Object.keys(TWINS));
   });

@@ -61,7 +61,17 @@ async function syncGateway(): Promise<TestGateway> {
     logger: silentLogger,
   });
   const gw = await buildTestGateway({
-    deps: { webhookSecrets: webhookSecretsApiOf(webhooks.secrets), audit },
+    deps: {
+      webhookSecrets: webhookSecretsApiOf(webhooks.secrets),
+      audit,
+      accountProfile: async (id) => ({
+        id,
+        tier: 'pro',
+        credits_balance: 100,
+        created_at: new Date(START).toISOString(),
+        email: null,
+      }),
+    },
   });
   apps.push(gw.app);
   const b = gw.backends.handlers;
@@ -215,6 +225,7 @@ describe('every success body', () => {
         call: { method: 'DELETE', url: `/api/v1/keys/${keys.revocable}`, key: keys.apiKey },
       },
       listAuditEvents: { app: gw.app, call: { method: 'GET', url: '/api/v1/audit' } },
+      exportAccount: { app: gw.app, call: { method: 'GET', url: '/api/v1/account/export' } },
     };
     // Every row of the operation table is exercised: a new operation must be added here.
     expect(Object.keys(calls).sort()).toEqual(OPERATION_SPECS.map((s) => s.operationId).sort());

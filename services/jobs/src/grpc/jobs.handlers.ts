@@ -83,7 +83,12 @@ export function jobsServiceRegistration(api: JobServiceApi): ServiceRegistration
     pauseWatchesCreatedWith: async (req) => ({
       ids: await watches.pauseCreatedWith(req.accountId, req.keyId),
     }),
-    getWebhookSecret: async (req) => bytesOf(await webhookSecrets.current(req.accountId)),
+    getWebhookSecret: async (req) =>
+      bytesOf(
+        await (req.metadataOnly
+          ? webhookSecrets.metadata(req.accountId)
+          : webhookSecrets.current(req.accountId)),
+      ),
     rotateWebhookSecret: async (req) =>
       bytesOf(await webhookSecrets.rotate(req.accountId, { keepPrevious: req.keepPrevious })),
   });

@@ -49,6 +49,26 @@ describe('webhook signing secrets', () => {
     expect((await secrets.current('acc_1')).previous_secret_expires_at).toBeNull();
   });
 
+  it('metadata answers whether a secret exists and its dates, never the secret, creating none', async () => {
+    const { secrets, clock, raw } = setup();
+    expect(await secrets.metadata('acc_1')).toEqual({
+      exists: false,
+      created_at: null,
+      previous_secret_expires_at: null,
+    });
+    expect(await raw.countDocuments({})).toBe(0);
+    await secrets.current('acc_1');
+    clock.advance(60_000);
+    const rotated = await secrets.rotate('acc_1');
+    const metadata = await secrets.metadata('acc_1');
+    expect(metadata).toEqual({
+      exists: true,
+      created_at: rotated.created_at,
+      previous_secret_expires_at: rotated.previous_secret_expires_at,
+    });
+    expect(JSON.stringify(metadata)).not.toContain(rotated.secret);
+  });
+
   it('a second rotation drops the first secret at once: only the last two ever sign', async () => {
     const { secrets } = setup();
     const a = await secrets.rotate('acc_1');

@@ -45,9 +45,18 @@ interface WebhookSecretView {
   previous_secret_expires_at: string | null;
 }
 
+/** What the account's export says of the secret: never the secret itself. */
+interface WebhookSecretMetadata {
+  exists: boolean;
+  created_at: string | null;
+  previous_secret_expires_at: string | null;
+}
+
 export interface WebhookSecrets {
   /** The current secret, created on first need. */
   current(accountId: string): Promise<WebhookSecretView>;
+  /** Whether the account has a secret and its dates; nothing is created or opened. */
+  metadata(accountId: string): Promise<WebhookSecretMetadata>;
   /**
    * A new current secret; the old one signs alongside until `previous_secret_expires_at`, or,
    * with `keepPrevious: false` (a compromise), not at all: every older secret is dropped.
@@ -166,6 +175,17 @@ export function createWebhookSecrets(deps: {
   return {
     async current(accountId) {
       return view(await load(accountId));
+    },
+    async metadata(accountId) {
+      const doc = await docs.findOne({ _id: accountId });
+      if (!doc) return { exists: false, created_at: null, previous_secret_expires_at: null };
+      return {
+        exists: true,
+        created_at: new Date(doc.current.created_at).toISOString(),
+        previous_secret_expires_at: previousValid(doc)
+          ? new Date(doc.previous_expires_at!).toISOString()
+          : null,
+      };
     },
     async rotate(accountId, options = {}) {
       for (let i = 0; i < MAX_CONFLICT_RETRIES; i++) {

@@ -221,6 +221,11 @@ export interface PauseWatchesCreatedWithResponse {
 
 export interface GetWebhookSecretRequest {
   accountId: string;
+  /**
+   * The account's export: { exists, created_at, previous_secret_expires_at }, no secret; an
+   * account without one keeps having none.
+   */
+  metadataOnly: boolean;
 }
 
 export interface GetWebhookSecretResponse {
@@ -3149,13 +3154,16 @@ export const PauseWatchesCreatedWithResponse: MessageFns<PauseWatchesCreatedWith
 };
 
 function createBaseGetWebhookSecretRequest(): GetWebhookSecretRequest {
-  return { accountId: "" };
+  return { accountId: "", metadataOnly: false };
 }
 
 export const GetWebhookSecretRequest: MessageFns<GetWebhookSecretRequest> = {
   encode(message: GetWebhookSecretRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.accountId !== "") {
       writer.uint32(10).string(message.accountId);
+    }
+    if (message.metadataOnly !== false) {
+      writer.uint32(16).bool(message.metadataOnly);
     }
     return writer;
   },
@@ -3181,6 +3189,14 @@ export const GetWebhookSecretRequest: MessageFns<GetWebhookSecretRequest> = {
             message.accountId = reader.string();
             continue;
           }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.metadataOnly = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3200,6 +3216,11 @@ export const GetWebhookSecretRequest: MessageFns<GetWebhookSecretRequest> = {
         : isSet(object.account_id)
         ? globalThis.String(object.account_id)
         : "",
+      metadataOnly: isSet(object.metadataOnly)
+        ? globalThis.Boolean(object.metadataOnly)
+        : isSet(object.metadata_only)
+        ? globalThis.Boolean(object.metadata_only)
+        : false,
     };
   },
 
@@ -3207,6 +3228,9 @@ export const GetWebhookSecretRequest: MessageFns<GetWebhookSecretRequest> = {
     const obj: any = {};
     if (message.accountId !== "") {
       obj.accountId = message.accountId;
+    }
+    if (message.metadataOnly !== false) {
+      obj.metadataOnly = message.metadataOnly;
     }
     return obj;
   },
@@ -3217,6 +3241,7 @@ export const GetWebhookSecretRequest: MessageFns<GetWebhookSecretRequest> = {
   fromPartial(object: DeepPartial<GetWebhookSecretRequest>): GetWebhookSecretRequest {
     const message = createBaseGetWebhookSecretRequest();
     message.accountId = object.accountId ?? "";
+    message.metadataOnly = object.metadataOnly ?? false;
     return message;
   },
 };
@@ -3639,7 +3664,10 @@ export const JobsServiceService = {
     responseDeserialize: (value: Buffer): PauseWatchesCreatedWithResponse =>
       PauseWatchesCreatedWithResponse.decode(value),
   },
-  /** The current signing secret, created on first need. */
+  /**
+   * The current signing secret, created on first need; with metadata_only, whether one exists and
+   * its dates, never the secret, and nothing is created.
+   */
   getWebhookSecret: {
     path: "/subx.jobs.v1.JobsService/GetWebhookSecret" as const,
     requestStream: false as const,
@@ -3690,7 +3718,10 @@ export interface JobsServiceServer extends UntypedServiceImplementation {
   resumeWatch: handleUnaryCall<ResumeWatchRequest, ResumeWatchResponse>;
   /** A leaked key: the watches created with it are paused. */
   pauseWatchesCreatedWith: handleUnaryCall<PauseWatchesCreatedWithRequest, PauseWatchesCreatedWithResponse>;
-  /** The current signing secret, created on first need. */
+  /**
+   * The current signing secret, created on first need; with metadata_only, whether one exists and
+   * its dates, never the secret, and nothing is created.
+   */
   getWebhookSecret: handleUnaryCall<GetWebhookSecretRequest, GetWebhookSecretResponse>;
   /** keep_previous false (a compromise): no older secret signs any more. */
   rotateWebhookSecret: handleUnaryCall<RotateWebhookSecretRequest, RotateWebhookSecretResponse>;
@@ -3939,7 +3970,10 @@ export interface JobsServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: PauseWatchesCreatedWithResponse) => void,
   ): ClientUnaryCall;
-  /** The current signing secret, created on first need. */
+  /**
+   * The current signing secret, created on first need; with metadata_only, whether one exists and
+   * its dates, never the secret, and nothing is created.
+   */
   getWebhookSecret(
     request: GetWebhookSecretRequest,
     callback: (error: ServiceError | null, response: GetWebhookSecretResponse) => void,
