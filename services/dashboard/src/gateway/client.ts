@@ -41,13 +41,7 @@ export type {
   WebhookSecret,
 } from '@subx/contracts/admin-api';
 export { API_KEY_SCOPES, API_KEY_SCOPE_DESCRIPTIONS } from '@subx/contracts/access';
-export type {
-  ApiKeyInfo,
-  ApiKeyList,
-  ApiKeyScope,
-  CreateApiKeyBody,
-  CreatedApiKey,
-} from '@subx/contracts/access';
+export type { ApiKeyInfo, ApiKeyScope, CreateApiKeyBody } from '@subx/contracts/access';
 export type { AuditEventView, AuditPage } from '@subx/contracts/audit';
 
 export class GatewayError extends Error {
