@@ -11,20 +11,24 @@ import type { FromSchema } from 'json-schema-to-ts';
  * operation table); a key made by sign-up, by the admin API or by `npm start` has all of them.
  */
 export const API_KEY_SCOPES = [
-  /** extract, batch, playlist, validate, search and comments: reading videos. */
   'transcripts:read',
-  /** summarize and comment analyses: model work, paid in credits. */
   'ai',
-  /** bulk jobs and watches: creating, reading, canceling. */
   'jobs',
-  /** the webhook signing secret: reading and rotating it. */
   'webhooks:admin',
-  /** the account's balance, tier and limits. */
   'account:read',
-  /** the account's keys and its audit log. */
   'keys:admin',
 ] as const;
 export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
+
+/** What each scope lets a key do, in a line (the dashboard shows them beside its checkboxes). */
+export const API_KEY_SCOPE_DESCRIPTIONS: Readonly<Record<ApiKeyScope, string>> = {
+  'transcripts:read': 'extract, batch, playlist, validate, search and comments: reading videos.',
+  ai: 'summarize and comment analyses: model work, paid in credits.',
+  jobs: 'bulk jobs and watches: creating, reading, canceling.',
+  'webhooks:admin': 'the webhook signing secret: reading and rotating it.',
+  'account:read': "the account's balance, tier and limits.",
+  'keys:admin': "the account's keys and its audit log.",
+};
 
 export function isApiKeyScope(value: unknown): value is ApiKeyScope {
   return typeof value === 'string' && (API_KEY_SCOPES as readonly string[]).includes(value);

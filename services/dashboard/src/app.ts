@@ -26,6 +26,7 @@ import render from './plugins/render.ts';
 import securityHeaders from './plugins/security-headers.ts';
 import session from './plugins/session.ts';
 import adminOperatorRoutes from './routes/admin-operators.ts';
+import auditRoutes from './routes/audit.ts';
 import emailLinkRoutes from './routes/email-links.ts';
 import healthRoutes from './routes/health.ts';
 import jobRoutes from './routes/jobs.ts';
@@ -113,6 +114,7 @@ export async function buildDashboardApp(deps: DashboardDeps): Promise<FastifyIns
     jobRoutes,
     watchRoutes,
     webhookRoutes,
+    auditRoutes,
     reauthRoutes,
     operatorRoutes,
     adminOperatorRoutes,

@@ -10,7 +10,8 @@
  * with the key through the API, and the Watches page lists it and deletes it. Every page is checked with axe-core (no serious or critical
  * violations), most at 375 px (no horizontal scroll; chart labels at least 10 px, inside their
  * chart and not overlapping), for CSP violations, and screenshotted to test-artifacts/dashboard/.
- * The launcher's whole output is checked for the passwords and keys.
+ * The launcher's whole output is checked for the passwords and keys. A second person makes a named
+ * key with one scope, sees it once, uses it, revokes it, and finds both on the Audit log page.
  */
 import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
@@ -95,9 +96,9 @@ describeWithBrowser('dashboard in a real browser', (executablePath) => {
     await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
   }
 
-  /** The page at a 375 px phone width: no horizontal scroll. */
-  async function phone(path: string, name: string): Promise<void> {
-    const state = await context.storageState();
+  /** The page at a 375 px phone width (signed in as in `from`): no horizontal scroll. */
+  async function phone(path: string, name: string, from: BrowserContext = context): Promise<void> {
+    const state = await from.storageState();
     const small = await browser.newContext({ viewport: { width: 375, height: 812 }, storageState: state });
     const page = watch(await small.newPage());
     await page.goto(`${system.dashboardUrl}${path}`);
@@ -408,5 +409,71 @@ describeWithBrowser('dashboard in a real browser', (executablePath) => {
     const output = system.output();
     expect(output).toContain('"msg":"request"');
     for (const secret of [PASSWORD, NEW_PASSWORD, firstKey, secondKey]) expect(output).not.toContain(secret);
+  });
+
+  it('makes a named key with one scope, shows it once, revokes it; the audit log has both', async () => {
+    const email = 'grace@example.com';
+    const own = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = watch(await own.newPage());
+    const dash = system.dashboardUrl;
+    await page.goto(`${dash}/sign-up`);
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel(/^Password/).fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign up' }).click();
+    await expect.poll(() => page.textContent('h1'), POLL).toBe('Check your inbox');
+    await page.goto(await mailbox.waitForLink(email, 'verify'));
+    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await page.getByRole('button', { name: 'Confirm my email' }).click();
+    await expect.poll(() => page.textContent('h1'), POLL).toBe('Email confirmed');
+    await page.goto(`${dash}/sign-in`);
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${dash}/keys`);
+
+    // A key that may only read transcripts, shown once after the redirect.
+    await page.getByRole('textbox', { name: /^Name/ }).fill('Transcripts only');
+    await page.getByRole('checkbox', { name: /^transcripts:read/ }).check();
+    await page.getByRole('button', { name: 'Make key' }).click();
+    await page.waitForURL(`${dash}/keys`);
+    const namedKey = (await page.textContent('#new-named-key'))!.trim();
+    expect(namedKey).toMatch(/^sxk_v1_[A-Za-z0-9]{32}$/);
+    await audit(page, 'keys-named-new');
+    expect((await extract(namedKey)).status).toBe(200);
+    // Its one scope is all it may use: listing the account's keys needs keys:admin.
+    const keysCall = await fetch(`${system.apiUrl}/api/v1/keys`, { headers: { 'x-api-key': namedKey } });
+    expect(keysCall.status).toBe(403);
+    expect(((await keysCall.json()) as { error: { code: string } }).error.code).toBe('INSUFFICIENT_SCOPE');
+
+    await page.goto(`${dash}/keys`);
+    expect(await page.content()).not.toContain(namedKey);
+    const row = page.locator('#named-keys tr', { hasText: 'Transcripts only' });
+    expect(await row.count()).toBe(1);
+    const keyId = (await row.getAttribute('data-key-id'))!;
+    expect(keyId).toMatch(/^key_/);
+    expect(await row.textContent()).toContain('transcripts:read');
+    expect(await row.locator('td.status-active').count()).toBe(1);
+    await audit(page, 'keys-named');
+    await phone('/keys', 'keys-named', own);
+
+    await row.getByLabel('Refuse requests with “Transcripts only” from now on').check();
+    await row.getByRole('button', { name: 'Revoke' }).click();
+    await expect.poll(() => page.textContent('p.notice'), POLL).toContain('“Transcripts only” is revoked');
+    expect(await row.locator('td.status-revoked').textContent()).toBe('revoked');
+    expect((await extract(namedKey)).status).toBe(401);
+
+    await page.getByRole('link', { name: 'Audit log' }).click();
+    await page.waitForURL(`${dash}/audit`);
+    for (const action of ['key.created', 'key.revoked']) {
+      const event = page.locator(`#audit-events tr[data-action="${action}"]`, { hasText: keyId });
+      expect(await event.count(), action).toBe(1);
+      expect(await event.textContent(), action).toContain(email);
+    }
+    await audit(page, 'audit');
+    await phone('/audit', 'audit', own);
+    await own.close();
+
+    expect(cspViolations).toEqual([]);
+    expect(system.output()).not.toContain(namedKey);
   });
 });

@@ -30,6 +30,7 @@ import type {
 import { GatewayError } from '../src/gateway/client.ts';
 import type { RecordAuditBody } from '@subx/contracts/audit';
 import type { Mail, Mailer } from '../src/mail/mailer.ts';
+import { fakeNamedKeys } from './named-keys-support.ts';
 import type { SampleVideo } from '../src/views/first-request.ts';
 
 export const TEST_ADMIN_TOKEN = 'dashboard-test-admin-token-0123';
@@ -70,6 +71,7 @@ export function fakeGateway() {
     if (!a) throw new GatewayError(404, 'NOT_FOUND');
     return a;
   };
+  const named = fakeNamedKeys(get);
   const newKey = (id: string) => {
     const key = `sxk_v1_${randomBytes(24).toString('base64url').replace(/[-_]/g, 'a').slice(0, 32)}`;
     keys.set(id, key);
@@ -139,8 +141,8 @@ export function fakeGateway() {
         webhook_secret_rotated: true,
         paused_watches: paused.map((w) => w.watch_id),
         canceled_jobs: [],
-        // The double keeps no named keys.
-        revoked_keys: [],
+        // As the gateway: every active named key revoked.
+        revoked_keys: named.revokeAll(id),
       };
     },
     async limits(id) {
@@ -238,7 +240,15 @@ export function fakeGateway() {
       if (audit.answer === 'hang') return new Promise<void>(() => {});
       if (audit.answer === 'fail') throw new GatewayError(503, 'SERVICE_UNAVAILABLE');
       auditReports.push({ id, event: structuredClone(event) });
+      named.record(id, {
+        action: event.action,
+        actor: { type: 'member', id: event.member_id ?? null },
+        target: null,
+        source_ip: event.source_ip ?? null,
+        details: {},
+      });
     },
+    ...named.methods,
     async call(id, request): Promise<CallResult> {
       calls.push({ id, request });
       const a = get(id);
@@ -252,7 +262,21 @@ export function fakeGateway() {
       };
     },
   };
-  return { client, accounts, keys, calls, requestIds, secrets, jobs, jobPages, watches, auditReports, audit };
+  return {
+    client,
+    accounts,
+    keys,
+    calls,
+    requestIds,
+    secrets,
+    jobs,
+    jobPages,
+    watches,
+    auditReports,
+    audit,
+    namedKeys: named.named,
+    auditEvents: named.events,
+  };
 }
 
 export function mailbox(): Mailer & { sent: Mail[]; link(to: string, purpose: 'verify' | 'reset'): string } {

@@ -4,9 +4,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayError, createGatewayClient } from './client.ts';
 
 /** A stand-in for the gateway's admin listener that records the headers of each call. */
-const seen: { url: string; method: string; headers: Record<string, unknown> }[] = [];
-const server = createServer((req, res) => {
-  seen.push({ url: req.url ?? '', method: req.method ?? '', headers: req.headers });
+const seen: { url: string; method: string; headers: Record<string, unknown>; body: string }[] = [];
+const server = createServer(async (req, res) => {
+  let body = '';
+  for await (const chunk of req) body += String(chunk);
+  seen.push({ url: req.url ?? '', method: req.method ?? '', headers: req.headers, body });
+  if (req.url?.includes('/refused')) {
+    const status = req.url.endsWith('down') ? 503 : 400;
+    res
+      .writeHead(status, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ error: { code: 'INVALID_REQUEST', message: 'name: must not be blank.' } }));
+    return;
+  }
+  if (req.url?.endsWith('/keys')) {
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{"keys":[{"id":"key_1"}]}');
+    return;
+  }
   if (req.url?.endsWith('/missing')) {
     res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"code":"NOT_FOUND"}}');
     return;
@@ -67,5 +80,36 @@ describe('gateway client', () => {
       ['GET', '/admin/v1/accounts/acct_1/watches'],
       ['DELETE', '/admin/v1/accounts/acct_1/watches/wat_1%2F..%2Fx'],
     ]);
+  });
+
+  it('lists, makes and revokes named keys with the member as the actor, and pages the audit log', async () => {
+    const client = createGatewayClient({ baseUrl, adminToken: 't', timeoutMs: 2_000 });
+    seen.length = 0;
+    expect(await client.listKeys('acct_1')).toEqual([{ id: 'key_1' }]);
+    await client.createKey('acct_1', { name: 'CI', scopes: ['transcripts:read'] }, 'usr 1&x');
+    await client.revokeNamedKey('acct_1', 'key_1/../x', 'usr_1');
+    await client.auditPage('acct_1', { limit: 50 });
+    await client.auditPage('acct_1', { limit: 50, cursor: 'c/1+2=' });
+    expect(seen.map((s) => [s.method, s.url])).toEqual([
+      ['GET', '/admin/v1/accounts/acct_1/keys'],
+      ['POST', '/admin/v1/accounts/acct_1/keys?member_id=usr+1%26x'],
+      ['DELETE', '/admin/v1/accounts/acct_1/keys/key_1%2F..%2Fx?member_id=usr_1'],
+      ['GET', '/admin/v1/accounts/acct_1/audit?limit=50'],
+      ['GET', '/admin/v1/accounts/acct_1/audit?limit=50&cursor=c%2F1%2B2%3D'],
+    ]);
+    expect(JSON.parse(seen[1]!.body)).toEqual({ name: 'CI', scopes: ['transcripts:read'] });
+  });
+
+  it('keeps the gateway’s message of a refused request, never of a failure', async () => {
+    const client = createGatewayClient({ baseUrl, adminToken: 't', timeoutMs: 2_000 });
+    const refused = await client.getAccount('refused/x').catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(GatewayError);
+    expect(refused).toMatchObject({
+      status: 400,
+      code: 'INVALID_REQUEST',
+      detail: 'name: must not be blank.',
+    });
+    const down = await client.getAccount('refused/down').catch((e: unknown) => e);
+    expect(down).toMatchObject({ status: 503, code: 'INVALID_REQUEST', detail: null });
   });
 });

@@ -19,7 +19,8 @@ import type {
   WatchSummary,
   WebhookSecret,
 } from '@subx/contracts/admin-api';
-import type { RecordAuditBody } from '@subx/contracts/audit';
+import type { ApiKeyInfo, ApiKeyList, CreateApiKeyBody, CreatedApiKey } from '@subx/contracts/access';
+import type { AuditPage, RecordAuditBody } from '@subx/contracts/audit';
 import { REQUEST_ID_HEADER } from '@subx/service-kit';
 
 // The admin API's shapes come from its schemas (the gateway validates and documents with the same
@@ -39,15 +40,21 @@ export type {
   WatchSummary,
   WebhookSecret,
 } from '@subx/contracts/admin-api';
+export { API_KEY_SCOPES, API_KEY_SCOPE_DESCRIPTIONS } from '@subx/contracts/access';
+export type { ApiKeyInfo, ApiKeyScope, CreateApiKeyBody } from '@subx/contracts/access';
+export type { AuditEventView, AuditPage } from '@subx/contracts/audit';
 
 export class GatewayError extends Error {
   readonly status: number;
   readonly code: string;
-  constructor(status: number, code: string) {
+  /** The gateway's own message (what is wrong with a request), null when it sent none. */
+  readonly detail: string | null;
+  constructor(status: number, code: string, detail: string | null = null) {
     super(`gateway answered ${status} ${code}`);
     this.name = 'GatewayError';
     this.status = status;
     this.code = code;
+    this.detail = detail;
   }
 }
 
@@ -79,6 +86,17 @@ export interface GatewayClient {
   /** Runs a watch paused after a compromise again (404 NOT_FOUND: not one of its watches). */
   resumeWatch(id: string, watchId: string): Promise<WatchSummary>;
   call(id: string, request: CallBody): Promise<CallResult>;
+  /** The account's keys: the primary key first, then the named keys by creation (revoked ones too). */
+  listKeys(id: string): Promise<ApiKeyInfo[]>;
+  /**
+   * A named key made by the dashboard user `memberId` (the audit log's actor): the key itself is in
+   * this answer only. 400 INVALID_REQUEST (its detail says what), 409 CONFLICT (too many keys).
+   */
+  createKey(id: string, body: CreateApiKeyBody, memberId: string): Promise<CreatedApiKey>;
+  /** Revokes a named key (404 NOT_FOUND: not one of the account's; 409 CONFLICT: the primary key). */
+  revokeNamedKey(id: string, keyId: string, memberId: string): Promise<ApiKeyInfo>;
+  /** One page of the account's audit log, newest first (`cursor` from the previous page's next_cursor). */
+  auditPage(id: string, page: { limit: number; cursor?: string }): Promise<AuditPage>;
   /** Records what only the dashboard sees (a sign-in, a failed one, a password reset) in the account's audit log. */
   recordAudit(id: string, event: RecordAuditBody): Promise<void>;
 }
@@ -107,12 +125,16 @@ export function createGatewayClient(options: {
     const text = await res.text();
     if (!res.ok) {
       let code = 'UNKNOWN';
+      let detail: string | null = null;
       try {
-        code = String((JSON.parse(text) as { error?: { code?: unknown } }).error?.code ?? code);
+        const error = (JSON.parse(text) as { error?: { code?: unknown; message?: unknown } }).error;
+        code = String(error?.code ?? code);
+        // Only a client error's message says what to change; a 5xx message is not for people.
+        if (res.status < 500 && typeof error?.message === 'string') detail = error.message.slice(0, 500);
       } catch {
         // not JSON: keep UNKNOWN
       }
-      throw new GatewayError(res.status, code);
+      throw new GatewayError(res.status, code, detail);
     }
     return JSON.parse(text) as T;
   }
@@ -143,6 +165,19 @@ export function createGatewayClient(options: {
     resumeWatch: (id, watchId) =>
       request('POST', `${account(id)}/watches/${encodeURIComponent(watchId)}/resume`),
     call: (id, req) => request('POST', `${account(id)}/calls`, req),
+    listKeys: async (id) => (await request<ApiKeyList>('GET', `${account(id)}/keys`)).keys,
+    createKey: (id, body, memberId) =>
+      request('POST', `${account(id)}/keys?${new URLSearchParams({ member_id: memberId }).toString()}`, body),
+    revokeNamedKey: (id, keyId, memberId) =>
+      request(
+        'DELETE',
+        `${account(id)}/keys/${encodeURIComponent(keyId)}?${new URLSearchParams({ member_id: memberId }).toString()}`,
+      ),
+    auditPage: (id, page) => {
+      const query = new URLSearchParams({ limit: String(page.limit) });
+      if (page.cursor) query.set('cursor', page.cursor);
+      return request('GET', `${account(id)}/audit?${query.toString()}`);
+    },
     recordAudit: (id, event) => request('POST', `${account(id)}/audit`, event),
   };
 }

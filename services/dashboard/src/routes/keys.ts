@@ -3,13 +3,21 @@
  * a ticked confirmation box). Each action answers 303 to GET /keys (POST-redirect-GET: reloading
  * the page repeats nothing); a new key crosses the redirect as a one-time flash of this session
  * (flash.ts: sealed, a minute at most, deleted when read), never in the URL or a log, so the page
- * after the redirect shows it once, with a first request that uses it.
+ * after the redirect shows it once, with a first request that uses it. Named keys (made, listed and
+ * revoked through the gateway's admin API, the person named as the audit log's actor) work the
+ * same way; what the gateway refuses (400 with its reason, 409) is said on the page, the form
+ * filled in again.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { field, formSchema } from '../views/forms.ts';
 import type { GatewayAccount } from '../gateway/client.ts';
+import { GatewayError } from '../gateway/client.ts';
+import { signedInUser } from '../auth/guards.ts';
 import { keysPage } from '../views/keys-page.ts';
+import type { NamedKeysView } from '../views/named-keys.ts';
+import type { Notice } from '../views/pages.ts';
 import type { Flash } from '../views/flash.ts';
+import { namedKeyRequest, namedKeyRoutes } from './named-keys.ts';
 import type { DashboardServices } from '../services.ts';
 import { accountOf } from './account.ts';
 
@@ -21,6 +29,7 @@ export default async function keyRoutes(app: FastifyInstance, s: DashboardServic
     request: FastifyRequest,
     account: GatewayAccount | null,
     newKey: string | null = null,
+    named: Omit<NamedKeysView, 'keys'> = { created: null },
   ) => ({
     account,
     // The tier panel is an explanation: a gateway without the limits route still shows the key.
@@ -33,6 +42,19 @@ export default async function keyRoutes(app: FastifyInstance, s: DashboardServic
     newKey,
     apiUrl: s.apiUrl,
     videoUrl: s.sampleVideoUrl,
+    named: account
+      ? {
+          ...named,
+          // As the tier panel: a gateway without the keys listing still shows the primary key.
+          keys: await request.gateway
+            .listKeys(account.account_id)
+            .then((keys) => keys.filter((key) => !key.primary))
+            .catch((err: unknown) => {
+              request.log.warn({ err }, 'named keys unavailable: the key page says so');
+              return null;
+            }),
+        }
+      : null,
   });
   const refuse = (reply: FastifyReply, account: GatewayAccount | null, text: string, status: number) =>
     reply.page((ctx) => keysPage(ctx, { ...noAccountView, account }, { kind: 'error', text }), status);
@@ -42,6 +64,7 @@ export default async function keyRoutes(app: FastifyInstance, s: DashboardServic
     newKey: null,
     apiUrl: s.apiUrl,
     videoUrl: s.sampleVideoUrl,
+    named: null,
   };
   const confirmFirst = guards.confirmed(async (_request, reply) =>
     refuse(reply, null, 'Confirm your email first.', 403),
@@ -64,7 +87,9 @@ export default async function keyRoutes(app: FastifyInstance, s: DashboardServic
       // The account first: if the gateway fails here, the flash (and a new key in it) stays for a retry.
       const account = await accountOf(request);
       const flash = await s.flash.take(sessionId(request));
-      const data = await view(request, account, flash?.apiKey ?? null);
+      const data = await view(request, account, flash?.apiKey ?? null, {
+        created: flash?.createdKey ?? null,
+      });
       const notice = flash ? { kind: flash.kind, text: flash.text } : null;
       return reply.page((ctx) => keysPage(ctx, data, notice));
     },
@@ -90,6 +115,70 @@ export default async function keyRoutes(app: FastifyInstance, s: DashboardServic
   const keyForm = { schema: { body: confirmForm }, preHandler: confirmFirst };
   app.post('/keys/generate', keyForm, (request, reply) => issueKey(request, reply, 'generate'));
   app.post('/keys/regenerate', keyForm, (request, reply) => issueKey(request, reply, 'regenerate'));
+
+  /** The whole page again with what went wrong (and the form as it was sent). */
+  const again = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    account: GatewayAccount,
+    notice: Notice,
+    status: number,
+    form?: NamedKeysView['form'],
+  ) => {
+    const data = await view(request, account, null, { created: null, ...(form ? { form } : {}) });
+    return reply.page((ctx) => keysPage(ctx, data, notice), status);
+  };
+  namedKeyRoutes(app, {
+    preHandler: confirmFirst,
+    async create(request, reply) {
+      const account = await accountOf(request);
+      if (!account) return refuse(reply, null, 'Confirm your email first.', 403);
+      const parsed = namedKeyRequest(request.body);
+      if ('problem' in parsed) {
+        return again(request, reply, account, { kind: 'error', text: parsed.problem }, 400, parsed.form);
+      }
+      try {
+        const made = await request.gateway.createKey(
+          account.account_id,
+          parsed.body,
+          signedInUser(request)._id,
+        );
+        const text = `The key “${made.name}” is ready.`;
+        return await done(request, reply, {
+          kind: 'ok',
+          text,
+          createdKey: { name: made.name, apiKey: made.api_key },
+        });
+      } catch (error) {
+        if (!(error instanceof GatewayError && (error.status === 400 || error.status === 409))) throw error;
+        const text = `The key was not made: ${error.detail ?? error.code}`;
+        return again(request, reply, account, { kind: 'error', text }, error.status, parsed.form);
+      }
+    },
+    async revoke(request, reply, keyId) {
+      const account = await accountOf(request);
+      if (!account) return reply.redirect('/keys', 303);
+      if (field(request.body, 'confirm') !== 'yes') {
+        return again(request, reply, account, { kind: 'error', text: 'Tick the box to confirm.' }, 400);
+      }
+      try {
+        const revoked = await request.gateway.revokeNamedKey(
+          account.account_id,
+          keyId,
+          signedInUser(request)._id,
+        );
+        const text = `The key “${revoked.name}” is revoked: requests with it are refused.`;
+        return await done(request, reply, { kind: 'ok', text });
+      } catch (error) {
+        if (!(error instanceof GatewayError && (error.status === 404 || error.status === 409))) throw error;
+        const text =
+          error.status === 404
+            ? `This account has no key ${keyId}.`
+            : `The key was not revoked: ${error.detail ?? error.code}`;
+        return again(request, reply, account, { kind: 'error', text }, error.status);
+      }
+    },
+  });
 
   app.post(
     '/keys/revoke',

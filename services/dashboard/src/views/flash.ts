@@ -13,6 +13,8 @@ export interface Flash {
   text: string;
   /** A key just generated or regenerated, shown once. */
   apiKey?: string;
+  /** A named key just made, shown once. */
+  createdKey?: { name: string; apiKey: string };
 }
 
 const FLASH_TTL_MS = 60_000;

@@ -1,14 +1,16 @@
 /**
  * The API key page: the key shown once after it is generated, with a first request that works as
  * written (curl, JavaScript, Python) and a link to the reference; the current key (masked); what
- * the account's tier can and cannot call, and how to get more; and, apart from the key in their own
- * danger-styled section, Regenerate and Revoke.
+ * the account's tier can and cannot call, and how to get more; the named keys (named-keys.ts); and,
+ * apart from the key in their own danger-styled section, Regenerate and Revoke.
  */
 import type { Html } from './html.ts';
 import { html } from './html.ts';
 import { timeTag } from './dates.ts';
 import type { AccountLimits, GatewayAccount } from '../gateway/client.ts';
 import { firstRequest } from './first-request.ts';
+import type { NamedKeysView } from './named-keys.ts';
+import { namedKeysSection } from './named-keys.ts';
 import type { Notice, PageContext } from './pages.ts';
 import { confirmedForm, csrfField, layout, unverified } from './pages.ts';
 
@@ -38,6 +40,8 @@ export interface KeysView {
   apiUrl: string;
   /** A video the platform knows (in the demo, one the replay has). */
   videoUrl: string;
+  /** The named keys section; null before there is an account. */
+  named: NamedKeysView | null;
 }
 
 function copyBlock(id: string, label: string, code: string): Html {
@@ -159,5 +163,6 @@ export function keysPage(ctx: PageContext, view: KeysView, notice?: Notice | nul
       </section>`
     : '';
   const tier = view.limits ? tierPanel(view.limits) : '';
-  return layout(ctx, 'API key', html`${shown}${current}${tier}${danger}`, notice);
+  const named = view.named ? namedKeysSection(ctx, view.named) : '';
+  return layout(ctx, 'API key', html`${shown}${current}${named}${tier}${danger}`, notice);
 }

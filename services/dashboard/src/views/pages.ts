@@ -57,6 +57,7 @@ function nav(ctx: PageContext): Html {
     ['/jobs', 'Jobs'],
     ['/watches', 'Watches'],
     ['/webhooks', 'Webhooks'],
+    ['/audit', 'Audit log'],
   ];
   if (ctx.viewer.operator) links.push(['/operators', 'Operators']);
   return html`<nav aria-label="Main">
