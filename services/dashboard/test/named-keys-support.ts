@@ -3,7 +3,7 @@
  * gateway's admin API enforces, so a route test through the fake tells what the real one answers —
  * a blank name, no scope, a past or too distant expiry or a network that is not a CIDR is 400
  * INVALID_REQUEST with the gateway's message; the 51st active key and the primary key's revocation
- * are 409 CONFLICT; an unknown key is 404. Every change is an event of the account's audit log,
+ * are 400 INVALID_REQUEST; an unknown key is 404. Every change is an event of the account's audit log,
  * newest first, paged by a cursor (here the next index).
  */
 import { randomBytes } from 'node:crypto';
@@ -102,8 +102,8 @@ export function fakeNamedKeys(accountOf: (id: string) => GatewayAccount) {
       const list = named.get(id) ?? [];
       if (list.filter((k) => k.status === 'active').length >= MAX_NAMED_KEYS) {
         throw new GatewayError(
-          409,
-          'CONFLICT',
+          400,
+          'INVALID_REQUEST',
           `The account has ${MAX_NAMED_KEYS} active keys, the most it may hold; revoke one first.`,
         );
       }
@@ -137,8 +137,8 @@ export function fakeNamedKeys(accountOf: (id: string) => GatewayAccount) {
       const a = accountOf(id);
       if (keyId === primaryKeyId(a)) {
         throw new GatewayError(
-          409,
-          'CONFLICT',
+          400,
+          'INVALID_REQUEST',
           'The primary key is replaced or revoked from the dashboard or the admin API, not here.',
         );
       }

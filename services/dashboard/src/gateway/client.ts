@@ -90,10 +90,10 @@ export interface GatewayClient {
   listKeys(id: string): Promise<ApiKeyInfo[]>;
   /**
    * A named key made by the dashboard user `memberId` (the audit log's actor): the key itself is in
-   * this answer only. 400 INVALID_REQUEST (its detail says what), 409 CONFLICT (too many keys).
+   * this answer only. 400 INVALID_REQUEST (its detail says what, the 50-key cap included).
    */
   createKey(id: string, body: CreateApiKeyBody, memberId: string): Promise<CreatedApiKey>;
-  /** Revokes a named key (404 NOT_FOUND: not one of the account's; 409 CONFLICT: the primary key). */
+  /** Revokes a named key (404 NOT_FOUND: not one of the account's; 400 INVALID_REQUEST: the primary key). */
   revokeNamedKey(id: string, keyId: string, memberId: string): Promise<ApiKeyInfo>;
   /** One page of the account's audit log, newest first (`cursor` from the previous page's next_cursor). */
   auditPage(id: string, page: { limit: number; cursor?: string }): Promise<AuditPage>;

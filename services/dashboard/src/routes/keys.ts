@@ -5,7 +5,7 @@
  * (flash.ts: sealed, a minute at most, deleted when read), never in the URL or a log, so the page
  * after the redirect shows it once, with a first request that uses it. Named keys (made, listed and
  * revoked through the gateway's admin API, the person named as the audit log's actor) work the
- * same way; what the gateway refuses (400 with its reason, 409) is said on the page, the form
+ * same way; what the gateway refuses (400 with its reason) is said on the page, the form
  * filled in again.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -150,7 +150,7 @@ export default async function keyRoutes(app: FastifyInstance, s: DashboardServic
           createdKey: { name: made.name, apiKey: made.api_key },
         });
       } catch (error) {
-        if (!(error instanceof GatewayError && (error.status === 400 || error.status === 409))) throw error;
+        if (!(error instanceof GatewayError && error.status === 400)) throw error;
         const text = `The key was not made: ${error.detail ?? error.code}`;
         return again(request, reply, account, { kind: 'error', text }, error.status, parsed.form);
       }
@@ -170,7 +170,7 @@ export default async function keyRoutes(app: FastifyInstance, s: DashboardServic
         const text = `The key “${revoked.name}” is revoked: requests with it are refused.`;
         return await done(request, reply, { kind: 'ok', text });
       } catch (error) {
-        if (!(error instanceof GatewayError && (error.status === 404 || error.status === 409))) throw error;
+        if (!(error instanceof GatewayError && (error.status === 404 || error.status === 400))) throw error;
         const text =
           error.status === 404
             ? `This account has no key ${keyId}.`

@@ -148,21 +148,21 @@ describe('named keys on the keys page', () => {
     expect(noticeOf(noScope.body)).toEqual(['error', 'Tick at least one scope.']);
     expect(gateway.namedKeys.get(accountId)).toBeUndefined();
 
-    // The most active keys an account may hold: the next one is 409, said on the page.
+    // The most active keys an account may hold: the next one is refused (400), said on the page.
     for (let i = 0; i < 50; i++) {
       await gateway.client.createKey(accountId, { name: `k${i}`, scopes: ['ai'] }, 'test');
     }
     const tooMany = await b.post('/keys/named', { name: 'One more', 'scope:ai': 'yes' });
-    expect(tooMany.statusCode).toBe(409);
+    expect(tooMany.statusCode).toBe(400);
     expect(noticeOf(tooMany.body)?.[1]).toContain('The key was not made: The account has 50 active keys');
 
-    // The primary key is not revoked here (409), and an unknown key is 404: both said on the page.
+    // The primary key is not revoked here (400), and an unknown key is 404: both said on the page.
     const account = gateway.accounts.get(accountId)!;
     const primaryBefore = structuredClone(account.key);
     const primary = await b.post(`/keys/named/${encodeURIComponent(primaryKeyId(account))}/revoke`, {
       confirm: 'yes',
     });
-    expect(primary.statusCode).toBe(409);
+    expect(primary.statusCode).toBe(400);
     expect(noticeOf(primary.body)?.[1]).toContain('The key was not revoked: The primary key is replaced');
     expect(account.key).toEqual(primaryBefore);
     const unknown = await b.post('/keys/named/key_nope/revoke', { confirm: 'yes' });

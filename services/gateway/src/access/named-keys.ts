@@ -12,7 +12,7 @@ import { Errors } from '@subx/errors';
 import { generateApiKey, hashApiKey, keyDisplay } from './api-key.ts';
 import { networksOf, parseCidr, type KeyLimits } from './key-limits.ts';
 
-const NAMED_KEYS_COLLECTION = 'api_keys';
+export const NAMED_KEYS_COLLECTION = 'api_keys';
 /** A key may be made to last at most this long. */
 const MAX_KEY_LIFETIME_MS = 5 * 366 * 24 * 3600 * 1000;
 export interface NamedKeyDoc extends Doc {

@@ -13,7 +13,7 @@ import { DAY_MS, utcDate } from '@subx/credits';
 import type { ApiKeys } from '../access/api-keys.ts';
 import type { AccountProfile } from '../access/types.ts';
 import type { UsageReader } from '../access/usage.ts';
-import type { AuditReader } from '../audit/types.ts';
+import type { AuditReader } from '../domain/audit-log.ts';
 
 export const EXPORT_FORMAT = 'subx-account-export/1';
 
