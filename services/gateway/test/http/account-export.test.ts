@@ -6,33 +6,20 @@
  * data; only the primary key may take it; it is recorded.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_PRICING } from '@subx/credits';
-import { createDirectFanOut } from '@subx/fanout';
 import { API_KEY_SCOPES } from '@subx/contracts/access';
-import { ManualClock, createInMemoryDocumentStore, createInProcessEventBus, silentLogger } from '@subx/ports';
-import { createAuditLog } from '../../src/audit/audit-log.ts';
 import { NAMED_KEYS_COLLECTION } from '../../src/access/named-keys.ts';
 import { accountExportLines } from '../../src/export/account-export.ts';
-import { startReplicas } from '../access/support.ts';
 import type { Replicas } from '../access/support.ts';
-import { buildTestGateway, createFakeBackends } from './support.ts';
 import type { TestGateway } from './support.ts';
-import { loadJobServiceConfig } from '../../../jobs/src/config.ts';
-import { createJobNotifier } from '../../../jobs/src/jobs/notify.ts';
-import { createJobRunner } from '../../../jobs/src/jobs/runner.ts';
+import { accountsGateway } from './accounts-support.ts';
+import type { AccountsHarness } from './accounts-support.ts';
 import type { JobRunner } from '../../../jobs/src/jobs/runner.ts';
-import { createJobsService } from '../../../jobs/src/jobs/service.ts';
-import { createJobSourceLister } from '../../../jobs/src/jobs/sources.ts';
-import { createJobStore } from '../../../jobs/src/jobs/store.ts';
-import { createWatchesService } from '../../../jobs/src/watches/service.ts';
-import { createWatchStore } from '../../../jobs/src/watches/store.ts';
-import { createWebhookSecrets } from '../../../jobs/src/webhooks/secrets.ts';
-import { jobsApiOf, watchesApiOf, webhookSecretsApiOf } from '../../../jobs/src/api.ts';
 
 const VIDEOS = ['dQw4w9WgXcQ', 'jNQXAC9IVRw', '9bZkp7q19f0'];
 const urlOf = (id: string) => `https://www.youtube.com/watch?v=${id}`;
 const PLAYLIST = 'https://www.youtube.com/playlist?list=PLexported';
 
+let h: AccountsHarness;
 let replicas: Replicas;
 let gw: TestGateway;
 let runner: JobRunner;
@@ -45,84 +32,17 @@ interface Owner {
 }
 
 async function newOwner(): Promise<Owner> {
-  const made = await replicas.modules[0]!.accounts.createAccount({ tier: 'business', credits: 10_000 });
-  keysSeen.push(made.apiKey);
-  return { id: made.account._id, key: made.apiKey };
+  const owner = await h.newOwner();
+  keysSeen.push(owner.key);
+  return owner;
 }
 
 beforeAll(async () => {
-  const store = createInMemoryDocumentStore();
-  const clock = new ManualClock(Date.UTC(2026, 2, 15, 10, 0, 0));
-  const audit = createAuditLog({ store, bus: createInProcessEventBus(), clock, logger: silentLogger });
-  replicas = await startReplicas(1, { store, clock, audit });
-  const m = replicas.modules[0]!;
-  const config = loadJobServiceConfig({ JOB_WINDOW_SIZE: '3' }, { embedded: true });
-  const backends = createFakeBackends();
-  const jobStore = createJobStore(store);
-  await jobStore.ensureIndexes();
-  const notifier = createJobNotifier({
-    store: jobStore,
-    events: { publish: async () => {} },
-    webhooks: { enqueue: async () => {} },
-    logger: silentLogger,
-  });
-  const common = { webhooks: null, pricing: DEFAULT_PRICING, clock } as const;
-  const jobs = createJobsService({
-    ...common,
-    store: jobStore,
-    notifier,
-    credits: m.credits,
-    resultsTtlMs: config.JOB_RESULTS_TTL,
-  });
-  runner = createJobRunner({
-    store: jobStore,
-    fanOut: createDirectFanOut({ extractor: backends.extractor, concurrency: 2 }),
-    lister: createJobSourceLister({ extractor: backends.extractor, timeoutMs: 5_000, sleep: async () => {} }),
-    extractor: backends.extractor,
-    credits: m.credits,
-    pricing: DEFAULT_PRICING,
-    notifier,
-    clock,
-    logger: silentLogger,
-    config,
-    instanceId: 'export-test',
-    sleep: async () => {},
-  });
-  const watchStore = createWatchStore(store);
-  await watchStore.ensureIndexes();
-  const watches = createWatchesService({
-    ...common,
-    store: watchStore,
-    jobs,
-    extractor: backends.extractor,
-    accountOf: async () => null,
-    events: { publish: async () => {} },
-    logger: silentLogger,
-    instanceId: 'export-test',
-    config,
-  });
-  const secrets = createWebhookSecrets({ store, clock, pepper: 'an-export-test-pepper-of-32-characters!' });
-  gw = await buildTestGateway({
-    deps: {
-      access: m.access,
-      credits: m.credits,
-      idempotency: m.idempotency,
-      clock,
-      apiKeys: m.apiKeys,
-      accountProfile: m.accountProfile,
-      usage: m.usageReader,
-      audit,
-      backends,
-      jobs: jobsApiOf(jobs, { extractor: backends.extractor, lookupDeadlineMs: 5_000 }),
-      watches: watchesApiOf(watches),
-      webhookSecrets: webhookSecretsApiOf(secrets),
-    },
-  });
+  h = await accountsGateway();
+  ({ replicas, gw, runner } = h);
 });
 afterAll(async () => {
-  await runner?.stop(1_000);
-  await gw?.app.close();
-  await replicas?.stop();
+  await h?.stop();
 });
 
 async function call(key: string, method: 'GET' | 'POST', url: string, body?: unknown) {

@@ -6,91 +6,32 @@
  * SOURCE_NOT_ALLOWED), and the MCP tools, which answer as their routes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_PRICING } from '@subx/credits';
-import { ManualClock, createInMemoryDocumentStore, createInProcessEventBus, silentLogger } from '@subx/ports';
-import { createAuditLog } from '../../src/audit/audit-log.ts';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { API_KEY_SCOPES, type ApiKeyScope } from '@subx/contracts/access';
 import { OPERATION_SPECS } from '../../src/openapi/operations.ts';
 import { OPERATION_SCOPES } from '../../src/access/access-control.ts';
-import { startReplicas } from '../access/support.ts';
 import type { Replicas } from '../access/support.ts';
-import { VIDEO_URL, buildTestGateway } from './support.ts';
-import { loadJobServiceConfig } from '../../../jobs/src/config.ts';
-import { createJobNotifier } from '../../../jobs/src/jobs/notify.ts';
-import { createJobsService } from '../../../jobs/src/jobs/service.ts';
-import { createJobStore } from '../../../jobs/src/jobs/store.ts';
-import { createWatchesService } from '../../../jobs/src/watches/service.ts';
-import { createWatchStore } from '../../../jobs/src/watches/store.ts';
-import { jobsApiOf, watchesApiOf } from '../../../jobs/src/api.ts';
-import { createFakeBackends } from './support.ts';
 import type { TestGateway } from './support.ts';
+import { VIDEO_URL } from './support.ts';
+import { accountsGateway } from './accounts-support.ts';
+import type { AccountsHarness } from './accounts-support.ts';
 
 let replicas: Replicas;
 let gw: TestGateway;
 let owner = '';
 
+let h: AccountsHarness;
 /** A new account's primary key: each has its own room under the cap on named keys. */
-const newOwner = async () =>
-  (await replicas.modules[0]!.accounts.createAccount({ tier: 'business', credits: 10_000 })).apiKey;
+const newOwner = async () => (await h.newOwner()).key;
 
 beforeAll(async () => {
-  const store = createInMemoryDocumentStore();
-  const clock = new ManualClock(Date.UTC(2026, 2, 15, 10, 0, 0));
-  const audit = createAuditLog({ store, bus: createInProcessEventBus(), clock, logger: silentLogger });
-  replicas = await startReplicas(1, { store, clock, audit });
-  const m = replicas.modules[0]!;
-  // The job service's own stores and services in process, so that its routes are mounted.
-  const config = loadJobServiceConfig({}, { embedded: true });
-  const backends = createFakeBackends();
-  const jobStore = createJobStore(replicas.store);
-  await jobStore.ensureIndexes();
-  const notifier = createJobNotifier({
-    store: jobStore,
-    events: { publish: async () => {} },
-    webhooks: { enqueue: async () => {} },
-    logger: silentLogger,
-  });
-  const common = { webhooks: null, pricing: DEFAULT_PRICING, clock: replicas.clock } as const;
-  const jobs = createJobsService({
-    ...common,
-    store: jobStore,
-    notifier,
-    credits: m.credits,
-    resultsTtlMs: config.JOB_RESULTS_TTL,
-  });
-  const watchStore = createWatchStore(replicas.store);
-  await watchStore.ensureIndexes();
-  const watches = createWatchesService({
-    ...common,
-    store: watchStore,
-    jobs,
-    extractor: backends.extractor,
-    accountOf: async () => null,
-    events: { publish: async () => {} },
-    logger: silentLogger,
-    instanceId: 'api-keys-test',
-    config,
-  });
-  gw = await buildTestGateway({
-    deps: {
-      access: m.access,
-      credits: m.credits,
-      idempotency: m.idempotency,
-      clock: replicas.clock,
-      apiKeys: m.apiKeys,
-      audit,
-      backends,
-      jobs: jobsApiOf(jobs, { extractor: backends.extractor, lookupDeadlineMs: 5_000 }),
-      watches: watchesApiOf(watches),
-    },
-  });
+  h = await accountsGateway();
+  ({ replicas, gw } = h);
   owner = await newOwner();
 });
 afterAll(async () => {
-  await gw?.app.close();
-  await replicas?.stop();
+  await h?.stop();
 });
 
 async function call(
