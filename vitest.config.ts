@@ -21,9 +21,6 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['packages/*/src/**/*.test.ts', 'services/*/src/**/*.test.ts', 'scripts/**/*.test.ts'],
-          // Unit files share a worker's module graph: importing it afresh for each of them was half
-          // of the suite's wall time. A unit test that changes process state (timers, env) puts it back.
-          isolate: false,
           testTimeout: 30_000,
         },
       },
