@@ -74,7 +74,9 @@ export const createApiKeyBodySchema = {
     scopes: scopesSchema,
     expires_at: {
       type: ['string', 'null'],
-      format: 'date-time',
+      // A pattern, not `format`: the request validators know no formats (RFC 3339 date-time).
+      pattern:
+        '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?(Z|[+-][0-9]{2}:[0-9]{2})$',
       description:
         'When the key stops working (401 UNAUTHORIZED after it); in the future, at most 5 years ahead. Null or absent: it does not expire.',
     },
