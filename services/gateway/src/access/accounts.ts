@@ -124,10 +124,7 @@ export function createAccountRepository(options: AccountRepositoryOptions): Acco
   async function rehashFromPreviousPepper(apiKey: string, hash: string): Promise<AccountDoc | null> {
     const old = hashUnderPreviousPepper!(apiKey);
     const doc = await accounts.findOne({ 'key.hash': old, 'key.status': 'active' });
-    if (!doc || doc.key.hash === null) return null;
-    const a = Buffer.from(doc.key.hash);
-    const b = Buffer.from(old);
-    if (a.length !== b.length || !timingSafeEqual(a, b)) return null;
+    if (!doc || doc.key.hash === null || !sameHash(doc.key.hash, old)) return null;
     return accounts.findOneAndUpdate(
       { _id: doc._id, 'key.hash': old, 'key.status': 'active' },
       { $set: { 'key.hash': hash, updated_at: nowIso() } },

@@ -3,15 +3,11 @@
  * own events, account-only (free, not counted against the daily limit).
  */
 import { auditPageSchema, auditQuerySchema } from '@subx/contracts/audit';
-import { findOperation } from '../domain/operation-spec.ts';
+import { findOperation, withRequestId } from '../domain/operation-spec.ts';
 import type { OperationSpec } from '../domain/operation-spec.ts';
 
 /** The page the admin API answers too, plus the request's id like every public success body. */
-const auditPageResponse = {
-  ...auditPageSchema,
-  required: [...auditPageSchema.required, 'request_id'],
-  properties: { ...auditPageSchema.properties, request_id: { type: 'string' } },
-};
+const auditPageResponse = withRequestId(auditPageSchema);
 
 export const AUDIT_OPERATIONS: OperationSpec[] = [
   {

@@ -65,3 +65,12 @@ export function findOperation(specs: readonly OperationSpec[], id: string): Oper
   if (!op) throw new Error(`unknown operation ${id}`);
   return op;
 }
+
+/** A contract's answer schema as a public route answers it: plus the request's id, like every success body. */
+export function withRequestId<S extends { required: readonly string[]; properties: object }>(schema: S) {
+  return {
+    ...schema,
+    required: [...schema.required, 'request_id'],
+    properties: { ...schema.properties, request_id: { type: 'string' } },
+  };
+}

@@ -10,17 +10,8 @@ import {
   createdApiKeySchema,
   keyIdParamsSchema,
 } from '@subx/contracts/access';
-import { findOperation } from '../domain/operation-spec.ts';
+import { findOperation, withRequestId } from '../domain/operation-spec.ts';
 import type { OperationSpec } from '../domain/operation-spec.ts';
-
-/** A public answer: the contract's schema plus the request's id, like every success body. */
-function withRequestId<S extends { required: readonly string[]; properties: object }>(schema: S) {
-  return {
-    ...schema,
-    required: [...schema.required, 'request_id'],
-    properties: { ...schema.properties, request_id: { type: 'string' } },
-  };
-}
 
 const FREE = 'none; not counted against the daily limit';
 

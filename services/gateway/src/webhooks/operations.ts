@@ -4,15 +4,11 @@
  */
 // The same schema as the admin API's webhook secret routes answer with (one definition for both).
 import { webhookSecretSchema } from '@subx/contracts/admin-api';
-import { findOperation } from '../domain/operation-spec.ts';
+import { findOperation, withRequestId } from '../domain/operation-spec.ts';
 import type { OperationSpec } from '../domain/operation-spec.ts';
 
 /** The public routes' answer: the admin API's secret view, plus the request's id like every success body. */
-const webhookSecretResponse = {
-  ...webhookSecretSchema,
-  required: [...webhookSecretSchema.required, 'request_id'],
-  properties: { ...webhookSecretSchema.properties, request_id: { type: 'string' } },
-};
+const webhookSecretResponse = withRequestId(webhookSecretSchema);
 
 const ERRORS = ['UNAUTHORIZED', 'INVALID_REQUEST', 'SERVICE_UNAVAILABLE'];
 
