@@ -4,6 +4,7 @@
  * the dashboard's client takes its types from them. Import it as `@subx/contracts/audit`.
  */
 import type { FromSchema } from 'json-schema-to-ts';
+import { WORKSPACE_ROLES } from './workspaces.ts';
 
 /** Events per page: `limit` of the audit routes. */
 export const AUDIT_PAGE_LIMIT = { min: 1, max: 200, default: 50 } as const;
@@ -15,11 +16,17 @@ export const DEFAULT_AUDIT_RETENTION_DAYS = 365;
  * What the dashboard reports through the admin API (POST /admin/v1/accounts/{id}/audit): the
  * events only it sees. The gateway records every other action itself.
  */
-export const MEMBER_AUDIT_ACTIONS = ['sign_in.succeeded', 'sign_in.failed', 'password.reset'] as const;
+export const MEMBER_AUDIT_ACTIONS = [
+  'sign_in.succeeded',
+  'sign_in.failed',
+  'password.reset',
+  'member.invited',
+  'invitation.withdrawn',
+] as const;
 export type MemberAuditAction = (typeof MEMBER_AUDIT_ACTIONS)[number];
 
 const ACTIONS_DESCRIPTION =
-  'What happened: `key.created`, `key.regenerated`, `key.revoked`, `scope.refused`, `source.refused`, `webhook_secret.rotated`, `watch.created`, `watch.deleted`, `watch.resumed`, `account.updated`, `sign_in.succeeded`, `sign_in.failed`, `password.reset`. New actions may appear: ignore the ones you do not know.';
+  'What happened: `key.created`, `key.regenerated`, `key.revoked`, `scope.refused`, `source.refused`, `webhook_secret.rotated`, `watch.created`, `watch.deleted`, `watch.resumed`, `account.updated`, `account.exported`, `member.added`, `member.role_changed`, `member.removed`, `member.invited`, `invitation.withdrawn`, `sign_in.succeeded`, `sign_in.failed`, `password.reset`. New actions may appear: ignore the ones you do not know.';
 
 export const auditQuerySchema = {
   type: 'object',
@@ -116,6 +123,18 @@ export const recordAuditBodySchema = {
       type: ['string', 'null'],
       maxLength: 45,
       description: 'The person’s address as the dashboard saw it (IPv4 or IPv6).',
+    },
+    invitation: {
+      type: 'object',
+      required: ['id', 'email', 'role'],
+      additionalProperties: false,
+      description:
+        'For `member.invited` and `invitation.withdrawn`: which invitation, to whom, for which role.',
+      properties: {
+        id: { type: 'string', pattern: '^inv_[0-9a-f]{24}$' },
+        email: { type: 'string', maxLength: 254 },
+        role: { type: 'string', enum: WORKSPACE_ROLES },
+      },
     },
   },
 } as const;
