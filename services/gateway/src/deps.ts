@@ -12,6 +12,7 @@ import type { Config } from './config.ts';
 import type { FanOut } from '@subx/fanout';
 import type { JobsApi, WatchesApi, WebhookSecretsApi } from '@subx/backends';
 import type { AuditLog, AuditReader } from './domain/audit-log.ts';
+import type { WorkspaceMembers } from './access/workspace-members.ts';
 
 export interface GatewayDeps {
   config: Config;
@@ -48,6 +49,8 @@ export interface GatewayDeps {
   embedder?: Embedder;
   /** The account's keys (`/api/v1/keys`); absent: those routes answer 503. */
   apiKeys?: ApiKeys;
+  /** The workspace's members, for its export; absent: the export has no `member` lines. */
+  members?: Pick<WorkspaceMembers, 'list'>;
   /** Job webhooks: signing secrets and deliveries; without it the secret routes answer 503. */
   webhookSecrets?: WebhookSecretsApi;
   /**

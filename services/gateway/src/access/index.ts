@@ -20,6 +20,7 @@ import { createAccountReadLimiter, createIpRateLimiter } from './rate-limit.ts';
 import { createAccessControl } from './access-control.ts';
 import { createNamedKeys, type NamedKeys } from './named-keys.ts';
 import { createApiKeys, type ApiKeys } from './api-keys.ts';
+import { createWorkspaceMembers, type WorkspaceMembers } from './workspace-members.ts';
 import { createKeyUseObserver } from './key-use.ts';
 import type { AuditLog } from '../domain/audit-log.ts';
 import type { CreditLedgerImpl } from '@subx/credits';
@@ -78,6 +79,8 @@ export interface AccessModule {
   namedKeys: NamedKeys;
   /** The keys as `/api/v1/keys` and the admin API manage them (audited). */
   apiKeys: ApiKeys;
+  /** Who belongs to each workspace (account), with which role (the dashboard's people). */
+  members: WorkspaceMembers;
   usageReader: UsageReader;
   outboxRelay: OutboxRelay;
   /** Publishes the request-usage reports of `requestLog` (billing.request-usage.v1). */
@@ -157,6 +160,14 @@ export function createAccessModule(deps: AccessModuleDeps): AccessModule {
     keyCache,
     ...(deps.audit ? { audit: deps.audit } : {}),
   });
+  const members = createWorkspaceMembers({
+    store,
+    clock,
+    accounts,
+    namedKeys,
+    apiKeys,
+    ...(deps.audit ? { audit: deps.audit } : {}),
+  });
   const idempotency = createIdempotencyStore({ kv });
   const ipLimiter = createIpRateLimiter({
     kv,
@@ -211,6 +222,7 @@ export function createAccessModule(deps: AccessModuleDeps): AccessModule {
     accounts,
     namedKeys,
     apiKeys,
+    members,
     usageReader,
     outboxRelay: relay,
     requestRelay,
@@ -227,6 +239,7 @@ export function createAccessModule(deps: AccessModuleDeps): AccessModule {
     async start() {
       await accounts.init();
       await namedKeys.init();
+      await members.init();
       await charging.start();
       await keyCache.start();
     },

@@ -57,6 +57,10 @@ export interface NamedKeys {
   rehash(oldHash: string, newHash: string): Promise<NamedKeyDoc | null>;
   /** Notes a use of the key (key-use.ts calls it at most once a minute per key). */
   noteUse(keyId: string, atIso: string): Promise<void>;
+  /** The account's active keys made by `createdBy` (`member:<id>`, …), oldest first. */
+  activeMadeBy(accountId: string, createdBy: string): Promise<NamedKeyDoc[]>;
+  /** Names `createdBy` as the key's maker (a removed member's keys handed to another); false if no such active key. */
+  reassign(accountId: string, keyId: string, createdBy: string): Promise<boolean>;
 }
 
 /** What the key cache keeps of a named key. */
@@ -185,6 +189,21 @@ export function createNamedKeys(options: { store: DocumentStore; clock: Clock; p
 
     async noteUse(keyId, atIso) {
       await keys.updateOne({ _id: keyId, status: 'active' }, { $set: { last_used_at: atIso } });
+    },
+
+    activeMadeBy(accountId, createdBy) {
+      return keys.find(
+        { account_id: accountId, created_by: createdBy, status: 'active' },
+        { sort: { created_at: 1 }, limit: MAX_NAMED_KEYS },
+      );
+    },
+
+    async reassign(accountId, keyId, createdBy) {
+      const result = await keys.updateOne(
+        { _id: keyId, account_id: accountId, status: 'active' },
+        { $set: { created_by: createdBy } },
+      );
+      return result.matchedCount > 0;
     },
   };
 }

@@ -50,7 +50,7 @@ export function adminAuditRoutes(
     { schema: report.schema },
     async (request, reply) => {
       const audit = auditOf();
-      const { action, member_id: memberId, source_ip: sourceIp } = request.body;
+      const { action, member_id: memberId, source_ip: sourceIp, invitation } = request.body;
       if (sourceIp && isIP(sourceIp) === 0) {
         throw Errors.invalidRequest('source_ip must be an IPv4 or IPv6 address.');
       }
@@ -60,6 +60,12 @@ export function adminAuditRoutes(
         action,
         actor: { type: 'member', id: memberId ?? null },
         sourceIp: sourceIp ?? null,
+        ...(invitation
+          ? {
+              target: { type: 'invitation', id: invitation.id },
+              details: { email: invitation.email, role: invitation.role },
+            }
+          : {}),
       });
       return reply.code(204).send();
     },

@@ -24,6 +24,7 @@ import { adminJobRoutes } from './jobs.routes.ts';
 import { adminWatchRoutes } from './watches.routes.ts';
 import { adminRecoveryRoutes } from './recovery.routes.ts';
 import { adminKeyRoutes } from './keys.routes.ts';
+import { adminMemberRoutes } from './members.routes.ts';
 import { adminAuditRoutes } from './audit.routes.ts';
 import type { AuditLog, AuditReader } from '../domain/audit-log.ts';
 import { createAccountSecurer } from '../recovery/secure-account.ts';
@@ -51,6 +52,7 @@ type AdminAccess = Pick<
   | 'adminTokenPrevious'
   | 'accountUsage'
   | 'apiKeys'
+  | 'members'
   | 'clock'
   | 'logger'
 >;
@@ -153,6 +155,7 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
       ...audit,
     });
     adminKeyRoutes(scope, { apiKeys: access.apiKeys });
+    adminMemberRoutes(scope, { members: access.members });
     if (options.jobs) adminJobRoutes(scope, { accounts: access.accounts, jobs: options.jobs });
     if (options.watches) {
       adminWatchRoutes(scope, { accounts: access.accounts, watches: options.watches, ...audit });

@@ -35,12 +35,22 @@ import {
   createdApiKeySchema,
 } from '@subx/contracts/access';
 import { auditPageSchema, auditQuerySchema, recordAuditBodySchema } from '@subx/contracts/audit';
+import {
+  memberParamsSchema,
+  memberWorkspacesSchema,
+  putWorkspaceMemberBodySchema,
+  removedWorkspaceMemberSchema,
+  removeWorkspaceMemberQuerySchema,
+  workspaceMemberListSchema,
+  workspaceMemberParamsSchema,
+  workspaceMemberSchema,
+} from '@subx/contracts/workspaces';
 import type { ErrorCode } from '@subx/errors';
 import { BODY_ERROR_CODES } from '@subx/public-api';
 import type { JsonSchema } from '@subx/public-api';
 
 export interface AdminOperationSpec {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** OpenAPI form: `/admin/v1/accounts/{id}`. */
   path: string;
   operationId: string;
@@ -339,6 +349,60 @@ export const ADMIN_OPERATION_SPECS: AdminOperationSpec[] = [
     body: recordAuditBodySchema,
     successStatus: 204,
     errors: [...BODY_ERRORS, 'NOT_FOUND'],
+  },
+  {
+    method: 'GET',
+    path: `${ACCOUNT}/members`,
+    operationId: 'listWorkspaceMembers',
+    summary: 'The workspace’s members and their roles',
+    tag: 'Self-service',
+    description:
+      'The dashboard users who belong to the workspace (the account), owners first. A workspace made by the admin API or `npm start` has none until the dashboard adds its first owner.',
+    params,
+    successStatus: 200,
+    response: workspaceMemberListSchema,
+    errors: ['NOT_FOUND'],
+  },
+  {
+    method: 'PUT',
+    path: `${ACCOUNT}/members/{user_id}`,
+    operationId: 'putWorkspaceMember',
+    summary: 'Add a member or change a member’s role',
+    tag: 'Self-service',
+    description:
+      'Adds the person with the role (an accepted invitation), or changes the role of a member. INVALID_REQUEST when the change would leave the workspace without an owner, or when it has 100 members already. `member_id`: the dashboard user making the change (the audit log’s actor).',
+    params: workspaceMemberParamsSchema,
+    querystring: actingMemberQuerySchema,
+    body: putWorkspaceMemberBodySchema,
+    successStatus: 200,
+    response: workspaceMemberSchema,
+    errors: [...BODY_ERRORS, 'NOT_FOUND'],
+  },
+  {
+    method: 'DELETE',
+    path: `${ACCOUNT}/members/{user_id}`,
+    operationId: 'removeWorkspaceMember',
+    summary: 'Remove a member',
+    tag: 'Self-service',
+    description:
+      'The person leaves the workspace. The keys they made are revoked on every replica before this answers, unless `reassign_to` names a member who takes them over. The last owner cannot be removed (INVALID_REQUEST). The dashboard ends the person’s sessions. NOT_FOUND for a workspace that does not exist or a person who is not a member.',
+    params: workspaceMemberParamsSchema,
+    querystring: removeWorkspaceMemberQuerySchema,
+    successStatus: 200,
+    response: removedWorkspaceMemberSchema,
+    errors: ['INVALID_REQUEST', 'NOT_FOUND'],
+  },
+  {
+    method: 'GET',
+    path: '/admin/v1/members/{user_id}/workspaces',
+    operationId: 'listMemberWorkspaces',
+    summary: 'The workspaces a person belongs to',
+    tag: 'Self-service',
+    description: 'Each with the person’s role there, oldest membership first; empty for a person in none.',
+    params: memberParamsSchema,
+    successStatus: 200,
+    response: memberWorkspacesSchema,
+    errors: [],
   },
 ];
 

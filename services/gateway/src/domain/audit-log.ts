@@ -22,6 +22,13 @@ export type AuditAction =
   | 'account.updated'
   /** The account's data taken out whole (GET /api/v1/account/export, the primary key only). */
   | 'account.exported'
+  /** A person joined the workspace (an accepted invitation), changed role, was removed. */
+  | 'member.added'
+  | 'member.role_changed'
+  | 'member.removed'
+  /** Reported by the dashboard (admin API): an invitation sent or withdrawn (details: role, e-mail). */
+  | 'member.invited'
+  | 'invitation.withdrawn'
   /** Reported by the dashboard (admin API): a member signed in, failed to, reset the password. */
   | 'sign_in.succeeded'
   | 'sign_in.failed'

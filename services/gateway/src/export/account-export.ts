@@ -11,6 +11,7 @@ import type { JobsApi, JsonDocument, WatchesApi, WebhookSecretsApi } from '@subx
 import { isAppError } from '@subx/errors';
 import { DAY_MS, utcDate } from '@subx/credits';
 import type { ApiKeys } from '../access/api-keys.ts';
+import type { WorkspaceMembers } from '../access/workspace-members.ts';
 import type { AccountProfile } from '../access/types.ts';
 import type { UsageReader } from '../access/usage.ts';
 import type { AuditReader } from '../domain/audit-log.ts';
@@ -32,6 +33,7 @@ const MAX_PAGES = 1_000;
 
 /** Where the export reads; a part that is absent is left out of the archive. */
 export interface ExportSources {
+  members?: Pick<WorkspaceMembers, 'list'>;
   apiKeys?: Pick<ApiKeys, 'list'>;
   webhookSecrets?: Pick<WebhookSecretsApi, 'metadata'>;
   watches?: Pick<WatchesApi, 'list'>;
@@ -124,6 +126,7 @@ async function* bodyLines(
     created_at: profile.created_at,
     email: profile.email,
   });
+  for (const member of (await sources.members?.list(accountId)) ?? []) yield line('member', member);
   for (const key of (await sources.apiKeys?.list(accountId)) ?? []) yield line('key', key);
   if (sources.webhookSecrets) {
     const { exists, created_at, previous_secret_expires_at } =

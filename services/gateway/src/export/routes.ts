@@ -42,6 +42,7 @@ export const registerExport: RouteRegistrar = (app, ctx) => {
       details: { format: EXPORT_FORMAT },
     });
     const sources: ExportSources = {
+      ...(deps.members ? { members: deps.members } : {}),
       ...(deps.apiKeys ? { apiKeys: deps.apiKeys } : {}),
       ...(deps.webhookSecrets ? { webhookSecrets: deps.webhookSecrets } : {}),
       ...(deps.watches ? { watches: deps.watches } : {}),

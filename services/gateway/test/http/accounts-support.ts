@@ -92,6 +92,7 @@ export async function accountsGateway(): Promise<AccountsHarness> {
       idempotency: m.idempotency,
       clock,
       apiKeys: m.apiKeys,
+      members: m.members,
       accountProfile: m.accountProfile,
       usage: m.usageReader,
       audit,
