@@ -10,6 +10,8 @@
  *   plugins/csrf.ts              reply.csrfToken, the check before validation and handlers
  *   plugins/render.ts            reply.page, reply.retryAfter, error and not-found pages
  *   plugins/gateway.ts           request.gateway with the request's id
+ *   workspaces/workspace-access.ts  every route's declared permission, checked against the role
+ *                                the person has in their current workspace
  *   auth/guards.ts               route preHandlers: signedIn, confirmed(...), operator (step-up)
  *   routes/*.ts                  one file per group of pages
  */
@@ -25,12 +27,15 @@ import gatewayPerRequest from './plugins/gateway.ts';
 import render from './plugins/render.ts';
 import securityHeaders from './plugins/security-headers.ts';
 import session from './plugins/session.ts';
+import workspaceAccess from './workspaces/workspace-access.ts';
 import adminOperatorRoutes from './routes/admin-operators.ts';
 import auditRoutes from './routes/audit.ts';
 import emailLinkRoutes from './routes/email-links.ts';
 import healthRoutes from './routes/health.ts';
+import invitationRoutes from './routes/invitations.ts';
 import jobRoutes from './routes/jobs.ts';
 import keyRoutes from './routes/keys.ts';
+import memberRoutes from './routes/members.ts';
 import operatorRoutes from './routes/operators.ts';
 import playgroundRoutes from './routes/playground.ts';
 import reauthRoutes from './routes/reauth.ts';
@@ -39,6 +44,7 @@ import signUpRoutes from './routes/sign-up.ts';
 import usageRoutes from './routes/usage.ts';
 import watchRoutes from './routes/watches.ts';
 import webhookRoutes from './routes/webhooks.ts';
+import workspaceRoutes from './routes/workspaces.ts';
 import type { DashboardDeps } from './services.ts';
 import { createDashboardServices } from './services.ts';
 
@@ -83,10 +89,11 @@ export async function buildDashboardApp(deps: DashboardDeps): Promise<FastifyIns
   await app.register(fastifyStatic, { root: STATIC_ROOT, prefix: '/static/', maxAge: 3_600_000 });
   // Browsers ask for /favicon.ico whatever the page links: the SVG icon under that name too (every
   // browser that asks reads the type from Content-Type), instead of a 404 on every first visit.
-  app.get('/favicon.ico', (_request, reply) =>
+  app.get('/favicon.ico', { config: { permission: 'public' } }, (_request, reply) =>
     reply.header('cache-control', 'public, max-age=86400').type('image/svg+xml').sendFile('favicon.svg'),
   );
   await app.register(session, services);
+  await app.register(workspaceAccess);
   await app.register(csrf, services);
   await app.register(render, services);
   await app.register(gatewayPerRequest, { gateway: deps.gateway });
@@ -115,6 +122,9 @@ export async function buildDashboardApp(deps: DashboardDeps): Promise<FastifyIns
     watchRoutes,
     webhookRoutes,
     auditRoutes,
+    memberRoutes,
+    invitationRoutes,
+    workspaceRoutes,
     reauthRoutes,
     operatorRoutes,
     adminOperatorRoutes,

@@ -36,6 +36,8 @@ import { createSignInThrottle } from './auth/sign-in-throttle.ts';
 import type { UserRepository } from './auth/users.ts';
 import { createUserRepository } from './auth/users.ts';
 import { messagePage } from './views/pages.ts';
+import type { Invitations } from './workspaces/invitations.ts';
+import { createInvitations } from './workspaces/invitations.ts';
 
 export interface DashboardDeps {
   config: DashboardConfig;
@@ -61,6 +63,8 @@ export interface DashboardServices {
   mailer: Mailer;
   now: () => number;
   users: UserRepository;
+  /** Invitations to workspaces (their memberships are the gateway's). */
+  invitations: Invitations;
   sessions: SessionStore;
   throttle: SignInThrottle;
   limits: AbuseLimits;
@@ -95,6 +99,8 @@ export async function createDashboardServices(
   const now = deps.now ?? Date.now;
   const users = createUserRepository(deps.store);
   await users.init();
+  const invitations = createInvitations(deps.store, now);
+  await invitations.init();
   const audit = createAuditLog(logger);
   const limits = createAbuseLimits({ kv, now });
   const links = createOneTimeLinks(kv);
@@ -114,6 +120,7 @@ export async function createDashboardServices(
     mailer: deps.mailer,
     now,
     users,
+    invitations,
     sessions: createSessionStore({ kv, ttlMs: config.SESSION_TTL_MS, now }),
     throttle: createSignInThrottle({ kv, now }),
     limits,

@@ -26,6 +26,8 @@ export function fakeNamedKeys(accountOf: (id: string) => GatewayAccount) {
   const named = new Map<string, ApiKeyInfo[]>();
   /** Per account, oldest first; pages read them newest first. */
   const events = new Map<string, AuditEventView[]>();
+  /** Who made each named key (a dashboard user id), as the gateway's `created_by`. */
+  const makers = new Map<string, string>();
 
   const record = (accountId: string, event: Omit<AuditEventView, 'id' | 'at' | 'account_id'>) => {
     const list = events.get(accountId) ?? [];
@@ -123,6 +125,7 @@ export function fakeNamedKeys(accountOf: (id: string) => GatewayAccount) {
       };
       list.push(info);
       named.set(id, list);
+      makers.set(info.id, memberId);
       record(id, {
         action: 'key.created',
         actor: { type: 'member', id: memberId },
@@ -172,5 +175,5 @@ export function fakeNamedKeys(accountOf: (id: string) => GatewayAccount) {
         k.status = 'revoked';
         return k.id;
       });
-  return { methods, named, events, record, revokeAll };
+  return { methods, named, events, record, revokeAll, makers };
 }

@@ -31,6 +31,7 @@ import { GatewayError } from '../src/gateway/client.ts';
 import type { RecordAuditBody } from '@subx/contracts/audit';
 import type { Mail, Mailer } from '../src/mail/mailer.ts';
 import { fakeNamedKeys } from './named-keys-support.ts';
+import { fakeMembers } from './members-support.ts';
 import type { SampleVideo } from '../src/views/first-request.ts';
 
 export const TEST_ADMIN_TOKEN = 'dashboard-test-admin-token-0123';
@@ -72,6 +73,7 @@ export function fakeGateway() {
     return a;
   };
   const named = fakeNamedKeys(get);
+  const people = fakeMembers(get, named);
   const newKey = (id: string) => {
     const key = `sxk_v1_${randomBytes(24).toString('base64url').replace(/[-_]/g, 'a').slice(0, 32)}`;
     keys.set(id, key);
@@ -243,12 +245,13 @@ export function fakeGateway() {
       named.record(id, {
         action: event.action,
         actor: { type: 'member', id: event.member_id ?? null },
-        target: null,
+        target: event.invitation ? { type: 'invitation', id: event.invitation.id } : null,
         source_ip: event.source_ip ?? null,
-        details: {},
+        details: event.invitation ? { email: event.invitation.email, role: event.invitation.role } : {},
       });
     },
     ...named.methods,
+    ...people.methods,
     async call(id, request): Promise<CallResult> {
       calls.push({ id, request });
       const a = get(id);
@@ -275,11 +278,15 @@ export function fakeGateway() {
     auditReports,
     audit,
     namedKeys: named.named,
+    memberships: people.memberships,
     auditEvents: named.events,
   };
 }
 
-export function mailbox(): Mailer & { sent: Mail[]; link(to: string, purpose: 'verify' | 'reset'): string } {
+export function mailbox(): Mailer & {
+  sent: Mail[];
+  link(to: string, purpose: 'verify' | 'reset' | 'invitation'): string;
+} {
   const sent: Mail[] = [];
   return {
     sent,

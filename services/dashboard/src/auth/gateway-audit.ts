@@ -5,6 +5,7 @@
  * bounded (well under the client's GATEWAY_TIMEOUT_MS) and a failure is logged, never thrown.
  */
 import type { MemberAuditAction } from '@subx/contracts/audit';
+import type { WorkspaceRole } from '@subx/contracts/workspaces';
 import { withTimeout } from '@subx/service-kit';
 import type { GatewayClient } from '../gateway/client.ts';
 
@@ -18,6 +19,8 @@ export interface MemberEvent {
   /** The dashboard user's id; null when the person is not known to be them (a failed sign-in). */
   memberId: string | null;
   sourceIp: string;
+  /** For `member.invited` and `invitation.withdrawn`. */
+  invitation?: { id: string; email: string; role: WorkspaceRole };
 }
 
 export async function reportMemberEvent(
@@ -36,6 +39,7 @@ export async function reportMemberEvent(
           action: event.action,
           member_id: event.memberId,
           source_ip: event.sourceIp,
+          ...(event.invitation ? { invitation: event.invitation } : {}),
         }),
       timeoutMs,
       () => logger.warn(facts, `the gateway did not confirm the audit event within ${timeoutMs} ms`),

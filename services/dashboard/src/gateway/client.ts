@@ -21,6 +21,13 @@ import type {
 } from '@subx/contracts/admin-api';
 import type { ApiKeyInfo, ApiKeyList, CreateApiKeyBody, CreatedApiKey } from '@subx/contracts/access';
 import type { AuditPage, RecordAuditBody } from '@subx/contracts/audit';
+import type {
+  MemberWorkspaces,
+  PutWorkspaceMemberBody,
+  RemovedWorkspaceMember,
+  WorkspaceMember,
+  WorkspaceMemberList,
+} from '@subx/contracts/workspaces';
 import { REQUEST_ID_HEADER } from '@subx/service-kit';
 
 // The admin API's shapes come from its schemas (the gateway validates and documents with the same
@@ -43,6 +50,7 @@ export type {
 export { API_KEY_SCOPES, API_KEY_SCOPE_DESCRIPTIONS } from '@subx/contracts/access';
 export type { ApiKeyInfo, ApiKeyScope, CreateApiKeyBody } from '@subx/contracts/access';
 export type { AuditEventView, AuditPage } from '@subx/contracts/audit';
+export type { WorkspaceMember } from '@subx/contracts/workspaces';
 
 export class GatewayError extends Error {
   readonly status: number;
@@ -99,6 +107,17 @@ export interface GatewayClient {
   auditPage(id: string, page: { limit: number; cursor?: string }): Promise<AuditPage>;
   /** Records what only the dashboard sees (a sign-in, a failed one, a password reset) in the account's audit log. */
   recordAudit(id: string, event: RecordAuditBody): Promise<void>;
+  /** The workspace's members, owners first. */
+  members(id: string): Promise<WorkspaceMember[]>;
+  /**
+   * Adds `userId` with the role, or changes their role; `by` is the member acting (the audit log's
+   * actor). 400 INVALID_REQUEST when it would leave no owner.
+   */
+  putMember(id: string, userId: string, body: PutWorkspaceMemberBody, by: string): Promise<WorkspaceMember>;
+  /** Removes a member; their keys are revoked unless `reassignTo` takes them (400: the last owner). */
+  removeMember(id: string, userId: string, by: string, reassignTo?: string): Promise<RemovedWorkspaceMember>;
+  /** Where the person belongs, with which role, oldest membership first. */
+  workspacesOf(userId: string): Promise<MemberWorkspaces['workspaces']>;
 }
 
 export function createGatewayClient(options: {
@@ -179,5 +198,20 @@ export function createGatewayClient(options: {
       return request('GET', `${account(id)}/audit?${query.toString()}`);
     },
     recordAudit: (id, event) => request('POST', `${account(id)}/audit`, event),
+    members: async (id) => (await request<WorkspaceMemberList>('GET', `${account(id)}/members`)).members,
+    putMember: (id, userId, body, by) =>
+      request(
+        'PUT',
+        `${account(id)}/members/${encodeURIComponent(userId)}?${new URLSearchParams({ member_id: by }).toString()}`,
+        body,
+      ),
+    removeMember: (id, userId, by, reassignTo) => {
+      const query = new URLSearchParams({ member_id: by });
+      if (reassignTo) query.set('reassign_to', reassignTo);
+      return request('DELETE', `${account(id)}/members/${encodeURIComponent(userId)}?${query.toString()}`);
+    },
+    workspacesOf: async (userId) =>
+      (await request<MemberWorkspaces>('GET', `/admin/v1/members/${encodeURIComponent(userId)}/workspaces`))
+        .workspaces,
   };
 }

@@ -25,6 +25,11 @@ export interface SendLink {
   (user: UserDoc, kind: LinkMailKind, options?: { replacing?: boolean }): Promise<void>;
   /** Waits for the mails still being handed to the mail server. */
   drain(): Promise<void>;
+  /**
+   * An invitation to a workspace: the link (`/invitation?token=…`) goes to the invited address,
+   * in the background as the other links do; the token is the invitation's own (invitations.ts).
+   */
+  invitation(to: string, token: string, role: string, invitedBy: string): void;
 }
 
 const PURPOSE: Record<LinkMailKind, LinkPurpose> = { verify: 'verify', contested: 'verify', reset: 'reset' };
@@ -74,7 +79,25 @@ export function createLinkMailer(deps: {
       .finally(() => inFlight.delete(sending));
     inFlight.add(sending);
   };
+  const invitation = (to: string, token: string, role: string, invitedBy: string) => {
+    const url = `${deps.publicUrl()}/invitation?token=${token}`;
+    const sending = deps.mailer
+      .send({
+        to,
+        subject: 'You are invited to a subx workspace',
+        text: `${invitedBy} invites you to their subx workspace as ${role}.\n\nOpen this link to join:\n\n${url}\n\nIf you have no subx account yet, you choose a password there. The link works once, for 7 days. If you do not know the sender, ignore this mail.`,
+      })
+      .catch((err: unknown) =>
+        deps.logger.error(
+          { err: err instanceof Error ? err.message : String(err), kind: 'invitation' },
+          'link mail failed',
+        ),
+      )
+      .finally(() => inFlight.delete(sending));
+    inFlight.add(sending);
+  };
   return Object.assign(sendLink, {
+    invitation,
     async drain() {
       await Promise.allSettled([...inFlight]);
     },

@@ -6,7 +6,8 @@ describe('request.gateway', () => {
     const dash = await buildTestDashboard();
     const browser = new Browserish(dash.app);
     await browser.signUpVerified(dash.mail, 'ids@example.com', 'correct horse battery');
-    // Confirming created the account and revoked its first key: two calls under the /verify POST.
+    // Confirming created the account, revoked its first key and made the person its owner: three
+    // calls under the /verify POST.
     const verifyLine = dash.logs
       .map(
         (line) => JSON.parse(line) as { msg?: string; path?: string; method?: string; request_id?: string },
@@ -20,6 +21,7 @@ describe('request.gateway', () => {
     expect(verifyLine?.request_id).toMatch(/^req_[0-9a-f-]{36}$/);
     // Then the sign-in reported itself to the account's audit log: one call under the /sign-in POST.
     expect(dash.gateway.requestIds).toEqual([
+      verifyLine!.request_id,
       verifyLine!.request_id,
       verifyLine!.request_id,
       signInLine!.request_id,

@@ -29,7 +29,12 @@ export default fp(
       const ctx: PageContext = {
         csrf: this.csrfToken(),
         viewer: user
-          ? { email: user.email, verified: user.email_verified, operator: s.operators.isOperator(user) }
+          ? {
+              email: user.email,
+              verified: user.email_verified,
+              operator: s.operators.isOperator(user),
+              role: request.dash.workspace?.role ?? null,
+            }
           : null,
         path: request.url.split('?')[0]!,
       };

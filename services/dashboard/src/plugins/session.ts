@@ -11,6 +11,7 @@ import type { CookieNames } from '../auth/cookies.ts';
 import type { Session } from '../auth/sessions.ts';
 import type { DashboardServices } from '../services.ts';
 import type { UserDoc } from '../auth/users.ts';
+import type { CurrentWorkspace } from '../workspaces/workspace-access.ts';
 
 interface RequestState {
   /** Signed-in visitors only. */
@@ -18,6 +19,8 @@ interface RequestState {
   user: UserDoc | null;
   /** An anonymous visitor's CSRF token, once this request has one. */
   anonymousCsrf?: string;
+  /** The person's current workspace and role, once looked up (workspace-access.ts); null: none. */
+  workspace?: CurrentWorkspace | null;
 }
 
 declare module 'fastify' {

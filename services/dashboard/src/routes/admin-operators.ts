@@ -24,7 +24,7 @@ export default async function adminOperatorRoutes(app: FastifyInstance, s: Dashb
     .filter((t): t is string => Boolean(t))
     .map(digest);
 
-  app.put('/admin/operators/:email', async (request, reply) => {
+  app.put('/admin/operators/:email', { config: { permission: 'operator' } }, async (request, reply) => {
     const window = Math.floor(s.now() / FAILURE_WINDOW_MS);
     const failuresKey = `dashboard:admin-token-failures:${throttleNetwork(request.ip)}:${window}`;
     if (Number((await s.kv.get(failuresKey)) ?? 0) >= ADMIN_TOKEN_FAILURES) {

@@ -15,8 +15,9 @@ describe('audit log page', () => {
     const page = await b.get('/audit');
     expect(page.statusCode).toBe(200);
     expect(page.body).toMatch(/<a href="\/audit"\s+aria-current="page">Audit log<\/a>/);
-    // The sign-in the dashboard reported is there, by the person's e-mail.
-    expect(actions(page.body)).toEqual(['sign_in.succeeded']);
+    // The person joining their new workspace as its owner, and the sign-in the dashboard reported,
+    // by the person's e-mail.
+    expect(actions(page.body)).toEqual(['sign_in.succeeded', 'member.added']);
     expect(page.body).toContain('<td>audit@example.com</td>');
 
     // A key made and revoked on the keys page, then more events than a page holds.
@@ -26,7 +27,7 @@ describe('audit log page', () => {
     const keyId = gateway.namedKeys.get(accountId)![0]!.id;
     await b.post(`/keys/named/${keyId}/revoke`, { confirm: 'yes' });
     const first = await b.get('/audit');
-    expect(actions(first.body)).toEqual(['key.revoked', 'key.created', 'sign_in.succeeded']);
+    expect(actions(first.body)).toEqual(['key.revoked', 'key.created', 'sign_in.succeeded', 'member.added']);
     expect(first.body).toContain(`key <code>${keyId}</code>`);
     expect(first.body).not.toContain('id="older-page"');
 
@@ -45,8 +46,13 @@ describe('audit log page', () => {
     const older = /<a id="older-page" href="([^"]+)">Older<\/a>/.exec(newest.body)![1]!;
     const second = await b.get(older.replace(/&amp;/g, '&'));
     expect(second.statusCode).toBe(200);
-    expect(actions(second.body).slice(-3)).toEqual(['key.revoked', 'key.created', 'sign_in.succeeded']);
-    expect(actions(second.body)).toHaveLength(13);
+    expect(actions(second.body).slice(-4)).toEqual([
+      'key.revoked',
+      'key.created',
+      'sign_in.succeeded',
+      'member.added',
+    ]);
+    expect(actions(second.body)).toHaveLength(14);
     expect(second.body).toContain('<a id="newest-page" href="/audit">Newest</a>');
     expect(second.body).not.toContain('id="older-page"');
 

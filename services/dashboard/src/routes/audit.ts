@@ -1,12 +1,11 @@
 /**
  * The audit log: the account's events from the gateway's admin API, newest first, a page at a time
- * (the gateway's opaque `next_cursor` in this page's query string). Only the account's owner sees
- * it, behind the same guard as the keys page. A person named as an actor is shown by e-mail only
- * when they are a user of this same account; anyone else stays an id.
+ * (the gateway's opaque `next_cursor` in this page's query string), for the roles with
+ * `audit:read` (owners and admins). A person named as an actor is shown by e-mail while they are a
+ * member of this workspace; anyone else (a former member) stays an id.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { GatewayError } from '../gateway/client.ts';
-import type { AuditPage } from '../gateway/client.ts';
 import { signedInUser } from '../auth/guards.ts';
 import type { DashboardServices } from '../services.ts';
 import { auditLogPage } from '../views/audit-page.ts';
@@ -19,20 +18,10 @@ export default async function auditRoutes(app: FastifyInstance, s: DashboardServ
     reply.page((ctx) => auditLogPage(ctx, null)),
   );
 
-  /** E-mails of the members this page names who belong to `accountId` (one look-up per person). */
-  async function membersOf(page: AuditPage, accountId: string): Promise<Map<string, string>> {
-    const ids = new Set<string>();
-    for (const event of page.events) {
-      if (event.actor.type === 'member' && event.actor.id) ids.add(event.actor.id);
-    }
-    const members = new Map<string, string>();
-    await Promise.all(
-      [...ids].map(async (id) => {
-        const user = await s.users.byId(id);
-        if (user && user.account_id === accountId) members.set(id, user.email);
-      }),
-    );
-    return members;
+  /** E-mails of the workspace's members, by their dashboard user id. */
+  async function membersOf(request: FastifyRequest, accountId: string): Promise<Map<string, string>> {
+    const members = await request.gateway.members(accountId);
+    return new Map(members.map((m) => [m.member_id, m.email]));
   }
 
   const show = async (request: FastifyRequest, accountId: string, cursor?: string) => {
@@ -40,12 +29,13 @@ export default async function auditRoutes(app: FastifyInstance, s: DashboardServ
       limit: EVENTS_PER_PAGE,
       ...(cursor ? { cursor } : {}),
     });
-    return { page, members: await membersOf(page, accountId), older: Boolean(cursor) };
+    return { page, members: await membersOf(request, accountId), older: Boolean(cursor) };
   };
 
   app.get<{ Querystring: { cursor?: string } }>(
     '/audit',
     {
+      config: { permission: 'audit:read' },
       schema: {
         querystring: {
           type: 'object',

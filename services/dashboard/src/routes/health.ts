@@ -10,8 +10,8 @@ import type { DashboardServices } from '../services.ts';
 const PROBE_TIMEOUT_MS = 2_000;
 
 export default async function healthRoutes(app: FastifyInstance, s: DashboardServices) {
-  app.get('/health/live', async () => ({ status: 'ok' }));
-  app.get('/health/ready', async (_request, reply) => {
+  app.get('/health/live', { config: { permission: 'public' } }, async () => ({ status: 'ok' }));
+  app.get('/health/ready', { config: { permission: 'public' } }, async (_request, reply) => {
     const ping = (p: () => Promise<void>) =>
       withTimeout(
         () =>

@@ -19,6 +19,7 @@ export default async function jobRoutes(app: FastifyInstance, s: DashboardServic
   app.get<{ Querystring: { cursor?: string } }>(
     '/jobs',
     {
+      config: { permission: 'jobs:read' },
       schema: {
         querystring: {
           type: 'object',

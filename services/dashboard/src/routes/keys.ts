@@ -11,7 +11,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { field, formSchema } from '../views/forms.ts';
 import type { GatewayAccount } from '../gateway/client.ts';
-import { GatewayError } from '../gateway/client.ts';
+import { API_KEY_SCOPES, GatewayError, type ApiKeyScope } from '../gateway/client.ts';
 import { signedInUser } from '../auth/guards.ts';
 import { keysPage } from '../views/keys-page.ts';
 import type { NamedKeysView } from '../views/named-keys.ts';
@@ -20,8 +20,18 @@ import type { Flash } from '../views/flash.ts';
 import { namedKeyRequest, namedKeyRoutes } from './named-keys.ts';
 import type { DashboardServices } from '../services.ts';
 import { accountOf } from './account.ts';
+import { scopesRoleMayGrant } from '@subx/contracts/workspaces';
+import { currentWorkspaceOf } from '../workspaces/workspace-access.ts';
 
 const confirmForm = formSchema('confirm');
+
+/** The scopes the person's role may give a key, in the table's order (the form offers those only). */
+async function grantableScopes(request: FastifyRequest): Promise<ApiKeyScope[]> {
+  const workspace = await currentWorkspaceOf(request);
+  if (!workspace) return [];
+  const grantable = scopesRoleMayGrant(workspace.role);
+  return API_KEY_SCOPES.filter((scope) => grantable.has(scope));
+}
 
 export default async function keyRoutes(app: FastifyInstance, s: DashboardServices) {
   const { guards } = s;
@@ -45,6 +55,7 @@ export default async function keyRoutes(app: FastifyInstance, s: DashboardServic
     named: account
       ? {
           ...named,
+          grantable: await grantableScopes(request),
           // As the tier panel: a gateway without the keys listing still shows the primary key.
           keys: await request.gateway
             .listKeys(account.account_id)
@@ -79,6 +90,7 @@ export default async function keyRoutes(app: FastifyInstance, s: DashboardServic
   app.get(
     '/keys',
     {
+      config: { permission: 'keys:read' },
       preHandler: guards.confirmed(async (_request, reply) =>
         reply.page((ctx) => keysPage(ctx, noAccountView)),
       ),
@@ -112,7 +124,11 @@ export default async function keyRoutes(app: FastifyInstance, s: DashboardServic
     return done(request, reply, { kind: 'ok', text, apiKey });
   }
 
-  const keyForm = { schema: { body: confirmForm }, preHandler: confirmFirst };
+  const keyForm = {
+    config: { permission: 'primary-key:manage' as const },
+    schema: { body: confirmForm },
+    preHandler: confirmFirst,
+  };
   app.post('/keys/generate', keyForm, (request, reply) => issueKey(request, reply, 'generate'));
   app.post('/keys/regenerate', keyForm, (request, reply) => issueKey(request, reply, 'regenerate'));
 
@@ -136,6 +152,14 @@ export default async function keyRoutes(app: FastifyInstance, s: DashboardServic
       const parsed = namedKeyRequest(request.body);
       if ('problem' in parsed) {
         return again(request, reply, account, { kind: 'error', text: parsed.problem }, 400, parsed.form);
+      }
+      // A key does no more than its maker's role may (a developer's cannot read the webhook secret).
+      const workspace = await currentWorkspaceOf(request);
+      const grantable = new Set(await grantableScopes(request));
+      const beyond = parsed.body.scopes.filter((scope) => !grantable.has(scope));
+      if (beyond.length > 0) {
+        const text = `Your role (${workspace?.role ?? 'none'}) cannot give a key ${beyond.join(', ')}.`;
+        return again(request, reply, account, { kind: 'error', text }, 403, parsed.form);
       }
       try {
         const made = await request.gateway.createKey(
@@ -183,6 +207,7 @@ export default async function keyRoutes(app: FastifyInstance, s: DashboardServic
   app.post(
     '/keys/revoke',
     {
+      config: { permission: 'primary-key:manage' },
       schema: { body: confirmForm },
       preHandler: guards.confirmed(async (_request, reply) => reply.redirect('/keys', 303)),
     },

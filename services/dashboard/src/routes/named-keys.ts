@@ -70,10 +70,15 @@ export function namedKeyRoutes(
     revoke: (request: FastifyRequest, reply: FastifyReply, keyId: string) => Promise<FastifyReply>;
   },
 ): void {
-  app.post('/keys/named', { schema: { body: createForm }, preHandler: o.preHandler }, o.create);
+  app.post(
+    '/keys/named',
+    { config: { permission: 'keys:manage' }, schema: { body: createForm }, preHandler: o.preHandler },
+    o.create,
+  );
   app.post<{ Params: { key_id: string } }>(
     '/keys/named/:key_id/revoke',
     {
+      config: { permission: 'keys:manage' },
       schema: {
         body: confirmForm,
         params: { type: 'object', properties: { key_id: { type: 'string', minLength: 1, maxLength: 64 } } },

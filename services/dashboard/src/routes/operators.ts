@@ -20,7 +20,7 @@ const actorOf = (user: UserDoc) => ({ email: user.email, user_id: user._id });
 
 export default async function operatorRoutes(app: FastifyInstance, s: DashboardServices) {
   const { users, audit } = s;
-  const guarded = { preHandler: s.guards.operator };
+  const guarded = { config: { permission: 'operator' as const }, preHandler: s.guards.operator };
 
   async function operatorsView(
     request: FastifyRequest,

@@ -22,22 +22,30 @@ export default async function playgroundRoutes(app: FastifyInstance, s: Dashboar
     language: '',
   };
 
-  app.get('/playground', { preHandler: guards.signedIn }, async (request, reply) => {
-    const account = await accountOf(request);
-    return reply.page((ctx) =>
-      playgroundPage(ctx, {
-        apiUrl,
-        input: defaultInput,
-        result: null,
-        available: account?.key.status === 'active',
-        demoVideos,
-      }),
-    );
-  });
+  app.get(
+    '/playground',
+    { config: { permission: 'playground:use' }, preHandler: guards.signedIn },
+    async (request, reply) => {
+      const account = await accountOf(request);
+      return reply.page((ctx) =>
+        playgroundPage(ctx, {
+          apiUrl,
+          input: defaultInput,
+          result: null,
+          available: account?.key.status === 'active',
+          demoVideos,
+        }),
+      );
+    },
+  );
 
   app.post(
     '/playground',
-    { schema: { body: playgroundForm }, preHandler: guards.signedIn },
+    {
+      config: { permission: 'playground:use' },
+      schema: { body: playgroundForm },
+      preHandler: guards.signedIn,
+    },
     async (request, reply) => {
       const body = request.body;
       const operation = field(body, 'operation') === 'validate' ? 'validate' : 'extract';

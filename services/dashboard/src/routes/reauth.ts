@@ -14,14 +14,18 @@ import { signInSubjects } from '../auth/sign-in-throttle.ts';
 const reauthForm = formSchema('next', 'password');
 
 export default async function reauthRoutes(app: FastifyInstance, s: DashboardServices) {
-  app.get('/reauth', { preHandler: s.guards.signedIn }, async (request, reply) => {
-    const next = safeNext(String((request.query as Record<string, unknown>).next ?? ''));
-    return reply.page((ctx) => reauthPage(ctx, next));
-  });
+  app.get(
+    '/reauth',
+    { config: { permission: 'signed-in' }, preHandler: s.guards.signedIn },
+    async (request, reply) => {
+      const next = safeNext(String((request.query as Record<string, unknown>).next ?? ''));
+      return reply.page((ctx) => reauthPage(ctx, next));
+    },
+  );
 
   app.post(
     '/reauth',
-    { schema: { body: reauthForm }, preHandler: s.guards.signedIn },
+    { config: { permission: 'signed-in' }, schema: { body: reauthForm }, preHandler: s.guards.signedIn },
     async (request, reply) => {
       const user = signedInUser(request);
       const next = safeNext(field(request.body, 'next'));

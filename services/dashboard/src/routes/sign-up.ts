@@ -34,39 +34,45 @@ async function answerTakenAddress(s: DashboardServices, email: string, hash: str
 const signUpForm = formSchema('email', 'password');
 
 export default async function signUpRoutes(app: FastifyInstance, s: DashboardServices) {
-  app.get('/sign-up', async (_request, reply) => reply.page((ctx) => signUpPage(ctx)));
+  app.get('/sign-up', { config: { permission: 'public' } }, async (_request, reply) =>
+    reply.page((ctx) => signUpPage(ctx)),
+  );
 
-  app.post('/sign-up', { schema: { body: signUpForm } }, async (request, reply) => {
-    const email = normalizeEmail(field(request.body, 'email'));
-    const password = field(request.body, 'password');
-    if (!email) {
-      return reply.page(
-        (ctx) => signUpPage(ctx, { kind: 'error', text: 'Enter a valid email address.' }),
-        400,
+  app.post(
+    '/sign-up',
+    { config: { permission: 'public' }, schema: { body: signUpForm } },
+    async (request, reply) => {
+      const email = normalizeEmail(field(request.body, 'email'));
+      const password = field(request.body, 'password');
+      if (!email) {
+        return reply.page(
+          (ctx) => signUpPage(ctx, { kind: 'error', text: 'Enter a valid email address.' }),
+          400,
+        );
+      }
+      if (password.length < MIN_PASSWORD_LENGTH || password.length > MAX_PASSWORD_LENGTH) {
+        const text = `The password needs ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters.`;
+        return reply.page((ctx) => signUpPage(ctx, { kind: 'error', text }, email), 400);
+      }
+      // Per client network, before scrypt runs: a sign-up flood cannot burn the CPU.
+      const waitMs = await s.limits.signUpWaitMs(throttleNetwork(request.ip));
+      if (waitMs > 0) {
+        const seconds = reply.retryAfter(waitMs);
+        const text = `Too many sign-ups from your network. Try again in ${seconds} s.`;
+        return reply.page((ctx) => signUpPage(ctx, { kind: 'error', text }, email), 429);
+      }
+      const hash = await hashPassword(password, s.config.PASSWORD_SCRYPT_N);
+      const created = await s.users.create(email, hash, s.now());
+      if (created) await s.sendLink(created, 'verify');
+      else await answerTakenAddress(s, email, hash);
+      // The same answer whether or not the address was taken: sign-up does not reveal who has an account.
+      return reply.page((ctx) =>
+        inboxPage(
+          ctx,
+          `We sent a link to ${email}. Open it to confirm your address, then sign in.`,
+          s.mailsShownIn,
+        ),
       );
-    }
-    if (password.length < MIN_PASSWORD_LENGTH || password.length > MAX_PASSWORD_LENGTH) {
-      const text = `The password needs ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters.`;
-      return reply.page((ctx) => signUpPage(ctx, { kind: 'error', text }, email), 400);
-    }
-    // Per client network, before scrypt runs: a sign-up flood cannot burn the CPU.
-    const waitMs = await s.limits.signUpWaitMs(throttleNetwork(request.ip));
-    if (waitMs > 0) {
-      const seconds = reply.retryAfter(waitMs);
-      const text = `Too many sign-ups from your network. Try again in ${seconds} s.`;
-      return reply.page((ctx) => signUpPage(ctx, { kind: 'error', text }, email), 429);
-    }
-    const hash = await hashPassword(password, s.config.PASSWORD_SCRYPT_N);
-    const created = await s.users.create(email, hash, s.now());
-    if (created) await s.sendLink(created, 'verify');
-    else await answerTakenAddress(s, email, hash);
-    // The same answer whether or not the address was taken: sign-up does not reveal who has an account.
-    return reply.page((ctx) =>
-      inboxPage(
-        ctx,
-        `We sent a link to ${email}. Open it to confirm your address, then sign in.`,
-        s.mailsShownIn,
-      ),
-    );
-  });
+    },
+  );
 }

@@ -18,22 +18,26 @@ export default async function watchRoutes(app: FastifyInstance, s: DashboardServ
     reply.page((ctx) => watchesPage(ctx, null)),
   );
 
-  app.get('/watches', { preHandler: noAccountYet }, async (request, reply) => {
-    const accountId = signedInUser(request).account_id;
-    if (!accountId) return reply.page((ctx) => watchesPage(ctx, null));
-    try {
-      const list = await request.gateway.watches(accountId);
-      return await reply.page((ctx) => watchesPage(ctx, list));
-    } catch (error) {
-      // The account exists (it is signed in): a 404 is a gateway older than this dashboard.
-      if (error instanceof GatewayError && error.status === 404) {
-        const text =
-          'Watches cannot be listed right now: the API does not offer the list yet. Try again later.';
-        return reply.page((ctx) => watchesPage(ctx, null, { kind: 'error', text }), 502);
+  app.get(
+    '/watches',
+    { config: { permission: 'jobs:read' }, preHandler: noAccountYet },
+    async (request, reply) => {
+      const accountId = signedInUser(request).account_id;
+      if (!accountId) return reply.page((ctx) => watchesPage(ctx, null));
+      try {
+        const list = await request.gateway.watches(accountId);
+        return await reply.page((ctx) => watchesPage(ctx, list));
+      } catch (error) {
+        // The account exists (it is signed in): a 404 is a gateway older than this dashboard.
+        if (error instanceof GatewayError && error.status === 404) {
+          const text =
+            'Watches cannot be listed right now: the API does not offer the list yet. Try again later.';
+          return reply.page((ctx) => watchesPage(ctx, null, { kind: 'error', text }), 502);
+        }
+        throw error;
       }
-      throw error;
-    }
-  });
+    },
+  );
 
   const watchParams = {
     type: 'object',
@@ -43,7 +47,7 @@ export default async function watchRoutes(app: FastifyInstance, s: DashboardServ
 
   app.post<{ Params: { watch_id: string } }>(
     '/watches/:watch_id/resume',
-    { schema: { params: watchParams }, preHandler: backToList },
+    { config: { permission: 'jobs:manage' }, schema: { params: watchParams }, preHandler: backToList },
     async (request, reply) => {
       const accountId = signedInUser(request).account_id;
       if (!accountId) return reply.redirect('/watches', 303);
@@ -65,6 +69,7 @@ export default async function watchRoutes(app: FastifyInstance, s: DashboardServ
   app.post<{ Params: { watch_id: string } }>(
     '/watches/:watch_id/delete',
     {
+      config: { permission: 'jobs:manage' },
       schema: {
         body: confirmForm,
         params: watchParams,

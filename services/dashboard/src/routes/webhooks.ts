@@ -16,16 +16,21 @@ export default async function webhookRoutes(app: FastifyInstance, s: DashboardSe
     reply.page((ctx) => webhooksPage(ctx, null)),
   );
 
-  app.get('/webhooks', { preHandler: noAccountYet }, async (request, reply) => {
-    const accountId = signedInUser(request).account_id;
-    if (!accountId) return reply.page((ctx) => webhooksPage(ctx, null));
-    const secret = await request.gateway.webhookSecret(accountId);
-    return reply.page((ctx) => webhooksPage(ctx, secret));
-  });
+  app.get(
+    '/webhooks',
+    { config: { permission: 'webhooks:manage' }, preHandler: noAccountYet },
+    async (request, reply) => {
+      const accountId = signedInUser(request).account_id;
+      if (!accountId) return reply.page((ctx) => webhooksPage(ctx, null));
+      const secret = await request.gateway.webhookSecret(accountId);
+      return reply.page((ctx) => webhooksPage(ctx, secret));
+    },
+  );
 
   app.post(
     '/webhooks/rotate',
     {
+      config: { permission: 'webhooks:manage' },
       schema: { body: confirmForm },
       preHandler: s.guards.confirmed(async (_request, reply) => reply.redirect('/webhooks', 303)),
     },

@@ -26,6 +26,12 @@ const ACTION_WORDS: Record<string, string> = {
   'sign_in.succeeded': 'Signed in to the dashboard',
   'sign_in.failed': 'Failed sign-in to the dashboard',
   'password.reset': 'Password reset',
+  'member.invited': 'Person invited',
+  'invitation.withdrawn': 'Invitation withdrawn',
+  'member.added': 'Member joined',
+  'member.role_changed': 'Role changed',
+  'member.removed': 'Member removed',
+  'account.exported': 'Data exported',
 };
 
 export const actionText = (action: string) => ACTION_WORDS[action] ?? action;

@@ -7,7 +7,7 @@ import type { PageContext } from './pages.ts';
 
 const ctx: PageContext = {
   csrf: 'csrf-token-123',
-  viewer: { email: 'a@example.com', verified: true, operator: false },
+  viewer: { email: 'a@example.com', verified: true, operator: false, role: null },
   path: '/keys',
 };
 

@@ -30,6 +30,11 @@ export interface NamedKeysView {
   created: { name: string; apiKey: string } | null;
   /** The form as sent, after a refusal; absent: an empty form. */
   form?: NamedKeyForm;
+  /**
+   * The scopes the person's role may give a key (workspace roles); absent: every scope. Empty: the
+   * role makes and revokes no keys, and the page shows the list only.
+   */
+  grantable?: readonly ApiKeyScope[];
 }
 
 /** The form field of each scope's checkbox. */
@@ -89,7 +94,8 @@ function keysTable(ctx: PageContext, keys: readonly ApiKeyInfo[] | null): Html {
   });
 }
 
-function createForm(ctx: PageContext, form: NamedKeyForm | undefined): Html {
+function createForm(ctx: PageContext, form: NamedKeyForm | undefined, scopes: readonly ApiKeyScope[]): Html {
+  if (scopes.length === 0) return html``;
   const checked = new Set(form?.scopes ?? []);
   return html`<form method="post" action="/keys/named" class="card named-key-form" id="new-named-key-form">
     <h3>Make a named key</h3>
@@ -98,7 +104,7 @@ function createForm(ctx: PageContext, form: NamedKeyForm | undefined): Html {
     <input id="key-name" name="name" required maxlength="100" value="${form?.name ?? ''}" />
     <fieldset>
       <legend>Scopes <span class="hint">(at least one)</span></legend>
-      ${API_KEY_SCOPES.map(
+      ${scopes.map(
         (scope) =>
           html`<p>
             <input
@@ -145,6 +151,6 @@ export function namedKeysSection(ctx: PageContext, view: NamedKeysView): Html {
       may be used from. Revoking one leaves the others working.
     </p>
     ${view.created ? createdPanel(view.created) : ''} ${keysTable(ctx, view.keys)}
-    ${createForm(ctx, view.form)}
+    ${createForm(ctx, view.form, view.grantable ?? API_KEY_SCOPES)}
   </section>`;
 }

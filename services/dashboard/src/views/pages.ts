@@ -18,11 +18,14 @@ import type {
 import { TIERS } from '../gateway/client.ts';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../auth/passwords.ts';
 import type { UserDoc } from '../auth/users.ts';
+import { roleMay, type WorkspacePermission, type WorkspaceRole } from '@subx/contracts/workspaces';
 
 interface Viewer {
   email: string;
   verified: boolean;
   operator: boolean;
+  /** The role in the current workspace, when this request looked it up: the nav shows what it may open. */
+  role: WorkspaceRole | null;
 }
 
 export interface PageContext {
@@ -50,15 +53,20 @@ function nav(ctx: PageContext): Html {
       </ul>
     </nav>`;
   }
-  const links: [string, string][] = [
-    ['/keys', 'API key'],
-    ['/usage', 'Usage'],
-    ['/playground', 'Playground'],
-    ['/jobs', 'Jobs'],
-    ['/watches', 'Watches'],
-    ['/webhooks', 'Webhooks'],
-    ['/audit', 'Audit log'],
+  const pages: [string, string, WorkspacePermission][] = [
+    ['/keys', 'API key', 'keys:read'],
+    ['/usage', 'Usage', 'usage:read'],
+    ['/playground', 'Playground', 'playground:use'],
+    ['/jobs', 'Jobs', 'jobs:read'],
+    ['/watches', 'Watches', 'jobs:read'],
+    ['/webhooks', 'Webhooks', 'webhooks:manage'],
+    ['/members', 'Members', 'members:read'],
+    ['/audit', 'Audit log', 'audit:read'],
   ];
+  const role = ctx.viewer.role;
+  const links: [string, string][] = pages
+    .filter(([, , permission]) => role === null || roleMay(role, permission))
+    .map(([href, label]) => [href, label]);
   if (ctx.viewer.operator) links.push(['/operators', 'Operators']);
   return html`<nav aria-label="Main">
     <ul>

@@ -4,7 +4,7 @@ import { usagePage } from './pages.ts';
 
 const ctx = {
   csrf: 'csrf',
-  viewer: { email: 'a@example.com', verified: true, operator: false },
+  viewer: { email: 'a@example.com', verified: true, operator: false, role: null },
   path: '/usage',
 };
 const text = (page: string) =>
