@@ -157,6 +157,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     accountProfile: access.accountProfile,
     usage: access.usageReader,
     apiKeys: access.apiKeys,
+    retention: access.retention,
     backends,
     fanOut,
     jobs: jobService.jobs,

@@ -20,6 +20,7 @@ import { createAccountReadLimiter, createIpRateLimiter } from './rate-limit.ts';
 import { createAccessControl } from './access-control.ts';
 import { createNamedKeys, type NamedKeys } from './named-keys.ts';
 import { createApiKeys, type ApiKeys } from './api-keys.ts';
+import { createAccountRetention, type AccountRetention } from './retention.ts';
 import { createKeyUseObserver } from './key-use.ts';
 import type { AuditLog } from '../domain/audit-log.ts';
 import type { CreditLedgerImpl } from '@subx/credits';
@@ -78,6 +79,8 @@ export interface AccessModule {
   namedKeys: NamedKeys;
   /** The keys as `/api/v1/keys` and the admin API manage them (audited). */
   apiKeys: ApiKeys;
+  /** The workspace's data retention as `/api/v1/account/retention` and the admin API change it (audited). */
+  retention: AccountRetention;
   usageReader: UsageReader;
   outboxRelay: OutboxRelay;
   /** Publishes the request-usage reports of `requestLog` (billing.request-usage.v1). */
@@ -157,6 +160,11 @@ export function createAccessModule(deps: AccessModuleDeps): AccessModule {
     keyCache,
     ...(deps.audit ? { audit: deps.audit } : {}),
   });
+  const retention = createAccountRetention({
+    accounts,
+    clock,
+    ...(deps.audit ? { audit: deps.audit } : {}),
+  });
   const idempotency = createIdempotencyStore({ kv });
   const ipLimiter = createIpRateLimiter({
     kv,
@@ -211,6 +219,7 @@ export function createAccessModule(deps: AccessModuleDeps): AccessModule {
     accounts,
     namedKeys,
     apiKeys,
+    retention,
     usageReader,
     outboxRelay: relay,
     requestRelay,

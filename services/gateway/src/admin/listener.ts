@@ -25,6 +25,7 @@ import { adminWatchRoutes } from './watches.routes.ts';
 import { adminRecoveryRoutes } from './recovery.routes.ts';
 import { adminKeyRoutes } from './keys.routes.ts';
 import { adminAuditRoutes } from './audit.routes.ts';
+import { adminRetentionRoutes } from './retention.routes.ts';
 import type { AuditLog, AuditReader } from '../domain/audit-log.ts';
 import { createAccountSecurer } from '../recovery/secure-account.ts';
 import type { JobsApi, WatchesApi, WebhookSecretsApi } from '@subx/backends';
@@ -53,7 +54,8 @@ type AdminAccess = Pick<
   | 'apiKeys'
   | 'clock'
   | 'logger'
->;
+> &
+  Partial<Pick<AccessModule, 'retention'>>;
 
 export interface AdminAppOptions {
   config: ListenerConfig;
@@ -158,6 +160,7 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
       adminWatchRoutes(scope, { accounts: access.accounts, watches: options.watches, ...audit });
     }
     adminAuditRoutes(scope, { accounts: access.accounts, ...audit });
+    if (access.retention) adminRetentionRoutes(scope, { retention: access.retention });
     adminRecoveryRoutes(scope, {
       secure: createAccountSecurer({
         accounts: access.accounts,

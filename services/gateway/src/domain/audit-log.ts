@@ -22,6 +22,8 @@ export type AuditAction =
   | 'account.updated'
   /** The account's data taken out whole (GET /api/v1/account/export, the primary key only). */
   | 'account.exported'
+  /** The workspace's data retention changed (details: the fields, their new and previous days). */
+  | 'retention.changed'
   /** Reported by the dashboard (admin API): a member signed in, failed to, reset the password. */
   | 'sign_in.succeeded'
   | 'sign_in.failed'
