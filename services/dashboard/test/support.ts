@@ -31,6 +31,7 @@ import { GatewayError } from '../src/gateway/client.ts';
 import type { RecordAuditBody } from '@subx/contracts/audit';
 import type { Mail, Mailer } from '../src/mail/mailer.ts';
 import { fakeNamedKeys } from './named-keys-support.ts';
+import { fakeRetention } from './retention-support.ts';
 import type { SampleVideo } from '../src/views/first-request.ts';
 
 export const TEST_ADMIN_TOKEN = 'dashboard-test-admin-token-0123';
@@ -72,6 +73,7 @@ export function fakeGateway() {
     return a;
   };
   const named = fakeNamedKeys(get);
+  const retention = fakeRetention(get);
   const newKey = (id: string) => {
     const key = `sxk_v1_${randomBytes(24).toString('base64url').replace(/[-_]/g, 'a').slice(0, 32)}`;
     keys.set(id, key);
@@ -249,6 +251,7 @@ export function fakeGateway() {
       });
     },
     ...named.methods,
+    ...retention.methods,
     async call(id, request): Promise<CallResult> {
       calls.push({ id, request });
       const a = get(id);
@@ -276,6 +279,7 @@ export function fakeGateway() {
     audit,
     namedKeys: named.named,
     auditEvents: named.events,
+    retention,
   };
 }
 

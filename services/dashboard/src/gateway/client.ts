@@ -21,6 +21,7 @@ import type {
 } from '@subx/contracts/admin-api';
 import type { ApiKeyInfo, ApiKeyList, CreateApiKeyBody, CreatedApiKey } from '@subx/contracts/access';
 import type { AuditPage, RecordAuditBody } from '@subx/contracts/audit';
+import type { RetentionSettings, UpdateRetentionBody } from '@subx/contracts/retention';
 import { REQUEST_ID_HEADER } from '@subx/service-kit';
 
 // The admin API's shapes come from its schemas (the gateway validates and documents with the same
@@ -43,6 +44,8 @@ export type {
 export { API_KEY_SCOPES, API_KEY_SCOPE_DESCRIPTIONS } from '@subx/contracts/access';
 export type { ApiKeyInfo, ApiKeyScope, CreateApiKeyBody } from '@subx/contracts/access';
 export type { AuditEventView, AuditPage } from '@subx/contracts/audit';
+export { RETENTION_FIELDS } from '@subx/contracts/retention';
+export type { RetentionField, RetentionSettings, UpdateRetentionBody } from '@subx/contracts/retention';
 
 export class GatewayError extends Error {
   readonly status: number;
@@ -99,6 +102,13 @@ export interface GatewayClient {
   auditPage(id: string, page: { limit: number; cursor?: string }): Promise<AuditPage>;
   /** Records what only the dashboard sees (a sign-in, a failed one, a password reset) in the account's audit log. */
   recordAudit(id: string, event: RecordAuditBody): Promise<void>;
+  /** The account's data retention with its tier's caps. */
+  retention(id: string): Promise<RetentionSettings>;
+  /**
+   * Sets (days) or resets (null) the fields sent, the dashboard user `memberId` the audit log's
+   * actor; 400 INVALID_REQUEST (its detail names the field and the cap) past the tier's cap.
+   */
+  updateRetention(id: string, change: UpdateRetentionBody, memberId: string): Promise<RetentionSettings>;
 }
 
 export function createGatewayClient(options: {
@@ -179,5 +189,12 @@ export function createGatewayClient(options: {
       return request('GET', `${account(id)}/audit?${query.toString()}`);
     },
     recordAudit: (id, event) => request('POST', `${account(id)}/audit`, event),
+    retention: (id) => request('GET', `${account(id)}/retention`),
+    updateRetention: (id, change, memberId) =>
+      request(
+        'PATCH',
+        `${account(id)}/retention?${new URLSearchParams({ member_id: memberId }).toString()}`,
+        change,
+      ),
   };
 }

@@ -57,6 +57,7 @@ function nav(ctx: PageContext): Html {
     ['/jobs', 'Jobs'],
     ['/watches', 'Watches'],
     ['/webhooks', 'Webhooks'],
+    ['/retention', 'Data retention'],
     ['/audit', 'Audit log'],
   ];
   if (ctx.viewer.operator) links.push(['/operators', 'Operators']);
