@@ -26,7 +26,7 @@ export const MEMBER_AUDIT_ACTIONS = [
 export type MemberAuditAction = (typeof MEMBER_AUDIT_ACTIONS)[number];
 
 const ACTIONS_DESCRIPTION =
-  'What happened: `key.created`, `key.regenerated`, `key.revoked`, `scope.refused`, `source.refused`, `webhook_secret.rotated`, `watch.created`, `watch.deleted`, `watch.resumed`, `account.updated`, `account.exported`, `member.added`, `member.role_changed`, `member.removed`, `member.invited`, `invitation.withdrawn`, `sign_in.succeeded`, `sign_in.failed`, `password.reset`. New actions may appear: ignore the ones you do not know.';
+  'What happened: `key.created`, `key.regenerated`, `key.revoked`, `scope.refused`, `source.refused`, `webhook_secret.rotated`, `watch.created`, `watch.deleted`, `watch.resumed`, `account.updated`, `account.exported`, `retention.changed`, `member.added`, `member.role_changed`, `member.removed`, `member.invited`, `invitation.withdrawn`, `sign_in.succeeded`, `sign_in.failed`, `password.reset`. New actions may appear: ignore the ones you do not know.';
 
 export const auditQuerySchema = {
   type: 'object',

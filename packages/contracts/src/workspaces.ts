@@ -44,6 +44,8 @@ export const WORKSPACE_PERMISSIONS = [
   /** Invite, change roles, remove. */
   'members:manage',
   'audit:read',
+  /** The workspace's settings (data retention). */
+  'settings:manage',
   /** Take the workspace's data out whole. */
   'workspace:export',
   'workspace:delete',

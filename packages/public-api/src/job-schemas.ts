@@ -281,7 +281,8 @@ export const jobSchema = {
     finished_at: isoOrNull,
     expires_at: {
       ...isoOrNull,
-      description: 'Results are kept until then (JOB_RESULTS_TTL after the end, 7 days by default).',
+      description:
+        'Results are kept until then: the account’s `job_results_days` after the end (GET /api/v1/account/retention), else JOB_RESULTS_TTL, 7 days by default.',
     },
     results_url: { type: 'string' },
     webhook: webhookStateSchema,

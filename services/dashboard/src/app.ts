@@ -39,6 +39,7 @@ import memberRoutes from './routes/members.ts';
 import operatorRoutes from './routes/operators.ts';
 import playgroundRoutes from './routes/playground.ts';
 import reauthRoutes from './routes/reauth.ts';
+import retentionRoutes from './routes/retention.ts';
 import signInRoutes from './routes/sign-in.ts';
 import signUpRoutes from './routes/sign-up.ts';
 import usageRoutes from './routes/usage.ts';
@@ -121,6 +122,7 @@ export async function buildDashboardApp(deps: DashboardDeps): Promise<FastifyIns
     jobRoutes,
     watchRoutes,
     webhookRoutes,
+    retentionRoutes,
     auditRoutes,
     memberRoutes,
     invitationRoutes,

@@ -32,6 +32,7 @@ import type { RecordAuditBody } from '@subx/contracts/audit';
 import type { Mail, Mailer } from '../src/mail/mailer.ts';
 import { fakeNamedKeys } from './named-keys-support.ts';
 import { fakeMembers } from './members-support.ts';
+import { fakeRetention } from './retention-support.ts';
 import type { SampleVideo } from '../src/views/first-request.ts';
 
 export const TEST_ADMIN_TOKEN = 'dashboard-test-admin-token-0123';
@@ -74,6 +75,7 @@ export function fakeGateway() {
   };
   const named = fakeNamedKeys(get);
   const people = fakeMembers(get, named);
+  const retention = fakeRetention(get);
   const newKey = (id: string) => {
     const key = `sxk_v1_${randomBytes(24).toString('base64url').replace(/[-_]/g, 'a').slice(0, 32)}`;
     keys.set(id, key);
@@ -252,6 +254,7 @@ export function fakeGateway() {
     },
     ...named.methods,
     ...people.methods,
+    ...retention.methods,
     async call(id, request): Promise<CallResult> {
       calls.push({ id, request });
       const a = get(id);
@@ -280,6 +283,7 @@ export function fakeGateway() {
     namedKeys: named.named,
     memberships: people.memberships,
     auditEvents: named.events,
+    retention,
   };
 }
 

@@ -43,6 +43,7 @@ import { registerWatches } from './watches/routes.ts';
 import { registerWebhooks } from './webhooks/routes.ts';
 import { registerKeys } from './keys/routes.ts';
 import { registerExport } from './export/routes.ts';
+import { registerRetention } from './retention/routes.ts';
 
 export type { GatewayDeps } from './deps.ts';
 
@@ -137,6 +138,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   registerAccount(app, ctx);
   registerAudit(app, ctx);
   registerExport(app, ctx);
+  registerRetention(app, ctx);
   registerHealth(app, ctx, version);
   registerRoot(app, version);
   await registerDocs(app, buildOpenApi(version));

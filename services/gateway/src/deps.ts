@@ -6,6 +6,7 @@ import type { AccountReadLimiter, IpRateLimiter } from './access/rate-limit.ts';
 import type { AccessControl, AccountProfile, AccountStanding, IdempotencyStore } from './access/types.ts';
 import type { UsageReader } from './access/usage.ts';
 import type { ApiKeys } from './access/api-keys.ts';
+import type { AccountRetention } from './access/retention.ts';
 import type { Account, CreditLedger } from '@subx/credits';
 import type { Backends } from '@subx/backends';
 import type { Config } from './config.ts';
@@ -51,6 +52,8 @@ export interface GatewayDeps {
   apiKeys?: ApiKeys;
   /** The workspace's members, for its export; absent: the export has no `member` lines. */
   members?: Pick<WorkspaceMembers, 'list'>;
+  /** The account's data retention (`/api/v1/account/retention`); absent: those routes answer 503. */
+  retention?: AccountRetention;
   /** Job webhooks: signing secrets and deliveries; without it the secret routes answer 503. */
   webhookSecrets?: WebhookSecretsApi;
   /**

@@ -158,6 +158,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     usage: access.usageReader,
     apiKeys: access.apiKeys,
     members: access.members,
+    retention: access.retention,
     backends,
     fanOut,
     jobs: jobService.jobs,

@@ -31,6 +31,11 @@ import { jobBacklogGauge } from './jobs/backlog.ts';
 import { startWatches } from './watches/start-watches.ts';
 import type { RunningWatches } from './watches/start-watches.ts';
 import { createWebhookModule } from './webhooks/index.ts';
+import { createJobStore } from './jobs/store.ts';
+import { createWatchStore } from './watches/store.ts';
+import { createRetentionSettings } from './retention/settings.ts';
+import { createRetentionSweep } from './retention/sweep.ts';
+import type { RetentionSweep } from './retention/sweep.ts';
 import type { WebhookModule } from './webhooks/index.ts';
 
 export { ConfigSchema, configSchema, loadJobServiceConfig, redactConfig } from './config.ts';
@@ -70,6 +75,8 @@ export interface RunningJobService {
   watches: RunningWatches;
   webhooks: WebhookModule;
   charging: Charging;
+  /** Applies the accounts' data retention and deletes what it has expired (src/retention). */
+  retention: RetentionSweep;
   /** Stops taking calls, lets the runner's items in flight finish (bounded), releases the rest. */
   stop(): Promise<void>;
 }
@@ -127,6 +134,8 @@ export async function startJobService(options: StartJobServiceOptions): Promise<
   });
   await webhooks.start();
 
+  // Each account's data retention, read from its account document (the gateway writes it).
+  const retentionSettings = createRetentionSettings({ store, defaultResultsMs: config.JOB_RESULTS_TTL });
   const directFanOut = createDirectFanOut({ extractor, concurrency: config.FANOUT_CONCURRENCY });
   const jobs = await startJobs({
     config,
@@ -145,6 +154,7 @@ export async function startJobService(options: StartJobServiceOptions): Promise<
       budget: createModelBudget({ kv, clock, pricing }),
       tierOf: (accountId) => balances.tierOf(accountId),
     },
+    ttlsOf: async (accountId) => (await retentionSettings.of(accountId)).ttls,
   });
   const watches = await startWatches({
     config,
@@ -163,7 +173,17 @@ export async function startJobService(options: StartJobServiceOptions): Promise<
     // A scheduled run lists the platform as POST …/run does, and counts as that request does.
     countScheduledRun: async (account) => (await charging.rateLimiter.consume(account, 'jobs')).admitted,
     webhooks,
+    historyDaysOf: async (accountId) => (await retentionSettings.of(accountId)).historyDays,
   });
+  const retention = createRetentionSweep({
+    store,
+    jobs: createJobStore(store),
+    watches: createWatchStore(store),
+    settings: retentionSettings,
+    clock,
+    logger: logger.child({ component: 'retention' }),
+  });
+  retention.start();
   const unregisterBacklog = jobBacklogGauge(store);
 
   const api = createJobServiceApi({
@@ -184,6 +204,7 @@ export async function startJobService(options: StartJobServiceOptions): Promise<
     });
   } catch (error) {
     unregisterBacklog();
+    await retention.stop().catch(() => {});
     await watches.stop().catch(() => {});
     await jobs.stop().catch(() => {});
     await webhooks.stop().catch(() => {});
@@ -199,11 +220,13 @@ export async function startJobService(options: StartJobServiceOptions): Promise<
     watches,
     webhooks,
     charging,
+    retention,
     async stop() {
       // No new calls; the watches' runs and the jobs' items in flight finish (bounded), their
       // leases go back for another replica; then the deliveries and the relays' last flush.
       await server.shutdown(Math.min(10_000, config.SHUTDOWN_TIMEOUT_MS));
       unregisterBacklog();
+      await retention.stop(Math.min(10_000, config.SHUTDOWN_TIMEOUT_MS));
       await watches.stop();
       await jobs.stop();
       await webhooks.stop();

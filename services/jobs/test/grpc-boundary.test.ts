@@ -6,8 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createJobServiceClient } from '@subx/backends';
-import type { ExtractorBackend, JobServiceBackend } from '@subx/backends';
-import { commonV1, extractorV1 } from '@subx/contracts';
+import type { JobServiceBackend } from '@subx/backends';
 import { isAppError } from '@subx/errors';
 import {
   createInMemoryDocumentStore,
@@ -15,61 +14,9 @@ import {
   createInProcessEventBus,
 } from '@subx/ports';
 import { createLogger } from '@subx/service-kit';
-import type { DocumentStore } from '@subx/ports';
 import { loadJobServiceConfig, startJobService } from '../src/index.ts';
 import type { RunningJobService } from '../src/index.ts';
-
-const ACCOUNT = 'acct_0123456789abcdef0123456789abcdef';
-const PRO = { id: ACCOUNT, tier: 'pro', keyId: 'key_one' };
-const watchUrl = (id: string) => `https://www.youtube.com/watch?v=${id}`;
-const VIDEOS = ['dQw4w9WgXcQ', 'jNQXAC9IVRw', '9bZkp7q19f0'];
-
-/** The extractor as far as a job of URLs needs it: a transcript per video, a duration per video. */
-function fakeExtractor(calls: string[]): ExtractorBackend {
-  const unexpected = (name: string) => () => Promise.reject(new Error(`unexpected ${name}`));
-  return {
-    getTranscript: async (request) => {
-      calls.push(request.videoId);
-      return extractorV1.GetTranscriptResponse.fromPartial({
-        videoId: request.videoId,
-        language: 'en',
-        subtitleType: commonV1.SubtitleType.SUBTITLE_TYPE_MANUAL,
-        segments: [
-          { text: `first words of ${request.videoId}`, start: 0, duration: 2.5, words: [] },
-          { text: 'and the rest', start: 2.5, duration: 3, words: [] },
-        ],
-        metadata: { title: `Video ${request.videoId}`, duration: 60 },
-      });
-    },
-    validateVideo: async (request) =>
-      extractorV1.ValidateVideoResponse.fromPartial({
-        valid: true,
-        duration: 60,
-        videoTitle: request.videoId,
-      }),
-    getPlaylist: unexpected('getPlaylist'),
-    listPlaylistVideos: unexpected('listPlaylistVideos'),
-    listChannelVideos: unexpected('listChannelVideos'),
-    search: unexpected('search'),
-    listSearchVideos: unexpected('listSearchVideos'),
-    checkHealth: async () => true,
-    checkPlatform: async () => true,
-  };
-}
-
-async function seedAccount(store: DocumentStore, credits: number): Promise<void> {
-  const now = new Date();
-  await store.collection('accounts').insertOne({
-    _id: ACCOUNT,
-    tier: 'pro',
-    credits,
-    allowance_month: now.toISOString().slice(0, 7),
-    updated_at: now.toISOString(),
-    holds: {},
-    email: null,
-    created_at: now.toISOString(),
-  });
-}
+import { ACCOUNT, PRO, VIDEOS, fakeExtractor, seedAccount, watchUrl } from './support.ts';
 
 const running: { service: RunningJobService; client: JobServiceBackend }[] = [];
 afterEach(async () => {

@@ -100,6 +100,18 @@ describe('gateway client', () => {
     expect(JSON.parse(seen[1]!.body)).toEqual({ name: 'CI', scopes: ['transcripts:read'] });
   });
 
+  it('reads the data retention and changes it with the member as the actor', async () => {
+    const client = createGatewayClient({ baseUrl, adminToken: 't', timeoutMs: 2_000 });
+    seen.length = 0;
+    await client.retention('acct_1');
+    await client.updateRetention('acct_1', { job_results_days: 3, chunks_days: null }, 'usr_1');
+    expect(seen.map((s) => [s.method, s.url])).toEqual([
+      ['GET', '/admin/v1/accounts/acct_1/retention'],
+      ['PATCH', '/admin/v1/accounts/acct_1/retention?member_id=usr_1'],
+    ]);
+    expect(JSON.parse(seen[1]!.body)).toEqual({ job_results_days: 3, chunks_days: null });
+  });
+
   it('keeps the gateway’s message of a refused request, never of a failure', async () => {
     const client = createGatewayClient({ baseUrl, adminToken: 't', timeoutMs: 2_000 });
     const refused = await client.getAccount('refused/x').catch((e: unknown) => e);

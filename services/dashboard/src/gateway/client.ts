@@ -28,6 +28,7 @@ import type {
   WorkspaceMember,
   WorkspaceMemberList,
 } from '@subx/contracts/workspaces';
+import type { RetentionSettings, UpdateRetentionBody } from '@subx/contracts/retention';
 import { REQUEST_ID_HEADER } from '@subx/service-kit';
 
 // The admin API's shapes come from its schemas (the gateway validates and documents with the same
@@ -51,6 +52,8 @@ export { API_KEY_SCOPES, API_KEY_SCOPE_DESCRIPTIONS } from '@subx/contracts/acce
 export type { ApiKeyInfo, ApiKeyScope, CreateApiKeyBody } from '@subx/contracts/access';
 export type { AuditEventView, AuditPage } from '@subx/contracts/audit';
 export type { WorkspaceMember } from '@subx/contracts/workspaces';
+export { RETENTION_FIELDS } from '@subx/contracts/retention';
+export type { RetentionField, RetentionSettings, UpdateRetentionBody } from '@subx/contracts/retention';
 
 export class GatewayError extends Error {
   readonly status: number;
@@ -118,6 +121,13 @@ export interface GatewayClient {
   removeMember(id: string, userId: string, by: string, reassignTo?: string): Promise<RemovedWorkspaceMember>;
   /** Where the person belongs, with which role, oldest membership first. */
   workspacesOf(userId: string): Promise<MemberWorkspaces['workspaces']>;
+  /** The account's data retention with its tier's caps. */
+  retention(id: string): Promise<RetentionSettings>;
+  /**
+   * Sets (days) or resets (null) the fields sent, the dashboard user `memberId` the audit log's
+   * actor; 400 INVALID_REQUEST (its detail names the field and the cap) past the tier's cap.
+   */
+  updateRetention(id: string, change: UpdateRetentionBody, memberId: string): Promise<RetentionSettings>;
 }
 
 export function createGatewayClient(options: {
@@ -213,5 +223,12 @@ export function createGatewayClient(options: {
     workspacesOf: async (userId) =>
       (await request<MemberWorkspaces>('GET', `/admin/v1/members/${encodeURIComponent(userId)}/workspaces`))
         .workspaces,
+    retention: (id) => request('GET', `${account(id)}/retention`),
+    updateRetention: (id, change, memberId) =>
+      request(
+        'PATCH',
+        `${account(id)}/retention?${new URLSearchParams({ member_id: memberId }).toString()}`,
+        change,
+      ),
   };
 }

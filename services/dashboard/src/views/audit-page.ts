@@ -23,6 +23,7 @@ const ACTION_WORDS: Record<string, string> = {
   'watch.deleted': 'Watch deleted',
   'watch.resumed': 'Watch resumed',
   'account.updated': 'Account changed by an operator',
+  'retention.changed': 'Data retention changed',
   'sign_in.succeeded': 'Signed in to the dashboard',
   'sign_in.failed': 'Failed sign-in to the dashboard',
   'password.reset': 'Password reset',

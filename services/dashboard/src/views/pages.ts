@@ -61,6 +61,7 @@ function nav(ctx: PageContext): Html {
     ['/watches', 'Watches', 'jobs:read'],
     ['/webhooks', 'Webhooks', 'webhooks:manage'],
     ['/members', 'Members', 'members:read'],
+    ['/retention', 'Data retention', 'settings:manage'],
     ['/audit', 'Audit log', 'audit:read'],
   ];
   const role = ctx.viewer.role;

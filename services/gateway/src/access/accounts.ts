@@ -8,6 +8,7 @@ import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { Clock, Collection, DocumentStore } from '@subx/ports';
 import { ACCOUNTS_COLLECTION, createAccountBalances, utcMonth } from '@subx/credits';
 import type { AccessPricing, AccountBalanceDoc, Tier } from '@subx/credits';
+import type { StoredRetention } from '@subx/contracts/retention';
 import type { KeyCache } from './key-cache.ts';
 import type { KeyHolder } from './key-limits.ts';
 import { limitsOf, type NamedKeys } from './named-keys.ts';
@@ -40,6 +41,8 @@ export interface AccountDoc extends AccountBalanceDoc {
     /** The last admitted call with it, to the minute (key-use.ts); absent until the first. */
     last_used_at?: string;
   };
+  /** The workspace's data retention (retention.ts); absent: every default. */
+  retention?: StoredRetention;
 }
 
 const ACCOUNT_ID_PATTERN = /^acct_[0-9a-f]{32}$/;
@@ -167,6 +170,8 @@ export function createAccountRepository(options: AccountRepositoryOptions): Acco
 
     async init() {
       await accounts.createIndex({ 'key.hash': 1 }, { name: 'key_hash' });
+      // The job service looks for settings changed since its last look (services/jobs/src/retention).
+      await accounts.createIndex({ 'retention.changed_at': 1 }, { name: 'retention_changes' });
     },
 
     async createAccount(input) {

@@ -21,6 +21,7 @@ import { createAccessControl } from './access-control.ts';
 import { createNamedKeys, type NamedKeys } from './named-keys.ts';
 import { createApiKeys, type ApiKeys } from './api-keys.ts';
 import { createWorkspaceMembers, type WorkspaceMembers } from './workspace-members.ts';
+import { createAccountRetention, type AccountRetention } from './retention.ts';
 import { createKeyUseObserver } from './key-use.ts';
 import type { AuditLog } from '../domain/audit-log.ts';
 import type { CreditLedgerImpl } from '@subx/credits';
@@ -81,6 +82,8 @@ export interface AccessModule {
   apiKeys: ApiKeys;
   /** Who belongs to each workspace (account), with which role (the dashboard's people). */
   members: WorkspaceMembers;
+  /** The workspace's data retention as `/api/v1/account/retention` and the admin API change it (audited). */
+  retention: AccountRetention;
   usageReader: UsageReader;
   outboxRelay: OutboxRelay;
   /** Publishes the request-usage reports of `requestLog` (billing.request-usage.v1). */
@@ -168,6 +171,11 @@ export function createAccessModule(deps: AccessModuleDeps): AccessModule {
     apiKeys,
     ...(deps.audit ? { audit: deps.audit } : {}),
   });
+  const retention = createAccountRetention({
+    accounts,
+    clock,
+    ...(deps.audit ? { audit: deps.audit } : {}),
+  });
   const idempotency = createIdempotencyStore({ kv });
   const ipLimiter = createIpRateLimiter({
     kv,
@@ -223,6 +231,7 @@ export function createAccessModule(deps: AccessModuleDeps): AccessModule {
     namedKeys,
     apiKeys,
     members,
+    retention,
     usageReader,
     outboxRelay: relay,
     requestRelay,

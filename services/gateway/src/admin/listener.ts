@@ -26,6 +26,7 @@ import { adminRecoveryRoutes } from './recovery.routes.ts';
 import { adminKeyRoutes } from './keys.routes.ts';
 import { adminMemberRoutes } from './members.routes.ts';
 import { adminAuditRoutes } from './audit.routes.ts';
+import { adminRetentionRoutes } from './retention.routes.ts';
 import type { AuditLog, AuditReader } from '../domain/audit-log.ts';
 import { createAccountSecurer } from '../recovery/secure-account.ts';
 import type { JobsApi, WatchesApi, WebhookSecretsApi } from '@subx/backends';
@@ -55,7 +56,8 @@ type AdminAccess = Pick<
   | 'members'
   | 'clock'
   | 'logger'
->;
+> &
+  Partial<Pick<AccessModule, 'retention'>>;
 
 export interface AdminAppOptions {
   config: ListenerConfig;
@@ -161,6 +163,7 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
       adminWatchRoutes(scope, { accounts: access.accounts, watches: options.watches, ...audit });
     }
     adminAuditRoutes(scope, { accounts: access.accounts, ...audit });
+    if (access.retention) adminRetentionRoutes(scope, { retention: access.retention });
     adminRecoveryRoutes(scope, {
       secure: createAccountSecurer({
         accounts: access.accounts,

@@ -45,6 +45,7 @@ import {
   workspaceMemberParamsSchema,
   workspaceMemberSchema,
 } from '@subx/contracts/workspaces';
+import { retentionSettingsSchema, updateRetentionBodySchema } from '@subx/contracts/retention';
 import type { ErrorCode } from '@subx/errors';
 import { BODY_ERROR_CODES } from '@subx/public-api';
 import type { JsonSchema } from '@subx/public-api';
@@ -403,6 +404,34 @@ export const ADMIN_OPERATION_SPECS: AdminOperationSpec[] = [
     successStatus: 200,
     response: memberWorkspacesSchema,
     errors: [],
+  },
+  {
+    method: 'GET',
+    path: `${ACCOUNT}/retention`,
+    operationId: 'getAccountRetention',
+    summary: 'How long the account keeps its data',
+    tag: 'Self-service',
+    description:
+      'The account’s data retention with its tier’s caps, as the public GET /api/v1/account/retention answers it.',
+    params,
+    successStatus: 200,
+    response: retentionSettingsSchema,
+    errors: ['NOT_FOUND'],
+  },
+  {
+    method: 'PATCH',
+    path: `${ACCOUNT}/retention`,
+    operationId: 'updateAccountRetention',
+    summary: 'Change how long the account keeps its data',
+    tag: 'Self-service',
+    description:
+      'As the public PATCH /api/v1/account/retention: the fields sent set (days) or reset (null), a value past the tier’s cap 400 INVALID_REQUEST naming the field and the cap; lowering applies to what is stored. `member_id`: the dashboard user asking (recorded in the audit log).',
+    params,
+    querystring: actingMemberQuerySchema,
+    body: updateRetentionBodySchema,
+    successStatus: 200,
+    response: retentionSettingsSchema,
+    errors: [...BODY_ERRORS, 'NOT_FOUND'],
   },
 ];
 

@@ -29,6 +29,8 @@ export type AuditAction =
   /** Reported by the dashboard (admin API): an invitation sent or withdrawn (details: role, e-mail). */
   | 'member.invited'
   | 'invitation.withdrawn'
+  /** The workspace's data retention changed (details: the fields, their new and previous days). */
+  | 'retention.changed'
   /** Reported by the dashboard (admin API): a member signed in, failed to, reset the password. */
   | 'sign_in.succeeded'
   | 'sign_in.failed'

@@ -7,7 +7,7 @@ import type { Operation } from '@subx/credits';
 import type { DocumentFormat, JsonSchema } from '@subx/public-api';
 
 export interface OperationSpec {
-  method: 'GET' | 'POST' | 'DELETE';
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   path: string;
   operationId: string;
   summary: string;

@@ -67,6 +67,8 @@ function nameTableSchemas(): void {
   named('AuditActor', properties(auditEvent).actor!);
   named('AuditTarget', properties(auditEvent).target!);
   named('AuditDetails', properties(auditEvent).details!);
+  named('RetentionSettings', result('getAccountRetention'));
+  named('RetentionCaps', properties(result('getAccountRetention')).caps!);
   named('Health', healthResponseSchema);
   named('ServiceStatuses', properties(healthResponseSchema).services!);
 }

@@ -112,4 +112,12 @@ export const REQUEST_EXAMPLES: Record<string, RequestExample> = {
   analyzeComments: {
     body: { sample: { summary: 'Analyse 20 comments', value: { url: COMMENTS_URL, sample_size: 20 } } },
   },
+  updateAccountRetention: {
+    body: {
+      shorter: {
+        summary: 'Results 3 days, chunks a day, a watch’s history back to its default',
+        value: { job_results_days: 3, chunks_days: 1, watch_history_days: null },
+      },
+    },
+  },
 };

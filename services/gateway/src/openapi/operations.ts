@@ -14,6 +14,7 @@ import { WATCH_OPERATIONS } from '../watches/operations.ts';
 import { WEBHOOK_OPERATIONS } from '../webhooks/operations.ts';
 import { KEY_OPERATIONS } from '../keys/operations.ts';
 import { EXPORT_OPERATIONS } from '../export/operations.ts';
+import { RETENTION_OPERATIONS } from '../retention/operations.ts';
 
 /** The HTTP operation table: one entry per public route, driving validation, routes, OpenAPI and llms.txt. */
 export const OPERATION_SPECS: OperationSpec[] = [
@@ -31,6 +32,8 @@ export const OPERATION_SPECS: OperationSpec[] = [
   ...AUDIT_OPERATIONS,
   // All of the account's data, for its owner (export/operations.ts).
   ...EXPORT_OPERATIONS,
+  // How long the account keeps its data (retention/operations.ts).
+  ...RETENTION_OPERATIONS,
 ];
 
 export function operationById(id: string): OperationSpec {

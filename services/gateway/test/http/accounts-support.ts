@@ -22,6 +22,7 @@ import { createWatchesService } from '../../../jobs/src/watches/service.ts';
 import { createWatchStore } from '../../../jobs/src/watches/store.ts';
 import { createWebhookSecrets } from '../../../jobs/src/webhooks/secrets.ts';
 import { jobsApiOf, watchesApiOf, webhookSecretsApiOf } from '../../../jobs/src/api.ts';
+import { createRetentionSettings } from '../../../jobs/src/retention/settings.ts';
 
 export interface AccountsHarness {
   replicas: Replicas;
@@ -50,12 +51,16 @@ export async function accountsGateway(): Promise<AccountsHarness> {
     logger: silentLogger,
   });
   const common = { webhooks: null, pricing: DEFAULT_PRICING, clock } as const;
+  // Each account's data retention, read from its account document as the job service reads it.
+  const retention = createRetentionSettings({ store, defaultResultsMs: config.JOB_RESULTS_TTL });
+  const ttlsOf = async (accountId: string) => (await retention.of(accountId)).ttls;
   const jobs = createJobsService({
     ...common,
     store: jobStore,
     notifier,
     credits: m.credits,
     resultsTtlMs: config.JOB_RESULTS_TTL,
+    ttlsOf,
   });
   const runner = createJobRunner({
     store: jobStore,
@@ -70,6 +75,7 @@ export async function accountsGateway(): Promise<AccountsHarness> {
     config,
     instanceId: 'accounts-test',
     sleep: async () => {},
+    ttlsOf,
   });
   const watchStore = createWatchStore(store);
   await watchStore.ensureIndexes();
@@ -93,6 +99,7 @@ export async function accountsGateway(): Promise<AccountsHarness> {
       clock,
       apiKeys: m.apiKeys,
       members: m.members,
+      retention: m.retention,
       accountProfile: m.accountProfile,
       usage: m.usageReader,
       audit,

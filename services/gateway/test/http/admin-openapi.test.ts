@@ -153,8 +153,8 @@ describe('admin /openapi.json', () => {
         ),
     );
     expect(fastifyRoutes(admin)).toEqual([...documented, 'GET /openapi.json'].sort());
-    // The parser reads what it should: the table has twenty-four rows, all routed here.
-    expect(documented).toHaveLength(24);
+    // The parser reads what it should: the table has twenty-six rows, all routed here.
+    expect(documented).toHaveLength(26);
   });
 
   it('real answers match the documented response schemas', async () => {
@@ -194,6 +194,8 @@ describe('admin /openapi.json', () => {
     await check('POST', `${account}/api-key`, `${A}/api-key`);
     await check('GET', `${account}/usage?from=2026-03-01&to=2026-03-03`, `${A}/usage`);
     await check('GET', `${account}/limits`, `${A}/limits`);
+    await check('GET', `${account}/retention`, `${A}/retention`);
+    await check('PATCH', `${account}/retention?member_id=usr_1`, `${A}/retention`, { chunks_days: 3 });
     await check('POST', `${account}/calls`, `${A}/calls`, {
       path: '/api/v1/validate',
       query: { url: VIDEO_URL },

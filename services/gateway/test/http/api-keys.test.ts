@@ -36,7 +36,7 @@ afterAll(async () => {
 
 async function call(
   key: string,
-  method: 'GET' | 'POST' | 'DELETE',
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
   url: string,
   body?: unknown,
   remoteAddress = '127.0.0.1',

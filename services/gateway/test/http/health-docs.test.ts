@@ -126,6 +126,7 @@ describe('docs', () => {
       [
         '/api/v1/account',
         '/api/v1/account/export',
+        '/api/v1/account/retention',
         '/api/v1/audit',
         '/api/v1/batch',
         '/api/v1/comments',

@@ -109,6 +109,9 @@ describe('MCP tools', () => {
       'listAuditEvents',
       // Everything the account holds, for its owner's primary key: never an agent's.
       'exportAccount',
+      // How long the account keeps its data: its owner's setting, not an agent's.
+      'getAccountRetention',
+      'updateAccountRetention',
     ]);
     expect(buildTools().map((t) => t.name)).toEqual(Object.keys(TWINS));
   });

@@ -25,7 +25,13 @@ async function keysGateway() {
   const replicas = await startReplicas(1);
   const m = replicas.modules[0]!;
   const gw = await buildTestGateway({
-    deps: { access: m.access, credits: m.credits, idempotency: m.idempotency, apiKeys: m.apiKeys },
+    deps: {
+      access: m.access,
+      credits: m.credits,
+      idempotency: m.idempotency,
+      apiKeys: m.apiKeys,
+      retention: m.retention,
+    },
   });
   const { account, apiKey } = await m.accounts.createAccount({ tier: 'pro' });
   const named = await m.apiKeys.create(
@@ -129,7 +135,7 @@ async function syncGateway(): Promise<TestGateway> {
   return gw;
 }
 
-type Call = { method: 'GET' | 'POST' | 'DELETE'; url: string; payload?: object; key?: string };
+type Call = { method: 'GET' | 'POST' | 'PATCH' | 'DELETE'; url: string; payload?: object; key?: string };
 const json = (r: LightMyRequestResponse) => r.json() as Record<string, unknown>;
 
 describe('every success body', () => {
@@ -226,6 +232,19 @@ describe('every success body', () => {
       },
       listAuditEvents: { app: gw.app, call: { method: 'GET', url: '/api/v1/audit' } },
       exportAccount: { app: gw.app, call: { method: 'GET', url: '/api/v1/account/export' } },
+      getAccountRetention: {
+        app: keys.gw.app,
+        call: { method: 'GET', url: '/api/v1/account/retention', key: keys.apiKey },
+      },
+      updateAccountRetention: {
+        app: keys.gw.app,
+        call: {
+          method: 'PATCH',
+          url: '/api/v1/account/retention',
+          payload: { job_results_days: 3 },
+          key: keys.apiKey,
+        },
+      },
     };
     // Every row of the operation table is exercised: a new operation must be added here.
     expect(Object.keys(calls).sort()).toEqual(OPERATION_SPECS.map((s) => s.operationId).sort());

@@ -77,12 +77,23 @@ export type JobDoc = {
   updated_at: number;
   started_at: number | null;
   finished_at: number | null;
-  /** Results are kept until then (JOB_RESULTS_TTL after finishing); the job a while longer. */
+  /**
+   * Results are kept until then (the account's `job_results_days` after finishing, else
+   * JOB_RESULTS_TTL); the job a while longer.
+   */
   expires_at: number | null;
   /** The job document itself is removed then (404 afterwards). */
   purge_at: number | null;
   /** Its results and items were removed at `expires_at` (the results answer 410 since). */
   results_purged: boolean;
+  /**
+   * Its chunks (`…/chunks`, the `chunks` of its results) are served until then: the account's
+   * `chunks_days` after it ended, never past `expires_at`. Absent on jobs stored before it existed
+   * (their chunks end with their results).
+   */
+  chunks_expire_at?: number | null;
+  /** The retention sweep closed its chunks at `chunks_expire_at` (services/jobs/src/retention). */
+  chunks_purged?: boolean;
   /** Which gateway runs it, until when (renewed as it goes; a crashed runner's lease runs out). */
   lease_owner: string | null;
   lease_until: number;

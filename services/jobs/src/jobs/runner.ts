@@ -36,6 +36,7 @@ import type { JobDoc, JobItem } from './model.ts';
 import type { JobStore } from './store.ts';
 import type { JobNotifier } from './notify.ts';
 import { jobMetrics } from './metrics.ts';
+import { finishTtls, fixedTtls, type JobTtlsOf } from './ttls.ts';
 import { runItemPool } from './item-pool.ts';
 import { createJobProgress, type ProgressCounts } from './progress.ts';
 import { settleLeftovers } from './leftovers.ts';
@@ -85,6 +86,8 @@ export interface JobRunnerDeps {
    * queue in front of the extractor, so start-jobs.ts caps it there at the fan-out's concurrency.
    */
   maxInFlight?: number;
+  /** The account's retention when a job ends (services/jobs/src/retention); absent: JOB_RESULTS_TTL. */
+  ttlsOf?: JobTtlsOf;
 }
 
 export interface JobRunner {
@@ -102,6 +105,7 @@ const MAINTENANCE_EVERY_MS = 10_000;
 
 export function createJobRunner(deps: JobRunnerDeps): JobRunner {
   const { store, fanOut, lister, credits, pricing, notifier, clock, logger, config, instanceId } = deps;
+  const ttlsOf = deps.ttlsOf ?? fixedTtls(config.JOB_RESULTS_TTL);
   const sleep =
     deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref()));
   const active = new Map<string, Promise<void>>();
@@ -146,7 +150,7 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
       owner: instanceId,
       error: error ? { code: error.code, message: publicMessage(error) } : null,
       nowMs: clock.now(),
-      resultsTtlMs: config.JOB_RESULTS_TTL,
+      ...finishTtls(await ttlsOf(job.account_id)),
       ...(counts ? { counts } : {}),
     });
     if (done) {
@@ -295,12 +299,12 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
           message: `The job waited ${Math.round(config.JOBS_QUEUED_TTL_MS / 60_000)} minutes without starting and expired; nothing was charged. Create it again.`,
         },
         nowMs: now,
-        resultsTtlMs: config.JOB_RESULTS_TTL,
+        ...finishTtls(await ttlsOf(job.account_id)),
       });
     }
-    // Terminal jobs only (the query's filter); notify never throws.
+    // Terminal jobs only (the query's filter); notify never throws. Expired results are deleted
+    // by the retention sweep (services/jobs/src/retention), which counts what it deletes.
     for (const job of await store.unnotified(now, 20)) await notifier.notify(job);
-    await store.purge(now, 100);
   }
 
   async function poll() {

@@ -19,6 +19,7 @@ import type { JobNotifier } from './notify.ts';
 import { normalizedSearch } from './sources.ts';
 import type { JobStore } from './store.ts';
 import { newJobId } from './store.ts';
+import { finishTtls, fixedTtls, type JobTtlsOf } from './ttls.ts';
 import type { WebhookDeliveries, WebhookDeliveryState } from '../webhooks/index.ts';
 
 /** What GET /jobs/{id} shows of the webhook: the outbox's record once the job has ended, `waiting` before. */
@@ -140,9 +141,13 @@ export function createJobsService(deps: {
   credits: CreditLedger;
   pricing: AccessPricing;
   clock: Clock;
+  /** The deployment's JOB_RESULTS_TTL: how long results are kept where the account sets nothing. */
   resultsTtlMs: number;
+  /** The account's retention when a job ends (services/jobs/src/retention); absent: `resultsTtlMs`. */
+  ttlsOf?: JobTtlsOf;
 }): JobsService {
   const { store, notifier, clock, pricing } = deps;
+  const ttlsOf = deps.ttlsOf ?? fixedTtls(deps.resultsTtlMs);
 
   async function webhookOf(job: JobDoc): Promise<WebhookState | null> {
     if (!job.webhook_url) return null;
@@ -173,6 +178,16 @@ export function createJobsService(deps: {
   function expired(job: JobDoc): boolean {
     return job.results_purged || (job.expires_at !== null && clock.now() >= job.expires_at);
   }
+
+  /** Whether the job's chunks are past the account's `chunks_days` (they end with its results at the latest). */
+  function chunksExpired(job: JobDoc): boolean {
+    const at = job.chunks_expire_at;
+    return expired(job) || job.chunks_purged === true || (typeof at === 'number' && clock.now() >= at);
+  }
+
+  /** The item as a results page shows it: its chunks only while they are kept. */
+  const asShown = (job: JobDoc, item: Record<string, unknown>) =>
+    chunksExpired(job) ? item : withChunks(job, item);
 
   function cursorIndex(cursor: string | undefined): number {
     if (cursor === undefined) return 0;
@@ -361,7 +376,7 @@ export function createJobsService(deps: {
       return {
         job_id: job._id,
         status: job.status,
-        results: shown.map((r) => withChunks(job, r.item)),
+        results: shown.map((r) => asShown(job, r.item)),
         next_cursor: more || !ended ? encodeCursor({ i: nextIndex }) : null,
       };
     },
@@ -381,12 +396,18 @@ export function createJobsService(deps: {
         const known = Object.hasOwn(ERROR_CATALOG, code) ? (code as ErrorCode) : 'UPSTREAM_ERROR';
         throw new AppError(known, String(found.item.error_message ?? 'The item failed.'));
       }
-      return { job, item: withChunks(job, found.item) };
+      return { job, item: asShown(job, found.item) };
     },
 
     async chunkLines(accountId, jobId) {
       const job = await owned(accountId, jobId);
-      if (expired(job)) throw new AppError('JOB_EXPIRED', `The results of job ${job._id} expired.`);
+      if (chunksExpired(job)) {
+        const at = Math.min(job.chunks_expire_at ?? Infinity, job.expires_at ?? Infinity);
+        throw new AppError(
+          'JOB_EXPIRED',
+          `The chunks of job ${job._id} expired${Number.isFinite(at) ? ` at ${new Date(at).toISOString()}` : ''}.`,
+        );
+      }
       if (job.options.format !== 'json' || !job.options.include_timestamps) {
         throw new AppError(
           'CONFLICT',
@@ -434,7 +455,7 @@ export function createJobsService(deps: {
         const running = job.status === 'running';
         const done = await store.finish(job._id, 'canceled', {
           nowMs: clock.now(),
-          resultsTtlMs: deps.resultsTtlMs,
+          ...finishTtls(await ttlsOf(job.account_id)),
           // A runner holds it: it records the window in flight, then sends the notice itself.
           keepLease: running,
         });

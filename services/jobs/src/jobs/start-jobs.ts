@@ -22,6 +22,7 @@ import { createJobsService } from './service.ts';
 import type { JobWebhooks, JobsService } from './service.ts';
 import { createJobSourceLister } from './sources.ts';
 import { createJobStore } from './store.ts';
+import type { JobTtlsOf } from './ttls.ts';
 
 export interface RunningJobs {
   service: JobsService;
@@ -44,6 +45,8 @@ export async function startJobs(deps: {
   webhooks: (JobWebhooks & JobWebhookSink) | null;
   /** The accounts' daily model budget (@subx/credits, model-budget.ts) and each account's tier for it. */
   modelBudget?: { budget: ModelBudget; tierOf(accountId: string): Promise<Tier | null> };
+  /** The account's retention when a job ends (services/jobs/src/retention); absent: JOB_RESULTS_TTL. */
+  ttlsOf?: JobTtlsOf;
 }): Promise<RunningJobs> {
   const { config, bus, clock } = deps;
   // Children of the gateway's logger, one `component` each (a child of a child would repeat it).
@@ -89,6 +92,7 @@ export async function startJobs(deps: {
     config,
     instanceId: deps.instanceId,
     ...(deps.modelBudget ? { modelBudget: deps.modelBudget } : {}),
+    ...(deps.ttlsOf ? { ttlsOf: deps.ttlsOf } : {}),
     // Straight to the extractor's gRPC port there is no queue to wait in: a job keeps no more
     // items in flight than a batch request would.
     ...(deps.fanOutMode === 'direct'
@@ -104,6 +108,7 @@ export async function startJobs(deps: {
     pricing: deps.pricing,
     clock,
     resultsTtlMs: config.JOB_RESULTS_TTL,
+    ...(deps.ttlsOf ? { ttlsOf: deps.ttlsOf } : {}),
   });
   return {
     service,

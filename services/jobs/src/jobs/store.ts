@@ -112,6 +112,8 @@ export interface JobStore {
       error?: JobError | null;
       nowMs: number;
       resultsTtlMs: number;
+      /** How long its chunks are served (at most `resultsTtlMs`); absent: as long as its results. */
+      chunksTtlMs?: number;
       keepLease?: boolean;
       /** Results not counted yet (a run that ends the job): added in the same update. */
       counts?: { succeeded: number; failed: number; charged: number };
@@ -122,6 +124,23 @@ export interface JobStore {
   markNotified(jobId: string): Promise<void>;
   /** Removes results past `expires_at` and jobs past `purge_at`. Returns how many jobs were touched. */
   purge(nowMs: number, limit: number): Promise<number>;
+  /**
+   * What `purge` does, counted: up to `limit` jobs past `expires_at` lose their results and items,
+   * up to `limit` past `purge_at` are deleted; `results` is the result documents deleted.
+   */
+  purgeExpired(nowMs: number, limit: number): Promise<{ jobs: number; results: number }>;
+  /** Closes the chunks of up to `limit` jobs past `chunks_expire_at`; how many it closed. */
+  closeChunks(nowMs: number, limit: number): Promise<number>;
+  /**
+   * A lowered retention applied to the account's ended jobs whose results are kept: `expires_at`,
+   * `purge_at` and `chunks_expire_at` brought forward to what the new setting gives, never pushed
+   * back. One page of jobs after `afterId` (by id); the last id seen, null after the last page.
+   */
+  shortenRetention(
+    accountId: string,
+    ttls: { resultsMs: number; chunksMs: number },
+    page: { afterId: string | null; limit: number },
+  ): Promise<{ lastId: string | null; shortened: number }>;
 }
 
 export function createJobStore(store: DocumentStore): JobStore {
@@ -136,6 +155,28 @@ export function createJobStore(store: DocumentStore): JobStore {
     return jobs.countDocuments({ account_id: accountId, status: 'running' });
   }
 
+  async function purgeExpired(nowMs: number, limit: number): Promise<{ jobs: number; results: number }> {
+    // Each step is idempotent: replicas sweeping side by side delete each document once, and
+    // the counts are what each of them actually deleted.
+    let touched = 0;
+    let deleted = 0;
+    const expired = await jobs.find({ expires_at: { $lt: nowMs }, results_purged: false }, { limit });
+    for (const job of expired) {
+      deleted += (await results.deleteMany({ job_id: job._id })).deletedCount;
+      await itemsCol.deleteOne({ _id: job._id });
+      await jobs.updateOne({ _id: job._id }, { $set: { results_purged: true } });
+      touched += 1;
+    }
+    const gone = await jobs.find({ purge_at: { $lt: nowMs } }, { limit });
+    for (const job of gone) {
+      deleted += (await results.deleteMany({ job_id: job._id })).deletedCount;
+      await itemsCol.deleteOne({ _id: job._id });
+      await jobs.deleteOne({ _id: job._id });
+      touched += 1;
+    }
+    return { jobs: touched, results: deleted };
+  }
+
   return {
     async ensureIndexes() {
       await jobs.createIndex({ account_id: 1, _id: -1 }, { name: 'jobs_by_account' });
@@ -144,6 +185,7 @@ export function createJobStore(store: DocumentStore): JobStore {
       await jobs.createIndex({ notified: 1, status: 1 }, { name: 'jobs_unnotified' });
       await jobs.createIndex({ expires_at: 1 }, { name: 'jobs_expiry' });
       await jobs.createIndex({ purge_at: 1 }, { name: 'jobs_purge' });
+      await jobs.createIndex({ chunks_expire_at: 1 }, { name: 'jobs_chunks_expiry' });
       await results.createIndex({ job_id: 1, index: 1 }, { name: 'job_results_in_order' });
     },
 
@@ -315,7 +357,11 @@ export function createJobStore(store: DocumentStore): JobStore {
       return updated.matchedCount === 1;
     },
 
-    finish(jobId, status, { owner, error = null, nowMs, resultsTtlMs, keepLease = false, counts }) {
+    finish(
+      jobId,
+      status,
+      { owner, error = null, nowMs, resultsTtlMs, chunksTtlMs, keepLease = false, counts },
+    ) {
       const filter: Filter = { _id: jobId, status: { $in: ['queued', 'running'] } };
       if (owner !== undefined) filter.lease_owner = owner;
       return jobs.findOneAndUpdate(
@@ -327,6 +373,7 @@ export function createJobStore(store: DocumentStore): JobStore {
             finished_at: nowMs,
             updated_at: nowMs,
             expires_at: nowMs + resultsTtlMs,
+            chunks_expire_at: nowMs + Math.min(chunksTtlMs ?? resultsTtlMs, resultsTtlMs),
             // The job itself stays readable (and its results answer 410) as long again.
             purge_at: nowMs + 2 * resultsTtlMs,
             notified: false,
@@ -359,22 +406,54 @@ export function createJobStore(store: DocumentStore): JobStore {
     },
 
     async purge(nowMs, limit) {
-      let touched = 0;
-      const expired = await jobs.find({ expires_at: { $lt: nowMs }, results_purged: false }, { limit });
-      for (const job of expired) {
-        await results.deleteMany({ job_id: job._id });
-        await itemsCol.deleteOne({ _id: job._id });
-        await jobs.updateOne({ _id: job._id }, { $set: { results_purged: true } });
-        touched += 1;
+      return (await purgeExpired(nowMs, limit)).jobs;
+    },
+
+    purgeExpired,
+
+    async closeChunks(nowMs, limit) {
+      let closed = 0;
+      const due = { chunks_expire_at: { $lt: nowMs }, chunks_purged: { $ne: true } };
+      for (const job of await jobs.find(due, { limit })) {
+        const { modifiedCount } = await jobs.updateOne(
+          { _id: job._id, chunks_purged: { $ne: true } },
+          { $set: { chunks_purged: true } },
+        );
+        closed += modifiedCount;
       }
-      const gone = await jobs.find({ purge_at: { $lt: nowMs } }, { limit });
-      for (const job of gone) {
-        await results.deleteMany({ job_id: job._id });
-        await itemsCol.deleteOne({ _id: job._id });
-        await jobs.deleteOne({ _id: job._id });
-        touched += 1;
+      return closed;
+    },
+
+    async shortenRetention(accountId, ttls, page) {
+      const filter: Filter = {
+        account_id: accountId,
+        results_purged: false,
+        finished_at: { $ne: null },
+      };
+      if (page.afterId !== null) filter._id = { $gt: page.afterId };
+      const found = await jobs.find(filter, { sort: { _id: 1 }, limit: page.limit });
+      let shortened = 0;
+      for (const job of found) {
+        const ended = job.finished_at!;
+        const expiresAt = Math.min(job.expires_at ?? Infinity, ended + ttls.resultsMs);
+        const chunksAt = Math.min(
+          job.chunks_expire_at ?? job.expires_at ?? Infinity,
+          ended + Math.min(ttls.chunksMs, ttls.resultsMs),
+          expiresAt,
+        );
+        const purgeAt = Math.min(job.purge_at ?? Infinity, expiresAt + ttls.resultsMs);
+        if (expiresAt === job.expires_at && chunksAt === job.chunks_expire_at && purgeAt === job.purge_at)
+          continue;
+        await jobs.updateOne(
+          { _id: job._id },
+          { $set: { expires_at: expiresAt, chunks_expire_at: chunksAt, purge_at: purgeAt } },
+        );
+        shortened += 1;
       }
-      return touched;
+      return {
+        lastId: found.length < page.limit ? null : found.at(-1)!._id,
+        shortened,
+      };
     },
   };
 }

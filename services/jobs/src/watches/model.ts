@@ -47,6 +47,12 @@ export interface WatchPending {
   job_id: string | null;
 }
 
+/** The first `count` ids of `seen` not described by an earlier mark were first seen at `at` (history.ts). */
+export interface SeenMark {
+  at: number;
+  count: number;
+}
+
 /** Why a watch stopped running until its owner resumes it. */
 export interface WatchPause {
   at: number;
@@ -69,8 +75,17 @@ export type WatchDoc = {
   last_run: WatchRun | null;
   /** Video ids already seen (handed to a job, or recorded by a first run without backfill), newest first. */
   seen: string[];
+  /** When the ids of `seen` were first seen (history.ts); absent on older watches. */
+  seen_marks?: SeenMark[];
   /** Videos whose job outcome is still to be read, newest first (absent on older watches). */
   pending?: WatchPending[];
+  /**
+   * The account's `watch_history_days` (services/jobs/src/retention): what the watch saw or follows
+   * is forgotten that long after it was found. Absent: kept as long as the watch.
+   */
+  history_days?: number;
+  /** When the retention sweep next trims its history (set exactly when `history_days` is). */
+  history_check_at?: number;
   lease_owner: string | null;
   lease_until: number;
   request_id: string;

@@ -23,6 +23,7 @@ import { WATCH_PENDING_MAX, WATCH_SEEN_MAX, newWatchId, watchView } from './mode
 import type { WatchDoc, WatchPending, WatchRun, WatchSource, WatchView } from './model.ts';
 import { fairTurns } from './fair-turns.ts';
 import { settlePending } from './pending.ts';
+import { prependSeen, seenAt } from './history.ts';
 import type { WatchStore } from './store.ts';
 
 export type WatchEventType = 'watch.created' | 'watch.new_videos' | 'watch.run_failed' | 'watch.deleted';
@@ -94,6 +95,8 @@ export function createWatchesService(deps: {
   clock: Clock;
   logger: Pick<Logger, 'warn' | 'info'>;
   instanceId: string;
+  /** The account's `watch_history_days` when a watch is made (services/jobs/src/retention); absent: none. */
+  historyDaysOf?: (accountId: string) => Promise<number | null>;
   config: {
     WATCH_LEASE_MS: number;
     WATCH_LIST_MAX: number;
@@ -175,6 +178,7 @@ export function createWatchesService(deps: {
     const number = watch.runs + 1;
     const nextRunAt = now + watch.interval_minutes * 60_000;
     let seen = watch.seen;
+    let seenMarks = watch.seen_marks ?? [];
     const retryMs = config.WATCH_CAPTION_RETRY_HOURS * 3_600_000;
     // What became of the videos earlier runs handed to jobs: those without captions yet go again.
     const settled = await settlePending({
@@ -208,7 +212,7 @@ export function createWatchesService(deps: {
       let jobId: string | null = null;
       if (number === 1 && !watch.backfill) {
         fresh = [];
-        seen = [...new Set(listed)];
+        ({ seen, marks: seenMarks } = seenAt([...new Set(listed)], now, WATCH_SEEN_MAX));
       } else if (fresh.length + retry.length > 0) {
         const job = await deps.jobs.create(
           account,
@@ -220,7 +224,7 @@ export function createWatchesService(deps: {
           `${watch._id}.run-${number}`,
         );
         jobId = job.job_id;
-        seen = [...fresh, ...watch.seen];
+        ({ seen, marks: seenMarks } = prependSeen(watch.seen, watch.seen_marks, fresh, now, WATCH_SEEN_MAX));
         if (retryMs > 0)
           pending = [
             ...fresh.map((video_id) => ({ video_id, first_seen: now, job_id: job.job_id })),
@@ -253,6 +257,7 @@ export function createWatchesService(deps: {
     }
     const recorded = await store.finishRun(watch._id, owner, {
       seen: seen.slice(0, WATCH_SEEN_MAX),
+      seenMarks,
       pending: pending.slice(0, WATCH_PENDING_MAX),
       last,
       nextRunAt,
@@ -343,6 +348,7 @@ export function createWatchesService(deps: {
       if (input.webhook_url !== undefined && deps.webhooks)
         await deps.webhooks.checkTarget(input.webhook_url);
       const now = clock.now();
+      const historyDays = deps.historyDaysOf ? await deps.historyDaysOf(account.id) : null;
       const watch: WatchDoc = {
         _id: newWatchId(now),
         account_id: account.id,
@@ -358,6 +364,8 @@ export function createWatchesService(deps: {
         runs: 0,
         last_run: null,
         seen: [],
+        seen_marks: [],
+        ...(historyDays === null ? {} : { history_days: historyDays, history_check_at: now }),
         lease_owner: null,
         lease_until: 0,
         request_id: requestId,

@@ -35,6 +35,8 @@ export async function startWatches(deps: {
   /** Counts a scheduled run against the account's daily request limit; false: the limit is reached. */
   countScheduledRun(account: Account): Promise<boolean>;
   webhooks: Pick<WebhookDeliveries, 'enqueue' | 'checkTarget'> | null;
+  /** The account's `watch_history_days` when a watch is made (services/jobs/src/retention). */
+  historyDaysOf?: (accountId: string) => Promise<number | null>;
 }): Promise<RunningWatches> {
   const { config, bus, clock } = deps;
   const logger = deps.logger.child({ component: 'watches' });
@@ -53,6 +55,7 @@ export async function startWatches(deps: {
     clock,
     logger,
     instanceId: deps.instanceId,
+    ...(deps.historyDaysOf ? { historyDaysOf: deps.historyDaysOf } : {}),
     config,
   });
   const scheduler = createWatchScheduler({ service, pollMs: config.WATCHES_POLL_MS, logger });

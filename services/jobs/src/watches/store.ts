@@ -4,7 +4,7 @@
  * lost the lease (it stalled past `lease_until`, another took the watch over) records nothing.
  */
 import type { DocumentStore } from '@subx/ports';
-import type { WatchDoc, WatchPause, WatchPending, WatchRun } from './model.ts';
+import type { SeenMark, WatchDoc, WatchPause, WatchPending, WatchRun } from './model.ts';
 
 const WATCHES_COLLECTION = 'watches';
 
@@ -38,7 +38,32 @@ export interface WatchStore {
   finishRun(
     watchId: string,
     owner: string,
-    run: { seen: string[]; pending: WatchPending[]; last: WatchRun; nextRunAt: number; nowMs: number },
+    run: {
+      seen: string[];
+      /** When the ids of `seen` were found (history.ts); absent: left as stored. */
+      seenMarks?: SeenMark[];
+      pending: WatchPending[];
+      last: WatchRun;
+      nextRunAt: number;
+      nowMs: number;
+    },
+  ): Promise<boolean>;
+  /**
+   * Sets (days) or clears (null) the account's `watch_history_days` on each of its watches, their
+   * history due for a trim at once; how many watches it touched.
+   */
+  setHistoryDays(accountId: string, days: number | null, nowMs: number): Promise<number>;
+  /** Watches whose history is due for a trim (`history_check_at` passed), not held by a run. */
+  historyDue(nowMs: number, limit: number): Promise<WatchDoc[]>;
+  /**
+   * Replaces the watch's history with what is left of it, unless a run holds or has changed the
+   * watch, or another sweep trimmed it, since `read` was read (then false: nothing is written).
+   */
+  trimHistory(
+    read: WatchDoc,
+    kept: { seen: string[]; seenMarks: SeenMark[]; pending: WatchPending[] },
+    nextCheckAt: number,
+    nowMs: number,
   ): Promise<boolean>;
 }
 
@@ -48,6 +73,7 @@ export function createWatchStore(store: DocumentStore): WatchStore {
     async ensureIndexes() {
       await watches.createIndex({ account_id: 1, _id: -1 }, { name: 'by_account' });
       await watches.createIndex({ next_run_at: 1 }, { name: 'by_next_run' });
+      await watches.createIndex({ history_check_at: 1 }, { name: 'by_history_check' });
     },
     create: (watch) => watches.insertOne(watch),
     get: (accountId, watchId) => watches.findOne({ _id: watchId, account_id: accountId }),
@@ -99,6 +125,7 @@ export function createWatchStore(store: DocumentStore): WatchStore {
         {
           $set: {
             seen: run.seen,
+            ...(run.seenMarks ? { seen_marks: run.seenMarks } : {}),
             pending: run.pending,
             last_run: run.last,
             runs: run.last.run,
@@ -106,6 +133,43 @@ export function createWatchStore(store: DocumentStore): WatchStore {
             updated_at: run.nowMs,
             lease_owner: null,
             lease_until: 0,
+          },
+        },
+      );
+      return matchedCount > 0;
+    },
+    async setHistoryDays(accountId, days, nowMs) {
+      let touched = 0;
+      for (const watch of await watches.find({ account_id: accountId }, { sort: { _id: 1 } })) {
+        const { matchedCount } = await watches.updateOne(
+          { _id: watch._id },
+          days === null
+            ? { $unset: { history_days: '', history_check_at: '' } }
+            : { $set: { history_days: days, history_check_at: nowMs } },
+        );
+        touched += matchedCount;
+      }
+      return touched;
+    },
+    historyDue: (nowMs, limit) =>
+      watches.find(
+        { history_check_at: { $lte: nowMs }, lease_until: { $lt: nowMs } },
+        { sort: { history_check_at: 1 }, limit },
+      ),
+    async trimHistory(read, kept, nextCheckAt, nowMs) {
+      const { matchedCount } = await watches.updateOne(
+        {
+          _id: read._id,
+          lease_until: { $lt: nowMs },
+          runs: read.runs,
+          history_check_at: read.history_check_at ?? null,
+        },
+        {
+          $set: {
+            seen: kept.seen,
+            seen_marks: kept.seenMarks,
+            pending: kept.pending,
+            history_check_at: nextCheckAt,
           },
         },
       );
