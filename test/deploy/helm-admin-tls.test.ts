@@ -117,7 +117,7 @@ describe.skipIf(!helm)('helm chart deploy/helm/subx: admin listener, trusted pro
         Object.fromEntries(
           ofKind(objs, 'ConfigMap')
             .filter((m) => m.data && 'KAFKA_BROKERS' in m.data)
-            .map((m) => [component(m), m.data?.KAFKA_TOPIC_RETENTION_MS]),
+            .map((m) => [component(m) ?? m.metadata.name, m.data?.KAFKA_TOPIC_RETENTION_MS]),
         );
       const defaults = render(path.join(chartDir, 'ci/dev-values.yaml'));
       expect(retentionOf(defaults)).toEqual(
