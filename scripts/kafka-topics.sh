@@ -11,6 +11,9 @@
 #      KAFKA_WAIT_SECONDS (60): how long to wait for the broker to answer,
 #      KAFKA_TOPIC_RETENTION_MS (604800000, 7 days): how long a topic keeps its messages. Every subx
 #      topic carries account ids; the stores are the durable record (docs/events.md, "Retention").
+#      The services read the same variable for the topics they create, with the same default
+#      (DEFAULT_KAFKA_TOPIC_RETENTION_MS, packages/service-kit/src/net/kafka-topic-retention-env.ts);
+#      test/deploy/compose-file.test.ts fails when the two defaults differ.
 set -euo pipefail
 
 BOOTSTRAP=${KAFKA_BOOTSTRAP:-localhost:9092}

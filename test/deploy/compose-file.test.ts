@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { TOPICS } from '@subx/contracts';
+import { DEFAULT_KAFKA_TOPIC_RETENTION_MS } from '@subx/service-kit';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const composeText = readFileSync(path.join(repoRoot, 'docker-compose.yml'), 'utf8');
@@ -167,6 +168,17 @@ describe('docker-compose.yml', () => {
       expect(env, `.env.example ${name}`).toMatch(new RegExp(`^${name}=$`, 'm'));
   });
 
+  it('gives kafka-init and every service that uses Kafka one KAFKA_TOPIC_RETENTION_MS, 7 days unless .env says otherwise', () => {
+    const kafkaUsers = Object.entries(services)
+      .filter(([name, s]) => name === 'kafka-init' || s.environment?.KAFKA_BROKERS !== undefined)
+      .map(([name]) => name)
+      .sort();
+    expect(kafkaUsers).toEqual(['billing', 'extractor', 'gateway', 'jobs', 'kafka-init']);
+    const values = new Set(kafkaUsers.map((name) => services[name]?.environment?.KAFKA_TOPIC_RETENTION_MS));
+    expect([...values]).toEqual(['${KAFKA_TOPIC_RETENTION_MS:-604800000}']);
+    expect(withDefaults([...values][0] as string)).toBe(String(DEFAULT_KAFKA_TOPIC_RETENTION_MS));
+  });
+
   it('documents every variable it interpolates in .env.example', () => {
     const env = readFileSync(path.join(repoRoot, '.env.example'), 'utf8');
     const documented = new Set([...env.matchAll(/^([A-Z_][A-Z0-9_]*)=/gm)].map((m) => m[1]));
@@ -232,9 +244,18 @@ describe('scripts/kafka-topics.sh (kafka-init)', () => {
       const jobs = topic.startsWith('extract.jobs.v1') || topic.startsWith('extract.bulk-jobs.v1');
       expect(c[c.indexOf('--partitions') + 1], topic).toBe(jobs ? '64' : '3');
       expect(c[c.indexOf('--bootstrap-server') + 1]).toBe('kafka:9092');
-      // Every topic carries account ids: kept a week, not the broker's default (docs/events.md).
-      expect(c[c.indexOf('--config') + 1], topic).toBe('retention.ms=604800000');
+      // Every topic carries account ids: kept a week, not the broker's default (docs/events.md),
+      // the same default as the services' KAFKA_TOPIC_RETENTION_MS for the topics they create.
+      expect(c[c.indexOf('--config') + 1], topic).toBe(`retention.ms=${DEFAULT_KAFKA_TOPIC_RETENTION_MS}`);
     }
+  });
+
+  it('creates the topics with the retention of KAFKA_TOPIC_RETENTION_MS when set', async () => {
+    const { code, calls } = await runWithRecorder({ KAFKA_TOPIC_RETENTION_MS: '86400000' });
+    expect(code).toBe(0);
+    const creates = calls.filter((c) => c.includes('--create'));
+    expect(creates.length).toBeGreaterThan(0);
+    for (const c of creates) expect(c[c.indexOf('--config') + 1]).toBe('retention.ms=86400000');
   });
 
   it('fails when the kafka-topics binary is missing', async () => {

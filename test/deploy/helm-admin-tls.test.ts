@@ -1,6 +1,7 @@
-// The chart's admin listener, trusted proxies and internal gRPC TLS.
+// The chart's admin listener, trusted proxies, internal gRPC TLS and its Kafka settings.
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_KAFKA_TOPIC_RETENTION_MS } from '@subx/service-kit';
 import {
   GRPC_COMPONENTS,
   type Obj,
@@ -108,6 +109,37 @@ describe.skipIf(!helm)('helm chart deploy/helm/subx: admin listener, trusted pro
           'infra.kafka.sasl.username=u',
         ]),
       ).toThrow(/KAFKA_SASL_PASSWORD is required/);
+    });
+
+    it('sets KAFKA_TOPIC_RETENTION_MS on every component that uses Kafka, as the services read it', async () => {
+      const kafkaUsers = ['billing', 'extractor', 'gateway', 'jobs'];
+      const retentionOf = (objs: Obj[]) =>
+        Object.fromEntries(
+          ofKind(objs, 'ConfigMap')
+            .filter((m) => m.data && 'KAFKA_BROKERS' in m.data)
+            .map((m) => [component(m) ?? m.metadata.name, m.data?.KAFKA_TOPIC_RETENTION_MS]),
+        );
+      const defaults = render(path.join(chartDir, 'ci/dev-values.yaml'));
+      expect(retentionOf(defaults)).toEqual(
+        Object.fromEntries(kafkaUsers.map((name) => [name, String(DEFAULT_KAFKA_TOPIC_RETENTION_MS)])),
+      );
+      const noKafka = ofKind(defaults, 'ConfigMap').filter((m) => m.data && !('KAFKA_BROKERS' in m.data));
+      expect(noKafka.length).toBeGreaterThan(0);
+      for (const m of noKafka) expect(m.data, component(m)).not.toHaveProperty('KAFKA_TOPIC_RETENTION_MS');
+
+      // 30 days: above 2^31, rendered as digits (no float notation) that the services accept.
+      const month = render(path.join(chartDir, 'ci/dev-values.yaml'), [
+        '--set',
+        'infra.kafka.topicRetentionMs=2592000000',
+      ]);
+      expect(retentionOf(month)).toEqual(Object.fromEntries(kafkaUsers.map((name) => [name, '2592000000'])));
+      const { loadConfig } = await import('../../services/gateway/src/config.ts');
+      const gatewayCm = ofKind(month, 'ConfigMap').find((m) => component(m) === 'gateway')?.data ?? {};
+      expect(loadConfig(gatewayCm).KAFKA_TOPIC_RETENTION_MS).toBe(2_592_000_000);
+      // Less than an hour is refused by the values schema, as the services would refuse it.
+      expect(() =>
+        render(path.join(chartDir, 'ci/dev-values.yaml'), ['--set', 'infra.kafka.topicRetentionMs=604800']),
+      ).toThrow(/topicRetentionMs/);
     });
 
     it('configures gRPC over mutual TLS from a TLS Secret', () => {

@@ -10,7 +10,13 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { CONSUMER_GROUPS, TOPICS } from '@subx/contracts';
-import { logLevel, shutdownTimeoutMs, startupDependencyTimeoutMs } from '@subx/service-kit';
+import {
+  kafkaSecurityEnv,
+  kafkaTopicRetentionEnv,
+  logLevel,
+  shutdownTimeoutMs,
+  startupDependencyTimeoutMs,
+} from '@subx/service-kit';
 import { ConfigSchema as aiSchema } from '../../services/ai/src/config.ts';
 import { ConfigSchema as billingSchema } from '../../services/billing/src/config.ts';
 import { ConfigSchema as commentsSchema } from '../../services/comments/src/config.ts';
@@ -76,6 +82,16 @@ describe('one configuration model', () => {
       expect(own.filter((key) => !new RegExp(`\\b${key}\\b`).test(example))).toEqual([]);
     },
   );
+
+  it('every service with KAFKA_BROKERS reads its Kafka TLS, SASL and topic retention alike', () => {
+    const kafkaServices = Object.entries(SERVICES).filter(([, s]) => keysOf(s.schemas[0]).includes('KAFKA_BROKERS'));
+    expect(kafkaServices.map(([name]) => name).sort()).toEqual(['billing', 'extractor', 'gateway', 'jobs']);
+    for (const [name, s] of kafkaServices) {
+      const shape = (s.schemas[0] as z.ZodObject).shape as Record<string, z.ZodType>;
+      expect(shape.KAFKA_SSL, name).toBe(kafkaSecurityEnv.KAFKA_SSL);
+      expect(shape.KAFKA_TOPIC_RETENTION_MS, name).toBe(kafkaTopicRetentionEnv.KAFKA_TOPIC_RETENTION_MS);
+    }
+  });
 
   // Both sides of each topic and group read one variable, so renaming is one value set twice.
   const SIDES: { name: string; env: string; sides: Record<string, z.ZodType[]> }[] = [

@@ -30,6 +30,11 @@ export interface AdaptersConfig {
   busObserver?: BusObserver;
   /** TLS and SASL to Kafka (service-kit's `kafkaSecurityFromConfig`). */
   kafkaSecurity?: KafkaSecurity;
+  /**
+   * `retention.ms` of the Kafka topics the bus creates (service-kit's KAFKA_TOPIC_RETENTION_MS);
+   * absent: the broker's default.
+   */
+  kafkaTopicRetentionMs?: number | undefined;
   /** Schema id headers per topic (`registerTopicSchemas`), for the Kafka bus; filled at start-up. */
   valueSchemaIds?: ValueSchemaIds;
 }
@@ -88,6 +93,9 @@ export function createAdapters(config: AdaptersConfig): Adapters {
           ...(config.kafkaConsumer ? { consumer: config.kafkaConsumer } : {}),
           ...(config.busObserver ? { observer: config.busObserver } : {}),
           ...(config.kafkaSecurity ? { security: config.kafkaSecurity } : {}),
+          ...(config.kafkaTopicRetentionMs === undefined
+            ? {}
+            : { topicRetentionMs: config.kafkaTopicRetentionMs }),
           ...(config.valueSchemaIds ? { valueSchemaIds: config.valueSchemaIds } : {}),
         })
       : createInProcessEventBus(config.busObserver ? { observer: config.busObserver } : {});

@@ -16,6 +16,7 @@ export * from './net/trust-proxy.ts';
 export * from './net/ip-bucket.ts';
 export * from './net/grpc-tls.ts';
 export * from './net/kafka-security-env.ts';
+export * from './net/kafka-topic-retention-env.ts';
 export * from './net/schema-registry-env.ts';
 export * from './net/request-id.ts';
 export * from './net/free-ports.ts';

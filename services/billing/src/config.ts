@@ -10,6 +10,7 @@ import {
   metricsPort,
   grpcTlsEnv,
   kafkaSecurityEnv,
+  kafkaTopicRetentionEnv,
 } from '@subx/service-kit';
 import { CONSUMER_GROUPS, TOPICS } from '@subx/contracts';
 import { z } from 'zod';
@@ -20,6 +21,8 @@ export const ConfigSchema = z.object({
   ...grpcTlsEnv,
   /** Kafka TLS and SASL (service-kit net/kafka-security-env.ts): KAFKA_SSL*, KAFKA_SASL_*. */
   ...kafkaSecurityEnv,
+  /** retention.ms of the Kafka topics it creates (service-kit net/kafka-topic-retention-env.ts). */
+  ...kafkaTopicRetentionEnv,
   GRPC_PORT: port.default(50054),
   /** `/metrics` (Prometheus) on its own port; `off` disables it. */
   METRICS_PORT: metricsPort.default(9468),

@@ -11,6 +11,7 @@ await runService({
     const adapters = createAdapters({
       kafkaBrokers: config.KAFKA_BROKERS,
       kafkaSecurity: kafkaSecurityFromConfig(config),
+      kafkaTopicRetentionMs: config.KAFKA_TOPIC_RETENTION_MS,
       mongoUrl: config.MONGO_URL,
       mongoDb: config.MONGO_DB,
       clientId: config.KAFKA_CLIENT_ID,

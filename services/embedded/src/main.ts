@@ -132,6 +132,8 @@ const adapters = createAdapters({
   redisUrl: env.REDIS_URL,
   kafkaBrokers: env.KAFKA_BROKERS,
   ...(configs.kafkaSecurity ? { kafkaSecurity: configs.kafkaSecurity } : {}),
+  // KAFKA_TOPIC_RETENTION_MS of the one bus, read (and checked) with the gateway's settings.
+  kafkaTopicRetentionMs: configs.gateway.KAFKA_TOPIC_RETENTION_MS,
   mongoUrl: env.MONGO_URL,
   mongoDb: env.MONGO_DB,
   clientId: 'subx-embedded',

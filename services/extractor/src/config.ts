@@ -14,6 +14,7 @@ import {
   metricsPort,
   grpcTlsEnv,
   kafkaSecurityEnv,
+  kafkaTopicRetentionEnv,
   schemaRegistryEnv,
   httpUrl,
 } from '@subx/service-kit';
@@ -34,6 +35,8 @@ export const ConfigSchema = z
     ...grpcTlsEnv,
     /** Kafka TLS and SASL (service-kit net/kafka-security-env.ts): KAFKA_SSL*, KAFKA_SASL_*. */
     ...kafkaSecurityEnv,
+    /** retention.ms of the Kafka topics it creates (service-kit net/kafka-topic-retention-env.ts). */
+    ...kafkaTopicRetentionEnv,
     /** The schema registry (service-kit net/schema-registry-env.ts): SCHEMA_REGISTRY_*, off unless set. */
     ...schemaRegistryEnv,
     GRPC_PORT: port.default(50051),

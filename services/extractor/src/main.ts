@@ -26,6 +26,7 @@ await runService({
       redisUrl: config.REDIS_URL,
       kafkaBrokers: config.KAFKA_BROKERS,
       kafkaSecurity: kafkaSecurityFromConfig(config),
+      kafkaTopicRetentionMs: config.KAFKA_TOPIC_RETENTION_MS,
       clientId: config.KAFKA_CLIENT_ID,
       logger,
       busObserver: busMetrics(),

@@ -26,6 +26,7 @@ import {
   trustProxyEnv,
   grpcTlsEnv,
   kafkaSecurityEnv,
+  kafkaTopicRetentionEnv,
   schemaRegistryEnv,
 } from '@subx/service-kit';
 
@@ -34,6 +35,8 @@ export const ConfigSchema = z.object({
   ...grpcTlsEnv,
   /** Kafka TLS and SASL (service-kit net/kafka-security-env.ts): KAFKA_SSL*, KAFKA_SASL_*. */
   ...kafkaSecurityEnv,
+  /** retention.ms of the Kafka topics it creates (service-kit net/kafka-topic-retention-env.ts). */
+  ...kafkaTopicRetentionEnv,
   /** The schema registry (service-kit net/schema-registry-env.ts): SCHEMA_REGISTRY_*, off unless set. */
   ...schemaRegistryEnv,
   PORT: port.default(8080),

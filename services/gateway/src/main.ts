@@ -26,6 +26,7 @@ await runService({
       redisUrl: config.REDIS_URL,
       kafkaBrokers: config.KAFKA_BROKERS,
       kafkaSecurity: kafkaSecurityFromConfig(config),
+      kafkaTopicRetentionMs: config.KAFKA_TOPIC_RETENTION_MS,
       mongoUrl: config.MONGO_URL,
       mongoDb: config.MONGO_DB,
       clientId: config.KAFKA_CLIENT_ID,

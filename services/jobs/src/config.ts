@@ -15,6 +15,7 @@ import {
   grpcTlsEnv,
   jsonOf,
   kafkaSecurityEnv,
+  kafkaTopicRetentionEnv,
   loadConfig as parse,
   metricsPort,
   nameString,
@@ -42,6 +43,8 @@ export function configSchema(options: { embedded: boolean } = { embedded: false 
     ...grpcTlsEnv,
     /** Kafka TLS and SASL (service-kit net/kafka-security-env.ts): KAFKA_SSL*, KAFKA_SASL_*. */
     ...kafkaSecurityEnv,
+    /** retention.ms of the Kafka topics it creates (service-kit net/kafka-topic-retention-env.ts). */
+    ...kafkaTopicRetentionEnv,
     /** The schema registry (service-kit net/schema-registry-env.ts): SCHEMA_REGISTRY_*, off unless set. */
     ...schemaRegistryEnv,
     GRPC_PORT: port.default(50055),

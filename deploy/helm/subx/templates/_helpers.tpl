@@ -102,6 +102,7 @@ Call with (dict "root" $ "c" $component); "true" or empty.
 {{- $k := $root.Values.infra.kafka -}}
 {{- if $k.tls.enabled }}{{ $_ := set $env "KAFKA_SSL" "true" }}{{ end -}}
 {{- if $k.tls.caSecret }}{{ $_ := set $env "KAFKA_SSL_CA_FILE" "/etc/subx/kafka-ca/ca.crt" }}{{ end -}}
+{{- if $k.topicRetentionMs }}{{ $_ := set $env "KAFKA_TOPIC_RETENTION_MS" (toString (int64 $k.topicRetentionMs)) }}{{ end -}}
 {{- if $k.sasl.mechanism }}
 {{- if not $k.sasl.username }}{{ fail "infra.kafka.sasl.username is required with infra.kafka.sasl.mechanism" }}{{ end -}}
 {{- $_ := set $env "KAFKA_SASL_MECHANISM" $k.sasl.mechanism }}{{ $_ := set $env "KAFKA_SASL_USERNAME" $k.sasl.username -}}

@@ -26,6 +26,9 @@ export function createKafkaEventBus(options: KafkaEventBusOptions): KafkaEventBu
   };
   const healthTimeoutMs = options.healthTimeoutMs ?? 2_000;
   const sendTimeoutMs = options.sendTimeoutMs ?? 30_000;
+  const retentionMs = options.topicRetentionMs;
+  if (retentionMs !== undefined && !(Number.isSafeInteger(retentionMs) && retentionMs > 0))
+    throw new RangeError(`topicRetentionMs must be a positive integer of ms, not ${retentionMs}`);
 
   const kafka = createKafkaClient(options, logger);
   const connections = createConnections(kafka);
@@ -38,6 +41,7 @@ export function createKafkaEventBus(options: KafkaEventBusOptions): KafkaEventBu
     partitions,
     replicationFactor: options.replicationFactor,
     topicSetupTimeoutMs: options.topicSetupTimeoutMs ?? 60_000,
+    retentionMs,
     logger,
     isClosed: () => closed,
   });

@@ -45,6 +45,13 @@ export interface KafkaEventBusOptions {
   partitions?: number;
   /** Default: the broker's default.replication.factor. */
   replicationFactor?: number;
+  /**
+   * `retention.ms` of the topics this bus creates (and their `.dlq` twins): every subx topic
+   * carries account ids, so this bounds how long they stay on the brokers. Topics that exist
+   * already are left as they are; one whose retention differs is logged once at info
+   * (kafka/topics.ts). Default: the broker's own default (services pass KAFKA_TOPIC_RETENTION_MS).
+   */
+  topicRetentionMs?: number;
   consumer?: KafkaConsumerTuning;
   /** Redelivery backoff after a failed handler. Default 100 ms doubling up to 5 s. */
   retryBackoff?: RetryBackoff;

@@ -1,7 +1,21 @@
-/** Topic setup through the admin client: created when missing, retried while a broker gets ready. */
+/**
+ * Topic setup through the admin client: created when missing (with the bus's `retention.ms`),
+ * retried while a broker gets ready.
+ *
+ * Topics that exist already keep their settings: an operator may have chosen their retention (with
+ * `kafka-configs.sh`, or scripts/kafka-topics.sh with another KAFKA_TOPIC_RETENTION_MS), and a
+ * service that rewrote it at every start would undo that choice, and would need the AlterConfigs
+ * permission a managed cluster rarely grants. A retention that differs from the configured one is
+ * logged once, at info, so that the difference is visible (docs/events.md, "Retention").
+ */
+import { ConfigResourceTypes, type Admin } from 'kafkajs';
 import { backoffDelay } from '../../backoff.ts';
 import type { KafkaConnections } from './connections.ts';
 import type { Logger } from '../../logger.ts';
+import { withTimeout } from './util.ts';
+
+/** Bound on the retention report's one request: it must not hold up a start or a first publish. */
+const RETENTION_REPORT_TIMEOUT_MS = 5_000;
 
 export interface TopicSetupOptions {
   connections: KafkaConnections;
@@ -11,6 +25,8 @@ export interface TopicSetupOptions {
   replicationFactor: number | undefined;
   /** How long `ensureExact` keeps retrying. */
   topicSetupTimeoutMs: number;
+  /** `retention.ms` of topics created here; undefined: the broker's default. */
+  retentionMs: number | undefined;
   logger: Logger | undefined;
   /** A closed bus stops retrying. */
   isClosed(): boolean;
@@ -30,8 +46,44 @@ export interface TopicSetup {
 }
 
 export function createTopicSetup(options: TopicSetupOptions): TopicSetup {
-  const { connections, logger } = options;
+  const { connections, logger, retentionMs } = options;
   const knownTopics = new Set<string>();
+  /** Topics whose retention was compared already: each is reported at most once per bus. */
+  const retentionCompared = new Set<string>();
+
+  const reportOtherRetention = async (admin: Admin, existing: readonly string[]): Promise<void> => {
+    const unchecked = existing.filter((t) => !retentionCompared.has(t));
+    if (retentionMs === undefined || unchecked.length === 0) return;
+    for (const t of unchecked) retentionCompared.add(t);
+    const wanted = String(retentionMs);
+    try {
+      const { resources } = await withTimeout(
+        admin.describeConfigs({
+          includeSynonyms: false,
+          resources: unchecked.map((name) => ({
+            type: ConfigResourceTypes.TOPIC,
+            name,
+            configNames: ['retention.ms'],
+          })),
+        }),
+        RETENTION_REPORT_TIMEOUT_MS,
+        'kafka describeConfigs',
+      );
+      const differing: Record<string, string> = {};
+      for (const resource of resources) {
+        const value = resource.configEntries.find((e) => e.configName === 'retention.ms')?.configValue;
+        if (value !== undefined && value !== wanted) differing[resource.resourceName] = value;
+      }
+      if (Object.keys(differing).length === 0) return;
+      logger?.info(
+        { retentionMs, topics: differing },
+        'kafka topics exist with another retention.ms; left as they are (docs/events.md, "Retention")',
+      );
+    } catch (error) {
+      // Only a report: a cluster that refuses DescribeConfigs (an ACL) still gets its topics used.
+      logger?.debug({ err: error, topics: unchecked }, 'kafka topic retention not compared');
+    }
+  };
 
   const createMissing = async (wanted: readonly string[]): Promise<void> => {
     const current = connections.getAdmin();
@@ -39,6 +91,7 @@ export function createTopicSetup(options: TopicSetupOptions): TopicSetup {
       const admin = await current;
       const existing = new Set(await admin.listTopics());
       const missing = wanted.filter((t) => !existing.has(t));
+      await reportOtherRetention(admin, wanted.filter((t) => existing.has(t)));
       if (missing.length === 0) return;
       await admin.createTopics({
         waitForLeaders: true,
@@ -48,6 +101,9 @@ export function createTopicSetup(options: TopicSetupOptions): TopicSetup {
           ...(options.replicationFactor === undefined
             ? {}
             : { replicationFactor: options.replicationFactor }),
+          ...(retentionMs === undefined
+            ? {}
+            : { configEntries: [{ name: 'retention.ms', value: String(retentionMs) }] }),
         })),
       });
     } catch (error) {
