@@ -84,7 +84,9 @@ describe('one configuration model', () => {
   );
 
   it('every service with KAFKA_BROKERS reads its Kafka TLS, SASL and topic retention alike', () => {
-    const kafkaServices = Object.entries(SERVICES).filter(([, s]) => keysOf(s.schemas[0]).includes('KAFKA_BROKERS'));
+    const kafkaServices = Object.entries(SERVICES).filter(([, s]) =>
+      keysOf(s.schemas[0]).includes('KAFKA_BROKERS'),
+    );
     expect(kafkaServices.map(([name]) => name).sort()).toEqual(['billing', 'extractor', 'gateway', 'jobs']);
     for (const [name, s] of kafkaServices) {
       const shape = (s.schemas[0] as z.ZodObject).shape as Record<string, z.ZodType>;

@@ -35,7 +35,10 @@ async function retentionOf(admin: Admin, topics: readonly string[]) {
 
 function infoRecorder(): { logger: Logger; infos: { fields: object; message: string | undefined }[] } {
   const infos: { fields: object; message: string | undefined }[] = [];
-  return { infos, logger: { ...silentLogger, info: (fields, message) => void infos.push({ fields, message }) } };
+  return {
+    infos,
+    logger: { ...silentLogger, info: (fields, message) => void infos.push({ fields, message }) },
+  };
 }
 
 describe('Kafka event bus: topicRetentionMs', () => {
@@ -100,7 +103,11 @@ describeWithEngine('kafka', 'Kafka event bus: retention of the topics it creates
       waitForLeaders: true,
       topics: [
         { topic, numPartitions: 1, configEntries: [{ name: 'retention.ms', value: String(DAY_MS) }] },
-        { topic: matching, numPartitions: 1, configEntries: [{ name: 'retention.ms', value: String(3 * DAY_MS) }] },
+        {
+          topic: matching,
+          numPartitions: 1,
+          configEntries: [{ name: 'retention.ms', value: String(3 * DAY_MS) }],
+        },
       ],
     });
     const { logger, infos } = infoRecorder();

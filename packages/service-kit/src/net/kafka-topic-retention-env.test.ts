@@ -36,8 +36,7 @@ describe('KAFKA_TOPIC_RETENTION_MS', () => {
       expect(error.issues).toEqual([
         {
           key: 'KAFKA_TOPIC_RETENTION_MS',
-          message:
-            'must be a whole number of milliseconds, at least 3600000 (1 hour); 604800000 is 7 days',
+          message: 'must be a whole number of milliseconds, at least 3600000 (1 hour); 604800000 is 7 days',
         },
       ]);
       expect(error.message).toContain('KAFKA_TOPIC_RETENTION_MS');

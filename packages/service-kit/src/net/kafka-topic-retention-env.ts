@@ -32,14 +32,9 @@ export const kafkaTopicRetentionEnv = {
   KAFKA_TOPIC_RETENTION_MS: z
     .string()
     .trim()
-    .regex(/^\d+$/, { error: retentionError })
+    // At most 15 digits (over 30,000 years): the number stays exact, whatever was typed.
+    .regex(/^\d{1,15}$/, { error: retentionError })
     .transform(Number)
-    .pipe(
-      z
-        .number()
-        .int()
-        .min(MIN_KAFKA_TOPIC_RETENTION_MS, { error: retentionError })
-        .max(Number.MAX_SAFE_INTEGER, { error: retentionError }),
-    )
+    .pipe(z.number().int().min(MIN_KAFKA_TOPIC_RETENTION_MS, { error: retentionError }))
     .default(DEFAULT_KAFKA_TOPIC_RETENTION_MS),
 };

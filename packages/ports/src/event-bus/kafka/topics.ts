@@ -91,7 +91,10 @@ export function createTopicSetup(options: TopicSetupOptions): TopicSetup {
       const admin = await current;
       const existing = new Set(await admin.listTopics());
       const missing = wanted.filter((t) => !existing.has(t));
-      await reportOtherRetention(admin, wanted.filter((t) => existing.has(t)));
+      await reportOtherRetention(
+        admin,
+        wanted.filter((t) => existing.has(t)),
+      );
       if (missing.length === 0) return;
       await admin.createTopics({
         waitForLeaders: true,
