@@ -25,6 +25,8 @@ import { adminWatchRoutes } from './watches.routes.ts';
 import { adminRecoveryRoutes } from './recovery.routes.ts';
 import { adminKeyRoutes } from './keys.routes.ts';
 import { adminAuditRoutes } from './audit.routes.ts';
+import { adminDeletionRoutes } from './deletion.routes.ts';
+import type { WorkspaceDeletion } from '../deletion/delete-workspace.ts';
 import type { AuditLog, AuditReader } from '../domain/audit-log.ts';
 import { createAccountSecurer } from '../recovery/secure-account.ts';
 import type { JobsApi, WatchesApi, WebhookSecretsApi } from '@subx/backends';
@@ -51,6 +53,7 @@ type AdminAccess = Pick<
   | 'adminTokenPrevious'
   | 'accountUsage'
   | 'apiKeys'
+  | 'accountProfile'
   | 'clock'
   | 'logger'
 >;
@@ -68,6 +71,8 @@ export interface AdminAppOptions {
   webhookSecrets?: WebhookSecretsApi;
   /** The accounts' audit log: what operators change is recorded, its pages read; absent: those routes answer 503. */
   audit?: AuditLog & AuditReader;
+  /** Deleting a workspace (src/deletion/); absent: DELETE /admin/v1/accounts/{id} answers 503. */
+  deletion?: WorkspaceDeletion;
   logger?: FastifyBaseLogger;
   /** Failed-attempt limit (default 5 per minute per caller). */
   failures?: AdminFailureLimiterOptions;
@@ -158,6 +163,20 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
       adminWatchRoutes(scope, { accounts: access.accounts, watches: options.watches, ...audit });
     }
     adminAuditRoutes(scope, { accounts: access.accounts, ...audit });
+    adminDeletionRoutes(scope, {
+      ...(options.deletion ? { deletion: options.deletion } : {}),
+      accountProfile: access.accountProfile,
+      exportSources: {
+        apiKeys: access.apiKeys,
+        usage: access.usageReader,
+        ...(options.webhookSecrets ? { webhookSecrets: options.webhookSecrets } : {}),
+        ...(options.watches ? { watches: options.watches } : {}),
+        ...(options.jobs ? { jobs: options.jobs } : {}),
+        ...audit,
+      },
+      ...audit,
+      clock: access.clock,
+    });
     adminRecoveryRoutes(scope, {
       secure: createAccountSecurer({
         accounts: access.accounts,
