@@ -39,6 +39,7 @@ import signUpRoutes from './routes/sign-up.ts';
 import usageRoutes from './routes/usage.ts';
 import watchRoutes from './routes/watches.ts';
 import webhookRoutes from './routes/webhooks.ts';
+import workspaceDeletionRoutes from './routes/workspace-deletion.ts';
 import type { DashboardDeps } from './services.ts';
 import { createDashboardServices } from './services.ts';
 
@@ -118,6 +119,7 @@ export async function buildDashboardApp(deps: DashboardDeps): Promise<FastifyIns
     reauthRoutes,
     operatorRoutes,
     adminOperatorRoutes,
+    workspaceDeletionRoutes,
   ]) {
     await app.register(routes, services);
   }

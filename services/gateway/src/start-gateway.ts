@@ -127,6 +127,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     accountData: jobService.accountData,
     topic: config.ACCOUNT_EVENTS_TOPIC,
     outboxIntervalMs: accessConfig.outboxIntervalMs,
+    flushRequestCounts: () => access.requestLog.flush(),
   });
   await deletion.start();
   let fanOut: FanOut & { stop?(): Promise<void> };

@@ -8,7 +8,8 @@
  * 2. the job service cancels the running jobs, stops the watches and deletes jobs, results,
  *    chunks' sources, watches, webhook deliveries and secrets (DeleteAccountData);
  * 3. the gateway's own records of the account: named keys, audit events, workspace members, daily
- *    request counts, and the KeyValueStore entries keyed by it (idempotency records, counters,
+ *    request counts (once every replica wrote its last count of it: two outbox intervals after
+ *    step 1), and the KeyValueStore entries keyed by it (idempotency records, counters,
  *    paid-summary markers);
  * 4. the `AccountDeleted` event is written to this module's outbox, from which the relay publishes
  *    it to `accounts.v1` (a Kafka outage delays it, loses nothing); billing pseudonymises its
@@ -98,6 +99,15 @@ export interface WorkspaceDeletionDeps {
   topic?: string;
   /** How often the relay looks for unpublished events (OUTBOX_INTERVAL_MS). Default 1 s. */
   outboxIntervalMs?: number;
+  /** Writes this replica's pending request counts (the access module's `requestLog.flush`). */
+  flushRequestCounts?: () => Promise<void>;
+  /**
+   * How long after the keys were refused the request counts are deleted: every replica writes what
+   * it counted once per OUTBOX_INTERVAL_MS, so after two intervals none has a count of the
+   * workspace left to write. Default two outbox intervals.
+   */
+  requestCountsSettleMs?: number;
+  sleep?: (ms: number) => Promise<void>;
 }
 
 const NOTHING_IN_JOBS: AccountDataDeleted = {
@@ -114,6 +124,9 @@ export function createWorkspaceDeletion(deps: WorkspaceDeletionDeps): WorkspaceD
   const { store, kv, bus, clock, logger } = deps;
   const topic = deps.topic ?? TOPICS.accountEvents.default;
   const deletions = store.collection<DeletionDoc>(DELETIONS_COLLECTION);
+  const outboxIntervalMs = deps.outboxIntervalMs ?? 1_000;
+  const countsSettleMs = deps.requestCountsSettleMs ?? 2 * outboxIntervalMs;
+  const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const relay = createOutboxRelay({
     store,
     bus,
@@ -122,8 +135,16 @@ export function createWorkspaceDeletion(deps: WorkspaceDeletionDeps): WorkspaceD
     clock,
     logger,
     outbox: DELETION_OUTBOX,
-    intervalMs: deps.outboxIntervalMs ?? 1_000,
+    intervalMs: outboxIntervalMs,
   });
+
+  /** The day counts, once no replica has one of the workspace left to write (bounded wait). */
+  async function deleteRequestCounts(accountId: string, refusedAtMs: number): Promise<number> {
+    const wait = refusedAtMs + countsSettleMs - clock.now();
+    if (wait > 0) await sleep(Math.min(wait, countsSettleMs));
+    await deps.flushRequestCounts?.();
+    return deleteByAccount(ACCOUNT_OWNED_COLLECTIONS.daily_requests, accountId);
+  }
 
   async function deleteByAccount(collection: string, accountId: string): Promise<number> {
     return (await store.collection(collection).deleteMany({ account_id: accountId })).deletedCount;
@@ -169,6 +190,7 @@ export function createWorkspaceDeletion(deps: WorkspaceDeletionDeps): WorkspaceD
     async delete(accountId) {
       const marked = await deps.accounts.beginDeletion(accountId);
       if (!marked) return null;
+      const refusedAtMs = clock.now();
       const requestedAt = marked.deleting_at ?? new Date(clock.now()).toISOString();
       const { canceled_jobs, jobs_still_held, ...inJobs } = deps.accountData
         ? await deps.accountData.delete(accountId)
@@ -187,7 +209,7 @@ export function createWorkspaceDeletion(deps: WorkspaceDeletionDeps): WorkspaceD
         ...inJobs,
         audit_events: await deleteByAccount(ACCOUNT_OWNED_COLLECTIONS.audit_events, accountId),
         workspace_members: await deleteByAccount(ACCOUNT_OWNED_COLLECTIONS.workspace_members, accountId),
-        daily_requests: await deleteByAccount(ACCOUNT_OWNED_COLLECTIONS.daily_requests, accountId),
+        daily_requests: await deleteRequestCounts(accountId, refusedAtMs),
         cache_entries: await deleteCacheEntries(accountId),
       };
       const deletedAt = new Date(clock.now()).toISOString();
