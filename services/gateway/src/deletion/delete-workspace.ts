@@ -37,7 +37,7 @@ import { NAMED_KEYS_COLLECTION } from '../access/named-keys.ts';
 import { AUDIT_EVENTS_COLLECTION } from '../audit/audit-log.ts';
 
 /** The gateway's collections that hold an account's records by `account_id`. */
-export const ACCOUNT_OWNED_COLLECTIONS = {
+const ACCOUNT_OWNED_COLLECTIONS = {
   audit_events: AUDIT_EVENTS_COLLECTION,
   /** The dashboard's people of a workspace (the workspaces wing); harmless while empty. */
   workspace_members: 'workspace_members',
