@@ -4,7 +4,7 @@
  * archive of the public GET /api/v1/account/export (src/export/account-export.ts, the one
  * implementation), for the dashboard's "Download export". `member_id` names the dashboard user.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { ActingMemberQuery } from '@subx/contracts/access';
 import type { AccountDeleted } from '@subx/contracts/admin-api';
 import type { AccountProfile } from '../access/types.ts';
@@ -16,7 +16,7 @@ import { AppError, isAppError } from '@subx/errors';
 import type { Clock } from '@subx/ports';
 import { adminRoute } from './operations.ts';
 
-type Request = FastifyRequest<{ Params: { id: string }; Querystring: ActingMemberQuery }>;
+type Route = { Params: { id: string }; Querystring: ActingMemberQuery };
 
 export interface AdminDeletionRoutesOptions {
   /** Absent: DELETE answers 503. */
@@ -32,14 +32,12 @@ const notFound = () => new AppError('NOT_FOUND', 'No account exists with this id
 
 export function adminDeletionRoutes(fastify: FastifyInstance, options: AdminDeletionRoutesOptions): void {
   const remove = adminRoute('deleteAccount');
-  fastify.delete(remove.url, { schema: remove.schema }, async (request: Request): Promise<AccountDeleted> => {
-    if (!options.deletion) {
+  fastify.delete<Route>(remove.url, { schema: remove.schema }, async (request): Promise<AccountDeleted> => {
+    const { deletion } = options;
+    if (!deletion) {
       throw new AppError('SERVICE_UNAVAILABLE', 'Workspace deletion is not enabled on this gateway.');
     }
-    let deleted;
-    try {
-      deleted = await options.deletion.delete(request.params.id);
-    } catch (err) {
+    const deleted = await deletion.delete(request.params.id).catch((err: unknown) => {
       // The workspace is marked and its keys are dead; what failed is finished by calling again.
       if (isAppError(err) && err.retryable) throw err;
       request.log.error({ err, account_id: request.params.id }, 'workspace deletion stopped half-way');
@@ -48,7 +46,7 @@ export function adminDeletionRoutes(fastify: FastifyInstance, options: AdminDele
         'The workspace is refused from now on, but not every store could be cleared yet; call again to finish.',
         { cause: err, retryAfterSeconds: 5 },
       );
-    }
+    });
     if (!deleted) throw notFound();
     request.log.info(
       { account_id: deleted.account_id, member_id: request.query.member_id ?? null },
@@ -58,7 +56,7 @@ export function adminDeletionRoutes(fastify: FastifyInstance, options: AdminDele
   });
 
   const exported = adminRoute('exportAccountData');
-  fastify.get(exported.url, { schema: exported.schema }, async (request: Request, reply) => {
+  fastify.get<Route>(exported.url, { schema: exported.schema }, async (request, reply) => {
     const profile = await options.accountProfile(request.params.id);
     if (!profile) throw notFound();
     const member = request.query.member_id;

@@ -45,7 +45,15 @@ const ACCOUNT_OWNED_COLLECTIONS = {
 } as const;
 
 /** Prefixes of the KeyValueStore entries keyed by account id (each ends in `<account id>:`). */
-const KEY_VALUE_PREFIXES = ['idem', 'rl:day', 'rl:reads', 'usage:cred', 'usage:month-cred', 'summary-paid'];
+const KEY_VALUE_PREFIXES = [
+  'idem',
+  'rl:day',
+  'rl:reads',
+  'usage:cred',
+  'usage:month-cred',
+  'summary-paid',
+  'model-seconds',
+];
 
 const DELETIONS_COLLECTION = 'account_deletions';
 const DELETION_OUTBOX: OutboxSpec = {
