@@ -12,7 +12,7 @@ import {
   createInProcessEventBus,
   silentLogger,
 } from '@subx/ports';
-import type { InMemoryKeyValueStore } from '@subx/ports';
+import type { DocumentStore, InMemoryKeyValueStore } from '@subx/ports';
 import type { JobServiceApi } from '@subx/backends';
 import { createAuditLog } from '../../src/audit/audit-log.ts';
 import type { AuditLogModule } from '../../src/audit/audit-log.ts';
@@ -51,9 +51,14 @@ export interface AccountsHarness {
   stop(): Promise<void>;
 }
 
-/** `replicas`: gateway replicas sharing the stores (default 1); the public app runs on the first. */
-export async function accountsGateway(options: { replicas?: number } = {}): Promise<AccountsHarness> {
-  const store = createInMemoryDocumentStore();
+/**
+ * `replicas`: gateway replicas sharing the stores (default 1); the public app runs on the first.
+ * `store`: the document store (default an in-memory one).
+ */
+export async function accountsGateway(
+  options: { replicas?: number; store?: DocumentStore } = {},
+): Promise<AccountsHarness> {
+  const store = options.store ?? createInMemoryDocumentStore();
   const clock = new ManualClock(Date.UTC(2026, 2, 15, 10, 0, 0));
   const kv = createInMemoryKeyValueStore({ clock });
   const bus = createInProcessEventBus();
