@@ -21,7 +21,7 @@ interface StoredUser {
 
 async function workspaceOfTwo() {
   const dash = await signedInDashboard('owner@example.com');
-  // A second person of the same workspace (as the workspace roles will make them).
+  // A second person of the same workspace.
   const member = new Browserish(dash.app, '192.0.2.41');
   await member.signUpVerified(dash.mail, 'member@example.com', 'a member passphrase 0123');
   const users = dash.store.collection<StoredUser>('dashboard_users');

@@ -27,7 +27,7 @@ import { confirmDeletionPage, workspaceDeletedPage } from '../views/workspace-pa
 const confirmForm = formSchema('confirm');
 const tokenForm = formSchema('token');
 
-/** What the workspace roles (the lead's guard) require of each route. */
+/** The permission each route needs under the workspace roles (their guard reads `config.permission`). */
 const EXPORT = { permission: 'workspace:export' } as const;
 const DELETE = { permission: 'workspace:delete' } as const;
 
