@@ -22,7 +22,7 @@ const DELETED = 'acct_0000000000000000000000000000dead';
 const KEPT = 'acct_00000000000000000000000000000a11';
 const COLLECTIONS = ['usage_ledger', 'usage_daily', REQUEST_COUNTS_COLLECTION, DELETED_ACCOUNTS_COLLECTION];
 
-const deletedEvent = (accountId: string, eventId = randomUUID()) =>
+const deletedEvent = (accountId: string, eventId: string = randomUUID()) =>
   accountDeletedV1.AccountDeleted.encode({
     envelope: {
       eventId,
