@@ -26,7 +26,7 @@ BIN=${KAFKA_TOPICS_BIN:-$(command -v kafka-topics.sh || echo /opt/kafka/bin/kafk
 # The topics of @subx/contracts (packages/contracts/src/topics.ts, docs/events.md); the test of this
 # script (test/deploy/compose-file.test.ts) fails when one is missing here.
 TOPICS=(extract.jobs.v1 extract.bulk-jobs.v1 extract.results.v1 jobs.lifecycle.v1 watches.lifecycle.v1
-  billing.credit-usage.v1 billing.request-usage.v1 audit.v1)
+  billing.credit-usage.v1 billing.request-usage.v1 audit.v1 accounts.v1)
 
 if [ ! -x "$BIN" ]; then
   echo "kafka-topics: $BIN not found; set KAFKA_TOPICS_BIN" >&2

@@ -219,6 +219,8 @@ describe('scripts/kafka-topics.sh (kafka-init)', () => {
     const creates = calls.filter((c) => c.includes('--create'));
     const topics = creates.map((c) => c[c.indexOf('--topic') + 1]).sort();
     expect(topics).toEqual([
+      'accounts.v1',
+      'accounts.v1.dlq',
       'audit.v1',
       'audit.v1.dlq',
       'billing.credit-usage.v1',

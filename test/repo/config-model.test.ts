@@ -118,6 +118,16 @@ describe('one configuration model', () => {
       sides: { gateway: [gatewaySchema], jobs: [jobsSchema], extractor: [extractorSchema] },
     },
     {
+      name: 'account events',
+      ...TOPICS.accountEvents,
+      sides: { gateway: [gatewaySchema], billing: [billingSchema] },
+    },
+    {
+      name: 'billing account deletions group',
+      ...CONSUMER_GROUPS.billingAccountDeletions,
+      sides: { billing: [billingSchema] },
+    },
+    {
       name: 'extractor workers group',
       ...CONSUMER_GROUPS.extractWorkers,
       sides: { gateway: [gatewaySchema], extractor: [extractorSchema] },

@@ -74,10 +74,32 @@ export interface WebhookSecretsApi {
   rotate(accountId: string, options?: { keepPrevious?: boolean }): Promise<JsonDocument>;
 }
 
+/** What DeleteAccountData deleted, per kind. */
+export interface AccountDataDeleted {
+  jobs: number;
+  job_results: number;
+  watches: number;
+  webhook_secrets: number;
+  webhook_deliveries: number;
+  /** Of `jobs`, those that were queued or running and were canceled first. */
+  canceled_jobs: number;
+  /** Canceled jobs a runner still held when the wait for them ended: deleted anyway. */
+  jobs_still_held: number;
+}
+
+export interface AccountDataApi {
+  /**
+   * A workspace being deleted: its watches, jobs (canceled first) with their items and results,
+   * webhook deliveries and secrets. Safe to repeat; a second call answers zeros.
+   */
+  delete(accountId: string): Promise<AccountDataDeleted>;
+}
+
 export interface JobServiceApi {
   jobs: JobsApi;
   watches: WatchesApi;
   webhookSecrets: WebhookSecretsApi;
+  accountData: AccountDataApi;
 }
 
 export interface JobServiceBackend extends JobServiceApi, HealthCheck {
@@ -199,6 +221,20 @@ export function createJobServiceClient(options: JobServiceClientOptions): JobSer
             })
           ).jsonUtf8,
         ),
+    },
+    accountData: {
+      delete: async (accountId) => {
+        const deleted = await client.deleteAccountData({ accountId });
+        return {
+          jobs: deleted.jobs,
+          job_results: deleted.jobResults,
+          watches: deleted.watches,
+          webhook_secrets: deleted.webhookSecrets,
+          webhook_deliveries: deleted.webhookDeliveries,
+          canceled_jobs: deleted.canceledJobs,
+          jobs_still_held: deleted.jobsStillHeld,
+        };
+      },
     },
     checkHealth: (timeoutMs) => healthy(client, jobsV1.JobsServiceClient.serviceName, timeoutMs),
     channelHealthy: () => client.connectivityState() !== 'TRANSIENT_FAILURE',

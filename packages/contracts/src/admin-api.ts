@@ -463,3 +463,60 @@ export const watchDeletedSchema = {
   additionalProperties: false,
   properties: { watch_id: { type: 'string' }, deleted: { type: 'boolean', const: true } },
 } as const;
+
+const deletedCount = { type: 'integer', minimum: 0 } as const;
+
+/** The answer of deleting a workspace (DELETE /admin/v1/accounts/{id}): what went, per kind. */
+export const accountDeletedSchema = {
+  type: 'object',
+  required: ['account_id', 'requested_at', 'deleted_at', 'removed', 'canceled_jobs'],
+  additionalProperties: false,
+  properties: {
+    account_id: { type: 'string' },
+    requested_at: {
+      ...dateTime,
+      description: 'When the deletion began: every key of the workspace was refused from then on.',
+    },
+    deleted_at: {
+      ...dateTime,
+      description: 'When the gateway and the job service held nothing of it any more.',
+    },
+    removed: {
+      type: 'object',
+      description:
+        'Documents and entries deleted by this call, per kind (a repeated call after a failed one counts what it found left).',
+      required: [
+        'account',
+        'api_keys',
+        'jobs',
+        'job_results',
+        'watches',
+        'webhook_secrets',
+        'webhook_deliveries',
+        'audit_events',
+        'workspace_members',
+        'daily_requests',
+        'cache_entries',
+      ],
+      additionalProperties: false,
+      properties: {
+        account: deletedCount,
+        api_keys: { ...deletedCount, description: 'The primary key and the named keys.' },
+        jobs: deletedCount,
+        job_results: deletedCount,
+        watches: deletedCount,
+        webhook_secrets: deletedCount,
+        webhook_deliveries: deletedCount,
+        audit_events: deletedCount,
+        workspace_members: deletedCount,
+        daily_requests: { ...deletedCount, description: 'Per-day request counts.' },
+        cache_entries: {
+          ...deletedCount,
+          description: 'Key-value entries keyed by the workspace: idempotency records, counters.',
+        },
+      },
+    },
+    canceled_jobs: { ...deletedCount, description: 'Jobs that were queued or running, canceled first.' },
+  },
+} as const;
+export type AccountDeleted = FromSchema<typeof accountDeletedSchema>;

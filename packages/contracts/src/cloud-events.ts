@@ -76,6 +76,12 @@ export const CLOUD_EVENT_KINDS = {
     dataschema: 'proto:subx.events.v1.AuditEvent',
     subject: 'account id',
   },
+  accountEvents: {
+    source: '//subx/gateway',
+    type: 'com.subx.account-deleted.v1',
+    dataschema: 'proto:subx.events.v1.AccountDeleted',
+    subject: 'account id',
+  },
 } as const satisfies Record<keyof typeof TOPICS, CloudEventKind>;
 
 export interface CloudEventFacts {

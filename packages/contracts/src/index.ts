@@ -11,6 +11,7 @@ export * as requestUsageV1 from './gen/subx/events/v1/request_usage.ts';
 export * as jobLifecycleV1 from './gen/subx/events/v1/job_lifecycle.ts';
 export * as watchLifecycleV1 from './gen/subx/events/v1/watch_lifecycle.ts';
 export * as auditEventV1 from './gen/subx/events/v1/audit_event.ts';
+export * as accountDeletedV1 from './gen/subx/events/v1/account_deleted.ts';
 export { TOPICS, CONSUMER_GROUPS } from './topics.ts';
 export type { BusName } from './topics.ts';
 export { CLOUD_EVENT_KINDS, PROTOBUF_CONTENT_TYPE, cloudEventHeaders, envelopeOf } from './cloud-events.ts';

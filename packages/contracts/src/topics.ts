@@ -35,6 +35,11 @@ export const TOPICS = {
    * change or refusal, key = account id, through an outbox (services/gateway/src/audit/).
    */
   auditEvents: { env: 'AUDIT_EVENTS_TOPIC', default: 'audit.v1' },
+  /**
+   * Gateway → billing and every consumer of usage or audit events: a workspace was deleted
+   * (accountDeletedV1), key = account id, through an outbox (services/gateway/src/deletion/).
+   */
+  accountEvents: { env: 'ACCOUNT_EVENTS_TOPIC', default: 'accounts.v1' },
 } as const satisfies Record<string, BusName>;
 
 export const CONSUMER_GROUPS = {
@@ -50,4 +55,6 @@ export const CONSUMER_GROUPS = {
   extractBulkWorkers: { env: 'EXTRACT_BULK_WORKERS_GROUP', default: 'extractor-bulk-workers' },
   /** Billing's ledger of credit usage (its KAFKA_GROUP_ID). */
   billingLedger: { env: 'KAFKA_GROUP_ID', default: 'billing-ledger' },
+  /** Billing's consumer of accountEvents: it pseudonymises a deleted workspace's ledger. */
+  billingAccountDeletions: { env: 'KAFKA_ACCOUNT_DELETIONS_GROUP_ID', default: 'billing-account-deletions' },
 } as const satisfies Record<string, BusName>;

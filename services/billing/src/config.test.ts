@@ -17,6 +17,8 @@ describe('billing config', () => {
       CREDIT_USAGE_TOPIC: TOPICS.creditUsage.default,
       REQUEST_USAGE_TOPIC: TOPICS.requestUsage.default,
       KAFKA_GROUP_ID: CONSUMER_GROUPS.billingLedger.default,
+      ACCOUNT_EVENTS_TOPIC: TOPICS.accountEvents.default,
+      KAFKA_ACCOUNT_DELETIONS_GROUP_ID: CONSUMER_GROUPS.billingAccountDeletions.default,
     });
     expect(
       loadBillingConfig({

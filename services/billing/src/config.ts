@@ -37,6 +37,10 @@ export const ConfigSchema = z.object({
   REQUEST_USAGE_TOPIC: nameString.default(TOPICS.requestUsage.default),
   /** Consumer group of the request-usage topic; unset: `<KAFKA_GROUP_ID>-requests`. */
   KAFKA_REQUESTS_GROUP_ID: nameString.optional(),
+  /** Deleted workspaces (@subx/contracts TOPICS): the gateway publishes under the same variable. */
+  ACCOUNT_EVENTS_TOPIC: nameString.default(TOPICS.accountEvents.default),
+  /** Consumer group of the account events (the ledger's pseudonymisation). */
+  KAFKA_ACCOUNT_DELETIONS_GROUP_ID: nameString.default(CONSUMER_GROUPS.billingAccountDeletions.default),
   /**
    * A CloudEvents HTTP ingest (OpenMeter's `POST /api/v1/events`) that receives every credit-usage
    * event, batched, at least once (src/metering/export.ts). Unset: no export. A secret (it may

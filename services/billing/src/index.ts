@@ -9,7 +9,13 @@ import { startGrpcServer, grpcTlsFromConfig } from '@subx/service-kit';
 import type { PinoLogger } from '@subx/service-kit';
 import type { BillingConfig } from './config.ts';
 import { billingServiceRegistration } from './grpc/billing.handlers.ts';
-import { startRequestUsageConsumer, startUsageConsumer } from './ledger/usage-consumer.ts';
+import {
+  startAccountDeletionConsumer,
+  startRequestUsageConsumer,
+  startUsageConsumer,
+} from './ledger/usage-consumer.ts';
+import { createAccountPseudonyms } from './ledger/pseudonyms.ts';
+import type { AccountPseudonyms } from './ledger/pseudonyms.ts';
 import { createUsageLedger } from './ledger/usage-ledger.ts';
 import { createRequestCounts } from './ledger/request-counts.ts';
 import type { RequestCounts } from './ledger/request-counts.ts';
@@ -34,7 +40,10 @@ export {
   BILLING_GROUP_ID,
   REQUEST_USAGE_TOPIC,
   REQUEST_USAGE_GROUP_ID,
+  startAccountDeletionConsumer,
 } from './ledger/usage-consumer.ts';
+export { createAccountPseudonyms, DELETED_ACCOUNTS_COLLECTION } from './ledger/pseudonyms.ts';
+export type { AccountPseudonyms, PseudonymisedAccount } from './ledger/pseudonyms.ts';
 export {
   createRequestCounts,
   validateRequestUsageEvent,
@@ -66,6 +75,8 @@ export interface RunningBillingService {
   readonly requests: RequestCounts;
   /** What GetUsage answers: requests from `requests`, credits from `ledger`. */
   readonly reports: UsageReports;
+  /** Deleted workspaces' pseudonyms (accounts.v1). */
+  readonly pseudonyms: AccountPseudonyms;
   stop(timeoutMs?: number): Promise<void>;
 }
 
@@ -73,8 +84,11 @@ export async function startBillingService(
   options: StartBillingServiceOptions,
 ): Promise<RunningBillingService> {
   const { config, logger } = options;
-  const ledger = await createUsageLedger(options.store, options.clock ?? systemClock, options.ledger);
-  const requests = await createRequestCounts(options.store, options.clock ?? systemClock);
+  const clock = options.clock ?? systemClock;
+  const pseudonyms = await createAccountPseudonyms(options.store, clock);
+  const accountOf = (accountId: string) => pseudonyms.accountOf(accountId);
+  const ledger = await createUsageLedger(options.store, clock, { ...options.ledger, accountOf });
+  const requests = await createRequestCounts(options.store, clock, accountOf);
   const reports = createUsageReports(ledger, requests);
   const consumer: Subscription = await startUsageConsumer({
     bus: options.bus,
@@ -89,6 +103,18 @@ export async function startBillingService(
     groupId: config.KAFKA_REQUESTS_GROUP_ID ?? `${config.KAFKA_GROUP_ID}-requests`,
     topic: config.REQUEST_USAGE_TOPIC,
   });
+  const deletionConsumer: Subscription = await startAccountDeletionConsumer({
+    bus: options.bus,
+    pseudonyms,
+    logger: logger.child({ component: 'account-deletions' }),
+    topic: config.ACCOUNT_EVENTS_TOPIC,
+    groupId: config.KAFKA_ACCOUNT_DELETIONS_GROUP_ID,
+  });
+  // The link from a deleted workspace to its pseudonym lasts its grace period, then goes.
+  const sweeper = setInterval(() => {
+    pseudonyms.sweep().catch((err: unknown) => logger.warn({ err }, 'pseudonym sweep failed'));
+  }, 60_000);
+  sweeper.unref();
   const metering: Subscription | undefined = config.METERING_INGEST_URL
     ? await startMeteringExport({
         bus: options.bus,
@@ -112,9 +138,11 @@ export async function startBillingService(
     ledger,
     requests,
     reports,
+    pseudonyms,
     async stop(timeoutMs = config.SHUTDOWN_TIMEOUT_MS) {
+      clearInterval(sweeper);
       // Stop consuming first (the in-flight event finishes and commits), then the read side.
-      await Promise.all([consumer.stop(), requestConsumer.stop(), metering?.stop()]);
+      await Promise.all([consumer.stop(), requestConsumer.stop(), deletionConsumer.stop(), metering?.stop()]);
       await server.shutdown(timeoutMs);
     },
   };

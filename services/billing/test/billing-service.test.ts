@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { billingV1, creditUsageV1, requestUsageV1 } from '@subx/contracts';
+import { accountDeletedV1, billingV1, creditUsageV1, requestUsageV1 } from '@subx/contracts';
 import {
   createInMemoryDocumentStore,
   createInProcessEventBus,
@@ -19,6 +19,7 @@ import { createGrpcClient, createLogger } from '@subx/service-kit';
 import type { GrpcClient } from '@subx/service-kit';
 import { FAST_KAFKA_TIMINGS, brokerList, describeWithEngine } from '@subx/testing/engines';
 import {
+  REQUEST_COUNTS_COLLECTION,
   createRequestCounts,
   createUsageLedger,
   loadBillingConfig,
@@ -39,6 +40,7 @@ function suite(
     store: DocumentStore;
     topic: string;
     requestTopic: string;
+    accountTopic: string;
     close(): Promise<void>;
   }>,
 ) {
@@ -55,7 +57,9 @@ function suite(
           GRPC_PORT: '0',
           CREDIT_USAGE_TOPIC: env.topic,
           REQUEST_USAGE_TOPIC: env.requestTopic,
+          ACCOUNT_EVENTS_TOPIC: env.accountTopic,
           KAFKA_GROUP_ID: `billing-${randomUUID()}`,
+          KAFKA_ACCOUNT_DELETIONS_GROUP_ID: `billing-deletions-${randomUUID()}`,
         }),
         store: env.store,
         bus: env.bus,
@@ -158,6 +162,60 @@ function suite(
       expect(oneDay.totalRequests).toBe(1n);
     });
 
+    it('a deleted workspace: its id is in no record any more, its usage under a pseudonym, the totals unchanged', async () => {
+      const gone = `acct_${randomUUID().replaceAll('-', '')}`;
+      const events = [3, 5].map((credits, i) =>
+        usageEvent({ accountId: gone, credits, occurredAt: `2026-03-1${i}T10:00:00Z` }),
+      );
+      await env.bus.publish(
+        env.topic,
+        events.map((e) => ({ key: gone, value: encode(e) })),
+      );
+      await env.bus.publish(env.requestTopic, [
+        {
+          key: gone,
+          value: encodeReport(requestReport({ accountId: gone, sequence: 1, ops: { batch: 2 } })),
+        },
+      ]);
+      const range = { fromDate: '2026-03-01', toDate: '2026-03-31' };
+      await expect
+        .poll(async () => (await client.getUsage({ accountId: gone, ...range })).totalRequests, {
+          timeout: 30_000,
+          interval: 100,
+        })
+        .toBe(2n);
+      const before = await client.getUsage({ accountId: gone, ...range });
+      expect(before.totalCredits).toBe(8n);
+
+      const eventId = randomUUID();
+      const deleted = accountDeletedV1.AccountDeleted.encode({
+        envelope: {
+          eventId,
+          occurredAt: new Date().toISOString(),
+          accountId: gone,
+          idempotencyKey: eventId,
+          traceParent: '',
+        },
+        requestedAt: new Date().toISOString(),
+      }).finish();
+      await env.bus.publish(env.accountTopic, [{ key: gone, value: deleted }]);
+      const holding = async () => {
+        let n = 0;
+        for (const name of ['usage_ledger', 'usage_daily', REQUEST_COUNTS_COLLECTION]) {
+          n += await env.store.collection(name).countDocuments({ account_id: gone });
+        }
+        return n;
+      };
+      await expect.poll(holding, { timeout: 30_000, interval: 100 }).toBe(0);
+      expect((await client.getUsage({ accountId: gone, ...range })).days).toEqual([]);
+      const pseudonym = await service.pseudonyms.accountOf(gone);
+      expect(pseudonym).toMatch(/^anon_/);
+      expect(await client.getUsage({ accountId: pseudonym, ...range })).toEqual({
+        ...before,
+        accountId: pseudonym,
+      });
+    });
+
     it('rejects bad ranges as INVALID_REQUEST', async () => {
       const bad = [
         { accountId: '', fromDate: '2026-03-01', toDate: '2026-03-02' },
@@ -179,6 +237,7 @@ suite('billing service (embedded adapters)', async () => {
     store,
     topic: 'billing.credit-usage.v1',
     requestTopic: 'billing.request-usage.v1',
+    accountTopic: 'accounts.v1',
     close: async () => {
       await bus.close();
       await store.close();
@@ -213,6 +272,7 @@ describeWithEngine('kafka', 'billing on Kafka', (brokers) => {
         store: openStore(),
         topic: `t.billing.usage.${randomUUID()}`,
         requestTopic: `t.billing.requests.${randomUUID()}`,
+        accountTopic: `t.billing.accounts.${randomUUID()}`,
         close: () => bus.close(),
       };
     });

@@ -46,6 +46,7 @@ import usageRoutes from './routes/usage.ts';
 import watchRoutes from './routes/watches.ts';
 import webhookRoutes from './routes/webhooks.ts';
 import workspaceRoutes from './routes/workspaces.ts';
+import workspaceDeletionRoutes from './routes/workspace-deletion.ts';
 import type { DashboardDeps } from './services.ts';
 import { createDashboardServices } from './services.ts';
 
@@ -130,6 +131,7 @@ export async function buildDashboardApp(deps: DashboardDeps): Promise<FastifyIns
     reauthRoutes,
     operatorRoutes,
     adminOperatorRoutes,
+    workspaceDeletionRoutes,
   ]) {
     await app.register(routes, services);
   }

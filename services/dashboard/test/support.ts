@@ -5,7 +5,7 @@
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { Writable } from 'node:stream';
+import { Readable, Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { ManualClock, createInMemoryDocumentStore, createInMemoryKeyValueStore } from '@subx/ports';
 import type { DocumentStore, KeyValueStore } from '@subx/ports';
@@ -63,6 +63,9 @@ export function fakeGateway() {
   /** What the dashboard reported to the audit log; `auditAnswer` says how the next reports go. */
   const auditReports: { id: string; event: RecordAuditBody }[] = [];
   const audit = { answer: 'ok' as 'ok' | 'fail' | 'hang' };
+  /** The workspaces deleted and exported, with the member who asked. */
+  const deletions: { id: string; memberId: string }[] = [];
+  const exported: { id: string; memberId: string }[] = [];
   const newSecret = (): WebhookSecret => ({
     secret: `whsec_${randomBytes(32).toString('base64')}`,
     created_at: new Date().toISOString(),
@@ -255,6 +258,46 @@ export function fakeGateway() {
     ...named.methods,
     ...people.methods,
     ...retention.methods,
+    async deleteAccount(id, memberId) {
+      get(id);
+      deletions.push({ id, memberId });
+      accounts.delete(id);
+      keys.delete(id);
+      people.memberships.delete(id);
+      const now = new Date().toISOString();
+      return {
+        account_id: id,
+        requested_at: now,
+        deleted_at: now,
+        canceled_jobs: 0,
+        removed: {
+          account: 1,
+          api_keys: 1,
+          jobs: (jobs.get(id) ?? []).length,
+          job_results: 0,
+          watches: (watches.get(id) ?? []).length,
+          webhook_secrets: secrets.delete(id) ? 1 : 0,
+          webhook_deliveries: 0,
+          audit_events: 0,
+          workspace_members: 0,
+          daily_requests: 0,
+          cache_entries: 0,
+        },
+      };
+    },
+    async exportArchive(id, memberId) {
+      const a = get(id);
+      exported.push({ id, memberId });
+      const lines = [
+        { type: 'export', format: 'subx-account-export/1', account_id: id },
+        { type: 'account', id, tier: a.tier },
+        { type: 'end', lines: 2 },
+      ];
+      return {
+        filename: `subx-export-${id}-2026-03-15.jsonl`,
+        body: Readable.from(lines.map((line) => `${JSON.stringify(line)}\n`)),
+      };
+    },
     async call(id, request): Promise<CallResult> {
       calls.push({ id, request });
       const a = get(id);
@@ -280,6 +323,8 @@ export function fakeGateway() {
     watches,
     auditReports,
     audit,
+    deletions,
+    exported,
     namedKeys: named.named,
     memberships: people.memberships,
     auditEvents: named.events,
@@ -287,10 +332,9 @@ export function fakeGateway() {
   };
 }
 
-export function mailbox(): Mailer & {
-  sent: Mail[];
-  link(to: string, purpose: 'verify' | 'reset' | 'invitation'): string;
-} {
+type LinkPurpose = 'verify' | 'reset' | 'invitation' | 'delete-workspace';
+
+export function mailbox(): Mailer & { sent: Mail[]; link(to: string, purpose: LinkPurpose): string } {
   const sent: Mail[] = [];
   return {
     sent,

@@ -166,6 +166,7 @@ await registerSchemasAtStartup({
         jobEvents: configs.jobs.JOB_EVENTS_TOPIC,
         watchEvents: configs.jobs.WATCH_EVENTS_TOPIC,
         auditEvents: configs.gateway.AUDIT_EVENTS_TOPIC,
+        accountEvents: configs.gateway.ACCOUNT_EVENTS_TOPIC,
       }).concat(replyTopics),
     ),
 }).catch(exitOnStartupProblem);

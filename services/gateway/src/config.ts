@@ -129,6 +129,8 @@ export const ConfigSchema = z.object({
    */
   AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3_650).default(DEFAULT_AUDIT_RETENTION_DAYS),
   AUDIT_EVENTS_TOPIC: nameString.default(TOPICS.auditEvents.default),
+  /** Where a workspace's deletion is announced (src/deletion/; billing reads the same variable). */
+  ACCOUNT_EVENTS_TOPIC: nameString.default(TOPICS.accountEvents.default),
 });
 
 export type Config = z.output<typeof ConfigSchema>;

@@ -50,6 +50,7 @@ await runService({
             requestUsage: access.config.requestUsageTopic,
             extractJobs: config.EXTRACT_JOBS_TOPIC,
             auditEvents: config.AUDIT_EVENTS_TOPIC,
+            accountEvents: config.ACCOUNT_EVENTS_TOPIC,
           }),
         ),
     });

@@ -24,6 +24,7 @@ import {
 import type { AccessModule } from './access/index.ts';
 import { buildAdminApp, listenAdmin } from './admin/listener.ts';
 import { createAuditLog } from './audit/audit-log.ts';
+import { createWorkspaceDeletion } from './deletion/delete-workspace.ts';
 import type { AuditLogModule } from './audit/audit-log.ts';
 import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
@@ -115,6 +116,20 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     channelOptions: tls.channelOptions,
     logger,
   });
+  // A workspace's deletion: every store of it, then its event to ACCOUNT_EVENTS_TOPIC (an outbox).
+  const deletion = createWorkspaceDeletion({
+    store,
+    kv,
+    bus,
+    clock,
+    logger: logger.child({ component: 'deletion' }),
+    accounts: access.accounts,
+    accountData: jobService.accountData,
+    topic: config.ACCOUNT_EVENTS_TOPIC,
+    outboxIntervalMs: accessConfig.outboxIntervalMs,
+    flushRequestCounts: () => access.requestLog.flush(),
+  });
+  await deletion.start();
   let fanOut: FanOut & { stop?(): Promise<void> };
   const instanceId = options.instanceId ?? `${hostname()}-${randomUUID().slice(0, 8)}`;
   const directFanOut = createDirectFanOut({
@@ -190,6 +205,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     watches: jobService.watches,
     webhookSecrets: jobService.webhookSecrets,
     audit,
+    deletion,
     logger: logger.child({ listener: 'admin' }),
   });
   let address: string;
@@ -204,6 +220,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     await adminApp.close().catch(() => {});
     await app.close().catch(() => {});
     await fanOut.stop?.().catch(() => {});
+    await deletion.stop().catch(() => {});
     await audit.stop().catch(() => {});
     await access.stop().catch(() => {});
     jobService.close();
@@ -227,6 +244,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
       await adminApp.close();
       await app.close();
       await fanOut.stop?.();
+      await deletion.stop();
       await audit.stop();
       await access.stop();
       jobService.close();

@@ -6,6 +6,7 @@
 import type { JobsPage, WatchList, WebhookSecret } from '@subx/contracts/admin-api';
 import { Errors } from '@subx/errors';
 import type {
+  AccountDataApi,
   ExtractorBackend,
   JobServiceApi,
   JobServiceCaller,
@@ -133,6 +134,8 @@ export function createJobServiceApi(deps: {
   jobs: JobsService;
   watches: WatchesService;
   secrets: WebhookSecrets;
+  /** Deletes a workspace's data (account-data.ts). */
+  eraseAccountData: AccountDataApi['delete'];
   extractor: Pick<ExtractorBackend, 'validateVideo'>;
   lookupDeadlineMs: number;
 }): JobServiceApi {
@@ -140,5 +143,6 @@ export function createJobServiceApi(deps: {
     jobs: jobsApiOf(deps.jobs, deps),
     watches: watchesApiOf(deps.watches),
     webhookSecrets: webhookSecretsApiOf(deps.secrets),
+    accountData: { delete: deps.eraseAccountData },
   };
 }

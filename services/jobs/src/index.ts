@@ -23,6 +23,7 @@ import { systemClock } from '@subx/ports';
 import { grpcTlsFromConfig, startGrpcServer } from '@subx/service-kit';
 import type { PinoLogger } from '@subx/service-kit';
 import { createJobServiceApi } from './api.ts';
+import { createAccountDataEraser } from './account-data.ts';
 import type { JobServiceConfig } from './config.ts';
 import { jobsServiceRegistration } from './grpc/jobs.handlers.ts';
 import { startJobs } from './jobs/start-jobs.ts';
@@ -190,6 +191,7 @@ export async function startJobService(options: StartJobServiceOptions): Promise<
     jobs: jobs.service,
     watches: watches.service,
     secrets: webhooks.secrets,
+    eraseAccountData: createAccountDataEraser({ store, jobs: jobs.service, clock }),
     extractor,
     lookupDeadlineMs: config.GRPC_DEADLINE_MS,
   });

@@ -218,4 +218,35 @@ describe('the job service over gRPC', () => {
     expect(await client.jobs.cancelCreatedWith(ACCOUNT, 'key_one')).toEqual([]);
     expect(await client.checkHealth(1_000)).toBe(true);
   });
+
+  it("deletes a workspace's jobs, results and secrets (DeleteAccountData); a second call finds nothing", async () => {
+    const { client, store } = await start();
+    const input = {
+      source: { type: 'urls', urls: VIDEOS.map(watchUrl) },
+      options: { language: 'en', format: 'json', include_timestamps: true, include: [], translate: false },
+    };
+    const jobId = String((await client.jobs.create(PRO, input, 'req-erase')).job_id);
+    await finished(client, jobId);
+    await client.webhookSecrets.current(ACCOUNT);
+
+    expect(await client.accountData.delete(ACCOUNT)).toEqual({
+      jobs: 1,
+      job_results: VIDEOS.length,
+      watches: 0,
+      webhook_secrets: 1,
+      webhook_deliveries: 0,
+      canceled_jobs: 0,
+      jobs_still_held: 0,
+    });
+    expect((await appErrorOf(client.jobs.get(ACCOUNT, jobId))).code).toBe('JOB_NOT_FOUND');
+    expect(await store.collection('job_results').countDocuments({ job_id: jobId })).toBe(0);
+    expect(await store.collection('job_items').countDocuments({ _id: jobId })).toBe(0);
+    expect(await client.webhookSecrets.metadata(ACCOUNT)).toMatchObject({ exists: false });
+    expect(await client.accountData.delete(ACCOUNT)).toMatchObject({
+      jobs: 0,
+      job_results: 0,
+      webhook_secrets: 0,
+    });
+    expect((await appErrorOf(client.accountData.delete('not-an-account'))).code).toBe('INVALID_REQUEST');
+  });
 });

@@ -51,6 +51,25 @@ export function describeKeyValueStoreContract(
       expect(await store.get(k('unicode'))).toBe('ü ✓ {"json":true}');
     });
 
+    it('deletes every key under a prefix, and only those; glob characters are literal', async () => {
+      await store.set(k('acct_1:a'), 'x');
+      await store.set(k('acct_1:b'), 'x', { ttlMs: 60_000 });
+      await store.increment(k('acct_1:n'), 3);
+      await store.set(k('acct_10:a'), 'other');
+      await store.set(k('acct_2:a'), 'other');
+      await store.set(k('glob*:a'), 'literal');
+      await store.set(k('globby:a'), 'not matched by glob*');
+      expect(await store.deleteByPrefix(k('acct_1:'))).toBe(3);
+      expect(await store.get(k('acct_1:a'))).toBeNull();
+      expect(await store.get(k('acct_1:n'))).toBeNull();
+      expect(await store.get(k('acct_10:a'))).toBe('other');
+      expect(await store.get(k('acct_2:a'))).toBe('other');
+      expect(await store.deleteByPrefix(k('glob*'))).toBe(1);
+      expect(await store.get(k('globby:a'))).toBe('not matched by glob*');
+      expect(await store.deleteByPrefix(k('acct_1:'))).toBe(0);
+      await expect(store.deleteByPrefix('t')).rejects.toThrow(RangeError);
+    });
+
     it('reports time to live, and a plain set clears it', async () => {
       expect(await store.ttlMs(k('missing'))).toBeNull();
       await store.set(k('forever'), 'x');

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { systemClock, type Clock } from '../clock.ts';
+import { checkPrefix } from './port.ts';
 import type { InProcessCounters, KeyValueStore } from './port.ts';
 
 export interface InMemoryKeyValueStoreOptions {
@@ -143,6 +144,18 @@ export function createInMemoryKeyValueStore(
     async delete(key) {
       assertOpen();
       entries.delete(key);
+    },
+    async deleteByPrefix(prefix) {
+      assertOpen();
+      checkPrefix(prefix);
+      let deleted = 0;
+      for (const key of [...entries.keys()]) {
+        if (key.startsWith(prefix) && live(key)) {
+          entries.delete(key);
+          deleted += 1;
+        }
+      }
+      return deleted;
     },
     async ttlMs(key) {
       assertOpen();

@@ -42,6 +42,12 @@ export interface KeyValueStore {
   /** SET NX: true when this call stored the value. */
   setIfAbsent(key: string, value: string, options?: { ttlMs?: number }): Promise<boolean>;
   delete(key: string): Promise<void>;
+  /**
+   * Deletes every key that starts with `prefix` (at least 3 characters; glob characters are
+   * literal); resolves with how many were deleted. Meant for the rare sweep of one owner's keys
+   * (a deleted account), not a hot path: on Redis it walks the keyspace with SCAN.
+   */
+  deleteByPrefix(prefix: string): Promise<number>;
   /** Remaining time to live in ms; null when the key is missing or has no expiry. */
   ttlMs(key: string): Promise<number | null>;
   /**
@@ -85,4 +91,9 @@ export interface KeyValueStore {
   /** Bounded like every command: rejects (KeyValueUnavailableError) when the store cannot answer. */
   ping(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** deleteByPrefix's argument: long enough that it can never mean "every key". */
+export function checkPrefix(prefix: string): void {
+  if (prefix.length < 3) throw new RangeError(`deleteByPrefix needs a prefix of 3 characters or more`);
 }

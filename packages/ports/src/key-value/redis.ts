@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Redis, ReplyError } from 'ioredis';
-import { KeyValueUnavailableError, type KeyValueStore } from './port.ts';
+import { KeyValueUnavailableError, checkPrefix, type KeyValueStore } from './port.ts';
 
 export interface RedisKeyValueStoreOptions {
   url: string;
@@ -21,6 +21,10 @@ export interface RedisKeyValueStoreOptions {
   /** Reconnect delay cap (ms); attempts back off 100 ms, 200 ms, ... up to it. Default 2 000 ms. */
   maxReconnectDelayMs?: number;
 }
+
+/** Keys SCAN looks at per step, and the steps of one walk at most (10 million keys). */
+const SCAN_COUNT = 1_000;
+const SCAN_MAX_STEPS = 10_000;
 
 // INCRBY, then PEXPIREAT when an absolute expiry is given: one atomic step.
 const INCREMENT = `
@@ -177,6 +181,21 @@ export function createRedisKeyValueStore(options: RedisKeyValueStoreOptions): Ke
     },
     async delete(key) {
       await run(() => redis.del(key));
+    },
+    async deleteByPrefix(prefix) {
+      checkPrefix(prefix);
+      // SCAN's MATCH is a glob: the prefix's own *, ?, [ and \ are escaped to mean themselves.
+      const pattern = `${prefix.replace(/[*?[\]\\]/g, '\\$&')}*`;
+      let cursor = '0';
+      let deleted = 0;
+      // Each step is one bounded command; the walk ends when SCAN says so, at most SCAN_MAX_STEPS.
+      for (let step = 0; step < SCAN_MAX_STEPS; step += 1) {
+        const [next, keys] = await run(() => redis.scan(cursor, 'MATCH', pattern, 'COUNT', SCAN_COUNT));
+        if (keys.length > 0) deleted += await run(() => redis.unlink(...keys));
+        cursor = next;
+        if (cursor === '0') return deleted;
+      }
+      throw new Error(`deleteByPrefix: the keyspace walk did not end in ${SCAN_MAX_STEPS} steps`);
     },
     async ttlMs(key) {
       const ttl = await run(() => redis.pttl(key));

@@ -68,6 +68,8 @@ export function validateRequestUsageEvent(event: RequestUsage): void {
 export async function createRequestCounts(
   store: DocumentStore,
   clock: { now(): number },
+  /** The id a report's account is recorded under (a deleted workspace's pseudonym, pseudonyms.ts). */
+  accountOf: (accountId: string) => Promise<string> = async (accountId) => accountId,
 ): Promise<RequestCounts> {
   const daily: Collection<RequestDaily> = store.collection<RequestDaily>(REQUEST_COUNTS_COLLECTION);
   await daily.createIndex({ account_id: 1, day: 1 });
@@ -75,7 +77,7 @@ export async function createRequestCounts(
   return {
     async apply(event) {
       validateRequestUsageEvent(event);
-      const accountId = event.envelope!.accountId;
+      const accountId = await accountOf(event.envelope!.accountId);
       const id = `${accountId}:${event.date}`;
       const path = `src.${event.source}`;
       const seq = Number(event.sequence);

@@ -1,15 +1,18 @@
 import type { EventBus, Logger, Subscription } from '@subx/ports';
 import { RetryableError } from '@subx/ports';
-import { CONSUMER_GROUPS, TOPICS, creditUsageV1, requestUsageV1 } from '@subx/contracts';
+import { CONSUMER_GROUPS, TOPICS, accountDeletedV1, creditUsageV1, requestUsageV1 } from '@subx/contracts';
 import { countBillingEvent } from '@subx/service-kit';
 import { InvalidUsageEventError, type UsageLedger } from './usage-ledger.ts';
 import type { RequestCounts } from './request-counts.ts';
+import type { AccountPseudonyms } from './pseudonyms.ts';
 
 export const CREDIT_USAGE_TOPIC = TOPICS.creditUsage.default;
 export const BILLING_GROUP_ID = CONSUMER_GROUPS.billingLedger.default;
 export const REQUEST_USAGE_TOPIC = TOPICS.requestUsage.default;
 /** Its own group: one group with members subscribed to different topics breaks kafkajs' assignment. */
 export const REQUEST_USAGE_GROUP_ID = 'billing-requests';
+const ACCOUNT_EVENTS_TOPIC = TOPICS.accountEvents.default;
+const ACCOUNT_DELETIONS_GROUP_ID = CONSUMER_GROUPS.billingAccountDeletions.default;
 
 /**
  * One consumer of a billing topic. A message that cannot be decoded or validated is poison: it is
@@ -97,5 +100,35 @@ export function startRequestUsageConsumer(deps: {
     metered: false,
     decode: (bytes) => requestUsageV1.RequestUsage.decode(bytes),
     apply: async (event) => ((await deps.requests.apply(event)) === 'stale' ? 'duplicate' : 'new'),
+  });
+}
+
+/**
+ * Consumes accounts.v1: a deleted workspace's account id is replaced by a pseudonym in the ledger,
+ * the daily aggregates and the request counts (pseudonyms.ts). Repeating it is harmless.
+ */
+export function startAccountDeletionConsumer(deps: {
+  bus: EventBus;
+  pseudonyms: AccountPseudonyms;
+  logger: Logger;
+  topic?: string;
+  groupId?: string;
+}): Promise<Subscription> {
+  return startBillingConsumer({
+    bus: deps.bus,
+    topic: deps.topic ?? ACCOUNT_EVENTS_TOPIC,
+    groupId: deps.groupId ?? ACCOUNT_DELETIONS_GROUP_ID,
+    what: 'account-deleted',
+    metered: false,
+    decode: (bytes) => accountDeletedV1.AccountDeleted.decode(bytes),
+    apply: async (event) => {
+      const env = event.envelope;
+      if (!env?.eventId) throw new InvalidUsageEventError('envelope.event_id is missing');
+      if (!env.accountId) throw new InvalidUsageEventError('envelope.account_id is missing');
+      const moved = await deps.pseudonyms.pseudonymise(env.accountId);
+      // The event id, never the account's: the log must not link the two either.
+      deps.logger.info({ event_id: env.eventId, ...moved }, 'deleted workspace pseudonymised');
+      return 'new';
+    },
   });
 }

@@ -113,6 +113,11 @@ export interface UsageLedgerOptions {
    * any such overlap (a consumer that lost its partition mid-message finishes within seconds).
    */
   markerGraceMs?: number;
+  /**
+   * The id an event's account is recorded under: a deleted workspace's pseudonym
+   * (pseudonyms.ts); default the account id itself.
+   */
+  accountOf?: (accountId: string) => Promise<string>;
 }
 
 export async function createUsageLedger(
@@ -173,7 +178,7 @@ export async function createUsageLedger(
       const env = event.envelope!;
       const entry: LedgerEntry = {
         _id: env.eventId,
-        account_id: env.accountId,
+        account_id: options.accountOf ? await options.accountOf(env.accountId) : env.accountId,
         operation: event.operation,
         credits: Number(event.credits),
         request_id: event.requestId,
@@ -193,6 +198,8 @@ export async function createUsageLedger(
         outcome = 'duplicate';
         const existing = await ledger.findOne({ _id: entry._id });
         if (existing?.counted) return outcome;
+        // Counted where the first delivery put it (its account id may have been pseudonymised since).
+        if (existing) entry.account_id = existing.account_id;
         // Otherwise an earlier delivery stopped between the ledger insert and the count (or is
         // counting right now): the count below is conditional on the marker, so it is safe.
       }

@@ -15,7 +15,9 @@ type AuditEvent =
   | 'operator.account_updated'
   | 'operator.key_revoked'
   /** A person chose a new password through a reset link; their sessions ended, their key was replaced. */
-  | 'account.password_reset';
+  | 'account.password_reset'
+  /** A person deleted their workspace, confirmed from their mailbox; everyone in it was left without one. */
+  | 'account.workspace_deleted';
 
 /** Who acted: a person (email and user id) or the holder of the admin token. */
 type AuditActor = { email: string; user_id: string } | { admin_token: true } | { config: string };

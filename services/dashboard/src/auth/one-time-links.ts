@@ -1,5 +1,6 @@
 /**
- * One-time tokens of the emailed links (email verification 24 h, password reset 1 h). Only the
+ * One-time tokens of the emailed links (email verification 24 h, password reset 1 h, confirming a
+ * workspace's deletion 30 minutes). Only the
  * token's SHA-256 is stored; redeeming claims a "used" marker with SET NX first, so of two
  * concurrent clicks exactly one wins, and the token is deleted.
  *
@@ -10,8 +11,12 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { KeyValueStore } from '@subx/ports';
 
-export type LinkPurpose = 'verify' | 'reset';
-const LINK_TTL_MS: Record<LinkPurpose, number> = { verify: 24 * 3_600_000, reset: 3_600_000 };
+export type LinkPurpose = 'verify' | 'reset' | 'delete-workspace';
+const LINK_TTL_MS: Record<LinkPurpose, number> = {
+  verify: 24 * 3_600_000,
+  reset: 3_600_000,
+  'delete-workspace': 30 * 60_000,
+};
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
 const hashOf = (token: string) => createHash('sha256').update(token).digest('base64url');

@@ -58,6 +58,8 @@ export interface UserRepository {
   replacePending(email: string, passwordHash: string): Promise<UserDoc | null>;
   /** Sets the account only if none is set yet; returns the user as stored afterwards. */
   attachAccount(id: string, accountId: string): Promise<UserDoc | null>;
+  /** Everyone of a deleted workspace is left without one (`account_id` null); how many. */
+  detachAccount(accountId: string): Promise<number>;
   list(options: { skip: number; limit: number }): Promise<UserDoc[]>;
   count(): Promise<number>;
 }
@@ -104,6 +106,14 @@ export function createUserRepository(store: DocumentStore): UserRepository {
     async attachAccount(id, accountId) {
       await users.updateOne({ _id: id, account_id: null }, { $set: { account_id: accountId } });
       return users.findOne({ _id: id });
+    },
+    async detachAccount(accountId) {
+      // A workspace has a handful of people; the bound only keeps a broken store from looping.
+      const members = await users.find({ account_id: accountId }, { limit: 10_000 });
+      for (const member of members) {
+        await users.updateOne({ _id: member._id, account_id: accountId }, { $set: { account_id: null } });
+      }
+      return members.length;
     },
     list: ({ skip, limit }) => users.find({}, { sort: { created_at: -1 }, skip, limit }),
     count: () => users.countDocuments({}),

@@ -3,8 +3,11 @@
  * its own beyond who signed up, and every key and usage figure comes from the gateway (whose
  * regenerate and revoke already take effect on every replica at once). Each call has a deadline.
  */
+import { Readable } from 'node:stream';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type {
   Account,
+  AccountDeleted,
   AccountLimits,
   AccountUsage,
   CallBody,
@@ -36,6 +39,7 @@ import { REQUEST_ID_HEADER } from '@subx/service-kit';
 export { ACCOUNT_TIERS as TIERS } from '@subx/contracts/admin-api';
 export type {
   Account as GatewayAccount,
+  AccountDeleted,
   AccountLimits,
   AccountTier as Tier,
   AccountUsage,
@@ -54,6 +58,9 @@ export type { AuditEventView, AuditPage } from '@subx/contracts/audit';
 export type { WorkspaceMember } from '@subx/contracts/workspaces';
 export { RETENTION_FIELDS } from '@subx/contracts/retention';
 export type { RetentionField, RetentionSettings, UpdateRetentionBody } from '@subx/contracts/retention';
+
+/** An export streams for at most this many call deadlines (a large workspace takes a while). */
+const EXPORT_DEADLINE_FACTOR = 10;
 
 export class GatewayError extends Error {
   readonly status: number;
@@ -128,6 +135,16 @@ export interface GatewayClient {
    * actor; 400 INVALID_REQUEST (its detail names the field and the cap) past the tier's cap.
    */
   updateRetention(id: string, change: UpdateRetentionBody, memberId: string): Promise<RetentionSettings>;
+  /**
+   * Deletes the workspace and everything it owns, asked by the dashboard user `memberId`
+   * (404 NOT_FOUND: it does not exist, or is gone already; 503: call again to finish).
+   */
+  deleteAccount(id: string, memberId: string): Promise<AccountDeleted>;
+  /**
+   * The workspace's export (JSON lines), streamed as the gateway reads it: its file name and body.
+   * The download as a whole is bounded by ten times the call deadline.
+   */
+  exportArchive(id: string, memberId: string): Promise<{ filename: string; body: Readable }>;
 }
 
 export function createGatewayClient(options: {
@@ -230,5 +247,30 @@ export function createGatewayClient(options: {
         `${account(id)}/retention?${new URLSearchParams({ member_id: memberId }).toString()}`,
         change,
       ),
+    deleteAccount: (id, memberId) =>
+      request('DELETE', `${account(id)}?${new URLSearchParams({ member_id: memberId }).toString()}`),
+    async exportArchive(id, memberId) {
+      const query = new URLSearchParams({ member_id: memberId }).toString();
+      const res = await fetch(`${base}${account(id)}/export?${query}`, {
+        headers: {
+          authorization: `Bearer ${options.adminToken}`,
+          ...(options.requestId ? { [REQUEST_ID_HEADER]: options.requestId } : {}),
+        },
+        signal: AbortSignal.timeout(EXPORT_DEADLINE_FACTOR * options.timeoutMs),
+      });
+      if (!res.ok || !res.body) {
+        const text = await res.text().catch(() => '');
+        let code = 'UNKNOWN';
+        try {
+          code = String((JSON.parse(text) as { error?: { code?: unknown } }).error?.code ?? code);
+        } catch {
+          // not JSON: keep UNKNOWN
+        }
+        throw new GatewayError(res.status, code);
+      }
+      const disposition = res.headers.get('content-disposition') ?? '';
+      const filename = /filename="([A-Za-z0-9._-]+)"/.exec(disposition)?.[1] ?? `subx-export-${id}.jsonl`;
+      return { filename, body: Readable.fromWeb(res.body as WebReadableStream) };
+    },
   };
 }

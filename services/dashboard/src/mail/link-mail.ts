@@ -17,9 +17,11 @@ import type { UserDoc } from '../auth/users.ts';
  * - `verify`: confirm the address just signed up with;
  * - `contested`: someone signed up again with an address whose confirmation is pending: the owner
  *   gets a fresh confirmation link that lets them choose their own password;
- * - `reset`: choose a new password.
+ * - `reset`: choose a new password;
+ * - `delete-workspace`: confirm, from the mailbox, the deletion of the workspace asked for in the
+ *   dashboard.
  */
-type LinkMailKind = 'verify' | 'contested' | 'reset';
+type LinkMailKind = 'verify' | 'contested' | 'reset' | 'delete-workspace';
 
 export interface SendLink {
   (user: UserDoc, kind: LinkMailKind, options?: { replacing?: boolean }): Promise<void>;
@@ -32,7 +34,12 @@ export interface SendLink {
   invitation(to: string, token: string, role: string, invitedBy: string): void;
 }
 
-const PURPOSE: Record<LinkMailKind, LinkPurpose> = { verify: 'verify', contested: 'verify', reset: 'reset' };
+const PURPOSE: Record<LinkMailKind, LinkPurpose> = {
+  verify: 'verify',
+  contested: 'verify',
+  reset: 'reset',
+  'delete-workspace': 'delete-workspace',
+};
 
 function mailText(kind: LinkMailKind, url: string) {
   switch (kind) {
@@ -50,6 +57,11 @@ function mailText(kind: LinkMailKind, url: string) {
       return {
         subject: 'Reset your subx password',
         text: `Open this link to choose a new password:\n\n${url}\n\nThe link works once, for 1 hour. Choosing a new password signs out every session and replaces your API key. If you did not ask for it, ignore this mail.`,
+      };
+    case 'delete-workspace':
+      return {
+        subject: 'Confirm the deletion of your subx workspace',
+        text: `You asked to delete your subx workspace. Open this link, signed in, and confirm:\n\n${url}\n\nDeleting it revokes every API key at once and removes its jobs, results, watches, webhook secrets and audit log; it cannot be undone. Download its export first if you want to keep anything. The link works once, for 30 minutes. If you did not ask for it, ignore this mail and change your password.`,
       };
   }
 }

@@ -5,10 +5,11 @@
  * shows as 502 "The API is not answering").
  */
 import fp from 'fastify-plugin';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../gateway/client.ts';
 import type { PageContext } from '../views/pages.ts';
 import { messagePage } from '../views/pages.ts';
+import { noWorkspacePage } from '../views/members-page.ts';
 import type { DashboardServices } from '../services.ts';
 
 type Render = (ctx: PageContext) => string;
@@ -47,7 +48,27 @@ export default fp(
       return seconds;
     });
 
+    /**
+     * A gateway 404 for the person's own workspace: it was deleted (by a member of it, or an
+     * operator). Everyone in it is left without one, and the page says so instead of failing.
+     */
+    async function workspaceGone(error: unknown, request: FastifyRequest): Promise<boolean> {
+      const accountId = request.dash.user?.account_id;
+      if (!(error instanceof GatewayError) || error.status !== 404 || !accountId) return false;
+      const gone = await request.gateway.getAccount(accountId).then(
+        () => false,
+        (err: unknown) => err instanceof GatewayError && err.status === 404,
+      );
+      if (!gone) return false;
+      await s.users.detachAccount(accountId);
+      request.dash.user = (await s.users.byId(request.dash.user!._id)) ?? request.dash.user;
+      return true;
+    }
+
     app.setErrorHandler(async (error: unknown, request, reply) => {
+      if (await workspaceGone(error, request).catch(() => false)) {
+        return reply.page((ctx) => noWorkspacePage(ctx), 403);
+      }
       const gatewayDown =
         error instanceof GatewayError || (error as { name?: string }).name === 'TimeoutError';
       const status = (error as { statusCode?: number }).statusCode;

@@ -1,8 +1,9 @@
 /**
  * The API key page: the key shown once after it is generated, with a first request that works as
  * written (curl, JavaScript, Python) and a link to the reference; the current key (masked); what
- * the account's tier can and cannot call, and how to get more; the named keys (named-keys.ts); and,
- * apart from the key in their own danger-styled section, Regenerate and Revoke.
+ * the account's tier can and cannot call, and how to get more; the named keys (named-keys.ts);
+ * apart from the key in their own danger-styled section, Regenerate and Revoke; last the workspace:
+ * its export and its deletion (workspace-page.ts).
  */
 import type { Html } from './html.ts';
 import { html } from './html.ts';
@@ -13,6 +14,7 @@ import type { NamedKeysView } from './named-keys.ts';
 import { namedKeysSection } from './named-keys.ts';
 import type { Notice, PageContext } from './pages.ts';
 import { confirmedForm, csrfField, layout, unverified } from './pages.ts';
+import { workspaceSection } from './workspace-page.ts';
 
 /** What each metered operation and gated capability is, for people (the gateway's operation names are its own). */
 const OPERATION_LABELS: Record<string, string> = {
@@ -164,5 +166,10 @@ export function keysPage(ctx: PageContext, view: KeysView, notice?: Notice | nul
     : '';
   const tier = view.limits ? tierPanel(view.limits) : '';
   const named = view.named ? namedKeysSection(ctx, view.named) : '';
-  return layout(ctx, 'API key', html`${shown}${current}${named}${tier}${danger}`, notice);
+  return layout(
+    ctx,
+    'API key',
+    html`${shown}${current}${named}${tier}${danger}${workspaceSection(ctx)}`,
+    notice,
+  );
 }

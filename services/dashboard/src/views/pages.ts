@@ -311,12 +311,23 @@ export function resetPage(ctx: PageContext, token: string, notice?: Notice | nul
   );
 }
 
+/**
+ * The page body of a person without a workspace: before the address is confirmed, how to confirm
+ * it; after, the workspace was deleted (theirs, or by whoever else belonged to it).
+ */
 export function unverified(ctx: PageContext): Html {
+  if (ctx.viewer?.verified) return noWorkspace();
   return html`<div class="card">
     <p>Confirm your email address first: we sent you a link.</p>
     <form method="post" action="/verify/resend">
       ${csrfField(ctx)}<button type="submit">Send the link again</button>
     </form>
+  </div>`;
+}
+
+export function noWorkspace(): Html {
+  return html`<div class="card" id="no-workspace">
+    <p>You have no workspace: it was deleted, with its keys, jobs, watches and audit log.</p>
   </div>`;
 }
 

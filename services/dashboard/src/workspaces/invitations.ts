@@ -49,6 +49,8 @@ export interface Invitations {
   accept(token: unknown, userId: string): Promise<InvitationDoc | null>;
   /** Puts back an invitation claimed by a call that then failed (the member could not be added). */
   release(id: string): Promise<void>;
+  /** Deletes every invitation of a deleted workspace (they hold the invited addresses); how many. */
+  forgetWorkspace(accountId: string): Promise<number>;
 }
 
 const hashOf = (token: string) => createHash('sha256').update(token).digest('base64url');
@@ -121,6 +123,10 @@ export function createInvitations(store: DocumentStore, now: () => number): Invi
 
     async release(id) {
       await invitations.updateOne({ _id: id }, { $set: { accepted_at: null, accepted_by: null } });
+    },
+
+    async forgetWorkspace(accountId) {
+      return (await invitations.deleteMany({ account_id: accountId })).deletedCount;
     },
   };
 }

@@ -14,7 +14,6 @@
 import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { roleMay, type WorkspacePermission, type WorkspaceRole } from '@subx/contracts/workspaces';
-import { GatewayError } from '../gateway/client.ts';
 import type { UserDoc } from '../auth/users.ts';
 import { messagePage } from '../views/pages.ts';
 import { noWorkspacePage } from '../views/members-page.ts';
@@ -63,12 +62,10 @@ async function resolveWorkspace(request: FastifyRequest, user: UserDoc): Promise
   const memberships = await request.gateway.workspacesOf(user._id);
   const here = memberships.find((m) => m.account_id === accountId);
   if (here) return { accountId, role: here.role };
-  const members = await request.gateway.members(accountId).catch((err: unknown) => {
-    // Deleted since: the person has no workspace to act on.
-    if (err instanceof GatewayError && err.status === 404) return null;
-    throw err;
-  });
-  if (members === null || members.length > 0) return null;
+  // A workspace deleted since answers 404: the error handler (plugins/render.ts) then leaves
+  // everyone of it without a workspace and says so.
+  const members = await request.gateway.members(accountId);
+  if (members.length > 0) return null;
   await request.gateway.putMember(accountId, user._id, { email: user.email, role: 'owner' }, user._id);
   return { accountId, role: 'owner' };
 }

@@ -43,6 +43,11 @@ export interface AccountDoc extends AccountBalanceDoc {
   };
   /** The workspace's data retention (retention.ts); absent: every default. */
   retention?: StoredRetention;
+  /**
+   * Set when the account's deletion began (src/deletion/): from then on no key of it is admitted,
+   * the account reads as unknown, and a repeated deletion finishes what a failed one left.
+   */
+  deleting_at?: string;
 }
 
 const ACCOUNT_ID_PATTERN = /^acct_[0-9a-f]{32}$/;
@@ -79,6 +84,13 @@ export interface AccountRepository {
   regenerateKey(accountId: string): Promise<string | null>;
   /** False for an unknown account. Revoking a revoked key is a no-op that returns true. */
   revokeKey(accountId: string): Promise<boolean>;
+  /**
+   * The first step of deleting the account: marks it `deleting_at` (kept from an earlier, failed
+   * attempt), revokes its primary key and every named key, and drops them from the key cache of
+   * every replica. From its answer on no key of the account is admitted anywhere. The account as
+   * marked (still stored), or null for an account that does not exist (or is gone already).
+   */
+  beginDeletion(accountId: string): Promise<AccountDoc | null>;
   /**
    * The key's account, or null (malformed, unknown, regenerated or revoked key). A named key's
    * account comes with the key's limits (key-limits.ts), which the caller checks.
@@ -161,7 +173,7 @@ export function createAccountRepository(options: AccountRepositoryOptions): Acco
     }
     if (!key || key.hash === null || !sameHash(key.hash, hash)) return null;
     const account = await accounts.findOne({ _id: key.account_id });
-    if (!account) return null;
+    if (!account || account.deleting_at !== undefined) return null;
     return { id: account._id, tier: account.tier, keyId: key._id, limits: limitsOf(key) };
   }
 
@@ -196,7 +208,8 @@ export function createAccountRepository(options: AccountRepositoryOptions): Acco
     async get(accountId) {
       if (!isAccountId(accountId)) return null;
       await ensureMonthlyAllowance(accountId);
-      return accounts.findOne({ _id: accountId });
+      const doc = await accounts.findOne({ _id: accountId });
+      return doc && doc.deleting_at === undefined ? doc : null;
     },
 
     async update(accountId, change) {
@@ -208,7 +221,7 @@ export function createAccountRepository(options: AccountRepositoryOptions): Acco
       const inc = change.addCredits ? { credits: change.addCredits } : undefined;
       // $set and $inc on the same field conflict: set first, then add.
       let updated = await accounts.findOneAndUpdate(
-        { _id: accountId },
+        { _id: accountId, deleting_at: { $exists: false } },
         { $set: set },
         { returnDocument: 'after' },
       );
@@ -227,7 +240,7 @@ export function createAccountRepository(options: AccountRepositoryOptions): Acco
       if (!isAccountId(accountId)) return null;
       const { apiKey, key } = newKey();
       const updated = await accounts.findOneAndUpdate(
-        { _id: accountId },
+        { _id: accountId, deleting_at: { $exists: false } },
         { $set: { key, updated_at: nowIso() } },
         { returnDocument: 'after' },
       );
@@ -239,13 +252,30 @@ export function createAccountRepository(options: AccountRepositoryOptions): Acco
     async revokeKey(accountId) {
       if (!isAccountId(accountId)) return false;
       const updated = await accounts.findOneAndUpdate(
-        { _id: accountId },
+        { _id: accountId, deleting_at: { $exists: false } },
         { $set: { 'key.hash': null, 'key.status': 'revoked', updated_at: nowIso() } },
         { returnDocument: 'after' },
       );
       if (!updated) return false;
       await keyCache.invalidate(accountId);
       return true;
+    },
+
+    async beginDeletion(accountId) {
+      if (!isAccountId(accountId)) return null;
+      const found = await accounts.findOne({ _id: accountId });
+      if (!found) return null;
+      const at = found.deleting_at ?? nowIso();
+      const marked = await accounts.findOneAndUpdate(
+        { _id: accountId },
+        { $set: { deleting_at: at, 'key.hash': null, 'key.status': 'revoked', updated_at: nowIso() } },
+        { returnDocument: 'after' },
+      );
+      if (!marked) return null;
+      await namedKeys?.revokeAll(accountId);
+      // After both revocations: a replica that reloads a key meanwhile finds it dead in the store.
+      await keyCache.invalidate(accountId);
+      return marked;
     },
 
     authenticateNow(apiKey) {

@@ -51,6 +51,8 @@ export interface NamedKeys {
   list(accountId: string): Promise<ApiKeyInfo[]>;
   /** The revoked key, or null when the account has no key of that id. Revoking twice is a no-op. */
   revoke(accountId: string, keyId: string): Promise<ApiKeyInfo | null>;
+  /** Revokes every active key of the account (its deletion); how many were active. */
+  revokeAll(accountId: string): Promise<number>;
   /** The active key with this hash, or null. */
   findActive(hash: string): Promise<NamedKeyDoc | null>;
   /** The active key stored under `oldHash`, now stored under `newHash` (pepper rotation); null if none. */
@@ -173,6 +175,16 @@ export function createNamedKeys(options: { store: DocumentStore; clock: Clock; p
       );
       const doc = revoked ?? (await keys.findOne({ _id: keyId, account_id: accountId }));
       return doc ? infoOf(doc, clock.now()) : null;
+    },
+
+    async revokeAll(accountId) {
+      // At most MAX_NAMED_KEYS are active; the bound only keeps a broken store from looping.
+      const active = await keys.find(
+        { account_id: accountId, status: 'active' },
+        { limit: 10 * MAX_NAMED_KEYS },
+      );
+      for (const key of active) await this.revoke(accountId, key._id);
+      return active.length;
     },
 
     findActive(hash) {

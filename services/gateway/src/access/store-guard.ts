@@ -49,6 +49,7 @@ export function guardKeyValueStore(kv: KeyValueStore): KeyValueStore {
     set: guard((key, value, options) => kv.set(key, value, options)),
     setIfAbsent: guard((key, value, options) => kv.setIfAbsent(key, value, options)),
     delete: guard((key) => kv.delete(key)),
+    deleteByPrefix: guard((prefix) => kv.deleteByPrefix(prefix)),
     ttlMs: guard((key) => kv.ttlMs(key)),
     increment: guard((key, by, options) => kv.increment(key, by, options)),
     incrementWithin: guard((key, by, limit, options) => kv.incrementWithin(key, by, limit, options)),

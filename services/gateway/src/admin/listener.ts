@@ -27,6 +27,8 @@ import { adminKeyRoutes } from './keys.routes.ts';
 import { adminMemberRoutes } from './members.routes.ts';
 import { adminAuditRoutes } from './audit.routes.ts';
 import { adminRetentionRoutes } from './retention.routes.ts';
+import { adminDeletionRoutes } from './deletion.routes.ts';
+import type { WorkspaceDeletion } from '../deletion/delete-workspace.ts';
 import type { AuditLog, AuditReader } from '../domain/audit-log.ts';
 import { createAccountSecurer } from '../recovery/secure-account.ts';
 import type { JobsApi, WatchesApi, WebhookSecretsApi } from '@subx/backends';
@@ -54,6 +56,7 @@ type AdminAccess = Pick<
   | 'accountUsage'
   | 'apiKeys'
   | 'members'
+  | 'accountProfile'
   | 'clock'
   | 'logger'
 > &
@@ -72,6 +75,8 @@ export interface AdminAppOptions {
   webhookSecrets?: WebhookSecretsApi;
   /** The accounts' audit log: what operators change is recorded, its pages read; absent: those routes answer 503. */
   audit?: AuditLog & AuditReader;
+  /** Deleting a workspace (src/deletion/); absent: DELETE /admin/v1/accounts/{id} answers 503. */
+  deletion?: WorkspaceDeletion;
   logger?: FastifyBaseLogger;
   /** Failed-attempt limit (default 5 per minute per caller). */
   failures?: AdminFailureLimiterOptions;
@@ -164,6 +169,21 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
     }
     adminAuditRoutes(scope, { accounts: access.accounts, ...audit });
     if (access.retention) adminRetentionRoutes(scope, { retention: access.retention });
+    adminDeletionRoutes(scope, {
+      ...(options.deletion ? { deletion: options.deletion } : {}),
+      accountProfile: access.accountProfile,
+      exportSources: {
+        apiKeys: access.apiKeys,
+        members: access.members,
+        usage: access.usageReader,
+        ...(options.webhookSecrets ? { webhookSecrets: options.webhookSecrets } : {}),
+        ...(options.watches ? { watches: options.watches } : {}),
+        ...(options.jobs ? { jobs: options.jobs } : {}),
+        ...audit,
+      },
+      ...audit,
+      clock: access.clock,
+    });
     adminRecoveryRoutes(scope, {
       secure: createAccountSecurer({
         accounts: access.accounts,

@@ -27,7 +27,7 @@ const HEADERS = {
   'X-Request-Id': header('The request id, also `error.request_id` of error bodies.'),
   'Retry-After': header('Seconds to wait before trying a token again.', { type: 'integer' }),
   'WWW-Authenticate': header('The challenge of every 401: `Bearer`.'),
-  'Cache-Control': header('`no-store`: the body holds a key or a secret.'),
+  'Cache-Control': header("`no-store`: the body holds a key, a secret or the workspace's data."),
 };
 const ref = (name: keyof typeof HEADERS) => ({ $ref: `#/components/headers/${name}` });
 
@@ -73,7 +73,9 @@ function operationObject(spec: AdminOperationSpec) {
           'X-Request-Id': ref('X-Request-Id'),
           ...(spec.noStore ? { 'Cache-Control': ref('Cache-Control') } : {}),
         },
-        ...(spec.response ? { content: { 'application/json': { schema: spec.response } } } : {}),
+        ...(spec.response
+          ? { content: { [spec.mediaType ?? 'application/json']: { schema: spec.response } } }
+          : {}),
       },
       ...errorResponses(spec.errors),
     },

@@ -5,6 +5,7 @@
  * `@subx/contracts/admin-api`, where the dashboard's client takes its types from.
  */
 import {
+  accountDeletedSchema,
   accountIdParamsSchema,
   accountWatchParamsSchema,
   accountLimitsSchema,
@@ -65,6 +66,8 @@ export interface AdminOperationSpec {
   successStatus: 200 | 201 | 204;
   /** The success body; none for 204. */
   response?: JsonSchema;
+  /** The success body's media type; default `application/json`. */
+  mediaType?: string;
   /** The success response carries `Cache-Control: no-store` (it holds a key or a secret). */
   noStore?: boolean;
   /** Besides UNAUTHORIZED and RATE_LIMITED, which every admin route can answer. */
@@ -432,6 +435,40 @@ export const ADMIN_OPERATION_SPECS: AdminOperationSpec[] = [
     successStatus: 200,
     response: retentionSettingsSchema,
     errors: [...BODY_ERRORS, 'NOT_FOUND'],
+  },
+  {
+    method: 'DELETE',
+    path: ACCOUNT,
+    operationId: 'deleteAccount',
+    summary: 'Delete the workspace and everything it owns',
+    tag: 'Self-service',
+    description:
+      "At its owner's request (GDPR art. 17). First every key of the workspace (primary and named) is revoked on every replica: each is 401 from then on. Then its running jobs are canceled and its watches stopped, and its data deleted from every store: the account, keys, jobs with their results, watches, webhook secrets and deliveries, audit events, workspace members, request counts and the key-value entries keyed by it. Billing keeps its ledger with the workspace's id replaced by a pseudonym, on the `accounts.v1` event this publishes. Answers what was removed, per kind. A call that fails half-way leaves the workspace refused and unknown to every other route, and is finished by calling again; once it answered, the workspace is 404 here and everywhere. `member_id`: the dashboard user asking (logged, never stored with the workspace). SERVICE_UNAVAILABLE on a gateway without deletion, or while the job service cannot be reached (call again).",
+    params,
+    querystring: actingMemberQuerySchema,
+    successStatus: 200,
+    response: accountDeletedSchema,
+    errors: ['INVALID_REQUEST', 'NOT_FOUND', 'SERVICE_UNAVAILABLE'],
+  },
+  {
+    method: 'GET',
+    path: `${ACCOUNT}/export`,
+    operationId: 'exportAccountData',
+    summary: 'Everything the workspace holds, as JSON lines',
+    tag: 'Self-service',
+    description:
+      "The archive of the public GET /api/v1/account/export, for the dashboard's owner: the same lines (`export`, `account`, `member`, `key`, `webhook_secret`, `watch`, `job`, `job_result`, `usage_day`, `audit_event`, then `end`), streamed as an attachment. Recorded in the audit log (`account.exported`, actor `member` with `member_id`, else `operator`). NOT_FOUND for an unknown or deleted workspace.",
+    params,
+    querystring: actingMemberQuerySchema,
+    successStatus: 200,
+    mediaType: 'application/x-ndjson',
+    response: {
+      type: 'string',
+      description:
+        'Lines of JSON, each with a `type`, as the public export answers them; the last, `end`, counts the lines before it.',
+    },
+    noStore: true,
+    errors: ['INVALID_REQUEST', 'NOT_FOUND'],
   },
 ];
 

@@ -7,6 +7,8 @@
  * as whether one exists and its dates. The last line, `end`, counts the lines before it; a
  * failure throws before it, so a cut archive never looks whole.
  */
+import { Readable } from 'node:stream';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { JobsApi, JsonDocument, WatchesApi, WebhookSecretsApi } from '@subx/backends';
 import { isAppError } from '@subx/errors';
 import { DAY_MS, utcDate } from '@subx/credits';
@@ -170,4 +172,36 @@ export async function* accountExportLines(
     yield `${JSON.stringify(body)}\n`;
   }
   yield `${JSON.stringify(line('end', { lines }))}\n`;
+}
+
+/**
+ * Answers the archive (the public route and its admin twin): JSON lines streamed with backpressure
+ * as an attachment, never cached. The headers are out before the lines are read, so a read that
+ * fails mid-way cuts the connection without the `end` line (the reader knows the archive is
+ * incomplete) and is logged here.
+ */
+export function sendAccountExport(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  archive: { sources: ExportSources; profile: AccountProfile; nowMs: number },
+): FastifyReply {
+  const { sources, profile, nowMs } = archive;
+  const lines = accountExportLines(sources, profile, nowMs);
+  async function* logged(): AsyncGenerator<string> {
+    try {
+      yield* lines;
+    } catch (err) {
+      request.log.error({ err, account_id: profile.id }, 'account export failed mid-stream');
+      throw err;
+    }
+  }
+  const date = new Date(nowMs).toISOString().slice(0, 10);
+  return (
+    reply
+      .type('application/x-ndjson; charset=utf-8')
+      .header('content-disposition', `attachment; filename="subx-export-${profile.id}-${date}.jsonl"`)
+      // Everything the account holds: no cache between us and the caller keeps it.
+      .header('cache-control', 'no-store')
+      .send(Readable.from(logged()))
+  );
 }

@@ -4,12 +4,11 @@
  * account's primary key: a named key, even with every scope, is 403, since whoever holds a leaked
  * named key should not be able to take everything out in one call.
  */
-import { Readable } from 'node:stream';
 import { AppError } from '@subx/errors';
 import type { KeyHolder } from '../access/key-limits.ts';
 import { routeOptions, routePath } from '../http/route-context.ts';
 import type { RouteRegistrar } from '../http/route-context.ts';
-import { accountExportLines, EXPORT_FORMAT } from './account-export.ts';
+import { EXPORT_FORMAT, sendAccountExport } from './account-export.ts';
 import type { ExportSources } from './account-export.ts';
 import { exportOperation } from './operations.ts';
 
@@ -50,26 +49,6 @@ export const registerExport: RouteRegistrar = (app, ctx) => {
       ...(deps.usage ? { usage: deps.usage } : {}),
       ...(deps.audit ? { audit: deps.audit } : {}),
     };
-    const nowMs = deps.clock.now();
-    const lines = accountExportLines(sources, profile, nowMs);
-    async function* logged(): AsyncGenerator<string> {
-      try {
-        yield* lines;
-      } catch (err) {
-        // The headers are out: the connection is cut without the `end` line, so the reader knows
-        // the archive is incomplete; the cause is ours to read.
-        request.log.error({ err, account_id: holder!.id }, 'account export failed mid-stream');
-        throw err;
-      }
-    }
-    const date = new Date(nowMs).toISOString().slice(0, 10);
-    return (
-      reply
-        .type('application/x-ndjson; charset=utf-8')
-        .header('content-disposition', `attachment; filename="subx-export-${holder.id}-${date}.jsonl"`)
-        // Everything the account holds: no cache between us and the caller keeps it.
-        .header('cache-control', 'no-store')
-        .send(Readable.from(logged()))
-    );
+    return sendAccountExport(request, reply, { sources, profile, nowMs: deps.clock.now() });
   });
 };

@@ -5,8 +5,17 @@
  */
 import { DEFAULT_PRICING } from '@subx/credits';
 import { createDirectFanOut } from '@subx/fanout';
-import { ManualClock, createInMemoryDocumentStore, createInProcessEventBus, silentLogger } from '@subx/ports';
+import {
+  ManualClock,
+  createInMemoryDocumentStore,
+  createInMemoryKeyValueStore,
+  createInProcessEventBus,
+  silentLogger,
+} from '@subx/ports';
+import type { DocumentStore, InMemoryKeyValueStore } from '@subx/ports';
+import type { JobServiceApi } from '@subx/backends';
 import { createAuditLog } from '../../src/audit/audit-log.ts';
+import type { AuditLogModule } from '../../src/audit/audit-log.ts';
 import { startReplicas } from '../access/support.ts';
 import type { Replicas } from '../access/support.ts';
 import { buildTestGateway, createFakeBackends } from './support.ts';
@@ -16,6 +25,7 @@ import { createJobNotifier } from '../../../jobs/src/jobs/notify.ts';
 import { createJobRunner } from '../../../jobs/src/jobs/runner.ts';
 import type { JobRunner } from '../../../jobs/src/jobs/runner.ts';
 import { createJobsService } from '../../../jobs/src/jobs/service.ts';
+import type { JobsService } from '../../../jobs/src/jobs/service.ts';
 import { createJobSourceLister } from '../../../jobs/src/jobs/sources.ts';
 import { createJobStore } from '../../../jobs/src/jobs/store.ts';
 import { createWatchesService } from '../../../jobs/src/watches/service.ts';
@@ -26,7 +36,15 @@ import { createRetentionSettings } from '../../../jobs/src/retention/settings.ts
 
 export interface AccountsHarness {
   replicas: Replicas;
+  /** The replicas' key-value store, which can list its keys. */
+  kv: InMemoryKeyValueStore;
+  audit: AuditLogModule;
   gw: TestGateway;
+  /** The job service's parts in process, as the admin API takes them. */
+  jobService: {
+    jobs: JobsService;
+    api: Pick<JobServiceApi, 'jobs' | 'watches' | 'webhookSecrets'>;
+  };
   /** Runs the jobs (pollOnce, idle); stopped by `stop`. */
   runner: JobRunner;
   /** A new business account with 10,000 credits: its id and primary key. */
@@ -34,11 +52,19 @@ export interface AccountsHarness {
   stop(): Promise<void>;
 }
 
-export async function accountsGateway(): Promise<AccountsHarness> {
-  const store = createInMemoryDocumentStore();
+/**
+ * `replicas`: gateway replicas sharing the stores (default 1); the public app runs on the first.
+ * `store`: the document store (default an in-memory one).
+ */
+export async function accountsGateway(
+  options: { replicas?: number; store?: DocumentStore } = {},
+): Promise<AccountsHarness> {
+  const store = options.store ?? createInMemoryDocumentStore();
   const clock = new ManualClock(Date.UTC(2026, 2, 15, 10, 0, 0));
-  const audit = createAuditLog({ store, bus: createInProcessEventBus(), clock, logger: silentLogger });
-  const replicas = await startReplicas(1, { store, clock, audit });
+  const kv = createInMemoryKeyValueStore({ clock });
+  const bus = createInProcessEventBus();
+  const audit = createAuditLog({ store, bus, clock, logger: silentLogger });
+  const replicas = await startReplicas(options.replicas ?? 1, { store, kv, bus, clock, audit });
   const m = replicas.modules[0]!;
   const config = loadJobServiceConfig({ JOB_WINDOW_SIZE: '3' }, { embedded: true });
   const backends = createFakeBackends();
@@ -91,6 +117,11 @@ export async function accountsGateway(): Promise<AccountsHarness> {
     config,
   });
   const secrets = createWebhookSecrets({ store, clock, pepper: 'an-accounts-test-pepper-of-32-chars!!' });
+  const api = {
+    jobs: jobsApiOf(jobs, { extractor: backends.extractor, lookupDeadlineMs: 5_000 }),
+    watches: watchesApiOf(watches),
+    webhookSecrets: webhookSecretsApiOf(secrets),
+  };
   const gw = await buildTestGateway({
     deps: {
       access: m.access,
@@ -104,13 +135,14 @@ export async function accountsGateway(): Promise<AccountsHarness> {
       usage: m.usageReader,
       audit,
       backends,
-      jobs: jobsApiOf(jobs, { extractor: backends.extractor, lookupDeadlineMs: 5_000 }),
-      watches: watchesApiOf(watches),
-      webhookSecrets: webhookSecretsApiOf(secrets),
+      ...api,
     },
   });
   return {
     replicas,
+    kv,
+    audit,
+    jobService: { jobs, api },
     gw,
     runner,
     async newOwner() {

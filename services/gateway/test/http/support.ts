@@ -229,6 +229,11 @@ export function createTestKv(): KeyValueStore & { data: Map<string, string> } {
     set: async (k, v) => void data.set(k, v),
     setIfAbsent: async (k, v) => (data.has(k) ? false : (data.set(k, v), true)),
     delete: async (k) => void data.delete(k),
+    deleteByPrefix: async (prefix) => {
+      const keys = [...data.keys()].filter((k) => k.startsWith(prefix));
+      for (const k of keys) data.delete(k);
+      return keys.length;
+    },
     ttlMs: async () => null,
     increment: async (k, by) => {
       const n = Number(data.get(k) ?? 0) + by;

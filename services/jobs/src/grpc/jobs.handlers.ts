@@ -39,7 +39,7 @@ const pageOf = (page: jobsV1.Page | undefined) => ({
 });
 
 export function jobsServiceRegistration(api: JobServiceApi): ServiceRegistration {
-  const { jobs, watches, webhookSecrets } = api;
+  const { jobs, watches, webhookSecrets, accountData } = api;
   return defineService(jobsV1.JobsServiceService, {
     createJob: async (req) =>
       bytesOf(await jobs.create(callerOf(req.account), inputOf(req.inputJsonUtf8), req.requestId)),
@@ -91,5 +91,17 @@ export function jobsServiceRegistration(api: JobServiceApi): ServiceRegistration
       ),
     rotateWebhookSecret: async (req) =>
       bytesOf(await webhookSecrets.rotate(req.accountId, { keepPrevious: req.keepPrevious })),
+    deleteAccountData: async (req) => {
+      const deleted = await accountData.delete(req.accountId);
+      return {
+        jobs: deleted.jobs,
+        jobResults: deleted.job_results,
+        watches: deleted.watches,
+        webhookSecrets: deleted.webhook_secrets,
+        webhookDeliveries: deleted.webhook_deliveries,
+        canceledJobs: deleted.canceled_jobs,
+        jobsStillHeld: deleted.jobs_still_held,
+      };
+    },
   });
 }

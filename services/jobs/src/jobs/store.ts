@@ -12,8 +12,8 @@ import type { JobDoc, JobError, JobItem, JobItemsDoc, JobResultDoc } from './mod
 import type { JobStatus } from '@subx/public-api';
 
 export const JOBS_COLLECTION = 'jobs';
-const JOB_ITEMS_COLLECTION = 'job_items';
-const JOB_RESULTS_COLLECTION = 'job_results';
+export const JOB_ITEMS_COLLECTION = 'job_items';
+export const JOB_RESULTS_COLLECTION = 'job_results';
 
 /**
  * `job_` + the creation time (base 36, fixed width) + 64 random bits: ids sort by creation, so

@@ -6,7 +6,7 @@
 import type { DocumentStore } from '@subx/ports';
 import type { SeenMark, WatchDoc, WatchPause, WatchPending, WatchRun } from './model.ts';
 
-const WATCHES_COLLECTION = 'watches';
+export const WATCHES_COLLECTION = 'watches';
 
 export interface WatchStore {
   ensureIndexes(): Promise<void>;

@@ -27,7 +27,7 @@ import type { WebhookConfig } from './config.ts';
 import type { WebhookSecrets } from './secrets.ts';
 import { countWebhookDelivery, observeWebhookAttempt } from './metrics.ts';
 
-const WEBHOOK_DELIVERIES_COLLECTION = 'webhook_deliveries';
+export const WEBHOOK_DELIVERIES_COLLECTION = 'webhook_deliveries';
 
 /** @public (the job runner's, through index.ts) */
 export type WebhookEventType = 'job.completed' | 'job.failed' | 'job.canceled' | 'watch.new_videos';

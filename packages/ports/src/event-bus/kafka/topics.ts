@@ -8,7 +8,7 @@
  * permission a managed cluster rarely grants. A retention that differs from the configured one is
  * logged once, at info, so that the difference is visible (docs/events.md, "Retention").
  */
-import { ConfigResourceTypes, type Admin } from 'kafkajs';
+import kafkajs, { type Admin } from 'kafkajs';
 import { backoffDelay } from '../../backoff.ts';
 import type { KafkaConnections } from './connections.ts';
 import type { Logger } from '../../logger.ts';
@@ -16,6 +16,9 @@ import { withTimeout } from './util.ts';
 
 /** Bound on the retention report's one request: it must not hold up a start or a first publish. */
 const RETENTION_REPORT_TIMEOUT_MS = 5_000;
+
+// kafkajs is CommonJS, and Node's named-export detection does not see this enum.
+const { ConfigResourceTypes } = kafkajs;
 
 export interface TopicSetupOptions {
   connections: KafkaConnections;

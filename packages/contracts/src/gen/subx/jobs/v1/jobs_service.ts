@@ -243,6 +243,26 @@ export interface RotateWebhookSecretResponse {
   jsonUtf8: Uint8Array;
 }
 
+export interface DeleteAccountDataRequest {
+  accountId: string;
+}
+
+/** What was deleted, per kind. */
+export interface DeleteAccountDataResponse {
+  jobs: number;
+  jobResults: number;
+  watches: number;
+  webhookSecrets: number;
+  webhookDeliveries: number;
+  /** Of `jobs`, those that were queued or running and were canceled first. */
+  canceledJobs: number;
+  /**
+   * Canceled jobs whose runner had not given them back within the call's bound: deleted anyway (a
+   * result its runner still writes is left without a job, and no account).
+   */
+  jobsStillHeld: number;
+}
+
 function createBaseAccount(): Account {
   return { id: "", tier: "", keyId: "" };
 }
@@ -3485,6 +3505,272 @@ export const RotateWebhookSecretResponse: MessageFns<RotateWebhookSecretResponse
   },
 };
 
+function createBaseDeleteAccountDataRequest(): DeleteAccountDataRequest {
+  return { accountId: "" };
+}
+
+export const DeleteAccountDataRequest: MessageFns<DeleteAccountDataRequest> = {
+  encode(message: DeleteAccountDataRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.accountId !== "") {
+      writer.uint32(10).string(message.accountId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteAccountDataRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteAccountDataRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeleteAccountDataRequest {
+    return {
+      accountId: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : "",
+    };
+  },
+
+  toJSON(message: DeleteAccountDataRequest): unknown {
+    const obj: any = {};
+    if (message.accountId !== "") {
+      obj.accountId = message.accountId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<DeleteAccountDataRequest>): DeleteAccountDataRequest {
+    return DeleteAccountDataRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<DeleteAccountDataRequest>): DeleteAccountDataRequest {
+    const message = createBaseDeleteAccountDataRequest();
+    message.accountId = object.accountId ?? "";
+    return message;
+  },
+};
+
+function createBaseDeleteAccountDataResponse(): DeleteAccountDataResponse {
+  return {
+    jobs: 0,
+    jobResults: 0,
+    watches: 0,
+    webhookSecrets: 0,
+    webhookDeliveries: 0,
+    canceledJobs: 0,
+    jobsStillHeld: 0,
+  };
+}
+
+export const DeleteAccountDataResponse: MessageFns<DeleteAccountDataResponse> = {
+  encode(message: DeleteAccountDataResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.jobs !== 0) {
+      writer.uint32(8).uint32(message.jobs);
+    }
+    if (message.jobResults !== 0) {
+      writer.uint32(16).uint32(message.jobResults);
+    }
+    if (message.watches !== 0) {
+      writer.uint32(24).uint32(message.watches);
+    }
+    if (message.webhookSecrets !== 0) {
+      writer.uint32(32).uint32(message.webhookSecrets);
+    }
+    if (message.webhookDeliveries !== 0) {
+      writer.uint32(40).uint32(message.webhookDeliveries);
+    }
+    if (message.canceledJobs !== 0) {
+      writer.uint32(48).uint32(message.canceledJobs);
+    }
+    if (message.jobsStillHeld !== 0) {
+      writer.uint32(56).uint32(message.jobsStillHeld);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteAccountDataResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteAccountDataResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.jobs = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.jobResults = reader.uint32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.watches = reader.uint32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.webhookSecrets = reader.uint32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.webhookDeliveries = reader.uint32();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.canceledJobs = reader.uint32();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.jobsStillHeld = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeleteAccountDataResponse {
+    return {
+      jobs: isSet(object.jobs) ? globalThis.Number(object.jobs) : 0,
+      jobResults: isSet(object.jobResults)
+        ? globalThis.Number(object.jobResults)
+        : isSet(object.job_results)
+        ? globalThis.Number(object.job_results)
+        : 0,
+      watches: isSet(object.watches) ? globalThis.Number(object.watches) : 0,
+      webhookSecrets: isSet(object.webhookSecrets)
+        ? globalThis.Number(object.webhookSecrets)
+        : isSet(object.webhook_secrets)
+        ? globalThis.Number(object.webhook_secrets)
+        : 0,
+      webhookDeliveries: isSet(object.webhookDeliveries)
+        ? globalThis.Number(object.webhookDeliveries)
+        : isSet(object.webhook_deliveries)
+        ? globalThis.Number(object.webhook_deliveries)
+        : 0,
+      canceledJobs: isSet(object.canceledJobs)
+        ? globalThis.Number(object.canceledJobs)
+        : isSet(object.canceled_jobs)
+        ? globalThis.Number(object.canceled_jobs)
+        : 0,
+      jobsStillHeld: isSet(object.jobsStillHeld)
+        ? globalThis.Number(object.jobsStillHeld)
+        : isSet(object.jobs_still_held)
+        ? globalThis.Number(object.jobs_still_held)
+        : 0,
+    };
+  },
+
+  toJSON(message: DeleteAccountDataResponse): unknown {
+    const obj: any = {};
+    if (message.jobs !== 0) {
+      obj.jobs = Math.round(message.jobs);
+    }
+    if (message.jobResults !== 0) {
+      obj.jobResults = Math.round(message.jobResults);
+    }
+    if (message.watches !== 0) {
+      obj.watches = Math.round(message.watches);
+    }
+    if (message.webhookSecrets !== 0) {
+      obj.webhookSecrets = Math.round(message.webhookSecrets);
+    }
+    if (message.webhookDeliveries !== 0) {
+      obj.webhookDeliveries = Math.round(message.webhookDeliveries);
+    }
+    if (message.canceledJobs !== 0) {
+      obj.canceledJobs = Math.round(message.canceledJobs);
+    }
+    if (message.jobsStillHeld !== 0) {
+      obj.jobsStillHeld = Math.round(message.jobsStillHeld);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<DeleteAccountDataResponse>): DeleteAccountDataResponse {
+    return DeleteAccountDataResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<DeleteAccountDataResponse>): DeleteAccountDataResponse {
+    const message = createBaseDeleteAccountDataResponse();
+    message.jobs = object.jobs ?? 0;
+    message.jobResults = object.jobResults ?? 0;
+    message.watches = object.watches ?? 0;
+    message.webhookSecrets = object.webhookSecrets ?? 0;
+    message.webhookDeliveries = object.webhookDeliveries ?? 0;
+    message.canceledJobs = object.canceledJobs ?? 0;
+    message.jobsStillHeld = object.jobsStillHeld ?? 0;
+    return message;
+  },
+};
+
 /**
  * The job service: everything that runs after the request has been answered. Bulk jobs, watches
  * and the webhook signing secrets of an account. The gateway authenticates the caller, counts the
@@ -3691,6 +3977,22 @@ export const JobsServiceService = {
       Buffer.from(RotateWebhookSecretResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): RotateWebhookSecretResponse => RotateWebhookSecretResponse.decode(value),
   },
+  /**
+   * The workspace is being deleted: its watches stop and are deleted, its queued and running jobs
+   * are canceled, then every job with its items and results, its webhook secrets and deliveries
+   * are deleted. Safe to repeat: a second call finds nothing and answers zeros.
+   */
+  deleteAccountData: {
+    path: "/subx.jobs.v1.JobsService/DeleteAccountData" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DeleteAccountDataRequest): Buffer =>
+      Buffer.from(DeleteAccountDataRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DeleteAccountDataRequest => DeleteAccountDataRequest.decode(value),
+    responseSerialize: (value: DeleteAccountDataResponse): Buffer =>
+      Buffer.from(DeleteAccountDataResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DeleteAccountDataResponse => DeleteAccountDataResponse.decode(value),
+  },
 } as const;
 
 export interface JobsServiceServer extends UntypedServiceImplementation {
@@ -3725,6 +4027,12 @@ export interface JobsServiceServer extends UntypedServiceImplementation {
   getWebhookSecret: handleUnaryCall<GetWebhookSecretRequest, GetWebhookSecretResponse>;
   /** keep_previous false (a compromise): no older secret signs any more. */
   rotateWebhookSecret: handleUnaryCall<RotateWebhookSecretRequest, RotateWebhookSecretResponse>;
+  /**
+   * The workspace is being deleted: its watches stop and are deleted, its queued and running jobs
+   * are canceled, then every job with its items and results, its webhook secrets and deliveries
+   * are deleted. Safe to repeat: a second call finds nothing and answers zeros.
+   */
+  deleteAccountData: handleUnaryCall<DeleteAccountDataRequest, DeleteAccountDataResponse>;
 }
 
 export interface JobsServiceClient extends Client {
@@ -4004,6 +4312,26 @@ export interface JobsServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: RotateWebhookSecretResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The workspace is being deleted: its watches stop and are deleted, its queued and running jobs
+   * are canceled, then every job with its items and results, its webhook secrets and deliveries
+   * are deleted. Safe to repeat: a second call finds nothing and answers zeros.
+   */
+  deleteAccountData(
+    request: DeleteAccountDataRequest,
+    callback: (error: ServiceError | null, response: DeleteAccountDataResponse) => void,
+  ): ClientUnaryCall;
+  deleteAccountData(
+    request: DeleteAccountDataRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DeleteAccountDataResponse) => void,
+  ): ClientUnaryCall;
+  deleteAccountData(
+    request: DeleteAccountDataRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DeleteAccountDataResponse) => void,
   ): ClientUnaryCall;
 }
 
