@@ -3,8 +3,9 @@
  * server): the owner invites a developer by e-mail; the developer joins by the link with a password
  * of their own, makes a `transcripts:read` key that extracts but is refused jobs and the webhook
  * secret; pages beyond the role are refused; the owner's audit log shows the invitation, the key
- * and the refusals; the export lists both members; removing the developer ends their session and
- * revokes their key.
+ * and the refusals; the export lists both members and the workspace's job; removing the developer
+ * ends their session and revokes their key; the owner deletes the workspace (confirmed from the
+ * mailbox), after which its keys are 401 and its job and results are gone.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
@@ -19,6 +20,7 @@ const DEV_PASSWORD = 'the developer chose this one';
 const VIDEO_URL = 'https://www.youtube.com/watch?v=F1xioXWb8CY';
 // Page changes wait on scrypt and SMTP: generous bounds for a loaded machine.
 const POLL = { timeout: 20_000, interval: 100 };
+const ADMIN_TOKEN = 'team-browser-test-admin-token-0123456';
 
 describeWithBrowser('a team in a real browser', (executablePath) => {
   let mailbox: Mailbox;
@@ -27,10 +29,7 @@ describeWithBrowser('a team in a real browser', (executablePath) => {
 
   beforeAll(async () => {
     mailbox = await startMailbox();
-    system = await launch(
-      { ADMIN_TOKEN: 'team-browser-test-admin-token-0123456', SMTP_URL: mailbox.url, LOG_LEVEL: 'info' },
-      { args: ['--demo'] },
-    );
+    system = await launch({ ADMIN_TOKEN, SMTP_URL: mailbox.url, LOG_LEVEL: 'info' }, { args: ['--demo'] });
     browser = await launchChromium(executablePath);
   });
 
@@ -46,6 +45,32 @@ describeWithBrowser('a team in a real browser', (executablePath) => {
       headers: { 'content-type': 'application/json', 'x-api-key': key, ...init.headers },
     });
   const codeOf = async (res: Response) => ((await res.json()) as { error: { code: string } }).error.code;
+
+  type ExportLine = { type: string; email?: string; job_id?: string; id?: string; account_id?: string };
+  async function exportLines(key: string): Promise<ExportLine[]> {
+    const exported = await api('/api/v1/account/export', key);
+    expect(exported.status).toBe(200);
+    return (await exported.text())
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as ExportLine);
+  }
+  const adminCall = (path: string, init: RequestInit = {}) =>
+    fetch(`${/admin API: (http:\/\/\S+)/.exec(system.output())![1]!}${path}`, {
+      ...init,
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    });
+
+  /** The finished job (bounded wait). */
+  async function finishedJob(jobId: string, key: string): Promise<{ status: string }> {
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const job = (await (await api(`/api/v1/jobs/${jobId}`, key)).json()) as { status: string };
+      if (job.status !== 'queued' && job.status !== 'running') return job;
+      if (Date.now() > deadline) throw new Error(`job ${jobId} still ${job.status}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
 
   async function signUpAndIn(page: Page, email: string): Promise<void> {
     const dash = system.dashboardUrl;
@@ -65,7 +90,7 @@ describeWithBrowser('a team in a real browser', (executablePath) => {
     await page.waitForURL(`${dash}/keys`);
   }
 
-  it('invites a developer whose scoped key works as far as its scope, then removes them', async () => {
+  it('invites a developer whose scoped key works as far as its scope, removes them, deletes the workspace', async () => {
     const dash = system.dashboardUrl;
     const ownerContext = await browser.newContext();
     const owner = await ownerContext.newPage();
@@ -153,14 +178,26 @@ describeWithBrowser('a team in a real browser', (executablePath) => {
     const made = owner.locator('#audit-events tr[data-action="key.created"]', { hasText: DEVELOPER });
     expect(await made.count()).toBe(1);
 
-    // The workspace's export lists both members.
-    const exported = await api('/api/v1/account/export', primaryKey);
-    expect(exported.status).toBe(200);
-    const lines = (await exported.text())
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as { type: string; email?: string });
+    // A job of the workspace (jobs are Pro's: an operator upgrades it), run to its end.
+    const accountId = (await exportLines(primaryKey))[0]!.account_id!;
+    const upgraded = await adminCall(`/admin/v1/accounts/${accountId}`, {
+      method: 'PATCH',
+      body: JSON.stringify({ tier: 'pro' }),
+    });
+    expect(upgraded.status).toBe(200);
+    const queued = await api('/api/v1/jobs', primaryKey, {
+      method: 'POST',
+      body: JSON.stringify({ source: { type: 'urls', urls: [VIDEO_URL] } }),
+    });
+    expect(queued.status).toBe(202);
+    const jobId = ((await queued.json()) as { job_id: string }).job_id;
+    expect((await finishedJob(jobId, primaryKey)).status).toBe('completed');
+
+    // The workspace's export lists both members, the job and its result.
+    const lines = await exportLines(primaryKey);
     expect(lines.filter((l) => l.type === 'member').map((l) => l.email)).toEqual([OWNER, DEVELOPER]);
+    expect(lines.filter((l) => l.type === 'job').map((l) => l.job_id ?? l.id)).toEqual([jobId]);
+    expect(lines.filter((l) => l.type === 'job_result' && l.job_id === jobId)).toHaveLength(1);
 
     // Removed: the developer's session ends and their key stops working at once.
     await owner.goto(`${dash}/members`);
@@ -172,6 +209,25 @@ describeWithBrowser('a team in a real browser', (executablePath) => {
     await developer.goto(`${dash}/keys`);
     await developer.waitForURL(`${dash}/sign-in`);
 
+    // The owner deletes the workspace, confirmed by the link mailed to them.
+    owner.on('dialog', (dialog) => void dialog.accept());
+    await owner.goto(`${dash}/keys`);
+    await owner.getByLabel('I understand the workspace and everything it holds are deleted for good').check();
+    await owner.getByRole('button', { name: 'Delete workspace' }).click();
+    await expect.poll(() => owner.textContent('main'), POLL).toContain('We sent a link');
+    const deletion = await mailbox.waitForLink(OWNER, 'delete-workspace');
+    await owner.goto(deletion);
+    await owner.getByRole('button', { name: 'Delete the workspace now' }).click();
+    await expect.poll(() => owner.textContent('h1'), POLL).toBe('Workspace deleted');
+    const afterDeletion = await api('/api/v1/extract', primaryKey, {
+      method: 'POST',
+      body: JSON.stringify({ url: VIDEO_URL }),
+    });
+    expect(afterDeletion.status).toBe(401);
+    expect((await api(`/api/v1/jobs/${jobId}`, primaryKey)).status).toBe(401);
+    expect((await adminCall(`/admin/v1/accounts/${accountId}`)).status).toBe(404);
+    expect((await adminCall(`/admin/v1/accounts/${accountId}/jobs`)).status).toBe(404);
+
     await ownerContext.close();
     await devContext.close();
     const output = system.output();
@@ -181,6 +237,7 @@ describeWithBrowser('a team in a real browser', (executablePath) => {
       devKey,
       primaryKey,
       new URL(link).searchParams.get('token')!,
+      new URL(deletion).searchParams.get('token')!,
     ]) {
       expect(output).not.toContain(secretValue);
     }

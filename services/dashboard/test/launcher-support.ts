@@ -21,7 +21,11 @@ export interface Mailbox {
   url: string;
   received: ReceivedMail[];
   /** The newest link of this kind mailed to `to`; waits for it (bounded). */
-  waitForLink(to: string, purpose: 'verify' | 'reset' | 'invitation', timeoutMs?: number): Promise<string>;
+  waitForLink(
+    to: string,
+    purpose: 'verify' | 'reset' | 'invitation' | 'delete-workspace',
+    timeoutMs?: number,
+  ): Promise<string>;
   close(): Promise<void>;
 }
 
