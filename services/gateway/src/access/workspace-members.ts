@@ -27,7 +27,7 @@ import type { ApiKeys, KeyManager } from './api-keys.ts';
 import type { NamedKeys } from './named-keys.ts';
 import type { AuditLog } from '../domain/audit-log.ts';
 
-const WORKSPACE_MEMBERS_COLLECTION = 'workspace_members';
+export const WORKSPACE_MEMBERS_COLLECTION = 'workspace_members';
 
 interface MemberDoc extends Doc {
   /** `<account id>/<member id>`: one membership per person and workspace. */

@@ -34,13 +34,13 @@ import type { Clock, DocumentStore, EventBus, KeyValueStore, Logger } from '@sub
 import { currentTraceParent } from '@subx/service-kit';
 import type { AccountRepository } from '../access/accounts.ts';
 import { NAMED_KEYS_COLLECTION } from '../access/named-keys.ts';
+import { WORKSPACE_MEMBERS_COLLECTION } from '../access/workspace-members.ts';
 import { AUDIT_EVENTS_COLLECTION } from '../audit/audit-log.ts';
 
 /** The gateway's collections that hold an account's records by `account_id`. */
 const ACCOUNT_OWNED_COLLECTIONS = {
   audit_events: AUDIT_EVENTS_COLLECTION,
-  /** The dashboard's people of a workspace (the workspaces wing); harmless while empty. */
-  workspace_members: 'workspace_members',
+  workspace_members: WORKSPACE_MEMBERS_COLLECTION,
   daily_requests: DAILY_REQUESTS_COLLECTION,
 } as const;
 
