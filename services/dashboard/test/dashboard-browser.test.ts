@@ -23,7 +23,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { describeWithBrowser, launchChromium } from '@subx/testing/browser';
 import { playlistIds } from '@subx/testing/fake-youtube';
 import { commandAvailable as hasCommand } from './support.ts';
-import { ROOT, launch, startMailbox } from './launcher-support.ts';
+import { ROOT, launch, signUpInBrowser, startMailbox } from './launcher-support.ts';
 import type { Launched, Mailbox } from './launcher-support.ts';
 
 const EMAIL = 'ada@example.com';
@@ -416,20 +416,7 @@ describeWithBrowser('dashboard in a real browser', (executablePath) => {
     const own = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = watch(await own.newPage());
     const dash = system.dashboardUrl;
-    await page.goto(`${dash}/sign-up`);
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel(/^Password/).fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign up' }).click();
-    await expect.poll(() => page.textContent('h1'), POLL).toBe('Check your inbox');
-    await page.goto(await mailbox.waitForLink(email, 'verify'));
-    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-    await page.getByRole('button', { name: 'Confirm my email' }).click();
-    await expect.poll(() => page.textContent('h1'), POLL).toBe('Email confirmed');
-    await page.goto(`${dash}/sign-in`);
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${dash}/keys`);
+    await signUpInBrowser(page, { dashboardUrl: dash, mailbox, email, password: PASSWORD });
 
     // A key that may only read transcripts, shown once after the redirect.
     await page.getByRole('textbox', { name: /^Name/ }).fill('Transcripts only');

@@ -8,9 +8,9 @@
  * mailbox), after which its keys are 401 and its job and results are gone.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { describeWithBrowser, launchChromium } from '@subx/testing/browser';
-import { launch, startMailbox } from './launcher-support.ts';
+import { BROWSER_POLL as POLL, launch, signUpInBrowser, startMailbox } from './launcher-support.ts';
 import type { Launched, Mailbox } from './launcher-support.ts';
 
 const OWNER = 'olivia@example.com';
@@ -18,8 +18,6 @@ const DEVELOPER = 'devon@example.com';
 const PASSWORD = 'a long and unguessable passphrase';
 const DEV_PASSWORD = 'the developer chose this one';
 const VIDEO_URL = 'https://www.youtube.com/watch?v=F1xioXWb8CY';
-// Page changes wait on scrypt and SMTP: generous bounds for a loaded machine.
-const POLL = { timeout: 20_000, interval: 100 };
 const ADMIN_TOKEN = 'team-browser-test-admin-token-0123456';
 
 describeWithBrowser('a team in a real browser', (executablePath) => {
@@ -72,29 +70,16 @@ describeWithBrowser('a team in a real browser', (executablePath) => {
     }
   }
 
-  async function signUpAndIn(page: Page, email: string): Promise<void> {
-    const dash = system.dashboardUrl;
-    await page.goto(`${dash}/sign-up`);
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel(/^Password/).fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign up' }).click();
-    await expect.poll(() => page.textContent('h1'), POLL).toBe('Check your inbox');
-    await page.goto(await mailbox.waitForLink(email, 'verify'));
-    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-    await page.getByRole('button', { name: 'Confirm my email' }).click();
-    await expect.poll(() => page.textContent('h1'), POLL).toBe('Email confirmed');
-    await page.goto(`${dash}/sign-in`);
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${dash}/keys`);
-  }
-
   it('invites a developer whose scoped key works as far as its scope, removes them, deletes the workspace', async () => {
     const dash = system.dashboardUrl;
     const ownerContext = await browser.newContext();
     const owner = await ownerContext.newPage();
-    await signUpAndIn(owner, OWNER);
+    await signUpInBrowser(owner, {
+      dashboardUrl: dash,
+      mailbox,
+      email: OWNER,
+      password: PASSWORD,
+    });
     await owner.getByRole('button', { name: 'Generate API Key' }).click();
     await owner.waitForURL(`${dash}/keys`);
     const primaryKey = (await owner.textContent('#new-key'))!.trim();

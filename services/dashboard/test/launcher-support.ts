@@ -7,6 +7,8 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
+import { expect } from 'vitest';
+import type { Page } from 'playwright-core';
 import { EMBEDDED_ENV, spawnLauncher } from '@subx/embedded/launcher';
 
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -99,4 +101,31 @@ export async function launch(
     await launcher.stop();
     throw err;
   }
+}
+
+/** Page changes wait on scrypt and SMTP: generous bounds for a loaded machine. */
+export const BROWSER_POLL = { timeout: 20_000, interval: 100 };
+
+/**
+ * A new person in the browser: signs up, confirms the address by the mailed link, signs in, and is
+ * on the keys page.
+ */
+export async function signUpInBrowser(
+  page: Page,
+  o: { dashboardUrl: string; mailbox: Mailbox; email: string; password: string },
+): Promise<void> {
+  await page.goto(`${o.dashboardUrl}/sign-up`);
+  await page.getByLabel('Email').fill(o.email);
+  await page.getByLabel(/^Password/).fill(o.password);
+  await page.getByRole('button', { name: 'Sign up' }).click();
+  await expect.poll(() => page.textContent('h1'), BROWSER_POLL).toBe('Check your inbox');
+  await page.goto(await o.mailbox.waitForLink(o.email, 'verify'));
+  await page.getByLabel('Password', { exact: true }).fill(o.password);
+  await page.getByRole('button', { name: 'Confirm my email' }).click();
+  await expect.poll(() => page.textContent('h1'), BROWSER_POLL).toBe('Email confirmed');
+  await page.goto(`${o.dashboardUrl}/sign-in`);
+  await page.getByLabel('Email').fill(o.email);
+  await page.getByLabel('Password').fill(o.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(`${o.dashboardUrl}/keys`);
 }
