@@ -87,6 +87,17 @@ export interface AccountDataDeleted {
   jobs_still_held: number;
 }
 
+/** Nothing deleted yet (or nothing there): every count zero. */
+export const nothingDeleted = (): AccountDataDeleted => ({
+  jobs: 0,
+  job_results: 0,
+  watches: 0,
+  webhook_secrets: 0,
+  webhook_deliveries: 0,
+  canceled_jobs: 0,
+  jobs_still_held: 0,
+});
+
 export interface AccountDataApi {
   /**
    * A workspace being deleted: its watches, jobs (canceled first) with their items and results,

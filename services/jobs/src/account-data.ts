@@ -13,7 +13,7 @@
  * Each step is a delete by the account's id: repeating the whole call (after a crash, a timeout)
  * finds what is left and deletes it, and a call on an account with nothing answers zeros.
  */
-import type { AccountDataApi, AccountDataDeleted } from '@subx/backends';
+import { nothingDeleted, type AccountDataApi, type AccountDataDeleted } from '@subx/backends';
 import { AppError, Errors } from '@subx/errors';
 import type { Clock, DocumentStore } from '@subx/ports';
 import type { JobsService } from './jobs/service.ts';
@@ -105,15 +105,7 @@ export function createAccountDataEraser(deps: {
 
   return async (accountId) => {
     if (!isAccountId(accountId)) throw Errors.invalidRequest('account_id is not an account id.');
-    const deleted: AccountDataDeleted = {
-      jobs: 0,
-      job_results: 0,
-      watches: 0,
-      webhook_secrets: 0,
-      webhook_deliveries: 0,
-      canceled_jobs: 0,
-      jobs_still_held: 0,
-    };
+    const deleted = nothingDeleted();
     deleted.watches = (await watches.deleteMany({ account_id: accountId })).deletedCount;
     deleted.canceled_jobs = await cancelOpen(accountId);
     deleted.jobs_still_held = await settled(accountId);

@@ -26,7 +26,7 @@
  * after it was published.
  */
 import { randomUUID } from 'node:crypto';
-import type { AccountDataApi, AccountDataDeleted } from '@subx/backends';
+import { nothingDeleted, type AccountDataApi, type AccountDataDeleted } from '@subx/backends';
 import { accountDeletedV1, CLOUD_EVENT_KINDS, TOPICS } from '@subx/contracts';
 import { ACCOUNTS_COLLECTION, DAILY_REQUESTS_COLLECTION, createOutboxRelay } from '@subx/credits';
 import type { OutboxEntry, OutboxRelay, OutboxSpec } from '@subx/credits';
@@ -118,16 +118,6 @@ export interface WorkspaceDeletionDeps {
   sleep?: (ms: number) => Promise<void>;
 }
 
-const NOTHING_IN_JOBS: AccountDataDeleted = {
-  jobs: 0,
-  job_results: 0,
-  watches: 0,
-  webhook_secrets: 0,
-  webhook_deliveries: 0,
-  canceled_jobs: 0,
-  jobs_still_held: 0,
-};
-
 export function createWorkspaceDeletion(deps: WorkspaceDeletionDeps): WorkspaceDeletion {
   const { store, kv, bus, clock, logger } = deps;
   const topic = deps.topic ?? TOPICS.accountEvents.default;
@@ -202,7 +192,7 @@ export function createWorkspaceDeletion(deps: WorkspaceDeletionDeps): WorkspaceD
       const requestedAt = marked.deleting_at ?? new Date(clock.now()).toISOString();
       const { canceled_jobs, jobs_still_held, ...inJobs } = deps.accountData
         ? await deps.accountData.delete(accountId)
-        : NOTHING_IN_JOBS;
+        : nothingDeleted();
       if (jobs_still_held > 0) {
         logger.warn(
           { account_id: accountId, jobs_still_held },
