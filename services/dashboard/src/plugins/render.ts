@@ -50,7 +50,8 @@ export default fp(
 
     /**
      * A gateway 404 for the person's own workspace: it was deleted (by a member of it, or an
-     * operator). Everyone in it is left without one, and the page says so instead of failing.
+     * operator). Everyone in it is left without one, its invitations go, and the page says so
+     * instead of failing.
      */
     async function workspaceGone(error: unknown, request: FastifyRequest): Promise<boolean> {
       const accountId = request.dash.user?.account_id;
@@ -61,6 +62,7 @@ export default fp(
       );
       if (!gone) return false;
       await s.users.detachAccount(accountId);
+      await s.invitations.forgetWorkspace(accountId);
       request.dash.user = (await s.users.byId(request.dash.user!._id)) ?? request.dash.user;
       return true;
     }

@@ -95,14 +95,22 @@ describe('deleting the workspace', () => {
   });
 
   it('a workspace deleted elsewhere shows as no workspace, not as an error', async () => {
-    const { app, member, gateway, users, accountId } = await workspaceOfTwo();
+    const { app, b, member, gateway, users, store, accountId } = await workspaceOfTwo();
     // An operator's DELETE /admin/v1/accounts/{id}: the dashboard was not asked.
+    await b.get('/members');
+    expect((await b.post('/members/invite', { email: 'later@example.com', role: 'viewer' })).statusCode).toBe(
+      303,
+    );
+    const invitations = store.collection('workspace_invitations');
+    // The member's (accepted) and this one, waiting: both hold an address.
+    expect(await invitations.countDocuments({ account_id: accountId })).toBe(2);
     gateway.accounts.delete(accountId);
     gateway.memberships.delete(accountId);
     const keys = await member.get('/keys');
     expect(keys.statusCode).toBe(403);
     expect(keys.body).toContain('not a member of a workspace');
     expect(await users.countDocuments({ account_id: accountId })).toBe(0);
+    expect(await invitations.countDocuments({ account_id: accountId })).toBe(0);
     await app.close();
   });
 });
