@@ -1,11 +1,18 @@
-import { trace } from '@opentelemetry/api';
+import { context, logs, propagation, trace } from '@opentelemetry/api';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startTelemetry } from './telemetry.ts';
 import { contextFromTraceParent, currentTraceParent, withSpan } from './trace-context.ts';
 
 describe('startTelemetry without an OTLP endpoint', () => {
   const telemetry = startTelemetry({ serviceName: 'unit', instrumentations: [], env: {} });
-  afterAll(() => telemetry.shutdown());
+  // What NodeSDK registered with the API stays registered after its shutdown (telemetry.test.ts).
+  afterAll(async () => {
+    await telemetry.shutdown();
+    trace.disable();
+    propagation.disable();
+    context.disable();
+    logs.disable();
+  });
 
   it('exports nothing but still creates real spans, so each hop gets its own span id', async () => {
     expect(telemetry.exporting).toBe(false);

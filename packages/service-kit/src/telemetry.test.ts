@@ -1,4 +1,4 @@
-import { context, propagation, trace } from '@opentelemetry/api';
+import { context, logs, propagation, trace } from '@opentelemetry/api';
 import type { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createInstrumentations } from './instrumentations.ts';
@@ -23,7 +23,16 @@ describe('startTelemetry', () => {
     spanProcessors: [collector],
     env: {},
   });
-  afterAll(() => telemetry.shutdown());
+  // NodeSDK's shutdown leaves its tracer provider, propagator, context manager and logger provider
+  // registered with the API, process-wide: unregistered here, so that the files run after this one
+  // in the same worker find the API as in a process without telemetry (and can register their own).
+  afterAll(async () => {
+    await telemetry.shutdown();
+    trace.disable();
+    propagation.disable();
+    context.disable();
+    logs.disable();
+  });
 
   it('registers a tracer provider and W3C propagation; child spans get fresh ids in the same trace', async () => {
     expect(telemetry.exporting).toBe(true);
@@ -64,10 +73,14 @@ describe('startTelemetry', () => {
       '@opentelemetry/instrumentation-mongodb',
       '@opentelemetry/instrumentation-pino',
     ]);
-    const http = list[0] as HttpInstrumentation;
-    const ignore = http.getConfig().ignoreIncomingRequestHook!;
-    expect(ignore({ url: '/health/ready?x=1' } as never)).toBe(true);
-    expect(ignore({ url: '/api/v1/extract' } as never)).toBe(false);
-    for (const i of list) i.disable();
+    // Each instrumentation enables itself (patches its library) when it is made.
+    try {
+      const http = list[0] as HttpInstrumentation;
+      const ignore = http.getConfig().ignoreIncomingRequestHook!;
+      expect(ignore({ url: '/health/ready?x=1' } as never)).toBe(true);
+      expect(ignore({ url: '/api/v1/extract' } as never)).toBe(false);
+    } finally {
+      for (const i of list) i.disable();
+    }
   });
 });
