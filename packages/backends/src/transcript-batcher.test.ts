@@ -52,14 +52,15 @@ describe('transcript batcher', () => {
   });
 
   it('sends requests made together as one batch with each request id', async () => {
-    h.paths.length = 0;
+    // A harness of its own: the first batch of a batcher, whatever the other tests ran before.
+    const fresh = await startHarness();
     const ids = ['aaaaaaaaaa1', 'aaaaaaaaaa2', 'aaaaaaaaaa3'];
     const answers = await Promise.all(
-      ids.map((id, i) => h.getTranscript(req(id), { requestId: `req-${i}` })),
+      ids.map((id, i) => fresh.getTranscript(req(id), { requestId: `req-${i}` })),
     );
     expect(answers.map((a) => (a as extractorV1.GetTranscriptResponse).videoId)).toEqual(ids);
     // the first batch: the first lane starts here
-    expect(h.paths).toEqual([EX.streamTranscripts.path]);
+    expect(fresh.paths).toEqual([EX.streamTranscripts.path]);
     expect(seen.batches).toEqual([
       {
         items: ids,
@@ -88,9 +89,12 @@ describe('transcript batcher', () => {
   it("splits a group at the extractor's bound, and reads an extractor that answers each item alone", async () => {
     const ids = (tag: string) => Array.from({ length: 10 }, (_, i) => `${tag}${i}`.padEnd(11, '_'));
     grouping.maxAnswers = 3;
+    // A harness of its own: the stand-in's bound holds for the lanes opened while it is set, and
+    // the shared harness's lane must keep the default for the other tests, whatever their order.
+    const bounding = await startHarness();
     const bounded = ids('bounded');
     expect(
-      (await Promise.all(bounded.map((id) => h.getTranscript(req(id))))).map(
+      (await Promise.all(bounded.map((id) => bounding.getTranscript(req(id))))).map(
         (t) => (t as { videoId: string }).videoId,
       ),
     ).toEqual(bounded);
@@ -99,7 +103,7 @@ describe('transcript batcher', () => {
     grouping.off = true;
     const alone = ids('alone');
     expect(
-      (await Promise.all(alone.map((id) => h.getTranscript(req(id))))).map(
+      (await Promise.all(alone.map((id) => bounding.getTranscript(req(id))))).map(
         (t) => (t as { videoId: string }).videoId,
       ),
     ).toEqual(alone);
