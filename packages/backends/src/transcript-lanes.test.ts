@@ -114,8 +114,10 @@ describe('transcript batcher, StreamTranscripts lanes', () => {
     expect(lane.answers.has(9)).toBe(false); // a cancelled item is not answered
     // the cap: 80 in flight, the 81st answered SERVICE_UNAVAILABLE at once
     const capped = Array.from({ length: STREAM_MAX_IN_FLIGHT + 1 }, (_, i) => `hangcap${i}`.padEnd(11, '_'));
-    lane.send(100, capped.slice(0, 64), { timeoutMs: 200 });
-    lane.send(164, capped.slice(64), { timeoutMs: 200 });
+    // Timeouts far beyond the test: number 100 must still be in flight when it is sent again below,
+    // however slow the machine (the call's end cancels them).
+    lane.send(100, capped.slice(0, 64), { timeoutMs: 60_000 });
+    lane.send(164, capped.slice(64), { timeoutMs: 60_000 });
     await expect.poll(() => lane.answers.has(100 + STREAM_MAX_IN_FLIGHT)).toBe(true);
     expect(codeOf(lane.answers.get(100 + STREAM_MAX_IN_FLIGHT))).toBe('SERVICE_UNAVAILABLE');
     expect(lane.answers.has(100)).toBe(false);
