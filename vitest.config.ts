@@ -22,6 +22,13 @@ export default defineConfig({
           name: 'unit',
           include: ['packages/*/src/**/*.test.ts', 'services/*/src/**/*.test.ts', 'scripts/**/*.test.ts'],
           testTimeout: 30_000,
+          // A worker runs its files one after another in one module graph, not a fresh one per file:
+          // the suite in well under half the time. Safe because no file depends on what ran before it
+          // (`--sequence.shuffle --sequence.seed=N` runs stay green), so a new test must not either:
+          // it restores what it changes process-wide (OpenTelemetry's globals, process.env, timers),
+          // stops what it starts (servers, loops, subscriptions), and never assumes the metrics
+          // registry (prom-client's, one per process) is empty: its own label values, or differences.
+          isolate: false,
         },
       },
       {
