@@ -67,7 +67,7 @@ interface DeletionDoc extends OutboxEntry {
 }
 
 /** The answer of DELETE /admin/v1/accounts/{id} (`accountDeletedSchema`). */
-export interface WorkspaceDeleted {
+interface WorkspaceDeleted {
   account_id: string;
   /** When the deletion was asked for: keys were refused from then on. */
   requested_at: string;
