@@ -28,6 +28,7 @@ import type { DashboardServices } from '../services.ts';
 import { EMAIL_FREE_FAILURES } from '../auth/sign-in-throttle.ts';
 import { reportMemberEvent } from '../auth/gateway-audit.ts';
 import { normalizeEmail } from '../auth/users.ts';
+import { startWorkspace } from '../workspaces/new-workspace.ts';
 
 const verifyForm = formSchema('token', 'password', 'new_password');
 const resetForm = formSchema('token', 'password');
@@ -120,18 +121,9 @@ export default async function emailLinkRoutes(app: FastifyInstance, s: Dashboard
           // Read again under the lock: a confirmation that just finished attached its account.
           user = (await s.users.byId(user._id)) ?? user;
           if (!user.account_id) {
-            // The gateway account comes with a key nobody has seen: revoke it, so the first key is
-            // the one this person generates and sees. Done before the link is used up, so a gateway
-            // outage leaves the link working for another try.
-            const { account_id: accountId } = await request.gateway.createAccount(user.email);
-            await request.gateway.revokeKey(accountId);
-            // Its first member and owner: the person confirming.
-            await request.gateway.putMember(
-              accountId,
-              user._id,
-              { email: user.email, role: 'owner' },
-              user._id,
-            );
+            // Done before the link is used up, so a gateway outage leaves the link working for
+            // another try.
+            const accountId = await startWorkspace(request.gateway, user);
             user = (await s.users.attachAccount(user._id, accountId)) ?? user;
           }
         } finally {

@@ -187,6 +187,11 @@ describe('roles and removal', () => {
     expect(nowhere.body).toContain('id="no-workspace"');
     expect((await dash.b.post('/workspaces/new', {})).headers.location).toBe('/keys');
     expect(roleOf((await dash.b.get('/members')).body)).toBe('owner');
+    // Its first key is one the person generates and sees: none came with it.
+    const fresh = await dash.b.get('/keys');
+    expect(fresh.body).toContain('Generate API Key');
+    expect(fresh.body).toContain('You have no active API key.');
+    expect(fresh.body).not.toContain('id="masked-key"');
   });
 
   it('a developer makes keys only with the scopes the role may give', async () => {

@@ -8,6 +8,7 @@ import { field, formSchema } from '../views/forms.ts';
 import { signedInUser } from '../auth/guards.ts';
 import { messagePage } from '../views/pages.ts';
 import { currentWorkspaceOf } from '../workspaces/workspace-access.ts';
+import { startWorkspace } from '../workspaces/new-workspace.ts';
 import type { DashboardServices } from '../services.ts';
 
 /** A new workspace's gateway calls take two deadlines at most; the lock outlives them. */
@@ -52,8 +53,7 @@ export default async function workspaceRoutes(app: FastifyInstance, s: Dashboard
         return reply.redirect('/', 303);
       }
       try {
-        const { account_id: accountId } = await request.gateway.createAccount(user.email);
-        await request.gateway.putMember(accountId, user._id, { email: user.email, role: 'owner' }, user._id);
+        const accountId = await startWorkspace(request.gateway, user);
         await s.users.update(user._id, { account_id: accountId });
       } finally {
         await s.kv.delete(lock);
