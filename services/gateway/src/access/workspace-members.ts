@@ -25,7 +25,7 @@ import { AppError, Errors } from '@subx/errors';
 import type { AccountRepository } from './accounts.ts';
 import type { ApiKeys, KeyManager } from './api-keys.ts';
 import type { NamedKeys } from './named-keys.ts';
-import type { AuditLog } from '../domain/audit-log.ts';
+import type { AuditInput, AuditLog } from '../domain/audit-log.ts';
 
 export const WORKSPACE_MEMBERS_COLLECTION = 'workspace_members';
 
@@ -90,6 +90,24 @@ export function createWorkspaceMembers(deps: {
     throw lastOwner();
   }
 
+  /** A change of a member, with who made it and from where. */
+  async function recordChange(
+    accountId: string,
+    action: 'member.added' | 'member.role_changed' | 'member.removed',
+    memberId: string,
+    by: KeyManager,
+    details: NonNullable<AuditInput['details']>,
+  ): Promise<void> {
+    await deps.audit?.record({
+      accountId,
+      action,
+      actor: by.actor,
+      target: { type: 'member', id: memberId },
+      sourceIp: by.sourceIp ?? null,
+      details,
+    });
+  }
+
   async function known(accountId: string): Promise<boolean> {
     return (await deps.accounts.get(accountId)) !== null;
   }
@@ -141,14 +159,7 @@ export function createWorkspaceMembers(deps: {
           if (!(err instanceof DuplicateKeyError)) throw err;
           return api.put(accountId, memberId, body, by);
         }
-        await deps.audit?.record({
-          accountId,
-          action: 'member.added',
-          actor: by.actor,
-          target: { type: 'member', id: memberId },
-          sourceIp: by.sourceIp ?? null,
-          details: { role: body.role },
-        });
+        await recordChange(accountId, 'member.added', memberId, by, { role: body.role });
         return { member: viewOf(doc), added: true };
       }
       if (before.role === 'owner' && body.role !== 'owner' && (await owners(accountId)) <= 1)
@@ -163,13 +174,9 @@ export function createWorkspaceMembers(deps: {
         await keepAnOwner(accountId, () => members.updateOne({ _id }, { $set: { role: 'owner' } }));
       }
       if (before.role !== body.role) {
-        await deps.audit?.record({
-          accountId,
-          action: 'member.role_changed',
-          actor: by.actor,
-          target: { type: 'member', id: memberId },
-          sourceIp: by.sourceIp ?? null,
-          details: { from: before.role, to: body.role },
+        await recordChange(accountId, 'member.role_changed', memberId, by, {
+          from: before.role,
+          to: body.role,
         });
       }
       return { member: viewOf(after), added: false };
@@ -202,18 +209,11 @@ export function createWorkspaceMembers(deps: {
           revoked.push(key._id);
         }
       }
-      await deps.audit?.record({
-        accountId,
-        action: 'member.removed',
-        actor: by.actor,
-        target: { type: 'member', id: memberId },
-        sourceIp: by.sourceIp ?? null,
-        details: {
-          role: doc.role,
-          revoked_keys: revoked,
-          reassigned_keys: reassigned,
-          reassigned_to: heir ?? null,
-        },
+      await recordChange(accountId, 'member.removed', memberId, by, {
+        role: doc.role,
+        revoked_keys: revoked,
+        reassigned_keys: reassigned,
+        reassigned_to: heir ?? null,
       });
       return { member: viewOf(doc), revoked_keys: revoked, reassigned_keys: reassigned };
     },
